@@ -1,0 +1,6 @@
+export * from "./condition.js";
+export * from "./failure.js";
+export * from "./item.js";
+export * from "./provider.js";
+export * from "./spec.js";
+export * from "./trial.js";

@@ -1,0 +1,122 @@
+/**
+ * The provider contract: what every model backend (sim, llama, openai, anthropic, google)
+ * implements, and what scaffolds and the runner call. Types only.
+ */
+
+export type MessageRole = "system" | "user" | "assistant" | "tool";
+
+export interface ChatMessage {
+  role: MessageRole;
+  content: string;
+  /** For role "tool": the id of the tool call this message answers. */
+  toolCallId?: string;
+  /** For role "assistant": tool calls the model asked for. */
+  toolCalls?: ToolCall[];
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Arguments as the model produced them (JSON text). */
+  arguments: string;
+}
+
+/** Decoding parameters, in provider-neutral names. */
+export interface GenerationParams {
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  maxTokens?: number;
+  seed?: number;
+  stop?: string[];
+}
+
+export type ParamName = keyof GenerationParams;
+
+/** A parameter the provider's policy removed before the call; recorded on the trial. */
+export interface DroppedParam {
+  name: ParamName;
+  value: unknown;
+  reason: string;
+}
+
+export interface GenerateRequest {
+  /** The provider's model identifier (e.g. "gpt-4o", "stories260K.gguf"). */
+  model: string;
+  messages: ChatMessage[];
+  params: GenerationParams;
+  tools?: ToolSpec[];
+  signal?: AbortSignal;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface GenerateResult {
+  text: string;
+  toolCalls?: ToolCall[];
+  usage: TokenUsage;
+  /** Provider's stop reason, normalised to lower case ("stop", "length", "tool_calls", ...). */
+  finishReason?: string;
+  /** The parameters actually sent, after the policy ran. */
+  paramsUsed: GenerationParams;
+  droppedParams: DroppedParam[];
+  /** Which API key slot served the call (index into the rotation; never the key itself). */
+  keySlot?: number;
+}
+
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+}
+
+export interface ContinuationLogprobRequest {
+  model: string;
+  /** The shared prefix (already rendered as plain text; no chat template is applied). */
+  prompt: string;
+  /** Each continuation is scored as P(continuation | prompt). */
+  continuations: string[];
+  signal?: AbortSignal;
+}
+
+export interface ContinuationLogprob {
+  continuation: string;
+  tokens: TokenLogprob[];
+  /** Sum of the token log-probabilities. */
+  total: number;
+}
+
+export interface ContinuationLogprobResult {
+  continuations: ContinuationLogprob[];
+  usage: TokenUsage;
+}
+
+export type Capability =
+  | "generate"
+  | "system_prompt"
+  | "tools"
+  | "seed"
+  | "temperature"
+  | "continuation_logprobs"
+  | "top_logprobs"
+  | "batch";
+
+export interface Provider {
+  /** Registered provider name ("sim", "openai", ...). */
+  readonly name: string;
+  /** Whether model outputs are synthetic (the sim panel); reports label them. */
+  readonly simulated: boolean;
+  capabilities(model: string): ReadonlySet<Capability>;
+  generate(request: GenerateRequest): Promise<GenerateResult>;
+  continuationLogprobs?(request: ContinuationLogprobRequest): Promise<ContinuationLogprobResult>;
+  close?(): Promise<void>;
+}

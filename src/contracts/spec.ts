@@ -1,0 +1,188 @@
+/**
+ * The study spec: the YAML a user writes, as zod schemas. The JSON Schema shipped in
+ * schema/spec.schema.json is generated from these same types (npm run schema).
+ */
+import { z } from "zod";
+import { FAILURE_BUCKETS } from "./failure.js";
+
+const identifier = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/, "an identifier of letters, digits and _ . : @ / -");
+
+export const GenerationParamsSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).optional(),
+    top_p: z.number().gt(0).max(1).optional(),
+    top_k: z.number().int().positive().optional(),
+    max_tokens: z.number().int().positive().optional(),
+    seed: z.number().int().optional(),
+    stop: z.array(z.string()).optional(),
+  })
+  .strict();
+
+export const PriceSchema = z
+  .object({
+    input_per_mtok: z.number().nonnegative(),
+    output_per_mtok: z.number().nonnegative(),
+  })
+  .strict();
+
+export const RateLimitSchema = z
+  .object({
+    rpm: z.number().positive().optional(),
+    tpm: z.number().positive().optional(),
+    concurrency: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const ModelSpecSchema = z
+  .object({
+    id: identifier.describe("Label of this model in tables and reports"),
+    provider: z.string().min(1).describe("Registered provider: sim, llama, openai, anthropic, google"),
+    model: z.string().min(1).describe("The provider's model identifier or GGUF path"),
+    params: GenerationParamsSchema.default({}),
+    base_url: z.string().url().optional(),
+    api_key_env: z
+      .union([z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name"), z.array(z.string()).min(1)])
+      .optional()
+      .describe("Environment variable(s) holding API keys; several rotate"),
+    price: PriceSchema.optional(),
+    rate_limit: RateLimitSchema.optional(),
+    drop_params: z.array(z.enum(["temperature", "top_p", "top_k", "max_tokens", "seed", "stop"])).optional(),
+    options: z.record(z.string(), z.unknown()).optional().describe("Provider-specific options"),
+  })
+  .strict();
+
+export const SampleSchema = z
+  .object({
+    n: z.number().int().positive(),
+    seed: z.number().int().default(0),
+    stratify_by: z.string().optional(),
+  })
+  .strict();
+
+export const InlineItemSchema = z
+  .object({
+    id: identifier,
+    stem: z.string().min(1),
+    options: z.array(z.string().min(1)).min(2).optional(),
+    gold_index: z.number().int().nonnegative().optional(),
+    gold_text: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict()
+  .refine(
+    (item) => item.gold_index === undefined || (item.options !== undefined && item.gold_index < item.options.length),
+    {
+      message: "gold_index must point at one of the options",
+      path: ["gold_index"],
+    },
+  );
+
+export const BenchmarkSpecSchema = z
+  .object({
+    id: identifier,
+    loader: z.string().min(1).describe("Registered dataset loader, or 'inline'"),
+    source: z.string().optional().describe("Path or URL of the published file(s)"),
+    items: z.array(InlineItemSchema).min(1).optional(),
+    sample: SampleSchema.optional(),
+    options: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict()
+  .refine((b) => b.loader !== "inline" || b.items !== undefined, {
+    message: "an inline benchmark needs items",
+    path: ["items"],
+  })
+  .refine((b) => b.loader === "inline" || b.source !== undefined, {
+    message: "a benchmark with a loader needs a source path or URL",
+    path: ["source"],
+  });
+
+/** A facet value: a bare name/number/flag, or a named value with parameters. */
+export const FacetValueSchema = z.union([
+  z.string().min(1),
+  z.number(),
+  z.boolean(),
+  z.object({ name: z.string().min(1) }).catchall(z.union([z.string(), z.number(), z.boolean(), z.null()])),
+]);
+
+export const ConditionsSchema = z
+  .object({
+    facets: z
+      .record(z.string().regex(/^[a-z][a-z0-9_]*$/, "a facet name in snake_case"), z.array(FacetValueSchema).min(1))
+      .refine((facets) => Object.keys(facets).length > 0, "at least one facet"),
+    exclude: z
+      .array(z.record(z.string(), z.union([FacetValueSchema, z.array(FacetValueSchema)])))
+      .default([])
+      .describe("Validity constraints: a condition matching every key of an entry is excluded"),
+  })
+  .strict();
+
+export const ExecutionSchema = z
+  .object({
+    concurrency: z.number().int().positive().max(1024).default(8),
+    max_retries: z.number().int().nonnegative().max(20).default(4),
+    timeout_s: z.number().positive().default(120),
+    backoff_base_ms: z.number().nonnegative().default(500),
+    backoff_max_ms: z.number().positive().default(60_000),
+    cache: z.boolean().default(true),
+  })
+  .strict();
+
+export const BudgetSchema = z
+  .object({
+    max_cost_usd: z.number().positive().optional(),
+    max_calls: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const StudySpecSchema = z
+  .object({
+    study: identifier.describe("Study name"),
+    description: z.string().optional(),
+    seed: z.number().int().default(0),
+    models: z.array(ModelSpecSchema).min(1),
+    benchmarks: z.array(BenchmarkSpecSchema).min(1),
+    conditions: ConditionsSchema,
+    attempts: z.number().int().positive().max(100).default(1),
+    execution: ExecutionSchema.default(ExecutionSchema.parse({})),
+    budget: BudgetSchema.default({}),
+    prices: z.record(z.string(), PriceSchema).optional().describe("Price overrides by provider model id"),
+    analysis: z.record(z.string(), z.unknown()).optional().describe("Analysis plan (see the analysis docs)"),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    reportDuplicates(
+      spec.models.map((m) => m.id),
+      ["models"],
+      "model id",
+      ctx,
+    );
+    reportDuplicates(
+      spec.benchmarks.map((b) => b.id),
+      ["benchmarks"],
+      "benchmark id",
+      ctx,
+    );
+  });
+
+function reportDuplicates(ids: string[], path: (string | number)[], what: string, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  ids.forEach((id, index) => {
+    if (seen.has(id))
+      ctx.addIssue({ code: "custom", message: `duplicate ${what} '${id}'`, path: [...path, index, "id"] });
+    seen.add(id);
+  });
+}
+
+export type StudySpec = z.infer<typeof StudySpecSchema>;
+export type ModelSpec = z.infer<typeof ModelSpecSchema>;
+export type BenchmarkSpec = z.infer<typeof BenchmarkSpecSchema>;
+export type InlineItem = z.infer<typeof InlineItemSchema>;
+export type FacetValue = z.infer<typeof FacetValueSchema>;
+export type ExecutionSpec = z.infer<typeof ExecutionSchema>;
+export type Price = z.infer<typeof PriceSchema>;
+export type RateLimit = z.infer<typeof RateLimitSchema>;
+export type SpecGenerationParams = z.infer<typeof GenerationParamsSchema>;
+
+export { FAILURE_BUCKETS };

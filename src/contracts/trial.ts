@@ -1,0 +1,84 @@
+import type { Condition } from "./condition.js";
+import type { FailureBucket } from "./failure.js";
+import type { ChatMessage, DroppedParam, GenerationParams, TokenUsage, ToolCall } from "./provider.js";
+
+/** Coordinates of a trial; the id is deterministic from them (core/hash: trialId). */
+export interface PlannedTrial {
+  id: string;
+  runId: string;
+  modelId: string;
+  benchmarkId: string;
+  itemId: string;
+  conditionHash: string;
+  condition: Condition;
+  attempt: number;
+}
+
+export type TrialStatus = "pending" | "finished" | "errored";
+
+/** One sub-call of a trial, exactly as sent and received. */
+export interface CallRecord {
+  trialId: string;
+  /** Which execution of the trial (1 on the first run, 2 after one retry of an errored trial, ...). */
+  execution: number;
+  seq: number;
+  /** The call's role in the scaffold: "answer", "decompose", "map", "critique", ... */
+  role: string;
+  messages: ChatMessage[];
+  paramsUsed: GenerationParams;
+  droppedParams: DroppedParam[];
+  responseText: string | null;
+  toolCalls?: ToolCall[];
+  finishReason?: string | null;
+  usage: TokenUsage;
+  costUsd: number;
+  latencyMs: number;
+  cached: boolean;
+  error: { bucket: FailureBucket; message: string } | null;
+  startedAt: string;
+}
+
+export type ParseStatus = "ok" | "failed" | "not_applicable";
+
+/** What a finished or errored trial records. */
+export interface TrialOutcome {
+  status: Exclude<TrialStatus, "pending">;
+  finalAnswer: string | null;
+  parsedAnswer: string | null;
+  parseStatus: ParseStatus;
+  /** 1 correct/safe, 0 not, null when not scored. */
+  score: number | null;
+  scorer: string | null;
+  failureBucket: FailureBucket | null;
+  errorMessage: string | null;
+  usage: TokenUsage;
+  costUsd: number;
+  latencyMs: number;
+  droppedParams: DroppedParam[];
+  simulated: boolean;
+}
+
+/** One row of the tidy table analysis reads. */
+export interface Observation {
+  run_id: string;
+  trial_id: string;
+  model: string;
+  benchmark: string;
+  item_id: string;
+  condition_hash: string;
+  attempt: number;
+  status: TrialStatus;
+  outcome: number | null;
+  parse_status: ParseStatus | null;
+  parsed_answer: string | null;
+  failure_bucket: FailureBucket | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  latency_ms: number;
+  calls: number;
+  dropped_params: string;
+  simulated: boolean;
+  /** Every facet of the condition, as its own column (facet name -> value's short name). */
+  [facet: string]: string | number | boolean | null;
+}

@@ -1,0 +1,46 @@
+import { createHash } from "node:crypto";
+
+/** JSON with object keys sorted at every depth, so equal values hash equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+export function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+export function hashValue(value: unknown): string {
+  return sha256(canonicalJson(value));
+}
+
+/** Short stable hash of a condition (12 hex chars = 48 bits). */
+export function conditionHash(condition: unknown): string {
+  return hashValue(condition).slice(0, 12);
+}
+
+/** Deterministic trial id from its coordinates, so resumes and caches line up. */
+export function trialId(coords: {
+  modelId: string;
+  conditionHash: string;
+  benchmarkId: string;
+  itemId: string;
+  attempt: number;
+}): string {
+  return hashValue([coords.modelId, coords.conditionHash, coords.benchmarkId, coords.itemId, coords.attempt]).slice(
+    0,
+    24,
+  );
+}

@@ -1,0 +1,32 @@
+import type { Item } from "../contracts/item.js";
+import type { BenchmarkSpec } from "../contracts/spec.js";
+
+/** What a correct/safe outcome means for a benchmark and how it is scored. */
+export interface BenchmarkMeta {
+  /** Plain-language meaning of outcome = 1. */
+  outcomeMeaning: string;
+  scoring: "mc" | "judge" | "logprob" | "pair" | "exact";
+  /** Trivial baseline: uniform over options, or the majority class. */
+  baseline: "uniform" | "majority";
+  archetype: "diagnostic" | "invariance" | "mixed";
+}
+
+export interface LoadContext {
+  /** Directory for downloaded sources. */
+  cacheDir: string;
+  /** Directory relative paths in the spec are resolved against (the spec's folder). */
+  baseDir: string;
+}
+
+export interface LoadedBenchmark {
+  items: Item[];
+  /** Where each item came from (file and row), for the item manifest. */
+  sources: Record<string, { file: string; row: number }>;
+  skippedRows: number;
+}
+
+export interface DatasetLoader {
+  name: string;
+  meta: BenchmarkMeta;
+  load(spec: BenchmarkSpec, ctx: LoadContext): Promise<LoadedBenchmark>;
+}

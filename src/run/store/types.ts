@@ -1,0 +1,51 @@
+/**
+ * The trial store contract. One implementation (kysely) serves SQLite (embedded default,
+ * one file per study directory) and PostgreSQL (scale-out). Crash safety rests on
+ * `completeTrial` being one transaction: a trial's calls and its outcome land together or
+ * not at all, and a finished trial is never overwritten.
+ */
+import type { StudySpec } from "../../contracts/spec.js";
+import type { CallRecord, PlannedTrial, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
+import type { GenerateResult } from "../../contracts/provider.js";
+
+export interface RunRecord {
+  id: string;
+  study: string;
+  specHash: string;
+  manifestHash: string;
+  spec: StudySpec;
+  createdAt: string;
+  parallaxVersion: string;
+}
+
+export interface TrialRow extends PlannedTrial {
+  status: TrialStatus;
+  /** How many times the trial has been executed to completion or error (0 while pending). */
+  executions: number;
+  outcome: TrialOutcome | null;
+  updatedAt: string | null;
+}
+
+export interface TrialStore {
+  readonly dialect: "sqlite" | "postgres";
+  /** Creates tables if missing; safe to call on every open. */
+  migrate(): Promise<void>;
+  /** Inserts the run, or leaves an existing run with the same id untouched. */
+  saveRun(run: RunRecord): Promise<void>;
+  /** The run with this id, or the most recently created one. */
+  getRun(id?: string): Promise<RunRecord | undefined>;
+  /** Inserts trials that are not there yet (by id); returns how many were new. Batches internally. */
+  addPlannedTrials(trials: PlannedTrial[]): Promise<number>;
+  listTrials(runId: string, filter?: { status?: TrialStatus[]; limit?: number }): Promise<TrialRow[]>;
+  countByStatus(runId: string): Promise<Record<TrialStatus, number>>;
+  /**
+   * In one transaction: stores the calls of this execution and the outcome, sets status and
+   * increments executions. Returns false, writing nothing, when the trial is already finished.
+   */
+  completeTrial(trialId: string, outcome: TrialOutcome, calls: CallRecord[]): Promise<boolean>;
+  /** Calls of a run (optionally of one trial), ordered by trial, execution, seq. */
+  listCalls(runId: string, trialId?: string): Promise<CallRecord[]>;
+  cacheGet(key: string): Promise<GenerateResult | undefined>;
+  cachePut(key: string, value: GenerateResult): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,2 @@
+// Regression-type models (GLM, GLMM, ANOVA, generalizability, specification curve).
+export {};
