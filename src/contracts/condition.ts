@@ -7,3 +7,23 @@ export type Condition = Readonly<Record<string, FacetValue>>;
 export function facetName(value: FacetValue): string {
   return typeof value === "object" ? value.name : String(value);
 }
+
+/**
+ * A facet value's full label, unique within a facet: "react(max_iterations=3)" for a
+ * parameterised value (parameters in key order), the bare name otherwise.
+ */
+export function facetLabel(value: FacetValue): string {
+  if (typeof value !== "object") return String(value);
+  const params = Object.keys(value)
+    .filter((key) => key !== "name")
+    .sort()
+    .map((key) => `${key}=${value[key]}`);
+  return params.length === 0 ? value.name : `${value.name}(${params.join(",")})`;
+}
+
+/** The parameters of a facet value (everything but its name). */
+export function facetSettings(value: FacetValue): Record<string, string | number | boolean | null> {
+  if (typeof value !== "object") return {};
+  const { name: _name, ...settings } = value;
+  return settings;
+}

@@ -3,4 +3,5 @@ export * from "./failure.js";
 export * from "./item.js";
 export * from "./provider.js";
 export * from "./spec.js";
+export * from "./task.js";
 export * from "./trial.js";

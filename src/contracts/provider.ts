@@ -1,3 +1,5 @@
+import type { Item } from "./item.js";
+
 /**
  * The provider contract: what every model backend (sim, llama, openai, anthropic, google)
  * implements, and what scaffolds and the runner call. Types only.
@@ -118,5 +120,11 @@ export interface Provider {
   capabilities(model: string): ReadonlySet<Capability>;
   generate(request: GenerateRequest): Promise<GenerateResult>;
   continuationLogprobs?(request: ContinuationLogprobRequest): Promise<ContinuationLogprobResult>;
+  /**
+   * Gives the provider the study's items. Only the simulated panel uses it (its answer key:
+   * a simulated respondent must know the right answer to get it right with its planted
+   * probability); real providers do not implement it.
+   */
+  observeItems?(items: readonly Item[]): void;
   close?(): Promise<void>;
 }

@@ -9,6 +9,8 @@ const identifier = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/, "an identifier of letters, digits and _ . : @ / -");
 
+const envVarName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name (A-Z, 0-9, _)");
+
 export const GenerationParamsSchema = z
   .object({
     temperature: z.number().min(0).max(2).optional(),
@@ -41,9 +43,10 @@ export const ModelSpecSchema = z
     provider: z.string().min(1).describe("Registered provider: sim, llama, openai, anthropic, google"),
     model: z.string().min(1).describe("The provider's model identifier or GGUF path"),
     params: GenerationParamsSchema.default({}),
-    base_url: z.string().url().optional(),
+    // http(s) only: a bare "localhost:8000" parses as a URL with scheme "localhost:".
+    base_url: z.url({ protocol: /^https?$/, error: "an http(s) URL such as http://localhost:8000/v1" }).optional(),
     api_key_env: z
-      .union([z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name"), z.array(z.string()).min(1)])
+      .union([envVarName, z.array(envVarName).min(1)])
       .optional()
       .describe("Environment variable(s) holding API keys; several rotate"),
     price: PriceSchema.optional(),
@@ -151,24 +154,26 @@ export const StudySpecSchema = z
     analysis: z.record(z.string(), z.unknown()).optional().describe("Analysis plan (see the analysis docs)"),
   })
   .strict()
-  .superRefine((spec, ctx) => {
-    reportDuplicates(
-      spec.models.map((m) => m.id),
-      ["models"],
-      "model id",
-      ctx,
-    );
-    reportDuplicates(
-      spec.benchmarks.map((b) => b.id),
-      ["benchmarks"],
-      "benchmark id",
-      ctx,
-    );
-  });
+  .superRefine(
+    (spec, ctx) => {
+      reportDuplicates(spec.models, ["models"], "model id", ctx);
+      reportDuplicates(spec.benchmarks, ["benchmarks"], "benchmark id", ctx);
+    },
+    // Also run when other parts of the spec are invalid, so a user sees every problem in one pass;
+    // the entries may then be unvalidated, hence the defensive reads in reportDuplicates.
+    { when: (payload) => hasEntryLists(payload.value) },
+  );
 
-function reportDuplicates(ids: string[], path: (string | number)[], what: string, ctx: z.RefinementCtx): void {
+function hasEntryLists(value: unknown): boolean {
+  const spec = value as { models?: unknown; benchmarks?: unknown } | null;
+  return typeof spec === "object" && spec !== null && Array.isArray(spec.models) && Array.isArray(spec.benchmarks);
+}
+
+function reportDuplicates(entries: unknown[], path: (string | number)[], what: string, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
-  ids.forEach((id, index) => {
+  entries.forEach((entry, index) => {
+    const id = typeof entry === "object" && entry !== null ? (entry as { id?: unknown }).id : undefined;
+    if (typeof id !== "string") return;
     if (seen.has(id))
       ctx.addIssue({ code: "custom", message: `duplicate ${what} '${id}'`, path: [...path, index, "id"] });
     seen.add(id);

@@ -76,7 +76,6 @@ export interface Observation {
   output_tokens: number;
   cost_usd: number;
   latency_ms: number;
-  calls: number;
   dropped_params: string;
   simulated: boolean;
   /** Every facet of the condition, as its own column (facet name -> value's short name). */

@@ -36,7 +36,8 @@ export interface TrialStore {
   getRun(id?: string): Promise<RunRecord | undefined>;
   /** Inserts trials that are not there yet (by id); returns how many were new. Batches internally. */
   addPlannedTrials(trials: PlannedTrial[]): Promise<number>;
-  listTrials(runId: string, filter?: { status?: TrialStatus[]; limit?: number }): Promise<TrialRow[]>;
+  /** Trials ordered by id; `afterId` and `limit` page through large runs with flat memory. */
+  listTrials(runId: string, filter?: { status?: TrialStatus[]; limit?: number; afterId?: string }): Promise<TrialRow[]>;
   countByStatus(runId: string): Promise<Record<TrialStatus, number>>;
   /**
    * In one transaction: stores the calls of this execution and the outcome, sets status and

@@ -1,2 +1,69 @@
-// Regression-type models (GLM, GLMM, ANOVA, generalizability, specification curve).
-export {};
+// Regression-type models (GLM, GLMM, ANOVA, trend, generalizability, specification curve).
+export {
+  assertFullRank,
+  buildDesign,
+  type Coding,
+  type Column,
+  columnIndices,
+  type DesignMatrix,
+  type DesignSpec,
+  type DesignTerm,
+  type FactorOptions,
+  RankDeficiencyError,
+  sortedLevels,
+  type Table,
+  termColumnNames,
+} from "./design.js";
+export { type ParsedFormula, parseFormula } from "./formula.js";
+export {
+  binomialRegression,
+  type CoefficientRow,
+  ConvergenceError,
+  type CovarianceType,
+  coefficientTable,
+  covarianceMatrix,
+  defaultCovariance,
+  fitBinomialGlm,
+  type FormulaOptions,
+  type GlmFit,
+  type GlmOptions,
+  glmWaldTest,
+  type LikelihoodRatioTest,
+  type Link,
+  likelihoodRatioTest,
+  SeparationError,
+  termWaldTest,
+  type WaldTest,
+  waldTest,
+} from "./glm.js";
+export { type AnovaResult, type AnovaRow, type AnovaSpec, anova } from "./anova.js";
+export {
+  fitGlmmRandomIntercept,
+  type GlmmCoefficientRow,
+  type GlmmFit,
+  type GlmmOptions,
+  glmmCoefficientTable,
+  glmmRegression,
+} from "./glmm.js";
+export { type OrdinalTrendResult, type OrdinalTrendSpec, ordinalTrendTest } from "./trend.js";
+export {
+  type DStudy,
+  dStudy,
+  type GStudyResult,
+  type GStudySpec,
+  generalizabilityStudy,
+  type VarianceComponent,
+} from "./generalizability.js";
+export {
+  type CurveSummary,
+  type Dimension,
+  enumerateSpecifications,
+  type OptionValue,
+  type PermutationOptions,
+  runSpecificationCurve,
+  type Specification,
+  type SpecificationCurve,
+  type SpecificationResult,
+  summarizeCurve,
+} from "./specification-curve.js";
+export { type SeededRandom, seededRandom } from "./random.js";

@@ -1,0 +1,29 @@
+import { conditionLabel } from "../../run/conditions.js";
+import { summarisePlan } from "../../run/plan.js";
+import { prepareStudy } from "../../run/study.js";
+
+export async function planCommand(specPath: string, options: { json?: boolean }): Promise<void> {
+  const study = await prepareStudy(specPath);
+  const summary = summarisePlan(study);
+  if (options.json) {
+    const conditions = study.conditions.map(conditionLabel);
+    process.stdout.write(`${JSON.stringify({ study: study.spec.study, ...summary, conditions }, null, 2)}\n`);
+    return;
+  }
+  const lines = [
+    `study ${study.spec.study}`,
+    `  ${summary.models} model(s) x ${summary.conditions} condition(s) x ${summary.items} item(s) x ${summary.attempts} attempt(s)`,
+    `  cells (model x condition x benchmark): ${summary.cells}`,
+    `  trials: ${summary.trials}`,
+    `  estimated calls: ${summary.estimatedCalls}`,
+    `  estimated cost (upper bound): $${summary.estimatedCostUsd.toFixed(2)}` +
+      (summary.modelsWithoutPrice.length > 0 ? ` (no price for: ${summary.modelsWithoutPrice.join(", ")})` : ""),
+    "conditions:",
+    ...study.conditions.map((c) => `  ${conditionLabel(c)}`),
+    "per model:",
+    ...summary.perModel.map(
+      (m) => `  ${m.model}: ${m.trials} trials, ${m.calls} calls, ${m.costUsd === null ? "price unknown" : `$${m.costUsd.toFixed(2)}`}`,
+    ),
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}

@@ -1,0 +1,519 @@
+/**
+ * Loads a study spec: YAML -> StudySpecSchema -> cross-field checks. Every problem is reported
+ * at once, as `FILE:LINE:COL: at YAML path a.b[1]: expected ..., found ...`, so a user can fix a
+ * spec in one pass. Nothing else is resolved here (no benchmark files are read).
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml";
+import type { $ZodIssue } from "zod/v4/core";
+import { type StudySpec, StudySpecSchema } from "../contracts/spec.js";
+import { InputError } from "./errors.js";
+
+type PathSegment = string | number;
+
+/** One problem in a spec, located in the source (1-based line and column). */
+export interface SpecProblem {
+  line: number;
+  col: number;
+  message: string;
+}
+
+/** An invalid spec: an InputError (exit code 2) that also carries the problems, one per line of its message. */
+export class SpecError extends InputError {
+  readonly problems: SpecProblem[];
+
+  constructor(
+    readonly file: string,
+    problems: SpecProblem[],
+  ) {
+    const sorted = [...problems].sort((a, b) => a.line - b.line || a.col - b.col || a.message.localeCompare(b.message));
+    const unique = sorted.filter((p, i) => i === 0 || formatProblem(file, p) !== formatProblem(file, sorted[i - 1]));
+    const count = unique.length === 1 ? "1 problem" : `${unique.length} problems`;
+    super([`invalid study spec ${file} (${count}):`, ...unique.map((p) => formatProblem(file, p))].join("\n"));
+    this.name = "SpecError";
+    this.problems = unique;
+  }
+}
+
+function formatProblem(file: string, p: SpecProblem): string {
+  return `${file}:${p.line}:${p.col}: ${p.message}`;
+}
+
+/** Reads and validates a spec file. `path` in the result is absolute, for resolving relative sources later. */
+export function loadSpec(path: string): { spec: StudySpec; text: string; path: string } {
+  const text = readSpecText(path);
+  return { spec: parseSpec(text, path), text, path: resolve(path) };
+}
+
+/** Parses and validates spec text; `fileName` only labels the messages. Throws SpecError (an InputError). */
+export function parseSpec(text: string, fileName: string): StudySpec {
+  const source = readYaml(text);
+  if ("problems" in source) throw new SpecError(fileName, source.problems);
+  const parsed = StudySpecSchema.safeParse(source.data);
+  const problems = parsed.success ? [] : parsed.error.issues.flatMap((issue) => issueProblems(issue, [], source));
+  problems.push(...crossFieldProblems(source));
+  if (!parsed.success || problems.length > 0) throw new SpecError(fileName, problems);
+  return parsed.data;
+}
+
+function readSpecText(path: string): string {
+  try {
+    return readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(error);
+    throw new InputError(`cannot read the spec file ${path}: ${why}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// YAML: parse one document and map data paths back to source positions.
+
+const EXPECTED_TOP = "expected a YAML mapping with the keys study, models, benchmarks and conditions";
+
+interface Position {
+  line: number;
+  col: number;
+}
+
+/** A parsed spec document: its plain data, plus a way back from a data path to the source. */
+interface SpecSource {
+  data: unknown;
+  /** Position of the value at `path` (or of its key with `atKey`); the deepest existing parent if it is missing. */
+  locate(path: PathSegment[], atKey?: boolean): Position;
+  /** Whether `path` exists in the data. */
+  has(path: PathSegment[]): boolean;
+}
+
+function readYaml(text: string): SpecSource | { problems: SpecProblem[] } {
+  const lines = new LineCounter();
+  const pos = (offset: number): Position => ({ ...lines.linePos(offset) });
+  const docs = parseAllDocuments(text, { lineCounter: lines });
+  if (docs.length === 0) return { problems: [{ line: 1, col: 1, message: `the spec file is empty; ${EXPECTED_TOP}` }] };
+
+  const problems = docs.flatMap((doc) => doc.errors.map((e) => syntaxProblem(e.message, pos(e.pos[0]))));
+  if (docs.length > 1) {
+    const message = `found ${docs.length} YAML documents (separated by '---'); a spec file holds exactly one`;
+    problems.push({ ...pos(docs[1].range[0]), message });
+  }
+  if (problems.length > 0) return { problems };
+
+  const doc = docs[0];
+  const root = doc.contents;
+  if (root === null || (isScalar(root) && root.value === null))
+    return { problems: [{ line: 1, col: 1, message: `the spec file has no content; ${EXPECTED_TOP}` }] };
+  if (!isMap(root)) {
+    const message = `${EXPECTED_TOP}, found ${describeValue(root.toJSON())}`;
+    return { problems: [{ ...pos(root.range[0]), message }] };
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (error) {
+    return { problems: [{ line: 1, col: 1, message: `cannot read the YAML document: ${(error as Error).message}` }] };
+  }
+  return {
+    data,
+    has: (path) => walk(doc, root, path).missing === 0,
+    locate(path, atKey = false) {
+      const { node, key } = walk(doc, root, path);
+      return pos((atKey && key ? key : node).range?.[0] ?? 0);
+    },
+  };
+}
+
+/** Follows a data path through YAML nodes as far as it exists. */
+function walk(doc: Document, root: Node, path: PathSegment[]): { node: Node; key?: Node; missing: number } {
+  let node = root;
+  let key: Node | undefined;
+  for (const [depth, segment] of path.entries()) {
+    const target = isAlias(node) ? (node.resolve(doc) ?? node) : node;
+    const next = childOf(target, segment);
+    if (!next) return { node, key, missing: path.length - depth };
+    key = next.key;
+    // `key:` with no value has no value node: point at the key.
+    node = next.value ?? next.key;
+  }
+  return { node, key, missing: 0 };
+}
+
+function childOf(node: Node, segment: PathSegment): { key: Node; value: Node | null } | undefined {
+  if (isMap(node)) {
+    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+    return pair ? { key: pair.key as Node, value: (pair.value as Node | null) ?? null } : undefined;
+  }
+  if (isSeq(node) && typeof segment === "number") {
+    const item = node.items[segment] as Node | undefined;
+    return item ? { key: item, value: item } : undefined;
+  }
+  return undefined;
+}
+
+function syntaxProblem(message: string, at: Position): SpecProblem {
+  // yaml's message is "<what> at line L, column C:\n\n<excerpt>"; the location moves to the prefix.
+  const [what, excerpt = ""] = message.split(/ at line \d+, column \d+:\n/);
+  const context = excerpt.replace(/^\n+/, "").trimEnd().replace(/^/gm, "    ");
+  return { ...at, message: `YAML syntax error: ${what}${context ? `\n${context}` : ""}` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// zod issues -> problems.
+
+function issueProblems(issue: $ZodIssue, prefix: PathSegment[], source: SpecSource): SpecProblem[] {
+  const path = [...prefix, ...(issue.path as PathSegment[])];
+  const value = valueAt(source.data, path);
+  const at = (where: PathSegment[], atKey = false) => source.locate(where, atKey);
+  const problem = (where: PathSegment[], text: string, atKey = false): SpecProblem => ({
+    ...at(where, atKey),
+    message: `at YAML path ${formatPath(where)}: ${text}`,
+  });
+
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return issue.keys.map((key) => problem([...path, key], unknownKeyText(path, key), true));
+    case "invalid_union":
+      return (
+        unionProblems(issue, path, source) ?? [
+          problem(path, `expected ${unionExpected(issue)}, found ${describeValue(value)}`),
+        ]
+      );
+    case "invalid_key":
+      return [
+        problem(
+          path,
+          `expected ${issue.issues.map(expectedText).join(" and ")} as the key, found '${path.at(-1)}'`,
+          true,
+        ),
+      ];
+    case "custom":
+      return [problem(path, customText(issue.message, value, path))];
+    default:
+      if (value === undefined && !source.has(path))
+        return [problem(path, `expected ${expectedText(issue)}, found no '${path.at(-1)}' key (it is required)`)];
+      return [problem(path, `expected ${expectedText(issue)}, found ${describeFound(issue, value)}`)];
+  }
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "true or false",
+  array: "a list",
+  object: "a mapping",
+  record: "a mapping",
+  null: "null",
+};
+
+/** What the schema wanted, in words. */
+function expectedText(issue: $ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return TYPE_WORDS[issue.expected] ?? issue.expected;
+    case "too_small":
+      return boundText(issue.origin, issue.inclusive ? ">=" : ">", Number(issue.minimum));
+    case "too_big":
+      return boundText(issue.origin, issue.inclusive ? "<=" : "<", Number(issue.maximum));
+    case "invalid_format":
+      // A schema's own message names the expectation; zod's defaults start with "Invalid".
+      if (!issue.message.startsWith("Invalid")) return issue.message;
+      return issue.format === "regex" ? `a string matching ${issue.pattern}` : `a valid ${issue.format}`;
+    case "invalid_value":
+      return `one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "not_multiple_of":
+      return `a multiple of ${issue.divisor}`;
+    default:
+      return issue.message;
+  }
+}
+
+function boundText(origin: string, op: string, bound: number): string {
+  if (origin === "array" || origin === "set") {
+    const n = op === ">" ? bound + 1 : op === "<" ? bound - 1 : bound;
+    const items = n === 1 ? "item" : "items";
+    return op.startsWith(">") ? `a list of at least ${n} ${items}` : `a list of at most ${n} ${items}`;
+  }
+  if (origin === "string") {
+    if (op === ">=" && bound === 1) return "a non-empty string";
+    return `a string of ${op.startsWith(">") ? "at least" : "at most"} ${bound} characters`;
+  }
+  return `a number ${op} ${bound}`;
+}
+
+function describeFound(issue: $ZodIssue, value: unknown): string {
+  if (issue.code === "invalid_type" && issue.expected === "int" && typeof value === "number")
+    return `${value} (not an integer)`;
+  return describeValue(value);
+}
+
+/** A union failed: if exactly one branch matches the value's type, its issues are the useful ones. */
+function unionProblems(
+  issue: Extract<$ZodIssue, { code: "invalid_union" }>,
+  path: PathSegment[],
+  source: SpecSource,
+): SpecProblem[] | undefined {
+  const typeMismatch = (errs: $ZodIssue[]) => errs.every((e) => e.code === "invalid_type" && e.path.length === 0);
+  const relevant = issue.errors.filter((errs) => errs.length > 0 && !typeMismatch(errs));
+  if (relevant.length !== 1) return undefined;
+  return relevant[0].flatMap((inner) => issueProblems(inner, path, source));
+}
+
+function unionExpected(issue: Extract<$ZodIssue, { code: "invalid_union" }>): string {
+  const options = [...new Set(issue.errors.flatMap((errs) => errs.slice(0, 1).map(expectedText)))];
+  return options.length > 1
+    ? `${options.slice(0, -1).join(", ")} or ${options.at(-1)}`
+    : (options[0] ?? "a valid value");
+}
+
+function customText(message: string, value: unknown, path: PathSegment[]): string {
+  if (value === undefined) return `${message}, found no '${path.at(-1)}' key`;
+  const shown = describeValue(value);
+  // Refinement messages often name the value already (e.g. "duplicate model id 'a'").
+  return typeof value === "object" || message.includes(String(value)) ? message : `${message}, found ${shown}`;
+}
+
+function unknownKeyText(path: PathSegment[], key: string): string {
+  const known = objectKeysAt(path);
+  const hint = closest(key, known) ?? nestedKeyHint(path, key, known);
+  const allowed = known.length > 0 ? `expected one of the keys ${known.join(", ")}, ` : "";
+  return `${allowed}found unknown key '${key}'${hint ? ` (did you mean '${hint}'?)` : ""}`;
+}
+
+/** A key that belongs one level down, e.g. `temperature` on a model instead of under `params`. */
+function nestedKeyHint(path: PathSegment[], key: string, known: string[]): string | undefined {
+  for (const parent of known) {
+    const match = closest(key, objectKeysAt([...path, parent]));
+    if (match) return `${parent}.${match}`;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-field checks zod cannot express on its own: facet names and values used by `exclude`.
+// They read the raw data defensively, so they still run (and report) when other parts are invalid.
+
+function crossFieldProblems(source: SpecSource): SpecProblem[] {
+  const conditions = asRecord(asRecord(source.data)?.conditions);
+  const facets = asRecord(conditions?.facets);
+  if (!conditions || !facets) return [];
+  // Facet -> value names; undefined for a malformed facet (zod reports it), whose exclude values are not judged.
+  const facetValues = new Map<string, string[] | undefined>();
+  const problems: SpecProblem[] = [];
+  for (const [facet, values] of Object.entries(facets)) {
+    const names = Array.isArray(values) ? values.map(valueName) : [undefined];
+    const complete = names.every((n) => n !== undefined);
+    facetValues.set(facet, complete ? (names as string[]) : undefined);
+    problems.push(...duplicateValueProblems(facet, names, source));
+  }
+  const exclude = conditions.exclude;
+  if (!Array.isArray(exclude)) return problems;
+  problems.push(...exclude.flatMap((entry, i) => excludeEntryProblems(entry, i, facetValues, source)));
+  const allKnown = [...facetValues.values()].every((v) => v !== undefined);
+  if (problems.length === 0 && allKnown) problems.push(...exclusionCoverProblems(exclude, facetValues, source));
+  return problems;
+}
+
+function duplicateValueProblems(facet: string, names: (string | undefined)[], source: SpecSource): SpecProblem[] {
+  const first = new Map<string, number>();
+  const problems: SpecProblem[] = [];
+  names.forEach((name, i) => {
+    if (name === undefined) return;
+    const earlier = first.get(name);
+    if (earlier === undefined) {
+      first.set(name, i);
+      return;
+    }
+    const path = ["conditions", "facets", facet, i];
+    const firstLine = source.locate(["conditions", "facets", facet, earlier]).line;
+    const message = `at YAML path ${formatPath(path)}: duplicate value '${name}' in facet '${facet}' (already listed on line ${firstLine}); each value names one condition`;
+    problems.push({ ...source.locate(path), message });
+  });
+  return problems;
+}
+
+function excludeEntryProblems(
+  entry: unknown,
+  index: number,
+  facetValues: Map<string, string[] | undefined>,
+  source: SpecSource,
+): SpecProblem[] {
+  const record = asRecord(entry);
+  if (!record) return []; // zod reports the wrong type
+  const base = ["conditions", "exclude", index];
+  if (Object.keys(record).length === 0) {
+    const message = `at YAML path ${formatPath(base)}: an empty exclude entry matches every condition; list the facet values to exclude`;
+    return [{ ...source.locate(base), message }];
+  }
+  return Object.entries(record).flatMap(([facet, raw]) => {
+    const known = facetValues.get(facet);
+    const path = [...base, facet];
+    if (!facetValues.has(facet)) {
+      const declared = [...facetValues.keys()];
+      const hint = closest(facet, declared);
+      const message = `at YAML path ${formatPath(path)}: expected a declared facet (${declared.join(", ")}), found unknown facet '${facet}'${hint ? ` (did you mean '${hint}'?)` : ""}`;
+      return [{ ...source.locate(path, true), message }];
+    }
+    if (!known) return [];
+    const values: [unknown, PathSegment[]][] = Array.isArray(raw)
+      ? raw.map((v, i) => [v, [...path, i]])
+      : [[raw, path]];
+    return values.flatMap(([value, where]) => {
+      const name = valueName(value);
+      if (name === undefined || known.includes(name)) return [];
+      const hint = closest(name, known);
+      const message = `at YAML path ${formatPath(where)}: expected a value of facet '${facet}' (${known.join(", ")}), found '${name}'${hint ? ` (did you mean '${hint}'?)` : ""}`;
+      return [{ ...source.locate(where), message }];
+    });
+  });
+}
+
+/** An exclusion set that removes the whole grid leaves nothing to run: almost surely a mistake. */
+function exclusionCoverProblems(
+  exclude: unknown[],
+  facetValues: Map<string, string[] | undefined>,
+  source: SpecSource,
+): SpecProblem[] {
+  const facets = [...facetValues.entries()].map(([f, v]) => [f, [...new Set(v)]] as [string, string[]]);
+  if (exclude.length === 0 || facets.some(([, v]) => v.length === 0)) return [];
+  const boxes = exclude.map((entry) => {
+    const box = new Map<string, Set<string>>();
+    for (const [facet, raw] of Object.entries(asRecord(entry) ?? {}))
+      box.set(facet, new Set((Array.isArray(raw) ? raw : [raw]).map(valueName).filter((n) => n !== undefined)));
+    return box;
+  });
+  if (!coversGrid(facets, boxes)) return [];
+  const total = facets.reduce((n, [, v]) => n * v.length, 1);
+  const path = ["conditions", "exclude"];
+  const message = `at YAML path ${formatPath(path)}: the exclude entries remove all ${total} conditions of the facet grid, so nothing would run`;
+  return [{ ...source.locate(path, true), message }];
+}
+
+/**
+ * Whether the union of boxes (each constrains some facets to sets of values; unconstrained facets are free)
+ * covers the whole grid. Splits on one constrained facet at a time, so it never enumerates the full grid.
+ */
+export function coversGrid(facets: [string, string[]][], boxes: Map<string, Set<string>>[]): boolean {
+  if (boxes.some((box) => box.size === 0)) return true;
+  const split = facets.find(([facet]) => boxes.some((box) => box.has(facet)));
+  if (!split) return false; // no boxes left
+  const [facet, values] = split;
+  const rest = facets.filter(([f]) => f !== facet);
+  return values.every((value) => {
+    const remaining = boxes
+      .filter((box) => !box.has(facet) || box.get(facet)!.has(value))
+      .map((box) => new Map([...box].filter(([f]) => f !== facet)));
+    return coversGrid(rest, remaining);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers.
+
+/** The name a facet value is known by (see contracts' facetName), from raw, unvalidated data. */
+function valueName(value: unknown): string | undefined {
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
+  const name = asRecord(value)?.name;
+  return typeof name === "string" ? name : undefined;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function valueAt(data: unknown, path: PathSegment[]): unknown {
+  let value = data;
+  for (const segment of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<PathSegment, unknown>)[segment];
+  }
+  return value;
+}
+
+/** `models[1].params.temperature`; keys that are not plain words are quoted. */
+export function formatPath(path: PathSegment[]): string {
+  if (path.length === 0) return "(top level)";
+  return path
+    .map((segment, i) => {
+      if (typeof segment === "number") return `[${segment}]`;
+      if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(segment)) return `[${JSON.stringify(segment)}]`;
+      return i === 0 ? segment : `.${segment}`;
+    })
+    .join("");
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "an empty value (null)";
+  if (typeof value === "string")
+    return value.length > 60 ? `${JSON.stringify(value.slice(0, 57))}...` : JSON.stringify(value);
+  if (Array.isArray(value))
+    return value.length === 0 ? "an empty list" : `a list of ${value.length} item${value.length === 1 ? "" : "s"}`;
+  if (typeof value === "object") {
+    const keys = Object.keys(value);
+    if (keys.length === 0) return "an empty mapping";
+    return `a mapping (keys ${keys.slice(0, 5).join(", ")}${keys.length > 5 ? ", ..." : ""})`;
+  }
+  return String(value);
+}
+
+/** The keys a strict object at `path` accepts, found by walking the zod schema alongside the data path. */
+function objectKeysAt(path: PathSegment[]): string[] {
+  let schema: SchemaLike | undefined = StudySpecSchema as unknown as SchemaLike;
+  for (const segment of path) {
+    schema = unwrap(schema);
+    const def: SchemaDef | undefined = schema?._zod.def;
+    if (def?.type === "object" && typeof segment === "string") schema = def.shape?.[segment];
+    else if (def?.type === "array") schema = def.element;
+    else if (def?.type === "record") schema = def.valueType;
+    else return [];
+  }
+  const def = unwrap(schema)?._zod.def;
+  return def?.type === "object" && def.shape ? Object.keys(def.shape) : [];
+}
+
+interface SchemaDef {
+  type: string;
+  shape?: Record<string, SchemaLike>;
+  element?: SchemaLike;
+  valueType?: SchemaLike;
+  innerType?: SchemaLike;
+}
+interface SchemaLike {
+  _zod: { def: SchemaDef };
+}
+
+function unwrap(schema: SchemaLike | undefined): SchemaLike | undefined {
+  let current = schema;
+  while (current?._zod.def.innerType) current = current._zod.def.innerType;
+  return current;
+}
+
+/** The candidate nearest to `word` when it looks like a typo of it (at most 2 edits, fewer for short words). */
+function closest(word: string, candidates: string[]): string | undefined {
+  const limit = Math.min(2, Math.floor(word.length / 3) + 1);
+  let best: { candidate: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance <= limit && (best === undefined || distance < best.distance)) best = { candidate, distance };
+  }
+  return best?.candidate;
+}
+
+/** Edit distance where swapping two adjacent letters ("modles") counts as one edit. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}

@@ -1,0 +1,77 @@
+/**
+ * Prices in USD per million tokens. The built-in table is a convenience with a date on it;
+ * list prices change, so a spec's `price` (per model) or `prices` (per provider model id)
+ * always wins. An unknown price costs 0 and is flagged, never a crash.
+ */
+import type { TokenUsage } from "../contracts/provider.js";
+import type { ModelSpec, Price } from "../contracts/spec.js";
+
+/** When the built-in list prices were last checked (standard tier, no batch/cache discounts). */
+export const BUILTIN_PRICES_AS_OF = "2025-11";
+
+const p = (input: number, output: number): Price => ({ input_per_mtok: input, output_per_mtok: output });
+
+export const BUILTIN_PRICES: Readonly<Record<string, Price>> = {
+  "gpt-4o": p(2.5, 10),
+  "gpt-4o-mini": p(0.15, 0.6),
+  "gpt-4.1": p(2, 8),
+  "gpt-4.1-mini": p(0.4, 1.6),
+  "gpt-4.1-nano": p(0.1, 0.4),
+  o3: p(2, 8),
+  "o4-mini": p(1.1, 4.4),
+  "gpt-5": p(1.25, 10),
+  "gpt-5-mini": p(0.25, 2),
+  "gpt-5-nano": p(0.05, 0.4),
+  "claude-opus-4-1": p(15, 75),
+  "claude-opus-4-5": p(5, 25),
+  "claude-sonnet-4-5": p(3, 15),
+  "claude-sonnet-4": p(3, 15),
+  "claude-haiku-4-5": p(1, 5),
+  "claude-3-5-haiku": p(0.8, 4),
+  "gemini-2.5-pro": p(1.25, 10),
+  "gemini-2.5-flash": p(0.3, 2.5),
+  "gemini-2.5-flash-lite": p(0.1, 0.4),
+  "gemini-2.0-flash": p(0.1, 0.4),
+};
+
+/**
+ * Built-in price for a model id, tolerating a router prefix ("openai/gpt-4o") and a dated
+ * snapshot suffix ("gpt-4o-2024-08-06", "claude-sonnet-4-5-20250929"). Exact names only
+ * otherwise, so "gpt-4o-mini" never inherits the "gpt-4o" price.
+ */
+export function builtinPrice(model: string): Price | undefined {
+  const bare = model.replace(/^[a-z-]+\//, "");
+  const undated = bare.replace(/-(\d{4}-\d{2}-\d{2}|\d{8})$/, "").replace(/-latest$/, "");
+  return BUILTIN_PRICES[bare] ?? BUILTIN_PRICES[undated];
+}
+
+export type PriceSource = "spec" | "study" | "builtin" | "unknown";
+
+export interface ResolvedPrice {
+  price?: Price;
+  source: PriceSource;
+}
+
+/** Model `price` > study `prices[model]` (also tried by the spec's model label) > built-in. */
+export function resolvePrice(
+  model: Pick<ModelSpec, "id" | "model" | "price">,
+  studyPrices?: Readonly<Record<string, Price>>,
+): ResolvedPrice {
+  if (model.price) return { price: model.price, source: "spec" };
+  const study = studyPrices?.[model.model] ?? studyPrices?.[model.id];
+  if (study) return { price: study, source: "study" };
+  const builtin = builtinPrice(model.model);
+  return builtin ? { price: builtin, source: "builtin" } : { source: "unknown" };
+}
+
+export interface Cost {
+  usd: number;
+  /** False when no price was known: usd is 0 and the report should say "price unknown". */
+  priceKnown: boolean;
+}
+
+export function costUsd(usage: TokenUsage, price: Price | undefined): Cost {
+  if (!price) return { usd: 0, priceKnown: false };
+  const usd = (usage.inputTokens * price.input_per_mtok + usage.outputTokens * price.output_per_mtok) / 1e6;
+  return { usd, priceKnown: true };
+}

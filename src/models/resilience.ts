@@ -1,0 +1,356 @@
+/**
+ * The resilience layer every remote provider runs behind: retries with exponential backoff
+ * and full jitter (honouring Retry-After), a per-attempt timeout, requests/tokens-per-minute
+ * token buckets and a concurrency cap, per model. Clock, sleep, timer and randomness are
+ * injected so tests are exact and instant.
+ */
+import type {
+  Capability,
+  ContinuationLogprobRequest,
+  ContinuationLogprobResult,
+  GenerateRequest,
+  GenerateResult,
+  Provider,
+  TokenUsage,
+} from "../contracts/provider.js";
+import type { ExecutionSpec, RateLimit } from "../contracts/spec.js";
+import { ProviderError } from "../core/errors.js";
+import { isMalformed } from "./errors.js";
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+/** Starts a timer; returns its cancel function. */
+export type SetTimer = (fn: () => void, ms: number) => () => void;
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  error: ProviderError;
+}
+
+export interface ResilienceOptions {
+  /** Retries after the first attempt (default 4). */
+  maxRetries?: number;
+  /** Retries allowed for malformed 2xx bodies, within maxRetries (default 1). */
+  maxMalformedRetries?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Per-attempt timeout; 0 or absent disables it. */
+  timeoutMs?: number;
+  rateLimit?: RateLimit;
+  now?: () => number;
+  sleep?: Sleep;
+  setTimer?: SetTimer;
+  random?: () => number;
+  /** Called before each backoff sleep (for logs and the trial transcript). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** Options from the study's execution block and the model's rate_limit. */
+export function resilienceFromSpec(execution: ExecutionSpec, rateLimit?: RateLimit): ResilienceOptions {
+  return {
+    maxRetries: execution.max_retries,
+    timeoutMs: execution.timeout_s * 1000,
+    baseDelayMs: execution.backoff_base_ms,
+    maxDelayMs: execution.backoff_max_ms,
+    rateLimit,
+  };
+}
+
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+
+const realSetTimer: SetTimer = (fn, ms) => {
+  const timer = setTimeout(fn, ms);
+  return () => clearTimeout(timer);
+};
+
+/** A token bucket: `capacity` tokens, refilled continuously at `refillPerMs`. May go into debt. */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    readonly capacity: number,
+    private readonly refillPerMs: number,
+    private readonly now: () => number,
+  ) {
+    this.tokens = capacity;
+    this.last = now();
+  }
+
+  /** Milliseconds until `n` tokens are available (0 = now). `n` is capped at capacity. */
+  waitFor(n: number): number {
+    this.refill();
+    const need = Math.min(n, this.capacity) - this.tokens;
+    return need <= 0 ? 0 : Math.ceil(need / this.refillPerMs);
+  }
+
+  take(n: number): void {
+    this.refill();
+    this.tokens -= Math.min(n, this.capacity);
+  }
+
+  /** Charges (positive) or refunds (negative) tokens after the fact. */
+  adjust(delta: number): void {
+    this.refill();
+    this.tokens = Math.min(this.capacity, this.tokens - delta);
+  }
+
+  private refill(): void {
+    const t = this.now();
+    this.tokens = Math.min(this.capacity, this.tokens + (t - this.last) * this.refillPerMs);
+    this.last = t;
+  }
+}
+
+/** A FIFO counting semaphore. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(readonly limit: number) {}
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  async acquire(signal?: AbortSignal): Promise<() => void> {
+    if (this.active < this.limit) {
+      this.active += 1;
+      return this.releaser();
+    }
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        this.waiters.splice(this.waiters.indexOf(wake), 1);
+        reject(signal?.reason);
+      };
+      this.waiters.push(wake);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    return this.releaser();
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiters.shift();
+      // The slot passes straight to the next waiter; `active` is unchanged in that case.
+      if (next) next();
+      else this.active -= 1;
+    };
+  }
+}
+
+/** Per-model limits: rpm and tpm buckets plus the concurrency cap. */
+export class ModelLimiter {
+  private readonly rpm?: TokenBucket;
+  private readonly tpm?: TokenBucket;
+  private readonly slots?: Semaphore;
+
+  constructor(
+    limit: RateLimit | undefined,
+    now: () => number,
+    private readonly sleep: Sleep,
+  ) {
+    if (limit?.rpm) this.rpm = new TokenBucket(limit.rpm, limit.rpm / 60_000, now);
+    if (limit?.tpm) this.tpm = new TokenBucket(limit.tpm, limit.tpm / 60_000, now);
+    if (limit?.concurrency) this.slots = new Semaphore(limit.concurrency);
+  }
+
+  /** Waits for a concurrency slot, then for one request and `tokens` tokens of budget. */
+  async acquire(tokens: number, signal?: AbortSignal): Promise<() => void> {
+    const release = this.slots ? await this.slots.acquire(signal) : () => {};
+    try {
+      for (;;) {
+        const wait = Math.max(this.rpm?.waitFor(1) ?? 0, this.tpm?.waitFor(tokens) ?? 0);
+        if (wait === 0) break;
+        await this.sleep(wait, signal);
+      }
+      this.rpm?.take(1);
+      this.tpm?.take(tokens);
+      return release;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Replaces the pre-call estimate with the tokens the call really used. */
+  settle(estimate: number, usage: TokenUsage | undefined): void {
+    if (!this.tpm || !usage) return;
+    const charged = Math.min(estimate, this.tpm.capacity);
+    this.tpm.adjust(usage.inputTokens + usage.outputTokens - charged);
+  }
+}
+
+/** Rough pre-call token estimate: ~4 characters per token, plus the output budget. */
+export function estimateTokens(request: GenerateRequest): number {
+  const chars = request.messages.reduce((sum, m) => sum + m.content.length, 0);
+  return Math.ceil(chars / 4) + (request.params.maxTokens ?? 0);
+}
+
+function estimateLogprobTokens(request: ContinuationLogprobRequest): number {
+  return request.continuations.reduce((sum, c) => sum + Math.ceil((request.prompt.length + c.length) / 4), 0);
+}
+
+interface Resolved {
+  maxRetries: number;
+  maxMalformedRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  timeoutMs: number;
+  now: () => number;
+  sleep: Sleep;
+  setTimer: SetTimer;
+  random: () => number;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+function resolve(options: ResilienceOptions): Resolved {
+  return {
+    maxRetries: options.maxRetries ?? 4,
+    maxMalformedRetries: options.maxMalformedRetries ?? 1,
+    baseDelayMs: options.baseDelayMs ?? 500,
+    maxDelayMs: options.maxDelayMs ?? 60_000,
+    timeoutMs: options.timeoutMs ?? 0,
+    now: options.now ?? Date.now,
+    sleep: options.sleep ?? realSleep,
+    setTimer: options.setTimer ?? realSetTimer,
+    random: options.random ?? Math.random,
+    onRetry: options.onRetry,
+  };
+}
+
+/**
+ * Delay before retry number `attempt` (0-based): the server's Retry-After when given
+ * (not capped by maxDelayMs: retrying earlier only earns another 429), else full jitter
+ * uniform(0, min(max, base * 2^attempt)).
+ */
+export function backoffDelay(error: ProviderError, attempt: number, o: Resolved): number {
+  const retryAfter = error.options.retryAfterMs;
+  if (retryAfter !== undefined) return retryAfter;
+  const ceiling = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** attempt);
+  return Math.floor(o.random() * ceiling);
+}
+
+/** Runs one attempt under the per-attempt timeout, aborting the call when it fires. */
+async function withTimeout<T>(
+  o: Resolved,
+  outer: AbortSignal | undefined,
+  call: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
+  if (!o.timeoutMs) return call(outer);
+  const controller = new AbortController();
+  const timeout = new ProviderError(`timed out after ${o.timeoutMs} ms`, "timeout", { retryable: true });
+  const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
+  let cancel = () => {};
+  // Racing guards against a provider that ignores the signal.
+  const timer = new Promise<never>((_, reject) => {
+    cancel = o.setTimer(() => {
+      controller.abort(timeout);
+      reject(timeout);
+    }, o.timeoutMs);
+  });
+  try {
+    return await Promise.race([call(signal), timer]);
+  } catch (error) {
+    throw controller.signal.aborted ? timeout : error;
+  } finally {
+    cancel();
+  }
+}
+
+function shouldRetry(error: unknown, attempt: number, malformedSoFar: number, o: Resolved): error is ProviderError {
+  if (!(error instanceof ProviderError) || !error.retryable) return false;
+  if (attempt >= o.maxRetries) return false;
+  return !isMalformed(error) || malformedSoFar < o.maxMalformedRetries;
+}
+
+/** The retry loop around one logical call. */
+async function retrying<T>(
+  o: Resolved,
+  signal: AbortSignal | undefined,
+  attemptOnce: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
+  let malformed = 0;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await attemptOnce(signal);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error;
+      if (!shouldRetry(error, attempt, malformed, o)) throw error;
+      if (isMalformed(error)) malformed += 1;
+      const delayMs = backoffDelay(error, attempt, o);
+      o.onRetry?.({ attempt: attempt + 1, delayMs, error });
+      await o.sleep(delayMs, signal);
+    }
+  }
+}
+
+/** Wraps a provider with retries, timeouts, rate limits and a concurrency cap (per model). */
+export function withResilience(inner: Provider, options: ResilienceOptions = {}): Provider {
+  const o = resolve(options);
+  const limiters = new Map<string, ModelLimiter>();
+  const limiterFor = (model: string): ModelLimiter => {
+    let limiter = limiters.get(model);
+    if (!limiter) {
+      limiter = new ModelLimiter(options.rateLimit, o.now, o.sleep);
+      limiters.set(model, limiter);
+    }
+    return limiter;
+  };
+
+  // Every attempt (not only the first) passes the limiter: a retry is a request too.
+  const limited = async <T extends { usage: TokenUsage }>(
+    model: string,
+    estimate: number,
+    signal: AbortSignal | undefined,
+    call: (signal: AbortSignal | undefined) => Promise<T>,
+  ): Promise<T> => {
+    const limiter = limiterFor(model);
+    const release = await limiter.acquire(estimate, signal);
+    try {
+      const result = await withTimeout(o, signal, call);
+      limiter.settle(estimate, result.usage);
+      return result;
+    } finally {
+      release();
+    }
+  };
+
+  const wrapped: Provider = {
+    name: inner.name,
+    simulated: inner.simulated,
+    capabilities: (model: string): ReadonlySet<Capability> => inner.capabilities(model),
+    generate: (request: GenerateRequest): Promise<GenerateResult> =>
+      retrying(o, request.signal, (signal) =>
+        limited(request.model, estimateTokens(request), signal, (s) => inner.generate({ ...request, signal: s })),
+      ),
+    close: inner.close ? () => inner.close!() : undefined,
+  };
+  if (inner.continuationLogprobs) {
+    const scoring = inner.continuationLogprobs.bind(inner);
+    wrapped.continuationLogprobs = (request: ContinuationLogprobRequest): Promise<ContinuationLogprobResult> =>
+      retrying(o, request.signal, (signal) =>
+        limited(request.model, estimateLogprobTokens(request), signal, (s) => scoring({ ...request, signal: s })),
+      );
+  }
+  return wrapped;
+}

@@ -1,0 +1,274 @@
+/**
+ * Executes a run's unfinished trials with bounded concurrency. Each trial runs its scaffold
+ * against the model's provider, every sub-call is recorded, the answer is scored, and the
+ * trial's calls and outcome are committed in one store transaction: a crash or kill loses
+ * only trials in flight (they stay pending and run again on resume) and never duplicates a
+ * finished one. Errored trials are retried on the next run; finished ones never are, however
+ * wrong their answer.
+ */
+import { facetName, facetSettings } from "../contracts/condition.js";
+import type { Item } from "../contracts/item.js";
+import type { ChatMessage, GenerateRequest, GenerateResult, GenerationParams, Provider } from "../contracts/provider.js";
+import type { ModelSpec } from "../contracts/spec.js";
+import type { CallRecord, TrialOutcome } from "../contracts/trial.js";
+import { ProviderError } from "../core/errors.js";
+import { hashValue } from "../core/hash.js";
+import { toTaskInput } from "../datasets/format.js";
+import { costUsd } from "../models/pricing.js";
+import type { ScaffoldCall } from "../scaffolds/types.js";
+import { scaffolds } from "../scaffolds/registry.js";
+import type { Scorer } from "../scoring/types.js";
+import { DEFAULT_SCAFFOLD } from "./plan.js";
+import type { TrialRow, TrialStore } from "./store/types.js";
+
+export interface ModelRuntime {
+  spec: ModelSpec;
+  provider: Provider;
+  params: GenerationParams;
+  price: { input_per_mtok: number; output_per_mtok: number } | undefined;
+}
+
+export interface ExecuteOptions {
+  store: TrialStore;
+  runId: string;
+  items: Map<string, Map<string, Item>>;
+  models: Map<string, ModelRuntime>;
+  scorer: Scorer;
+  concurrency: number;
+  cache: boolean;
+  /** Stops scheduling new trials; in-flight trials finish. */
+  stopSignal?: AbortSignal;
+  /** Aborts in-flight calls; their trials stay unfinished. */
+  abortSignal?: AbortSignal;
+  budget?: { maxCostUsd?: number; maxCalls?: number };
+  onTrialDone?: (event: TrialEvent) => void;
+}
+
+export interface TrialEvent {
+  trialId: string;
+  status: "finished" | "errored" | "abandoned";
+  costUsd: number;
+  calls: number;
+}
+
+export interface ExecuteSummary {
+  attempted: number;
+  finished: number;
+  errored: number;
+  abandoned: number;
+  calls: number;
+  costUsd: number;
+  stoppedBy: "completed" | "stop" | "budget";
+}
+
+const PAGE_SIZE = 500;
+
+export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSummary> {
+  const summary: ExecuteSummary = {
+    attempted: 0,
+    finished: 0,
+    errored: 0,
+    abandoned: 0,
+    calls: 0,
+    costUsd: 0,
+    stoppedBy: "completed",
+  };
+  const queue = pendingTrials(options.store, options.runId);
+  const shouldStop = (): boolean => {
+    if (options.stopSignal?.aborted || options.abortSignal?.aborted) {
+      summary.stoppedBy = "stop";
+      return true;
+    }
+    if (overBudget(summary, options.budget)) {
+      summary.stoppedBy = "budget";
+      return true;
+    }
+    return false;
+  };
+  const worker = async (): Promise<void> => {
+    while (!shouldStop()) {
+      const next = await queue.next();
+      if (next.done) return;
+      summary.attempted++;
+      const event = await runTrial(next.value, options);
+      summary[event.status]++;
+      summary.calls += event.calls;
+      summary.costUsd += event.costUsd;
+      options.onTrialDone?.(event);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  return summary;
+}
+
+function overBudget(summary: ExecuteSummary, budget: ExecuteOptions["budget"]): boolean {
+  if (!budget) return false;
+  if (budget.maxCostUsd !== undefined && summary.costUsd >= budget.maxCostUsd) return true;
+  return budget.maxCalls !== undefined && summary.calls >= budget.maxCalls;
+}
+
+/**
+ * Unfinished trials of the run in id order, a page at a time. Shared by all workers: the
+ * generator hands each trial out once. Trials that error during this pass are not fetched
+ * again because paging moves strictly forward.
+ */
+async function* pendingTrials(store: TrialStore, runId: string): AsyncGenerator<TrialRow> {
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await store.listTrials(runId, { status: ["pending", "errored"], limit: PAGE_SIZE, afterId });
+    if (page.length === 0) return;
+    yield* page;
+    afterId = page[page.length - 1].id;
+  }
+}
+
+async function runTrial(trial: TrialRow, options: ExecuteOptions): Promise<TrialEvent> {
+  const model = options.models.get(trial.modelId);
+  const item = options.items.get(trial.benchmarkId)?.get(trial.itemId);
+  const calls: CallRecord[] = [];
+  const execution = trial.executions + 1;
+  const started = Date.now();
+  try {
+    if (!model || !item) throw new Error(`trial ${trial.id} refers to a model or item that is not in the study`);
+    const task = toTaskInput(item, trial.condition);
+    const scaffoldValue = trial.condition.scaffold ?? DEFAULT_SCAFFOLD;
+    const scaffold = scaffolds.get(facetName(scaffoldValue));
+    const call = recordingCall(trial, execution, model, calls, options);
+    const { finalText } = await scaffold.run({ task, params: model.params, call }, facetSettings(scaffoldValue));
+    const scored = options.scorer.score(item, task, finalText);
+    return await complete(trial, options, calls, started, {
+      status: "finished",
+      finalAnswer: finalText,
+      parsedAnswer: scored.parsedAnswer,
+      parseStatus: scored.parseStatus,
+      score: scored.score,
+      scorer: `${options.scorer.name}@${options.scorer.version}`,
+      failureBucket: null,
+      errorMessage: null,
+    });
+  } catch (error) {
+    if (options.abortSignal?.aborted) return { trialId: trial.id, status: "abandoned", costUsd: 0, calls: calls.length };
+    const bucket = error instanceof ProviderError ? error.bucket : "other";
+    return await complete(trial, options, calls, started, {
+      status: "errored",
+      finalAnswer: null,
+      parsedAnswer: null,
+      parseStatus: "not_applicable",
+      score: null,
+      scorer: null,
+      failureBucket: bucket,
+      errorMessage: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+type OutcomeCore = Omit<TrialOutcome, "usage" | "costUsd" | "latencyMs" | "droppedParams" | "simulated">;
+
+async function complete(
+  trial: TrialRow,
+  options: ExecuteOptions,
+  calls: CallRecord[],
+  started: number,
+  core: OutcomeCore,
+): Promise<TrialEvent> {
+  const model = options.models.get(trial.modelId);
+  const outcome: TrialOutcome = {
+    ...core,
+    usage: {
+      inputTokens: calls.reduce((sum, c) => sum + c.usage.inputTokens, 0),
+      outputTokens: calls.reduce((sum, c) => sum + c.usage.outputTokens, 0),
+    },
+    costUsd: calls.reduce((sum, c) => sum + c.costUsd, 0),
+    latencyMs: Date.now() - started,
+    droppedParams: uniqueDrops(calls),
+    simulated: model?.provider.simulated ?? false,
+  };
+  const written = await options.store.completeTrial(trial.id, outcome, calls);
+  // A trial another worker finished first counts as neither finished nor errored here.
+  const status = written ? core.status : "abandoned";
+  return { trialId: trial.id, status, costUsd: outcome.costUsd, calls: calls.length };
+}
+
+function uniqueDrops(calls: CallRecord[]): TrialOutcome["droppedParams"] {
+  const seen = new Map<string, TrialOutcome["droppedParams"][number]>();
+  for (const call of calls) for (const drop of call.droppedParams) seen.set(drop.name, drop);
+  return [...seen.values()];
+}
+
+/** The scaffold's call function: cache lookup, provider call, and a CallRecord either way. */
+function recordingCall(
+  trial: TrialRow,
+  execution: number,
+  model: ModelRuntime,
+  calls: CallRecord[],
+  options: ExecuteOptions,
+): ScaffoldCall {
+  return async (role, messages, overrides) => {
+    const params = { ...model.params, ...overrides };
+    const request: GenerateRequest = { model: model.spec.model, messages, params };
+    const key = cacheKey(model, messages, params, trial.attempt);
+    const startedAt = new Date();
+    const base = { trialId: trial.id, execution, seq: calls.length + 1, role, messages, startedAt: startedAt.toISOString() };
+    try {
+      const hit = options.cache ? await options.store.cacheGet(key) : undefined;
+      const result = hit ?? (await model.provider.generate({ ...request, signal: options.abortSignal }));
+      if (options.cache && !hit) await options.store.cachePut(key, result);
+      calls.push(callRecord(base, result, model, hit !== undefined, Date.now() - startedAt.getTime()));
+      return result;
+    } catch (error) {
+      const bucket = error instanceof ProviderError ? error.bucket : "other";
+      const message = error instanceof Error ? error.message : String(error);
+      calls.push({
+        ...base,
+        paramsUsed: params,
+        droppedParams: [],
+        responseText: null,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        costUsd: 0,
+        latencyMs: Date.now() - startedAt.getTime(),
+        cached: false,
+        error: { bucket, message },
+      });
+      throw error;
+    }
+  };
+}
+
+function callRecord(
+  base: Pick<CallRecord, "trialId" | "execution" | "seq" | "role" | "messages" | "startedAt">,
+  result: GenerateResult,
+  model: ModelRuntime,
+  cached: boolean,
+  latencyMs: number,
+): CallRecord {
+  return {
+    ...base,
+    paramsUsed: result.paramsUsed,
+    droppedParams: result.droppedParams,
+    responseText: result.text,
+    toolCalls: result.toolCalls,
+    finishReason: result.finishReason ?? null,
+    usage: result.usage,
+    // A cache hit costs nothing now, but the trial's cost is what its calls cost when made.
+    costUsd: costUsd(result.usage, model.price).usd,
+    latencyMs,
+    cached,
+    error: null,
+  };
+}
+
+/**
+ * Content address of a request: provider, endpoint, model, messages, parameters and the
+ * attempt index, so repeated attempts of the same trial stay independent draws.
+ */
+export function cacheKey(model: ModelRuntime, messages: ChatMessage[], params: GenerationParams, attempt: number): string {
+  return hashValue({
+    provider: model.provider.name,
+    baseUrl: model.spec.base_url ?? null,
+    model: model.spec.model,
+    options: model.spec.options ?? null,
+    messages,
+    params,
+    attempt,
+  });
+}

@@ -1,0 +1,145 @@
+/**
+ * The tidy tables analysis reads: one row per trial (observations) or per sub-call, as CSV
+ * or JSON lines, streamed page by page.
+ */
+import { facetLabel } from "../contracts/condition.js";
+import type { CallRecord, Observation } from "../contracts/trial.js";
+import { csvLine } from "../core/csv.js";
+import type { TrialRow, TrialStore } from "./store/types.js";
+
+export type ExportTable = "trials" | "calls";
+export type ExportFormat = "csv" | "jsonl";
+
+const PAGE = 1_000;
+
+export const OBSERVATION_COLUMNS = [
+  "run_id",
+  "trial_id",
+  "model",
+  "benchmark",
+  "item_id",
+  "condition_hash",
+  "attempt",
+  "status",
+  "outcome",
+  "parse_status",
+  "parsed_answer",
+  "failure_bucket",
+  "input_tokens",
+  "output_tokens",
+  "cost_usd",
+  "latency_ms",
+  "dropped_params",
+  "simulated",
+] as const;
+
+export const CALL_COLUMNS = [
+  "trial_id",
+  "execution",
+  "seq",
+  "role",
+  "messages",
+  "params_used",
+  "dropped_params",
+  "response_text",
+  "finish_reason",
+  "input_tokens",
+  "output_tokens",
+  "cost_usd",
+  "latency_ms",
+  "cached",
+  "error_bucket",
+  "error_message",
+  "started_at",
+] as const;
+
+export function toObservation(trial: TrialRow, facets: string[]): Observation {
+  const outcome = trial.outcome;
+  const row: Observation = {
+    run_id: trial.runId,
+    trial_id: trial.id,
+    model: trial.modelId,
+    benchmark: trial.benchmarkId,
+    item_id: trial.itemId,
+    condition_hash: trial.conditionHash,
+    attempt: trial.attempt,
+    status: trial.status,
+    outcome: outcome?.score ?? null,
+    parse_status: outcome?.parseStatus ?? null,
+    parsed_answer: outcome?.parsedAnswer ?? null,
+    failure_bucket: outcome?.failureBucket ?? null,
+    input_tokens: outcome?.usage.inputTokens ?? 0,
+    output_tokens: outcome?.usage.outputTokens ?? 0,
+    cost_usd: outcome?.costUsd ?? 0,
+    latency_ms: outcome?.latencyMs ?? 0,
+    dropped_params: (outcome?.droppedParams ?? []).map((d) => d.name).join(";"),
+    simulated: outcome?.simulated ?? false,
+  };
+  for (const facet of facets) {
+    const value = trial.condition[facet];
+    row[facet] = value === undefined ? null : facetLabel(value);
+  }
+  return row;
+}
+
+function callRow(call: CallRecord): Record<(typeof CALL_COLUMNS)[number], unknown> {
+  return {
+    trial_id: call.trialId,
+    execution: call.execution,
+    seq: call.seq,
+    role: call.role,
+    messages: call.messages,
+    params_used: call.paramsUsed,
+    dropped_params: call.droppedParams,
+    response_text: call.responseText,
+    finish_reason: call.finishReason ?? null,
+    input_tokens: call.usage.inputTokens,
+    output_tokens: call.usage.outputTokens,
+    cost_usd: call.costUsd,
+    latency_ms: call.latencyMs,
+    cached: call.cached,
+    error_bucket: call.error?.bucket ?? null,
+    error_message: call.error?.message ?? null,
+    started_at: call.startedAt,
+  };
+}
+
+/** Writes the table through `write` (a stream's write, or a collector in tests). */
+export async function exportTable(
+  store: TrialStore,
+  runId: string,
+  facets: string[],
+  table: ExportTable,
+  format: ExportFormat,
+  write: (chunk: string) => void,
+): Promise<number> {
+  const columns: readonly string[] = table === "trials" ? withFacets(facets) : CALL_COLUMNS;
+  if (format === "csv") write(csvLine([...columns]));
+  const emit = (row: Record<string, unknown>): void => {
+    write(format === "csv" ? csvLine(columns.map((c) => row[c])) : `${JSON.stringify(row)}\n`);
+  };
+  let rows = 0;
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await store.listTrials(runId, { limit: PAGE, afterId });
+    if (page.length === 0) return rows;
+    for (const trial of page) {
+      if (table === "trials") {
+        emit(toObservation(trial, facets));
+        rows++;
+      } else {
+        for (const call of await store.listCalls(runId, trial.id)) {
+          emit(callRow(call));
+          rows++;
+        }
+      }
+    }
+    afterId = page[page.length - 1].id;
+  }
+}
+
+/** Observation columns with the facet columns placed after the condition hash. */
+function withFacets(facets: string[]): string[] {
+  const at = OBSERVATION_COLUMNS.indexOf("condition_hash") + 1;
+  return [...OBSERVATION_COLUMNS.slice(0, at), ...facets, ...OBSERVATION_COLUMNS.slice(at)];
+}

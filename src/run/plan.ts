@@ -1,0 +1,102 @@
+/**
+ * Expands a prepared study into trials (model x condition x item x attempt) and estimates
+ * its calls and cost without calling any model.
+ */
+import { facetName, facetSettings } from "../contracts/condition.js";
+import type { PlannedTrial } from "../contracts/trial.js";
+import { conditionHash, trialId } from "../core/hash.js";
+import { estimateTokens } from "../core/tokens.js";
+import { toTaskInput } from "../datasets/format.js";
+import type { ModelSpec, Price } from "../contracts/spec.js";
+import { costUsd, resolvePrice } from "../models/pricing.js";
+import { renderTask } from "../scaffolds/prompt.js";
+import { scaffolds } from "../scaffolds/registry.js";
+import type { PreparedStudy } from "./study.js";
+
+export const DEFAULT_SCAFFOLD = "direct";
+
+/** Providers that run locally: their calls cost nothing. */
+const LOCAL_PROVIDERS = new Set(["sim", "llama"]);
+
+/** The model's price, or undefined when none is known (its cost is then reported as unknown). */
+export function modelPrice(spec: ModelSpec, studyPrices?: Readonly<Record<string, Price>>): Price | undefined {
+  if (LOCAL_PROVIDERS.has(spec.provider) && !spec.price) return { input_per_mtok: 0, output_per_mtok: 0 };
+  return resolvePrice(spec, studyPrices).price;
+}
+
+/** A stable run id: the study name and the hashes of what defines its trials. */
+export function runIdFor(study: PreparedStudy): string {
+  return `${study.spec.study}-${study.specHash.slice(0, 8)}${study.manifestHash.slice(0, 4)}`;
+}
+
+/** Yields every planned trial in a fixed order (generator: a 100k-trial plan is never held whole). */
+export function* planTrials(study: PreparedStudy, runId: string): Generator<PlannedTrial> {
+  const hashed = study.conditions.map((condition) => ({ condition, hash: conditionHash(condition) }));
+  for (const model of study.spec.models) {
+    for (const { condition, hash } of hashed) {
+      for (const [benchmarkId, items] of study.items) {
+        for (const itemId of items.keys()) {
+          for (let attempt = 1; attempt <= study.spec.attempts; attempt++) {
+            const coords = { modelId: model.id, conditionHash: hash, benchmarkId, itemId, attempt };
+            yield { id: trialId(coords), runId, ...coords, condition };
+          }
+        }
+      }
+    }
+  }
+}
+
+export interface PlanSummary {
+  models: number;
+  conditions: number;
+  items: number;
+  attempts: number;
+  cells: number;
+  trials: number;
+  estimatedCalls: number;
+  /** Upper-bound cost: estimated prompt tokens and max output tokens at the known prices. */
+  estimatedCostUsd: number;
+  modelsWithoutPrice: string[];
+  perModel: { model: string; trials: number; calls: number; costUsd: number | null }[];
+}
+
+/** Output tokens assumed per call when the model sets no max_tokens. */
+const DEFAULT_OUTPUT_ESTIMATE = 512;
+
+export function summarisePlan(study: PreparedStudy): PlanSummary {
+  const itemCount = [...study.items.values()].reduce((sum, byId) => sum + byId.size, 0);
+  const { attempts } = study.spec;
+  const perModel = study.spec.models.map((model) => {
+    const price = modelPrice(model, study.spec.prices);
+    const outputPerCall = model.params.max_tokens ?? DEFAULT_OUTPUT_ESTIMATE;
+    let calls = 0;
+    let cost = 0;
+    for (const condition of study.conditions) {
+      const scaffoldValue = condition.scaffold ?? DEFAULT_SCAFFOLD;
+      const perTrial = scaffolds.get(facetName(scaffoldValue)).expectedCalls(facetSettings(scaffoldValue));
+      for (const items of study.items.values()) {
+        for (const item of items.values()) {
+          const promptTokens = estimateTokens(renderTask(toTaskInput(item, condition)));
+          calls += perTrial * attempts;
+          if (price) {
+            const usage = { inputTokens: promptTokens * perTrial, outputTokens: outputPerCall * perTrial };
+            cost += costUsd(usage, price).usd * attempts;
+          }
+        }
+      }
+    }
+    return { model: model.id, trials: study.conditions.length * itemCount * attempts, calls, costUsd: price ? cost : null };
+  });
+  return {
+    models: study.spec.models.length,
+    conditions: study.conditions.length,
+    items: itemCount,
+    attempts,
+    cells: study.spec.models.length * study.conditions.length * study.items.size,
+    trials: perModel.reduce((sum, m) => sum + m.trials, 0),
+    estimatedCalls: perModel.reduce((sum, m) => sum + m.calls, 0),
+    estimatedCostUsd: perModel.reduce((sum, m) => sum + (m.costUsd ?? 0), 0),
+    modelsWithoutPrice: perModel.filter((m) => m.costUsd === null).map((m) => m.model),
+    perModel,
+  };
+}

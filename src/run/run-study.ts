@@ -1,0 +1,122 @@
+/**
+ * `parallax run`: prepare the study, record the run and its planned trials, execute what is
+ * unfinished. Running the same spec into the same directory again resumes.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fromSpecParams } from "../models/policy.js";
+import { providers } from "../models/registry.js";
+import type { ProviderEnv } from "../models/types.js";
+import { resilienceFromSpec, withResilience } from "../models/resilience.js";
+import { InputError } from "../core/errors.js";
+import { scorers } from "../scoring/registry.js";
+import { type ExecuteSummary, executeTrials, type ModelRuntime, type TrialEvent } from "./executor.js";
+import { modelPrice, planTrials, runIdFor } from "./plan.js";
+import { openStore } from "./store/open.js";
+import type { RunRecord, TrialStore } from "./store/types.js";
+import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
+import { PARALLAX_VERSION } from "../core/version.js";
+
+export interface RunStudyOptions {
+  specPath: string;
+  outDir: string;
+  env: ProviderEnv;
+  concurrency?: number;
+  stopSignal?: AbortSignal;
+  abortSignal?: AbortSignal;
+  onStart?: (info: { runId: string; total: number; pending: number; alreadyFinished: number }) => void;
+  onTrialDone?: (event: TrialEvent) => void;
+}
+
+export interface RunStudyResult {
+  runId: string;
+  outDir: string;
+  summary: ExecuteSummary;
+  counts: Record<"pending" | "finished" | "errored", number>;
+}
+
+const PLAN_BATCH = 5_000;
+
+export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult> {
+  const study = await prepareStudy(options.specPath);
+  const outDir = resolve(options.outDir);
+  mkdirSync(outDir, { recursive: true });
+  const store = await openStore(outDir);
+  const models = buildModels(study, options.env);
+  try {
+    const runId = await recordRun(store, study, outDir);
+    const before = await store.countByStatus(runId);
+    const total = before.pending + before.finished + before.errored;
+    options.onStart?.({ runId, total, pending: before.pending + before.errored, alreadyFinished: before.finished });
+    const { execution } = study.spec;
+    const summary = await executeTrials({
+      store,
+      runId,
+      items: study.items,
+      models,
+      scorer: scorers.get("exact_answer"),
+      concurrency: options.concurrency ?? execution.concurrency,
+      cache: execution.cache,
+      stopSignal: options.stopSignal,
+      abortSignal: options.abortSignal,
+      budget: { maxCostUsd: study.spec.budget.max_cost_usd, maxCalls: study.spec.budget.max_calls },
+      onTrialDone: options.onTrialDone,
+    });
+    const counts = await store.countByStatus(runId);
+    return { runId, outDir, summary, counts };
+  } finally {
+    await Promise.all([...models.values()].map((m) => m.provider.close?.()));
+    await store.close();
+  }
+}
+
+/**
+ * Saves the run, its spec and item manifest, and inserts its planned trials (idempotent). A
+ * directory holds one run: a changed spec or item set needs a new directory, so results of
+ * different designs are never mixed.
+ */
+async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string): Promise<string> {
+  const runId = runIdFor(study);
+  const existing = await store.getRun();
+  if (existing && existing.id !== runId) {
+    throw new InputError(
+      `${outDir} already holds run '${existing.id}' of a different spec or item set (this spec is run '${runId}'); ` +
+        "use another --out directory",
+    );
+  }
+  const run: RunRecord = {
+    id: runId,
+    study: study.spec.study,
+    specHash: study.specHash,
+    manifestHash: study.manifestHash,
+    spec: study.spec,
+    createdAt: new Date().toISOString(),
+    parallaxVersion: PARALLAX_VERSION,
+  };
+  await store.saveRun(run);
+  writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(study.manifest, null, 2)}\n`);
+  writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(study.spec, null, 2)}\n`);
+  let batch = [];
+  for (const trial of planTrials(study, runId)) {
+    batch.push(trial);
+    if (batch.length >= PLAN_BATCH) {
+      await store.addPlannedTrials(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await store.addPlannedTrials(batch);
+  return runId;
+}
+
+function buildModels(study: PreparedStudy, env: ProviderEnv): Map<string, ModelRuntime> {
+  const { execution } = study.spec;
+  const items = allItems(study);
+  const runtimes = new Map<string, ModelRuntime>();
+  for (const spec of study.spec.models) {
+    const raw = providers.get(spec.provider)(spec, env);
+    raw.observeItems?.(items);
+    const provider = withResilience(raw, resilienceFromSpec(execution, spec.rate_limit));
+    runtimes.set(spec.id, { spec, provider, params: fromSpecParams(spec.params), price: modelPrice(spec, study.spec.prices) });
+  }
+  return runtimes;
+}

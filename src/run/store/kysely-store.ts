@@ -1,0 +1,363 @@
+/**
+ * The one TrialStore implementation, written against kysely so the same queries run on SQLite
+ * (better-sqlite3) and PostgreSQL (pg). Dialect differences live in open.ts (connection setup);
+ * here the only concession is parsing int8 values, which pg returns as strings.
+ *
+ * Execution numbers: completeTrial computes the execution number itself (executions + 1, read
+ * and incremented inside its transaction) and stores every call under it. The `execution`
+ * field callers put on CallRecords is ignored, because only the store can number executions
+ * race-free when several workers touch the same trial.
+ */
+import { type Kysely, Migrator, type Selectable, type Transaction } from "kysely";
+import type { StudySpec } from "../../contracts/spec.js";
+import type { CallRecord, PlannedTrial, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
+import type { GenerateResult } from "../../contracts/provider.js";
+import type { FailureBucket } from "../../contracts/failure.js";
+import { type CallsTable, migrationProvider, type StoreDatabase, type TrialsTable } from "./schema.js";
+import type { RunRecord, TrialRow, TrialStore } from "./types.js";
+
+export type StoreDialect = "sqlite" | "postgres";
+
+export interface KyselyTrialStoreOptions {
+  /** PostgreSQL schema that holds kysely's migration bookkeeping (the store's schema). */
+  migrationSchema?: string;
+  /** Releases the connection on close (default: destroy the kysely instance). */
+  release?: () => Promise<void>;
+}
+
+/**
+ * Bound parameters per statement, kept under SQLite's limit (32,766 since 3.32) and PG's
+ * (65,535); batches are sized from it by the number of columns per row.
+ */
+const MAX_BOUND_PARAMS = 30_000;
+const MAX_ROWS_PER_BATCH = 2_000;
+
+const STATUSES: readonly TrialStatus[] = ["pending", "finished", "errored"];
+
+type TrialSelect = Selectable<TrialsTable>;
+type CallSelect = Selectable<CallsTable>;
+type Db = Kysely<StoreDatabase> | Transaction<StoreDatabase>;
+
+export class KyselyTrialStore implements TrialStore {
+  private closed = false;
+
+  constructor(
+    private readonly db: Kysely<StoreDatabase>,
+    readonly dialect: StoreDialect,
+    private readonly options: KyselyTrialStoreOptions = {},
+  ) {}
+
+  async migrate(): Promise<void> {
+    const migrator = new Migrator({
+      db: this.db,
+      provider: migrationProvider,
+      migrationTableSchema: this.dialect === "postgres" ? this.options.migrationSchema : undefined,
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === "Error")?.migrationName;
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(`store migration ${failed ?? "setup"} failed: ${message}`, { cause: error });
+    }
+  }
+
+  async saveRun(run: RunRecord): Promise<void> {
+    await this.db
+      .insertInto("runs")
+      .values({
+        id: run.id,
+        study: run.study,
+        spec_hash: run.specHash,
+        manifest_hash: run.manifestHash,
+        spec: JSON.stringify(run.spec),
+        created_at: run.createdAt,
+        parallax_version: run.parallaxVersion,
+      })
+      .onConflict((oc) => oc.column("id").doNothing())
+      .execute();
+  }
+
+  async getRun(id?: string): Promise<RunRecord | undefined> {
+    let query = this.db.selectFrom("runs").selectAll();
+    query =
+      id === undefined
+        ? query.orderBy("created_at", "desc").orderBy("id", "desc").limit(1)
+        : query.where("id", "=", id);
+    const row = await query.executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      study: row.study,
+      specHash: row.spec_hash,
+      manifestHash: row.manifest_hash,
+      spec: JSON.parse(row.spec) as StudySpec,
+      createdAt: row.created_at,
+      parallaxVersion: row.parallax_version,
+    };
+  }
+
+  async addPlannedTrials(trials: PlannedTrial[]): Promise<number> {
+    if (trials.length === 0) return 0;
+    // One transaction: fast on SQLite (one fsync) and all-or-nothing on both dialects.
+    return this.db.transaction().execute(async (trx) => {
+      await lockRuns(trx, trials);
+      const rows = trials.map(plannedRow);
+      let inserted = 0;
+      for (const batch of chunks(rows, batchSize(rows[0]))) {
+        const result = await trx
+          .insertInto("trials")
+          .values(batch)
+          .onConflict((oc) => oc.column("id").doNothing())
+          .executeTakeFirst();
+        inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);
+      }
+      return inserted;
+    });
+  }
+
+  async listTrials(
+    runId: string,
+    filter: { status?: TrialStatus[]; limit?: number; afterId?: string } = {},
+  ): Promise<TrialRow[]> {
+    // An explicit empty status list selects nothing (not everything).
+    if (filter.status?.length === 0) return [];
+    let query = this.db.selectFrom("trials").selectAll().where("run_id", "=", runId);
+    if (filter.status) query = query.where("status", "in", filter.status);
+    // Keyset paging: the (run_id, status, id) index serves it without an offset scan.
+    if (filter.afterId !== undefined) query = query.where("id", ">", filter.afterId);
+    query = query.orderBy("id");
+    if (filter.limit !== undefined) query = query.limit(filter.limit);
+    const rows = await query.execute();
+    return rows.map(toTrialRow);
+  }
+
+  async countByStatus(runId: string): Promise<Record<TrialStatus, number>> {
+    const rows = await this.db
+      .selectFrom("trials")
+      .select((eb) => ["status", eb.fn.countAll().as("n")])
+      .where("run_id", "=", runId)
+      .groupBy("status")
+      .execute();
+    const counts = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<TrialStatus, number>;
+    for (const row of rows) counts[row.status as TrialStatus] = toSafeInt(row.n);
+    return counts;
+  }
+
+  async completeTrial(trialId: string, outcome: TrialOutcome, calls: CallRecord[]): Promise<boolean> {
+    if (outcome.status !== "finished" && outcome.status !== "errored") {
+      throw new Error(`completeTrial(${trialId}): outcome status must be finished or errored, not ${outcome.status}`);
+    }
+    const stray = calls.find((c) => c.trialId !== trialId);
+    if (stray) throw new Error(`completeTrial(${trialId}): a call belongs to trial ${stray.trialId}`);
+    return this.db.transaction().execute(async (trx) => {
+      // The conditional UPDATE is the claim: on PG a concurrent completion blocks on the row
+      // lock, then re-checks the WHERE and sees 'finished'; on SQLite writers are serialised.
+      const claimed = await trx
+        .updateTable("trials")
+        .set((eb) => ({ ...outcomeColumns(outcome), executions: eb("executions", "+", 1) }))
+        .where("id", "=", trialId)
+        .where("status", "<>", "finished")
+        .returning("executions")
+        .executeTakeFirst();
+      if (!claimed) {
+        await assertTrialExists(trx, trialId);
+        return false;
+      }
+      const execution = toSafeInt(claimed.executions);
+      const rows = calls.map((c) => callRow(c, execution));
+      if (rows.length > 0) {
+        for (const batch of chunks(rows, batchSize(rows[0]))) await trx.insertInto("calls").values(batch).execute();
+      }
+      return true;
+    });
+  }
+
+  async listCalls(runId: string, trialId?: string): Promise<CallRecord[]> {
+    let query = this.db
+      .selectFrom("calls")
+      .innerJoin("trials", "trials.id", "calls.trial_id")
+      .selectAll("calls")
+      .where("trials.run_id", "=", runId);
+    if (trialId !== undefined) query = query.where("calls.trial_id", "=", trialId);
+    const rows = await query.orderBy("calls.trial_id").orderBy("calls.execution").orderBy("calls.seq").execute();
+    return rows.map(toCallRecord);
+  }
+
+  async cacheGet(key: string): Promise<GenerateResult | undefined> {
+    const row = await this.db.selectFrom("cache").select("value").where("key", "=", key).executeTakeFirst();
+    return row ? (JSON.parse(row.value) as GenerateResult) : undefined;
+  }
+
+  async cachePut(key: string, value: GenerateResult): Promise<void> {
+    // Content-addressed: the first response stored under a key stays.
+    await this.db
+      .insertInto("cache")
+      .values({ key, value: JSON.stringify(value), created_at: new Date().toISOString() })
+      .onConflict((oc) => oc.column("key").doNothing())
+      .execute();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await (this.options.release ? this.options.release() : this.db.destroy());
+  }
+}
+
+async function assertTrialExists(trx: Db, trialId: string): Promise<void> {
+  const row = await trx.selectFrom("trials").select("id").where("id", "=", trialId).executeTakeFirst();
+  if (!row) throw new Error(`completeTrial: no trial with id ${JSON.stringify(trialId)}`);
+}
+
+/**
+ * Checks that the trials' runs exist, with a no-op UPDATE of them as the transaction's first
+ * statement: on SQLite that takes the write lock up front (a read first could go stale under
+ * another process and fail with SQLITE_BUSY instead of waiting); on PG it row-locks the runs,
+ * one at a time in sorted order so that concurrent planners cannot deadlock.
+ */
+async function lockRuns(trx: Db, trials: PlannedTrial[]): Promise<void> {
+  const runIds = [...new Set(trials.map((t) => t.runId))].sort();
+  const missing: string[] = [];
+  for (const id of runIds) {
+    const locked = await trx
+      .updateTable("runs")
+      .set((eb) => ({ study: eb.ref("study") }))
+      .where("id", "=", id)
+      .returning("id")
+      .executeTakeFirst();
+    if (!locked) missing.push(JSON.stringify(id));
+  }
+  if (missing.length > 0) throw new Error(`addPlannedTrials: unknown run ${missing.join(", ")}; saveRun first`);
+}
+
+function plannedRow(t: PlannedTrial) {
+  return {
+    id: t.id,
+    run_id: t.runId,
+    model_id: t.modelId,
+    benchmark_id: t.benchmarkId,
+    item_id: t.itemId,
+    condition_hash: t.conditionHash,
+    condition: JSON.stringify(t.condition),
+    attempt: t.attempt,
+    status: "pending",
+  };
+}
+
+function outcomeColumns(o: TrialOutcome) {
+  return {
+    status: o.status,
+    final_answer: o.finalAnswer,
+    parsed_answer: o.parsedAnswer,
+    parse_status: o.parseStatus,
+    score: o.score,
+    scorer: o.scorer,
+    failure_bucket: o.failureBucket,
+    error_message: o.errorMessage,
+    input_tokens: o.usage.inputTokens,
+    output_tokens: o.usage.outputTokens,
+    cost_usd: o.costUsd,
+    latency_ms: o.latencyMs,
+    dropped_params: JSON.stringify(o.droppedParams),
+    simulated: o.simulated ? 1 : 0,
+    updated_at: new Date().toISOString(),
+  };
+}
+
+function callRow(c: CallRecord, execution: number): CallsTable {
+  return {
+    trial_id: c.trialId,
+    execution,
+    seq: c.seq,
+    role: c.role,
+    messages: JSON.stringify(c.messages),
+    params_used: JSON.stringify(c.paramsUsed),
+    dropped_params: JSON.stringify(c.droppedParams),
+    response_text: c.responseText,
+    tool_calls: c.toolCalls === undefined ? null : JSON.stringify(c.toolCalls),
+    finish_reason: c.finishReason ?? null,
+    input_tokens: c.usage.inputTokens,
+    output_tokens: c.usage.outputTokens,
+    cost_usd: c.costUsd,
+    latency_ms: c.latencyMs,
+    cached: c.cached ? 1 : 0,
+    error_bucket: c.error?.bucket ?? null,
+    error_message: c.error?.message ?? null,
+    started_at: c.startedAt,
+  };
+}
+
+function toTrialRow(r: TrialSelect): TrialRow {
+  const status = r.status as TrialStatus;
+  return {
+    id: r.id,
+    runId: r.run_id,
+    modelId: r.model_id,
+    benchmarkId: r.benchmark_id,
+    itemId: r.item_id,
+    conditionHash: r.condition_hash,
+    condition: JSON.parse(r.condition),
+    attempt: r.attempt,
+    status,
+    executions: toSafeInt(r.executions),
+    outcome: status === "pending" ? null : toOutcome(r, status),
+    updatedAt: r.updated_at,
+  };
+}
+
+function toOutcome(r: TrialSelect, status: TrialOutcome["status"]): TrialOutcome {
+  return {
+    status,
+    finalAnswer: r.final_answer,
+    parsedAnswer: r.parsed_answer,
+    parseStatus: r.parse_status as TrialOutcome["parseStatus"],
+    score: r.score,
+    scorer: r.scorer,
+    failureBucket: r.failure_bucket as FailureBucket | null,
+    errorMessage: r.error_message,
+    usage: { inputTokens: toSafeInt(r.input_tokens ?? 0), outputTokens: toSafeInt(r.output_tokens ?? 0) },
+    costUsd: r.cost_usd ?? 0,
+    latencyMs: r.latency_ms ?? 0,
+    droppedParams: r.dropped_params === null ? [] : JSON.parse(r.dropped_params),
+    simulated: r.simulated === 1,
+  };
+}
+
+function toCallRecord(r: CallSelect): CallRecord {
+  const record: CallRecord = {
+    trialId: r.trial_id,
+    execution: r.execution,
+    seq: r.seq,
+    role: r.role,
+    messages: JSON.parse(r.messages),
+    paramsUsed: JSON.parse(r.params_used),
+    droppedParams: JSON.parse(r.dropped_params),
+    responseText: r.response_text,
+    finishReason: r.finish_reason,
+    usage: { inputTokens: toSafeInt(r.input_tokens), outputTokens: toSafeInt(r.output_tokens) },
+    costUsd: r.cost_usd,
+    latencyMs: r.latency_ms,
+    cached: r.cached === 1,
+    error: r.error_bucket === null ? null : { bucket: r.error_bucket as FailureBucket, message: r.error_message ?? "" },
+    startedAt: r.started_at,
+  };
+  if (r.tool_calls !== null) record.toolCalls = JSON.parse(r.tool_calls);
+  return record;
+}
+
+/** pg returns int8 (bigint, count(*)) as strings; accept those and refuse silent precision loss. */
+export function toSafeInt(value: number | string | bigint): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`store: integer ${String(value)} is outside the safe range`);
+  return n;
+}
+
+function batchSize(sampleRow: object): number {
+  return Math.max(1, Math.min(MAX_ROWS_PER_BATCH, Math.floor(MAX_BOUND_PARAMS / Object.keys(sampleRow).length)));
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,159 @@
+/**
+ * Opening a trial store from one string: a directory or file path means SQLite (the embedded
+ * default, `<dir>/parallax.db`), a `postgres://` or `postgresql://` URL means PostgreSQL.
+ * Dialect-specific setup (pragmas, pool, search_path) lives here so the store stays one code path.
+ */
+import { existsSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { KyselyTrialStore } from "./kysely-store.js";
+import type { StoreDatabase } from "./schema.js";
+import type { TrialStore } from "./types.js";
+
+/** The SQLite file name inside a study directory. */
+export const SQLITE_FILE_NAME = "parallax.db";
+
+export interface OpenStoreOptions {
+  /** Run migrations on open (default true); migrate() is idempotent. */
+  migrate?: boolean;
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
+  /** How long SQLite waits for a lock held by another process, in ms (default 10,000). */
+  busyTimeoutMs?: number;
+}
+
+export function isPostgresUrl(target: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(target);
+}
+
+/**
+ * Opens (and by default migrates) the store at `target`: a PostgreSQL URL (an optional
+ * `?schema=name` query parameter selects a schema, created if missing), `:memory:`, an
+ * existing directory (its `parallax.db`), or a file path whose directory exists.
+ */
+export async function openStore(target: string, options: OpenStoreOptions = {}): Promise<TrialStore> {
+  const store = isPostgresUrl(target) ? await openPostgres(target, options) : openSqlite(target, options);
+  if (options.migrate ?? true) {
+    try {
+      await store.migrate();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+  return store;
+}
+
+/** The SQLite file a non-URL target names; throws when its directory does not exist. */
+export function resolveSqlitePath(target: string): string {
+  if (target === ":memory:") return target;
+  const path = resolve(target);
+  if (existsSync(path)) return statSync(path).isDirectory() ? join(path, SQLITE_FILE_NAME) : path;
+  // A path that does not exist yet must be a new file in an existing directory.
+  const dir = dirname(path);
+  if (!/\.(db|sqlite3?)$/i.test(basename(path))) {
+    throw new Error(`store directory ${path} does not exist (create the study directory first)`);
+  }
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new Error(`cannot create store ${path}: directory ${dir} does not exist`);
+  }
+  return path;
+}
+
+/**
+ * One connection per SQLite file per process, shared by every store opened on it. Two
+ * connections in one process would deadlock: better-sqlite3 waits for a lock synchronously,
+ * blocking the event loop the lock holder needs to commit. Sharing one kysely instance
+ * serialises transactions through its connection mutex instead.
+ */
+const sqliteConnections = new Map<string, { db: Kysely<StoreDatabase>; refs: number }>();
+
+function openSqlite(target: string, options: OpenStoreOptions): KyselyTrialStore {
+  const file = resolveSqlitePath(target);
+  const shared = file === ":memory:" ? undefined : sqliteConnections.get(file);
+  const entry = shared ?? { db: connectSqlite(file, options), refs: 0 };
+  if (!shared && file !== ":memory:") sqliteConnections.set(file, entry);
+  entry.refs += 1;
+  const release = async () => {
+    entry.refs -= 1;
+    if (entry.refs > 0) return;
+    if (sqliteConnections.get(file) === entry) sqliteConnections.delete(file);
+    await entry.db.destroy();
+  };
+  return new KyselyTrialStore(entry.db, "sqlite", { release });
+}
+
+function connectSqlite(file: string, options: OpenStoreOptions): Kysely<StoreDatabase> {
+  let database: Database.Database | undefined;
+  try {
+    database = new Database(file, { timeout: options.busyTimeoutMs ?? 10_000 });
+    // WAL: readers never block the writer; NORMAL sync is crash-safe for the app in WAL mode.
+    database.pragma("journal_mode = WAL");
+    database.pragma("synchronous = NORMAL");
+    database.pragma("foreign_keys = ON");
+  } catch (error) {
+    database?.close();
+    throw new Error(`cannot open SQLite store ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  return new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database }) });
+}
+
+interface PgTarget {
+  connectionString: string;
+  schema: string | undefined;
+  /** host:port/database as user, for messages; never includes the password. */
+  description: string;
+}
+
+/** Splits our `schema` parameter off the URL and describes the target without its password. */
+export function parsePostgresUrl(target: string): PgTarget {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new Error("invalid PostgreSQL URL (expected postgres://user@host:port/database)");
+  }
+  const schema = url.searchParams.get("schema") ?? undefined;
+  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) {
+    throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(schema)} (letters, digits, _)`);
+  }
+  url.searchParams.delete("schema");
+  const host = url.hostname || "localhost";
+  const port = url.port || "5432";
+  const database = decodeURIComponent(url.pathname.replace(/^\//, "")) || "(default)";
+  const user = url.username ? ` as ${decodeURIComponent(url.username)}` : "";
+  return { connectionString: url.toString(), schema, description: `${host}:${port}/${database}${user}` };
+}
+
+async function openPostgres(target: string, options: OpenStoreOptions): Promise<KyselyTrialStore> {
+  const { connectionString, schema, description } = parsePostgresUrl(target);
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 15_000,
+    // Every connection resolves table names in the chosen schema, so queries stay unqualified.
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client losing its connection emits 'error' on the pool; without a listener that
+  // kills the process. The next query on a fresh client reports any lasting problem.
+  pool.on("error", () => {});
+  let migrationSchema: string;
+  try {
+    const result = await pool.query<{ schema: string | null }>("select current_schema() as schema");
+    migrationSchema = schema ?? result.rows[0]?.schema ?? "public";
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new Error(`cannot connect to PostgreSQL at ${description}: ${errorText(error)}`, { cause: error });
+  }
+  const db = new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+  return new KyselyTrialStore(db, "postgres", { migrationSchema });
+}
+
+/** Node reports a refused dual-stack connect as an AggregateError with an empty message. */
+function errorText(error: unknown): string {
+  if (error instanceof AggregateError && !error.message) return error.errors.map(errorText).join("; ");
+  if (error instanceof Error) return error.message || (error as NodeJS.ErrnoException).code || error.name;
+  return String(error);
+}

@@ -1,0 +1,171 @@
+/**
+ * Tables of the trial store and their migrations, written once with kysely's schema builder so
+ * the same DDL runs on SQLite and PostgreSQL. Portable column types only:
+ * - JSON as text (both dialects), parsed in the store;
+ * - booleans as integer 0/1 (better-sqlite3 cannot bind booleans; PG keeps the same code path);
+ * - timestamps as ISO-8601 UTC text (sorts lexically);
+ * - token counts as bigint (int8 on PG, which pg returns as text: the store parses it).
+ * Add a migration for every change; never edit one that has shipped.
+ */
+import { type Generated, type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
+
+export interface RunsTable {
+  id: string;
+  study: string;
+  spec_hash: string;
+  manifest_hash: string;
+  spec: string;
+  created_at: string;
+  parallax_version: string;
+}
+
+export interface TrialsTable {
+  id: string;
+  run_id: string;
+  model_id: string;
+  benchmark_id: string;
+  item_id: string;
+  condition_hash: string;
+  condition: string;
+  attempt: number;
+  status: string;
+  executions: Generated<number>;
+  final_answer: string | null;
+  parsed_answer: string | null;
+  parse_status: string | null;
+  score: number | null;
+  scorer: string | null;
+  failure_bucket: string | null;
+  error_message: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+  latency_ms: number | null;
+  dropped_params: string | null;
+  simulated: number | null;
+  updated_at: string | null;
+}
+
+export interface CallsTable {
+  trial_id: string;
+  execution: number;
+  seq: number;
+  role: string;
+  messages: string;
+  params_used: string;
+  dropped_params: string;
+  response_text: string | null;
+  tool_calls: string | null;
+  finish_reason: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  latency_ms: number;
+  cached: number;
+  error_bucket: string | null;
+  error_message: string | null;
+  started_at: string;
+}
+
+export interface CacheTable {
+  key: string;
+  value: string;
+  created_at: string;
+}
+
+export interface StoreDatabase {
+  runs: RunsTable;
+  trials: TrialsTable;
+  calls: CallsTable;
+  cache: CacheTable;
+}
+
+// Migrations receive an untyped handle: they describe the database as it was at their time.
+// biome-ignore lint/suspicious/noExplicitAny: kysely's Migration signature takes Kysely<any>
+type AnyDb = Kysely<any>;
+
+const initial: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("runs")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("study", "text", (c) => c.notNull())
+      .addColumn("spec_hash", "text", (c) => c.notNull())
+      .addColumn("manifest_hash", "text", (c) => c.notNull())
+      .addColumn("spec", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("parallax_version", "text", (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable("trials")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("run_id", "text", (c) => c.notNull().references("runs.id"))
+      .addColumn("model_id", "text", (c) => c.notNull())
+      .addColumn("benchmark_id", "text", (c) => c.notNull())
+      .addColumn("item_id", "text", (c) => c.notNull())
+      .addColumn("condition_hash", "text", (c) => c.notNull())
+      .addColumn("condition", "text", (c) => c.notNull())
+      .addColumn("attempt", "integer", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull().check(sql`status in ('pending', 'finished', 'errored')`))
+      .addColumn("executions", "integer", (c) => c.notNull().defaultTo(0))
+      .addColumn("final_answer", "text")
+      .addColumn("parsed_answer", "text")
+      .addColumn("parse_status", "text")
+      .addColumn("score", "double precision")
+      .addColumn("scorer", "text")
+      .addColumn("failure_bucket", "text")
+      .addColumn("error_message", "text")
+      .addColumn("input_tokens", "bigint")
+      .addColumn("output_tokens", "bigint")
+      .addColumn("cost_usd", "double precision")
+      .addColumn("latency_ms", "double precision")
+      .addColumn("dropped_params", "text")
+      .addColumn("simulated", "integer")
+      .addColumn("updated_at", "text")
+      .execute();
+    // Listing a run's trials (optionally by status) in id order, paging by id, counting by status.
+    await db.schema.createIndex("trials_run_status_id").on("trials").columns(["run_id", "status", "id"]).execute();
+    await db.schema.createIndex("trials_run_id").on("trials").columns(["run_id", "id"]).execute();
+
+    await db.schema
+      .createTable("calls")
+      .addColumn("trial_id", "text", (c) => c.notNull().references("trials.id"))
+      .addColumn("execution", "integer", (c) => c.notNull())
+      .addColumn("seq", "integer", (c) => c.notNull())
+      .addColumn("role", "text", (c) => c.notNull())
+      .addColumn("messages", "text", (c) => c.notNull())
+      .addColumn("params_used", "text", (c) => c.notNull())
+      .addColumn("dropped_params", "text", (c) => c.notNull())
+      .addColumn("response_text", "text")
+      .addColumn("tool_calls", "text")
+      .addColumn("finish_reason", "text")
+      .addColumn("input_tokens", "bigint", (c) => c.notNull())
+      .addColumn("output_tokens", "bigint", (c) => c.notNull())
+      .addColumn("cost_usd", "double precision", (c) => c.notNull())
+      .addColumn("latency_ms", "double precision", (c) => c.notNull())
+      .addColumn("cached", "integer", (c) => c.notNull())
+      .addColumn("error_bucket", "text")
+      .addColumn("error_message", "text")
+      .addColumn("started_at", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("calls_pk", ["trial_id", "execution", "seq"])
+      .execute();
+
+    await db.schema
+      .createTable("cache")
+      .addColumn("key", "text", (c) => c.primaryKey())
+      .addColumn("value", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .execute();
+  },
+  async down(db: AnyDb) {
+    for (const table of ["cache", "calls", "trials", "runs"]) await db.schema.dropTable(table).ifExists().execute();
+  },
+};
+
+/** All migrations, applied in name order. */
+export const migrations: Record<string, Migration> = { "0001_initial": initial };
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

@@ -1,0 +1,90 @@
+/**
+ * Prepares a study from its spec: loads and samples every benchmark, builds the item
+ * manifest and expands the condition grid. Nothing here calls a model.
+ */
+import { dirname, resolve } from "node:path";
+import type { Condition } from "../contracts/condition.js";
+import type { Item } from "../contracts/item.js";
+import type { StudySpec } from "../contracts/spec.js";
+import { hashValue, sha256 } from "../core/hash.js";
+import { loadSpec } from "../core/spec-loader.js";
+import { datasetLoaders } from "../datasets/registry.js";
+import { sampleItems } from "../datasets/sample.js";
+import { expandConditions } from "./conditions.js";
+
+export interface ManifestEntry {
+  id: string;
+  sha256: string;
+  file: string;
+  row: number;
+}
+
+export interface ItemManifest {
+  benchmarks: {
+    id: string;
+    loader: string;
+    source: string | null;
+    sample: StudySpec["benchmarks"][number]["sample"] | null;
+    skippedRows: number;
+    items: ManifestEntry[];
+  }[];
+}
+
+export interface PreparedStudy {
+  spec: StudySpec;
+  specPath: string;
+  specHash: string;
+  manifest: ItemManifest;
+  manifestHash: string;
+  /** Items by benchmark id, then item id. */
+  items: Map<string, Map<string, Item>>;
+  conditions: Condition[];
+}
+
+export async function prepareStudy(specPath: string, options: { cacheDir?: string } = {}): Promise<PreparedStudy> {
+  const { spec } = loadSpec(specPath);
+  const baseDir = dirname(resolve(specPath));
+  const items = new Map<string, Map<string, Item>>();
+  const manifest: ItemManifest = { benchmarks: [] };
+  for (const benchmark of spec.benchmarks) {
+    const loader = datasetLoaders.get(benchmark.loader);
+    const loaded = await loader.load(benchmark, { baseDir, cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache") });
+    const sampled = benchmark.sample
+      ? sampleItems(loaded.items, benchmark.sample.n, benchmark.sample.seed, benchmark.sample.stratify_by)
+      : loaded.items;
+    items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
+    manifest.benchmarks.push({
+      id: benchmark.id,
+      loader: benchmark.loader,
+      source: benchmark.source ?? null,
+      sample: benchmark.sample ?? null,
+      skippedRows: loaded.skippedRows,
+      items: sampled.map((item) => ({
+        id: item.id,
+        sha256: itemHash(item),
+        file: loaded.sources[item.id]?.file ?? "",
+        row: loaded.sources[item.id]?.row ?? 0,
+      })),
+    });
+  }
+  return {
+    spec,
+    specPath,
+    specHash: hashValue(spec),
+    manifest,
+    manifestHash: hashValue(manifest),
+    items,
+    conditions: expandConditions(spec.conditions),
+  };
+}
+
+/** SHA-256 of an item's content (not its position or source), as the manifest records it. */
+export function itemHash(item: Item): string {
+  return sha256(
+    JSON.stringify([item.benchmark, item.id, item.stem, item.options ?? null, item.goldIndex ?? null, item.goldText ?? null]),
+  );
+}
+
+export function allItems(study: PreparedStudy): Item[] {
+  return [...study.items.values()].flatMap((byId) => [...byId.values()]);
+}

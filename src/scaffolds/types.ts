@@ -1,0 +1,31 @@
+import type { ChatMessage, GenerateResult, GenerationParams } from "../contracts/provider.js";
+import type { TaskInput } from "../contracts/task.js";
+
+/** Makes one sub-call; the runner records it (messages, response, usage) under `role`. */
+export type ScaffoldCall = (
+  role: string,
+  messages: ChatMessage[],
+  params?: Partial<GenerationParams>,
+) => Promise<GenerateResult>;
+
+export interface ScaffoldContext {
+  task: TaskInput;
+  /** Decoding parameters of the model for this trial (before the provider's policy). */
+  params: GenerationParams;
+  call: ScaffoldCall;
+}
+
+/** Parameters of the scaffold's facet value, e.g. {name: "react", max_iterations: 3}. */
+export type ScaffoldSettings = Readonly<Record<string, string | number | boolean | null>>;
+
+export interface ScaffoldRun {
+  /** The text the scorer reads (the last answer of the scaffold). */
+  finalText: string;
+}
+
+export interface Scaffold {
+  name: string;
+  /** Expected sub-calls per trial, for `plan`'s call and cost estimates. */
+  expectedCalls(settings: ScaffoldSettings): number;
+  run(context: ScaffoldContext, settings: ScaffoldSettings): Promise<ScaffoldRun>;
+}

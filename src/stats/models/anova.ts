@@ -1,0 +1,244 @@
+// ANOVA tables (Types I, II, III) for a linear model with categorical factors and their
+// interactions, valid for unbalanced data. Definitions follow golden/README.md: Type II =
+// car / statsmodels typ=2 (marginality-respecting RSS differences); Type III = Wald F tests in
+// the full model under sum-to-zero coding; eta^2 and Hays omega^2 against the corrected total SS.
+import {
+  assertFullRank,
+  buildDesign,
+  crossProductVector,
+  type DesignMatrix,
+  type FactorOptions,
+  type Table,
+  weightedCrossProduct,
+} from "./design.js";
+import { cholesky, choleskySolve, invertSpd, inverseQuadraticForm, subMatrix } from "./linalg.js";
+import { fSf } from "./tails.js";
+
+export interface AnovaSpec {
+  response: string;
+  /** Terms in model order: main effects and interactions 'a:b'. */
+  terms: readonly string[];
+  /** Level order per factor (default: sort() order). Every term variable is treated as categorical. */
+  factors?: Readonly<Record<string, FactorOptions>>;
+}
+
+export interface AnovaRow {
+  term: string;
+  ss: number;
+  df: number;
+  F: number;
+  p: number;
+  /** SS / SS_total (absent on the Type III intercept row). */
+  etaSq?: number;
+  /** Hays: max((SS - df MS_W) / (SS_total + MS_W), 0). */
+  omegaSq?: number;
+  omegaSqUnclipped?: number;
+  /** SS / (SS + SS_residual). */
+  partialEtaSq?: number;
+}
+
+export interface AnovaResult {
+  nObs: number;
+  /** Corrected total sum of squares of the analysed rows. */
+  ssTotal: number;
+  rss: number;
+  dfResidual: number;
+  msResidual: number;
+  /** Sequential SS in term order. */
+  type1: AnovaRow[];
+  type2: AnovaRow[];
+  /** Starts with the Intercept row. */
+  type3: AnovaRow[];
+}
+
+/**
+ * Fits the linear model once per coding and returns all three ANOVA tables. Every predictor is
+ * categorical, so rows of one cell (combination of levels) share a design row: the fit works on
+ * per-cell counts and sums (X'X = sum_c n_c x_c x_c', X'y = sum_c x_c sum_{i in c} y_i), which
+ * makes its cost independent of the number of rows after one pass.
+ */
+export function anova(table: Table, spec: AnovaSpec): AnovaResult {
+  const factors = allCategorical(spec);
+  const y = numericResponse(table, spec.response);
+  const cells = collapseToCells(table, Object.keys(factors), y);
+  const treatment = buildDesign(cells.table, { terms: spec.terms, factors, coding: "treatment" });
+  const gram = weightedCrossProduct(treatment, cells.count);
+  assertFullRank(treatment, gram);
+  const { ssTotal, rssOf } = residualSums(treatment, gram, cells, y);
+  const all = treatment.terms.map((_, t) => t);
+  const rss = rssOf(all);
+  const nObs = y.length;
+  const dfResidual = nObs - treatment.nCols;
+  if (dfResidual <= 0) throw new Error("no residual degrees of freedom: the model is saturated");
+  const ms = rss / dfResidual;
+  const row = makeRow(ssTotal, ms, dfResidual, rss);
+  const sum = buildDesign(cells.table, { terms: spec.terms, factors, coding: "sum" });
+  return {
+    nObs,
+    ssTotal,
+    rss,
+    dfResidual,
+    msResidual: ms,
+    type1: typeOne(treatment, rssOf, row),
+    type2: typeTwo(treatment, rssOf, row),
+    type3: typeThree(sum, cells, row),
+  };
+}
+
+/** Distinct level combinations of `variables`, with row counts and response sums per cell. */
+interface Cells {
+  table: Record<string, string[]>;
+  count: Float64Array;
+  sum: Float64Array;
+}
+
+function collapseToCells(table: Table, variables: string[], y: Float64Array): Cells {
+  const columns = variables.map((v) => {
+    const c = table[v];
+    if (!c) throw new Error(`unknown variable '${v}'`);
+    if (c.length !== y.length) throw new Error(`column '${v}' has ${c.length} rows, expected ${y.length}`);
+    return c;
+  });
+  const index = new Map<string, number>();
+  const out: Record<string, string[]> = Object.fromEntries(variables.map((v) => [v, []]));
+  const count: number[] = [];
+  const sum: number[] = [];
+  for (let i = 0; i < y.length; i++) {
+    let key = "";
+    for (const c of columns) key += `${c[i]}\u0000`;
+    let cell = index.get(key);
+    if (cell === undefined) {
+      cell = count.length;
+      index.set(key, cell);
+      variables.forEach((v, j) => {
+        out[v].push(String(columns[j][i]));
+      });
+      count.push(0);
+      sum.push(0);
+    }
+    count[cell]++;
+    sum[cell] += y[i];
+  }
+  return { table: out, count: Float64Array.from(count), sum: Float64Array.from(sum) };
+}
+
+function allCategorical(spec: AnovaSpec): Record<string, FactorOptions> {
+  const factors: Record<string, FactorOptions> = { ...spec.factors };
+  for (const v of spec.terms.flatMap((t) => t.split(":"))) factors[v] ??= {};
+  return factors;
+}
+
+function numericResponse(table: Table, name: string): Float64Array {
+  const column = table[name];
+  if (!column) throw new Error(`unknown response column '${name}'`);
+  const y = Float64Array.from({ length: column.length }, (_, i) => Number(column[i]));
+  if (y.some((v) => !Number.isFinite(v))) throw new Error(`response '${name}' has non-numeric values`);
+  return y;
+}
+
+/**
+ * RSS of any sub-model (a set of terms, always with the intercept) from one Gram matrix of
+ * [X, y - mean(y)]: the last pivot of the Cholesky factor of the selected block squared is the RSS.
+ * Centering y keeps that subtraction well conditioned.
+ */
+function residualSums(design: DesignMatrix, xtx: Float64Array, cells: Cells, y: Float64Array) {
+  const k = design.nCols;
+  const mean = y.reduce((s, v) => s + v, 0) / y.length;
+  let ssTotal = 0;
+  for (let i = 0; i < y.length; i++) ssTotal += (y[i] - mean) ** 2;
+  const centeredSums = cells.sum.map((s, c) => s - cells.count[c] * mean);
+  const xty = crossProductVector(design, centeredSums);
+  const rssOf = (termIdx: readonly number[]): number => {
+    const cols = termIdx.flatMap((t) => design.terms[t].columns);
+    const m = cols.length + 1;
+    const g = new Float64Array(m * m);
+    for (let a = 0; a < cols.length; a++) {
+      for (let b = 0; b < cols.length; b++) g[a * m + b] = xtx[cols[a] * k + cols[b]];
+      g[a * m + m - 1] = xty[cols[a]];
+      g[(m - 1) * m + a] = xty[cols[a]];
+    }
+    g[m * m - 1] = ssTotal;
+    const l = cholesky(g, m);
+    return l[m * m - 1] ** 2;
+  };
+  return { ssTotal, rssOf };
+}
+
+function makeRow(ssTotal: number, ms: number, dfResidual: number, rss: number) {
+  return (term: string, ss: number, df: number): AnovaRow => {
+    const F = ss / df / ms;
+    const omegaSqUnclipped = (ss - df * ms) / (ssTotal + ms);
+    return {
+      term,
+      ss,
+      df,
+      F,
+      p: fSf(F, df, dfResidual),
+      etaSq: ss / ssTotal,
+      omegaSq: Math.max(omegaSqUnclipped, 0),
+      omegaSqUnclipped,
+      partialEtaSq: ss / (ss + rss),
+    };
+  };
+}
+
+type RowMaker = ReturnType<typeof makeRow>;
+
+/** Indices of the non-intercept terms. */
+function effectTerms(design: DesignMatrix): number[] {
+  return design.terms.map((_, t) => t).filter((t) => design.terms[t].name !== "Intercept");
+}
+
+function interceptTerms(design: DesignMatrix): number[] {
+  return design.terms[0]?.name === "Intercept" ? [0] : [];
+}
+
+function typeOne(design: DesignMatrix, rssOf: (t: readonly number[]) => number, row: RowMaker): AnovaRow[] {
+  const included = interceptTerms(design);
+  let previous = rssOf(included);
+  return effectTerms(design).map((t) => {
+    included.push(t);
+    const current = rssOf(included);
+    const out = row(design.terms[t].name, previous - current, design.terms[t].columns.length);
+    previous = current;
+    return out;
+  });
+}
+
+/** True when term `outer` strictly contains every variable of `inner` (e.g. a:b contains a). */
+function contains(outer: string[], inner: string[]): boolean {
+  return outer.length > inner.length && inner.every((v) => outer.includes(v));
+}
+
+function typeTwo(design: DesignMatrix, rssOf: (t: readonly number[]) => number, row: RowMaker): AnovaRow[] {
+  const effects = effectTerms(design);
+  return effects.map((t) => {
+    const vars = design.terms[t].variables;
+    // The comparison drops the term and everything containing it; both models respect marginality.
+    const base = [
+      ...interceptTerms(design),
+      ...effects.filter((u) => u !== t && !contains(design.terms[u].variables, vars)),
+    ];
+    const ss = rssOf(base) - rssOf([...base, t]);
+    return row(design.terms[t].name, ss, design.terms[t].columns.length);
+  });
+}
+
+function typeThree(design: DesignMatrix, cells: Cells, row: RowMaker): AnovaRow[] {
+  const k = design.nCols;
+  const xtx = weightedCrossProduct(design, cells.count);
+  const b = choleskySolve(cholesky(xtx, k), k, crossProductVector(design, cells.sum));
+  const unscaled = invertSpd(xtx, k);
+  return design.terms.map((term) => {
+    // SS of H0: b_T = 0 in the full sum-coded model: b_T' [(X'X)^-1_TT]^-1 b_T.
+    const cols = term.columns;
+    const ss = inverseQuadraticForm(
+      subMatrix(unscaled, k, cols),
+      cols.length,
+      cols.map((c) => b[c]),
+    );
+    const out = row(term.name, ss, cols.length);
+    if (term.name !== "Intercept") return out;
+    return { term: out.term, ss: out.ss, df: out.df, F: out.F, p: out.p };
+  });
+}

@@ -1,0 +1,436 @@
+// Design matrices for factor models, stored sparse (CSR): a treatment-coded row has one non-zero
+// per term at most, so X'WX costs O(rows x terms^2) instead of O(rows x columns^2).
+import { cholesky, choleskySolve } from "./linalg.js";
+
+/** A data column: strings or numbers (a typed array for numeric columns is fastest). */
+export type Column = ArrayLike<string | number>;
+/** A table in columnar form: column name -> values, all columns the same length. */
+export type Table = Readonly<Record<string, Column>>;
+
+export interface FactorOptions {
+  /** Level order (default: distinct values in plain JavaScript sort() order). */
+  levels?: readonly string[];
+  /** Treatment-coding reference level (default: the first level). */
+  reference?: string;
+}
+
+export type Coding = "treatment" | "sum";
+
+export interface DesignSpec {
+  /** Terms: variable names, or interactions written 'a:b'. */
+  terms: readonly string[];
+  intercept?: boolean;
+  /** Variables to treat as categorical, with optional level order / reference. String columns are always categorical. */
+  factors?: Readonly<Record<string, FactorOptions>>;
+  /** treatment (dummy, patsy `[T.x]`) or sum-to-zero (deviation, patsy `[S.x]`, last level omitted). */
+  coding?: Coding;
+}
+
+export interface DesignTerm {
+  name: string;
+  variables: string[];
+  /** Indices of this term's columns in the design. */
+  columns: number[];
+}
+
+export interface DesignMatrix {
+  nRows: number;
+  nCols: number;
+  columnNames: string[];
+  /** The intercept (if any) is the first term, named 'Intercept'. */
+  terms: DesignTerm[];
+  coding: Coding;
+  /** Level order of every categorical variable (reference first under treatment coding). */
+  factorLevels: Record<string, string[]>;
+  rowPtr: Int32Array;
+  colIdx: Int32Array;
+  values: Float64Array;
+}
+
+export class RankDeficiencyError extends Error {
+  constructor(
+    message: string,
+    readonly aliased: { column: string; combinationOf: string[] }[],
+  ) {
+    super(message);
+    this.name = "RankDeficiencyError";
+  }
+}
+
+/** Distinct values of a column in plain JavaScript sort() (code-point) order, as strings. */
+export function sortedLevels(column: Column): string[] {
+  const seen = new Set<string>();
+  for (let i = 0; i < column.length; i++) seen.add(String(column[i]));
+  return [...seen].sort();
+}
+
+/** Per-variable coding of one row: up to `width` (column offset, value) pairs. */
+interface VariableCoder {
+  name: string;
+  /** Number of design columns this variable spans inside a term. */
+  width: number;
+  labels: string[];
+  /** Writes the variable's non-zeros for row i into idx/val; returns how many. */
+  code(i: number, idx: Int32Array, val: Float64Array): number;
+}
+
+function factorCoder(name: string, column: Column, options: FactorOptions | undefined, coding: Coding) {
+  const levels = orderedLevels(name, column, options, coding);
+  const codeOf = new Map(levels.map((l, i) => [l, i]));
+  const codes = new Int32Array(column.length);
+  for (let i = 0; i < column.length; i++) {
+    const c = codeOf.get(String(column[i]));
+    if (c === undefined) throw new Error(`variable '${name}' row ${i}: value '${column[i]}' is not a declared level`);
+    codes[i] = c;
+  }
+  const last = levels.length - 1;
+  const coder: VariableCoder =
+    coding === "treatment"
+      ? {
+          name,
+          width: last,
+          labels: levels.slice(1).map((l) => `${name}[T.${l}]`),
+          code(i, idx, val) {
+            const c = codes[i];
+            if (c === 0) return 0;
+            idx[0] = c - 1;
+            val[0] = 1;
+            return 1;
+          },
+        }
+      : {
+          name,
+          width: last,
+          labels: levels.slice(0, last).map((l) => `${name}[S.${l}]`),
+          code(i, idx, val) {
+            const c = codes[i];
+            if (c < last) {
+              idx[0] = c;
+              val[0] = 1;
+              return 1;
+            }
+            for (let m = 0; m < last; m++) {
+              idx[m] = m;
+              val[m] = -1;
+            }
+            return last;
+          },
+        };
+  return { coder, levels };
+}
+
+function orderedLevels(name: string, column: Column, options: FactorOptions | undefined, coding: Coding): string[] {
+  const present = sortedLevels(column);
+  let levels = options?.levels ? options.levels.map(String) : present;
+  const missing = present.filter((l) => !levels.includes(l));
+  if (missing.length)
+    throw new Error(`variable '${name}' has values not in its declared levels: ${missing.join(", ")}`);
+  const reference = options?.reference;
+  if (reference !== undefined) {
+    if (!levels.includes(reference)) throw new Error(`reference level '${reference}' of '${name}' is not a level`);
+    if (coding === "treatment") levels = [reference, ...levels.filter((l) => l !== reference)];
+  }
+  if (levels.length < 2) throw new Error(`factor '${name}' needs at least two levels, has ${levels.length}`);
+  return levels;
+}
+
+function numericCoder(name: string, column: Column): VariableCoder {
+  const x = new Float64Array(column.length);
+  for (let i = 0; i < column.length; i++) {
+    const v = column[i];
+    if (typeof v !== "number" || !Number.isFinite(v)) throw new Error(`numeric variable '${name}' row ${i}: '${v}'`);
+    x[i] = v;
+  }
+  return {
+    name,
+    width: 1,
+    labels: [name],
+    code(i, idx, val) {
+      idx[0] = 0;
+      val[0] = x[i];
+      return 1;
+    },
+  };
+}
+
+function isCategorical(name: string, column: Column, spec: DesignSpec): boolean {
+  if (spec.factors && name in spec.factors) return true;
+  return column.length > 0 && typeof column[0] === "string";
+}
+
+/** Builds the design matrix for `spec` over `table` (every row is used; missing values are an error). */
+export function buildDesign(table: Table, spec: DesignSpec): DesignMatrix {
+  const coding = spec.coding ?? "treatment";
+  const nRows = tableLength(table, spec);
+  const coders = new Map<string, VariableCoder>();
+  const factorLevels: Record<string, string[]> = {};
+  const coderOf = (name: string): VariableCoder => {
+    let c = coders.get(name);
+    if (c) return c;
+    const column = table[name];
+    if (!column) throw new Error(`unknown variable '${name}'`);
+    if (isCategorical(name, column, spec)) {
+      const built = factorCoder(name, column, spec.factors?.[name], coding);
+      factorLevels[name] = built.levels;
+      c = built.coder;
+    } else c = numericCoder(name, column);
+    coders.set(name, c);
+    return c;
+  };
+
+  const terms: DesignTerm[] = [];
+  const columnNames: string[] = [];
+  const termCoders: VariableCoder[][] = [];
+  if (spec.intercept ?? true) {
+    terms.push({ name: "Intercept", variables: [], columns: [0] });
+    columnNames.push("Intercept");
+    termCoders.push([]);
+  }
+  for (const term of spec.terms) {
+    const variables = term.split(":");
+    const vc = variables.map(coderOf);
+    const labels = interactionLabels(vc);
+    const start = columnNames.length;
+    columnNames.push(...labels);
+    terms.push({ name: term, variables, columns: labels.map((_, j) => start + j) });
+    termCoders.push(vc);
+  }
+  const { rowPtr, colIdx, values } = fillSparse(nRows, terms, termCoders);
+  return { nRows, nCols: columnNames.length, columnNames, terms, coding, factorLevels, rowPtr, colIdx, values };
+}
+
+function tableLength(table: Table, spec: DesignSpec): number {
+  const used = new Set(spec.terms.flatMap((t) => t.split(":")));
+  let n = -1;
+  for (const name of used) {
+    const column = table[name];
+    if (!column) throw new Error(`unknown variable '${name}'`);
+    if (n >= 0 && column.length !== n) throw new Error(`column '${name}' has ${column.length} rows, expected ${n}`);
+    n = column.length;
+  }
+  if (n < 0) {
+    const first = Object.values(table)[0];
+    n = first ? first.length : 0;
+  }
+  return n;
+}
+
+/** Column labels of an interaction: the first variable varies fastest (patsy order). */
+function interactionLabels(coders: VariableCoder[]): string[] {
+  let labels = [""];
+  for (const c of coders) {
+    const next: string[] = [];
+    for (const own of c.labels) for (const prev of labels) next.push(prev === "" ? own : `${prev}:${own}`);
+    labels = next;
+  }
+  return labels;
+}
+
+function fillSparse(nRows: number, terms: DesignTerm[], termCoders: VariableCoder[][]) {
+  const rowPtr = new Int32Array(nRows + 1);
+  let capacity = Math.max(16, nRows * (terms.length + 1));
+  let colIdx = new Int32Array(capacity);
+  let values = new Float64Array(capacity);
+  const maxWidth = Math.max(1, ...termCoders.flat().map((c) => c.width));
+  const vIdx = new Int32Array(maxWidth);
+  const vVal = new Float64Array(maxWidth);
+  const maxTerm = Math.max(1, ...terms.map((t) => t.columns.length));
+  let curIdx = new Int32Array(maxTerm);
+  let curVal = new Float64Array(maxTerm);
+  let nxtIdx = new Int32Array(maxTerm);
+  let nxtVal = new Float64Array(maxTerm);
+  let nnz = 0;
+  for (let i = 0; i < nRows; i++) {
+    for (let t = 0; t < terms.length; t++) {
+      // Product of the variables' codings: start from the scalar 1 and multiply one variable at a time.
+      let count = 1;
+      curIdx[0] = 0;
+      curVal[0] = 1;
+      let stride = 1;
+      for (const coder of termCoders[t]) {
+        const m = coder.code(i, vIdx, vVal);
+        let out = 0;
+        for (let a = 0; a < m; a++) {
+          for (let b = 0; b < count; b++) {
+            nxtIdx[out] = curIdx[b] + vIdx[a] * stride;
+            nxtVal[out] = curVal[b] * vVal[a];
+            out++;
+          }
+        }
+        [curIdx, nxtIdx] = [nxtIdx, curIdx];
+        [curVal, nxtVal] = [nxtVal, curVal];
+        count = out;
+        stride *= coder.width;
+        if (count === 0) break;
+      }
+      if (nnz + count > capacity) {
+        capacity = Math.max(capacity * 2, nnz + count);
+        colIdx = growInt(colIdx, capacity);
+        values = growFloat(values, capacity);
+      }
+      const offset = terms[t].columns[0];
+      for (let b = 0; b < count; b++) {
+        if (curVal[b] === 0) continue;
+        colIdx[nnz] = offset + curIdx[b];
+        values[nnz] = curVal[b];
+        nnz++;
+      }
+    }
+    rowPtr[i + 1] = nnz;
+  }
+  return { rowPtr, colIdx: colIdx.slice(0, nnz), values: values.slice(0, nnz) };
+}
+
+function growInt(a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
+}
+
+function growFloat(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(n);
+  b.set(a);
+  return b;
+}
+
+/** X'WX (w omitted = identity), full symmetric k x k. */
+export function weightedCrossProduct(design: DesignMatrix, w?: ArrayLike<number>): Float64Array {
+  const k = design.nCols;
+  const out = new Float64Array(k * k);
+  const { rowPtr, colIdx, values } = design;
+  for (let i = 0; i < design.nRows; i++) {
+    const wi = w ? w[i] : 1;
+    if (wi === 0) continue;
+    addOuter(out, k, colIdx, values, rowPtr[i], rowPtr[i + 1], wi);
+  }
+  mirrorUpper(out, k);
+  return out;
+}
+
+/** out[upper] += w * x x' over the sparse row x = (colIdx, values)[start, end). */
+export function addOuter(
+  out: Float64Array,
+  k: number,
+  colIdx: Int32Array,
+  values: Float64Array,
+  start: number,
+  end: number,
+  w: number,
+): void {
+  for (let a = start; a < end; a++) {
+    const ca = colIdx[a];
+    const wa = w * values[a];
+    for (let b = start; b < end; b++) {
+      const cb = colIdx[b];
+      if (cb >= ca) out[ca * k + cb] += wa * values[b];
+    }
+  }
+}
+
+/** Copies the upper triangle to the lower one. */
+export function mirrorUpper(a: Float64Array, k: number): void {
+  for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) a[j * k + i] = a[i * k + j];
+}
+
+/** X'v. */
+export function crossProductVector(design: DesignMatrix, v: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(design.nCols);
+  const { rowPtr, colIdx, values } = design;
+  for (let i = 0; i < design.nRows; i++) {
+    const vi = v[i];
+    for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) out[colIdx[a]] += values[a] * vi;
+  }
+  return out;
+}
+
+/** X b, into `out`. */
+export function linearPredictor(design: DesignMatrix, b: ArrayLike<number>, out?: Float64Array): Float64Array {
+  const eta = out ?? new Float64Array(design.nRows);
+  const { rowPtr, colIdx, values } = design;
+  for (let i = 0; i < design.nRows; i++) {
+    let s = 0;
+    for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) s += values[a] * b[colIdx[a]];
+    eta[i] = s;
+  }
+  return eta;
+}
+
+/**
+ * Throws a RankDeficiencyError naming every column that is a linear combination of earlier
+ * columns (Cholesky of the scaled X'X in column order, as R's pivoting reports aliases).
+ */
+export function assertFullRank(design: DesignMatrix, gram = weightedCrossProduct(design)): void {
+  const aliased = findAliasedColumns(design.columnNames, gram, design.nCols);
+  if (aliased.length === 0) return;
+  const lines = aliased.map((a) =>
+    a.combinationOf.length === 0
+      ? `'${a.column}' is all zero (no row has this level or combination)`
+      : `'${a.column}' is a linear combination of ${a.combinationOf.map((c) => `'${c}'`).join(", ")}`,
+  );
+  throw new RankDeficiencyError(`design matrix is rank deficient: ${lines.join("; ")}`, aliased);
+}
+
+function findAliasedColumns(names: string[], gram: Float64Array, k: number) {
+  // Incremental Cholesky of the correlation-scaled Gram matrix; a column whose residual
+  // (1 - squared multiple correlation with the kept columns) is below the tolerance is aliased.
+  const tolerance = 1e-9;
+  const kept: number[] = [];
+  const rows: Float64Array[] = []; // rows of L for the kept columns
+  const aliased: { column: string; combinationOf: string[] }[] = [];
+  const scaled = (a: number, b: number) => gram[a * k + b] / Math.sqrt(gram[a * k + a] * gram[b * k + b]);
+  for (let j = 0; j < k; j++) {
+    if (!(gram[j * k + j] > 0)) {
+      aliased.push({ column: names[j], combinationOf: [] });
+      continue;
+    }
+    const m = kept.length;
+    const l = new Float64Array(m + 1);
+    let residual = 1;
+    for (let a = 0; a < m; a++) {
+      let s = scaled(kept[a], j);
+      for (let b = 0; b < a; b++) s -= rows[a][b] * l[b];
+      l[a] = s / rows[a][a];
+      residual -= l[a] * l[a];
+    }
+    if (residual > tolerance) {
+      l[m] = Math.sqrt(residual);
+      rows.push(l);
+      kept.push(j);
+    } else aliased.push({ column: names[j], combinationOf: dependence(names, gram, k, kept, j) });
+  }
+  return aliased;
+}
+
+/** Columns with a non-negligible weight in the projection of column j on the kept columns. */
+function dependence(names: string[], gram: Float64Array, k: number, kept: number[], j: number): string[] {
+  const m = kept.length;
+  if (m === 0) return [];
+  const sub = new Float64Array(m * m);
+  const rhs = new Float64Array(m);
+  for (let a = 0; a < m; a++) {
+    for (let b = 0; b < m; b++) sub[a * m + b] = gram[kept[a] * k + kept[b]];
+    rhs[a] = gram[kept[a] * k + j];
+  }
+  const coef = choleskySolve(cholesky(sub, m), m, rhs);
+  return kept.filter((_, a) => Math.abs(coef[a]) > 1e-8).map((c) => names[c]);
+}
+
+/** Column indices of the named coefficients (throws on an unknown name). */
+export function columnIndices(design: DesignMatrix, names: readonly string[]): number[] {
+  return names.map((name) => {
+    const i = design.columnNames.indexOf(name);
+    if (i < 0) throw new Error(`no coefficient named '${name}' (have: ${design.columnNames.join(", ")})`);
+    return i;
+  });
+}
+
+/** Coefficient names of a term (e.g. 'config' -> its level columns; 'config:model' -> the interaction block). */
+export function termColumnNames(design: DesignMatrix, term: string): string[] {
+  const found = design.terms.find((t) => t.name === term || sameVariables(t.variables, term.split(":")));
+  if (!found) throw new Error(`no term '${term}' (have: ${design.terms.map((t) => t.name).join(", ")})`);
+  return found.columns.map((c) => design.columnNames[c]);
+}
+
+function sameVariables(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((v) => b.includes(v));
+}

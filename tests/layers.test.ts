@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { checkLayers, formatViolation, importsOf } from "../scripts/check-layers.js";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+
+/** A throwaway src/ tree: file path -> contents. */
+function tree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "parallax-layers-"));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, "src", path)), { recursive: true });
+    writeFileSync(join(root, "src", path), text);
+  }
+  return join(root, "src");
+}
+
+describe("check-layers", () => {
+  const made: string[] = [];
+  after(() => {
+    for (const dir of made) rmSync(dirname(dir), { recursive: true, force: true });
+  });
+
+  it("passes on the real src tree", () => {
+    assert.deepEqual(checkLayers(join(repo, "src")).map(formatViolation), []);
+  });
+
+  it("accepts imports to the left, within a layer, of packages, and from the barrel", () => {
+    const src = tree({
+      "contracts/a.ts": 'import { z } from "zod";\nexport const a = 1;\n',
+      "core/b.ts": 'import { a } from "../contracts/a.js";\nimport { c } from "./c.js";\nexport const b = a + c;\n',
+      "core/c.ts": "export const c = 2;\n",
+      "run/r.ts": 'export * from "../core/b.js";\nexport const r = await import("../models/m.js");\n',
+      "models/m.ts": 'import type { a } from "../contracts/a.js";\n',
+      "cli/main.ts": 'import "../viewer/server.js";\n',
+      "viewer/server.ts": 'import { b } from "../core/b.js";\n',
+      "index.ts": 'export * from "./cli/main.js";\nexport * from "./contracts/a.js";\n',
+    });
+    made.push(src);
+    assert.deepEqual(checkLayers(src), []);
+  });
+
+  it("names every import to the right or across a rank, with file and line", () => {
+    const src = tree({
+      "contracts/a.ts": "// import { x } from '../run/x.js' is only a comment\nexport const a = 1;\n",
+      "core/b.ts": 'import { a } from "../contracts/a.js";\nimport { r } from "../run/r.js";\n',
+      "run/r.ts": "export const r = 1;\n",
+      "models/m.ts": 'export {};\nconst scorer = await import("../scoring/s.js");\n',
+      "scoring/s.ts": "export {\n  r,\n} from '../run/r.js';\n",
+      "viewer/v.ts": 'import "../cli/main.js";\n',
+      "cli/main.ts": 'import { a } from "../index.js";\n',
+      "index.ts": "export {};\n",
+      "utils/u.ts": "export {};\n",
+    });
+    made.push(src);
+    const found = checkLayers(src).map(formatViolation);
+    assert.deepEqual(found, [
+      'src/cli/main.ts:1: import "../index.js": cli imports the top-level barrel src/index.ts; import the module itself',
+      'src/core/b.ts:2: import "../run/r.js": core may not import run, a layer to its right (core < run)',
+      'src/models/m.ts:2: import "../scoring/s.js": models may not import scoring: layers of the same rank stay independent',
+      'src/scoring/s.ts:3: import "../run/r.js": scoring may not import run, a layer to its right (scoring < run)',
+      "src/utils/u.ts: not in a known layer (contracts, stats, core, datasets, models, scaffolds, scoring, perturb, run, analysis, report, cli, viewer)",
+      'src/viewer/v.ts:1: import "../cli/main.js": viewer may not import cli: layers of the same rank stay independent',
+    ]);
+  });
+
+  it("exits 1 from the command line and lists the violation", () => {
+    const src = tree({ "stats/s.ts": 'import { b } from "../core/b.js";\n', "core/b.ts": "export const b = 1;\n" });
+    made.push(src);
+    const result = spawnSync(process.execPath, ["--import", "tsx", join(repo, "scripts/check-layers.ts"), src], {
+      cwd: repo,
+      encoding: "utf8",
+    });
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /src\/stats\/s\.ts:1: import "\.\.\/core\/b\.js": stats may not import core/);
+  });
+
+  it("reads static, re-export, side-effect and dynamic imports, skipping comments and strings", () => {
+    const text = [
+      'import a from "./a.js";',
+      "import type { B } from './b.js';",
+      'export * from "./c.js";',
+      "const s = \"import('./in-a-string.js')\";",
+      "// import z from './commented.js';",
+      'const e = await import("./e.js");',
+      'import "./side.js";',
+    ].join("\n");
+    assert.deepEqual(importsOf(text), [
+      { specifier: "./a.js", line: 1 },
+      { specifier: "./b.js", line: 2 },
+      { specifier: "./c.js", line: 3 },
+      { specifier: "./e.js", line: 6 },
+      { specifier: "./side.js", line: 7 },
+    ]);
+  });
+});

@@ -1,0 +1,461 @@
+/**
+ * The store behaviours every dialect must show, as one suite parameterised by a target factory.
+ * sqlite.test.ts and postgres.test.ts run it; a target is a fresh, empty store location
+ * (a temp directory, a fresh PG schema) that can be opened several times.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { GenerateResult } from "../../src/contracts/provider.js";
+import type { CallRecord, PlannedTrial, TrialOutcome } from "../../src/contracts/trial.js";
+import type { RunRecord, TrialStore } from "../../src/run/store/index.js";
+
+export interface StoreTarget {
+  /** Opens (and migrates) a store on this location; may be called several times. */
+  open(): Promise<TrialStore>;
+  /** Removes the location; called after every store opened on it is closed. */
+  cleanup(): Promise<void>;
+}
+
+export function makeRun(id: string, createdAt = "2025-01-01T00:00:00.000Z"): RunRecord {
+  return {
+    id,
+    study: `study-${id}`,
+    specHash: `spec-${id}`,
+    manifestHash: `manifest-${id}`,
+    // biome-ignore lint/suspicious/noExplicitAny: a minimal stand-in; the store only round-trips it
+    spec: { study: `study-${id}`, models: [{ id: "m" }] } as any,
+    createdAt,
+    parallaxVersion: "0.1.0",
+  };
+}
+
+export function makeTrials(runId: string, count: number, from = 0): PlannedTrial[] {
+  return Array.from({ length: count }, (_, k) => {
+    const i = from + k;
+    return {
+      id: `${runId}-t${String(i).padStart(6, "0")}`,
+      runId,
+      modelId: i % 2 === 0 ? "model-a" : "model-b",
+      benchmarkId: "bench",
+      itemId: `item-${i}`,
+      conditionHash: `cond-${i % 3}`,
+      condition: { scaffold: i % 3 === 0 ? "direct" : "cot", format: "mc", temperature: 0.7 },
+      attempt: 1 + (i % 2),
+    };
+  });
+}
+
+export function makeOutcome(status: "finished" | "errored", finalAnswer = "B"): TrialOutcome {
+  const errored = status === "errored";
+  return {
+    status,
+    finalAnswer: errored ? null : finalAnswer,
+    parsedAnswer: errored ? null : finalAnswer,
+    parseStatus: errored ? "not_applicable" : "ok",
+    score: errored ? null : 1,
+    scorer: errored ? null : "mc-last-answer",
+    failureBucket: errored ? "rate_limit" : null,
+    errorMessage: errored ? "429 Too Many Requests" : null,
+    // Above 2^31: PG stores int8 and returns it as a string; the store must parse it back.
+    usage: { inputTokens: 3_000_000_000, outputTokens: 42 },
+    costUsd: 0.0125,
+    latencyMs: 812.5,
+    droppedParams: [{ name: "temperature", value: 0.7, reason: "model rejects temperature" }],
+    simulated: true,
+  };
+}
+
+export function makeCall(trialId: string, seq: number, role = "answer", execution = 1): CallRecord {
+  return {
+    trialId,
+    execution,
+    seq,
+    role,
+    messages: [
+      { role: "system", content: "You are careful." },
+      { role: "user", content: `Question ${trialId} #${seq}: "quotes", ünïcode, \n newline` },
+    ],
+    paramsUsed: { temperature: 0, seed: 7, stop: ["\n\n"] },
+    droppedParams: [],
+    responseText: `Answer: B (${role})`,
+    toolCalls: [{ id: "call_1", name: "search", arguments: '{"q":"x"}' }],
+    finishReason: "stop",
+    usage: { inputTokens: 120 + seq, outputTokens: 9 },
+    costUsd: 0.001,
+    latencyMs: 40.25,
+    cached: seq % 2 === 1,
+    error: null,
+    startedAt: `2025-01-01T00:00:0${seq % 10}.000Z`,
+  };
+}
+
+/** Calls as the store returns them: numbered with the execution the store assigned. */
+function asStored(calls: CallRecord[], execution: number): CallRecord[] {
+  return calls.map((c) => ({ ...c, execution }));
+}
+
+export function storeBehaviours(label: string, newTarget: () => Promise<StoreTarget>, skip?: string): void {
+  describe(label, { skip }, () => {
+    /** Runs `body` on a fresh target; closes every store it opened and removes the target. */
+    async function withStore(
+      body: (store: TrialStore, reopen: () => Promise<TrialStore>) => Promise<void>,
+    ): Promise<void> {
+      const target = await newTarget();
+      const opened: TrialStore[] = [];
+      const reopen = async () => {
+        const s = await target.open();
+        opened.push(s);
+        return s;
+      };
+      try {
+        await body(await reopen(), reopen);
+      } finally {
+        for (const s of opened) await s.close().catch(() => {});
+        await target.cleanup();
+      }
+    }
+
+    test("migrate is idempotent", () =>
+      withStore(async (store) => {
+        await store.migrate();
+        await store.migrate();
+        await store.saveRun(makeRun("r1"));
+        assert.equal((await store.getRun("r1"))?.id, "r1");
+      }));
+
+    test("saveRun keeps the first record; getRun finds by id or the newest", () =>
+      withStore(async (store) => {
+        const older = makeRun("r-old", "2025-01-01T00:00:00.000Z");
+        const newer = makeRun("r-new", "2025-03-01T00:00:00.000Z");
+        await store.saveRun(older);
+        await store.saveRun(newer);
+        await store.saveRun({ ...older, study: "changed" });
+        assert.deepEqual(await store.getRun("r-old"), older);
+        assert.deepEqual(await store.getRun(), newer);
+        assert.equal(await store.getRun("missing"), undefined);
+      }));
+
+    test("getRun without id on an empty store is undefined", () =>
+      withStore(async (store) => {
+        assert.equal(await store.getRun(), undefined);
+      }));
+
+    test("addPlannedTrials is idempotent; listTrials returns id order", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const first = makeTrials("r1", 10);
+        // Inserted out of id order: listing must sort by id, not by insertion.
+        assert.equal(await store.addPlannedTrials([...first].reverse()), 10);
+        const more = makeTrials("r1", 5, 10);
+        // Re-adding the first batch alongside new trials inserts only the new ones.
+        assert.equal(await store.addPlannedTrials([...more, ...first]), 5);
+        assert.equal(await store.addPlannedTrials([]), 0);
+        const rows = await store.listTrials("r1");
+        assert.deepEqual(
+          rows.map((r) => r.id),
+          [...first, ...more].map((t) => t.id),
+        );
+        assert.deepEqual(rows[3], { ...first[3], status: "pending", executions: 0, outcome: null, updatedAt: null });
+      }));
+
+    test("addPlannedTrials refuses trials of an unsaved run and writes none of the batch", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const mixed = [...makeTrials("r1", 3), ...makeTrials("ghost", 1)];
+        await assert.rejects(store.addPlannedTrials(mixed), /unknown run "ghost"/);
+        assert.equal((await store.listTrials("r1")).length, 0);
+      }));
+
+    test("listTrials filters by status and limits", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const trials = makeTrials("r1", 6);
+        await store.addPlannedTrials(trials);
+        await store.completeTrial(trials[1].id, makeOutcome("finished"), []);
+        await store.completeTrial(trials[4].id, makeOutcome("errored"), []);
+        const ids = async (filter?: Parameters<TrialStore["listTrials"]>[1]) =>
+          (await store.listTrials("r1", filter)).map((r) => r.id);
+        assert.deepEqual(
+          await ids({ status: ["pending"] }),
+          [0, 2, 3, 5].map((i) => trials[i].id),
+        );
+        assert.deepEqual(await ids({ status: ["errored", "finished"] }), [trials[1].id, trials[4].id]);
+        assert.deepEqual(await ids({ status: ["pending"], limit: 2 }), [trials[0].id, trials[2].id]);
+        assert.deepEqual(await ids({ status: [] }), []);
+        assert.deepEqual(await ids({ limit: 1 }), [trials[0].id]);
+        assert.deepEqual(await store.listTrials("other-run"), []);
+      }));
+
+    test("listTrials pages with afterId and limit, combined with a status filter", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        await store.saveRun(makeRun("r0"));
+        const trials = makeTrials("r1", 23);
+        await store.addPlannedTrials([...makeTrials("r0", 4), ...trials]);
+        const done = new Set([2, 3, 10, 22].map((i) => trials[i].id));
+        for (const id of done) await store.completeTrial(id, makeOutcome("finished"), []);
+        const seen: string[] = [];
+        let afterId: string | undefined;
+        for (;;) {
+          const page = await store.listTrials("r1", { status: ["pending", "errored"], limit: 5, afterId });
+          if (page.length === 0) break;
+          assert.ok(page.length <= 5);
+          seen.push(...page.map((r) => r.id));
+          afterId = page.at(-1)?.id;
+        }
+        assert.deepEqual(
+          seen,
+          trials.map((t) => t.id).filter((id) => !done.has(id)),
+        );
+        assert.deepEqual(
+          (await store.listTrials("r1", { afterId: trials[20].id })).map((r) => r.id),
+          [trials[21].id, trials[22].id],
+        );
+      }));
+
+    test("countByStatus counts every status, zero included", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        await store.saveRun(makeRun("r2"));
+        const trials = makeTrials("r1", 5);
+        await store.addPlannedTrials([...trials, ...makeTrials("r2", 2)]);
+        assert.deepEqual(await store.countByStatus("r1"), { pending: 5, finished: 0, errored: 0 });
+        await store.completeTrial(trials[0].id, makeOutcome("finished"), []);
+        await store.completeTrial(trials[1].id, makeOutcome("finished"), []);
+        await store.completeTrial(trials[2].id, makeOutcome("errored"), []);
+        assert.deepEqual(await store.countByStatus("r1"), { pending: 2, finished: 2, errored: 1 });
+        assert.deepEqual(await store.countByStatus("r2"), { pending: 2, finished: 0, errored: 0 });
+        assert.deepEqual(await store.countByStatus("none"), { pending: 0, finished: 0, errored: 0 });
+      }));
+
+    test("completeTrial stores outcome and calls together", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const [trial] = makeTrials("r1", 1);
+        await store.addPlannedTrials([trial]);
+        const outcome = makeOutcome("finished");
+        const calls = [makeCall(trial.id, 0, "decompose"), makeCall(trial.id, 1, "map"), makeCall(trial.id, 2)];
+        assert.equal(await store.completeTrial(trial.id, outcome, calls), true);
+        const [row] = await store.listTrials("r1");
+        assert.equal(row.status, "finished");
+        assert.equal(row.executions, 1);
+        assert.deepEqual(row.outcome, outcome);
+        assert.ok(row.updatedAt && !Number.isNaN(Date.parse(row.updatedAt)));
+        assert.deepEqual(await store.listCalls("r1"), asStored(calls, 1));
+      }));
+
+    test("completeTrial is atomic: a failing call insert leaves the trial pending", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const [trial] = makeTrials("r1", 1);
+        await store.addPlannedTrials([trial]);
+        // Two calls with the same seq violate the primary key after the outcome was written.
+        const clash = [makeCall(trial.id, 0), makeCall(trial.id, 0)];
+        await assert.rejects(store.completeTrial(trial.id, makeOutcome("finished"), clash));
+        const [row] = await store.listTrials("r1");
+        assert.deepEqual([row.status, row.executions, row.outcome], ["pending", 0, null]);
+        assert.deepEqual(await store.listCalls("r1"), []);
+        assert.equal(await store.completeTrial(trial.id, makeOutcome("finished"), [makeCall(trial.id, 0)]), true);
+      }));
+
+    test("completeTrial rejects bad input: unknown trial, calls of another trial", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const [trial] = makeTrials("r1", 1);
+        await store.addPlannedTrials([trial]);
+        await assert.rejects(store.completeTrial("nope", makeOutcome("finished"), []), /no trial with id "nope"/);
+        await assert.rejects(
+          store.completeTrial(trial.id, makeOutcome("finished"), [makeCall("other", 0)]),
+          /belongs to trial other/,
+        );
+        assert.equal((await store.listTrials("r1"))[0].status, "pending");
+      }));
+
+    test("a finished trial is never overwritten", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const [trial] = makeTrials("r1", 1);
+        await store.addPlannedTrials([trial]);
+        const outcome = makeOutcome("finished", "A");
+        const calls = [makeCall(trial.id, 0)];
+        assert.equal(await store.completeTrial(trial.id, outcome, calls), true);
+        const again = [makeCall(trial.id, 0, "late"), makeCall(trial.id, 1, "late")];
+        assert.equal(await store.completeTrial(trial.id, makeOutcome("finished", "C"), again), false);
+        assert.equal(await store.completeTrial(trial.id, makeOutcome("errored"), again), false);
+        const [row] = await store.listTrials("r1");
+        assert.deepEqual([row.status, row.executions, row.outcome], ["finished", 1, outcome]);
+        assert.deepEqual(await store.listCalls("r1"), asStored(calls, 1));
+      }));
+
+    test("an errored trial is retried to finished; both executions' calls are kept", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const [trial] = makeTrials("r1", 1);
+        await store.addPlannedTrials([trial]);
+        // The caller's execution numbers are ignored: the store numbers executions itself.
+        const firstCalls = [makeCall(trial.id, 0, "answer", 99), makeCall(trial.id, 1, "answer", 99)];
+        assert.equal(await store.completeTrial(trial.id, makeOutcome("errored"), firstCalls), true);
+        let [row] = await store.listTrials("r1", { status: ["errored"] });
+        assert.deepEqual([row.executions, row.outcome], [1, makeOutcome("errored")]);
+
+        const retryCalls = [makeCall(trial.id, 0, "retry")];
+        const finished = makeOutcome("finished", "D");
+        assert.equal(await store.completeTrial(trial.id, finished, retryCalls), true);
+        [row] = await store.listTrials("r1");
+        assert.deepEqual([row.status, row.executions, row.outcome], ["finished", 2, finished]);
+        const stored = await store.listCalls("r1", trial.id);
+        assert.deepEqual(stored, [...asStored(firstCalls, 1), ...asStored(retryCalls, 2)]);
+        assert.equal(await store.completeTrial(trial.id, makeOutcome("errored"), []), false);
+      }));
+
+    test("listCalls orders by trial id, execution, seq and filters by run and trial", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        await store.saveRun(makeRun("r2"));
+        const [t0, t1, t2] = makeTrials("r1", 3);
+        const [other] = makeTrials("r2", 1);
+        await store.addPlannedTrials([t0, t1, t2, other]);
+        // Completed out of id order, calls handed over in reverse seq order.
+        await store.completeTrial(t2.id, makeOutcome("errored"), [makeCall(t2.id, 1), makeCall(t2.id, 0)]);
+        await store.completeTrial(other.id, makeOutcome("finished"), [makeCall(other.id, 0)]);
+        await store.completeTrial(t0.id, makeOutcome("finished"), [makeCall(t0.id, 2), makeCall(t0.id, 0)]);
+        await store.completeTrial(t2.id, makeOutcome("finished"), [makeCall(t2.id, 0)]);
+        const keys = (calls: CallRecord[]) => calls.map((c) => `${c.trialId}/${c.execution}/${c.seq}`);
+        assert.deepEqual(keys(await store.listCalls("r1")), [
+          `${t0.id}/1/0`,
+          `${t0.id}/1/2`,
+          `${t2.id}/1/0`,
+          `${t2.id}/1/1`,
+          `${t2.id}/2/0`,
+        ]);
+        assert.deepEqual(keys(await store.listCalls("r1", t2.id)), [`${t2.id}/1/0`, `${t2.id}/1/1`, `${t2.id}/2/0`]);
+        assert.deepEqual(await store.listCalls("r1", t1.id), []);
+        assert.deepEqual(keys(await store.listCalls("r2")), [`${other.id}/1/0`]);
+      }));
+
+    test("a call without tool calls or with an error round-trips", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const [trial] = makeTrials("r1", 1);
+        await store.addPlannedTrials([trial]);
+        const { toolCalls: _omit, ...plain } = makeCall(trial.id, 0);
+        const failed: CallRecord = {
+          ...plain,
+          seq: 1,
+          responseText: null,
+          finishReason: null,
+          error: { bucket: "timeout", message: "no response in 60 s" },
+        };
+        await store.completeTrial(trial.id, makeOutcome("errored"), [plain, failed]);
+        const stored = await store.listCalls("r1");
+        assert.deepEqual(stored, [plain, failed]);
+        assert.equal("toolCalls" in stored[0], false);
+      }));
+
+    test("cache round-trips and put is idempotent", () =>
+      withStore(async (store) => {
+        const value: GenerateResult = {
+          text: "Answer: C",
+          toolCalls: [{ id: "t", name: "calc", arguments: "{}" }],
+          usage: { inputTokens: 10, outputTokens: 3 },
+          finishReason: "stop",
+          paramsUsed: { temperature: 0, maxTokens: 64 },
+          droppedParams: [{ name: "seed", value: 1, reason: "unsupported" }],
+          keySlot: 1,
+        };
+        assert.equal(await store.cacheGet("k1"), undefined);
+        await store.cachePut("k1", value);
+        await store.cachePut("k1", { ...value, text: "different" });
+        assert.deepEqual(await store.cacheGet("k1"), value);
+        assert.equal(await store.cacheGet("k2"), undefined);
+      }));
+
+    test("reopening the store keeps runs, trials, calls and cache", () =>
+      withStore(async (store, reopen) => {
+        const run = makeRun("r1");
+        await store.saveRun(run);
+        const trials = makeTrials("r1", 3);
+        await store.addPlannedTrials(trials);
+        const calls = [makeCall(trials[0].id, 0)];
+        await store.completeTrial(trials[0].id, makeOutcome("finished"), calls);
+        await store.completeTrial(trials[1].id, makeOutcome("errored"), []);
+        await store.cachePut("k", {
+          text: "x",
+          usage: { inputTokens: 1, outputTokens: 1 },
+          paramsUsed: {},
+          droppedParams: [],
+        });
+        const before = await store.listTrials("r1");
+        await store.close();
+
+        const again = await reopen();
+        assert.deepEqual(await again.getRun(), run);
+        assert.deepEqual(await again.listTrials("r1"), before);
+        assert.deepEqual(await again.listCalls("r1"), asStored(calls, 1));
+        assert.equal((await again.cacheGet("k"))?.text, "x");
+        assert.equal(await again.addPlannedTrials(trials), 0);
+        assert.equal(await again.completeTrial(trials[0].id, makeOutcome("errored"), []), false);
+        assert.equal(await again.completeTrial(trials[1].id, makeOutcome("finished"), []), true);
+      }));
+
+    test("concurrent completeTrial on the same trial: exactly one wins", () =>
+      withStore(async (store, reopen) => {
+        await store.saveRun(makeRun("r1"));
+        const trials = makeTrials("r1", 8);
+        await store.addPlannedTrials(trials);
+        // Separate store instances: separate connections (pools on PG), like separate workers.
+        const workers = [store, await reopen(), await reopen(), await reopen()];
+        const wins = await Promise.all(
+          trials.map(async (t) => {
+            const results = await Promise.all(
+              workers.map((w, k) =>
+                w.completeTrial(t.id, makeOutcome("finished", `w${k}`), [
+                  makeCall(t.id, 0, `w${k}`),
+                  makeCall(t.id, 1, `w${k}`),
+                ]),
+              ),
+            );
+            return results;
+          }),
+        );
+        const rows = await store.listTrials("r1");
+        for (const [i, results] of wins.entries()) {
+          assert.equal(results.filter(Boolean).length, 1, `trial ${i}: ${results}`);
+          const winner = `w${results.indexOf(true)}`;
+          const row = rows[i];
+          assert.deepEqual([row.status, row.executions, row.outcome?.finalAnswer], ["finished", 1, winner]);
+          const calls = await store.listCalls("r1", row.id);
+          assert.deepEqual(
+            calls.map((c) => `${c.execution}/${c.seq}/${c.role}`),
+            [`1/0/${winner}`, `1/1/${winner}`],
+          );
+        }
+        // Concurrent retries of an errored trial on one store: both land, as executions 2 and 3.
+        const more = makeTrials("r1", 1, 100)[0];
+        await store.addPlannedTrials([more]);
+        await store.completeTrial(more.id, makeOutcome("errored"), [makeCall(more.id, 0)]);
+        const retry = await Promise.all(
+          workers.slice(0, 2).map((w) => w.completeTrial(more.id, makeOutcome("errored"), [makeCall(more.id, 0)])),
+        );
+        assert.deepEqual(retry, [true, true]);
+        const executions = (await store.listCalls("r1", more.id)).map((c) => c.execution);
+        assert.deepEqual(executions, [1, 2, 3]);
+      }));
+
+    test("a large batch of planned trials (20,000) inserts in one call", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("big"));
+        const trials = makeTrials("big", 20_000);
+        assert.equal(await store.addPlannedTrials(trials), 20_000);
+        assert.deepEqual(await store.countByStatus("big"), { pending: 20_000, finished: 0, errored: 0 });
+        assert.equal(await store.addPlannedTrials(trials.slice(5_000, 15_000)), 0);
+        const head = await store.listTrials("big", { limit: 3 });
+        assert.deepEqual(
+          head.map((r) => r.id),
+          trials.slice(0, 3).map((t) => t.id),
+        );
+        const tail = await store.listTrials("big", { status: ["pending"] });
+        assert.equal(tail.at(-1)?.id, trials.at(-1)?.id);
+      }));
+  });
+}
