@@ -1,0 +1,97 @@
+// Seeded random streams on pure-rand's xoroshiro128+. Every stochastic procedure takes a seed,
+// so results are reproducible; parallel work gets independent streams by jumping the
+// generator 2^64 steps ahead per stream instead of re-seeding (which could overlap).
+import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
+import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
+import type { JumpableRandomGenerator } from "pure-rand/types/JumpableRandomGenerator";
+
+const TWO_POW_32 = 4294967296;
+
+export class RandomStream {
+  private spareNormal: number | undefined;
+
+  private constructor(private readonly generator: JumpableRandomGenerator) {}
+
+  /** A stream from an integer seed (the generator uses its low 32 bits). */
+  static fromSeed(seed: number): RandomStream {
+    if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
+    return new RandomStream(xoroshiro128plus(seed));
+  }
+
+  /**
+   * `count` non-overlapping streams for one seed: stream k starts k jumps (k * 2^64 draws)
+   * after the seed's start. Stream k is the same whatever `count` is, so splitting work into
+   * more or fewer workers does not change which numbers a given block of work sees.
+   */
+  static independentStreams(seed: number, count: number): RandomStream[] {
+    const base = xoroshiro128plus(seed);
+    const streams: RandomStream[] = [];
+    for (let k = 0; k < count; k++) {
+      streams.push(new RandomStream(base.clone()));
+      base.jump();
+    }
+    return streams;
+  }
+
+  /** Uniform double in [0, 1) with 53 random bits. */
+  uniform(): number {
+    return uniformFloat64(this.generator);
+  }
+
+  /**
+   * Uniform integer in [0, n), n <= 2^32, by rejection sampling of 32-bit draws so every value is
+   * exactly equally likely (no modulo bias).
+   */
+  integer(n: number): number {
+    if (!(n >= 1 && n <= TWO_POW_32 && Number.isInteger(n))) {
+      throw new RangeError(`integer range must be an integer in [1, 2^32], got ${n}`);
+    }
+    const limit = Math.floor(TWO_POW_32 / n) * n;
+    let draw = this.generator.next() + 2147483648;
+    while (draw >= limit) draw = this.generator.next() + 2147483648;
+    return draw % n;
+  }
+
+  /** Fills `out` with uniform integers in [0, n); the hot loop of the bootstrap. */
+  fillIntegers(out: Int32Array | Uint32Array, n: number): void {
+    const limit = Math.floor(TWO_POW_32 / n) * n;
+    const generator = this.generator;
+    for (let i = 0; i < out.length; i++) {
+      let draw = generator.next() + 2147483648;
+      while (draw >= limit) draw = generator.next() + 2147483648;
+      out[i] = draw % n;
+    }
+  }
+
+  /** Standard normal draw (Marsaglia polar method; the second value of each pair is kept). */
+  normal(): number {
+    if (this.spareNormal !== undefined) {
+      const spare = this.spareNormal;
+      this.spareNormal = undefined;
+      return spare;
+    }
+    let u: number;
+    let v: number;
+    let s: number;
+    do {
+      u = 2 * this.uniform() - 1;
+      v = 2 * this.uniform() - 1;
+      s = u * u + v * v;
+    } while (s >= 1 || s === 0);
+    const factor = Math.sqrt((-2 * Math.log(s)) / s);
+    this.spareNormal = v * factor;
+    return u * factor;
+  }
+
+  /** Bernoulli(p) draw as 0/1. */
+  bernoulli(p: number): number {
+    return this.uniform() < p ? 1 : 0;
+  }
+
+  /** Binomial(n, p) draw as a sum of n Bernoulli draws (exact; O(n), meant for simulations). */
+  binomial(n: number, p: number): number {
+    let successes = 0;
+    for (let i = 0; i < n; i++) successes += this.uniform() < p ? 1 : 0;
+    return successes;
+  }
+}
