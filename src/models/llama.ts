@@ -50,13 +50,15 @@
  *
  * Prefix reuse: the common prefix of all continuations (K tokens) is evaluated once; each
  * continuation's remaining tokens are evaluated on top of it and then erased from the
- * sequence, rewinding it to the prefix. llama.cpp's CPU kernels are not batch-shape
- * invariant: logits read from a one-token decode differ from the same position decoded in a
- * larger batch (measured: up to ~5e-3 nats on stories260K), while batches of two or more
- * tokens agree exactly. So the provider never reads logits from a one-token batch: the
- * continuation is evaluated including its last token, chunks never leave a single token,
- * and a prefix of one token (an empty prompt after BOS) is not shared. Shared-prefix scores
- * therefore equal scoring prompt + continuation in one pass from scratch.
+ * sequence, rewinding it to the prefix. llama.cpp's CPU kernels are not shape invariant: a
+ * one-token decode, or a decode that reads a single output row, takes matrix-vector kernels
+ * whose rounding differs from the matrix-matrix ones (measured on stories260K: 1e-8 to 5e-3
+ * nats), while decodes of two or more tokens with two or more output rows agree exactly
+ * whatever their sizes. So the provider evaluates each continuation including its last
+ * token, never leaves a one-token chunk, reads at least two output rows per decode (adding a
+ * neighbour when it needs one), and does not share a one-token prefix (an empty prompt after
+ * BOS). Shared-prefix scores therefore equal scoring prompt + continuation from scratch in
+ * one pass, to rounding (the tests check 1e-9).
  * Limitation: probabilities are float32 from llama.cpp, so a token more than ~87 nats below
  * the top token underflows to p = 0 and gets logprob -Infinity.
  */
@@ -64,6 +66,7 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type {
   ChatHistoryItem,
+  ControlledEvaluateInputItem,
   Llama,
   LlamaContext,
   LlamaContextSequence,
@@ -113,6 +116,8 @@ const CAPABILITIES: ReadonlySet<Capability> = new Set([
   "continuation_logprobs",
 ]);
 
+const WANT_PROBABILITIES = { generateNext: { probabilities: true } } as const;
+
 /** Default context ceiling: a large model's training context would allocate gigabytes. */
 const DEFAULT_MAX_CONTEXT = 4096;
 
@@ -151,6 +156,7 @@ export interface LlamaProvider extends Provider {
   tokenize(model: string, text: string): Promise<number[]>;
   /** Absolute path a model id resolves to (no existence check). */
   resolveModelPath(model: string): string;
+  close(): Promise<void>;
 }
 
 export const llamaProvider: ProviderFactory = (spec) => {
@@ -474,11 +480,14 @@ class LlamaCppProvider implements LlamaProvider {
     const out = new Map<number, Map<Token, number>>();
     let offset = 0;
     for (const size of chunkSizes(tokens.length, session.batchSize)) {
-      const chunk = tokens.slice(offset, offset + size).map((token, i) =>
-        wanted.has(start + offset + i)
-          ? ([token, { generateNext: { probabilities: true } }] as [Token, { generateNext: { probabilities: true } }])
-          : token,
-      );
+      const outputs = new Set<number>();
+      for (let i = 0; i < size; i++) if (wanted.has(start + offset + i)) outputs.add(i);
+      // A single output row takes llama.cpp's matrix-vector path for the output layer, whose
+      // rounding differs from the matrix-matrix path; ask for a neighbour too.
+      if (outputs.size === 1 && size > 1) outputs.add([...outputs][0] === size - 1 ? size - 2 : size - 1);
+      const chunk = tokens
+        .slice(offset, offset + size)
+        .map((token, i): ControlledEvaluateInputItem => (outputs.has(i) ? [token, WANT_PROBABILITIES] : token));
       const results = await session.sequence.controlledEvaluate(chunk);
       for (let i = 0; i < size; i++) {
         const probabilities = results[i]?.next.probabilities;

@@ -1,0 +1,115 @@
+/**
+ * Crash safety: `parallax run` is killed with SIGKILL at several points; rerunning the same
+ * command must end with exactly one finished trial per planned trial, none lost and none
+ * duplicated (one execution and one call per direct trial).
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import Database from "better-sqlite3";
+import { writeDemoSpec } from "../helpers/study.js";
+
+const CLI = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
+
+function startRun(specPath: string, outDir: string): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", CLI, "run", specPath, "--out", outDir], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+}
+
+function finishedCount(outDir: string): number {
+  const file = join(outDir, "parallax.db");
+  if (!existsSync(file)) return 0;
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare("select count(*) as n from trials where status = 'finished'").get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return 0; // tables not created yet
+  }
+}
+
+/** Waits until `finished` trials are committed (or the child exits), then SIGKILLs it. */
+async function killWhenFinished(child: ChildProcess, outDir: string, finished: number): Promise<void> {
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let done = false;
+  void exited.then(() => {
+    done = true;
+  });
+  while (!done && finishedCount(outDir) < finished) await new Promise((r) => setTimeout(r, 20));
+  child.kill("SIGKILL");
+  await exited;
+}
+
+async function runToEnd(specPath: string, outDir: string): Promise<number> {
+  const child = startRun(specPath, outDir);
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number>((resolve) => child.once("exit", (c) => resolve(c ?? -1)));
+  assert.equal(code, 0, stderr);
+  return code;
+}
+
+test("SIGKILL at several points loses and duplicates nothing", { timeout: 180_000 }, async () => {
+  const { specPath, outDir } = writeDemoSpec({
+    items: 30,
+    attempts: 2,
+    models: `  - id: sim-slow
+    provider: sim
+    model: medium
+    options: { latency_ms: 15 }
+  - id: sim-slow-2
+    provider: sim
+    model: strong
+    options: { latency_ms: 15 }`,
+    execution: "  concurrency: 6",
+  });
+  const planned = 2 * 2 * 30 * 2;
+  // Killed before any trial can finish (during start-up or planning), then at three points mid-run.
+  const first = startRun(specPath, outDir);
+  await new Promise((r) => setTimeout(r, 300));
+  first.kill("SIGKILL");
+  await new Promise((r) => first.once("exit", r));
+  for (const threshold of [20, 90, 170]) {
+    await killWhenFinished(startRun(specPath, outDir), outDir, threshold);
+    const now = finishedCount(outDir);
+    assert.ok(now < planned, `the run finished before the kill at ${threshold}; make trials slower`);
+  }
+  await runToEnd(specPath, outDir);
+
+  const db = new Database(join(outDir, "parallax.db"), { readonly: true });
+  try {
+    const trials = db.prepare("select id, status, executions from trials").all() as {
+      id: string;
+      status: string;
+      executions: number;
+    }[];
+    assert.equal(trials.length, planned, "every planned trial exists once");
+    assert.ok(
+      trials.every((t) => t.status === "finished"),
+      "every trial finished",
+    );
+    assert.ok(
+      trials.every((t) => t.executions === 1),
+      "a killed in-flight trial leaves no completed execution behind",
+    );
+    const calls = db.prepare("select trial_id, count(*) as n from calls group by trial_id").all() as {
+      trial_id: string;
+      n: number;
+    }[];
+    assert.equal(calls.length, planned);
+    assert.ok(
+      calls.every((c) => c.n === 1),
+      "exactly one call per direct trial",
+    );
+  } finally {
+    db.close();
+  }
+});
