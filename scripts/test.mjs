@@ -1,8 +1,13 @@
 #!/usr/bin/env node
-// Runs every tests/**/*.test.ts with node:test through tsx. Node 20 does not expand globs,
-// so the file list is built here. Extra arguments filter files by substring.
+// Runs every tests/**/*.test.ts with node:test through tsx (Node 20 does not expand globs,
+// so the file list is built here). Extra arguments filter files by substring.
+//
+// The store tests also run against PostgreSQL: when PARALLAX_TEST_PG_URL is not set and a
+// PostgreSQL installation is found, a throwaway cluster is started for the run and stopped
+// afterwards (scripts/start-test-postgres.sh). Without PostgreSQL those tests skip and say so.
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
 function walk(dir) {
@@ -10,6 +15,27 @@ function walk(dir) {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? walk(path) : path.endsWith(".test.ts") ? [path] : [];
   });
+}
+
+function postgresInstalled() {
+  if (existsSync("/usr/lib/postgresql")) {
+    return readdirSync("/usr/lib/postgresql").some((v) => existsSync(`/usr/lib/postgresql/${v}/bin/initdb`));
+  }
+  return spawnSync("sh", ["-c", "command -v initdb"]).status === 0;
+}
+
+/** Starts the throwaway cluster; returns its URL, or undefined (with the reason printed). */
+function startPostgres() {
+  const envFile = join(mkdtempSync(join(tmpdir(), "parallax-pg-env-")), "env");
+  const started = spawnSync("bash", ["scripts/start-test-postgres.sh", envFile], { stdio: ["ignore", "ignore", "inherit"] });
+  if (started.status !== 0) {
+    console.error("test: could not start a test PostgreSQL; its store tests will be skipped");
+    return undefined;
+  }
+  const line = readFileSync(envFile, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("PARALLAX_TEST_PG_URL="));
+  return line?.slice("PARALLAX_TEST_PG_URL=".length);
 }
 
 const filters = process.argv.slice(2);
@@ -21,9 +47,26 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(" ")}`);
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ["--import", "tsx", "--test", "--test-reporter=spec", "--test-concurrency=2", ...files],
-  { stdio: "inherit" },
-);
-process.exit(result.status ?? 1);
+
+const env = { ...process.env };
+let ownPostgres = false;
+if (!env.PARALLAX_TEST_PG_URL && files.some((f) => f.includes("postgres")) && postgresInstalled()) {
+  const url = startPostgres();
+  if (url) {
+    env.PARALLAX_TEST_PG_URL = url;
+    ownPostgres = true;
+  }
+}
+
+let status = 1;
+try {
+  const result = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "--test", "--test-reporter=spec", "--test-concurrency=2", ...files],
+    { stdio: "inherit", env },
+  );
+  status = result.status ?? 1;
+} finally {
+  if (ownPostgres) spawnSync("bash", ["scripts/stop-test-postgres.sh"], { stdio: "inherit" });
+}
+process.exit(status);

@@ -1,0 +1,9 @@
+// Public API of the run layer: prepare, plan, run, export.
+export { expandConditions } from "./conditions.js";
+export { cacheKey, executeTrials } from "./executor.js";
+export { exportTable, toObservation } from "./export.js";
+export { planTrials, summarisePlan } from "./plan.js";
+export { runStudy } from "./run-study.js";
+export { openStore } from "./store/open.js";
+export type { RunRecord, TrialRow, TrialStore } from "./store/types.js";
+export { prepareStudy } from "./study.js";
