@@ -2,7 +2,7 @@
 // so results are reproducible; parallel work gets independent streams by jumping the
 // generator 2^64 steps ahead per stream instead of re-seeding (which could overlap).
 import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
-import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
+import { xoroshiro128plus, xoroshiro128plusFromState } from "pure-rand/generator/xoroshiro128plus";
 import type { JumpableRandomGenerator } from "pure-rand/types/JumpableRandomGenerator";
 
 const TWO_POW_32 = 4294967296;
@@ -10,7 +10,7 @@ const TWO_POW_32 = 4294967296;
 export class RandomStream {
   private spareNormal: number | undefined;
 
-  private constructor(private readonly generator: JumpableRandomGenerator) {}
+  private constructor(private generator: JumpableRandomGenerator) {}
 
   /** A stream from an integer seed (the generator uses its low 32 bits). */
   static fromSeed(seed: number): RandomStream {
@@ -55,12 +55,26 @@ export class RandomStream {
   /** Fills `out` with uniform integers in [0, n); the hot loop of the bootstrap. */
   fillIntegers(out: Int32Array | Uint32Array, n: number): void {
     const limit = Math.floor(TWO_POW_32 / n) * n;
-    const generator = this.generator;
+    // The same xoroshiro128+ step as pure-rand's next(), on local variables: the per-draw object
+    // updates dominated the bootstrap. The state goes in and out through pure-rand's public
+    // getState/fromState, so this stream and next() stay one sequence (tested).
+    let [s01, s00, s11, s10] = this.generator.getState();
     for (let i = 0; i < out.length; i++) {
-      let draw = generator.next() + 2147483648;
-      while (draw >= limit) draw = generator.next() + 2147483648;
+      let draw: number;
+      do {
+        draw = ((s00 + s10) | 0) + 2147483648;
+        const a0 = s10 ^ s00;
+        const a1 = s11 ^ s01;
+        const t00 = s00;
+        const t01 = s01;
+        s00 = (t00 << 24) ^ (t01 >>> 8) ^ a0 ^ (a0 << 16);
+        s01 = (t01 << 24) ^ (t00 >>> 8) ^ a1 ^ ((a1 << 16) | (a0 >>> 16));
+        s10 = (a1 << 5) ^ (a0 >>> 27);
+        s11 = (a0 << 5) ^ (a1 >>> 27);
+      } while (draw >= limit);
       out[i] = draw % n;
     }
+    this.generator = xoroshiro128plusFromState([s01, s00, s11, s10]);
   }
 
   /** Standard normal draw (Marsaglia polar method; the second value of each pair is kept). */

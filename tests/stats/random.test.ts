@@ -45,6 +45,21 @@ describe("seeded random streams", () => {
     assert.throws(() => stream.integer(0), RangeError);
   });
 
+  it("bulk integer fills continue the same sequence as single draws", () => {
+    // integer() goes through pure-rand's next(); fillIntegers runs the recurrence on locals.
+    for (const n of [7, 2617, 1_000_003]) {
+      const single = RandomStream.fromSeed(42);
+      const bulk = RandomStream.fromSeed(42);
+      const out = new Int32Array(500);
+      bulk.fillIntegers(out, n);
+      const expected = Array.from({ length: 500 }, () => single.integer(n));
+      assert.deepEqual(Array.from(out), expected);
+      // ... and the stream goes on where the bulk fill left it.
+      assert.equal(bulk.integer(n), single.integer(n));
+      assert.equal(bulk.uniform(), single.uniform());
+    }
+  });
+
   it("draws standard normals with mean 0 and SD 1", () => {
     const z = draws(RandomStream.fromSeed(5), 40_000, (s) => s.normal());
     assert.ok(Math.abs(mean(z)) < 4 / Math.sqrt(z.length));
