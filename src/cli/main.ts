@@ -7,6 +7,7 @@ import { Command } from "commander";
 import { ParallaxError } from "../core/errors.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import { exportCommand } from "./commands/export.js";
+import { itemsCommand } from "./commands/items.js";
 import { planCommand } from "./commands/plan.js";
 import { runCommand } from "./commands/run.js";
 import { statusCommand } from "./commands/status.js";
@@ -47,6 +48,30 @@ program
   .option("--format <format>", "csv | jsonl", "csv")
   .option("--output <file>", "write to a file instead of standard output")
   .action(exportCommand);
+
+program
+  .command("items")
+  .description("print a benchmark's items as the model receives them (loader, format pair, sample)")
+  .argument("<benchmark>", "dataset loader name, e.g. truthfulqa_mc1, bbq, mmlu")
+  .requiredOption("--source <path>", "published file or directory, or an http(s) URL")
+  .option("--format <format>", "mc | oe | forced (default: mc when the item has options)")
+  .option("--sample <n>", "seeded sample of n items", parsePositiveInt)
+  .option("--seed <s>", "sampling seed (default 0)", parseInteger)
+  .option("--stratify <field>", "metadata field to stratify the sample by (e.g. stratum)")
+  .option("--balanced", "equal allocation across strata instead of proportional")
+  .option("--option <key=value>", "loader option, repeatable (e.g. split=val)", (v: string, prev: string[] = []) => [
+    ...prev,
+    v,
+  ])
+  .option("--cache-dir <dir>", "download cache for URL sources (default .parallax-cache)")
+  .option("--json", "JSON lines: id, prompt, options, gold, source")
+  .action(itemsCommand);
+
+function parseInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new ParallaxError(`expected an integer, found '${value}'`, 2);
+  return n;
+}
 
 function parsePositiveInt(value: string): number {
   const n = Number(value);

@@ -60,7 +60,11 @@ export const SampleSchema = z
   .object({
     n: z.number().int().positive(),
     seed: z.number().int().default(0),
-    stratify_by: z.string().optional(),
+    stratify_by: z.string().optional().describe("Item metadata field whose values are the strata"),
+    allocation: z
+      .enum(["proportional", "equal"])
+      .default("proportional")
+      .describe("Stratum sizes: proportional to the strata, or equal (balanced, e.g. BBQ category x ambiguity)"),
   })
   .strict();
 

@@ -2,15 +2,28 @@ import type { Item } from "../contracts/item.js";
 import { sha256 } from "../core/hash.js";
 
 /**
+ * How a stratified sample divides n: "proportional" to stratum sizes (largest remainders),
+ * or "equal" (balanced, e.g. BBQ across categories x ambiguity as in ScaffoldSafety 3.4),
+ * where a stratum smaller than its share gives the rest to the others.
+ */
+export type Allocation = "proportional" | "equal";
+
+/**
  * Seeded sampling without replacement: items are ordered by sha256(seed, id) and the first n
  * kept, so the same seed always selects the same items whatever the file order. Stratified
- * sampling allocates n proportionally to the strata (largest remainders), each drawn the
- * same way. The selection is returned in the source order.
+ * sampling allocates n across the strata of metadata[stratifyBy], each drawn the same way.
+ * The selection is returned in the source order.
  */
-export function sampleItems(items: Item[], n: number, seed: number, stratifyBy?: string): Item[] {
+export function sampleItems(
+  items: Item[],
+  n: number,
+  seed: number,
+  stratifyBy?: string,
+  allocation: Allocation = "proportional",
+): Item[] {
   if (n >= items.length) return items;
   const chosen = new Set<string>(
-    stratifyBy === undefined ? drawIds(items, n, seed) : stratifiedIds(items, n, seed, stratifyBy),
+    stratifyBy === undefined ? drawIds(items, n, seed) : stratifiedIds(items, n, seed, stratifyBy, allocation),
   );
   return items.filter((item) => chosen.has(item.id));
 }
@@ -23,17 +36,49 @@ function drawIds(items: Item[], n: number, seed: number): string[] {
     .map((entry) => entry.id);
 }
 
-function stratifiedIds(items: Item[], n: number, seed: number, field: string): string[] {
+function stratifiedIds(items: Item[], n: number, seed: number, field: string, allocation: Allocation): string[] {
   const strata = new Map<string, Item[]>();
   for (const item of items) {
     const key = String(item.metadata[field] ?? "(missing)");
-    strata.set(key, [...(strata.get(key) ?? []), item]);
+    const members = strata.get(key);
+    if (members) members.push(item);
+    else strata.set(key, [item]);
   }
   const names = [...strata.keys()].sort();
-  const exact = names.map((name) => (n * strata.get(name)!.length) / items.length);
+  const sizes = names.map((name) => strata.get(name)!.length);
+  const counts = allocation === "equal" ? equalCounts(sizes, n, seed, names) : proportionalCounts(sizes, n);
+  return names.flatMap((name, i) => drawIds(strata.get(name)!, counts[i], seed));
+}
+
+function proportionalCounts(sizes: number[], n: number): number[] {
+  const total = sizes.reduce((sum, s) => sum + s, 0);
+  const exact = sizes.map((size) => (n * size) / total);
   const counts = exact.map(Math.floor);
-  const byRemainder = names.map((_, i) => i).sort((a, b) => exact[b] - counts[b] - (exact[a] - counts[a]) || a - b);
+  const byRemainder = sizes.map((_, i) => i).sort((a, b) => exact[b] - counts[b] - (exact[a] - counts[a]) || a - b);
   const remaining = n - counts.reduce((sum, c) => sum + c, 0);
   for (let k = 0; k < remaining; k++) counts[byRemainder[k]]++;
-  return names.flatMap((name, i) => drawIds(strata.get(name)!, counts[i], seed));
+  return counts;
+}
+
+/** Equal shares capped at stratum size; leftover units go to strata in a seeded order, not alphabetically. */
+function equalCounts(sizes: number[], n: number, seed: number, names: string[]): number[] {
+  const counts = sizes.map(() => 0);
+  const order = names
+    .map((_, i) => i)
+    .sort((a, b) => (sha256(`${seed}|${names[a]}`) < sha256(`${seed}|${names[b]}`) ? -1 : 1));
+  let left = n;
+  while (left > 0) {
+    const open = order.filter((i) => counts[i] < sizes[i]);
+    const share = Math.floor(left / open.length);
+    for (const i of open) {
+      const add = Math.min(share, sizes[i] - counts[i]);
+      counts[i] += add;
+      left -= add;
+    }
+    if (share === 0) {
+      for (const i of open.slice(0, left)) counts[i]++;
+      left = 0;
+    }
+  }
+  return counts;
 }

@@ -23,6 +23,8 @@ export interface LoadedBenchmark {
   /** Where each item came from (file and row), for the item manifest. */
   sources: Record<string, { file: string; row: number }>;
   skippedRows: number;
+  /** The skipped rows and why (present when the loader reports them; options.skip_bad_rows). */
+  skipped?: { file: string; row: number; reason: string }[];
 }
 
 export interface DatasetLoader {

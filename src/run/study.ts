@@ -6,7 +6,7 @@ import { dirname, resolve } from "node:path";
 import type { Condition } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";
 import type { StudySpec } from "../contracts/spec.js";
-import { hashValue, sha256 } from "../core/hash.js";
+import { hashValue } from "../core/hash.js";
 import { loadSpec } from "../core/spec-loader.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import { sampleItems } from "../datasets/sample.js";
@@ -48,9 +48,18 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
   const manifest: ItemManifest = { benchmarks: [] };
   for (const benchmark of spec.benchmarks) {
     const loader = datasetLoaders.get(benchmark.loader);
-    const loaded = await loader.load(benchmark, { baseDir, cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache") });
+    const loaded = await loader.load(benchmark, {
+      baseDir,
+      cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache"),
+    });
     const sampled = benchmark.sample
-      ? sampleItems(loaded.items, benchmark.sample.n, benchmark.sample.seed, benchmark.sample.stratify_by)
+      ? sampleItems(
+          loaded.items,
+          benchmark.sample.n,
+          benchmark.sample.seed,
+          benchmark.sample.stratify_by,
+          benchmark.sample.allocation,
+        )
       : loaded.items;
     items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
     manifest.benchmarks.push({
@@ -80,9 +89,8 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
 
 /** SHA-256 of an item's content (not its position or source), as the manifest records it. */
 export function itemHash(item: Item): string {
-  return sha256(
-    JSON.stringify([item.benchmark, item.id, item.stem, item.options ?? null, item.goldIndex ?? null, item.goldText ?? null]),
-  );
+  // The whole item, metadata included: gold sets (e.g. MC2's gold_indices) live there too.
+  return hashValue(item);
 }
 
 export function allItems(study: PreparedStudy): Item[] {

@@ -247,7 +247,7 @@ describe("loadSpec accepts valid specs", () => {
     assert.deepEqual(spec.models[0].params.stop, ["\n\n"]);
     assert.equal(spec.models[1].params.temperature, 0);
     assert.equal(spec.benchmarks[0].items?.[1].gold_text, "Paris");
-    assert.deepEqual(spec.benchmarks[1].sample, { n: 200, seed: 3, stratify_by: "subject" });
+    assert.deepEqual(spec.benchmarks[1].sample, { n: 200, seed: 3, stratify_by: "subject", allocation: "proportional" });
     assert.deepEqual(spec.conditions.facets.scaffold, ["direct", { name: "cot", steps: 3 }]);
     assert.equal(spec.conditions.exclude.length, 2);
     assert.equal(spec.execution.concurrency, 16);
