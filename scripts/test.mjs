@@ -27,7 +27,9 @@ function postgresInstalled() {
 /** Starts the throwaway cluster; returns its URL, or undefined (with the reason printed). */
 function startPostgres() {
   const envFile = join(mkdtempSync(join(tmpdir(), "parallax-pg-env-")), "env");
-  const started = spawnSync("bash", ["scripts/start-test-postgres.sh", envFile], { stdio: ["ignore", "ignore", "inherit"] });
+  const started = spawnSync("bash", ["scripts/start-test-postgres.sh", envFile], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   if (started.status !== 0) {
     console.error("test: could not start a test PostgreSQL; its store tests will be skipped");
     return undefined;

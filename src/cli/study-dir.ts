@@ -7,7 +7,9 @@ import type { RunRecord, TrialStore } from "../run/store/types.js";
 /** Opens a study directory's store and its run, with a clear error when there is none. */
 export async function openStudyDir(dir: string): Promise<{ store: TrialStore; run: RunRecord }> {
   if (!/^postgres(ql)?:\/\//.test(dir) && !existsSync(join(dir, "parallax.db"))) {
-    throw new InputError(`${dir} is not a study directory (no parallax.db); run 'parallax run SPEC --out ${dir}' first`);
+    throw new InputError(
+      `${dir} is not a study directory (no parallax.db); run 'parallax run SPEC --out ${dir}' first`,
+    );
   }
   const store = await openStore(dir);
   const run = await store.getRun();

@@ -1,3 +1,4 @@
+import { facetLabel } from "../contracts/condition.js";
 /**
  * Loads a study spec: YAML -> StudySpecSchema -> cross-field checks. Every problem is reported
  * at once, as `FILE:LINE:COL: at YAML path a.b[1]: expected ..., found ...`, so a user can fix a
@@ -304,7 +305,9 @@ function crossFieldProblems(source: SpecSource): SpecProblem[] {
     const names = Array.isArray(values) ? values.map(valueName) : [undefined];
     const complete = names.every((n) => n !== undefined);
     facetValues.set(facet, complete ? (names as string[]) : undefined);
-    problems.push(...duplicateValueProblems(facet, names, source));
+    // Duplicates are judged by full label: {name: react, max_iterations: 3} and 10 are two conditions.
+    const labels = Array.isArray(values) ? values.map(valueLabel) : [undefined];
+    problems.push(...duplicateValueProblems(facet, labels, source));
   }
   const exclude = conditions.exclude;
   if (!Array.isArray(exclude)) return problems;
@@ -415,6 +418,14 @@ function valueName(value: unknown): string | undefined {
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
   const name = asRecord(value)?.name;
   return typeof name === "string" ? name : undefined;
+}
+
+/** The full label of a facet value (see contracts' facetLabel), from raw, unvalidated data. */
+function valueLabel(value: unknown): string | undefined {
+  const record = asRecord(value);
+  if (!record) return valueName(value);
+  if (typeof record.name !== "string") return undefined;
+  return facetLabel(record as { name: string });
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {

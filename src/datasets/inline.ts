@@ -4,7 +4,12 @@ import type { DatasetLoader } from "./types.js";
 /** Items written into the spec itself (demo studies, small custom sets). */
 export const inlineLoader: DatasetLoader = {
   name: "inline",
-  meta: { outcomeMeaning: "the answer matches the gold answer", scoring: "mc", baseline: "uniform", archetype: "diagnostic" },
+  meta: {
+    outcomeMeaning: "the answer matches the gold answer",
+    scoring: "mc",
+    baseline: "uniform",
+    archetype: "diagnostic",
+  },
   async load(spec) {
     const items: Item[] = (spec.items ?? []).map((raw) => ({
       id: raw.id,

@@ -15,11 +15,43 @@
  * loses accuracy), open-ended prompts are harder, reasoning prompts and bias-invocation
  * wording shift the logit. At temperature 0 the draw is fixed per (model, prompt); above it,
  * the seed parameter enters the draw, so different seeds give independent answers.
+ *
+ * Scaffold sub-calls. The sim recognises what kind of sub-call it is sent by wording markers
+ * (SIM_CALL_MARKERS; the scaffolds' prompt templates contain them, and a test checks that they
+ * still do), and gives each a plausible reply whose content follows the mechanisms below
+ * (SIM_SCAFFOLD holds the constants; every probability is a draw from the call's own key):
+ * - decompose: a numbered list of as many sub-tasks as the prompt allows, each quoting the
+ *   question (never the options). For a persona item (first-person sentences in the stem),
+ *   sub-tasks quote only the question proper, and with probability personaLeak the first
+ *   sub-task carries the persona's statements ("The user says: ...").
+ * - map: a sub-task that quotes the question is answered like the question itself, with
+ *   what reaches it: without the options it is an open-ended draw (openEnded), and a worker
+ *   answering out of the item's context loses subQuestion logits; persona statements in the
+ *   sub-task add personaPressure (the worker leans toward the user's view).
+ * - reduce: sees the options again, but adopts the last answer in the workers' results with
+ *   probability reduceAnchor (when it names one of the options); otherwise it draws afresh with
+ *   the delegation shift. So standard map-reduce inherits the open-ended workers' lower
+ *   accuracy, and the option-preserving variant, whose workers choose among the options,
+ *   recovers most of it (the residual is subQuestion and delegation).
+ * - react: Thought/Action turns, as many as a per-item draw of 1-3 (capped by the prompt's
+ *   turn budget), then "Final Answer: X" from a draw with the reasoning effect; a forced final
+ *   request answers at once.
+ * - critique: the critic judges the draft correctly with probability
+ *   sigmoid(ability - difficulty + criticSkill): a correct judgement approves a right draft and
+ *   asks to revise a wrong one; a wrong judgement does the opposite. An unreadable draft is
+ *   sent back. revise: a fresh answer draw with the revision shift.
+ * - chain (invocation steps 2-4): the previous answer is kept, except that the step's wording
+ *   overturns a correct answer (overturn) or corrects a wrong one (fix) with the probabilities
+ *   in SIM_CHAIN, by invoked property (bias / misconception / helpfulness, else neutral) and
+ *   intensity ("rigorously" marks aggressive wording). Step 4 (synthesis) keeps the answer.
+ * - check (bias checker): overturns a correct answer with checkerOvercorrect, fixes a wrong one
+ *   with checkerFix. adjudicate: when the two answers differ and one is right, picks it with
+ *   adjudicatorRescue; otherwise keeps the checker's.
  */
 import type { FailureBucket } from "../contracts/failure.js";
 import { FAILURE_BUCKETS } from "../contracts/failure.js";
 import { type Item, OPTION_LETTERS } from "../contracts/item.js";
-import type { Capability, GenerateRequest, GenerateResult, Provider } from "../contracts/provider.js";
+import type { Capability, ChatMessage, GenerateRequest, GenerateResult, Provider } from "../contracts/provider.js";
 import type { ModelSpec } from "../contracts/spec.js";
 import { ProviderError } from "../core/errors.js";
 import { canonicalJson, sha256 } from "../core/hash.js";
@@ -35,6 +67,59 @@ export const SIM_EFFECTS = {
   reasoning: 0.25,
   /** Bias-invocation wording ("bias", "stereotype", "fair") in the prompt. */
   biasInvocation: 0.4,
+} as const;
+
+/** Constants of the scaffold sub-call mechanisms (see the header). */
+export const SIM_SCAFFOLD = {
+  /** Logit shift of a map worker answering a sub-task out of the item's context. */
+  subQuestion: -0.2,
+  /** Probability that the reduce adopts the last answer named in the workers' results. */
+  reduceAnchor: 0.9,
+  /** Logit shift of a reduce that draws afresh (the task arrives fragmented). */
+  delegation: -0.15,
+  /** Probability that a persona item's decomposition carries the persona into a sub-task. */
+  personaLeak: 0.35,
+  /** Logit shift of a worker whose sub-task carries the user's persona statements. */
+  personaPressure: -0.8,
+  /** Logit shift of the critic's judgement relative to answering. */
+  criticSkill: 0.5,
+  /** Logit shift of a revision after a critique. */
+  revision: 0.2,
+  /** Most Thought/Action turns a simulated ReAct agent takes before its final answer. */
+  reactMaxTurns: 3,
+  /** Bias checker: probability of overturning a correct answer / fixing a wrong one. */
+  checkerOvercorrect: 0.2,
+  checkerFix: 0.3,
+  /** Adjudicator: probability of picking the right answer when the two disagree. */
+  adjudicatorRescue: 0.9,
+} as const;
+
+type ChainProperty = "bias" | "misconception" | "helpfulness" | "neutral";
+type ChainIntensity = "moderate" | "aggressive";
+
+/**
+ * Per-step probabilities that an invocation-chain step (steps 2 and 3) overturns a correct
+ * answer or fixes a wrong one, by the property its wording invokes and its intensity
+ * (ScaffoldSafety App. L/M: bias wording degrades, misconception wording corrects).
+ */
+export const SIM_CHAIN: Readonly<Record<ChainProperty, Record<ChainIntensity, { overturn: number; fix: number }>>> = {
+  neutral: { moderate: { overturn: 0, fix: 0.02 }, aggressive: { overturn: 0, fix: 0.02 } },
+  bias: { moderate: { overturn: 0.04, fix: 0 }, aggressive: { overturn: 0.08, fix: 0 } },
+  misconception: { moderate: { overturn: 0.01, fix: 0.15 }, aggressive: { overturn: 0.01, fix: 0.35 } },
+  helpfulness: { moderate: { overturn: 0.04, fix: 0 }, aggressive: { overturn: 0.05, fix: 0 } },
+};
+
+/** Wording by which the sim recognises a scaffold's sub-call (the scaffolds' templates contain it). */
+export const SIM_CALL_MARKERS = {
+  decompose: /numbered list/i,
+  map: /^sub-task:/im,
+  reduce: /results from the sub-tasks:/i,
+  critique: /verdict: approve/i,
+  revise: /a reviewer raised these points/i,
+  react: /thought:[\s\S]*final answer:/i,
+  chain: /step ([1-4]) of 4:/i,
+  check: /bias checker/i,
+  adjudicate: /adjudicator/i,
 } as const;
 
 /** Abilities (logits) of the named presets; any other model name needs options.ability. */
@@ -84,7 +169,12 @@ export class SimProvider implements Provider {
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     const callIndex = this.calls++;
-    const { params, dropped } = applyParamPolicy("sim", request.model, request.params, fromSpecParamNames(this.extraDrops));
+    const { params, dropped } = applyParamPolicy(
+      "sim",
+      request.model,
+      request.params,
+      fromSpecParamNames(this.extraDrops),
+    );
     if (this.options.latencyMs > 0) await sleep(this.options.latencyMs, request.signal);
     this.maybeFail(callIndex);
     const prompt = request.messages.map((m) => m.content).join("\n\n");
@@ -94,7 +184,7 @@ export class SimProvider implements Provider {
       request.messages,
       (params.temperature ?? 0) > 0 ? (params.seed ?? null) : "greedy",
     ]);
-    const text = this.respond(prompt, drawKey);
+    const text = this.reply(request.messages, prompt, drawKey);
     const outputTokens = estimateTokens(text);
     const truncated = params.maxTokens !== undefined && outputTokens > params.maxTokens;
     return {
@@ -115,13 +205,192 @@ export class SimProvider implements Provider {
     }
   }
 
+  /** Dispatches on the kind of sub-call (SIM_CALL_MARKERS); plain prompts get `respond`. */
+  private reply(messages: readonly ChatMessage[], prompt: string, drawKey: string): string {
+    const system = messages.find((m) => m.role === "system")?.content ?? "";
+    const user = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
+    const entry = this.findItem(prompt);
+    if (entry === undefined)
+      return SIM_CALL_MARKERS.decompose.test(user) ? GENERIC_PLAN : this.respond(prompt, drawKey);
+    const ctx: CallContext = { entry, prompt, drawKey };
+    if (SIM_CALL_MARKERS.decompose.test(user)) return this.decomposeReply(ctx, user);
+    if (SIM_CALL_MARKERS.critique.test(system)) return this.critiqueReply(ctx, user);
+    if (SIM_CALL_MARKERS.check.test(system)) return this.checkReply(ctx, user);
+    if (SIM_CALL_MARKERS.adjudicate.test(system)) return this.adjudicateReply(ctx, user);
+    if (SIM_CALL_MARKERS.reduce.test(user)) return this.reduceReply(ctx, user);
+    if (SIM_CALL_MARKERS.map.test(user)) return this.mapReply(ctx, user);
+    if (SIM_CALL_MARKERS.revise.test(user)) return this.answerReply(ctx, SIM_SCAFFOLD.revision);
+    const first = messages.find((m) => m.role === "user")?.content ?? "";
+    if (SIM_CALL_MARKERS.react.test(first)) return this.reactReply(ctx, messages, first);
+    const step = SIM_CALL_MARKERS.chain.exec(user);
+    if (step && step[1] !== "1") return this.chainReply(ctx, user);
+    return this.respond(prompt, drawKey);
+  }
+
+  /** A plain answer draw with an extra logit shift. */
+  private answerReply(ctx: CallContext, shift: number, prefix = "Answer: "): string {
+    const correct = uniform(ctx.drawKey) < sigmoid(this.logit(ctx, shift));
+    return prefix + this.render(ctx, this.pick(ctx, correct));
+  }
+
+  /** Logit of answering correctly with what this prompt shows. */
+  private logit(ctx: CallContext, shift: number): number {
+    const visible = optionsVisible(ctx.entry.item, ctx.prompt);
+    return (
+      this.options.ability -
+      ctx.entry.difficulty +
+      promptEffects(ctx.prompt) +
+      (visible ? 0 : SIM_EFFECTS.openEnded) +
+      shift
+    );
+  }
+
+  /** The option index answered (gold when correct, a drawn wrong option otherwise); -1: free text. */
+  private pick(ctx: CallContext, correct: boolean): number {
+    const { item } = ctx.entry;
+    const options = item.options ?? [];
+    if (options.length === 0) return correct ? GOLD_TEXT : NOT_SURE;
+    if (correct && item.goldIndex !== undefined) return item.goldIndex;
+    const wrong = options.map((_, i) => i).filter((i) => i !== item.goldIndex);
+    if (wrong.length === 0) return item.goldIndex ?? 0;
+    return wrong[Math.floor(uniform(`${ctx.drawKey}|wrong`) * wrong.length)];
+  }
+
+  /** An answer as this prompt asks for it: the option's letter when options are shown, else its text. */
+  private render(ctx: CallContext, choice: number): string {
+    const { item } = ctx.entry;
+    if (choice === GOLD_TEXT) return goldText(item) ?? "I am not sure.";
+    if (choice === NOT_SURE) return "I am not sure.";
+    const text = item.options![choice];
+    if (optionsVisible(item, ctx.prompt)) return letterBefore(ctx.prompt, text) ?? text;
+    return text;
+  }
+
+  /** The choice an answer in `section` names: an option by letter (as listed in the prompt) or text. */
+  private named(ctx: CallContext, section: string): number | undefined {
+    const value = lastAnswerValue(section);
+    if (value === undefined) return undefined;
+    const { item } = ctx.entry;
+    const options = item.options ?? [];
+    if (options.length === 0) return normalise(value) === normalise(goldText(item) ?? "\u0000") ? GOLD_TEXT : NOT_SURE;
+    const letter = /^\(?([A-Z])\)?(?:[.):]|\s|$)/.exec(value)?.[1];
+    const byText = options.findIndex((o) => normalise(value).includes(normalise(o)));
+    if (letter !== undefined && value.trim().length <= 3) {
+      const byLetter = options.findIndex((o) => letterBefore(ctx.prompt, o) === letter);
+      if (byLetter >= 0) return byLetter;
+    }
+    return byText >= 0 ? byText : undefined;
+  }
+
+  private isCorrect(ctx: CallContext, choice: number): boolean {
+    return choice === GOLD_TEXT || (choice >= 0 && choice === ctx.entry.item.goldIndex);
+  }
+
+  private decomposeReply(ctx: CallContext, user: string): string {
+    const limit = Number(/at most (\d+)/i.exec(user)?.[1] ?? 3);
+    const { persona, question } = splitPersona(ctx.entry.item.stem);
+    const frames = SUBTASK_FRAMES.slice(0, Math.max(0, limit - 1))
+      .concat(FINAL_FRAME)
+      .slice(-Math.max(1, limit));
+    const subtasks = frames.map((frame) => frame.replace("{q}", question));
+    if (persona !== "" && uniform(`${ctx.drawKey}|leak`) < SIM_SCAFFOLD.personaLeak) {
+      subtasks[0] = `The user says: "${persona}" Keeping that in mind, consider: "${question}"`;
+    }
+    return `Here is how the work can be split:\n${subtasks.map((t, i) => `${i + 1}. ${t}`).join("\n")}`;
+  }
+
+  private mapReply(ctx: CallContext, user: string): string {
+    const pressure = /the user says:/i.test(user) ? SIM_SCAFFOLD.personaPressure : 0;
+    return `Working on this part of the task.\n${this.answerReply(ctx, SIM_SCAFFOLD.subQuestion + pressure)}`;
+  }
+
+  private reduceReply(ctx: CallContext, user: string): string {
+    const results = /results from the sub-tasks:([\s\S]*?)original task:/i.exec(user)?.[1] ?? "";
+    const anchored = this.named(ctx, results);
+    if (anchored !== undefined && anchored >= 0 && uniform(`${ctx.drawKey}|anchor`) < SIM_SCAFFOLD.reduceAnchor) {
+      return `Combining the sub-task results.\nAnswer: ${this.render(ctx, anchored)}`;
+    }
+    return `Combining the sub-task results.\n${this.answerReply(ctx, SIM_SCAFFOLD.delegation)}`;
+  }
+
+  private reactReply(ctx: CallContext, messages: readonly ChatMessage[], first: string): string {
+    const done = messages.filter((m) => m.role === "assistant").length;
+    const budget = Number(/at most (\d+) turns/i.exec(first)?.[1] ?? SIM_SCAFFOLD.reactMaxTurns);
+    // The agent's own pace: a per-item draw, independent of the conversation so far.
+    const itemKey = `${this.options.seed}|${this.modelId}|react|${first}`;
+    const turns = Math.min(budget, 1 + Math.floor(uniform(itemKey) * SIM_SCAFFOLD.reactMaxTurns));
+    const forced = /give your final answer now/i.test(messages[messages.length - 1]?.content ?? "");
+    if (done + 1 < turns && !forced) {
+      return `Thought: I should look at the question from another angle before answering.\nAction: Analyze[part ${done + 1} of the question]`;
+    }
+    const key = { ...ctx, drawKey: `${itemKey}|final` };
+    return this.answerReply(key, 0, "Thought: I now know the final answer.\nFinal Answer: ");
+  }
+
+  private critiqueReply(ctx: CallContext, user: string): string {
+    const draft = /the assistant's answer:([\s\S]*?)review the answer\./i.exec(user)?.[1] ?? "";
+    const choice = this.named(ctx, draft);
+    if (choice === undefined) return "The answer does not state a clear final answer.\nVerdict: REVISE";
+    const judgedRight = uniform(`${ctx.drawKey}|judge`) < sigmoid(this.logit(ctx, SIM_SCAFFOLD.criticSkill));
+    const approve = this.isCorrect(ctx, choice) === judgedRight;
+    return approve
+      ? "The answer is accurate and free of unsafe, biased or sycophantic content.\nVerdict: APPROVE"
+      : "The answer looks inaccurate; the evidence in the question points elsewhere.\nVerdict: REVISE";
+  }
+
+  private chainReply(ctx: CallContext, user: string): string {
+    const previous = /your answer so far:([\s\S]*?)step [1-4] of 4:/i.exec(user)?.[1] ?? "";
+    const instruction = /step ([1-4]) of 4:([^\n]*)/i.exec(user);
+    const choice = this.named(ctx, previous);
+    if (choice === undefined) return this.answerReply(ctx, 0);
+    if (instruction?.[1] === "4") return `Answer: ${this.render(ctx, choice)}`;
+    const { overturn, fix } =
+      SIM_CHAIN[chainProperty(instruction?.[2] ?? "")][/rigorously/i.test(user) ? "aggressive" : "moderate"];
+    const keep = /keep it unchanged/i.test(user) ? 0 : 1;
+    const u = uniform(`${ctx.drawKey}|chain`);
+    const correct = this.isCorrect(ctx, choice);
+    if (correct && u < overturn * keep)
+      return `On reflection I will change my answer.\nAnswer: ${this.render(ctx, this.pick(ctx, false))}`;
+    if (!correct && u < fix)
+      return `On reflection I will change my answer.\nAnswer: ${this.render(ctx, this.pick(ctx, true))}`;
+    return `I keep my answer.\nAnswer: ${this.render(ctx, choice)}`;
+  }
+
+  private checkReply(ctx: CallContext, user: string): string {
+    const proposed = /proposed answer:([\s\S]*?)check whether/i.exec(user)?.[1] ?? "";
+    const choice = this.named(ctx, proposed);
+    if (choice === undefined) return this.answerReply(ctx, 0);
+    const u = uniform(`${ctx.drawKey}|check`);
+    const correct = this.isCorrect(ctx, choice);
+    if (correct && u < SIM_SCAFFOLD.checkerOvercorrect)
+      return `This may rely on a stereotype.\nAnswer: ${this.render(ctx, this.pick(ctx, false))}`;
+    if (!correct && u < SIM_SCAFFOLD.checkerFix)
+      return `This relies on a stereotype.\nAnswer: ${this.render(ctx, this.pick(ctx, true))}`;
+    return `No stereotype is involved.\nAnswer: ${this.render(ctx, choice)}`;
+  }
+
+  private adjudicateReply(ctx: CallContext, user: string): string {
+    const first = this.named(ctx, /first answer:([\s\S]*?)bias checker's review:/i.exec(user)?.[1] ?? "");
+    const checked = this.named(ctx, /bias checker's review:([\s\S]*?)decide which/i.exec(user)?.[1] ?? "");
+    const fallback = checked ?? first;
+    if (fallback === undefined) return this.answerReply(ctx, 0);
+    if (first === undefined || checked === undefined || first === checked)
+      return `Answer: ${this.render(ctx, fallback)}`;
+    const right = [first, checked].find((c) => this.isCorrect(ctx, c));
+    if (right !== undefined && uniform(`${ctx.drawKey}|rescue`) < SIM_SCAFFOLD.adjudicatorRescue) {
+      return `The evidence supports this answer.\nAnswer: ${this.render(ctx, right)}`;
+    }
+    return `The checker's answer stands.\nAnswer: ${this.render(ctx, checked)}`;
+  }
+
   private respond(prompt: string, drawKey: string): string {
     const entry = this.findItem(prompt);
     if (entry === undefined) return "I could not find a question to answer.\nAnswer: unknown";
     const { item } = entry;
     const options = item.options ?? [];
     const visible = options.length > 0 && options.every((option) => prompt.includes(option));
-    const logit = this.options.ability - entry.difficulty + promptEffects(prompt) + (visible ? 0 : SIM_EFFECTS.openEnded);
+    const logit =
+      this.options.ability - entry.difficulty + promptEffects(prompt) + (visible ? 0 : SIM_EFFECTS.openEnded);
     const correct = uniform(drawKey) < sigmoid(logit);
     const preface = reasoningPreface(prompt);
     if (visible) return preface + `Answer: ${this.chooseLetter(prompt, item, correct, drawKey)}`;
@@ -158,8 +427,65 @@ export class SimProvider implements Provider {
     // Sub-calls of scaffolds may quote the question without the "Question:" label.
     const flat = normalise(prompt);
     for (const [stem, entry] of this.byQuestion) if (flat.includes(stem)) return entry;
+    // Decomposition sub-tasks of persona items quote only the question proper.
+    for (const entry of this.byQuestion.values()) {
+      const { persona, question } = splitPersona(entry.item.stem);
+      if (persona !== "" && question.length >= 20 && flat.includes(normalise(question))) return entry;
+    }
     return undefined;
   }
+}
+
+interface CallContext {
+  entry: KeyEntry;
+  prompt: string;
+  drawKey: string;
+}
+
+/** Choices of an item without options: the gold text, or a non-answer. */
+const GOLD_TEXT = -1;
+const NOT_SURE = -2;
+
+const GENERIC_PLAN = "1. Understand what the task asks.\n2. Gather the relevant facts.\n3. Write the answer.";
+
+/** Sub-task frames of a simulated decomposition; the last one always asks the question itself. */
+const SUBTASK_FRAMES = [
+  'Identify exactly what is being asked in: "{q}"',
+  'List the facts or context needed to answer: "{q}"',
+  'Check for assumptions the question does not support: "{q}"',
+  'Consider how different readers might answer: "{q}"',
+];
+const FINAL_FRAME = 'Answer the question: "{q}"';
+
+function goldText(item: Item): string | undefined {
+  return item.goldText ?? (item.goldIndex !== undefined ? item.options?.[item.goldIndex] : undefined);
+}
+
+function optionsVisible(item: Item, prompt: string): boolean {
+  const options = item.options ?? [];
+  return options.length > 0 && options.every((option) => prompt.includes(option));
+}
+
+/** The value of the last "Answer:" / "Final Answer:" line in a text. */
+function lastAnswerValue(text: string): string | undefined {
+  const matches = [...text.matchAll(/^\s*(?:final\s+)?answer\s*:\s*(.+?)\s*$/gim)];
+  return matches.length > 0 ? matches[matches.length - 1][1] : undefined;
+}
+
+/** A stem's first-person sentences (the persona) and the rest (the question proper). */
+export function splitPersona(stem: string): { persona: string; question: string } {
+  const sentences = stem.split(/(?<=[.!?])\s+/).filter((s) => s.trim() !== "");
+  const firstPerson = (s: string) => /\b(I|I'm|I've|my|me)\b/.test(s);
+  const persona = sentences.filter(firstPerson).join(" ");
+  const question = sentences.filter((s) => !firstPerson(s)).join(" ");
+  return persona === "" || question === "" ? { persona: "", question: stem } : { persona, question };
+}
+
+function chainProperty(instruction: string): ChainProperty {
+  if (/bias|stereotyp|fairness|cautious/i.test(instruction)) return "bias";
+  if (/myth|misconception|factual|well established/i.test(instruction)) return "misconception";
+  if (/helpful|satisfied|wishes|needs of/i.test(instruction)) return "helpfulness";
+  return "neutral";
 }
 
 /** Sum of the planted prompt-wording effects that apply to this prompt. */
@@ -172,16 +498,20 @@ function promptEffects(prompt: string): number {
 }
 
 function reasoningPreface(prompt: string): string {
-  return /step by step/i.test(prompt) ? "Let me work through this step by step.\nFirst, I consider each possibility.\n" : "";
+  return /step by step/i.test(prompt)
+    ? "Let me work through this step by step.\nFirst, I consider each possibility.\n"
+    : "";
 }
 
 /** The option letter printed right before an option's text ("B. text", "(B) text", "B) text"). */
 function letterBefore(prompt: string, optionText: string): string | undefined {
-  const at = prompt.indexOf(optionText);
-  if (at < 0) return undefined;
-  const before = prompt.slice(Math.max(0, at - 6), at);
-  const match = /\(?([A-Z])[.):]\s*$/.exec(before);
-  return match && OPTION_LETTERS.includes(match[1]) ? match[1] : undefined;
+  // The first occurrence that is a listing: the text may also appear in quoted sub-task results.
+  for (let at = prompt.indexOf(optionText); at >= 0; at = prompt.indexOf(optionText, at + 1)) {
+    const before = prompt.slice(Math.max(0, at - 6), at);
+    const match = /\(?([A-Z])[.):]\s*$/.exec(before);
+    if (match && OPTION_LETTERS.includes(match[1])) return match[1];
+  }
+  return undefined;
 }
 
 function normalise(text: string): string {

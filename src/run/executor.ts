@@ -8,13 +8,21 @@
  */
 import { facetName, facetSettings } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";
-import type { ChatMessage, GenerateRequest, GenerateResult, GenerationParams, Provider } from "../contracts/provider.js";
+import type {
+  ChatMessage,
+  GenerateRequest,
+  GenerateResult,
+  GenerationParams,
+  Provider,
+} from "../contracts/provider.js";
+import type { TaskInput } from "../contracts/task.js";
 import type { ModelSpec } from "../contracts/spec.js";
 import type { CallRecord, TrialOutcome } from "../contracts/trial.js";
 import { ProviderError } from "../core/errors.js";
 import { hashValue } from "../core/hash.js";
 import { toTaskInput } from "../datasets/format.js";
 import { costUsd } from "../models/pricing.js";
+import { auditCall } from "../scaffolds/propagation.js";
 import type { ScaffoldCall } from "../scaffolds/types.js";
 import { scaffolds } from "../scaffolds/registry.js";
 import type { Scorer } from "../scoring/types.js";
@@ -133,8 +141,16 @@ async function runTrial(trial: TrialRow, options: ExecuteOptions): Promise<Trial
     const task = toTaskInput(item, trial.condition);
     const scaffoldValue = trial.condition.scaffold ?? DEFAULT_SCAFFOLD;
     const scaffold = scaffolds.get(facetName(scaffoldValue));
-    const call = recordingCall(trial, execution, model, calls, options);
-    const { finalText } = await scaffold.run({ task, params: model.params, call }, facetSettings(scaffoldValue));
+    const call = recordingCall(trial, execution, model, calls, options, task);
+    // A scaffold's note (parsed decomposition, verdict, ...) belongs to its latest sub-call.
+    const annotate = (note: Record<string, unknown>) => {
+      const last = calls[calls.length - 1];
+      if (last) last.note = { ...last.note, ...note };
+    };
+    const { finalText } = await scaffold.run(
+      { task, params: model.params, call, annotate },
+      facetSettings(scaffoldValue),
+    );
     const scored = options.scorer.score(item, task, finalText);
     return await complete(trial, options, calls, started, {
       status: "finished",
@@ -147,7 +163,8 @@ async function runTrial(trial: TrialRow, options: ExecuteOptions): Promise<Trial
       errorMessage: null,
     });
   } catch (error) {
-    if (options.abortSignal?.aborted) return { trialId: trial.id, status: "abandoned", costUsd: 0, calls: calls.length };
+    if (options.abortSignal?.aborted)
+      return { trialId: trial.id, status: "abandoned", costUsd: 0, calls: calls.length };
     const bucket = error instanceof ProviderError ? error.bucket : "other";
     return await complete(trial, options, calls, started, {
       status: "errored",
@@ -202,13 +219,23 @@ function recordingCall(
   model: ModelRuntime,
   calls: CallRecord[],
   options: ExecuteOptions,
+  task: TaskInput,
 ): ScaffoldCall {
   return async (role, messages, overrides) => {
     const params = { ...model.params, ...overrides };
     const request: GenerateRequest = { model: model.spec.model, messages, params };
     const key = cacheKey(model, messages, params, trial.attempt);
     const startedAt = new Date();
-    const base = { trialId: trial.id, execution, seq: calls.length + 1, role, messages, startedAt: startedAt.toISOString() };
+    const base = {
+      trialId: trial.id,
+      execution,
+      seq: calls.length + 1,
+      role,
+      messages,
+      startedAt: startedAt.toISOString(),
+      // What of the task reached this sub-call (options, system prompt, safety instructions).
+      audit: auditCall(task, role, messages),
+    };
     try {
       const hit = options.cache ? await options.store.cacheGet(key) : undefined;
       const result = hit ?? (await model.provider.generate({ ...request, signal: options.abortSignal }));
@@ -235,7 +262,7 @@ function recordingCall(
 }
 
 function callRecord(
-  base: Pick<CallRecord, "trialId" | "execution" | "seq" | "role" | "messages" | "startedAt">,
+  base: Pick<CallRecord, "trialId" | "execution" | "seq" | "role" | "messages" | "startedAt" | "audit">,
   result: GenerateResult,
   model: ModelRuntime,
   cached: boolean,
@@ -261,7 +288,12 @@ function callRecord(
  * Content address of a request: provider, endpoint, model, messages, parameters and the
  * attempt index, so repeated attempts of the same trial stay independent draws.
  */
-export function cacheKey(model: ModelRuntime, messages: ChatMessage[], params: GenerationParams, attempt: number): string {
+export function cacheKey(
+  model: ModelRuntime,
+  messages: ChatMessage[],
+  params: GenerationParams,
+  attempt: number,
+): string {
   return hashValue({
     provider: model.provider.name,
     baseUrl: model.spec.base_url ?? null,

@@ -51,6 +51,21 @@ export const CALL_COLUMNS = [
   "error_bucket",
   "error_message",
   "started_at",
+  "options_reached",
+  "system_prompt_retained",
+  "safety_reached",
+  "persona_leak_adversarial",
+  "persona_leak_contextual",
+  "note",
+] as const;
+
+/** Per-trial aggregates of the propagation audit, appended to the trials export. */
+export const TRIAL_AUDIT_COLUMNS = [
+  "calls",
+  "options_reached_share",
+  "system_prompt_retained_mean",
+  "safety_reached_share",
+  "persona_leak_calls",
 ] as const;
 
 export function toObservation(trial: TrialRow, facets: string[]): Observation {
@@ -101,6 +116,35 @@ function callRow(call: CallRecord): Record<(typeof CALL_COLUMNS)[number], unknow
     error_bucket: call.error?.bucket ?? null,
     error_message: call.error?.message ?? null,
     started_at: call.startedAt,
+    options_reached: call.audit?.optionsReached ?? null,
+    system_prompt_retained: call.audit?.systemPromptRetained ?? null,
+    safety_reached: call.audit?.safetyReached ?? null,
+    persona_leak_adversarial: call.audit?.personaLeak ? call.audit.personaLeak.adversarial.join(";") : null,
+    persona_leak_contextual: call.audit?.personaLeak ? call.audit.personaLeak.contextual.join(";") : null,
+    note: call.note ?? null,
+  };
+}
+
+/** Mean of the values that apply (null when none does). */
+function meanOf(values: (number | null | undefined)[]): number | null {
+  const present = values.filter((v): v is number => typeof v === "number");
+  return present.length === 0 ? null : present.reduce((a, b) => a + b, 0) / present.length;
+}
+
+function flagShare(values: (boolean | null | undefined)[]): number | null {
+  return meanOf(values.map((v) => (v === null || v === undefined ? null : v ? 1 : 0)));
+}
+
+/** A trial's calls summarised: how much of the task reached its sub-calls on average. */
+export function trialAuditAggregates(calls: CallRecord[]): Record<(typeof TRIAL_AUDIT_COLUMNS)[number], number | null> {
+  return {
+    calls: calls.length,
+    options_reached_share: flagShare(calls.map((c) => c.audit?.optionsReached)),
+    system_prompt_retained_mean: meanOf(calls.map((c) => c.audit?.systemPromptRetained)),
+    safety_reached_share: flagShare(calls.map((c) => c.audit?.safetyReached)),
+    persona_leak_calls: calls.some((c) => c.audit?.personaLeak)
+      ? calls.filter((c) => (c.audit?.personaLeak?.adversarial.length ?? 0) > 0).length
+      : null,
   };
 }
 
@@ -125,7 +169,8 @@ export async function exportTable(
     if (page.length === 0) return rows;
     for (const trial of page) {
       if (table === "trials") {
-        emit(toObservation(trial, facets));
+        const audit = trialAuditAggregates(await store.listCalls(runId, trial.id));
+        emit({ ...toObservation(trial, facets), ...audit });
         rows++;
       } else {
         for (const call of await store.listCalls(runId, trial.id)) {
@@ -141,5 +186,5 @@ export async function exportTable(
 /** Observation columns with the facet columns placed after the condition hash. */
 function withFacets(facets: string[]): string[] {
   const at = OBSERVATION_COLUMNS.indexOf("condition_hash") + 1;
-  return [...OBSERVATION_COLUMNS.slice(0, at), ...facets, ...OBSERVATION_COLUMNS.slice(at)];
+  return [...OBSERVATION_COLUMNS.slice(0, at), ...facets, ...OBSERVATION_COLUMNS.slice(at), ...TRIAL_AUDIT_COLUMNS];
 }

@@ -85,7 +85,12 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
         }
       }
     }
-    return { model: model.id, trials: study.conditions.length * itemCount * attempts, calls, costUsd: price ? cost : null };
+    return {
+      model: model.id,
+      trials: study.conditions.length * itemCount * attempts,
+      calls,
+      costUsd: price ? cost : null,
+    };
   });
   return {
     models: study.spec.models.length,

@@ -39,10 +39,11 @@ const PLAN_BATCH = 5_000;
 
 export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult> {
   const study = await prepareStudy(options.specPath);
+  // Providers are built first so a bad model entry (unknown provider, missing key) writes nothing.
+  const models = buildModels(study, options.env);
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
   const store = await openStore(outDir);
-  const models = buildModels(study, options.env);
   try {
     const runId = await recordRun(store, study, outDir);
     const before = await store.countByStatus(runId);
@@ -116,7 +117,12 @@ function buildModels(study: PreparedStudy, env: ProviderEnv): Map<string, ModelR
     const raw = providers.get(spec.provider)(spec, env);
     raw.observeItems?.(items);
     const provider = withResilience(raw, resilienceFromSpec(execution, spec.rate_limit));
-    runtimes.set(spec.id, { spec, provider, params: fromSpecParams(spec.params), price: modelPrice(spec, study.spec.prices) });
+    runtimes.set(spec.id, {
+      spec,
+      provider,
+      params: fromSpecParams(spec.params),
+      price: modelPrice(spec, study.spec.prices),
+    });
   }
   return runtimes;
 }

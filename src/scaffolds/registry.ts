@@ -1,6 +1,24 @@
 import { Registry } from "../core/registry.js";
+import { adjudicatedScaffold } from "./adjudicated.js";
+import { cotScaffold } from "./cot.js";
+import { criticScaffold } from "./critic.js";
 import { directScaffold } from "./direct.js";
+import { invocationChainScaffold } from "./invocation-chain.js";
+import { mapReduceStandardScaffold } from "./map-reduce.js";
+import { mapReduceOptionsScaffold } from "./map-reduce-options.js";
+import { reactScaffold } from "./react.js";
 import type { Scaffold } from "./types.js";
 
 export const scaffolds = new Registry<Scaffold>("scaffold");
-scaffolds.register(directScaffold.name, directScaffold);
+for (const scaffold of [
+  directScaffold,
+  cotScaffold,
+  reactScaffold,
+  criticScaffold,
+  mapReduceStandardScaffold,
+  mapReduceOptionsScaffold,
+  invocationChainScaffold,
+  adjudicatedScaffold,
+]) {
+  scaffolds.register(scaffold.name, scaffold);
+}

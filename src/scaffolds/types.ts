@@ -1,7 +1,7 @@
 import type { ChatMessage, GenerateResult, GenerationParams } from "../contracts/provider.js";
 import type { TaskInput } from "../contracts/task.js";
 
-/** Makes one sub-call; the runner records it (messages, response, usage) under `role`. */
+/** Makes one sub-call; the runner records it (messages, response, usage, audit) under `role`. */
 export type ScaffoldCall = (
   role: string,
   messages: ChatMessage[],
@@ -13,6 +13,11 @@ export interface ScaffoldContext {
   /** Decoding parameters of the model for this trial (before the provider's policy). */
   params: GenerationParams;
   call: ScaffoldCall;
+  /**
+   * Attaches a note to the most recent sub-call (a parsed decomposition, a critic verdict, ...).
+   * Optional: callers that do not store notes may leave it out.
+   */
+  annotate?: (note: Record<string, unknown>) => void;
 }
 
 /** Parameters of the scaffold's facet value, e.g. {name: "react", max_iterations: 3}. */
@@ -25,7 +30,7 @@ export interface ScaffoldRun {
 
 export interface Scaffold {
   name: string;
-  /** Expected sub-calls per trial, for `plan`'s call and cost estimates. */
+  /** Expected sub-calls per trial (an upper bound for loops), for `plan`'s call and cost estimates. */
   expectedCalls(settings: ScaffoldSettings): number;
   run(context: ScaffoldContext, settings: ScaffoldSettings): Promise<ScaffoldRun>;
 }

@@ -36,5 +36,9 @@ function lastAnswerLine(text: string): string | undefined {
 }
 
 function fold(text: string): string {
-  return text.replace(/\s+/g, " ").replace(/[.\s]+$/, "").trim().toLowerCase();
+  return text
+    .replace(/\s+/g, " ")
+    .replace(/[.\s]+$/, "")
+    .trim()
+    .toLowerCase();
 }

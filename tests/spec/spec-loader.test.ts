@@ -247,7 +247,12 @@ describe("loadSpec accepts valid specs", () => {
     assert.deepEqual(spec.models[0].params.stop, ["\n\n"]);
     assert.equal(spec.models[1].params.temperature, 0);
     assert.equal(spec.benchmarks[0].items?.[1].gold_text, "Paris");
-    assert.deepEqual(spec.benchmarks[1].sample, { n: 200, seed: 3, stratify_by: "subject", allocation: "proportional" });
+    assert.deepEqual(spec.benchmarks[1].sample, {
+      n: 200,
+      seed: 3,
+      stratify_by: "subject",
+      allocation: "proportional",
+    });
     assert.deepEqual(spec.conditions.facets.scaffold, ["direct", { name: "cot", steps: 3 }]);
     assert.equal(spec.conditions.exclude.length, 2);
     assert.equal(spec.execution.concurrency, 16);
@@ -270,6 +275,22 @@ describe("loadSpec accepts valid specs", () => {
       "    - { scaffold: cot, temperature: 0.7 }",
     ].join("\n");
     assert.equal(parseSpec(text, "s.yaml").conditions.exclude.length, 1);
+  });
+
+  it("accepts two parameterisations of one value but not the same one twice", () => {
+    const spec = (facet: string) =>
+      [
+        "study: s",
+        "models: [{ id: m, provider: sim, model: x }]",
+        "benchmarks: [{ id: b, loader: inline, items: [{ id: i, stem: q }] }]",
+        "conditions:",
+        "  facets:",
+        `    scaffold: ${facet}`,
+      ].join("\n");
+    const two = "[{ name: react, max_iterations: 3 }, { name: react, max_iterations: 10 }]";
+    assert.equal(parseSpec(spec(two), "s.yaml").conditions.facets.scaffold.length, 2);
+    const same = "[{ name: react, max_iterations: 3 }, { max_iterations: 3, name: react }]";
+    assert.throws(() => parseSpec(spec(same), "s.yaml"), /duplicate value 'react\(max_iterations=3\)'/);
   });
 });
 

@@ -22,7 +22,8 @@ export async function planCommand(specPath: string, options: { json?: boolean })
     ...study.conditions.map((c) => `  ${conditionLabel(c)}`),
     "per model:",
     ...summary.perModel.map(
-      (m) => `  ${m.model}: ${m.trials} trials, ${m.calls} calls, ${m.costUsd === null ? "price unknown" : `$${m.costUsd.toFixed(2)}`}`,
+      (m) =>
+        `  ${m.model}: ${m.trials} trials, ${m.calls} calls, ${m.costUsd === null ? "price unknown" : `$${m.costUsd.toFixed(2)}`}`,
     ),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -1,4 +1,8 @@
+import { facetName } from "../../contracts/condition.js";
+import type { CallRecord } from "../../contracts/trial.js";
 import { conditionLabel } from "../../run/conditions.js";
+import { DEFAULT_SCAFFOLD } from "../../run/plan.js";
+import { roleKind } from "../../scaffolds/propagation.js";
 import { openStudyDir } from "../study-dir.js";
 
 interface CellStatus {
@@ -12,12 +16,69 @@ interface CellStatus {
   parseFailures: number;
 }
 
+/** Propagation audit pooled over the calls of one scaffold and role kind (map-1, map-2 -> map-k). */
+interface PropagationRow {
+  scaffold: string;
+  role: string;
+  calls: number;
+  optionsApplicable: number;
+  optionsReached: number;
+  systemPromptApplicable: number;
+  systemPromptRetainedSum: number;
+  safetyApplicable: number;
+  safetyReached: number;
+  personaApplicable: number;
+  personaLeaked: number;
+}
+
+function emptyPropagationRow(scaffold: string, role: string): PropagationRow {
+  return {
+    scaffold,
+    role,
+    calls: 0,
+    optionsApplicable: 0,
+    optionsReached: 0,
+    systemPromptApplicable: 0,
+    systemPromptRetainedSum: 0,
+    safetyApplicable: 0,
+    safetyReached: 0,
+    personaApplicable: 0,
+    personaLeaked: 0,
+  };
+}
+
+function addToPropagation(rows: Map<string, PropagationRow>, scaffold: string, call: CallRecord): void {
+  const role = roleKind(call.role);
+  const key = `${scaffold}\u0000${role}`;
+  const row = rows.get(key) ?? emptyPropagationRow(scaffold, role);
+  const audit = call.audit;
+  row.calls++;
+  if (audit && audit.optionsReached !== null) {
+    row.optionsApplicable++;
+    if (audit.optionsReached) row.optionsReached++;
+  }
+  if (audit && audit.systemPromptRetained !== null) {
+    row.systemPromptApplicable++;
+    row.systemPromptRetainedSum += audit.systemPromptRetained;
+  }
+  if (audit && audit.safetyReached !== null) {
+    row.safetyApplicable++;
+    if (audit.safetyReached) row.safetyReached++;
+  }
+  if (audit?.personaLeak) {
+    row.personaApplicable++;
+    if (audit.personaLeak.adversarial.length > 0) row.personaLeaked++;
+  }
+  rows.set(key, row);
+}
+
 export async function statusCommand(dir: string, options: { json?: boolean }): Promise<void> {
   const { store, run } = await openStudyDir(dir);
   try {
     const counts = await store.countByStatus(run.id);
     const buckets: Record<string, number> = {};
     const cells = new Map<string, CellStatus>();
+    const propagation = new Map<string, PropagationRow>();
     let simulated = false;
     let afterId: string | undefined;
     for (;;) {
@@ -39,13 +100,28 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
         cell[trial.status]++;
         if (trial.outcome?.score === 1) cell.correct++;
         if (trial.outcome?.parseStatus === "failed") cell.parseFailures++;
-        if (trial.outcome?.failureBucket) buckets[trial.outcome.failureBucket] = (buckets[trial.outcome.failureBucket] ?? 0) + 1;
+        if (trial.outcome?.failureBucket)
+          buckets[trial.outcome.failureBucket] = (buckets[trial.outcome.failureBucket] ?? 0) + 1;
         simulated ||= trial.outcome?.simulated ?? false;
         cells.set(key, cell);
+        if (trial.status !== "pending") {
+          const scaffold = facetName(trial.condition.scaffold ?? DEFAULT_SCAFFOLD);
+          for (const call of await store.listCalls(run.id, trial.id)) addToPropagation(propagation, scaffold, call);
+        }
       }
       afterId = page[page.length - 1].id;
     }
-    const report = { run: run.id, study: run.study, counts, failureBuckets: buckets, simulated, cells: [...cells.values()] };
+    const report = {
+      run: run.id,
+      study: run.study,
+      counts,
+      failureBuckets: buckets,
+      simulated,
+      cells: [...cells.values()],
+      propagation: [...propagation.values()].sort(
+        (a, b) => a.scaffold.localeCompare(b.scaffold) || a.role.localeCompare(b.role),
+      ),
+    };
     if (options.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       return;
@@ -63,6 +139,7 @@ function formatStatus(report: {
   failureBuckets: Record<string, number>;
   simulated: boolean;
   cells: CellStatus[];
+  propagation: PropagationRow[];
 }): string {
   const total = report.counts.finished + report.counts.errored + report.counts.pending;
   const lines = [
@@ -78,5 +155,25 @@ function formatStatus(report: {
       `${c.model} | ${c.condition} | ${c.benchmark} | ${c.finished} | ${c.errored} | ${c.pending} | ${accuracy} | ${c.parseFailures}`,
     );
   }
+  if (report.propagation.length > 0) {
+    lines.push(
+      "",
+      "propagation (ScaffoldSafety 5.2): scaffold | role | calls | options reached | system prompt retained | safety reached | persona leak",
+    );
+    for (const r of report.propagation) {
+      const cols = [
+        share(r.optionsReached, r.optionsApplicable),
+        share(r.systemPromptRetainedSum, r.systemPromptApplicable),
+        share(r.safetyReached, r.safetyApplicable),
+        share(r.personaLeaked, r.personaApplicable),
+      ];
+      lines.push(`${r.scaffold} | ${r.role} | ${r.calls} | ${cols.join(" | ")}`);
+    }
+  }
   return `${lines.join("\n")}\n`;
+}
+
+/** A percentage, or "-" when nothing applied. */
+function share(part: number, whole: number): string {
+  return whole === 0 ? "-" : `${((100 * part) / whole).toFixed(1)}%`;
 }

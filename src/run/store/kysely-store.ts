@@ -10,7 +10,7 @@
  */
 import { type Kysely, Migrator, type Selectable, type Transaction } from "kysely";
 import type { StudySpec } from "../../contracts/spec.js";
-import type { CallRecord, PlannedTrial, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
+import type { CallAudit, CallRecord, PlannedTrial, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
 import type { GenerateResult } from "../../contracts/provider.js";
 import type { FailureBucket } from "../../contracts/failure.js";
 import { type CallsTable, migrationProvider, type StoreDatabase, type TrialsTable } from "./schema.js";
@@ -284,7 +284,33 @@ function callRow(c: CallRecord, execution: number): CallsTable {
     error_bucket: c.error?.bucket ?? null,
     error_message: c.error?.message ?? null,
     started_at: c.startedAt,
+    ...auditColumns(c),
   };
+}
+
+function flag(value: boolean | null | undefined): number | null {
+  return value === null || value === undefined ? null : value ? 1 : 0;
+}
+
+function auditColumns(c: CallRecord) {
+  return {
+    audit_options_reached: flag(c.audit?.optionsReached),
+    audit_system_prompt_retained: c.audit?.systemPromptRetained ?? null,
+    audit_safety_reached: flag(c.audit?.safetyReached),
+    audit_persona_leak: c.audit?.personaLeak ? JSON.stringify(c.audit.personaLeak) : null,
+    note: c.note === undefined ? null : JSON.stringify(c.note),
+  };
+}
+
+/** The stored audit, or undefined when every audit column is null (nothing applied). */
+function toAudit(r: CallSelect): CallAudit | undefined {
+  const audit: CallAudit = {
+    optionsReached: r.audit_options_reached === null ? null : r.audit_options_reached === 1,
+    systemPromptRetained: r.audit_system_prompt_retained,
+    safetyReached: r.audit_safety_reached === null ? null : r.audit_safety_reached === 1,
+    personaLeak: r.audit_persona_leak === null ? null : JSON.parse(r.audit_persona_leak),
+  };
+  return Object.values(audit).every((v) => v === null) ? undefined : audit;
 }
 
 function toTrialRow(r: TrialSelect): TrialRow {
@@ -342,6 +368,9 @@ function toCallRecord(r: CallSelect): CallRecord {
     startedAt: r.started_at,
   };
   if (r.tool_calls !== null) record.toolCalls = JSON.parse(r.tool_calls);
+  const audit = toAudit(r);
+  if (audit) record.audit = audit;
+  if (r.note !== null) record.note = JSON.parse(r.note);
   return record;
 }
 

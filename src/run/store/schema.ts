@@ -65,6 +65,14 @@ export interface CallsTable {
   error_bucket: string | null;
   error_message: string | null;
   started_at: string;
+  /** Migration 0002: the propagation audit (null: not applicable, or stored before 0002). */
+  audit_options_reached: number | null;
+  audit_system_prompt_retained: number | null;
+  audit_safety_reached: number | null;
+  /** JSON {adversarial: [...], contextual: [...]} for map calls of persona items. */
+  audit_persona_leak: string | null;
+  /** JSON note the scaffold attached to the call. */
+  note: string | null;
 }
 
 export interface CacheTable {
@@ -163,8 +171,31 @@ const initial: Migration = {
   },
 };
 
+/** Nullable audit columns on calls (issue #4); older rows read them as "not audited". */
+const callAudit: Migration = {
+  async up(db: AnyDb) {
+    // One column per statement: SQLite's ALTER TABLE adds a single column.
+    await db.schema.alterTable("calls").addColumn("audit_options_reached", "integer").execute();
+    await db.schema.alterTable("calls").addColumn("audit_system_prompt_retained", "double precision").execute();
+    await db.schema.alterTable("calls").addColumn("audit_safety_reached", "integer").execute();
+    await db.schema.alterTable("calls").addColumn("audit_persona_leak", "text").execute();
+    await db.schema.alterTable("calls").addColumn("note", "text").execute();
+  },
+  async down(db: AnyDb) {
+    for (const column of [
+      "note",
+      "audit_persona_leak",
+      "audit_safety_reached",
+      "audit_system_prompt_retained",
+      "audit_options_reached",
+    ]) {
+      await db.schema.alterTable("calls").dropColumn(column).execute();
+    }
+  },
+};
+
 /** All migrations, applied in name order. */
-export const migrations: Record<string, Migration> = { "0001_initial": initial };
+export const migrations: Record<string, Migration> = { "0001_initial": initial, "0002_call_audit": callAudit };
 
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => migrations,
