@@ -4,8 +4,10 @@
  *     trials per second and peak memory (RSS and heap), to show memory stays flat.
  *  2. The sim provider with 200 ms latency per call at concurrency 32: achieved throughput
  *     against the ideal 32 / 0.2 s = 160 requests/s.
- * Each case runs in a fresh temp directory against the real SQLite store. Prints Markdown.
+ * Each case runs in its own process (so peak memory is the case's own) and a fresh temp
+ * directory, against the real SQLite store. Prints Markdown.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -70,9 +72,22 @@ const cases: Case[] = [
   { label: "sim, 200 ms, concurrency 32", models: 2, items: 400, attempts: 2, latencyMs: 200, concurrency: 32 },
 ];
 
-const rows = [];
-for (const c of cases) {
-  const r = await measure(c);
+type Measurement = Awaited<ReturnType<typeof measure>>;
+
+const caseIndex = process.argv[2];
+if (caseIndex !== undefined) {
+  process.stdout.write(JSON.stringify(await measure(cases[Number(caseIndex)])));
+  process.exit(0);
+}
+
+const rows: Measurement[] = [];
+for (let i = 0; i < cases.length; i++) {
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", import.meta.filename, String(i)], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  if (child.status !== 0) throw new Error(`bench case ${cases[i].label} failed`);
+  const r = JSON.parse(child.stdout) as Measurement;
   rows.push(r);
   process.stderr.write(`${r.label}: ${r.trialsPerSecond.toFixed(0)} trials/s\n`);
 }

@@ -27,7 +27,8 @@ import type { ScaffoldCall } from "../scaffolds/types.js";
 import { scaffolds } from "../scaffolds/registry.js";
 import type { Scorer } from "../scoring/types.js";
 import { DEFAULT_SCAFFOLD } from "./plan.js";
-import type { TrialRow, TrialStore } from "./store/types.js";
+import { CommitBatcher } from "./commit-batcher.js";
+import type { TrialCompletion, TrialRow, TrialStore } from "./store/types.js";
 
 export interface ModelRuntime {
   spec: ModelSpec;
@@ -71,6 +72,11 @@ export interface ExecuteSummary {
 
 const PAGE_SIZE = 500;
 
+/** What a trial run needs beyond the options: where its completion goes (group commit). */
+interface RunContext extends ExecuteOptions {
+  commit: (entry: TrialCompletion) => Promise<boolean>;
+}
+
 export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSummary> {
   const summary: ExecuteSummary = {
     attempted: 0,
@@ -82,6 +88,8 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     stoppedBy: "completed",
   };
   const queue = pendingTrials(options.store, options.runId);
+  const batcher = new CommitBatcher(options.store);
+  const context: RunContext = { ...options, commit: (entry) => batcher.complete(entry) };
   const shouldStop = (): boolean => {
     if (options.stopSignal?.aborted || options.abortSignal?.aborted) {
       summary.stoppedBy = "stop";
@@ -98,7 +106,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
       const next = await queue.next();
       if (next.done) return;
       summary.attempted++;
-      const event = await runTrial(next.value, options);
+      const event = await runTrial(next.value, context);
       summary[event.status]++;
       summary.calls += event.calls;
       summary.costUsd += event.costUsd;
@@ -130,7 +138,7 @@ async function* pendingTrials(store: TrialStore, runId: string): AsyncGenerator<
   }
 }
 
-async function runTrial(trial: TrialRow, options: ExecuteOptions): Promise<TrialEvent> {
+async function runTrial(trial: TrialRow, options: RunContext): Promise<TrialEvent> {
   const model = options.models.get(trial.modelId);
   const item = options.items.get(trial.benchmarkId)?.get(trial.itemId);
   const calls: CallRecord[] = [];
@@ -183,7 +191,7 @@ type OutcomeCore = Omit<TrialOutcome, "usage" | "costUsd" | "latencyMs" | "dropp
 
 async function complete(
   trial: TrialRow,
-  options: ExecuteOptions,
+  options: RunContext,
   calls: CallRecord[],
   started: number,
   core: OutcomeCore,
@@ -200,7 +208,7 @@ async function complete(
     droppedParams: uniqueDrops(calls),
     simulated: model?.provider.simulated ?? false,
   };
-  const written = await options.store.completeTrial(trial.id, outcome, calls);
+  const written = await options.commit({ trialId: trial.id, outcome, calls });
   // A trial another worker finished first counts as neither finished nor errored here.
   const status = written ? core.status : "abandoned";
   return { trialId: trial.id, status, costUsd: outcome.costUsd, calls: calls.length };
@@ -225,6 +233,8 @@ function recordingCall(
     const params = { ...model.params, ...overrides };
     const request: GenerateRequest = { model: model.spec.model, messages, params };
     const key = cacheKey(model, messages, params, trial.attempt);
+    // The simulated panel is deterministic and free: caching its replies would only cost writes.
+    const useCache = options.cache && !model.provider.simulated;
     const startedAt = new Date();
     const base = {
       trialId: trial.id,
@@ -237,9 +247,9 @@ function recordingCall(
       audit: auditCall(task, role, messages),
     };
     try {
-      const hit = options.cache ? await options.store.cacheGet(key) : undefined;
+      const hit = useCache ? await options.store.cacheGet(key) : undefined;
       const result = hit ?? (await model.provider.generate({ ...request, signal: options.abortSignal }));
-      if (options.cache && !hit) await options.store.cachePut(key, result);
+      if (useCache && !hit) await options.store.cachePut(key, result);
       calls.push(callRecord(base, result, model, hit !== undefined, Date.now() - startedAt.getTime()));
       return result;
     } catch (error) {

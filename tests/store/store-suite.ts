@@ -271,6 +271,50 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.equal((await store.listTrials("r1"))[0].status, "pending");
       }));
 
+    test("completeTrials writes a group in one transaction; a finished member is skipped", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const trials = makeTrials("r1", 3);
+        await store.addPlannedTrials(trials);
+        await store.completeTrial(trials[0].id, makeOutcome("finished", "A"), [makeCall(trials[0].id, 0)]);
+        const written = await store.completeTrials(
+          trials.map((t) => ({ trialId: t.id, outcome: makeOutcome("finished", "D"), calls: [makeCall(t.id, 0)] })),
+        );
+        assert.deepEqual(written, [false, true, true]);
+        const byId = new Map((await store.listTrials("r1")).map((r) => [r.id, r]));
+        assert.deepEqual(
+          trials.map((t) => [byId.get(t.id)?.status, byId.get(t.id)?.executions, byId.get(t.id)?.outcome?.finalAnswer]),
+          [
+            ["finished", 1, "A"],
+            ["finished", 1, "D"],
+            ["finished", 1, "D"],
+          ],
+        );
+        assert.equal((await store.listCalls("r1")).length, 3);
+      }));
+
+    test("completeTrials is atomic: one failing member leaves the whole group unwritten", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const trials = makeTrials("r1", 2);
+        await store.addPlannedTrials(trials);
+        const group = [
+          { trialId: trials[0].id, outcome: makeOutcome("finished"), calls: [makeCall(trials[0].id, 0)] },
+          // Two calls with the same seq fail on insert, after the first member was written.
+          {
+            trialId: trials[1].id,
+            outcome: makeOutcome("finished"),
+            calls: [makeCall(trials[1].id, 0), makeCall(trials[1].id, 0)],
+          },
+        ];
+        await assert.rejects(store.completeTrials(group));
+        assert.deepEqual(
+          (await store.listTrials("r1")).map((r) => r.status),
+          ["pending", "pending"],
+        );
+        assert.deepEqual(await store.listCalls("r1"), []);
+      }));
+
     test("a finished trial is never overwritten", () =>
       withStore(async (store) => {
         await store.saveRun(makeRun("r1"));

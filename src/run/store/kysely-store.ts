@@ -14,7 +14,7 @@ import type { CallAudit, CallRecord, PlannedTrial, TrialOutcome, TrialStatus } f
 import type { GenerateResult } from "../../contracts/provider.js";
 import type { FailureBucket } from "../../contracts/failure.js";
 import { type CallsTable, migrationProvider, type StoreDatabase, type TrialsTable } from "./schema.js";
-import type { RunRecord, TrialRow, TrialStore } from "./types.js";
+import type { RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
 
 export type StoreDialect = "sqlite" | "postgres";
 
@@ -144,31 +144,16 @@ export class KyselyTrialStore implements TrialStore {
   }
 
   async completeTrial(trialId: string, outcome: TrialOutcome, calls: CallRecord[]): Promise<boolean> {
-    if (outcome.status !== "finished" && outcome.status !== "errored") {
-      throw new Error(`completeTrial(${trialId}): outcome status must be finished or errored, not ${outcome.status}`);
-    }
-    const stray = calls.find((c) => c.trialId !== trialId);
-    if (stray) throw new Error(`completeTrial(${trialId}): a call belongs to trial ${stray.trialId}`);
+    const [written] = await this.completeTrials([{ trialId, outcome, calls }]);
+    return written;
+  }
+
+  async completeTrials(entries: readonly TrialCompletion[]): Promise<boolean[]> {
+    for (const entry of entries) checkCompletion(entry);
     return this.db.transaction().execute(async (trx) => {
-      // The conditional UPDATE is the claim: on PG a concurrent completion blocks on the row
-      // lock, then re-checks the WHERE and sees 'finished'; on SQLite writers are serialised.
-      const claimed = await trx
-        .updateTable("trials")
-        .set((eb) => ({ ...outcomeColumns(outcome), executions: eb("executions", "+", 1) }))
-        .where("id", "=", trialId)
-        .where("status", "<>", "finished")
-        .returning("executions")
-        .executeTakeFirst();
-      if (!claimed) {
-        await assertTrialExists(trx, trialId);
-        return false;
-      }
-      const execution = toSafeInt(claimed.executions);
-      const rows = calls.map((c) => callRow(c, execution));
-      if (rows.length > 0) {
-        for (const batch of chunks(rows, batchSize(rows[0]))) await trx.insertInto("calls").values(batch).execute();
-      }
-      return true;
+      const written: boolean[] = [];
+      for (const entry of entries) written.push(await completeOne(trx, entry));
+      return written;
     });
   }
 
@@ -389,4 +374,38 @@ function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+function checkCompletion({ trialId, outcome, calls }: TrialCompletion): void {
+  if (outcome.status !== "finished" && outcome.status !== "errored") {
+    throw new Error(`completeTrial(${trialId}): outcome status must be finished or errored, not ${outcome.status}`);
+  }
+  const stray = calls.find((c) => c.trialId !== trialId);
+  if (stray) throw new Error(`completeTrial(${trialId}): a call belongs to trial ${stray.trialId}`);
+}
+
+/** One trial's completion inside a transaction; false when the trial was already finished. */
+async function completeOne(
+  trx: Transaction<StoreDatabase>,
+  { trialId, outcome, calls }: TrialCompletion,
+): Promise<boolean> {
+  // The conditional UPDATE is the claim: on PG a concurrent completion blocks on the row
+  // lock, then re-checks the WHERE and sees 'finished'; on SQLite writers are serialised.
+  const claimed = await trx
+    .updateTable("trials")
+    .set((eb) => ({ ...outcomeColumns(outcome), executions: eb("executions", "+", 1) }))
+    .where("id", "=", trialId)
+    .where("status", "<>", "finished")
+    .returning("executions")
+    .executeTakeFirst();
+  if (!claimed) {
+    await assertTrialExists(trx, trialId);
+    return false;
+  }
+  const execution = toSafeInt(claimed.executions);
+  const rows = calls.map((c) => callRow(c, execution));
+  if (rows.length > 0) {
+    for (const batch of chunks(rows, batchSize(rows[0]))) await trx.insertInto("calls").values(batch).execute();
+  }
+  return true;
 }

@@ -26,6 +26,12 @@ export interface TrialRow extends PlannedTrial {
   updatedAt: string | null;
 }
 
+export interface TrialCompletion {
+  trialId: string;
+  outcome: TrialOutcome;
+  calls: CallRecord[];
+}
+
 export interface TrialStore {
   readonly dialect: "sqlite" | "postgres";
   /** Creates tables if missing; safe to call on every open. */
@@ -44,6 +50,11 @@ export interface TrialStore {
    * increments executions. Returns false, writing nothing, when the trial is already finished.
    */
   completeTrial(trialId: string, outcome: TrialOutcome, calls: CallRecord[]): Promise<boolean>;
+  /**
+   * Several completions in one transaction (group commit): each behaves as completeTrial, and
+   * all land together or none do. Returns, per entry, whether it was written.
+   */
+  completeTrials(entries: readonly TrialCompletion[]): Promise<boolean[]>;
   /** Calls of a run (optionally of one trial), ordered by trial, execution, seq. */
   listCalls(runId: string, trialId?: string): Promise<CallRecord[]>;
   cacheGet(key: string): Promise<GenerateResult | undefined>;
