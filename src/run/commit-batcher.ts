@@ -36,9 +36,9 @@ export class CommitBatcher {
       const batch = this.waiting.splice(0, this.maxBatch);
       try {
         const written = await this.store.completeTrials(batch.map((w) => w.entry));
-        batch.forEach((w, i) => w.resolve(written[i]));
+        for (const [i, w] of batch.entries()) w.resolve(written[i]);
       } catch (error) {
-        batch.forEach((w) => w.reject(error));
+        for (const w of batch) w.reject(error);
       }
     }
     this.flushing = undefined;
