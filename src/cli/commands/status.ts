@@ -117,7 +117,13 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
       counts,
       failureBuckets: buckets,
       simulated,
-      cells: [...cells.values()],
+      // Sorted so a reader finds a cell where expected (model, then condition, then benchmark).
+      cells: [...cells.values()].sort(
+        (a, b) =>
+          a.model.localeCompare(b.model) ||
+          a.condition.localeCompare(b.condition) ||
+          a.benchmark.localeCompare(b.benchmark),
+      ),
       propagation: [...propagation.values()].sort(
         (a, b) => a.scaffold.localeCompare(b.scaffold) || a.role.localeCompare(b.role),
       ),
