@@ -15,7 +15,7 @@ const CLI = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
 
 function startRun(specPath: string, outDir: string): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", CLI, "run", specPath, "--out", outDir], {
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
 }
 
@@ -112,4 +112,34 @@ test("SIGKILL at several points loses and duplicates nothing", { timeout: 180_00
   } finally {
     db.close();
   }
+});
+
+test("Ctrl-C stops after the trials in flight; running again resumes", { timeout: 120_000 }, async () => {
+  const { specPath, outDir } = writeDemoSpec({
+    items: 40,
+    models: `  - id: sim-slow
+    provider: sim
+    model: medium
+    options: { latency_ms: 40 }`,
+    execution: "  concurrency: 2",
+  });
+  const child = startRun(specPath, outDir);
+  let stdout = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  while (finishedCount(outDir) < 10) await new Promise((r) => setTimeout(r, 20));
+  child.kill("SIGINT");
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /stopping: finishing trials in flight/);
+  assert.match(stdout, /stopped by interrupt: run the same command again to resume/);
+  const stopped = finishedCount(outDir);
+  assert.ok(stopped >= 10 && stopped < 80, `finished at stop: ${stopped}`);
+  await runToEnd(specPath, outDir);
+  assert.equal(finishedCount(outDir), 80);
 });
