@@ -6,10 +6,14 @@
 import { Command } from "commander";
 import { ParallaxError } from "../core/errors.js";
 import { PARALLAX_VERSION } from "../core/version.js";
+import { analyzeCommand } from "./commands/analyze.js";
 import { exportCommand } from "./commands/export.js";
 import { itemsCommand } from "./commands/items.js";
 import { planCommand } from "./commands/plan.js";
+import { preregisterCommand } from "./commands/preregister.js";
+import { reportCommand } from "./commands/report.js";
 import { runCommand } from "./commands/run.js";
+import { scoreCommand } from "./commands/score.js";
 import { statusCommand } from "./commands/status.js";
 
 const program = new Command()
@@ -41,13 +45,52 @@ program
   .action(statusCommand);
 
 program
+  .command("score")
+  .description("score stored trials again without calling the model: another scorer, LLM judges (blinded), unblinding")
+  .argument("<dir>", "study directory")
+  .option("--scorer <name>", "a registered scorer (e.g. mc_last_answer, refusal_pattern, gaia_exact), or 'judge'")
+  .option("--spec <path>", "the study spec, when DIR/spec.json cannot load the items (relative sources)")
+  .option("--unblind", "link blinded judge verdicts to their trials (verifies the seal; logged)")
+  .option("--json", "print the result as JSON")
+  .action(scoreCommand);
+
+program
   .command("export")
   .description("write the tidy table of trials or calls")
   .argument("<dir>", "study directory")
   .option("--table <table>", "trials | calls", "trials")
   .option("--format <format>", "csv | jsonl", "csv")
   .option("--output <file>", "write to a file instead of standard output")
+  .option(
+    "--scorer <name>",
+    "take outcome and parse status from this scorer's stored scores (default: the run-time score)",
+  )
   .action(exportCommand);
+
+program
+  .command("preregister")
+  .description("freeze spec, analysis plan and item manifest (SHA-256 stamp) before any trial runs")
+  .argument("<spec>", "study spec (YAML)")
+  .option("--out <dir>", "study directory (default: runs/<study name>)")
+  .option("--force", "stamp even after trials finished or over a stamp (recorded as a deviation)")
+  .action(preregisterCommand);
+
+program
+  .command("analyze")
+  .description("statistics, Scaffold Safety Scorecard and deviations of a study directory or a tidy CSV/JSONL table")
+  .argument("<target>", "study directory, or a tidy table (.csv, .jsonl)")
+  .option("--json", "print the full result as JSON")
+  .option("--out <file>", "also write the full JSON result to this file")
+  .option("--plan <file>", "analysis plan (YAML/JSON) replacing the spec's; a deviation when pre-registered")
+  .action(analyzeCommand);
+
+program
+  .command("report")
+  .description("write a self-contained HTML report (charts, scorecard, links to every trial)")
+  .argument("<dir>", "study directory")
+  .option("--out <file>", "report file (default: DIR/report.html); trials.html is written beside it")
+  .option("--plan <file>", "analysis plan (YAML/JSON) replacing the spec's")
+  .action(reportCommand);
 
 program
   .command("items")

@@ -3,6 +3,7 @@
  * schema/spec.schema.json is generated from these same types (npm run schema).
  */
 import { z } from "zod";
+import { AnalysisPlanSpecSchema } from "./analysis.js";
 import { FAILURE_BUCKETS } from "./failure.js";
 
 const identifier = z
@@ -143,6 +144,38 @@ export const BudgetSchema = z
   })
   .strict();
 
+/** A judge: a model spec of its own, or the id of a model in `models` (it never judges its own outputs). */
+export const JudgeRefSchema = z.union([identifier, ModelSpecSchema]);
+
+/** Scoring choices (docs/SCORING.md): scorers per benchmark, log-prob options, judges, blinding. */
+export const ScoringSchema = z
+  .object({
+    default: z.string().min(1).optional().describe("Scorer for every benchmark, replacing the per-format default"),
+    per_benchmark: z.record(z.string(), z.string().min(1)).optional().describe("Scorer by benchmark id"),
+    logprob_basis: z.enum(["text", "letter"]).default("text").describe("Log-prob argmax over option texts or letters"),
+    length_normalise: z.boolean().default(false).describe("Log-prob: divide option log-likelihoods by token count"),
+    judges: z
+      .array(JudgeRefSchema)
+      .default([])
+      .describe("Judges in order of preference; the first that is not the subject judges"),
+    validation: z
+      .object({
+        judge: JudgeRefSchema.optional().describe("Default: the next judge in `judges` that is not the subject"),
+        fraction: z.number().gt(0).max(1).default(0.1),
+      })
+      .strict()
+      .optional(),
+    blinding: z
+      .object({
+        guess_fraction: z.number().min(0).max(1).default(0.1).describe("Stratified share asked to guess the condition"),
+        redact: z.array(z.string().min(1)).default([]).describe("Extra strings removed from responses before judging"),
+      })
+      .strict()
+      .default({ guess_fraction: 0.1, redact: [] }),
+    seed: z.number().int().default(0).describe("Seed of the validation and guessing subsamples"),
+  })
+  .strict();
+
 export const StudySpecSchema = z
   .object({
     study: identifier.describe("Study name"),
@@ -155,7 +188,10 @@ export const StudySpecSchema = z
     execution: ExecutionSchema.default(ExecutionSchema.parse({})),
     budget: BudgetSchema.default({}),
     prices: z.record(z.string(), PriceSchema).optional().describe("Price overrides by provider model id"),
-    analysis: z.record(z.string(), z.unknown()).optional().describe("Analysis plan (see the analysis docs)"),
+    scoring: ScoringSchema.optional().describe("Scorers, judges and blinding (docs/SCORING.md)"),
+    analysis: AnalysisPlanSpecSchema.optional().describe(
+      "Analysis plan (docs/ANALYSIS.md); defaults apply when absent",
+    ),
   })
   .strict()
   .superRefine(
@@ -192,6 +228,8 @@ export type FacetValue = z.infer<typeof FacetValueSchema>;
 export type ExecutionSpec = z.infer<typeof ExecutionSchema>;
 export type Price = z.infer<typeof PriceSchema>;
 export type RateLimit = z.infer<typeof RateLimitSchema>;
+export type ScoringSpec = z.infer<typeof ScoringSchema>;
+export type JudgeRef = z.infer<typeof JudgeRefSchema>;
 export type SpecGenerationParams = z.infer<typeof GenerationParamsSchema>;
 
 export { FAILURE_BUCKETS };

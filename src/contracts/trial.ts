@@ -78,6 +78,24 @@ export interface TrialOutcome {
   simulated: boolean;
 }
 
+/**
+ * One scorer's verdict on one trial, stored apart from the run-time outcome (migration 0003)
+ * so several scorers (or versions of one) can score the same response and be compared.
+ */
+export interface ScoreRecord {
+  trialId: string;
+  /** Registered scorer name, e.g. "mc_last_answer", "judge:gemini-flash". */
+  scorer: string;
+  version: string;
+  parsedAnswer: string | null;
+  /** "failed": no valid answer (ITT counts it 0, PP excludes it). */
+  parseStatus: ParseStatus;
+  score: number | null;
+  /** Scorer-specific evidence (matched marker, option log-likelihoods, judge verdict, ...). */
+  details: Record<string, unknown> | null;
+  createdAt: string;
+}
+
 /** One row of the tidy table analysis reads. */
 export interface Observation {
   run_id: string;

@@ -25,7 +25,17 @@ import { costUsd } from "../models/pricing.js";
 import { auditCall } from "../scaffolds/propagation.js";
 import type { ScaffoldCall } from "../scaffolds/types.js";
 import { scaffolds } from "../scaffolds/registry.js";
-import type { Scorer } from "../scoring/types.js";
+import { encodeRaw } from "../scoring/logprob-common.js";
+import { renderTask } from "../scaffolds/prompt.js";
+import { withSystemPromptVariant } from "../scaffolds/system-prompt.js";
+import {
+  type AnyScorer,
+  isLogprobScorer,
+  type LogprobOptions,
+  type LogprobScorer,
+  type Scorer,
+  type ScoreResult,
+} from "../scoring/types.js";
 import { DEFAULT_SCAFFOLD } from "./plan.js";
 import { CommitBatcher } from "./commit-batcher.js";
 import type { TrialCompletion, TrialRow, TrialStore } from "./store/types.js";
@@ -42,7 +52,12 @@ export interface ExecuteOptions {
   runId: string;
   items: Map<string, Map<string, Item>>;
   models: Map<string, ModelRuntime>;
-  scorer: Scorer;
+  /** The scorer of every trial, unless `scorerFor` chooses one per trial. */
+  scorer?: Scorer;
+  /** Chooses the run-time scorer of a trial (by benchmark, format and scoring path). */
+  scorerFor?: (trial: TrialRow, item: Item, task: TaskInput) => AnyScorer;
+  /** Settings of log-prob scorers (spec scoring.logprob_basis / length_normalise). */
+  logprobOptions?: LogprobOptions;
   concurrency: number;
   cache: boolean;
   /** Stops scheduling new trials; in-flight trials finish. */
@@ -147,26 +162,18 @@ async function runTrial(trial: TrialRow, options: RunContext): Promise<TrialEven
   try {
     if (!model || !item) throw new Error(`trial ${trial.id} refers to a model or item that is not in the study`);
     const task = toTaskInput(item, trial.condition);
-    const scaffoldValue = trial.condition.scaffold ?? DEFAULT_SCAFFOLD;
-    const scaffold = scaffolds.get(facetName(scaffoldValue));
-    const call = recordingCall(trial, execution, model, calls, options, task);
-    // A scaffold's note (parsed decomposition, verdict, ...) belongs to its latest sub-call.
-    const annotate = (note: Record<string, unknown>) => {
-      const last = calls[calls.length - 1];
-      if (last) last.note = { ...last.note, ...note };
-    };
-    const { finalText } = await scaffold.run(
-      { task, params: model.params, call, annotate },
-      facetSettings(scaffoldValue),
-    );
-    const scored = options.scorer.score(item, task, finalText);
+    const scorer = options.scorerFor?.(trial, item, task) ?? options.scorer;
+    if (!scorer) throw new Error("executeTrials needs a scorer or scorerFor");
+    const { finalText, scored } = isLogprobScorer(scorer)
+      ? await logprobTrial(trial, execution, model, calls, options, item, task, scorer)
+      : await scaffoldTrial(trial, execution, model, calls, options, item, task, scorer);
     return await complete(trial, options, calls, started, {
       status: "finished",
       finalAnswer: finalText,
       parsedAnswer: scored.parsedAnswer,
       parseStatus: scored.parseStatus,
       score: scored.score,
-      scorer: `${options.scorer.name}@${options.scorer.version}`,
+      scorer: `${scorer.name}@${scorer.version}`,
       failureBucket: null,
       errorMessage: null,
     });
@@ -184,6 +191,106 @@ async function runTrial(trial: TrialRow, options: RunContext): Promise<TrialEven
       failureBucket: bucket,
       errorMessage: error instanceof Error ? error.message : String(error),
     });
+  }
+}
+
+interface ScoredRun {
+  finalText: string;
+  scored: ScoreResult;
+}
+
+/** The free-form path: the condition's scaffold runs, its final text is scored. */
+async function scaffoldTrial(
+  trial: TrialRow,
+  execution: number,
+  model: ModelRuntime,
+  calls: CallRecord[],
+  options: RunContext,
+  item: Item,
+  task: TaskInput,
+  scorer: Scorer,
+): Promise<ScoredRun> {
+  const scaffoldValue = trial.condition.scaffold ?? DEFAULT_SCAFFOLD;
+  const scaffold = scaffolds.get(facetName(scaffoldValue));
+  const call = recordingCall(trial, execution, model, calls, options, task);
+  // A scaffold's note (parsed decomposition, verdict, ...) belongs to its latest sub-call.
+  const annotate = (note: Record<string, unknown>) => {
+    const last = calls[calls.length - 1];
+    if (last) last.note = { ...last.note, ...note };
+  };
+  const { finalText } = await scaffold.run(
+    { task, params: model.params, call, annotate },
+    facetSettings(scaffoldValue),
+  );
+  return { finalText, scored: scorer.score(item, task, finalText) };
+}
+
+/**
+ * The log-prob path (scoring_path: logprob): no generation. The rendered task (the same text the
+ * free-form path sends, so a perturbation of the task reaches both) is the shared prompt, and one
+ * continuationLogprobs call scores every continuation the scorer asks for. The call is recorded
+ * (role "logprob") with the raw log-probabilities in its note, so `parallax score` can re-score it.
+ */
+async function logprobTrial(
+  trial: TrialRow,
+  execution: number,
+  model: ModelRuntime,
+  calls: CallRecord[],
+  options: RunContext,
+  item: Item,
+  task: TaskInput,
+  scorer: LogprobScorer,
+): Promise<ScoredRun> {
+  const provider = model.provider;
+  if (!provider.continuationLogprobs) {
+    throw new ProviderError(`provider '${provider.name}' cannot score continuations`, "provider_error");
+  }
+  const shown = withSystemPromptVariant(task);
+  const body = shown.systemPrompt ? `${shown.systemPrompt}\n\n${renderTask(shown)}` : renderTask(shown);
+  const plan = scorer.plan(item, task, body);
+  const base = {
+    trialId: trial.id,
+    execution,
+    seq: calls.length + 1,
+    role: "logprob",
+    messages: [{ role: "user" as const, content: plan.prompt }],
+    paramsUsed: {},
+    droppedParams: [],
+    startedAt: new Date().toISOString(),
+  };
+  const started = Date.now();
+  try {
+    const raw = await provider.continuationLogprobs({
+      model: model.spec.model,
+      prompt: plan.prompt,
+      continuations: plan.continuations,
+      signal: options.abortSignal,
+    });
+    const scored = scorer.score(item, task, raw, options.logprobOptions ?? { basis: "text", lengthNormalise: false });
+    calls.push({
+      ...base,
+      responseText: scored.parsedAnswer,
+      finishReason: null,
+      usage: raw.usage,
+      costUsd: costUsd(raw.usage, model.price).usd,
+      latencyMs: Date.now() - started,
+      cached: false,
+      error: null,
+      note: { logprob: encodeRaw(raw), score_details: scored.details ?? null },
+    });
+    return { finalText: scored.parsedAnswer ?? "", scored };
+  } catch (error) {
+    const bucket = error instanceof ProviderError ? error.bucket : "other";
+    calls.push({
+      ...base,
+      responseText: null,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      costUsd: 0,
+      latencyMs: Date.now() - started,
+      cached: false,
+      error: { bucket, message: error instanceof Error ? error.message : String(error) },
+    });
+    throw error;
   }
 }
 

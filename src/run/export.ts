@@ -3,7 +3,7 @@
  * or JSON lines, streamed page by page.
  */
 import { facetLabel } from "../contracts/condition.js";
-import type { CallRecord, Observation } from "../contracts/trial.js";
+import type { CallRecord, Observation, ScoreRecord } from "../contracts/trial.js";
 import { csvLine } from "../core/csv.js";
 import type { TrialRow, TrialStore } from "./store/types.js";
 
@@ -68,7 +68,11 @@ export const TRIAL_AUDIT_COLUMNS = [
   "persona_leak_calls",
 ] as const;
 
-export function toObservation(trial: TrialRow, facets: string[]): Observation {
+/**
+ * One tidy row. `score`, when given, replaces the run-time outcome, parse status and parsed answer
+ * with that scorer's (null fields when the scorer did not score this trial); omitted = run-time.
+ */
+export function toObservation(trial: TrialRow, facets: string[], score?: ScoreRecord | null): Observation {
   const outcome = trial.outcome;
   const row: Observation = {
     run_id: trial.runId,
@@ -90,6 +94,11 @@ export function toObservation(trial: TrialRow, facets: string[]): Observation {
     dropped_params: (outcome?.droppedParams ?? []).map((d) => d.name).join(";"),
     simulated: outcome?.simulated ?? false,
   };
+  if (score !== undefined) {
+    row.outcome = score?.score ?? null;
+    row.parse_status = score?.parseStatus ?? null;
+    row.parsed_answer = score?.parsedAnswer ?? null;
+  }
   for (const facet of facets) {
     const value = trial.condition[facet];
     row[facet] = value === undefined ? null : facetLabel(value);
@@ -156,6 +165,7 @@ export async function exportTable(
   table: ExportTable,
   format: ExportFormat,
   write: (chunk: string) => void,
+  options: { scorer?: string } = {},
 ): Promise<number> {
   const columns: readonly string[] = table === "trials" ? withFacets(facets) : CALL_COLUMNS;
   if (format === "csv") write(csvLine([...columns]));
@@ -167,10 +177,11 @@ export async function exportTable(
   for (;;) {
     const page = await store.listTrials(runId, { limit: PAGE, afterId });
     if (page.length === 0) return rows;
+    const scores = options.scorer === undefined ? undefined : await latestScores(store, runId, options.scorer, page);
     for (const trial of page) {
       if (table === "trials") {
         const audit = trialAuditAggregates(await store.listCalls(runId, trial.id));
-        emit({ ...toObservation(trial, facets), ...audit });
+        emit({ ...toObservation(trial, facets, scores ? (scores.get(trial.id) ?? null) : undefined), ...audit });
         rows++;
       } else {
         for (const call of await store.listCalls(runId, trial.id)) {
@@ -187,4 +198,18 @@ export async function exportTable(
 function withFacets(facets: string[]): string[] {
   const at = OBSERVATION_COLUMNS.indexOf("condition_hash") + 1;
   return [...OBSERVATION_COLUMNS.slice(0, at), ...facets, ...OBSERVATION_COLUMNS.slice(at), ...TRIAL_AUDIT_COLUMNS];
+}
+
+/** The most recent score of `scorer` (any version) for each trial of the page. */
+async function latestScores(
+  store: TrialStore,
+  runId: string,
+  scorer: string,
+  page: TrialRow[],
+): Promise<Map<string, ScoreRecord>> {
+  const records = await store.listScores(runId, { scorer, trialIds: page.map((t) => t.id) });
+  const latest = new Map<string, ScoreRecord>();
+  // Ordered by trial then created_at: the last one per trial wins.
+  for (const record of records) latest.set(record.trialId, record);
+  return latest;
 }

@@ -3,7 +3,9 @@
  * its calls and cost without calling any model.
  */
 import { facetName, facetSettings } from "../contracts/condition.js";
+import type { Capability } from "../contracts/provider.js";
 import type { PlannedTrial } from "../contracts/trial.js";
+import { InputError } from "../core/errors.js";
 import { conditionHash, trialId } from "../core/hash.js";
 import { estimateTokens } from "../core/tokens.js";
 import { toTaskInput } from "../datasets/format.js";
@@ -11,6 +13,7 @@ import type { ModelSpec, Price } from "../contracts/spec.js";
 import { costUsd, resolvePrice } from "../models/pricing.js";
 import { renderTask } from "../scaffolds/prompt.js";
 import { scaffolds } from "../scaffolds/registry.js";
+import { assignJudges } from "./judge.js";
 import type { PreparedStudy } from "./study.js";
 
 export const DEFAULT_SCAFFOLD = "direct";
@@ -104,4 +107,61 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     modelsWithoutPrice: perModel.filter((m) => m.costUsd === null).map((m) => m.model),
     perModel,
   };
+}
+
+/** Values of the `scoring_path` facet (SafetyRepro §3): generate and extract, or rank options by log-likelihood. */
+export const SCORING_PATHS = ["free_form", "logprob"] as const;
+
+/** What the planner needs to know of a model's provider. */
+export interface ProviderFacts {
+  capabilities: ReadonlySet<Capability>;
+  /** The provider implements continuationLogprobs. */
+  scoresContinuations: boolean;
+}
+
+/**
+ * Refuses cells that cannot run, before anything is written: a log-prob cell on a provider
+ * without `continuation_logprobs`, a log-prob cell with a scaffold (the log-prob path replaces
+ * generation, so a scaffold there would be a silent no-op), a log-prob cell on items without
+ * options, an unknown scoring path, and a judge that would score its own model's responses.
+ */
+export function refuseImpossibleCells(study: PreparedStudy, facts: (modelId: string) => ProviderFacts): void {
+  assignJudges(study.spec);
+  const paths = new Set(
+    study.conditions.map((c) => (c.scoring_path === undefined ? "free_form" : facetName(c.scoring_path))),
+  );
+  for (const path of paths) {
+    if (!(SCORING_PATHS as readonly string[]).includes(path)) {
+      throw new InputError(`unknown scoring_path '${path}'; known: ${SCORING_PATHS.join(", ")}`);
+    }
+  }
+  const logprobConditions = study.conditions.filter(
+    (c) => c.scoring_path !== undefined && facetName(c.scoring_path) === "logprob",
+  );
+  if (logprobConditions.length === 0) return;
+  for (const condition of logprobConditions) {
+    const scaffold = condition.scaffold === undefined ? DEFAULT_SCAFFOLD : facetName(condition.scaffold);
+    if (scaffold !== DEFAULT_SCAFFOLD) {
+      throw new InputError(
+        `scoring_path 'logprob' with scaffold '${scaffold}': log-prob scoring bypasses the scaffold; exclude the pair in conditions.exclude`,
+      );
+    }
+  }
+  for (const model of study.spec.models) {
+    const known = facts(model.id);
+    if (!known.capabilities.has("continuation_logprobs") || !known.scoresContinuations) {
+      throw new InputError(
+        `model '${model.id}' (provider ${model.provider}) has no continuation_logprobs capability, so it cannot run the scoring_path 'logprob' cells; ` +
+          "use a provider that scores continuations (llama, or openai with options.completions_logprobs) or exclude those cells",
+      );
+    }
+  }
+  for (const [benchmarkId, items] of study.items) {
+    const missing = [...items.values()].find((item) => !item.options || item.options.length < 2);
+    if (missing) {
+      throw new InputError(
+        `benchmark '${benchmarkId}': item '${missing.id}' has no options to rank on the scoring_path 'logprob'`,
+      );
+    }
+  }
 }

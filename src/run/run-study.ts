@@ -9,9 +9,9 @@ import { providers } from "../models/registry.js";
 import type { ProviderEnv } from "../models/types.js";
 import { resilienceFromSpec, withResilience } from "../models/resilience.js";
 import { InputError } from "../core/errors.js";
-import { scorers } from "../scoring/registry.js";
 import { type ExecuteSummary, executeTrials, type ModelRuntime, type TrialEvent } from "./executor.js";
-import { modelPrice, planTrials, runIdFor } from "./plan.js";
+import { modelPrice, planTrials, refuseImpossibleCells, runIdFor } from "./plan.js";
+import { logprobOptionsOf, scorerChooser } from "./score.js";
 import { openStore } from "./store/open.js";
 import type { RunRecord, TrialStore } from "./store/types.js";
 import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
@@ -41,6 +41,12 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
   const study = await prepareStudy(options.specPath);
   // Providers are built first so a bad model entry (unknown provider, missing key) writes nothing.
   const models = buildModels(study, options.env);
+  try {
+    refuseCells(study, models);
+  } catch (error) {
+    await closeModels(models);
+    throw error;
+  }
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
   const store = await openStore(outDir);
@@ -55,7 +61,8 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       runId,
       items: study.items,
       models,
-      scorer: scorers.get("exact_answer"),
+      scorerFor: scorerChooser(study.spec),
+      logprobOptions: logprobOptionsOf(study.spec),
       concurrency: options.concurrency ?? execution.concurrency,
       cache: execution.cache,
       stopSignal: options.stopSignal,
@@ -107,6 +114,38 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
   }
   if (batch.length > 0) await store.addPlannedTrials(batch);
   return runId;
+}
+
+/** Refuses cells the study's providers cannot run (see refuseImpossibleCells). */
+function refuseCells(study: PreparedStudy, models: Map<string, ModelRuntime>): void {
+  refuseImpossibleCells(study, (id) => {
+    const { provider, spec } = models.get(id)!;
+    return { capabilities: provider.capabilities(spec.model), scoresContinuations: !!provider.continuationLogprobs };
+  });
+}
+
+async function closeModels(models: Map<string, ModelRuntime>): Promise<void> {
+  await Promise.all([...models.values()].map((m) => m.provider.close?.()));
+}
+
+/**
+ * For `plan`: the same refusals as `run`, without calling any model. Building a provider needs
+ * its API keys; without them the capability checks cannot run, and the reason is returned
+ * (the plan itself does not need keys).
+ */
+export async function checkCells(study: PreparedStudy, env: ProviderEnv): Promise<string | undefined> {
+  let models: Map<string, ModelRuntime>;
+  try {
+    models = buildModels(study, env);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  try {
+    refuseCells(study, models);
+    return undefined;
+  } finally {
+    await closeModels(models);
+  }
 }
 
 function buildModels(study: PreparedStudy, env: ProviderEnv): Map<string, ModelRuntime> {

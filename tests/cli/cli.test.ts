@@ -72,3 +72,20 @@ test("an unknown provider is named with the known ones, exit 2", () => {
   assert.match(result.stderr, /unknown provider 'nosuch'; known: anthropic, google, llama, openai, sim/);
   assert.equal(existsSync(outDir), false, "nothing is written for a bad model entry");
 });
+
+test("plan refuses the cells run would refuse, and says when it cannot check without keys", () => {
+  const logprob = writeDemoSpec({ facets: "    format: [mc]\n    scoring_path: [free_form, logprob]" });
+  const refused = runCli(["plan", logprob.specPath]);
+  assert.equal(refused.status, 2, refused.stderr);
+  assert.match(refused.stderr, /no continuation_logprobs capability/);
+
+  const keyless = writeDemoSpec({
+    models: "  - id: gpt\n    provider: openai\n    model: gpt-4o-mini\n    api_key_env: PARALLAX_UNSET_KEY_FOR_TEST",
+  });
+  const env = { ...process.env };
+  delete env.PARALLAX_UNSET_KEY_FOR_TEST;
+  const planned = runCli(["plan", keyless.specPath], { env });
+  assert.equal(planned.status, 0, planned.stderr);
+  assert.match(planned.stdout, /provider capability checks skipped \(.*PARALLAX_UNSET_KEY_FOR_TEST/);
+  assert.match(planned.stdout, /trials: 20/);
+});

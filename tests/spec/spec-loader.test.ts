@@ -259,7 +259,7 @@ describe("loadSpec accepts valid specs", () => {
     assert.equal(spec.execution.cache, false);
     assert.deepEqual(spec.budget, { max_cost_usd: 25, max_calls: 10000 });
     assert.equal(spec.prices?.["gpt-4o-mini"].output_per_mtok, 0.6);
-    assert.deepEqual(spec.analysis, { primary: "accuracy", equivalence_margin: 0.02 });
+    assert.deepEqual(spec.analysis, { multiplicity: { primary: "holm" }, equivalence: { margin: 0.02 } });
   });
 
   it("matches exclude values to parameterised facet values by name", () => {

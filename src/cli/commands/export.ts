@@ -5,7 +5,7 @@ import { openStudyDir } from "../study-dir.js";
 
 export async function exportCommand(
   dir: string,
-  options: { table: string; format: string; output?: string },
+  options: { table: string; format: string; output?: string; scorer?: string },
 ): Promise<void> {
   if (options.table !== "trials" && options.table !== "calls") {
     throw new InputError(`--table must be trials or calls, found '${options.table}'`);
@@ -17,8 +17,14 @@ export async function exportCommand(
   const out = options.output ? createWriteStream(options.output) : process.stdout;
   try {
     const facets = Object.keys(run.spec.conditions.facets);
-    await exportTable(store, run.id, facets, options.table as ExportTable, options.format as ExportFormat, (chunk) =>
-      out.write(chunk),
+    await exportTable(
+      store,
+      run.id,
+      facets,
+      options.table as ExportTable,
+      options.format as ExportFormat,
+      (chunk) => out.write(chunk),
+      { scorer: options.scorer },
     );
   } finally {
     await store.close();

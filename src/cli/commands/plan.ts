@@ -1,13 +1,19 @@
 import { conditionLabel } from "../../run/conditions.js";
 import { summarisePlan } from "../../run/plan.js";
+import { checkCells } from "../../run/run-study.js";
 import { prepareStudy } from "../../run/study.js";
 
 export async function planCommand(specPath: string, options: { json?: boolean }): Promise<void> {
   const study = await prepareStudy(specPath);
+  // The cells `run` would refuse are refused here too (exit 2), before anything is estimated.
+  const unchecked = await checkCells(study, process.env);
   const summary = summarisePlan(study);
   if (options.json) {
     const conditions = study.conditions.map(conditionLabel);
-    process.stdout.write(`${JSON.stringify({ study: study.spec.study, ...summary, conditions }, null, 2)}\n`);
+    const checks = unchecked === undefined ? "passed" : `skipped: ${unchecked}`;
+    process.stdout.write(
+      `${JSON.stringify({ study: study.spec.study, ...summary, conditions, capabilityChecks: checks }, null, 2)}\n`,
+    );
     return;
   }
   const lines = [
@@ -18,6 +24,9 @@ export async function planCommand(specPath: string, options: { json?: boolean })
     `  estimated calls: ${summary.estimatedCalls}`,
     `  estimated cost (upper bound): $${summary.estimatedCostUsd.toFixed(2)}` +
       (summary.modelsWithoutPrice.length > 0 ? ` (no price for: ${summary.modelsWithoutPrice.join(", ")})` : ""),
+    unchecked === undefined
+      ? "  provider capability checks: passed"
+      : `  provider capability checks skipped (${unchecked})`,
     "conditions:",
     ...study.conditions.map((c) => `  ${conditionLabel(c)}`),
     "per model:",

@@ -10,10 +10,23 @@
  */
 import { type Kysely, Migrator, type Selectable, type Transaction } from "kysely";
 import type { StudySpec } from "../../contracts/spec.js";
-import type { CallAudit, CallRecord, PlannedTrial, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
+import type {
+  CallAudit,
+  CallRecord,
+  PlannedTrial,
+  ScoreRecord,
+  TrialOutcome,
+  TrialStatus,
+} from "../../contracts/trial.js";
 import type { GenerateResult } from "../../contracts/provider.js";
 import type { FailureBucket } from "../../contracts/failure.js";
-import { type CallsTable, migrationProvider, type StoreDatabase, type TrialsTable } from "./schema.js";
+import {
+  type CallsTable,
+  migrationProvider,
+  type ScoresTable,
+  type StoreDatabase,
+  type TrialsTable,
+} from "./schema.js";
 import type { RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
 
 export type StoreDialect = "sqlite" | "postgres";
@@ -166,6 +179,50 @@ export class KyselyTrialStore implements TrialStore {
     if (trialId !== undefined) query = query.where("calls.trial_id", "=", trialId);
     const rows = await query.orderBy("calls.trial_id").orderBy("calls.execution").orderBy("calls.seq").execute();
     return rows.map(toCallRecord);
+  }
+
+  async saveScores(records: readonly ScoreRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const rows = records.map(scoreRow);
+    await this.db.transaction().execute(async (trx) => {
+      for (const batch of chunks(rows, batchSize(rows[0]))) {
+        await trx
+          .insertInto("scores")
+          .values(batch)
+          .onConflict((oc) =>
+            oc.columns(["trial_id", "scorer", "version"]).doUpdateSet((eb) => ({
+              parsed_answer: eb.ref("excluded.parsed_answer"),
+              parse_status: eb.ref("excluded.parse_status"),
+              score: eb.ref("excluded.score"),
+              details: eb.ref("excluded.details"),
+              created_at: eb.ref("excluded.created_at"),
+            })),
+          )
+          .execute();
+      }
+    });
+  }
+
+  async listScores(
+    runId: string,
+    filter: { scorer?: string; version?: string; trialIds?: readonly string[] } = {},
+  ): Promise<ScoreRecord[]> {
+    if (filter.trialIds?.length === 0) return [];
+    let query = this.db
+      .selectFrom("scores")
+      .innerJoin("trials", "trials.id", "scores.trial_id")
+      .selectAll("scores")
+      .where("trials.run_id", "=", runId);
+    if (filter.scorer !== undefined) query = query.where("scores.scorer", "=", filter.scorer);
+    if (filter.version !== undefined) query = query.where("scores.version", "=", filter.version);
+    if (filter.trialIds) query = query.where("scores.trial_id", "in", [...filter.trialIds]);
+    const rows = await query
+      .orderBy("scores.trial_id")
+      .orderBy("scores.created_at")
+      .orderBy("scores.scorer")
+      .orderBy("scores.version")
+      .execute();
+    return rows.map(toScoreRecord);
   }
 
   async cacheGet(key: string): Promise<GenerateResult | undefined> {
@@ -357,6 +414,32 @@ function toCallRecord(r: CallSelect): CallRecord {
   if (audit) record.audit = audit;
   if (r.note !== null) record.note = JSON.parse(r.note);
   return record;
+}
+
+function scoreRow(r: ScoreRecord): ScoresTable {
+  return {
+    trial_id: r.trialId,
+    scorer: r.scorer,
+    version: r.version,
+    parsed_answer: r.parsedAnswer,
+    parse_status: r.parseStatus,
+    score: r.score,
+    details: r.details === null ? null : JSON.stringify(r.details),
+    created_at: r.createdAt,
+  };
+}
+
+function toScoreRecord(r: Selectable<ScoresTable>): ScoreRecord {
+  return {
+    trialId: r.trial_id,
+    scorer: r.scorer,
+    version: r.version,
+    parsedAnswer: r.parsed_answer,
+    parseStatus: r.parse_status as ScoreRecord["parseStatus"],
+    score: r.score,
+    details: r.details === null ? null : JSON.parse(r.details),
+    createdAt: r.created_at,
+  };
 }
 
 /** pg returns int8 (bigint, count(*)) as strings; accept those and refuse silent precision loss. */

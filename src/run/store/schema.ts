@@ -81,11 +81,25 @@ export interface CacheTable {
   created_at: string;
 }
 
+/** Migration 0003: one row per (trial, scorer, version); re-scoring with the same version replaces it. */
+export interface ScoresTable {
+  trial_id: string;
+  scorer: string;
+  version: string;
+  parsed_answer: string | null;
+  parse_status: string;
+  score: number | null;
+  /** JSON object of scorer-specific evidence, or null. */
+  details: string | null;
+  created_at: string;
+}
+
 export interface StoreDatabase {
   runs: RunsTable;
   trials: TrialsTable;
   calls: CallsTable;
   cache: CacheTable;
+  scores: ScoresTable;
 }
 
 // Migrations receive an untyped handle: they describe the database as it was at their time.
@@ -194,8 +208,37 @@ const callAudit: Migration = {
   },
 };
 
+/** Scores of stored trials by any scorer (issue #5), so scorers can be compared on the same responses. */
+const scores: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("scores")
+      .addColumn("trial_id", "text", (c) => c.notNull().references("trials.id"))
+      .addColumn("scorer", "text", (c) => c.notNull())
+      .addColumn("version", "text", (c) => c.notNull())
+      .addColumn("parsed_answer", "text")
+      .addColumn("parse_status", "text", (c) =>
+        c.notNull().check(sql`parse_status in ('ok', 'failed', 'not_applicable')`),
+      )
+      .addColumn("score", "double precision")
+      .addColumn("details", "text")
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("scores_pk", ["trial_id", "scorer", "version"])
+      .execute();
+    // Export by scorer: all scores of one scorer, joined to a page of trials.
+    await db.schema.createIndex("scores_scorer_trial").on("scores").columns(["scorer", "trial_id"]).execute();
+  },
+  async down(db: AnyDb) {
+    await db.schema.dropTable("scores").ifExists().execute();
+  },
+};
+
 /** All migrations, applied in name order. */
-export const migrations: Record<string, Migration> = { "0001_initial": initial, "0002_call_audit": callAudit };
+export const migrations: Record<string, Migration> = {
+  "0001_initial": initial,
+  "0002_call_audit": callAudit,
+  "0003_scores": scores,
+};
 
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => migrations,

@@ -5,7 +5,7 @@
  * not at all, and a finished trial is never overwritten.
  */
 import type { StudySpec } from "../../contracts/spec.js";
-import type { CallRecord, PlannedTrial, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
+import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
 import type { GenerateResult } from "../../contracts/provider.js";
 
 export interface RunRecord {
@@ -57,6 +57,19 @@ export interface TrialStore {
   completeTrials(entries: readonly TrialCompletion[]): Promise<boolean[]>;
   /** Calls of a run (optionally of one trial), ordered by trial, execution, seq. */
   listCalls(runId: string, trialId?: string): Promise<CallRecord[]>;
+  /**
+   * Upserts scores by (trial, scorer, version) in one transaction: re-scoring with the same
+   * scorer version replaces the earlier row, a new version adds one.
+   */
+  saveScores(records: readonly ScoreRecord[]): Promise<void>;
+  /**
+   * Scores of a run's trials, ordered by trial id then created_at; optionally of one scorer
+   * (and version) and of some trials only.
+   */
+  listScores(
+    runId: string,
+    filter?: { scorer?: string; version?: string; trialIds?: readonly string[] },
+  ): Promise<ScoreRecord[]>;
   cacheGet(key: string): Promise<GenerateResult | undefined>;
   cachePut(key: string, value: GenerateResult): Promise<void>;
   close(): Promise<void>;

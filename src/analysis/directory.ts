@@ -1,0 +1,100 @@
+/**
+ * Analysis of a study directory (store, spec, manifest, stamp, blinding and agreement files) or
+ * of an imported tidy table: the I/O around analyzeStudy, and the methodology facts the
+ * scorecard's stamp reports.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { AnalysisPlan } from "../contracts/analysis.js";
+import { InputError } from "../core/errors.js";
+import type { RunRecord, TrialStore } from "../run/store/types.js";
+import type { ItemManifest } from "../run/study.js";
+import { type AgreementStatus, type BlindingStatus, readBlinding, readJudgeAgreement } from "./methodology.js";
+import { normalizePlan } from "./plan.js";
+import { checkAgainstStamp, type PreregistrationCheck, parseStamp, STAMP_FILE } from "./preregistration.js";
+import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.js";
+import { type AnalysisTable, loadStudyTable, readTidyTable } from "./table.js";
+
+export interface Methodology {
+  preregistration: PreregistrationCheck | { status: "not preregistered"; note: string };
+  blinding: BlindingStatus;
+  judgeAgreement: AgreementStatus;
+}
+
+export interface AnalysisOutcome {
+  analysis: StudyAnalysis;
+  methodology: Methodology;
+  table: AnalysisTable;
+}
+
+export interface DirectoryOptions extends AnalyzeOptions {
+  /** A plan given at analysis time replaces the spec's (and is a deviation from a stamp). */
+  plan?: AnalysisPlan;
+}
+
+export async function analyzeDirectory(
+  dir: string,
+  store: TrialStore,
+  run: RunRecord,
+  options: DirectoryOptions = {},
+): Promise<AnalysisOutcome> {
+  const table = await loadStudyTable(store, run, dir);
+  if (table.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
+  const plan = options.plan ?? normalizePlan(run.spec.analysis);
+  const analysis = await analyzeStudy(table, plan, options);
+  return {
+    analysis,
+    methodology: {
+      preregistration: preregistrationOf(dir, run, table, plan, options.plan !== undefined, analysis.meta.analyzedAt),
+      blinding: readBlinding(dir),
+      judgeAgreement: readJudgeAgreement(dir),
+    },
+    table,
+  };
+}
+
+export async function analyzeTableFile(path: string, options: DirectoryOptions = {}): Promise<AnalysisOutcome> {
+  const table = readTidyTable(path);
+  const analysis = await analyzeStudy(table, options.plan ?? normalizePlan(undefined), options);
+  const imported = "imported table: no study directory to check";
+  return {
+    analysis,
+    methodology: {
+      preregistration: { status: "not preregistered", note: imported },
+      blinding: { blinded: false, blindingIndex: null, details: {}, source: null, note: `unknown (${imported})` },
+      judgeAgreement: { crossValidated: false, kappa: null, details: {}, source: null, note: `unknown (${imported})` },
+    },
+    table,
+  };
+}
+
+function preregistrationOf(
+  dir: string,
+  run: RunRecord,
+  table: AnalysisTable,
+  plan: AnalysisPlan,
+  planOverride: boolean,
+  analyzedAt: string,
+): Methodology["preregistration"] {
+  const stampPath = join(dir, STAMP_FILE);
+  if (!existsSync(stampPath)) {
+    return { status: "not preregistered", note: `no ${STAMP_FILE} (parallax preregister SPEC --out ${dir})` };
+  }
+  let stamp: ReturnType<typeof parseStamp>;
+  try {
+    stamp = parseStamp(readFileSync(stampPath, "utf8"), stampPath);
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+  const manifestPath = join(dir, "manifest.json");
+  const manifest = existsSync(manifestPath) ? (JSON.parse(readFileSync(manifestPath, "utf8")) as ItemManifest) : null;
+  return checkAgainstStamp(stamp, {
+    spec: run.spec,
+    manifest,
+    planUsed: plan,
+    planOverride,
+    runCreatedAt: run.createdAt,
+    firstFinishedAt: table.source.firstFinishedAt,
+    analyzedAt,
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * Readers for the methodology stamp's inputs that other stages leave in a study directory:
+ * DIR/blinding.json (the blinding step: Bang's Blinding Index, ScaffoldSafety App. Q.2) and
+ * DIR/judge-agreement.json (cross-judge Cohen's kappa). Absence means "not done": a study
+ * without blinding.json is reported as not blinded. Both readers accept a top-level number
+ * under the documented key, or the same key nested (e.g. per benchmark), and report what they
+ * found verbatim enough to audit.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const BLINDING_FILE = "blinding.json";
+export const JUDGE_AGREEMENT_FILE = "judge-agreement.json";
+
+export interface BlindingStatus {
+  blinded: boolean;
+  /** Bang's Blinding Index (near 0 = blinding held); null when absent or not reported. */
+  blindingIndex: number | null;
+  /** Per arm / per benchmark values when the file gives several. */
+  details: Record<string, number>;
+  source: string | null;
+  note: string;
+}
+
+export interface AgreementStatus {
+  crossValidated: boolean;
+  kappa: number | null;
+  details: Record<string, number>;
+  source: string | null;
+  note: string;
+}
+
+function readJson(path: string): { value: unknown } | { error: string } | null {
+  if (!existsSync(path)) return null;
+  try {
+    return { value: JSON.parse(readFileSync(path, "utf8")) };
+  } catch (error) {
+    return { error: `${path}: not valid JSON (${(error as Error).message})` };
+  }
+}
+
+/** Every finite number under a key matching `key` (at any depth below it), with its path. */
+function numbersUnder(value: unknown, key: RegExp, path = "", inside = false): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (typeof value !== "object" || value === null) return out;
+  for (const [k, v] of Object.entries(value)) {
+    const here = path ? `${path}.${k}` : k;
+    const matched = inside || key.test(k);
+    if (matched && typeof v === "number" && Number.isFinite(v)) out[here] = v;
+    else Object.assign(out, numbersUnder(v, key, here, matched));
+  }
+  return out;
+}
+
+/** The headline value: a top-level number, else an `overall` entry, else the worst of the rest. */
+function headline(found: Record<string, number>, worst: (a: number, b: number) => number): number | null {
+  const entries = Object.entries(found);
+  if (entries.length === 0) return null;
+  const top = entries.find(([k]) => !k.includes(".")) ?? entries.find(([k]) => /(^|\.)overall$/.test(k));
+  return top ? top[1] : entries.map(([, v]) => v).reduce(worst);
+}
+
+export function readBlinding(dir: string): BlindingStatus {
+  const path = join(dir, BLINDING_FILE);
+  const read = readJson(path);
+  if (read === null) {
+    return {
+      blinded: false,
+      blindingIndex: null,
+      details: {},
+      source: null,
+      note: `not blinded (no ${BLINDING_FILE})`,
+    };
+  }
+  if ("error" in read) return { blinded: false, blindingIndex: null, details: {}, source: path, note: read.error };
+  const found = numbersUnder(read.value, /^(blinding_?index|bang_?(bi|index)|bi)$/i);
+  const index = headline(found, (a, b) => (Math.abs(b) > Math.abs(a) ? b : a));
+  return {
+    blinded: true,
+    blindingIndex: index,
+    details: found,
+    source: path,
+    note: index === null ? "blinded; no Blinding Index reported" : "blinded",
+  };
+}
+
+export function readJudgeAgreement(dir: string): AgreementStatus {
+  const path = join(dir, JUDGE_AGREEMENT_FILE);
+  const read = readJson(path);
+  if (read === null) {
+    return {
+      crossValidated: false,
+      kappa: null,
+      details: {},
+      source: null,
+      note: `no cross-judge check (no ${JUDGE_AGREEMENT_FILE})`,
+    };
+  }
+  if ("error" in read) return { crossValidated: false, kappa: null, details: {}, source: path, note: read.error };
+  const found = numbersUnder(read.value, /^(cohens_?)?kappa$/i);
+  const kappa = headline(found, (a, b) => Math.min(a, b));
+  return {
+    crossValidated: kappa !== null,
+    kappa,
+    details: found,
+    source: path,
+    note: kappa === null ? `${JUDGE_AGREEMENT_FILE} holds no kappa` : "cross-validated",
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Resolves an analysis plan against a table: which facet is compared, which level is the
+ * reference, which rows the reference's other facet values keep, and the trend ordering.
+ * Problems are InputErrors that name the plan key and the values that exist.
+ */
+import { type AnalysisPlan, type AnalysisPlanInput, AnalysisPlanSchema } from "../contracts/analysis.js";
+import { InputError } from "../core/errors.js";
+import type { AnalysisRow, AnalysisTable } from "./table.js";
+
+export interface ResolvedPlan {
+  plan: AnalysisPlan;
+  comparisonFacet: string;
+  reference: string;
+  /** Comparison levels present in the analysed rows, reference first, then in declared order. */
+  levels: string[];
+  /** Other facets fixed by the reference condition (rows with other values are left out). */
+  restrict: Record<string, string>;
+  trend: { order: string[]; scores: Record<string, number>; alternative: "two-sided" | "less" | "greater" } | null;
+  /** Why an optional part of the plan was set aside or how a default was chosen. */
+  notes: string[];
+}
+
+export function parsePlan(input: unknown, where: string): AnalysisPlan {
+  const parsed = AnalysisPlanSchema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (i) => `  at ${where}${i.path.length ? `.${i.path.join(".")}` : ""}: ${i.message}`,
+  );
+  throw new InputError(`invalid analysis plan:\n${problems.join("\n")}`);
+}
+
+/** Defaults filled in, as the pre-registration stamp freezes it. */
+export function normalizePlan(input: AnalysisPlanInput | undefined): AnalysisPlan {
+  return parsePlan(input, "analysis");
+}
+
+export function resolvePlan(plan: AnalysisPlan, table: AnalysisTable): ResolvedPlan {
+  const notes: string[] = [];
+  const comparisonFacet = chooseFacet(plan, table, notes);
+  const declared = table.facetLevels[comparisonFacet] ?? [];
+  const referenceInput = plan.reference?.[comparisonFacet];
+  const reference = referenceInput
+    ? matchLevel(referenceInput, declared, `analysis.reference.${comparisonFacet}`)
+    : declared.includes("direct")
+      ? "direct"
+      : declared[0];
+  if (!referenceInput) notes.push(`reference ${comparisonFacet}=${reference} (default)`);
+  const restrict: Record<string, string> = {};
+  for (const [facet, value] of Object.entries(plan.reference ?? {})) {
+    if (facet === comparisonFacet) continue;
+    if (!table.facets.includes(facet)) {
+      throw new InputError(`analysis.reference: '${facet}' is not a facet; facets: ${table.facets.join(", ")}`);
+    }
+    restrict[facet] = matchLevel(value, table.facetLevels[facet], `analysis.reference.${facet}`);
+  }
+  const kept = restrictRows(table.rows, restrict);
+  const present = new Set(kept.map((r) => r.facets[comparisonFacet]));
+  if (!present.has(reference)) {
+    throw new InputError(`no analysed rows have the reference ${comparisonFacet}=${reference}`);
+  }
+  const levels = [reference, ...declared.filter((l) => l !== reference && present.has(l))];
+  if (levels.length < 2) {
+    throw new InputError(`the comparison facet '${comparisonFacet}' has only one level (${reference}) in the data`);
+  }
+  return { plan, comparisonFacet, reference, levels, restrict, trend: resolveTrend(plan, levels, notes), notes };
+}
+
+function chooseFacet(plan: AnalysisPlan, table: AnalysisTable, notes: string[]): string {
+  const wanted = plan.comparison_facet;
+  if (wanted) {
+    if (!table.facets.includes(wanted)) {
+      throw new InputError(
+        `analysis.comparison_facet '${wanted}' is not a column; facets: ${table.facets.join(", ") || "(none)"}`,
+      );
+    }
+    return wanted;
+  }
+  if (table.facets.includes("scaffold")) return "scaffold";
+  if (table.facets.length === 1) {
+    notes.push(`comparison facet '${table.facets[0]}' (the table's only facet)`);
+    return table.facets[0];
+  }
+  throw new InputError(
+    `cannot tell which facet to compare (no 'scaffold' column; facets: ${table.facets.join(", ") || "(none)"}); ` +
+      "set analysis.comparison_facet",
+  );
+}
+
+/** A level by exact label, else by its short name (label before "("), when that is unique. */
+export function findLevel(value: string, levels: readonly string[]): string | undefined {
+  if (levels.includes(value)) return value;
+  const byName = levels.filter((l) => l.split("(")[0] === value);
+  return byName.length === 1 ? byName[0] : undefined;
+}
+
+function matchLevel(value: string, levels: readonly string[], where: string): string {
+  const found = findLevel(value, levels);
+  if (found !== undefined) return found;
+  throw new InputError(`${where}: '${value}' is not a level; levels: ${levels.join(", ")}`);
+}
+
+export function restrictRows(rows: readonly AnalysisRow[], restrict: Record<string, string>): AnalysisRow[] {
+  const entries = Object.entries(restrict);
+  return entries.length === 0 ? [...rows] : rows.filter((r) => entries.every(([f, v]) => r.facets[f] === v));
+}
+
+function resolveTrend(plan: AnalysisPlan, levels: string[], notes: string[]): ResolvedPlan["trend"] {
+  const trend = plan.hypotheses.trend;
+  if (trend === false) return null;
+  const written = trend?.order ?? levels;
+  if (!trend?.order) notes.push(`trend ordering ${written.join(" < ")} (declared level order, default)`);
+  const unknown = written.filter((l) => findLevel(l, levels) === undefined);
+  if (unknown.length > 0) {
+    notes.push(`trend test set aside: ordering names level(s) not in the data: ${unknown.join(", ")}`);
+    return null;
+  }
+  const order = written.map((l) => findLevel(l, levels)!);
+  const scores: Record<string, number> = trend?.scores
+    ? Object.fromEntries(
+        Object.entries(trend.scores).flatMap(([l, v]) => {
+          const level = findLevel(l, levels);
+          return level ? [[level, v]] : [];
+        }),
+      )
+    : Object.fromEntries(order.map((l, i) => [l, i]));
+  const missing = order.filter((l) => scores[l] === undefined);
+  if (missing.length > 0) throw new InputError(`analysis.hypotheses.trend.scores: no score for ${missing.join(", ")}`);
+  return { order, scores, alternative: trend?.alternative ?? "less" };
+}

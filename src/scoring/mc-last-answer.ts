@@ -1,0 +1,29 @@
+import { extractMcAnswer } from "./mc-extract.js";
+import { outcomeOfChoice } from "./gold.js";
+import type { Scorer } from "./types.js";
+
+/**
+ * The default scorer of MC formats: the last valid answer marker of the response (mc-extract.ts),
+ * compared with the item's gold set. No valid answer is a parse failure: parsedAnswer null,
+ * parse_status "failed", score 0 (the intention-to-treat reading; per-protocol analyses drop
+ * failed rows through parse_status). Never a default letter.
+ */
+export const mcLastAnswerScorer: Scorer = {
+  name: "mc_last_answer",
+  version: "1.0.0",
+  kind: "text",
+  score(item, task, finalText) {
+    const letters = task.validLetters;
+    if (!letters || !task.options) {
+      return { parsedAnswer: null, parseStatus: "not_applicable", score: null, details: { reason: "not an MC task" } };
+    }
+    const extraction = extractMcAnswer(finalText, letters, task.options);
+    const details = {
+      marker: extraction.marker,
+      candidates: extraction.candidates.map((c) => `${c.letter}:${c.marker}${c.valid ? "" : ":invalid"}`),
+    };
+    if (extraction.letter === null) return { parsedAnswer: null, parseStatus: "failed", score: 0, details };
+    const index = letters.indexOf(extraction.letter);
+    return { parsedAnswer: extraction.letter, parseStatus: "ok", score: outcomeOfChoice(item, index), details };
+  },
+};

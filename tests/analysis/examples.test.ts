@@ -1,0 +1,63 @@
+/**
+ * The scaffold-safety example plans without calling anything: its datasets load through the
+ * loaders (from ../shared/datasets; skipped when absent) and its analysis plan resolves
+ * against its own condition grid.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, it } from "node:test";
+import { normalizePlan, resolvePlan, specFacetLevels } from "../../src/analysis/index.js";
+import { loadSpec } from "../../src/core/spec-loader.js";
+import { summarisePlan } from "../../src/run/plan.js";
+import { prepareStudy } from "../../src/run/study.js";
+import { plantedTable } from "./helpers.js";
+
+const repoRoot = resolve(import.meta.dirname, "..", "..");
+const specPath = join(repoRoot, "examples", "scaffold-safety.yaml");
+const datasets = resolve(repoRoot, "..", "shared", "datasets");
+
+describe("examples/scaffold-safety.yaml", () => {
+  it("validates, and its analysis plan resolves against its own conditions", () => {
+    const { spec } = loadSpec(specPath);
+    const plan = normalizePlan(spec.analysis);
+    assert.equal(plan.bootstrap.resamples, 10_000);
+    const levels = specFacetLevels(spec).scaffold;
+    const table = plantedTable({
+      seed: 1,
+      models: { a: 0, b: 0 },
+      benchmarks: ["bbq"],
+      itemsPerBenchmark: 3,
+      effects: Object.fromEntries(levels.map((l) => [l, 0])),
+    });
+    const resolved = resolvePlan(plan, table);
+    assert.equal(resolved.reference, "direct");
+    assert.deepEqual(resolved.trend?.order, [
+      "direct",
+      "cot",
+      "react(max_iterations=5)",
+      "critic(max_rounds=2)",
+      "map_reduce",
+    ]);
+    assert.deepEqual(resolved.notes, []);
+  });
+
+  it("plans the full design from the real files without calling a model", {
+    skip: existsSync(datasets) ? false : `datasets not found at ${datasets}`,
+  }, async () => {
+    const study = await prepareStudy(specPath);
+    const summary = summarisePlan(study);
+    assert.equal(summary.models, 4);
+    assert.equal(summary.conditions, 6);
+    assert.deepEqual(
+      study.manifest.benchmarks.map((b) => [b.id, b.items.length]),
+      [
+        ["bbq", 120],
+        ["truthfulqa", 120],
+        ["xstest", 100],
+        ["ai_factual_recall", 100],
+      ],
+    );
+    assert.equal(summary.trials, 4 * 6 * 440);
+  });
+});

@@ -1,0 +1,140 @@
+/// <reference lib="dom" />
+/**
+ * The HTML report: written offline with server-side SVG charts, opened in headless Chromium
+ * (playwright-core + Debian's /usr/bin/chromium; skipped with a message when it is absent, CI
+ * installs it). Charts render with a size, a trial link opens that trial's messages, and a
+ * model output holding <script> is shown as text and never runs.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import { analyzeDirectory, buildScorecard, normalizePlan } from "../../src/analysis/index.js";
+import { writeReport } from "../../src/report/index.js";
+import { openStore } from "../../src/run/store/open.js";
+import { HOSTILE_OUTPUT, writeStudyFixture } from "./study-fixture.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+
+async function buildReport() {
+  const { dir, hostileTrialId } = await writeStudyFixture();
+  const store = await openStore(dir);
+  try {
+    const run = (await store.getRun())!;
+    const plan = normalizePlan({ bootstrap: { resamples: 200 }, specification_curve: { permutations: 0 } });
+    const outcome = await analyzeDirectory(dir, store, run, { plan });
+    const card = buildScorecard(outcome.analysis, outcome.methodology);
+    const paths = await writeReport(outcome, card, store, run, join(dir, "report.html"));
+    return { dir, hostileTrialId, paths, card };
+  } finally {
+    await store.close();
+  }
+}
+
+describe("HTML report (static checks)", () => {
+  it("is self-contained, script-free, escapes model output and reads the blinding file", async () => {
+    const { paths, hostileTrialId, card } = await buildReport();
+    const report = readFileSync(paths.report, "utf8");
+    const trials = readFileSync(paths.trials, "utf8");
+    for (const html of [report, trials]) {
+      assert.doesNotMatch(html, /<script/i, "no script element, not even an escaped one in raw form");
+      assert.doesNotMatch(html, /(src|href)="https?:/, "no network resources");
+    }
+    assert.ok(trials.includes("&lt;script&gt;window.__pwned = 1;"), "the hostile output appears escaped");
+    assert.ok(trials.includes(`id="t-${hostileTrialId}"`));
+    assert.ok(report.includes(`href="trials.html#t-${hostileTrialId}"`));
+    assert.match(report, /SIMULATED DATA/);
+    assert.equal((report.match(/<svg/g) ?? []).length >= 3, true, "forest plot, heatmap, spec curve");
+    assert.equal(card.methodologyStamp.blinded.blindingIndex, 0.04);
+    assert.ok(!HOSTILE_OUTPUT.includes("&lt;"));
+  });
+});
+
+describe("HTML report in headless Chromium", {
+  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} not found (CI installs Debian's chromium)`,
+}, () => {
+  let context: import("playwright-core").BrowserContext;
+  let built: Awaited<ReturnType<typeof buildReport>>;
+
+  before(async () => {
+    const { chromium } = await import("playwright-core");
+    built = await buildReport();
+    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "parallax-chromium-")), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    });
+    // Offline: any request that is not a local file fails the test below.
+    await context.route(/^(?!file:)/, (route) => route.abort());
+  });
+
+  after(async () => {
+    await context?.close();
+  });
+
+  it("renders the charts with a size", async () => {
+    const page = await context.newPage();
+    await page.goto(pathToFileURL(built.paths.report).href);
+    // Chart bodies are the SVGs with axes (legend swatches and ramps are small SVGs of their own).
+    const sizes = await page.$$eval("figure svg", (svgs) =>
+      svgs
+        .filter((s) => s.querySelector('[aria-label$="axis tick"]'))
+        .map((s) => {
+          const box = s.getBoundingClientRect();
+          return { width: box.width, height: box.height, marks: s.querySelectorAll("circle, rect, line, path").length };
+        }),
+    );
+    assert.ok(sizes.length >= 3, `expected at least 3 charts, found ${sizes.length}`);
+    for (const s of sizes) assert.ok(s.width > 300 && s.height > 80 && s.marks > 0, JSON.stringify(s));
+    await page.setViewportSize({ width: 1200, height: 900 });
+    await page.screenshot({ path: join(tmpdir(), "parallax-report.png"), fullPage: false });
+    await page.close();
+  });
+
+  it("follows a trial link to that trial's exact messages, and runs no model output", async () => {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(pathToFileURL(built.paths.report).href);
+    await page.click(`a[href="trials.html#t-${built.hostileTrialId}"]`);
+    await page.waitForURL(/trials\.html#t-/);
+    const article = page.locator(`#t-${built.hostileTrialId}`);
+    assert.equal(await article.isVisible(), true);
+    const text = await article.innerText();
+    assert.match(text, /Answer with the letter of the correct option\./, "the system message as sent");
+    assert.match(text, /Question 1\? <b>\(A\) yes<\/b> \(B\) no/, "the user message, markup shown as text");
+    assert.ok(
+      text.includes('<script>window.__pwned = 1; document.title = "pwned"</script>'),
+      "the output shown as text",
+    );
+    const state = await page.evaluate(() => ({
+      pwned: (window as unknown as { __pwned?: number }).__pwned ?? null,
+      title: document.title,
+      scripts: document.scripts.length,
+      images: document.images.length,
+    }));
+    assert.deepEqual(
+      { pwned: state.pwned, scripts: state.scripts, images: state.images },
+      { pwned: null, scripts: 0, images: 0 },
+    );
+    assert.notEqual(state.title, "pwned");
+    assert.deepEqual(errors, []);
+    // The rate cells of the scorecard lead to their trials too.
+    await page.goto(pathToFileURL(built.paths.report).href);
+    const cellLink = page.locator('a[href^="trials.html#cell-sim-a--demo--map_reduce"]').first();
+    await cellLink.click();
+    await page.waitForURL(/#cell-sim-a--demo--map_reduce/);
+    assert.match(await page.locator("#cell-sim-a--demo--map_reduce").innerText(), /12 trial\(s\)/);
+    await page.close();
+  });
+});
