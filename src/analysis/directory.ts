@@ -30,6 +30,8 @@ export interface AnalysisOutcome {
 export interface DirectoryOptions extends AnalyzeOptions {
   /** A plan given at analysis time replaces the spec's (and is a deviation from a stamp). */
   plan?: AnalysisPlan;
+  /** Outcomes from this stored scorer (`parallax score`) instead of the run-time score. */
+  scorer?: string;
 }
 
 export async function analyzeDirectory(
@@ -38,7 +40,7 @@ export async function analyzeDirectory(
   run: RunRecord,
   options: DirectoryOptions = {},
 ): Promise<AnalysisOutcome> {
-  const table = await loadStudyTable(store, run, dir);
+  const table = await loadStudyTable(store, run, dir, options.scorer);
   if (table.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
   const plan = options.plan ?? normalizePlan(run.spec.analysis);
   const analysis = await analyzeStudy(table, plan, options);

@@ -61,7 +61,9 @@ export function formatSummary(analysis: StudyAnalysis, methodology: Methodology)
   if (m.simulated) out.push(`*** ${SIMULATED_NOTICE} ***`, "");
   const c = analysis.counts;
   out.push(
-    `analysis of ${m.source.study ?? m.source.path}${m.source.runId ? ` (run ${m.source.runId})` : ""}`,
+    `analysis of ${m.source.study ?? m.source.path}${m.source.runId ? ` (run ${m.source.runId})` : ""}${
+      m.source.scorer ? `; outcomes from scorer ${m.source.scorer}` : ""
+    }`,
     `rows ${c.analysed} analysed | ${c.clusters} cases | ${c.models.length} model(s) | ${c.benchmarks.length} benchmark(s) | errored ${c.errored} | parse failures ${c.parseFailures} | unscored ${c.unscored} | pending ${c.pending}`,
     `comparison: ${m.comparisonFacet} vs ${m.reference}${
       Object.keys(m.restrict).length

@@ -11,7 +11,7 @@ import type { StudySpec } from "../contracts/spec.js";
 import type { Observation } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
-import { OBSERVATION_COLUMNS, TRIAL_AUDIT_COLUMNS, toObservation } from "../run/export.js";
+import { OBSERVATION_COLUMNS, TRIAL_AUDIT_COLUMNS, latestScores, toObservation } from "../run/export.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 
 export interface AnalysisRow {
@@ -52,6 +52,8 @@ export interface TableSource {
   pending: number;
   /** When the first trial finished (study directories only): a pre-registration must precede it. */
   firstFinishedAt: string | null;
+  /** The stored scorer the outcomes come from (`parallax score`), or null for the run-time score. */
+  scorer: string | null;
 }
 
 /** Column names that are not facets (the export's own columns plus the accepted aliases). */
@@ -73,7 +75,12 @@ export function clusterKey(benchmark: string, item: string): string {
 // ---------------------------------------------------------------- from a study directory
 
 /** Reads every trial of the run, page by page, as exportTable does. */
-export async function loadStudyTable(store: TrialStore, run: RunRecord, path: string): Promise<AnalysisTable> {
+export async function loadStudyTable(
+  store: TrialStore,
+  run: RunRecord,
+  path: string,
+  scorer?: string,
+): Promise<AnalysisTable> {
   const facets = Object.keys(run.spec.conditions.facets);
   const rows: AnalysisRow[] = [];
   let pending = 0;
@@ -82,9 +89,11 @@ export async function loadStudyTable(store: TrialStore, run: RunRecord, path: st
   for (;;) {
     const page = await store.listTrials(run.id, { limit: 2_000, afterId });
     if (page.length === 0) break;
+    // With a scorer, a trial it has not scored gets no outcome (unscored), never the run-time one.
+    const scores = scorer === undefined ? undefined : await latestScores(store, run.id, scorer, page);
     for (const trial of page) {
       if (trial.status === "pending") pending++;
-      else rows.push(fromObservation(toObservation(trial, facets), facets));
+      else rows.push(fromObservation(toObservation(trial, facets, scores && (scores.get(trial.id) ?? null)), facets));
       if (trial.status === "finished" && trial.updatedAt && (!firstFinishedAt || trial.updatedAt < firstFinishedAt)) {
         firstFinishedAt = trial.updatedAt;
       }
@@ -103,6 +112,7 @@ export async function loadStudyTable(store: TrialStore, run: RunRecord, path: st
       simulated: rows.some((r) => r.simulated),
       pending,
       firstFinishedAt,
+      scorer: scorer ?? null,
     },
   };
 }
@@ -217,6 +227,7 @@ function tidyTable(header: string[], records: RawRecord[], file: string): Analys
       simulated: rows.some((r) => r.simulated),
       pending: records.length - rows.length,
       firstFinishedAt: null,
+      scorer: null,
     },
   };
 }

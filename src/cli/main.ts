@@ -82,6 +82,7 @@ program
   .option("--json", "print the full result as JSON")
   .option("--out <file>", "also write the full JSON result to this file")
   .option("--plan <file>", "analysis plan (YAML/JSON) replacing the spec's; a deviation when pre-registered")
+  .option("--scorer <name>", "outcomes from this stored scorer (parallax score) instead of the run-time score")
   .action(analyzeCommand);
 
 program
@@ -90,6 +91,7 @@ program
   .argument("<dir>", "study directory")
   .option("--out <file>", "report file (default: DIR/report.html); trials.html is written beside it")
   .option("--plan <file>", "analysis plan (YAML/JSON) replacing the spec's")
+  .option("--scorer <name>", "outcomes from this stored scorer (parallax score) instead of the run-time score")
   .action(reportCommand);
 
 program

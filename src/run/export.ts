@@ -201,7 +201,7 @@ function withFacets(facets: string[]): string[] {
 }
 
 /** The most recent score of `scorer` (any version) for each trial of the page. */
-async function latestScores(
+export async function latestScores(
   store: TrialStore,
   runId: string,
   scorer: string,

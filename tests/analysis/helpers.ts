@@ -72,6 +72,7 @@ export function plantedTable(design: PlantedDesign): AnalysisTable {
       simulated: true,
       pending: 0,
       firstFinishedAt: null,
+      scorer: null,
     },
   };
 }

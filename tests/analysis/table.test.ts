@@ -4,6 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { analyzeTableFile, normalizePlan, readTidyTable, resolvePlan } from "../../src/analysis/index.js";
+import { loadStudyTable } from "../../src/analysis/table.js";
+import { runStudy } from "../../src/run/run-study.js";
+import { openStore } from "../../src/run/store/open.js";
+import { writeDemoSpec } from "../helpers/study.js";
 import { InputError } from "../../src/core/errors.js";
 
 function file(name: string, text: string): string {
@@ -99,5 +103,47 @@ describe("tidy tables", () => {
     assert.throws(() => normalizePlan({ equivalence: { margni: 0.02 } } as never), /invalid analysis plan/);
     const single = file("single.csv", "model,scaffold,benchmark,item_id,outcome\nm,direct,b,1,1\nm,direct,b,2,0\n");
     await assert.rejects(analyzeTableFile(single), /only one level \(direct\)/);
+  });
+});
+
+describe("study tables with a stored scorer", () => {
+  it("takes outcomes from the named scorer's stored scores, and leaves unscored trials without one", async () => {
+    const { specPath, outDir } = writeDemoSpec({ items: 6, facets: "    scaffold: [direct, cot]" });
+    await runStudy({ specPath, outDir, env: {} });
+    const store = await openStore(outDir);
+    try {
+      const run = (await store.getRun())!;
+      const trials = await store.listTrials(run.id);
+      // A second scorer that calls every trial but one correct, stored as `parallax score` would.
+      const skipped = trials[0].id;
+      await store.saveScores(
+        trials
+          .filter((t) => t.id !== skipped)
+          .map((t) => ({
+            trialId: t.id,
+            scorer: "always_right",
+            version: "1",
+            parsedAnswer: "A",
+            parseStatus: "ok" as const,
+            score: 1,
+            details: null,
+            createdAt: new Date().toISOString(),
+          })),
+      );
+      const runTime = await loadStudyTable(store, run, outDir);
+      const stored = await loadStudyTable(store, run, outDir, "always_right");
+      assert.equal(stored.source.scorer, "always_right");
+      assert.equal(runTime.source.scorer, null);
+      assert.ok(
+        runTime.rows.some((r) => r.outcome === 0),
+        "the run-time scores include wrong answers",
+      );
+      const byTrial = new Map(stored.rows.map((r) => [r.trialId, r]));
+      for (const trial of trials) {
+        assert.equal(byTrial.get(trial.id)?.outcome ?? null, trial.id === skipped ? null : 1, trial.id);
+      }
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -19,6 +19,7 @@ export interface AnalyzeCommandOptions {
   json?: boolean;
   out?: string;
   plan?: string;
+  scorer?: string;
 }
 
 /** An analysis plan from a YAML or JSON file: the plan itself, or a spec-like file with an `analysis` key. */
@@ -51,17 +52,19 @@ function isStudyDir(target: string): boolean {
 /** Runs the analysis of a study directory (writing its scorecard files) or of a tidy table. */
 export async function runAnalysis(
   target: string,
-  options: { plan?: string },
+  options: { plan?: string; scorer?: string },
 ): Promise<{ outcome: AnalysisOutcome; scorecard: Scorecard; written: string[] }> {
   const plan = options.plan ? readPlanFile(options.plan) : undefined;
   if (!isStudyDir(target)) {
     if (!existsSync(target)) throw new InputError(`${target}: no such study directory or table file`);
+    if (options.scorer)
+      throw new InputError("--scorer reads stored scores of a study directory, not an imported table");
     const outcome = await analyzeTableFile(target, { plan });
     return { outcome, scorecard: buildScorecard(outcome.analysis, outcome.methodology), written: [] };
   }
   const { store, run } = await openStudyDir(target);
   try {
-    const outcome = await analyzeDirectory(target, store, run, { plan });
+    const outcome = await analyzeDirectory(target, store, run, { plan, scorer: options.scorer });
     const scorecard = buildScorecard(outcome.analysis, outcome.methodology);
     const written = [join(target, "analysis.json"), join(target, "scorecard.json"), join(target, "scorecard.md")];
     writeFileSync(written[0], `${JSON.stringify(resultJson(outcome, scorecard), null, 2)}\n`);

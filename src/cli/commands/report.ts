@@ -6,13 +6,16 @@ import { openStudyDir } from "../study-dir.js";
 import { readPlanFile } from "./analyze.js";
 
 /** Writes the self-contained HTML report (default DIR/report.html) and trials.html beside it. */
-export async function reportCommand(dir: string, options: { out?: string; plan?: string }): Promise<void> {
+export async function reportCommand(
+  dir: string,
+  options: { out?: string; plan?: string; scorer?: string },
+): Promise<void> {
   if (options.out && !/\.html?$/i.test(options.out))
     throw new InputError(`--out must name an .html file, found '${options.out}'`);
   const plan = options.plan ? readPlanFile(options.plan) : undefined;
   const { store, run } = await openStudyDir(dir);
   try {
-    const outcome = await analyzeDirectory(dir, store, run, { plan });
+    const outcome = await analyzeDirectory(dir, store, run, { plan, scorer: options.scorer });
     const card = buildScorecard(outcome.analysis, outcome.methodology);
     const written = await writeReport(outcome, card, store, run, resolve(options.out ?? join(dir, "report.html")));
     const simulated = outcome.analysis.meta.simulated ? " (SIMULATED data)" : "";
