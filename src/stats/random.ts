@@ -6,6 +6,10 @@ import { xoroshiro128plus, xoroshiro128plusFromState } from "pure-rand/generator
 import type { JumpableRandomGenerator } from "pure-rand/types/JumpableRandomGenerator";
 
 const TWO_POW_32 = 4294967296;
+/** 2^-32: multiplying by it is exact, so floor(m * it) is the high part of m. */
+const TWO_POW_MINUS_32 = 2.3283064365386963e-10;
+/** Largest n for which a 32-bit draw times n stays exact in a double (< 2^53). */
+const LEMIRE_MAX_RANGE = 2 ** 21;
 
 export class RandomStream {
   private spareNormal: number | undefined;
@@ -39,30 +43,46 @@ export class RandomStream {
   }
 
   /**
-   * Uniform integer in [0, n), n <= 2^32, by rejection sampling of 32-bit draws so every value is
-   * exactly equally likely (no modulo bias).
+   * Uniform integer in [0, n), n <= 2^32, exactly equally likely (no modulo bias). For n up to
+   * 2^21 this is Lemire's multiply-and-reject: with u a uniform 32-bit draw, m = u * n is exact
+   * in a double, floor(m / 2^32) is the value, and draws whose low part m mod 2^32 falls below
+   * (2^32 - n) mod n are rejected. Larger ranges reject above the largest multiple of n.
    */
   integer(n: number): number {
     if (!(n >= 1 && n <= TWO_POW_32 && Number.isInteger(n))) {
       throw new RangeError(`integer range must be an integer in [1, 2^32], got ${n}`);
     }
+    if (n <= LEMIRE_MAX_RANGE) {
+      const threshold = (TWO_POW_32 - n) % n;
+      for (;;) {
+        const m = (this.generator.next() >>> 0) * n;
+        const value = Math.floor(m * TWO_POW_MINUS_32);
+        if (m - value * TWO_POW_32 >= threshold) return value;
+      }
+    }
     const limit = Math.floor(TWO_POW_32 / n) * n;
-    let draw = this.generator.next() + 2147483648;
-    while (draw >= limit) draw = this.generator.next() + 2147483648;
+    let draw = this.generator.next() >>> 0;
+    while (draw >= limit) draw = this.generator.next() >>> 0;
     return draw % n;
   }
 
-  /** Fills `out` with uniform integers in [0, n); the hot loop of the bootstrap. */
+  /**
+   * Fills `out` with uniform integers in [0, n), the same values as repeated integer(n): the hot
+   * loop of the bootstrap. It runs pure-rand's xoroshiro128+ step on local variables, because
+   * the per-draw object updates dominated the bootstrap, and moves the state in and out through
+   * pure-rand's public getState/fromState, so this and next() stay one sequence (tested).
+   */
   fillIntegers(out: Int32Array | Uint32Array, n: number): void {
-    const limit = Math.floor(TWO_POW_32 / n) * n;
-    // The same xoroshiro128+ step as pure-rand's next(), on local variables: the per-draw object
-    // updates dominated the bootstrap. The state goes in and out through pure-rand's public
-    // getState/fromState, so this stream and next() stay one sequence (tested).
+    if (!(n >= 1 && n <= LEMIRE_MAX_RANGE && Number.isInteger(n))) {
+      for (let i = 0; i < out.length; i++) out[i] = this.integer(n);
+      return;
+    }
+    const threshold = (TWO_POW_32 - n) % n;
     let [s01, s00, s11, s10] = this.generator.getState();
     for (let i = 0; i < out.length; i++) {
-      let draw: number;
-      do {
-        draw = ((s00 + s10) | 0) + 2147483648;
+      let value: number;
+      for (;;) {
+        const m = ((s00 + s10) >>> 0) * n;
         const a0 = s10 ^ s00;
         const a1 = s11 ^ s01;
         const t00 = s00;
@@ -71,8 +91,10 @@ export class RandomStream {
         s01 = (t01 << 24) ^ (t00 >>> 8) ^ a1 ^ ((a1 << 16) | (a0 >>> 16));
         s10 = (a1 << 5) ^ (a0 >>> 27);
         s11 = (a0 << 5) ^ (a1 >>> 27);
-      } while (draw >= limit);
-      out[i] = draw % n;
+        value = Math.floor(m * TWO_POW_MINUS_32);
+        if (m - value * TWO_POW_32 >= threshold) break;
+      }
+      out[i] = value;
     }
     this.generator = xoroshiro128plusFromState([s01, s00, s11, s10]);
   }

@@ -47,10 +47,10 @@ describe("seeded random streams", () => {
 
   it("bulk integer fills continue the same sequence as single draws", () => {
     // integer() goes through pure-rand's next(); fillIntegers runs the recurrence on locals.
-    for (const n of [7, 2617, 1_000_003]) {
+    for (const n of [7, 2617, 1_000_003, 3_000_000_000]) {
       const single = RandomStream.fromSeed(42);
       const bulk = RandomStream.fromSeed(42);
-      const out = new Int32Array(500);
+      const out = new Uint32Array(500);
       bulk.fillIntegers(out, n);
       const expected = Array.from({ length: 500 }, () => single.integer(n));
       assert.deepEqual(Array.from(out), expected);
