@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { LlamaContext, LlamaContextSequence, LlamaModel } from "node-llama-cpp";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -21,4 +22,36 @@ export function skipReason(name: string): string | false {
   return sharedModel(name) === undefined
     ? `${name} not found in ${resolve(sharedDir, "models")} (set PARALLAX_SHARED_DIR to the shared materials folder)`
     : false;
+}
+
+/** A scorer built directly on node-llama-cpp, independent of the provider's code, for checks. */
+export interface LlamaReference {
+  model: LlamaModel;
+  context: LlamaContext;
+  sequence: LlamaContextSequence;
+  dispose(): Promise<void>;
+}
+
+/** Loads the model straight through node-llama-cpp (CPU, one thread) with one context sequence. */
+export async function openLlamaReference(modelPath: string, contextSize: number): Promise<LlamaReference> {
+  const lib = await import("node-llama-cpp");
+  const llama = await lib.getLlama({
+    gpu: false,
+    build: "never",
+    skipDownload: true,
+    maxThreads: 1,
+    logLevel: lib.LlamaLogLevel.error,
+  });
+  const model = await llama.loadModel({ modelPath });
+  const context = await model.createContext({ contextSize, threads: 1 });
+  return {
+    model,
+    context,
+    sequence: context.getSequence(),
+    dispose: async () => {
+      await context.dispose();
+      await model.dispose();
+      await llama.dispose();
+    },
+  };
 }

@@ -7,12 +7,12 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
+import type { Token } from "node-llama-cpp";
 import type { ChatMessage, ContinuationLogprob } from "../../src/contracts/provider.js";
 import type { ModelSpec } from "../../src/contracts/spec.js";
 import { InputError, ProviderError } from "../../src/core/errors.js";
 import { chunkSizes, type LlamaProvider, llamaProvider, renderPlainChat } from "../../src/models/llama.js";
-import { sharedModel, skipReason } from "../helpers/llama-model.js";
+import { type LlamaReference, openLlamaReference, sharedModel, skipReason } from "../helpers/llama-model.js";
 
 const MODEL_NAME = "stories260K.gguf";
 const modelPath = sharedModel(MODEL_NAME) ?? "";
@@ -27,36 +27,7 @@ const chat: ChatMessage[] = [
   { role: "user", content: "Tell me about a little girl and her dog." },
 ];
 
-/** Reference scorer built directly on node-llama-cpp, independent of the provider's code. */
-interface Reference {
-  model: LlamaModel;
-  context: LlamaContext;
-  sequence: LlamaContextSequence;
-  dispose(): Promise<void>;
-}
-
-async function openReference(): Promise<Reference> {
-  const lib = await import("node-llama-cpp");
-  const llama = await lib.getLlama({
-    gpu: false,
-    build: "never",
-    skipDownload: true,
-    maxThreads: 1,
-    logLevel: lib.LlamaLogLevel.error,
-  });
-  const model = await llama.loadModel({ modelPath });
-  const context = await model.createContext({ contextSize: 256, threads: 1 });
-  return {
-    model,
-    context,
-    sequence: context.getSequence(),
-    dispose: async () => {
-      await context.dispose();
-      await model.dispose();
-      await llama.dispose();
-    },
-  };
-}
+const openReference = (): Promise<LlamaReference> => openLlamaReference(modelPath, 256);
 
 function logSoftmaxAt(distribution: Map<Token, number> | undefined, token: Token): number {
   assert.ok(distribution, "no distribution");
@@ -72,7 +43,7 @@ function logSoftmaxAt(distribution: Map<Token, number> | undefined, token: Token
  * (the common token prefix of tokens(prompt) and tokens(prompt + continuation)).
  */
 async function referenceScore(
-  ref: Reference,
+  ref: LlamaReference,
   prompt: string,
   continuation: string,
   mode: "one-pass" | "token-by-token",
@@ -109,7 +80,7 @@ function assertWellFormed(result: ContinuationLogprob): void {
 
 describe("llama provider (stories260K)", { skip: skipReason(MODEL_NAME) }, () => {
   let provider: LlamaProvider;
-  let ref: Reference;
+  let ref: LlamaReference;
 
   before(async () => {
     provider = llamaProvider(spec({ context_size: 256 }), {}) as LlamaProvider;

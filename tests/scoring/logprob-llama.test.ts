@@ -10,51 +10,23 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
+import type { Token } from "node-llama-cpp";
 import type { CallRecord } from "../../src/contracts/trial.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openScoringContext, rescoreStudy } from "../../src/run/score.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialRow } from "../../src/run/store/types.js";
 import { decodeRaw } from "../../src/scoring/logprob-common.js";
-import { sharedModel, skipReason } from "../helpers/llama-model.js";
+import { type LlamaReference, openLlamaReference, sharedModel, skipReason } from "../helpers/llama-model.js";
 
 const MODEL = "stories260K.gguf";
 const modelPath = sharedModel(MODEL) ?? "";
 
-interface Reference {
-  model: LlamaModel;
-  context: LlamaContext;
-  sequence: LlamaContextSequence;
-  dispose(): Promise<void>;
-}
-
-async function openReference(): Promise<Reference> {
-  const lib = await import("node-llama-cpp");
-  const llama = await lib.getLlama({
-    gpu: false,
-    build: "never",
-    skipDownload: true,
-    maxThreads: 1,
-    logLevel: lib.LlamaLogLevel.error,
-  });
-  const model = await llama.loadModel({ modelPath });
-  const context = await model.createContext({ contextSize: 512, threads: 1 });
-  return {
-    model,
-    context,
-    sequence: context.getSequence(),
-    dispose: async () => {
-      await context.dispose();
-      await model.dispose();
-      await llama.dispose();
-    },
-  };
-}
+const openReference = (): Promise<LlamaReference> => openLlamaReference(modelPath, 512);
 
 /** log p(continuation | prompt) from scratch: one pass over BOS + tokens(prompt + continuation). */
 async function referenceLogLikelihood(
-  ref: Reference,
+  ref: LlamaReference,
   prompt: string,
   continuation: string,
 ): Promise<{ total: number; tokens: number }> {
@@ -111,7 +83,7 @@ execution: { concurrency: 1 }
 }
 
 describe("log-prob scoring on stories260K", { skip: skipReason(MODEL) }, () => {
-  let ref: Reference;
+  let ref: LlamaReference;
   let outDir: string;
   let trials: TrialRow[];
   let calls: CallRecord[];
