@@ -110,6 +110,7 @@ describe("HTML report in headless Chromium", {
     await page.waitForURL(/trials\.html#t-/);
     const article = page.locator(`#t-${built.hostileTrialId}`);
     assert.equal(await article.isVisible(), true);
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text this checks
     const text = await article.innerText();
     assert.match(text, /Answer with the letter of the correct option\./, "the system message as sent");
     assert.match(text, /Question 1\? <b>\(A\) yes<\/b> \(B\) no/, "the user message, markup shown as text");
@@ -134,6 +135,7 @@ describe("HTML report in headless Chromium", {
     const cellLink = page.locator('a[href^="trials.html#cell-sim-a--demo--map_reduce"]').first();
     await cellLink.click();
     await page.waitForURL(/#cell-sim-a--demo--map_reduce/);
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text this checks
     assert.match(await page.locator("#cell-sim-a--demo--map_reduce").innerText(), /12 trial\(s\)/);
     await page.close();
   });
