@@ -64,7 +64,8 @@ export interface ExecuteOptions {
   stopSignal?: AbortSignal;
   /** Aborts in-flight calls; their trials stay unfinished. */
   abortSignal?: AbortSignal;
-  budget?: { maxCostUsd?: number; maxCalls?: number };
+  /** Limits for the whole run: `spent` is what earlier invocations already used (resumes). */
+  budget?: { maxCostUsd?: number; maxCalls?: number; spent?: { calls: number; costUsd: number } };
   onTrialDone?: (event: TrialEvent) => void;
 }
 
@@ -134,8 +135,10 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
 
 function overBudget(summary: ExecuteSummary, budget: ExecuteOptions["budget"]): boolean {
   if (!budget) return false;
-  if (budget.maxCostUsd !== undefined && summary.costUsd >= budget.maxCostUsd) return true;
-  return budget.maxCalls !== undefined && summary.calls >= budget.maxCalls;
+  const cost = summary.costUsd + (budget.spent?.costUsd ?? 0);
+  const calls = summary.calls + (budget.spent?.calls ?? 0);
+  if (budget.maxCostUsd !== undefined && cost >= budget.maxCostUsd) return true;
+  return budget.maxCalls !== undefined && calls >= budget.maxCalls;
 }
 
 /**

@@ -67,7 +67,11 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       cache: execution.cache,
       stopSignal: options.stopSignal,
       abortSignal: options.abortSignal,
-      budget: { maxCostUsd: study.spec.budget.max_cost_usd, maxCalls: study.spec.budget.max_calls },
+      budget: {
+        maxCostUsd: study.spec.budget.max_cost_usd,
+        maxCalls: study.spec.budget.max_calls,
+        spent: await store.spent(runId),
+      },
       onTrialDone: options.onTrialDone,
     });
     const counts = await store.countByStatus(runId);

@@ -103,6 +103,16 @@ describe("runner", () => {
     assert.equal(result.counts.finished, 5);
   });
 
+  test("the budget holds across resumes: calls of earlier invocations count", async () => {
+    const { specPath, outDir } = writeDemoSpec({ items: 10, execution: "  concurrency: 1", budget: "  max_calls: 5" });
+    const first = await runStudy({ specPath, outDir, env: {} });
+    assert.equal(first.summary.stoppedBy, "budget");
+    const second = await runStudy({ specPath, outDir, env: {} });
+    assert.equal(second.summary.stoppedBy, "budget");
+    assert.equal(second.summary.attempted, 0, "the budget was already spent");
+    assert.equal(second.counts.finished, 5);
+  });
+
   test("refuses a directory that holds a run of a different spec", async () => {
     const a = writeDemoSpec({ items: 2 });
     await runStudy({ specPath: a.specPath, outDir: a.outDir, env: {} });

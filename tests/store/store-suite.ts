@@ -315,6 +315,24 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.deepEqual(await store.listCalls("r1"), []);
       }));
 
+    test("spent counts every stored call of every execution, and only this run's", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        await store.saveRun(makeRun("r2", "2025-01-02T00:00:00.000Z"));
+        const [a, b] = makeTrials("r1", 2);
+        const [other] = makeTrials("r2", 1, 10);
+        await store.addPlannedTrials([a, b, other]);
+        assert.deepEqual(await store.spent("r1"), { calls: 0, costUsd: 0 });
+        // a errors once (one call), then finishes (two calls); b finishes with one call.
+        await store.completeTrial(a.id, makeOutcome("errored"), [makeCall(a.id, 0)]);
+        await store.completeTrial(a.id, makeOutcome("finished"), [makeCall(a.id, 0), makeCall(a.id, 1)]);
+        await store.completeTrial(b.id, makeOutcome("finished"), [makeCall(b.id, 0)]);
+        await store.completeTrial(other.id, makeOutcome("finished"), [makeCall(other.id, 0)]);
+        const spent = await store.spent("r1");
+        assert.equal(spent.calls, 4);
+        assert.ok(Math.abs(spent.costUsd - 0.004) < 1e-12, String(spent.costUsd));
+      }));
+
     test("a finished trial is never overwritten", () =>
       withStore(async (store) => {
         await store.saveRun(makeRun("r1"));

@@ -156,6 +156,16 @@ export class KyselyTrialStore implements TrialStore {
     return counts;
   }
 
+  async spent(runId: string): Promise<{ calls: number; costUsd: number }> {
+    const row = await this.db
+      .selectFrom("calls")
+      .innerJoin("trials", "trials.id", "calls.trial_id")
+      .select((eb) => [eb.fn.countAll().as("n"), eb.fn.sum<number | string | null>("calls.cost_usd").as("cost")])
+      .where("trials.run_id", "=", runId)
+      .executeTakeFirst();
+    return { calls: toSafeInt(row?.n ?? 0), costUsd: Number(row?.cost ?? 0) };
+  }
+
   async completeTrial(trialId: string, outcome: TrialOutcome, calls: CallRecord[]): Promise<boolean> {
     const [written] = await this.completeTrials([{ trialId, outcome, calls }]);
     return written;

@@ -45,6 +45,8 @@ export interface TrialStore {
   /** Trials ordered by id; `afterId` and `limit` page through large runs with flat memory. */
   listTrials(runId: string, filter?: { status?: TrialStatus[]; limit?: number; afterId?: string }): Promise<TrialRow[]>;
   countByStatus(runId: string): Promise<Record<TrialStatus, number>>;
+  /** What the run has spent so far: every stored call of every execution, and its cost. */
+  spent(runId: string): Promise<{ calls: number; costUsd: number }>;
   /**
    * In one transaction: stores the calls of this execution and the outcome, sets status and
    * increments executions. Returns false, writing nothing, when the trial is already finished.
