@@ -6,15 +6,17 @@
 import { Command } from "commander";
 import { ParallaxError } from "../core/errors.js";
 import { PARALLAX_VERSION } from "../core/version.js";
-import { analyzeCommand } from "./commands/analyze.js";
-import { exportCommand } from "./commands/export.js";
-import { itemsCommand } from "./commands/items.js";
-import { planCommand } from "./commands/plan.js";
-import { preregisterCommand } from "./commands/preregister.js";
-import { reportCommand } from "./commands/report.js";
-import { runCommand } from "./commands/run.js";
-import { scoreCommand } from "./commands/score.js";
-import { statusCommand } from "./commands/status.js";
+
+/**
+ * Loads a command's module only when it runs: the providers' SDKs, the store and the chart
+ * libraries would otherwise load for every command, even --version (about a second).
+ */
+function lazy<M, K extends keyof M>(load: () => Promise<M>, name: K) {
+  return async (...args: unknown[]): Promise<void> => {
+    const action = (await load())[name] as (...a: unknown[]) => Promise<void>;
+    await action(...args);
+  };
+}
 
 const program = new Command()
   .name("parallax")
@@ -27,7 +29,7 @@ program
   .description("show the expanded design, call counts and a cost estimate, without calling any model")
   .argument("<spec>", "study spec (YAML)")
   .option("--json", "print the plan as JSON")
-  .action(planCommand);
+  .action(lazy(() => import("./commands/plan.js"), "planCommand"));
 
 program
   .command("run")
@@ -35,14 +37,14 @@ program
   .argument("<spec>", "study spec (YAML)")
   .option("--out <dir>", "study directory (default: runs/<study name>)")
   .option("--concurrency <n>", "trials in flight at once (default: the spec's execution.concurrency)", parsePositiveInt)
-  .action(runCommand);
+  .action(lazy(() => import("./commands/run.js"), "runCommand"));
 
 program
   .command("status")
   .description("progress, failure buckets and parse failures of a study directory")
   .argument("<dir>", "study directory")
   .option("--json", "print as JSON")
-  .action(statusCommand);
+  .action(lazy(() => import("./commands/status.js"), "statusCommand"));
 
 program
   .command("score")
@@ -52,7 +54,7 @@ program
   .option("--spec <path>", "the study spec, when DIR/spec.json cannot load the items (relative sources)")
   .option("--unblind", "link blinded judge verdicts to their trials (verifies the seal; logged)")
   .option("--json", "print the result as JSON")
-  .action(scoreCommand);
+  .action(lazy(() => import("./commands/score.js"), "scoreCommand"));
 
 program
   .command("export")
@@ -65,7 +67,7 @@ program
     "--scorer <name>",
     "take outcome and parse status from this scorer's stored scores (default: the run-time score)",
   )
-  .action(exportCommand);
+  .action(lazy(() => import("./commands/export.js"), "exportCommand"));
 
 program
   .command("preregister")
@@ -73,7 +75,7 @@ program
   .argument("<spec>", "study spec (YAML)")
   .option("--out <dir>", "study directory (default: runs/<study name>)")
   .option("--force", "stamp even after trials finished or over a stamp (recorded as a deviation)")
-  .action(preregisterCommand);
+  .action(lazy(() => import("./commands/preregister.js"), "preregisterCommand"));
 
 program
   .command("analyze")
@@ -83,7 +85,7 @@ program
   .option("--out <file>", "also write the full JSON result to this file")
   .option("--plan <file>", "analysis plan (YAML/JSON) replacing the spec's; a deviation when pre-registered")
   .option("--scorer <name>", "outcomes from this stored scorer (parallax score) instead of the run-time score")
-  .action(analyzeCommand);
+  .action(lazy(() => import("./commands/analyze.js"), "analyzeCommand"));
 
 program
   .command("report")
@@ -92,7 +94,7 @@ program
   .option("--out <file>", "report file (default: DIR/report.html); trials.html is written beside it")
   .option("--plan <file>", "analysis plan (YAML/JSON) replacing the spec's")
   .option("--scorer <name>", "outcomes from this stored scorer (parallax score) instead of the run-time score")
-  .action(reportCommand);
+  .action(lazy(() => import("./commands/report.js"), "reportCommand"));
 
 program
   .command("items")
@@ -110,7 +112,7 @@ program
   ])
   .option("--cache-dir <dir>", "download cache for URL sources (default .parallax-cache)")
   .option("--json", "JSON lines: id, prompt, options, gold, source")
-  .action(itemsCommand);
+  .action(lazy(() => import("./commands/items.js"), "itemsCommand"));
 
 function parseInteger(value: string): number {
   const n = Number(value);
