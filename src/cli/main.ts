@@ -36,6 +36,7 @@ program
   .description("run (or resume) a study; finished trials are kept, errored ones retried")
   .argument("<spec>", "study spec (YAML)")
   .option("--out <dir>", "study directory (default: runs/<study name>)")
+  .option("--store <target>", "trial store: a postgres:// URL (add ?schema=NAME) instead of DIR/parallax.db")
   .option("--concurrency <n>", "trials in flight at once (default: the spec's execution.concurrency)", parsePositiveInt)
   .action(lazy(() => import("./commands/run.js"), "runCommand"));
 

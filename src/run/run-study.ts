@@ -12,7 +12,7 @@ import { InputError } from "../core/errors.js";
 import { type ExecuteSummary, executeTrials, type ModelRuntime, type TrialEvent } from "./executor.js";
 import { modelPrice, planTrials, refuseImpossibleCells, runIdFor } from "./plan.js";
 import { logprobOptionsOf, scorerChooser } from "./score.js";
-import { openStore } from "./store/open.js";
+import { isPostgresUrl, openStore, parsePostgresUrl } from "./store/open.js";
 import type { RunRecord, TrialStore } from "./store/types.js";
 import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
 import { PARALLAX_VERSION } from "../core/version.js";
@@ -20,6 +20,11 @@ import { PARALLAX_VERSION } from "../core/version.js";
 export interface RunStudyOptions {
   specPath: string;
   outDir: string;
+  /**
+   * Where trials are stored: a PostgreSQL URL (several machines can share it) or a SQLite
+   * path; default the study directory's parallax.db. The spec and manifest copies stay in outDir.
+   */
+  store?: string;
   env: ProviderEnv;
   concurrency?: number;
   stopSignal?: AbortSignal;
@@ -49,9 +54,9 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
   }
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
-  const store = await openStore(outDir);
+  const store = await openStore(options.store ?? outDir);
   try {
-    const runId = await recordRun(store, study, outDir);
+    const runId = await recordRun(store, study, outDir, storeLabel(options.store ?? outDir));
     const before = await store.countByStatus(runId);
     const total = before.pending + before.finished + before.errored;
     options.onStart?.({ runId, total, pending: before.pending + before.errored, alreadyFinished: before.finished });
@@ -87,13 +92,18 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
  * directory holds one run: a changed spec or item set needs a new directory, so results of
  * different designs are never mixed.
  */
-async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string): Promise<string> {
+/** How messages name a store: the directory, or a PostgreSQL URL without its password. */
+export function storeLabel(target: string): string {
+  return isPostgresUrl(target) ? parsePostgresUrl(target).description : target;
+}
+
+async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string, label: string): Promise<string> {
   const runId = runIdFor(study);
   const existing = await store.getRun();
   if (existing && existing.id !== runId) {
     throw new InputError(
-      `${outDir} already holds run '${existing.id}' of a different spec or item set (this spec is run '${runId}'); ` +
-        "use another --out directory",
+      `${label} already holds run '${existing.id}' of a different spec or item set (this spec is run '${runId}'); ` +
+        "use another --out directory (or another --store)",
     );
   }
   const run: RunRecord = {

@@ -13,6 +13,7 @@ import {
 } from "../../analysis/index.js";
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
+import { isPostgresUrl } from "../../run/store/open.js";
 import { openStudyDir } from "../study-dir.js";
 
 export interface AnalyzeCommandOptions {
@@ -66,6 +67,8 @@ export async function runAnalysis(
   try {
     const outcome = await analyzeDirectory(target, store, run, { plan, scorer: options.scorer });
     const scorecard = buildScorecard(outcome.analysis, outcome.methodology);
+    // A PostgreSQL store has no directory to write the scorecard into: --out and --json still work.
+    if (isPostgresUrl(target)) return { outcome, scorecard, written: [] };
     const written = [join(target, "analysis.json"), join(target, "scorecard.json"), join(target, "scorecard.md")];
     writeFileSync(written[0], `${JSON.stringify(resultJson(outcome, scorecard), null, 2)}\n`);
     writeFileSync(written[1], `${JSON.stringify(scorecard, null, 2)}\n`);

@@ -2,6 +2,7 @@ import { join, resolve } from "node:path";
 import { analyzeDirectory, buildScorecard } from "../../analysis/index.js";
 import { InputError } from "../../core/errors.js";
 import { writeReport } from "../../report/index.js";
+import { isPostgresUrl } from "../../run/store/open.js";
 import { openStudyDir } from "../study-dir.js";
 import { readPlanFile } from "./analyze.js";
 
@@ -12,6 +13,8 @@ export async function reportCommand(
 ): Promise<void> {
   if (options.out && !/\.html?$/i.test(options.out))
     throw new InputError(`--out must name an .html file, found '${options.out}'`);
+  if (!options.out && isPostgresUrl(dir))
+    throw new InputError("a PostgreSQL store needs --out FILE.html for the report");
   const plan = options.plan ? readPlanFile(options.plan) : undefined;
   const { store, run } = await openStudyDir(dir);
   try {

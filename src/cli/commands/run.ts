@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { loadSpec } from "../../core/spec-loader.js";
-import { runStudy } from "../../run/run-study.js";
+import { runStudy, storeLabel } from "../../run/run-study.js";
 import { createProgress } from "../progress.js";
 
 /**
@@ -32,7 +32,10 @@ function interruptSignals(): { stop: AbortController; abort: AbortController; di
   };
 }
 
-export async function runCommand(specPath: string, options: { out?: string; concurrency?: number }): Promise<void> {
+export async function runCommand(
+  specPath: string,
+  options: { out?: string; store?: string; concurrency?: number },
+): Promise<void> {
   const outDir = options.out ?? join("runs", loadSpec(specPath).spec.study);
   const progress = createProgress();
   const signals = interruptSignals();
@@ -40,6 +43,7 @@ export async function runCommand(specPath: string, options: { out?: string; conc
     const result = await runStudy({
       specPath,
       outDir,
+      store: options.store,
       env: process.env,
       concurrency: options.concurrency,
       stopSignal: signals.stop.signal,
@@ -62,7 +66,14 @@ export async function runCommand(specPath: string, options: { out?: string; conc
     if (summary.stoppedBy === "budget") lines.push("stopped: the spec's budget was reached");
     if (summary.stoppedBy === "stop") lines.push("stopped by interrupt: run the same command again to resume");
     if (counts.errored > 0) lines.push("errored trials are retried when you run the same command again");
-    lines.push(`results: ${result.outDir} (parallax status ${result.outDir}; parallax export ${result.outDir})`);
+    if (options.store) {
+      lines.push(
+        `results: trials in ${storeLabel(options.store)}; spec and manifest in ${result.outDir} ` +
+          "(parallax status|export <the --store target>)",
+      );
+    } else {
+      lines.push(`results: ${result.outDir} (parallax status ${result.outDir}; parallax export ${result.outDir})`);
+    }
     process.stdout.write(`${lines.join("\n")}\n`);
     if (summary.stoppedBy === "stop") process.exitCode = 130;
   } finally {

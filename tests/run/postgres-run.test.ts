@@ -1,0 +1,57 @@
+/**
+ * A study run into a PostgreSQL store (`parallax run --store postgres://...`): trials land in
+ * PostgreSQL, the spec and manifest copies in the study directory, and status, export and
+ * analyze read the store through its URL. Skipped without PARALLAX_TEST_PG_URL (npm test sets
+ * it when PostgreSQL is installed).
+ */
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import pg from "pg";
+import { runStudy } from "../../src/run/run-study.js";
+import { runCli } from "../helpers/cli.js";
+import { writeDemoSpec } from "../helpers/study.js";
+
+const PG_URL = process.env.PARALLAX_TEST_PG_URL;
+const skip = PG_URL ? false : "PARALLAX_TEST_PG_URL is not set (scripts/start-test-postgres.sh starts a test server)";
+const schema = `parallax_run_${process.pid}_${randomBytes(4).toString("hex")}`;
+
+function storeUrl(): string {
+  const url = new URL(PG_URL!);
+  url.searchParams.set("schema", schema);
+  return url.toString();
+}
+
+after(async () => {
+  if (!PG_URL) return;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+});
+
+test("run into PostgreSQL, then status, export and analyze through the URL", { skip }, async () => {
+  const { specPath, outDir } = writeDemoSpec({ items: 5, facets: "    scaffold: [direct, cot]" });
+  const result = await runStudy({ specPath, outDir, store: storeUrl(), env: {} });
+  assert.deepEqual(result.counts, { pending: 0, finished: 10, errored: 0 });
+  assert.equal(existsSync(join(outDir, "parallax.db")), false, "no SQLite file when the store is PostgreSQL");
+  assert.equal(existsSync(join(outDir, "manifest.json")), true);
+
+  const again = await runStudy({ specPath, outDir, store: storeUrl(), env: {} });
+  assert.equal(again.summary.attempted, 0, "a second run resumes from PostgreSQL");
+
+  const status = runCli(["status", storeUrl()]);
+  assert.equal(status.status, 0, status.stderr);
+  assert.match(status.stdout, /finished 10 \| errored 0 \| pending 0/);
+  const exported = runCli(["export", storeUrl(), "--format", "jsonl"]);
+  assert.equal(exported.status, 0, exported.stderr);
+  assert.equal(exported.stdout.trim().split("\n").length, 10);
+  const analyzed = runCli(["analyze", storeUrl(), "--json"]);
+  assert.equal(analyzed.status, 0, analyzed.stderr);
+  assert.equal(JSON.parse(analyzed.stdout).analysis.counts.analysed, 10);
+});
