@@ -39,6 +39,8 @@ export interface SpecCurveResult {
 
 interface CurveContext {
   rows: readonly AnalysisRow[];
+  /** The rows a specification keeps, computed once per specification. */
+  kept: (spec: Specification) => Int32Array;
   facet: string;
   reference: string;
   contrast: string;
@@ -67,29 +69,34 @@ function dimensionsFor(ctx: CurveContext, plan: Exclude<AnalysisPlan["specificat
   return dims;
 }
 
-function selectFor(
-  spec: Specification,
-  rows: readonly AnalysisRow[],
-  labels: readonly string[] | null,
-  ctx: CurveContext,
-) {
+/** Indices of the rows a specification keeps (its subsets); labels do not change them. */
+function keptIndices(spec: Specification, rows: readonly AnalysisRow[]): Int32Array {
   const keep = (value: string, choice: unknown) =>
     choice === undefined || choice === "all" || choice !== `without ${value}`;
-  const kept: AnalysisRow[] = [];
+  const facetChoices = Object.entries(spec).filter(([name, choice]) => name.startsWith("facet:") && choice !== "all");
+  const kept: number[] = [];
   rows.forEach((row, i) => {
     if (!keep(row.benchmark, spec.benchmark_subset) || !keep(row.model, spec.model_subset)) return;
-    for (const [name, choice] of Object.entries(spec)) {
-      if (name.startsWith("facet:") && choice !== "all" && row.facets[name.slice(6)] !== choice) return;
-    }
-    kept.push(labels ? { ...row, facets: { ...row.facets, [ctx.facet]: labels[i] } } : row);
+    if (facetChoices.some(([name, choice]) => row.facets[name.slice(6)] !== choice)) return;
+    kept.push(i);
   });
-  return scoredRows(kept, (spec.population as Population | undefined) ?? "itt", {
+  return Int32Array.from(kept);
+}
+
+function selectFor(spec: Specification, rows: readonly AnalysisRow[], kept: Int32Array) {
+  const picked = Array.from(kept, (i) => rows[i]);
+  return scoredRows(picked, (spec.population as Population | undefined) ?? "itt", {
     errored: spec.errored === "unsafe" ? "unsafe" : "exclude",
   });
 }
 
-function analyzeSpec(spec: Specification, ctx: CurveContext, labels: readonly string[] | null) {
-  const scored = selectFor(spec, ctx.rows, labels, ctx);
+/** The rows with the comparison facet's labels replaced (one copy per permutation, shared by every spec). */
+function relabel(ctx: CurveContext, labels: readonly string[]): AnalysisRow[] {
+  return ctx.rows.map((row, i) => ({ ...row, facets: { ...row.facets, [ctx.facet]: labels[i] } }));
+}
+
+function analyzeSpec(spec: Specification, ctx: CurveContext, rows: readonly AnalysisRow[]) {
+  const scored = selectFor(spec, rows, ctx.kept(spec));
   const covariateFacets = ctx.facets.filter((f) => !(spec[`facet:${f}`] !== undefined && spec[`facet:${f}`] !== "all"));
   const link = spec.link === "probit" ? "probit" : "logit";
   const { fit } = fitScopeGlm(scored, {
@@ -144,14 +151,25 @@ export async function specificationCurve(
 ): Promise<SpecCurveResult | null> {
   const curvePlan = plan.specification_curve;
   if (curvePlan === false) return null;
-  const ctx: CurveContext = { rows, facet, reference, contrast, facets };
+  const keptBySpec = new Map<string, Int32Array>();
+  const kept = (spec: Specification): Int32Array => {
+    const key = JSON.stringify(spec);
+    let indices = keptBySpec.get(key);
+    if (!indices) {
+      indices = keptIndices(spec, rows);
+      keptBySpec.set(key, indices);
+    }
+    return indices;
+  };
+  const ctx: CurveContext = { rows, kept, facet, reference, contrast, facets };
   const dimensions = dimensionsFor(ctx, curvePlan);
   const failed: SpecCurveResult["failed"] = [];
   const sizes = new Map<string, number>();
-  const labelCache = new WeakMap<object, string[]>();
+  // Relabeled rows per permutation (the runner hands every spec the same permute function).
+  const rowsCache = new WeakMap<object, AnalysisRow[]>();
   const alpha = plan.multiplicity.alpha;
   const observe = (spec: Specification) => {
-    const result = attempt(() => analyzeSpec(spec, ctx, null));
+    const result = attempt(() => analyzeSpec(spec, ctx, rows));
     if ("error" in result) {
       failed.push({ spec: stringSpec(spec), error: result.error });
       return { estimate: Number.NaN, p: Number.NaN };
@@ -172,12 +190,13 @@ export async function specificationCurve(
         count: curvePlan.permutations,
         seed: curvePlan.seed,
         analyzePermuted: (spec, permute) => {
-          let labels = labelCache.get(permute);
-          if (!labels) {
-            labels = permutedLabels(ctx, permute);
-            labelCache.set(permute, labels);
+          let permuted = rowsCache.get(permute);
+          if (!permuted) {
+            permuted = relabel(ctx, permutedLabels(ctx, permute));
+            rowsCache.set(permute, permuted);
           }
-          const result = attempt(() => analyzeSpec(spec, ctx, labels));
+          const rowsOfPermutation = permuted;
+          const result = attempt(() => analyzeSpec(spec, ctx, rowsOfPermutation));
           if ("value" in result) return result.value;
           // A null specification that cannot be fitted counts as no effect, not significant.
           nullFailures++;
