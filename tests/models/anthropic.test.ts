@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import type { GenerateRequest } from "../../src/contracts/provider.js";
 import { type ModelSpec, ModelSpecSchema } from "../../src/contracts/spec.js";
-import { InputError, ProviderError } from "../../src/core/errors.js";
+import { InputError } from "../../src/core/errors.js";
 import { createAnthropicProvider } from "../../src/models/anthropic.js";
 import { MalformedResponseError } from "../../src/models/errors.js";
-import { type ResilienceOptions, withResilience } from "../../src/models/resilience.js";
+import type { ResilienceOptions } from "../../src/models/resilience.js";
 import { anthropicErrors, startAnthropicMock } from "../helpers/mock-anthropic.js";
 import { fakeTime } from "../helpers/mock-clock.js";
+import { providerFailure, withFakeResilience } from "../helpers/provider-test.js";
 import { assertNoSecret } from "../helpers/mock-secrets.js";
 import { deadPort, type MockServer } from "../helpers/mock-server.js";
 
@@ -39,7 +40,7 @@ function spec(over: Record<string, unknown> = {}): ModelSpec {
 function setup(over: Record<string, unknown> = {}, resilience: ResilienceOptions = {}) {
   const time = fakeTime();
   const raw = createAnthropicProvider(spec(over), ENV, { now: time.now });
-  const provider = withResilience(raw, { now: time.now, sleep: time.sleep, random: () => 0.5, ...resilience });
+  const provider = withFakeResilience(raw, time, resilience);
   return { raw, provider, time };
 }
 
@@ -47,15 +48,7 @@ function ask(content = "hello", over: Partial<GenerateRequest> = {}): GenerateRe
   return { model: MODEL, messages: [{ role: "user", content }], params: {}, ...over };
 }
 
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (error) {
-    assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail("expected the call to fail");
-}
+const failure = providerFailure;
 
 function messageReply(over: Record<string, unknown>) {
   return {

@@ -2,11 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import type { GenerateRequest } from "../../src/contracts/provider.js";
 import { type ModelSpec, ModelSpecSchema } from "../../src/contracts/spec.js";
-import { InputError, ProviderError } from "../../src/core/errors.js";
+import { InputError } from "../../src/core/errors.js";
 import { MalformedResponseError } from "../../src/models/errors.js";
 import { createGoogleProvider } from "../../src/models/google.js";
-import { type ResilienceOptions, withResilience } from "../../src/models/resilience.js";
+import type { ResilienceOptions } from "../../src/models/resilience.js";
 import { fakeTime } from "../helpers/mock-clock.js";
+import { providerFailure, withFakeResilience } from "../helpers/provider-test.js";
 import { googleErrors, startGoogleMock } from "../helpers/mock-google.js";
 import { assertNoSecret } from "../helpers/mock-secrets.js";
 import { deadPort, type MockServer } from "../helpers/mock-server.js";
@@ -40,7 +41,7 @@ function spec(over: Record<string, unknown> = {}): ModelSpec {
 function setup(over: Record<string, unknown> = {}, resilience: ResilienceOptions = {}) {
   const time = fakeTime();
   const raw = createGoogleProvider(spec(over), ENV, { now: time.now });
-  const provider = withResilience(raw, { now: time.now, sleep: time.sleep, random: () => 0.5, ...resilience });
+  const provider = withFakeResilience(raw, time, resilience);
   return { raw, provider, time };
 }
 
@@ -48,15 +49,7 @@ function ask(content = "hello", over: Partial<GenerateRequest> = {}): GenerateRe
   return { model: MODEL, messages: [{ role: "user", content }], params: {}, ...over };
 }
 
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (error) {
-    assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail("expected the call to fail");
-}
+const failure = providerFailure;
 
 function candidateReply(candidate: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return {
