@@ -80,17 +80,16 @@ import type {
   ContinuationLogprob,
   ContinuationLogprobRequest,
   ContinuationLogprobResult,
-  DroppedParam,
   GenerateRequest,
   GenerateResult,
   GenerationParams,
-  ParamName,
   Provider,
   TokenLogprob,
 } from "../contracts/provider.js";
 import type { ModelSpec } from "../contracts/spec.js";
 import { InputError, ProviderError } from "../core/errors.js";
 import { abortReason } from "./errors.js";
+import { applyParamPolicy, fromSpecParamNames } from "./policy.js";
 import type { ProviderFactory } from "./types.js";
 
 type LlamaLib = typeof import("node-llama-cpp");
@@ -120,16 +119,6 @@ const WANT_PROBABILITIES = { generateNext: { probabilities: true } } as const;
 
 /** Default context ceiling: a large model's training context would allocate gigabytes. */
 const DEFAULT_MAX_CONTEXT = 4096;
-
-/** Spec drop_params names (snake_case) to the provider-neutral parameter names. */
-const DROP_NAMES: Record<string, ParamName> = {
-  temperature: "temperature",
-  top_p: "topP",
-  top_k: "topK",
-  max_tokens: "maxTokens",
-  seed: "seed",
-  stop: "stop",
-};
 
 /** The full next-token distribution after a prompt, indexed by token id. */
 export interface NextTokenDistribution {
@@ -306,7 +295,12 @@ class LlamaCppProvider implements LlamaProvider {
       );
     }
     throwIfAborted(request.signal);
-    const { params, dropped } = this.applyDrops(request.params);
+    const { params, dropped } = applyParamPolicy(
+      "llama",
+      request.model,
+      request.params,
+      fromSpecParamNames(this.spec.drop_params),
+    );
     const session = await this.session(request.model);
     return this.serialise(session, async () => {
       const { tokens, plain, prefill } = this.render(session, request.messages);
@@ -523,19 +517,6 @@ class LlamaCppProvider implements LlamaProvider {
     if (!prefill) history.push({ type: "model", response: [] });
     const { contextText } = wrapper.generateContextState({ chatHistory: history });
     return { tokens: contextText.tokenize(session.model.tokenizer), plain: false, prefill };
-  }
-
-  private applyDrops(params: GenerationParams): { params: GenerationParams; dropped: DroppedParam[] } {
-    const kept: GenerationParams = { ...params };
-    const dropped: DroppedParam[] = [];
-    for (const name of this.spec.drop_params ?? []) {
-      const key = DROP_NAMES[name];
-      if (key !== undefined && kept[key] !== undefined) {
-        dropped.push({ name: key, value: kept[key], reason: "listed in the model's drop_params" });
-        delete kept[key];
-      }
-    }
-    return { params: kept, dropped };
   }
 
   private serialise<T>(session: Session, fn: () => Promise<T>): Promise<T> {
