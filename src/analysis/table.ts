@@ -13,6 +13,7 @@ import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
 import { OBSERVATION_COLUMNS, TRIAL_AUDIT_COLUMNS, latestScores, toObservation } from "../run/export.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
+import { trialPages } from "../run/store/pages.js";
 
 export interface AnalysisRow {
   trialId: string | null;
@@ -85,10 +86,7 @@ export async function loadStudyTable(
   const rows: AnalysisRow[] = [];
   let pending = 0;
   let firstFinishedAt: string | null = null;
-  let afterId: string | undefined;
-  for (;;) {
-    const page = await store.listTrials(run.id, { limit: 2_000, afterId });
-    if (page.length === 0) break;
+  for await (const page of trialPages(store, run.id, { pageSize: 2_000 })) {
     // With a scorer, a trial it has not scored gets no outcome (unscored), never the run-time one.
     const scores = scorer === undefined ? undefined : await latestScores(store, run.id, scorer, page);
     for (const trial of page) {
@@ -98,7 +96,6 @@ export async function loadStudyTable(
         firstFinishedAt = trial.updatedAt;
       }
     }
-    afterId = page[page.length - 1].id;
   }
   return {
     rows,

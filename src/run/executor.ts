@@ -38,6 +38,7 @@ import {
 } from "../scoring/types.js";
 import { DEFAULT_SCAFFOLD } from "./plan.js";
 import { CommitBatcher } from "./commit-batcher.js";
+import { eachTrial } from "./store/pages.js";
 import type { TrialCompletion, TrialRow, TrialStore } from "./store/types.js";
 
 export interface ModelRuntime {
@@ -146,14 +147,8 @@ function overBudget(summary: ExecuteSummary, budget: ExecuteOptions["budget"]): 
  * generator hands each trial out once. Trials that error during this pass are not fetched
  * again because paging moves strictly forward.
  */
-async function* pendingTrials(store: TrialStore, runId: string): AsyncGenerator<TrialRow> {
-  let afterId: string | undefined;
-  for (;;) {
-    const page = await store.listTrials(runId, { status: ["pending", "errored"], limit: PAGE_SIZE, afterId });
-    if (page.length === 0) return;
-    yield* page;
-    afterId = page[page.length - 1].id;
-  }
+function pendingTrials(store: TrialStore, runId: string): AsyncGenerator<TrialRow> {
+  return eachTrial(store, runId, { status: ["pending", "errored"], pageSize: PAGE_SIZE });
 }
 
 async function runTrial(trial: TrialRow, options: RunContext): Promise<TrialEvent> {

@@ -6,6 +6,7 @@ import { facetLabel } from "../contracts/condition.js";
 import type { CallRecord, Observation, ScoreRecord } from "../contracts/trial.js";
 import { csvLine } from "../core/csv.js";
 import type { TrialRow, TrialStore } from "./store/types.js";
+import { trialPages } from "./store/pages.js";
 
 export type ExportTable = "trials" | "calls";
 export type ExportFormat = "csv" | "jsonl";
@@ -173,10 +174,7 @@ export async function exportTable(
     write(format === "csv" ? csvLine(columns.map((c) => row[c])) : `${JSON.stringify(row)}\n`);
   };
   let rows = 0;
-  let afterId: string | undefined;
-  for (;;) {
-    const page = await store.listTrials(runId, { limit: PAGE, afterId });
-    if (page.length === 0) return rows;
+  for await (const page of trialPages(store, runId, { pageSize: PAGE })) {
     const scores = options.scorer === undefined ? undefined : await latestScores(store, runId, options.scorer, page);
     for (const trial of page) {
       if (table === "trials") {
@@ -190,8 +188,8 @@ export async function exportTable(
         }
       }
     }
-    afterId = page[page.length - 1].id;
   }
+  return rows;
 }
 
 /** Observation columns with the facet columns placed after the condition hash. */

@@ -43,6 +43,7 @@ import { assignJudges, buildJudge, type JudgeRuntime } from "./judge.js";
 import { openStore } from "./store/open.js";
 import type { RunRecord, TrialRow, TrialStore } from "./store/types.js";
 import { type PreparedStudy, prepareStudy } from "./study.js";
+import { eachTrial } from "./store/pages.js";
 
 /** Version of the judge scoring protocol (rubrics, prompt, verdict schema). */
 export const JUDGE_VERSION = "1.0.0";
@@ -130,14 +131,8 @@ export async function openScoringContext(dir: string, specPath?: string): Promis
   }
 }
 
-async function* finishedTrials(store: TrialStore, runId: string): AsyncGenerator<TrialRow> {
-  let afterId: string | undefined;
-  for (;;) {
-    const page = await store.listTrials(runId, { status: ["finished"], limit: PAGE, afterId });
-    if (page.length === 0) return;
-    yield* page;
-    afterId = page[page.length - 1].id;
-  }
+function finishedTrials(store: TrialStore, runId: string): AsyncGenerator<TrialRow> {
+  return eachTrial(store, runId, { status: ["finished"], pageSize: PAGE });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import { conditionLabel } from "../../run/conditions.js";
 import { DEFAULT_SCAFFOLD } from "../../run/plan.js";
 import { roleKind } from "../../scaffolds/propagation.js";
 import { openStudyDir } from "../study-dir.js";
+import { trialPages } from "../../run/store/pages.js";
 
 interface CellStatus {
   model: string;
@@ -80,10 +81,7 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
     const cells = new Map<string, CellStatus>();
     const propagation = new Map<string, PropagationRow>();
     let simulated = false;
-    let afterId: string | undefined;
-    for (;;) {
-      const page = await store.listTrials(run.id, { limit: 2_000, afterId });
-      if (page.length === 0) break;
+    for await (const page of trialPages(store, run.id, { pageSize: 2_000 })) {
       for (const trial of page) {
         const condition = conditionLabel(trial.condition);
         const key = `${trial.modelId}\u0000${condition}\u0000${trial.benchmarkId}`;
@@ -109,7 +107,6 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
           for (const call of await store.listCalls(run.id, trial.id)) addToPropagation(propagation, scaffold, call);
         }
       }
-      afterId = page[page.length - 1].id;
     }
     const report = {
       run: run.id,

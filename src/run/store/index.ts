@@ -9,3 +9,4 @@ export {
   SQLITE_FILE_NAME,
 } from "./open.js";
 export { migrations, type StoreDatabase } from "./schema.js";
+export { eachTrial, trialPages } from "./pages.js";
