@@ -9,6 +9,7 @@ import { ALL, cellId, configurationOf, fromObservation } from "../analysis/index
 import type { CallRecord } from "../contracts/trial.js";
 import { toObservation } from "../run/export.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
+import { trialPages } from "../run/store/pages.js";
 import { type Content, el, type Html, page, raw } from "./html.js";
 
 export function trialAnchor(trialId: string): string {
@@ -25,19 +26,19 @@ interface TrialEntry {
 export async function collectTrials(store: TrialStore, run: RunRecord, analysis: StudyAnalysis): Promise<TrialEntry[]> {
   const facets = Object.keys(run.spec.conditions.facets);
   const entries: TrialEntry[] = [];
-  let afterId: string | undefined;
-  for (;;) {
-    const trials = await store.listTrials(run.id, { limit: 1_000, afterId });
-    if (trials.length === 0) break;
+  for await (const trials of trialPages(store, run.id)) {
+    const callsOf = await store.listCallsOf(
+      run.id,
+      trials.filter((t) => t.status !== "pending").map((t) => t.id),
+    );
     for (const trial of trials) {
       const row = fromObservation(toObservation(trial, facets), facets);
       entries.push({
         trial,
         configuration: configurationOf(row, analysis.meta.configurationFacets),
-        calls: trial.status === "pending" ? [] : await store.listCalls(run.id, trial.id),
+        calls: callsOf.get(trial.id) ?? [],
       });
     }
-    afterId = trials[trials.length - 1].id;
   }
   return entries;
 }

@@ -176,13 +176,18 @@ export async function exportTable(
   let rows = 0;
   for await (const page of trialPages(store, runId, { pageSize: PAGE })) {
     const scores = options.scorer === undefined ? undefined : await latestScores(store, runId, options.scorer, page);
+    const callsOf = await store.listCallsOf(
+      runId,
+      page.map((t) => t.id),
+    );
     for (const trial of page) {
+      const calls = callsOf.get(trial.id) ?? [];
       if (table === "trials") {
-        const audit = trialAuditAggregates(await store.listCalls(runId, trial.id));
+        const audit = trialAuditAggregates(calls);
         emit({ ...toObservation(trial, facets, scores ? (scores.get(trial.id) ?? null) : undefined), ...audit });
         rows++;
       } else {
-        for (const call of await store.listCalls(runId, trial.id)) {
+        for (const call of calls) {
           emit(callRow(call));
           rows++;
         }

@@ -333,6 +333,30 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.ok(Math.abs(spent.costUsd - 0.004) < 1e-12, String(spent.costUsd));
       }));
 
+    test("listCallsOf groups a page's calls by trial, in order, and only this run's", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const [a, b, c] = makeTrials("r1", 3);
+        await store.addPlannedTrials([a, b, c]);
+        await store.completeTrial(a.id, makeOutcome("errored"), [makeCall(a.id, 0)]);
+        await store.completeTrial(a.id, makeOutcome("finished"), [makeCall(a.id, 1), makeCall(a.id, 0)]);
+        await store.completeTrial(b.id, makeOutcome("finished"), [makeCall(b.id, 0)]);
+        const grouped = await store.listCallsOf("r1", [a.id, b.id, c.id, "not-a-trial"]);
+        assert.deepEqual(
+          grouped.get(a.id)?.map((x) => [x.execution, x.seq]),
+          [
+            [1, 0],
+            [2, 0],
+            [2, 1],
+          ],
+        );
+        assert.deepEqual(grouped.get(a.id), await store.listCalls("r1", a.id));
+        assert.equal(grouped.get(b.id)?.length, 1);
+        assert.deepEqual(grouped.get(c.id), []);
+        assert.deepEqual(grouped.get("not-a-trial"), []);
+        assert.equal((await store.listCallsOf("r2", [a.id])).get(a.id)?.length, 0);
+      }));
+
     test("a finished trial is never overwritten", () =>
       withStore(async (store) => {
         await store.saveRun(makeRun("r1"));

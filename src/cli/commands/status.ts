@@ -82,6 +82,10 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
     const propagation = new Map<string, PropagationRow>();
     let simulated = false;
     for await (const page of trialPages(store, run.id, { pageSize: 2_000 })) {
+      const callsOf = await store.listCallsOf(
+        run.id,
+        page.filter((t) => t.status !== "pending").map((t) => t.id),
+      );
       for (const trial of page) {
         const condition = conditionLabel(trial.condition);
         const key = `${trial.modelId}\u0000${condition}\u0000${trial.benchmarkId}`;
@@ -104,7 +108,7 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
         cells.set(key, cell);
         if (trial.status !== "pending") {
           const scaffold = facetName(trial.condition.scaffold ?? DEFAULT_SCAFFOLD);
-          for (const call of await store.listCalls(run.id, trial.id)) addToPropagation(propagation, scaffold, call);
+          for (const call of callsOf.get(trial.id) ?? []) addToPropagation(propagation, scaffold, call);
         }
       }
     }

@@ -191,6 +191,25 @@ export class KyselyTrialStore implements TrialStore {
     return rows.map(toCallRecord);
   }
 
+  async listCallsOf(runId: string, trialIds: readonly string[]): Promise<Map<string, CallRecord[]>> {
+    const byTrial = new Map<string, CallRecord[]>(trialIds.map((id) => [id, []]));
+    // Chunked to stay well under the bound-parameter limits of both databases.
+    for (const ids of chunks([...trialIds], 1_000)) {
+      const rows = await this.db
+        .selectFrom("calls")
+        .innerJoin("trials", "trials.id", "calls.trial_id")
+        .selectAll("calls")
+        .where("trials.run_id", "=", runId)
+        .where("calls.trial_id", "in", ids)
+        .orderBy("calls.trial_id")
+        .orderBy("calls.execution")
+        .orderBy("calls.seq")
+        .execute();
+      for (const row of rows) byTrial.get(row.trial_id)?.push(toCallRecord(row));
+    }
+    return byTrial;
+  }
+
   async saveScores(records: readonly ScoreRecord[]): Promise<void> {
     if (records.length === 0) return;
     const rows = records.map(scoreRow);

@@ -59,6 +59,8 @@ export interface TrialStore {
   completeTrials(entries: readonly TrialCompletion[]): Promise<boolean[]>;
   /** Calls of a run (optionally of one trial), ordered by trial, execution, seq. */
   listCalls(runId: string, trialId?: string): Promise<CallRecord[]>;
+  /** Calls of several trials in one query (a page of trials), grouped by trial id in call order. */
+  listCallsOf(runId: string, trialIds: readonly string[]): Promise<Map<string, CallRecord[]>>;
   /**
    * Upserts scores by (trial, scorer, version) in one transaction: re-scoring with the same
    * scorer version replaces the earlier row, a new version adds one.
