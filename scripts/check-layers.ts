@@ -1,8 +1,8 @@
 /**
  * Checks that imports in src/ flow one way along the layer map of docs (DESIGN.md):
  *
- *   contracts -> stats -> core -> datasets | models | scaffolds | scoring | perturb -> run
- *     -> analysis -> report -> cli | viewer
+ *   contracts -> stats -> core -> datasets | models | scaffolds | scoring | perturb -> facets
+ *     -> run -> analysis -> report -> cli | viewer
  *
  * A file may import from its own layer and from layers of a lower rank; layers that share a rank
  * are independent plugins and may not import each other. src/index.ts is the public barrel and may
@@ -23,11 +23,12 @@ export const LAYER_RANK: Readonly<Record<string, number>> = {
   scaffolds: 3,
   scoring: 3,
   perturb: 3,
-  run: 4,
-  analysis: 5,
-  report: 6,
-  cli: 7,
-  viewer: 7,
+  facets: 4,
+  run: 5,
+  analysis: 6,
+  report: 7,
+  cli: 8,
+  viewer: 8,
 };
 
 /** Same-rank imports that are allowed, as "from->to". The CLI's `view` command starts the viewer. */

@@ -20,7 +20,7 @@ import type { ModelSpec } from "../contracts/spec.js";
 import type { CallRecord, TrialOutcome } from "../contracts/trial.js";
 import { ProviderError } from "../core/errors.js";
 import { hashValue } from "../core/hash.js";
-import { toTaskInput } from "../datasets/format.js";
+import { renderTrialTask } from "../facets/render.js";
 import { costUsd } from "../models/pricing.js";
 import { auditCall } from "../scaffolds/propagation.js";
 import type { ScaffoldCall } from "../scaffolds/types.js";
@@ -159,7 +159,7 @@ async function runTrial(trial: TrialRow, options: RunContext): Promise<TrialEven
   const started = Date.now();
   try {
     if (!model || !item) throw new Error(`trial ${trial.id} refers to a model or item that is not in the study`);
-    const task = toTaskInput(item, trial.condition);
+    const task = renderTrialTask(item, trial.condition);
     const scorer = options.scorerFor?.(trial, item, task) ?? options.scorer;
     if (!scorer) throw new Error("executeTrials needs a scorer or scorerFor");
     const { finalText, scored } = isLogprobScorer(scorer)

@@ -8,7 +8,7 @@ import type { PlannedTrial } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
 import { conditionHash, trialId } from "../core/hash.js";
 import { estimateTokens } from "../core/tokens.js";
-import { toTaskInput } from "../datasets/format.js";
+import { renderTrialTask } from "../facets/render.js";
 import type { ModelSpec, Price } from "../contracts/spec.js";
 import { costUsd, resolvePrice } from "../models/pricing.js";
 import { renderTask } from "../scaffolds/prompt.js";
@@ -79,7 +79,7 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
       const perTrial = scaffolds.get(facetName(scaffoldValue)).expectedCalls(facetSettings(scaffoldValue));
       for (const items of study.items.values()) {
         for (const item of items.values()) {
-          const promptTokens = estimateTokens(renderTask(toTaskInput(item, condition)));
+          const promptTokens = estimateTokens(renderTask(renderTrialTask(item, condition)));
           calls += perTrial * attempts;
           if (price) {
             const usage = { inputTokens: promptTokens * perTrial, outputTokens: outputPerCall * perTrial };

@@ -20,7 +20,7 @@ import type { ParseStatus, ScoreRecord } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
 import { hashValue } from "../core/hash.js";
 import { datasetLoaders } from "../datasets/registry.js";
-import { toTaskInput } from "../datasets/format.js";
+import { renderTrialTask } from "../facets/render.js";
 import type { ProviderEnv } from "../models/types.js";
 import { type BlindingEntry, newUuid, openSealedMapping, sealMapping, sha256Hex } from "../scoring/blinding/seal.js";
 import { type Guess, type GuessingCheck, guessingCheck } from "../scoring/blinding/guessing.js";
@@ -200,7 +200,7 @@ export async function rescoreStudy(context: ScoringContext, scorerName?: string)
   for await (const trial of finishedTrials(store, run.id)) {
     const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
     if (!item) continue;
-    const task = toTaskInput(item, trial.condition);
+    const task = renderTrialTask(item, trial.condition);
     const scorer = named ?? choose(trial, item, task);
     const result = await scoreStoredTrial(store, run.id, trial, item, task, scorer, options);
     if (!result) {
@@ -422,7 +422,7 @@ async function collectJudgeables(context: ScoringContext): Promise<Judgeable[]> 
   for await (const trial of finishedTrials(store, run.id)) {
     const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
     if (!item) continue;
-    const task = toTaskInput(item, trial.condition);
+    const task = renderTrialTask(item, trial.condition);
     if (!judgedTrial(trial, study.spec, task)) continue;
     const rubric = rubricFor(loaderOf(study.spec, trial.benchmarkId));
     // Reference-answer grading needs a reference; without one the item cannot be judged.

@@ -7,7 +7,8 @@ import type { Condition } from "../../contracts/condition.js";
 import { type Item, OPTION_LETTERS } from "../../contracts/item.js";
 import type { BenchmarkSpec } from "../../contracts/spec.js";
 import { InputError } from "../../core/errors.js";
-import { ANSWER_FORMATS, toTaskInput } from "../../datasets/format.js";
+import { ANSWER_FORMATS } from "../../datasets/format.js";
+import { renderTrialTask } from "../../facets/render.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import { sampleItems } from "../../datasets/sample.js";
 import type { LoadedBenchmark } from "../../datasets/types.js";
@@ -78,7 +79,7 @@ export async function itemsCommand(loaderName: string, options: ItemsOptions): P
 
 export function renderItem(item: Item, format: string | undefined, loaded: LoadedBenchmark): RenderedItem {
   const condition: Condition = format === undefined ? {} : { format };
-  const task = toTaskInput(item, condition);
+  const task = renderTrialTask(item, condition);
   const goldIndices = item.metadata.gold_indices;
   const gold =
     task.format === "mc"
