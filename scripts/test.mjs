@@ -6,9 +6,9 @@
 // PostgreSQL installation is found, a throwaway cluster is started for the run and stopped
 // afterwards (scripts/start-test-postgres.sh). Without PostgreSQL those tests skip and say so.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 
 function walk(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -24,11 +24,27 @@ function postgresInstalled() {
   return spawnSync("sh", ["-c", "command -v initdb"]).status === 0;
 }
 
+/**
+ * Each run gets its own cluster directory and a random first port, so two `npm test` runs (two
+ * checkouts, or a benchmark beside the suite) never share or stop each other's cluster.
+ */
+function freshClusterDir() {
+  const parent = mkdtempSync(join(tmpdir(), "parallax-test-pg-"));
+  chmodSync(parent, 0o755); // the server runs as the postgres user, which must reach its cluster
+  return join(parent, "cluster");
+}
+const pgEnv = {
+  ...process.env,
+  PARALLAX_TEST_PG_DIR: process.env.PARALLAX_TEST_PG_DIR ?? freshClusterDir(),
+  PARALLAX_TEST_PG_PORT: process.env.PARALLAX_TEST_PG_PORT ?? String(20000 + Math.floor(Math.random() * 30000)),
+};
+
 /** Starts the throwaway cluster; returns its URL, or undefined (with the reason printed). */
 function startPostgres() {
   const envFile = join(mkdtempSync(join(tmpdir(), "parallax-pg-env-")), "env");
   const started = spawnSync("bash", ["scripts/start-test-postgres.sh", envFile], {
     stdio: ["ignore", "ignore", "inherit"],
+    env: pgEnv,
   });
   if (started.status !== 0) {
     console.error("test: could not start a test PostgreSQL; its store tests will be skipped");
@@ -69,6 +85,9 @@ try {
   );
   status = result.status ?? 1;
 } finally {
-  if (ownPostgres) spawnSync("bash", ["scripts/stop-test-postgres.sh"], { stdio: "inherit" });
+  if (ownPostgres) {
+    spawnSync("bash", ["scripts/stop-test-postgres.sh"], { stdio: "inherit", env: pgEnv });
+    if (!process.env.PARALLAX_TEST_PG_DIR) rmSync(dirname(pgEnv.PARALLAX_TEST_PG_DIR), { recursive: true, force: true });
+  }
 }
 process.exit(status);
