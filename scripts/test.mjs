@@ -87,7 +87,8 @@ try {
 } finally {
   if (ownPostgres) {
     spawnSync("bash", ["scripts/stop-test-postgres.sh"], { stdio: "inherit", env: pgEnv });
-    if (!process.env.PARALLAX_TEST_PG_DIR) rmSync(dirname(pgEnv.PARALLAX_TEST_PG_DIR), { recursive: true, force: true });
+    if (!process.env.PARALLAX_TEST_PG_DIR)
+      rmSync(dirname(pgEnv.PARALLAX_TEST_PG_DIR), { recursive: true, force: true });
   }
 }
 process.exit(status);
