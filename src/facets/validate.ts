@@ -55,7 +55,7 @@ function facetValueProblems(facetId: string, value: FacetValue, path: PathSegmen
   const facet = facets.get(facetId);
   const name = facetName(value);
   const known = facet.knownValues();
-  if (!known.includes(name)) return [unknownName(source, path, `value of facet '${facetId}'`, name, [...known])];
+  if (!known.includes(name)) return [unknownName(source, path, facetId, name, [...known])];
   const schema = facet.settingsSchema?.(name);
   const settings = facetSettings(value);
   if (schema) return settingsProblems(schema, settings, path, source);
@@ -109,7 +109,7 @@ function settingsProblems(schema: z.ZodType, settings: unknown, path: PathSegmen
   return parsed.success ? [] : zodProblems(parsed.error.issues, path, source, schema);
 }
 
-/** "expected a <what> (known, ...), found 'x' (did you mean 'y'?)", at the value or, for a key, at the key. */
+/** "unknown <what> 'x' (did you mean 'y'?); known: a, b", at the value or, for a key, at the key. */
 function unknownName(
   source: SpecSource,
   path: PathSegment[],
@@ -119,7 +119,7 @@ function unknownName(
   atKey = false,
 ): SpecProblem {
   const hint = closest(found, known);
-  const text = `expected a ${what} (${known.join(", ")}), found '${found}'${hint ? ` (did you mean '${hint}'?)` : ""}`;
+  const text = `unknown ${what} '${found}'${hint ? ` (did you mean '${hint}'?)` : ""}; known: ${known.join(", ")}`;
   return problem(source, path, text, atKey);
 }
 
