@@ -52,7 +52,10 @@ describe("facet values", () => {
     const [problem, ...rest] = problemsOf(text);
     assert.deepEqual(rest, []);
     const line = lineOf(text, "cott");
-    assert.match(problem, new RegExp(`^study\\.yaml:${line}:\\d+: at YAML path conditions\\.facets\\.scaffold\\[1\\]: `));
+    assert.match(
+      problem,
+      new RegExp(`^study\\.yaml:${line}:\\d+: at YAML path conditions\\.facets\\.scaffold\\[1\\]: `),
+    );
     assert.match(problem, /unknown scaffold 'cott' \(did you mean 'cot'\?\); known: adjudicated, cot, critic, direct,/);
   });
 
@@ -60,7 +63,10 @@ describe("facet values", () => {
     const text = withFacets("    scaffold: [{ name: critic, max_rounds: 3 }, { name: react, max_iterations: 99 }]");
     const problems = problemsOf(text);
     assert.equal(problems.length, 2, problems.join("\n"));
-    assert.match(problems[0], /scaffold\[0\]\.max_rounds: expected one of the keys max_tokens, rounds, found unknown key 'max_rounds'/);
+    assert.match(
+      problems[0],
+      /scaffold\[0\]\.max_rounds: expected one of the keys max_tokens, rounds, found unknown key 'max_rounds'/,
+    );
     assert.match(problems[1], /scaffold\[1\]\.max_iterations: expected a number <= 50, found 99/);
   });
 
@@ -75,13 +81,19 @@ describe("facet values", () => {
   test("system_prompt: an unknown variant lists strict, soft and none", () => {
     const problems = problemsOf(withFacets("    system_prompt: [strict, stricter]"));
     assert.equal(problems.length, 1);
-    assert.match(problems[0], /system_prompt\[1\]: unknown system_prompt 'stricter' \(did you mean 'strict'\?\); known: strict, soft, none/);
+    assert.match(
+      problems[0],
+      /system_prompt\[1\]: unknown system_prompt 'stricter' \(did you mean 'strict'\?\); known: strict, soft, none/,
+    );
   });
 
   test("scoring_path: an unknown path lists free_form and logprob", () => {
     const problems = problemsOf(withFacets("    scoring_path: [free_form, log_prob]"));
     assert.equal(problems.length, 1);
-    assert.match(problems[0], /scoring_path\[1\]: unknown scoring_path 'log_prob' \(did you mean 'logprob'\?\); known: free_form, logprob/);
+    assert.match(
+      problems[0],
+      /scoring_path\[1\]: unknown scoring_path 'log_prob' \(did you mean 'logprob'\?\); known: free_form, logprob/,
+    );
   });
 
   test("an unknown facet name is an error at its key, listing the facets", () => {
@@ -113,7 +125,10 @@ describe("plugin settings", () => {
     });
     const problems = problemsOf(text);
     assert.equal(problems.length, 2, problems.join("\n"));
-    assert.match(problems[0], /models\[0\]\.provider: unknown provider 'simm' \(did you mean 'sim'\?\); known: anthropic, google, llama, openai, sim/);
+    assert.match(
+      problems[0],
+      /models\[0\]\.provider: unknown provider 'simm' \(did you mean 'sim'\?\); known: anthropic, google, llama, openai, sim/,
+    );
     assert.match(
       problems[1],
       /models\[1\]\.options\.abilty: expected one of the keys ability, .*found unknown key 'abilty' \(did you mean 'ability'\?\)/,
@@ -122,7 +137,8 @@ describe("plugin settings", () => {
 
   test("provider: an option of the wrong type", () => {
     const text = demoSpecYaml({
-      models: "  - id: g\n    provider: openai\n    model: gpt-4o-mini\n    options: { completions_logprobs: yes please }",
+      models:
+        "  - id: g\n    provider: openai\n    model: gpt-4o-mini\n    options: { completions_logprobs: yes please }",
     });
     const problems = problemsOf(text);
     assert.equal(problems.length, 1, problems.join("\n"));
@@ -138,7 +154,10 @@ describe("plugin settings", () => {
     const problems = problemsOf(text);
     assert.equal(problems.length, 2, problems.join("\n"));
     assert.match(problems[0], /benchmarks\[0\]\.loader: unknown dataset loader 'mmlu_pro'; known: .*mmlu/);
-    assert.match(problems[1], /benchmarks\[1\]\.options\.splt: expected one of the keys .*split.*found unknown key 'splt' \(did you mean 'split'\?\)/);
+    assert.match(
+      problems[1],
+      /benchmarks\[1\]\.options\.splt: expected one of the keys .*split.*found unknown key 'splt' \(did you mean 'split'\?\)/,
+    );
   });
 
   test("loader: common options are accepted, with their types checked", () => {
@@ -153,7 +172,10 @@ describe("plugin settings", () => {
     const problems = problemsOf(text);
     assert.equal(problems.length, 2, problems.join("\n"));
     assert.match(problems[0], /scoring\.default: unknown scorer 'mc_last'; known: .*mc_last_answer/);
-    assert.match(problems[1], /scoring\.per_benchmark\.demmo: unknown benchmark id 'demmo' \(did you mean 'demo'\?\); known: demo/);
+    assert.match(
+      problems[1],
+      /scoring\.per_benchmark\.demmo: unknown benchmark id 'demmo' \(did you mean 'demo'\?\); known: demo/,
+    );
   });
 });
 
