@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import { facetName, facetSettings } from "../contracts/condition.js";
-import type { FacetValue, StudySpec } from "../contracts/spec.js";
+import type { FacetValue, ModelSpec, StudySpec } from "../contracts/spec.js";
 import {
   closest,
   formatPath,
@@ -64,15 +64,23 @@ function facetValueProblems(facetId: string, value: FacetValue, path: PathSegmen
   );
 }
 
+/** The subject models, and the judges given as model entries (not as ids of subject models). */
 function modelProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
-  return spec.models.flatMap((model, i) => {
-    const path = ["models", i];
-    if (!providers.has(model.provider))
-      return [unknownName(source, [...path, "provider"], "provider", model.provider, providers.names())];
-    const schema = providers.get(model.provider).optionsSchema;
-    if (!schema || model.options === undefined) return [];
-    return settingsProblems(schema, model.options, [...path, "options"], source);
-  });
+  const judges = (spec.scoring?.judges ?? []).map((judge, i) => [judge, ["scoring", "judges", i]] as const);
+  const validationJudge = spec.scoring?.validation?.judge;
+  return [
+    ...spec.models.map((model, i) => [model, ["models", i]] as const),
+    ...judges,
+    ...(validationJudge ? [[validationJudge, ["scoring", "validation", "judge"]] as const] : []),
+  ].flatMap(([entry, path]) => (typeof entry === "string" ? [] : modelEntryProblems(entry, [...path], source)));
+}
+
+function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecSource): SpecProblem[] {
+  if (!providers.has(model.provider))
+    return [unknownName(source, [...path, "provider"], "provider", model.provider, providers.names())];
+  const schema = providers.get(model.provider).optionsSchema;
+  if (!schema || model.options === undefined) return [];
+  return settingsProblems(schema, model.options, [...path, "options"], source);
 }
 
 function benchmarkProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {

@@ -135,6 +135,16 @@ describe("plugin settings", () => {
     );
   });
 
+  test("provider: judges given as model entries are checked like subject models", () => {
+    const text = `${demoSpecYaml()}scoring:\n  judges:\n    - sim-a\n    - { id: j, provider: sim, model: judge, options: { failure: 0.1 } }\n`;
+    const problems = problemsOf(text);
+    assert.equal(problems.length, 1, problems.join("\n"));
+    assert.match(
+      problems[0],
+      /scoring\.judges\[1\]\.options\.failure: expected one of the keys .*found unknown key 'failure'/,
+    );
+  });
+
   test("provider: an option of the wrong type", () => {
     const text = demoSpecYaml({
       models:
