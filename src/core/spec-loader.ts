@@ -537,7 +537,10 @@ function unwrap(schema: SchemaLike | undefined): SchemaLike | undefined {
   return current;
 }
 
-/** The candidate nearest to `word` when it looks like a typo of it (at most 2 edits, fewer for short words). */
+/**
+ * The candidate nearest to `word` when it looks like a typo of it (at most 2 edits, fewer for
+ * short words), else the one candidate that is a whole `_` part of it (`max_rounds` -> `rounds`).
+ */
 export function closest(word: string, candidates: string[]): string | undefined {
   const limit = Math.min(2, Math.floor(word.length / 3) + 1);
   let best: { candidate: string; distance: number } | undefined;
@@ -545,7 +548,14 @@ export function closest(word: string, candidates: string[]): string | undefined 
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
     if (distance <= limit && (best === undefined || distance < best.distance)) best = { candidate, distance };
   }
-  return best?.candidate;
+  return best?.candidate ?? partOf(word, candidates);
+}
+
+/** The single candidate that equals a run of whole `_`-separated parts of `word`. */
+function partOf(word: string, candidates: string[]): string | undefined {
+  const padded = `_${word.toLowerCase()}_`;
+  const parts = candidates.filter((c) => c.length >= 3 && padded.includes(`_${c.toLowerCase()}_`));
+  return parts.length === 1 ? parts[0] : undefined;
 }
 
 /** Edit distance where swapping two adjacent letters ("modles") counts as one edit. */

@@ -90,8 +90,11 @@ describe("scaffolds on the sim provider", () => {
 
   test("the propagation audit: the strict system prompt reaches answer calls, not scaffold-internal ones", () => {
     const calls = study.calls;
-    const retained = (role: RegExp) =>
-      calls.filter((c) => role.test(c.role)).map((c) => c.audit?.system_prompt_retained);
+    const retained = (role: RegExp) => {
+      const values = calls.filter((c) => role.test(c.role)).map((c) => c.audit?.system_prompt_retained);
+      assert.ok(values.length > 0, `calls with roles ${role}`);
+      return values;
+    };
     assert.ok(retained(/^(answer|reason|reduce|step-\d|chain-\d|revise-\d)$/).every((r) => r === 1));
     assert.ok(retained(/^(decompose|map-\d|critique-\d|check|adjudicate)$/).every((r) => r === 0));
     const direct = calls.find((c) => c.role === "answer")!;

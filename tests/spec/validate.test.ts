@@ -65,7 +65,7 @@ describe("facet values", () => {
     assert.equal(problems.length, 2, problems.join("\n"));
     assert.match(
       problems[0],
-      /scaffold\[0\]\.max_rounds: expected one of the keys max_tokens, rounds, found unknown key 'max_rounds'/,
+      /scaffold\[0\]\.max_rounds: expected one of the keys max_tokens, rounds, found unknown key 'max_rounds' \(did you mean 'rounds'\?\)/,
     );
     assert.match(problems[1], /scaffold\[1\]\.max_iterations: expected a number <= 50, found 99/);
   });
@@ -163,7 +163,7 @@ describe("plugin settings", () => {
     );
     const problems = problemsOf(text);
     assert.equal(problems.length, 2, problems.join("\n"));
-    assert.match(problems[0], /benchmarks\[0\]\.loader: unknown dataset loader 'mmlu_pro'; known: .*mmlu/);
+    assert.match(problems[0], /benchmarks\[0\]\.loader: unknown dataset loader 'mmlu_pro' \(did you mean 'mmlu'\?\); known: .*mmlu/);
     assert.match(
       problems[1],
       /benchmarks\[1\]\.options\.splt: expected one of the keys .*split.*found unknown key 'splt' \(did you mean 'split'\?\)/,
