@@ -163,7 +163,10 @@ describe("plugin settings", () => {
     );
     const problems = problemsOf(text);
     assert.equal(problems.length, 2, problems.join("\n"));
-    assert.match(problems[0], /benchmarks\[0\]\.loader: unknown dataset loader 'mmlu_pro' \(did you mean 'mmlu'\?\); known: .*mmlu/);
+    assert.match(
+      problems[0],
+      /benchmarks\[0\]\.loader: unknown dataset loader 'mmlu_pro' \(did you mean 'mmlu'\?\); known: .*mmlu/,
+    );
     assert.match(
       problems[1],
       /benchmarks\[1\]\.options\.splt: expected one of the keys .*split.*found unknown key 'splt' \(did you mean 'split'\?\)/,
