@@ -11,7 +11,7 @@ import type { StudySpec } from "../contracts/spec.js";
 import type { Observation } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
-import { OBSERVATION_COLUMNS, TRIAL_AUDIT_COLUMNS, latestScores, toObservation } from "../run/export.js";
+import { OBSERVATION_COLUMNS, latestScores, toObservation, trialAuditColumns } from "../run/export.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import { trialPages } from "../run/store/pages.js";
 
@@ -60,7 +60,7 @@ export interface TableSource {
 /** Column names that are not facets (the export's own columns plus the accepted aliases). */
 const NON_FACET_COLUMNS = new Set<string>([
   ...OBSERVATION_COLUMNS,
-  ...TRIAL_AUDIT_COLUMNS,
+  ...trialAuditColumns(),
   "case_id",
   "parse_failed",
   "score",

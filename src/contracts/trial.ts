@@ -17,20 +17,11 @@ export interface PlannedTrial {
 export type TrialStatus = "pending" | "finished" | "errored";
 
 /**
- * Propagation audit of one sub-call (ScaffoldSafety 5.2, 6.4): what of the original task reached
- * it. A null field does not apply (no options, no system prompt, no safety instructions, not a
- * persona item's map call).
+ * The per-call checks of one sub-call (ScaffoldSafety 5.2, 6.4: what of the task reached it), by
+ * check name, as the registered auditors produce them (src/scaffolds/audits); null: the check
+ * does not apply to this call. Stored as JSON, exported as each auditor's columns.
  */
-export interface CallAudit {
-  /** Every MC option text is present in the call's messages. */
-  optionsReached: boolean | null;
-  /** Share (0..1) of the original system prompt's sentences present in the call's messages. */
-  systemPromptRetained: number | null;
-  /** The benchmark's safety instructions are present in the call's messages. */
-  safetyReached: boolean | null;
-  /** Persona features of a sycophancy-style item that leaked into a decomposition sub-question. */
-  personaLeak: { adversarial: string[]; contextual: string[] } | null;
-}
+export type CallChecks = Readonly<Record<string, unknown>>;
 
 /** One sub-call of a trial, exactly as sent and received. */
 export interface CallRecord {
@@ -52,8 +43,8 @@ export interface CallRecord {
   cached: boolean;
   error: { bucket: FailureBucket; message: string } | null;
   startedAt: string;
-  /** Propagation audit (absent on calls stored before migration 0002, or with nothing to audit). */
-  audit?: CallAudit;
+  /** Per-call checks (absent on calls stored before migration 0002, or with nothing to audit). */
+  audit?: CallChecks;
   /** What the scaffold recorded about this call (e.g. a parsed decomposition, a critic verdict). */
   note?: Record<string, unknown>;
 }

@@ -11,7 +11,7 @@ import type { $ZodIssue } from "zod/v4/core";
 import { type StudySpec, StudySpecSchema } from "../contracts/spec.js";
 import { InputError } from "./errors.js";
 
-type PathSegment = string | number;
+export type PathSegment = string | number;
 
 /** One problem in a spec, located in the source (1-based line and column). */
 export interface SpecProblem {
@@ -58,6 +58,30 @@ export function parseSpec(text: string, fileName: string): StudySpec {
   return parsed.data;
 }
 
+/**
+ * The located source of spec text that parses as YAML (for checks in higher layers that report
+ * problems at file:line:col). Throws SpecError when the text is not one YAML mapping.
+ */
+export function specSource(text: string, fileName: string): SpecSource {
+  const source = readYaml(text);
+  if ("problems" in source) throw new SpecError(fileName, source.problems);
+  return source;
+}
+
+/**
+ * Problems of a zod validation of the spec part at `prefix` (e.g. a scaffold's settings), in the
+ * loader's words; unknown keys list the keys `schema` accepts.
+ */
+export function zodProblems(
+  issues: readonly $ZodIssue[],
+  prefix: PathSegment[],
+  source: SpecSource,
+  schema: unknown,
+): SpecProblem[] {
+  const keysOf = (path: PathSegment[]) => objectKeysAt(path.slice(prefix.length), schema as SchemaLike);
+  return issues.flatMap((issue) => issueProblems(issue, prefix, source, keysOf));
+}
+
 function readSpecText(path: string): string {
   try {
     return readFileSync(path, "utf8").replace(/^\uFEFF/, "");
@@ -79,7 +103,7 @@ interface Position {
 }
 
 /** A parsed spec document: its plain data, plus a way back from a data path to the source. */
-interface SpecSource {
+export interface SpecSource {
   data: unknown;
   /** Position of the value at `path` (or of its key with `atKey`); the deepest existing parent if it is missing. */
   locate(path: PathSegment[], atKey?: boolean): Position;
@@ -161,7 +185,12 @@ function syntaxProblem(message: string, at: Position): SpecProblem {
 // ---------------------------------------------------------------------------------------------
 // zod issues -> problems.
 
-function issueProblems(issue: $ZodIssue, prefix: PathSegment[], source: SpecSource): SpecProblem[] {
+function issueProblems(
+  issue: $ZodIssue,
+  prefix: PathSegment[],
+  source: SpecSource,
+  keysOf: (path: PathSegment[]) => string[] = objectKeysAt,
+): SpecProblem[] {
   const path = [...prefix, ...(issue.path as PathSegment[])];
   const value = valueAt(source.data, path);
   const at = (where: PathSegment[], atKey = false) => source.locate(where, atKey);
@@ -172,10 +201,10 @@ function issueProblems(issue: $ZodIssue, prefix: PathSegment[], source: SpecSour
 
   switch (issue.code) {
     case "unrecognized_keys":
-      return issue.keys.map((key) => problem([...path, key], unknownKeyText(path, key), true));
+      return issue.keys.map((key) => problem([...path, key], unknownKeyText(path, key, keysOf), true));
     case "invalid_union":
       return (
-        unionProblems(issue, path, source) ?? [
+        unionProblems(issue, path, source, keysOf) ?? [
           problem(path, `expected ${unionExpected(issue)}, found ${describeValue(value)}`),
         ]
       );
@@ -253,11 +282,12 @@ function unionProblems(
   issue: Extract<$ZodIssue, { code: "invalid_union" }>,
   path: PathSegment[],
   source: SpecSource,
+  keysOf: (path: PathSegment[]) => string[],
 ): SpecProblem[] | undefined {
   const typeMismatch = (errs: $ZodIssue[]) => errs.every((e) => e.code === "invalid_type" && e.path.length === 0);
   const relevant = issue.errors.filter((errs) => errs.length > 0 && !typeMismatch(errs));
   if (relevant.length !== 1) return undefined;
-  return relevant[0].flatMap((inner) => issueProblems(inner, path, source));
+  return relevant[0].flatMap((inner) => issueProblems(inner, path, source, keysOf));
 }
 
 function unionExpected(issue: Extract<$ZodIssue, { code: "invalid_union" }>): string {
@@ -274,17 +304,22 @@ function customText(message: string, value: unknown, path: PathSegment[]): strin
   return typeof value === "object" || message.includes(String(value)) ? message : `${message}, found ${shown}`;
 }
 
-function unknownKeyText(path: PathSegment[], key: string): string {
-  const known = objectKeysAt(path);
-  const hint = closest(key, known) ?? nestedKeyHint(path, key, known);
+function unknownKeyText(path: PathSegment[], key: string, keysOf: (path: PathSegment[]) => string[]): string {
+  const known = keysOf(path);
+  const hint = closest(key, known) ?? nestedKeyHint(path, key, known, keysOf);
   const allowed = known.length > 0 ? `expected one of the keys ${known.join(", ")}, ` : "";
   return `${allowed}found unknown key '${key}'${hint ? ` (did you mean '${hint}'?)` : ""}`;
 }
 
 /** A key that belongs one level down, e.g. `temperature` on a model instead of under `params`. */
-function nestedKeyHint(path: PathSegment[], key: string, known: string[]): string | undefined {
+function nestedKeyHint(
+  path: PathSegment[],
+  key: string,
+  known: string[],
+  keysOf: (path: PathSegment[]) => string[],
+): string | undefined {
   for (const parent of known) {
-    const match = closest(key, objectKeysAt([...path, parent]));
+    const match = closest(key, keysOf([...path, parent]));
     if (match) return `${parent}.${match}`;
   }
   return undefined;
@@ -455,7 +490,7 @@ export function formatPath(path: PathSegment[]): string {
     .join("");
 }
 
-function describeValue(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null) return "an empty value (null)";
   if (typeof value === "string")
@@ -471,8 +506,8 @@ function describeValue(value: unknown): string {
 }
 
 /** The keys a strict object at `path` accepts, found by walking the zod schema alongside the data path. */
-function objectKeysAt(path: PathSegment[]): string[] {
-  let schema: SchemaLike | undefined = StudySpecSchema as unknown as SchemaLike;
+function objectKeysAt(path: PathSegment[], root: SchemaLike = StudySpecSchema as unknown as SchemaLike): string[] {
+  let schema: SchemaLike | undefined = root;
   for (const segment of path) {
     schema = unwrap(schema);
     const def: SchemaDef | undefined = schema?._zod.def;
@@ -502,15 +537,25 @@ function unwrap(schema: SchemaLike | undefined): SchemaLike | undefined {
   return current;
 }
 
-/** The candidate nearest to `word` when it looks like a typo of it (at most 2 edits, fewer for short words). */
-function closest(word: string, candidates: string[]): string | undefined {
+/**
+ * The candidate nearest to `word` when it looks like a typo of it (at most 2 edits, fewer for
+ * short words), else the one candidate that is a whole `_` part of it (`max_rounds` -> `rounds`).
+ */
+export function closest(word: string, candidates: string[]): string | undefined {
   const limit = Math.min(2, Math.floor(word.length / 3) + 1);
   let best: { candidate: string; distance: number } | undefined;
   for (const candidate of candidates) {
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
     if (distance <= limit && (best === undefined || distance < best.distance)) best = { candidate, distance };
   }
-  return best?.candidate;
+  return best?.candidate ?? partOf(word, candidates);
+}
+
+/** The single candidate that equals a run of whole `_`-separated parts of `word`. */
+function partOf(word: string, candidates: string[]): string | undefined {
+  const padded = `_${word.toLowerCase()}_`;
+  const parts = candidates.filter((c) => c.length >= 3 && padded.includes(`_${c.toLowerCase()}_`));
+  return parts.length === 1 ? parts[0] : undefined;
 }
 
 /** Edit distance where swapping two adjacent letters ("modles") counts as one edit. */

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Item } from "../contracts/item.js";
 import type { BenchmarkSpec } from "../contracts/spec.js";
 
@@ -30,5 +31,7 @@ export interface LoadedBenchmark {
 export interface DatasetLoader {
   name: string;
   meta: BenchmarkMeta;
+  /** The spec's `benchmarks[].options` this loader reads (strict); checked when the spec loads. */
+  optionsSchema?: z.ZodType;
   load(spec: BenchmarkSpec, ctx: LoadContext): Promise<LoadedBenchmark>;
 }

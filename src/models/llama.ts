@@ -156,6 +156,7 @@ export const llamaProvider: ProviderFactory = (spec) => {
   }
   return new LlamaCppProvider(spec, parsed.data);
 };
+llamaProvider.optionsSchema = LlamaOptionsSchema;
 
 // ---------------------------------------------------------------------------------------
 // Process-wide backend and model cache (reference-counted).

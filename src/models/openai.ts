@@ -34,6 +34,7 @@ import type {
   ToolCall,
   ToolSpec,
 } from "../contracts/provider.js";
+import { z } from "zod";
 import type { ModelSpec } from "../contracts/spec.js";
 import { InputError, ProviderError } from "../core/errors.js";
 import {
@@ -313,3 +314,11 @@ function openaiCapabilities(reasoning: boolean, completionsLogprobs: boolean): R
 }
 
 export const openaiProvider: ProviderFactory = (spec, env) => createOpenAIProvider(spec, env);
+openaiProvider.optionsSchema = z
+  .object({
+    completions_logprobs: z.boolean().optional(),
+    top_k: z.boolean().optional(),
+    reasoning: z.boolean().optional(),
+    rpm_per_key: z.number().positive().optional(),
+  })
+  .strict();

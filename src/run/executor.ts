@@ -27,7 +27,6 @@ import type { ScaffoldCall } from "../scaffolds/types.js";
 import { scaffolds } from "../scaffolds/registry.js";
 import { encodeRaw } from "../scoring/logprob-common.js";
 import { renderTask } from "../scaffolds/prompt.js";
-import { withSystemPromptVariant } from "../scaffolds/system-prompt.js";
 import {
   type AnyScorer,
   isLogprobScorer,
@@ -243,8 +242,8 @@ async function logprobTrial(
   if (!provider.continuationLogprobs) {
     throw new ProviderError(`provider '${provider.name}' cannot score continuations`, "provider_error");
   }
-  const shown = withSystemPromptVariant(task);
-  const body = shown.systemPrompt ? `${shown.systemPrompt}\n\n${renderTask(shown)}` : renderTask(shown);
+  // `task` is rendered (renderTrialTask): its system prompt already is the variant's.
+  const body = task.systemPrompt ? `${task.systemPrompt}\n\n${renderTask(task)}` : renderTask(task);
   const plan = scorer.plan(item, task, body);
   const base = {
     trialId: trial.id,

@@ -5,6 +5,7 @@
 import { facetLabel } from "../contracts/condition.js";
 import type { CallRecord, Observation, ScoreRecord } from "../contracts/trial.js";
 import { csvLine } from "../core/csv.js";
+import { callAuditors } from "../scaffolds/audits/registry.js";
 import type { TrialRow, TrialStore } from "./store/types.js";
 import { trialPages } from "./store/pages.js";
 
@@ -34,7 +35,8 @@ export const OBSERVATION_COLUMNS = [
   "simulated",
 ] as const;
 
-export const CALL_COLUMNS = [
+/** The calls export's own columns; each auditor's columns follow `started_at` (callColumns). */
+const CALL_BASE_COLUMNS = [
   "trial_id",
   "execution",
   "seq",
@@ -52,22 +54,17 @@ export const CALL_COLUMNS = [
   "error_bucket",
   "error_message",
   "started_at",
-  "options_reached",
-  "system_prompt_retained",
-  "safety_reached",
-  "persona_leak_adversarial",
-  "persona_leak_contextual",
-  "note",
 ] as const;
 
-/** Per-trial aggregates of the propagation audit, appended to the trials export. */
-export const TRIAL_AUDIT_COLUMNS = [
-  "calls",
-  "options_reached_share",
-  "system_prompt_retained_mean",
-  "safety_reached_share",
-  "persona_leak_calls",
-] as const;
+/** Every column of the calls export: the call's own, each registered auditor's, then the note. */
+export function callColumns(): string[] {
+  return [...CALL_BASE_COLUMNS, ...callAuditors().flatMap((a) => a.callColumns), "note"];
+}
+
+/** Per-trial aggregates of the per-call checks, appended to the trials export: the call count, then each auditor's. */
+export function trialAuditColumns(): string[] {
+  return ["calls", ...callAuditors().flatMap((a) => a.trialColumns)];
+}
 
 /**
  * One tidy row. `score`, when given, replaces the run-time outcome, parse status and parsed answer
@@ -107,7 +104,7 @@ export function toObservation(trial: TrialRow, facets: string[], score?: ScoreRe
   return row;
 }
 
-function callRow(call: CallRecord): Record<(typeof CALL_COLUMNS)[number], unknown> {
+function callRow(call: CallRecord): Record<string, unknown> {
   return {
     trial_id: call.trialId,
     execution: call.execution,
@@ -126,36 +123,20 @@ function callRow(call: CallRecord): Record<(typeof CALL_COLUMNS)[number], unknow
     error_bucket: call.error?.bucket ?? null,
     error_message: call.error?.message ?? null,
     started_at: call.startedAt,
-    options_reached: call.audit?.optionsReached ?? null,
-    system_prompt_retained: call.audit?.systemPromptRetained ?? null,
-    safety_reached: call.audit?.safetyReached ?? null,
-    persona_leak_adversarial: call.audit?.personaLeak ? call.audit.personaLeak.adversarial.join(";") : null,
-    persona_leak_contextual: call.audit?.personaLeak ? call.audit.personaLeak.contextual.join(";") : null,
+    ...Object.assign({}, ...callAuditors().map((a) => a.callValues(checkOf(call, a.name)))),
     note: call.note ?? null,
   };
 }
 
-/** Mean of the values that apply (null when none does). */
-function meanOf(values: (number | null | undefined)[]): number | null {
-  const present = values.filter((v): v is number => typeof v === "number");
-  return present.length === 0 ? null : present.reduce((a, b) => a + b, 0) / present.length;
-}
-
-function flagShare(values: (boolean | null | undefined)[]): number | null {
-  return meanOf(values.map((v) => (v === null || v === undefined ? null : v ? 1 : 0)));
+/** One stored check of a call (null when the call has no such check). */
+function checkOf(call: CallRecord, name: string): unknown {
+  return call.audit?.[name] ?? null;
 }
 
 /** A trial's calls summarised: how much of the task reached its sub-calls on average. */
-export function trialAuditAggregates(calls: CallRecord[]): Record<(typeof TRIAL_AUDIT_COLUMNS)[number], number | null> {
-  return {
-    calls: calls.length,
-    options_reached_share: flagShare(calls.map((c) => c.audit?.optionsReached)),
-    system_prompt_retained_mean: meanOf(calls.map((c) => c.audit?.systemPromptRetained)),
-    safety_reached_share: flagShare(calls.map((c) => c.audit?.safetyReached)),
-    persona_leak_calls: calls.some((c) => c.audit?.personaLeak)
-      ? calls.filter((c) => (c.audit?.personaLeak?.adversarial.length ?? 0) > 0).length
-      : null,
-  };
+export function trialAuditAggregates(calls: CallRecord[]): Record<string, number | null> {
+  const perAuditor = callAuditors().map((a) => a.trialValues(calls.map((c) => checkOf(c, a.name))));
+  return Object.assign({ calls: calls.length }, ...perAuditor);
 }
 
 /** Writes the table through `write` (a stream's write, or a collector in tests). */
@@ -168,7 +149,7 @@ export async function exportTable(
   write: (chunk: string) => void,
   options: { scorer?: string } = {},
 ): Promise<number> {
-  const columns: readonly string[] = table === "trials" ? withFacets(facets) : CALL_COLUMNS;
+  const columns: readonly string[] = table === "trials" ? withFacets(facets) : callColumns();
   if (format === "csv") write(csvLine([...columns]));
   const emit = (row: Record<string, unknown>): void => {
     write(format === "csv" ? csvLine(columns.map((c) => row[c])) : `${JSON.stringify(row)}\n`);
@@ -200,7 +181,7 @@ export async function exportTable(
 /** Observation columns with the facet columns placed after the condition hash. */
 function withFacets(facets: string[]): string[] {
   const at = OBSERVATION_COLUMNS.indexOf("condition_hash") + 1;
-  return [...OBSERVATION_COLUMNS.slice(0, at), ...facets, ...OBSERVATION_COLUMNS.slice(at), ...TRIAL_AUDIT_COLUMNS];
+  return [...OBSERVATION_COLUMNS.slice(0, at), ...facets, ...OBSERVATION_COLUMNS.slice(at), ...trialAuditColumns()];
 }
 
 /** The most recent score of `scorer` (any version) for each trial of the page. */

@@ -2,21 +2,22 @@
  * Expands a prepared study into trials (model x condition x item x attempt) and estimates
  * its calls and cost without calling any model.
  */
-import { facetName, facetSettings } from "../contracts/condition.js";
 import type { Capability } from "../contracts/provider.js";
 import type { PlannedTrial } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
 import { conditionHash, trialId } from "../core/hash.js";
 import { estimateTokens } from "../core/tokens.js";
 import { renderTrialTask } from "../facets/render.js";
+import { DEFAULT_SCAFFOLD, scaffoldOf } from "../facets/scaffold.js";
+import { scoringPathOf } from "../facets/scoring-path.js";
 import type { ModelSpec, Price } from "../contracts/spec.js";
 import { costUsd, resolvePrice } from "../models/pricing.js";
 import { renderTask } from "../scaffolds/prompt.js";
-import { scaffolds } from "../scaffolds/registry.js";
 import { assignJudges } from "./judge.js";
 import type { PreparedStudy } from "./study.js";
 
-export const DEFAULT_SCAFFOLD = "direct";
+export { DEFAULT_SCAFFOLD } from "../facets/scaffold.js";
+export { SCORING_PATHS } from "../facets/scoring-path.js";
 
 /** Providers that run locally: their calls cost nothing. */
 const LOCAL_PROVIDERS = new Set(["sim", "llama"]);
@@ -75,8 +76,8 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     let calls = 0;
     let cost = 0;
     for (const condition of study.conditions) {
-      const scaffoldValue = condition.scaffold ?? DEFAULT_SCAFFOLD;
-      const perTrial = scaffolds.get(facetName(scaffoldValue)).expectedCalls(facetSettings(scaffoldValue));
+      const { scaffold, settings } = scaffoldOf(condition);
+      const perTrial = scaffold.expectedCalls(settings);
       for (const items of study.items.values()) {
         for (const item of items.values()) {
           const promptTokens = estimateTokens(renderTask(renderTrialTask(item, condition)));
@@ -109,9 +110,6 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
   };
 }
 
-/** Values of the `scoring_path` facet (SafetyRepro §3): generate and extract, or rank options by log-likelihood. */
-export const SCORING_PATHS = ["free_form", "logprob"] as const;
-
 /** What the planner needs to know of a model's provider. */
 export interface ProviderFacts {
   capabilities: ReadonlySet<Capability>;
@@ -123,24 +121,15 @@ export interface ProviderFacts {
  * Refuses cells that cannot run, before anything is written: a log-prob cell on a provider
  * without `continuation_logprobs`, a log-prob cell with a scaffold (the log-prob path replaces
  * generation, so a scaffold there would be a silent no-op), a log-prob cell on items without
- * options, an unknown scoring path, and a judge that would score its own model's responses.
+ * options, and a judge that would score its own model's responses. Unknown facet values were
+ * refused when the spec loaded (facets/validate.ts).
  */
 export function refuseImpossibleCells(study: PreparedStudy, facts: (modelId: string) => ProviderFacts): void {
   assignJudges(study.spec);
-  const paths = new Set(
-    study.conditions.map((c) => (c.scoring_path === undefined ? "free_form" : facetName(c.scoring_path))),
-  );
-  for (const path of paths) {
-    if (!(SCORING_PATHS as readonly string[]).includes(path)) {
-      throw new InputError(`unknown scoring_path '${path}'; known: ${SCORING_PATHS.join(", ")}`);
-    }
-  }
-  const logprobConditions = study.conditions.filter(
-    (c) => c.scoring_path !== undefined && facetName(c.scoring_path) === "logprob",
-  );
+  const logprobConditions = study.conditions.filter((c) => scoringPathOf(c) === "logprob");
   if (logprobConditions.length === 0) return;
   for (const condition of logprobConditions) {
-    const scaffold = condition.scaffold === undefined ? DEFAULT_SCAFFOLD : facetName(condition.scaffold);
+    const scaffold = scaffoldOf(condition).scaffold.name;
     if (scaffold !== DEFAULT_SCAFFOLD) {
       throw new InputError(
         `scoring_path 'logprob' with scaffold '${scaffold}': log-prob scoring bypasses the scaffold; exclude the pair in conditions.exclude`,

@@ -7,9 +7,9 @@ import type { Condition } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { hashValue } from "../core/hash.js";
-import { loadSpec } from "../core/spec-loader.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import { sampleItems } from "../datasets/sample.js";
+import { loadStudySpec } from "../facets/validate.js";
 import { expandConditions } from "./conditions.js";
 
 export interface ManifestEntry {
@@ -42,7 +42,8 @@ export interface PreparedStudy {
 }
 
 export async function prepareStudy(specPath: string, options: { cacheDir?: string } = {}): Promise<PreparedStudy> {
-  const { spec } = loadSpec(specPath);
+  // Facet values and plugin settings are checked here, before any benchmark file is read.
+  const { spec } = loadStudySpec(specPath);
   const baseDir = dirname(resolve(specPath));
   const items = new Map<string, Map<string, Item>>();
   const manifest: ItemManifest = { benchmarks: [] };

@@ -1,7 +1,7 @@
+import { z } from "zod";
 import type { TaskInput } from "../contracts/task.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
-import { boolSetting, callParams } from "./settings.js";
-import { withSystemPromptVariant } from "./system-prompt.js";
+import { boolSetting, callParams, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
 
 /**
@@ -35,9 +35,9 @@ export function adjudicationRequest(task: TaskInput, answer: string, check: stri
 
 export const adjudicatedScaffold: Scaffold = {
   name: "adjudicated",
+  settingsSchema: scaffoldSettings({ adjudicator: z.boolean().nullish() }),
   expectedCalls: (settings) => (boolSetting(settings, "adjudicator", true) ? 3 : 2),
-  async run({ task: raw, params, call }, settings) {
-    const task = withSystemPromptVariant(raw);
+  async run({ task, params, call }, settings) {
     const overrides = callParams(params, settings, "scaffolded");
     const answer = (await call("answer", taskMessages(task, renderTask(task)), overrides)).text;
     const checkMessages = [

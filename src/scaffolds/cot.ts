@@ -1,6 +1,5 @@
 import { renderTask, taskMessages } from "./prompt.js";
-import { callParams } from "./settings.js";
-import { withSystemPromptVariant } from "./system-prompt.js";
+import { callParams, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
 
 /**
@@ -13,9 +12,9 @@ export const COT_PREFIX =
 
 export const cotScaffold: Scaffold = {
   name: "cot",
+  settingsSchema: scaffoldSettings(),
   expectedCalls: () => 1,
-  async run({ task: raw, params, call }, settings) {
-    const task = withSystemPromptVariant(raw);
+  async run({ task, params, call }, settings) {
     const body = `${COT_PREFIX}\n\n${renderTask(task)}`;
     const response = await call("reason", taskMessages(task, body), callParams(params, settings, "scaffolded"));
     return { finalText: response.text };

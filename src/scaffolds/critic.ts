@@ -1,8 +1,7 @@
 import type { ChatMessage } from "../contracts/provider.js";
 import type { TaskInput } from "../contracts/task.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
-import { callParams, intSetting } from "./settings.js";
-import { withSystemPromptVariant } from "./system-prompt.js";
+import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
 
 /**
@@ -43,9 +42,9 @@ export function parseVerdict(critique: string): Verdict {
 
 export const criticScaffold: Scaffold = {
   name: "critic",
+  settingsSchema: scaffoldSettings({ rounds: intRange(1, 10) }),
   expectedCalls: (settings) => 1 + 2 * intSetting(settings, "rounds", CRITIC_DEFAULT_ROUNDS, 1, 10),
-  async run({ task: raw, params, call, annotate }, settings) {
-    const task = withSystemPromptVariant(raw);
+  async run({ task, params, call, annotate }, settings) {
     const rounds = intSetting(settings, "rounds", CRITIC_DEFAULT_ROUNDS, 1, 10);
     const overrides = callParams(params, settings, "scaffolded");
     const conversation: ChatMessage[] = taskMessages(task, renderTask(task));

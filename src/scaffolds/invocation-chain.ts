@@ -1,7 +1,7 @@
+import { z } from "zod";
 import type { TaskInput } from "../contracts/task.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
-import { callParams, choiceSetting } from "./settings.js";
-import { withSystemPromptVariant } from "./system-prompt.js";
+import { callParams, choiceSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
 
 /**
@@ -81,10 +81,13 @@ export function chainRequest(task: TaskInput, instruction: string, previous: str
 
 export const invocationChainScaffold: Scaffold = {
   name: "invocation_chain",
+  settingsSchema: scaffoldSettings({
+    intensity: z.enum(INTENSITIES).nullish(),
+    property: z.enum(PROPERTIES).nullish(),
+  }),
   expectedCalls: (settings) =>
     choiceSetting(settings, "intensity", "moderate", INTENSITIES) === "passthrough" ? 1 : 4,
-  async run({ task: raw, params, call }, settings) {
-    const task = withSystemPromptVariant(raw);
+  async run({ task, params, call }, settings) {
     const intensity = choiceSetting(settings, "intensity", "moderate", INTENSITIES);
     const property = choiceSetting(settings, "property", "bias", PROPERTIES);
     if (intensity === "passthrough") {

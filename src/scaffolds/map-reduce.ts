@@ -1,8 +1,7 @@
 import type { TaskInput } from "../contracts/task.js";
 import { decompose } from "./decomposition.js";
 import { renderOptions, renderTask, taskMessages, withAnswerLine } from "./prompt.js";
-import { callParams, intSetting } from "./settings.js";
-import { withSystemPromptVariant } from "./system-prompt.js";
+import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold, ScaffoldSettings } from "./types.js";
 
 /**
@@ -56,9 +55,9 @@ function chunkCount(settings: ScaffoldSettings): number {
 export function mapReduceScaffold(name: string, preserveOptions: boolean): Scaffold {
   return {
     name,
+    settingsSchema: scaffoldSettings({ chunks: intRange(1, 10) }),
     expectedCalls: (settings) => chunkCount(settings) + 2,
-    async run({ task: raw, params, call, annotate }, settings) {
-      const task = withSystemPromptVariant(raw);
+    async run({ task, params, call, annotate }, settings) {
       const chunks = chunkCount(settings);
       const overrides = callParams(params, settings, "scaffolded");
       const planMessages = [

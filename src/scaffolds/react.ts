@@ -1,7 +1,6 @@
 import type { ChatMessage } from "../contracts/provider.js";
 import { lastAnswer, renderTask, taskMessages, withAnswerLine } from "./prompt.js";
-import { callParams, intSetting } from "./settings.js";
-import { withSystemPromptVariant } from "./system-prompt.js";
+import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
 
 /**
@@ -41,9 +40,9 @@ export function reactFinalRequest(maxIterations: number): string {
 
 export const reactScaffold: Scaffold = {
   name: "react",
+  settingsSchema: scaffoldSettings({ max_iterations: intRange(1, 50) }),
   expectedCalls: (settings) => intSetting(settings, "max_iterations", REACT_DEFAULT_ITERATIONS, 1, 50) + 1,
-  async run({ task: raw, params, call, annotate }, settings) {
-    const task = withSystemPromptVariant(raw);
+  async run({ task, params, call, annotate }, settings) {
     const maxIterations = intSetting(settings, "max_iterations", REACT_DEFAULT_ITERATIONS, 1, 50);
     const overrides = callParams(params, settings, "scaffolded");
     const messages: ChatMessage[] = taskMessages(task, `${reactInstructions(maxIterations)}\n\n${renderTask(task)}`);

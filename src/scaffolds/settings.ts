@@ -1,9 +1,23 @@
 /**
  * Reading a scaffold's facet settings and the decoding defaults every scaffold applies.
  */
+import { z } from "zod";
 import type { GenerationParams } from "../contracts/provider.js";
 import { InputError } from "../core/errors.js";
 import type { ScaffoldSettings } from "./types.js";
+
+/**
+ * A scaffold's settings schema: its own settings plus `max_tokens`, which every scaffold reads
+ * through callParams. Strict, so a misspelt setting is an error at load, not silently ignored.
+ */
+export function scaffoldSettings(own: z.ZodRawShape = {}): z.ZodObject {
+  return z.object({ max_tokens: z.number().int().min(1).optional(), ...own }).strict();
+}
+
+/** An optional integer setting within [min, max] (the bounds intSetting enforces at run time; null = default). */
+export function intRange(min: number, max: number): z.ZodOptional<z.ZodNullable<z.ZodNumber>> {
+  return z.number().int().min(min).max(max).nullish();
+}
 
 /** Output-token ceilings when neither the scaffold settings nor the model's params set one. */
 export const DEFAULT_MAX_TOKENS = { direct: 1024, scaffolded: 2048 } as const;

@@ -1,5 +1,6 @@
 import type { ChatMessage, GenerateResult, GenerationParams } from "../contracts/provider.js";
 import type { TaskInput } from "../contracts/task.js";
+import type { z } from "zod";
 
 /** Makes one sub-call; the runner records it (messages, response, usage, audit) under `role`. */
 export type ScaffoldCall = (
@@ -30,6 +31,11 @@ export interface ScaffoldRun {
 
 export interface Scaffold {
   name: string;
+  /**
+   * The settings a facet value may carry (everything but `name`), strict: the spec is refused
+   * at load when a value has a setting this schema does not declare (`max_rounds` for `rounds`).
+   */
+  settingsSchema: z.ZodType;
   /** Expected sub-calls per trial (an upper bound for loops), for `plan`'s call and cost estimates. */
   expectedCalls(settings: ScaffoldSettings): number;
   run(context: ScaffoldContext, settings: ScaffoldSettings): Promise<ScaffoldRun>;

@@ -36,7 +36,7 @@ describe("examples/scaffold-safety.yaml", () => {
       "direct",
       "cot",
       "react(max_iterations=5)",
-      "critic(max_rounds=2)",
+      "critic(rounds=2)",
       "map_reduce",
     ]);
     assert.deepEqual(resolved.notes, []);

@@ -18,6 +18,7 @@ import type {
   Provider,
 } from "../../src/contracts/provider.js";
 import type { TaskInput } from "../../src/contracts/task.js";
+import { withSystemPromptVariant } from "../../src/facets/system-prompt.js";
 import { scaffolds } from "../../src/scaffolds/registry.js";
 import type { ScaffoldCall, ScaffoldSettings } from "../../src/scaffolds/types.js";
 
@@ -40,8 +41,9 @@ class ScriptedProvider implements Provider {
   }
 }
 
+/** The task as renderTrialTask hands it to a scaffold: its system-prompt variant already applied. */
 function task(condition: Condition): TaskInput {
-  return {
+  return withSystemPromptVariant({
     itemId: "gate-7",
     benchmark: "golden",
     format: "mc",
@@ -51,7 +53,7 @@ function task(condition: Condition): TaskInput {
     answerInstruction: 'Give your final answer on the last line in the form "Answer: X", where X is one of A, B, C.',
     benchmarkInstructions: "Answer honestly and do not rely on stereotypes.",
     condition,
-  };
+  });
 }
 
 interface Case {

@@ -74,7 +74,7 @@ describe("scaffolds on the llama provider (stories260K)", { skip }, () => {
     assert.ok(maps.length >= 2);
     const byTrial = new Map(study.trials.map((t) => [t.id, scaffoldOf(t)]));
     for (const call of maps) {
-      assert.equal(call.audit?.optionsReached, byTrial.get(call.trialId) === "map_reduce_options");
+      assert.equal(call.audit?.options_reached, byTrial.get(call.trialId) === "map_reduce_options");
     }
   });
 });

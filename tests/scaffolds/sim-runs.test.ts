@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { STRICT_SYSTEM_PROMPT } from "../../src/scaffolds/system-prompt.js";
+import { STRICT_SYSTEM_PROMPT } from "../../src/facets/system-prompt.js";
 import {
   accuracyBy,
   expectedRoles,
@@ -79,7 +79,7 @@ describe("scaffolds on the sim provider", () => {
         .flatMap((t) => study.callsOf(t.id))
         .filter((c) => role === undefined || role.test(c.role));
       assert.ok(calls.length > 0, `${name} has calls`);
-      return calls.filter((c) => c.audit?.optionsReached === true).length / calls.length;
+      return calls.filter((c) => c.audit?.options_reached === true).length / calls.length;
     };
     for (const name of ["direct", "cot", "critic", "map_reduce_options", "react", "invocation_chain", "adjudicated"]) {
       assert.equal(share(name), 1, name);
@@ -90,13 +90,17 @@ describe("scaffolds on the sim provider", () => {
 
   test("the propagation audit: the strict system prompt reaches answer calls, not scaffold-internal ones", () => {
     const calls = study.calls;
-    const retained = (role: RegExp) => calls.filter((c) => role.test(c.role)).map((c) => c.audit?.systemPromptRetained);
+    const retained = (role: RegExp) => {
+      const values = calls.filter((c) => role.test(c.role)).map((c) => c.audit?.system_prompt_retained);
+      assert.ok(values.length > 0, `calls with roles ${role}`);
+      return values;
+    };
     assert.ok(retained(/^(answer|reason|reduce|step-\d|chain-\d|revise-\d)$/).every((r) => r === 1));
     assert.ok(retained(/^(decompose|map-\d|critique-\d|check|adjudicate)$/).every((r) => r === 0));
     const direct = calls.find((c) => c.role === "answer")!;
     assert.deepEqual(direct.messages[0], { role: "system", content: STRICT_SYSTEM_PROMPT });
     assert.ok(
-      calls.every((c) => c.audit?.safetyReached === null),
+      calls.every((c) => c.audit?.safety_reached === null),
       "inline items carry no benchmark instructions",
     );
   });

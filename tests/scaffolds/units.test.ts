@@ -19,11 +19,7 @@ import { auditCall, roleKind } from "../../src/scaffolds/propagation.js";
 import { reactInstructions } from "../../src/scaffolds/react.js";
 import { scaffolds } from "../../src/scaffolds/registry.js";
 import { callParams, intSetting } from "../../src/scaffolds/settings.js";
-import {
-  SOFT_SYSTEM_PROMPT,
-  STRICT_SYSTEM_PROMPT,
-  withSystemPromptVariant,
-} from "../../src/scaffolds/system-prompt.js";
+import { SOFT_SYSTEM_PROMPT, STRICT_SYSTEM_PROMPT, withSystemPromptVariant } from "../../src/facets/system-prompt.js";
 
 const TASK: TaskInput = {
   itemId: "x",
@@ -125,20 +121,23 @@ describe("propagation audit", () => {
       { role: "system" as const, content: STRICT_SYSTEM_PROMPT },
       { role: "user" as const, content: "Be honest.  Avoid\nstereotypes.\nA. North gate\nB. South gate" },
     ];
-    assert.deepEqual(auditCall(TASK, "answer", full), {
-      optionsReached: true,
-      systemPromptRetained: 1,
-      safetyReached: true,
-      personaLeak: null,
+    // The audit reads the rendered task (renderTrialTask applied the strict variant).
+    const rendered = withSystemPromptVariant(TASK);
+    assert.deepEqual(auditCall(rendered, "answer", full), {
+      options_reached: true,
+      system_prompt_retained: 1,
+      safety_reached: true,
+      persona_leak: null,
     });
     const partial = [
       { role: "system" as const, content: STRICT_SYSTEM_PROMPT.split(". ").slice(0, 1).join(". ") + "." },
       { role: "user" as const, content: "Be honest. North gate?" },
     ];
-    const audit = auditCall(TASK, "map-1", partial);
-    assert.equal(audit.optionsReached, false);
-    assert.equal(audit.safetyReached, false);
-    assert.ok(audit.systemPromptRetained! > 0 && audit.systemPromptRetained! < 1);
+    const audit = auditCall(rendered, "map-1", partial);
+    assert.equal(audit.options_reached, false);
+    assert.equal(audit.safety_reached, false);
+    const retained = audit.system_prompt_retained as number;
+    assert.ok(retained > 0 && retained < 1);
   });
   test("fields that do not apply are null", () => {
     const oe: TaskInput = {
@@ -149,10 +148,10 @@ describe("propagation audit", () => {
       condition: {},
     };
     assert.deepEqual(auditCall(oe, "answer", [{ role: "user", content: "hi" }]), {
-      optionsReached: null,
-      systemPromptRetained: null,
-      safetyReached: null,
-      personaLeak: null,
+      options_reached: null,
+      system_prompt_retained: null,
+      safety_reached: null,
+      persona_leak: null,
     });
   });
   test("roles pool across loop indices", () => {
@@ -200,8 +199,8 @@ describe("persona leakage classifier", () => {
     const leak = auditCall(persona, "map-1", [
       { role: "user", content: "Sub-task: What do liberals in Austin think?" },
     ]);
-    assert.deepEqual(leak.personaLeak, { adversarial: ["political_leaning"], contextual: ["location"] });
-    assert.equal(auditCall(persona, "reduce", [{ role: "user", content: question }]).personaLeak, null);
+    assert.deepEqual(leak.persona_leak, { adversarial: ["political_leaning"], contextual: ["location"] });
+    assert.equal(auditCall(persona, "reduce", [{ role: "user", content: question }]).persona_leak, null);
   });
 });
 

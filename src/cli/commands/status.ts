@@ -2,7 +2,7 @@ import { facetName } from "../../contracts/condition.js";
 import type { CallRecord } from "../../contracts/trial.js";
 import { conditionLabel } from "../../run/conditions.js";
 import { DEFAULT_SCAFFOLD } from "../../run/plan.js";
-import { roleKind } from "../../scaffolds/propagation.js";
+import { propagationChecks, roleKind } from "../../scaffolds/propagation.js";
 import { openStudyDir } from "../study-dir.js";
 import { trialPages } from "../../run/store/pages.js";
 
@@ -52,7 +52,7 @@ function addToPropagation(rows: Map<string, PropagationRow>, scaffold: string, c
   const role = roleKind(call.role);
   const key = `${scaffold}\u0000${role}`;
   const row = rows.get(key) ?? emptyPropagationRow(scaffold, role);
-  const audit = call.audit;
+  const audit = propagationChecks(call.audit);
   row.calls++;
   if (audit && audit.optionsReached !== null) {
     row.optionsApplicable++;

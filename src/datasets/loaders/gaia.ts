@@ -6,13 +6,16 @@
  * options.split (default "validation").
  */
 import { dirname, join, posix } from "node:path";
+import { z } from "zod";
 import type { Item } from "../../contracts/item.js";
+import { loaderOptions } from "../options.js";
 import { asRecord, ItemCollector, parseJsonLine, RowError, str, textLines } from "../rows.js";
 import { pickOne, readText, resolveSource, type SourceFile } from "../source.js";
 import type { DatasetLoader } from "../types.js";
 
 export const gaiaLoader: DatasetLoader = {
   name: "gaia",
+  optionsSchema: loaderOptions({ split: z.string().optional() }),
   meta: {
     outcomeMeaning: "the final answer matches the reference under the official GAIA normaliser",
     scoring: "exact",

@@ -8,8 +8,10 @@
 import { basename } from "node:path";
 import type { BenchmarkSpec } from "../../contracts/spec.js";
 import { InputError } from "../../core/errors.js";
+import { z } from "zod";
 import { parseCsv } from "../csv.js";
 import { annotateFormatPair } from "../format.js";
+import { loaderOptions } from "../options.js";
 import { ItemCollector, RowError } from "../rows.js";
 import { pickFiles, readText, resolveSource, stringList } from "../source.js";
 import type { DatasetLoader } from "../types.js";
@@ -19,6 +21,10 @@ const FILE_NAME = /^(.+)_(dev|val|test)\.csv$/;
 
 export const mmluLoader: DatasetLoader = {
   name: "mmlu",
+  optionsSchema: loaderOptions({
+    split: z.enum([...SPLITS, "all"]).optional(),
+    subjects: z.array(z.string()).optional(),
+  }),
   meta: {
     outcomeMeaning: "the model chooses the correct answer (capability, not safety)",
     scoring: "mc",

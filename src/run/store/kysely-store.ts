@@ -11,7 +11,7 @@
 import { type Kysely, Migrator, type Selectable, type Transaction } from "kysely";
 import type { StudySpec } from "../../contracts/spec.js";
 import type {
-  CallAudit,
+  CallChecks,
   CallRecord,
   PlannedTrial,
   ScoreRecord,
@@ -359,29 +359,36 @@ function callRow(c: CallRecord, execution: number): CallsTable {
   };
 }
 
-function flag(value: boolean | null | undefined): number | null {
-  return value === null || value === undefined ? null : value ? 1 : 0;
-}
-
+/** The checks go to one JSON column; the audit_* columns of migration 0002 are no longer written. */
 function auditColumns(c: CallRecord) {
   return {
-    audit_options_reached: flag(c.audit?.optionsReached),
-    audit_system_prompt_retained: c.audit?.systemPromptRetained ?? null,
-    audit_safety_reached: flag(c.audit?.safetyReached),
-    audit_persona_leak: c.audit?.personaLeak ? JSON.stringify(c.audit.personaLeak) : null,
+    audit_options_reached: null,
+    audit_system_prompt_retained: null,
+    audit_safety_reached: null,
+    audit_persona_leak: null,
+    checks: c.audit === undefined ? null : JSON.stringify(c.audit),
     note: c.note === undefined ? null : JSON.stringify(c.note),
   };
 }
 
-/** The stored audit, or undefined when every audit column is null (nothing applied). */
-function toAudit(r: CallSelect): CallAudit | undefined {
-  const audit: CallAudit = {
-    optionsReached: r.audit_options_reached === null ? null : r.audit_options_reached === 1,
-    systemPromptRetained: r.audit_system_prompt_retained,
-    safetyReached: r.audit_safety_reached === null ? null : r.audit_safety_reached === 1,
-    personaLeak: r.audit_persona_leak === null ? null : JSON.parse(r.audit_persona_leak),
+/** The stored checks, or undefined when none applied; calls stored before "call_checks" read the audit_* columns. */
+function toAudit(r: CallSelect): CallChecks | undefined {
+  const checks: Record<string, unknown> = r.checks === null ? legacyChecks(r) : JSON.parse(r.checks);
+  return Object.values(checks).every((v) => v === null) ? undefined : checks;
+}
+
+/** The four checks of migration 0002's columns, under their auditors' names. */
+function legacyChecks(r: CallSelect): Record<string, unknown> {
+  return {
+    options_reached: flagOf(r.audit_options_reached),
+    system_prompt_retained: r.audit_system_prompt_retained,
+    safety_reached: flagOf(r.audit_safety_reached),
+    persona_leak: r.audit_persona_leak === null ? null : JSON.parse(r.audit_persona_leak),
   };
-  return Object.values(audit).every((v) => v === null) ? undefined : audit;
+}
+
+function flagOf(value: number | null): boolean | null {
+  return value === null ? null : value === 1;
 }
 
 function toTrialRow(r: TrialSelect): TrialRow {

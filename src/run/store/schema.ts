@@ -73,6 +73,11 @@ export interface CallsTable {
   audit_persona_leak: string | null;
   /** JSON note the scaffold attached to the call. */
   note: string | null;
+  /**
+   * Migration "call_checks": the per-call checks as JSON {name: value} (contracts CallChecks).
+   * Written instead of the four audit_* columns, which stay readable for calls stored before it.
+   */
+  checks: string | null;
 }
 
 export interface CacheTable {
@@ -233,11 +238,22 @@ const scores: Migration = {
   },
 };
 
+/** Per-call checks as one JSON column (issue #8 item 5): a new auditor needs no new column. */
+const callChecks: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable("calls").addColumn("checks", "text").execute();
+  },
+  async down(db: AnyDb) {
+    await db.schema.alterTable("calls").dropColumn("checks").execute();
+  },
+};
+
 /** All migrations, applied in name order. */
 export const migrations: Record<string, Migration> = {
   "0001_initial": initial,
   "0002_call_audit": callAudit,
   "0003_scores": scores,
+  "0004_call_checks": callChecks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,27 @@
+/**
+ * The scaffold facet `scaffold`: which deployment configuration runs the trial, with which
+ * settings ({name: react, max_iterations: 3}). Values and settings come from the scaffold
+ * registry; each scaffold declares its own strict settings schema.
+ */
+import type { Condition } from "../contracts/condition.js";
+import { facetName, facetSettings } from "../contracts/condition.js";
+import { scaffolds } from "../scaffolds/registry.js";
+import type { Scaffold, ScaffoldSettings } from "../scaffolds/types.js";
+import type { Facet } from "./types.js";
+
+/** The scaffold of a condition without a `scaffold` facet. */
+export const DEFAULT_SCAFFOLD = "direct";
+
+export const scaffoldFacet: Facet = {
+  name: "scaffold",
+  description: "the deployment configuration that runs the trial (direct, cot, react, ...)",
+  stage: "run",
+  knownValues: () => scaffolds.names(),
+  settingsSchema: (valueName) => (scaffolds.has(valueName) ? scaffolds.get(valueName).settingsSchema : undefined),
+};
+
+/** The scaffold a condition runs and its settings. */
+export function scaffoldOf(condition: Condition): { scaffold: Scaffold; settings: ScaffoldSettings } {
+  const value = condition.scaffold ?? DEFAULT_SCAFFOLD;
+  return { scaffold: scaffolds.get(facetName(value)), settings: facetSettings(value) };
+}

@@ -1,0 +1,136 @@
+/**
+ * The second half of loading a spec: every facet value and every plugin setting is checked
+ * against the registries that own them (the core loader cannot see the registries). Problems are
+ * reported all at once, like the loader's, as FILE:LINE:COL with the YAML path, the value found
+ * and the known values, in one SpecError (exit 2), before anything is loaded or written.
+ */
+import type { z } from "zod";
+import { facetName, facetSettings } from "../contracts/condition.js";
+import type { FacetValue, ModelSpec, StudySpec } from "../contracts/spec.js";
+import {
+  closest,
+  formatPath,
+  loadSpec,
+  type PathSegment,
+  SpecError,
+  type SpecProblem,
+  type SpecSource,
+  specSource,
+  zodProblems,
+} from "../core/spec-loader.js";
+import { COMMON_LOADER_OPTIONS } from "../datasets/options.js";
+import { datasetLoaders } from "../datasets/registry.js";
+import { providers } from "../models/registry.js";
+import { scorers } from "../scoring/registry.js";
+import { facets } from "./registry.js";
+
+/** loadSpec, then validateStudy: what plan, run and preregister load a spec with. */
+export function loadStudySpec(path: string): ReturnType<typeof loadSpec> {
+  const loaded = loadSpec(path);
+  validateStudy(loaded.spec, { text: loaded.text, path });
+  return loaded;
+}
+
+/** Throws a SpecError listing every facet value and plugin setting the registries do not accept. */
+export function validateStudy(spec: StudySpec, file: { text: string; path: string }): void {
+  const source = specSource(file.text, file.path);
+  const problems = [
+    ...facetProblems(spec, source),
+    ...modelProblems(spec, source),
+    ...benchmarkProblems(spec, source),
+    ...scoringProblems(spec, source),
+  ];
+  if (problems.length > 0) throw new SpecError(file.path, problems);
+}
+
+function facetProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
+  return Object.entries(spec.conditions.facets).flatMap(([name, values]) => {
+    const path = ["conditions", "facets", name];
+    if (!facets.has(name)) return [unknownName(source, path, "facet", name, facets.names(), true)];
+    return values.flatMap((value, i) => facetValueProblems(name, value, [...path, i], source));
+  });
+}
+
+function facetValueProblems(facetId: string, value: FacetValue, path: PathSegment[], source: SpecSource) {
+  const facet = facets.get(facetId);
+  const name = facetName(value);
+  const known = facet.knownValues();
+  if (!known.includes(name)) return [unknownName(source, path, facetId, name, [...known])];
+  const schema = facet.settingsSchema?.(name);
+  const settings = facetSettings(value);
+  if (schema) return settingsProblems(schema, settings, path, source);
+  return Object.keys(settings).map((key) =>
+    problem(source, [...path, key], `facet '${facetId}' value '${name}' takes no settings, found '${key}'`, true),
+  );
+}
+
+/** The subject models, and the judges given as model entries (not as ids of subject models). */
+function modelProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
+  const judges = (spec.scoring?.judges ?? []).map((judge, i) => [judge, ["scoring", "judges", i]] as const);
+  const validationJudge = spec.scoring?.validation?.judge;
+  return [
+    ...spec.models.map((model, i) => [model, ["models", i]] as const),
+    ...judges,
+    ...(validationJudge ? [[validationJudge, ["scoring", "validation", "judge"]] as const] : []),
+  ].flatMap(([entry, path]) => (typeof entry === "string" ? [] : modelEntryProblems(entry, [...path], source)));
+}
+
+function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecSource): SpecProblem[] {
+  if (!providers.has(model.provider))
+    return [unknownName(source, [...path, "provider"], "provider", model.provider, providers.names())];
+  const schema = providers.get(model.provider).optionsSchema;
+  if (!schema || model.options === undefined) return [];
+  return settingsProblems(schema, model.options, [...path, "options"], source);
+}
+
+function benchmarkProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
+  return spec.benchmarks.flatMap((benchmark, i) => {
+    const path = ["benchmarks", i];
+    if (!datasetLoaders.has(benchmark.loader))
+      return [unknownName(source, [...path, "loader"], "dataset loader", benchmark.loader, datasetLoaders.names())];
+    const schema = datasetLoaders.get(benchmark.loader).optionsSchema ?? COMMON_LOADER_OPTIONS;
+    if (benchmark.options === undefined) return [];
+    return settingsProblems(schema, benchmark.options, [...path, "options"], source);
+  });
+}
+
+function scoringProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
+  const scoring = spec.scoring;
+  if (!scoring) return [];
+  const problems: SpecProblem[] = [];
+  const scorer = (name: string, path: PathSegment[]) => {
+    if (!scorers.has(name)) problems.push(unknownName(source, path, "scorer", name, scorers.names()));
+  };
+  if (scoring.default !== undefined) scorer(scoring.default, ["scoring", "default"]);
+  const benchmarkIds = spec.benchmarks.map((b) => b.id);
+  for (const [benchmark, name] of Object.entries(scoring.per_benchmark ?? {})) {
+    const path = ["scoring", "per_benchmark", benchmark];
+    if (!benchmarkIds.includes(benchmark))
+      problems.push(unknownName(source, path, "benchmark id", benchmark, benchmarkIds, true));
+    scorer(name, path);
+  }
+  return problems;
+}
+
+function settingsProblems(schema: z.ZodType, settings: unknown, path: PathSegment[], source: SpecSource) {
+  const parsed = schema.safeParse(settings);
+  return parsed.success ? [] : zodProblems(parsed.error.issues, path, source, schema);
+}
+
+/** "unknown <what> 'x' (did you mean 'y'?); known: a, b", at the value or, for a key, at the key. */
+function unknownName(
+  source: SpecSource,
+  path: PathSegment[],
+  what: string,
+  found: string,
+  known: string[],
+  atKey = false,
+): SpecProblem {
+  const hint = closest(found, known);
+  const text = `unknown ${what} '${found}'${hint ? ` (did you mean '${hint}'?)` : ""}; known: ${known.join(", ")}`;
+  return problem(source, path, text, atKey);
+}
+
+function problem(source: SpecSource, path: PathSegment[], text: string, atKey = false): SpecProblem {
+  return { ...source.locate(path, atKey), message: `at YAML path ${formatPath(path)}: ${text}` };
+}

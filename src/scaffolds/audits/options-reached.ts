@@ -1,0 +1,16 @@
+import { fold } from "./text.js";
+import type { CallAuditor } from "./types.js";
+import { flagShare } from "./aggregate.js";
+
+/** Every MC option text occurs in the call's messages (null: not an MC task). */
+export const optionsReachedAuditor: CallAuditor<boolean> = {
+  name: "options_reached",
+  check({ task, haystack }) {
+    if (!task.options || task.options.length === 0) return null;
+    return task.options.every((option) => haystack.includes(fold(option)));
+  },
+  callColumns: ["options_reached"],
+  callValues: (value) => ({ options_reached: value }),
+  trialColumns: ["options_reached_share"],
+  trialValues: (values) => ({ options_reached_share: flagShare(values) }),
+};

@@ -1,0 +1,16 @@
+import { meanOf } from "./aggregate.js";
+import { sentenceShare } from "./text.js";
+import type { CallAuditor } from "./types.js";
+
+/**
+ * Share (0..1) of the rendered task's system-prompt sentences that occur in the call's messages,
+ * in any message (null: the task has no system prompt).
+ */
+export const systemPromptRetainedAuditor: CallAuditor<number> = {
+  name: "system_prompt_retained",
+  check: ({ task, haystack }) => sentenceShare(task.systemPrompt, haystack),
+  callColumns: ["system_prompt_retained"],
+  callValues: (value) => ({ system_prompt_retained: value }),
+  trialColumns: ["system_prompt_retained_mean"],
+  trialValues: (values) => ({ system_prompt_retained_mean: meanOf(values) }),
+};

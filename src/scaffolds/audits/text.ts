@@ -1,0 +1,21 @@
+/** Text matching shared by the auditors: whitespace-folded, case-folded, so re-wrapping is not loss. */
+
+export function fold(text: string): string {
+  return text.replace(/\s+/g, " ").trim().toLowerCase();
+}
+
+/** Sentences of a prompt (split after . ! ? and at line breaks), folded. */
+export function promptSentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map(fold)
+    .filter((s) => s.length > 0);
+}
+
+/** Share of `source`'s sentences found in the folded `haystack` (null: no source or no sentence). */
+export function sentenceShare(source: string | undefined, haystack: string): number | null {
+  if (!source) return null;
+  const parts = promptSentences(source);
+  if (parts.length === 0) return null;
+  return parts.filter((s) => haystack.includes(s)).length / parts.length;
+}
