@@ -41,7 +41,7 @@ export async function analyzeDirectory(
   if (all.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
   const table = selectScorer(all, options.scorer);
   const plan = options.plan ?? normalizePlan(run.spec.analysis);
-  const analysis = await analyzeStudy(table, plan, options);
+  const analysis = await analyzeStudy(all, plan, options);
   return {
     inputs: inputsOf(table, plan, {
       kind: "study",
@@ -60,9 +60,10 @@ export async function analyzeDirectory(
 }
 
 export async function analyzeTableFile(path: string, options: DirectoryOptions = {}): Promise<AnalysisOutcome> {
-  const table = selectScorer(readTidyTable(path), options.scorer);
+  const all = readTidyTable(path);
+  const table = selectScorer(all, options.scorer);
   const plan = options.plan ?? normalizePlan(undefined);
-  const analysis = await analyzeStudy(table, plan, options);
+  const analysis = await analyzeStudy(all, plan, options);
   const imported = "imported table: no study directory to check";
   return {
     inputs: inputsOf(table, plan, { kind: "table", fileHash: sha256(readFileSync(path, "utf8")) }),

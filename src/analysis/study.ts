@@ -10,7 +10,7 @@ import type { GlmSetup } from "./contrasts.js";
 import { distinctValues, scoredRows, varyingFacets } from "./data.js";
 import { resolvePlan, restrictRows } from "./plan.js";
 import { type AnalysisContext, type AnalysisResults, registeredAnalyses, type StudyAnalysis } from "./registry.js";
-import { type AnalysisTable, selectScorer } from "./table.js";
+import { type AnalysisTable, RUN_TIME_SCORER, selectScorer, tableScorers } from "./table.js";
 
 export type { Skipped, StudyAnalysis } from "./registry.js";
 
@@ -47,11 +47,17 @@ export async function analyzeStudy(
       restrict: resolved.restrict,
       configurationFacets: context.configurationFacets,
       primaryPopulation: plan.population,
-      notes: resolved.notes,
+      notes: [...resolved.notes, ...scorerNotes(input, table)],
     },
     counts: countsOf(table, context.rows, context.benchmarks),
     ...(results as AnalysisResults),
   };
+}
+
+/** Names the other scorers the table holds, so a reader knows the outcome could be chosen otherwise. */
+function scorerNotes(input: AnalysisTable, selected: AnalysisTable): string[] {
+  const others = tableScorers(input).filter((s) => s !== (selected.source.scorer ?? RUN_TIME_SCORER));
+  return others.length ? [`other stored scorers: ${others.join(", ")} (analyze --scorer NAME)`] : [];
 }
 
 /** The rows, populations and model setup every registered analysis reads. */

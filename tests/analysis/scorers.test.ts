@@ -59,7 +59,14 @@ describe("several scorers in one analysis table", () => {
       assert.equal(lenient.filter((r) => r.outcome === null).length, 1, "the trial lenient did not score");
 
       const after = await analyzeDirectory(outDir, store, run, { plan: plan(), now });
-      assert.deepEqual(after.analysis, before.analysis, "the default is the run-time outcome, unchanged");
+      // The default is the run-time outcome: every number unchanged; a note names the other scorers.
+      const { notes, ...meta } = after.analysis.meta;
+      const { notes: notesBefore, ...metaBefore } = before.analysis.meta;
+      assert.deepEqual({ ...after.analysis, meta }, { ...before.analysis, meta: metaBefore });
+      assert.deepEqual(notes, [
+        ...before.analysis.meta.notes,
+        "other stored scorers: lenient, strict (analyze --scorer NAME)",
+      ]);
       assert.deepEqual(after.inputs, before.inputs);
 
       const failed = strict.filter((s) => s.parseStatus === "failed");
