@@ -7,31 +7,28 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnalysisPlan } from "../contracts/analysis.js";
 import { InputError } from "../core/errors.js";
+import { sha256 } from "../core/hash.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import type { ItemManifest } from "../run/study.js";
-import { type AgreementStatus, type BlindingStatus, readBlinding, readJudgeAgreement } from "./methodology.js";
+import { type Methodology, readBlinding, readJudgeAgreement } from "./methodology.js";
 import { normalizePlan } from "./plan.js";
-import { checkAgainstStamp, type PreregistrationCheck, parseStamp, STAMP_FILE } from "./preregistration.js";
+import { checkAgainstStamp, parseStamp, STAMP_FILE } from "./preregistration.js";
 import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.js";
-import { type AnalysisTable, loadStudyTable, readTidyTable } from "./table.js";
-
-export interface Methodology {
-  preregistration: PreregistrationCheck | { status: "not preregistered"; note: string };
-  blinding: BlindingStatus;
-  judgeAgreement: AgreementStatus;
-}
+import { type AnalysisInputs, inputsOf } from "./inputs.js";
+import { type AnalysisTable, loadScoredStudyTable, readTidyTable, selectScorer } from "./table.js";
 
 export interface AnalysisOutcome {
   analysis: StudyAnalysis;
   methodology: Methodology;
+  /** The analysed table: one scorer's outcomes. */
   table: AnalysisTable;
+  /** What the result was computed from, by hash (stored in analysis.json). */
+  inputs: AnalysisInputs;
 }
 
 export interface DirectoryOptions extends AnalyzeOptions {
   /** A plan given at analysis time replaces the spec's (and is a deviation from a stamp). */
   plan?: AnalysisPlan;
-  /** Outcomes from this stored scorer (`parallax score`) instead of the run-time score. */
-  scorer?: string;
 }
 
 export async function analyzeDirectory(
@@ -40,11 +37,18 @@ export async function analyzeDirectory(
   run: RunRecord,
   options: DirectoryOptions = {},
 ): Promise<AnalysisOutcome> {
-  const table = await loadStudyTable(store, run, dir, options.scorer);
-  if (table.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
+  const all = await loadScoredStudyTable(store, run, dir);
+  if (all.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
+  const table = selectScorer(all, options.scorer);
   const plan = options.plan ?? normalizePlan(run.spec.analysis);
-  const analysis = await analyzeStudy(table, plan, options);
+  const analysis = await analyzeStudy(all, plan, options);
   return {
+    inputs: inputsOf(table, plan, {
+      kind: "study",
+      runId: run.id,
+      specHash: run.specHash,
+      manifestHash: run.manifestHash,
+    }),
     analysis,
     methodology: {
       preregistration: preregistrationOf(dir, run, table, plan, options.plan !== undefined, analysis.meta.analyzedAt),
@@ -56,10 +60,13 @@ export async function analyzeDirectory(
 }
 
 export async function analyzeTableFile(path: string, options: DirectoryOptions = {}): Promise<AnalysisOutcome> {
-  const table = readTidyTable(path);
-  const analysis = await analyzeStudy(table, options.plan ?? normalizePlan(undefined), options);
+  const all = readTidyTable(path);
+  const table = selectScorer(all, options.scorer);
+  const plan = options.plan ?? normalizePlan(undefined);
+  const analysis = await analyzeStudy(all, plan, options);
   const imported = "imported table: no study directory to check";
   return {
+    inputs: inputsOf(table, plan, { kind: "table", fileHash: sha256(readFileSync(path, "utf8")) }),
     analysis,
     methodology: {
       preregistration: { status: "not preregistered", note: imported },

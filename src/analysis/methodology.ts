@@ -8,6 +8,14 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { PreregistrationCheck } from "./preregistration.js";
+
+/** The methodology facts of a study directory the scorecard's stamp reports. */
+export interface Methodology {
+  preregistration: PreregistrationCheck | { status: "not preregistered"; note: string };
+  blinding: BlindingStatus;
+  judgeAgreement: AgreementStatus;
+}
 
 export const BLINDING_FILE = "blinding.json";
 export const JUDGE_AGREEMENT_FILE = "judge-agreement.json";

@@ -8,12 +8,12 @@ import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { facetLabel } from "../contracts/condition.js";
 import type { StudySpec } from "../contracts/spec.js";
-import type { Observation } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
-import { OBSERVATION_COLUMNS, latestScores, toObservation, trialAuditColumns } from "../run/export.js";
-import type { RunRecord, TrialStore } from "../run/store/types.js";
+import type { Observation, ScoreRecord } from "../contracts/trial.js";
+import { OBSERVATION_COLUMNS, toObservation, trialAuditColumns } from "../run/export.js";
 import { trialPages } from "../run/store/pages.js";
+import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 
 export interface AnalysisRow {
   trialId: string | null;
@@ -30,6 +30,11 @@ export interface AnalysisRow {
   parseFailed: boolean;
   errored: boolean;
   simulated: boolean;
+  /**
+   * Whose outcome this is: a stored scorer (`parallax score`, or a tidy table's `scorer` column);
+   * absent for the run-time outcome. A table may hold several scorers' rows of the same trial.
+   */
+  scorer?: string;
 }
 
 export interface AnalysisTable {
@@ -64,6 +69,7 @@ const NON_FACET_COLUMNS = new Set<string>([
   "case_id",
   "parse_failed",
   "score",
+  "scorer",
 ]);
 
 /** Names a facet may not take: they would collide with the analysis table's own columns. */
@@ -73,30 +79,88 @@ export function clusterKey(benchmark: string, item: string): string {
   return `${benchmark}\u0000${item}`;
 }
 
+// ---------------------------------------------------------------- scorers
+
+/** The scorer label of the outcome each trial got at run time (a row without `scorer`). */
+export const RUN_TIME_SCORER = "run-time";
+
+export function scorerOf(row: AnalysisRow): string {
+  return row.scorer ?? RUN_TIME_SCORER;
+}
+
+/** The scorers whose outcomes the table holds, run-time first. */
+export function tableScorers(table: AnalysisTable): string[] {
+  const names = new Set(table.rows.map(scorerOf));
+  const stored = [...names].filter((n) => n !== RUN_TIME_SCORER).sort();
+  return names.has(RUN_TIME_SCORER) ? [RUN_TIME_SCORER, ...stored] : stored;
+}
+
+/**
+ * One scorer's rows: the named one, else the run-time outcome (or the only scorer present).
+ * A scorer the table does not hold is an error naming the ones it does.
+ */
+export function selectScorer(table: AnalysisTable, scorer?: string): AnalysisTable {
+  const scorers = tableScorers(table);
+  const chosen = scorer ?? (scorers.includes(RUN_TIME_SCORER) || scorers.length !== 1 ? RUN_TIME_SCORER : scorers[0]);
+  if (!scorers.includes(chosen)) {
+    throw new InputError(
+      `${table.source.path}: no outcomes from scorer '${chosen}'; scorers: ${scorers.join(", ")}${
+        table.source.kind === "study"
+          ? ` (store one with 'parallax score ${table.source.path} --scorer ${chosen}')`
+          : ""
+      }`,
+    );
+  }
+  const rows = scorers.length === 1 ? table.rows : table.rows.filter((r) => scorerOf(r) === chosen);
+  return { ...table, rows, source: { ...table.source, scorer: chosen === RUN_TIME_SCORER ? null : chosen } };
+}
+
 // ---------------------------------------------------------------- from a study directory
 
-/** Reads every trial of the run, page by page, as exportTable does. */
+/** One scorer's outcome of every trial of the run (default: the run-time outcome). */
 export async function loadStudyTable(
   store: TrialStore,
   run: RunRecord,
   path: string,
   scorer?: string,
 ): Promise<AnalysisTable> {
+  return selectScorer(await loadScoredStudyTable(store, run, path), scorer);
+}
+
+/**
+ * Reads every trial of the run, page by page, as exportTable does: the run-time outcome of each
+ * trial and, as further rows with `scorer` set, every stored scorer's latest score of it (a trial
+ * a scorer has not scored gets a row without outcome).
+ */
+export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, path: string): Promise<AnalysisTable> {
   const facets = Object.keys(run.spec.conditions.facets);
-  const rows: AnalysisRow[] = [];
+  const runTime: AnalysisRow[] = [];
+  const stored = new Map<string, AnalysisRow[]>();
   let pending = 0;
   let firstFinishedAt: string | null = null;
   for await (const page of trialPages(store, run.id, { pageSize: 2_000 })) {
-    // With a scorer, a trial it has not scored gets no outcome (unscored), never the run-time one.
-    const scores = scorer === undefined ? undefined : await latestScores(store, run.id, scorer, page);
+    const scores = await latestScoresByScorer(store, run.id, page);
+    // A scorer first seen on this page has not scored the trials read so far.
+    for (const name of scores.keys()) {
+      if (!stored.has(name))
+        stored.set(
+          name,
+          runTime.map((r) => ({ ...r, scorer: name, outcome: null, parseFailed: false })),
+        );
+    }
     for (const trial of page) {
       if (trial.status === "pending") pending++;
-      else rows.push(fromObservation(toObservation(trial, facets, scores && (scores.get(trial.id) ?? null)), facets));
+      else {
+        runTime.push(trialRow(trial, facets));
+        for (const [name, rows] of stored)
+          rows.push(trialRow(trial, facets, scores.get(name)?.get(trial.id) ?? null, name));
+      }
       if (trial.status === "finished" && trial.updatedAt && (!firstFinishedAt || trial.updatedAt < firstFinishedAt)) {
         firstFinishedAt = trial.updatedAt;
       }
     }
   }
+  const rows = [...runTime, ...[...stored.values()].flat()];
   return {
     rows,
     facets,
@@ -106,12 +170,29 @@ export async function loadStudyTable(
       path,
       runId: run.id,
       study: run.study,
-      simulated: rows.some((r) => r.simulated),
+      simulated: runTime.some((r) => r.simulated),
       pending,
       firstFinishedAt,
-      scorer: scorer ?? null,
+      scorer: null,
     },
   };
+}
+
+/** Scorer -> trial -> the most recent score of that scorer (any version) for the page's trials. */
+async function latestScoresByScorer(
+  store: TrialStore,
+  runId: string,
+  page: TrialRow[],
+): Promise<Map<string, Map<string, ScoreRecord>>> {
+  const records = await store.listScores(runId, { trialIds: page.map((t) => t.id) });
+  const latest = new Map<string, Map<string, ScoreRecord>>();
+  // Ordered by trial then created_at: the last one per (scorer, trial) wins.
+  for (const record of records) {
+    const byTrial = latest.get(record.scorer) ?? new Map<string, ScoreRecord>();
+    byTrial.set(record.trialId, record);
+    latest.set(record.scorer, byTrial);
+  }
+  return latest;
 }
 
 /** The spec's declared level order of every facet, as export labels them. */
@@ -121,21 +202,49 @@ export function specFacetLevels(spec: StudySpec): Record<string, string[]> {
   );
 }
 
-export function fromObservation(obs: Observation, facets: readonly string[]): AnalysisRow {
-  const errored = obs.status === "errored";
-  return {
+/**
+ * A stored trial as an analysis row, through the export's observation (the one conversion every
+ * reader uses: analysis, the report's trial page). `score` replaces the run-time outcome with
+ * that scorer's (null: the scorer did not score the trial); `scorer` labels the row.
+ */
+export function trialRow(trial: TrialRow, facets: string[], score?: ScoreRecord | null, scorer?: string): AnalysisRow {
+  return fromObservation(toObservation(trial, facets, score), facets, scorer);
+}
+
+export function fromObservation(obs: Observation, facets: readonly string[], scorer?: string): AnalysisRow {
+  return analysisRow({
     trialId: obs.trial_id,
     model: obs.model,
     benchmark: obs.benchmark,
     item: obs.item_id,
-    cluster: clusterKey(obs.benchmark, obs.item_id),
     attempt: obs.attempt,
     facets: Object.fromEntries(facets.map((f) => [f, String(obs[f] ?? "")])),
-    outcome: errored ? null : obs.outcome,
+    outcome: obs.outcome,
     parseFailed: obs.parse_status === "failed",
-    errored,
+    errored: obs.status === "errored",
     simulated: obs.simulated,
+    ...(scorer === undefined ? {} : { scorer }),
+  });
+}
+
+/** The one constructor of a row: the case key, and no outcome for an errored trial. */
+function analysisRow(fields: Omit<AnalysisRow, "cluster">): AnalysisRow {
+  const { trialId, model, benchmark, item, attempt, facets, outcome, parseFailed, errored, simulated } = fields;
+  const row: AnalysisRow = {
+    trialId,
+    model,
+    benchmark,
+    item,
+    cluster: clusterKey(benchmark, item),
+    attempt,
+    facets,
+    outcome: errored ? null : outcome,
+    parseFailed,
+    errored,
+    simulated,
   };
+  if (fields.scorer !== undefined) row.scorer = fields.scorer;
+  return row;
 }
 
 // ---------------------------------------------------------------- from a tidy file
@@ -244,31 +353,29 @@ function tidyRow(record: RawRecord, facets: string[], file: string, itemColumn: 
   const status = text(v.status) || "finished";
   if (status !== "finished" && status !== "errored") fail("status", "finished, errored or pending");
   const errored = status === "errored";
-  const outcome = parseOutcome(text(v.outcome), errored, () => fail("outcome", "0 or 1 (empty when unscored)"));
+  const outcome = parseOutcome(text(v.outcome), () => fail("outcome", "0 or 1 (empty when unscored)"));
   const attemptText = text(v.attempt) || "1";
   const attempt = Number(attemptText);
   if (!Number.isInteger(attempt) || attempt < 1) fail("attempt", "a positive integer");
-  const benchmark = required("benchmark");
-  const item = required(itemColumn);
-  return {
+  return analysisRow({
     trialId: text(v.trial_id) || null,
     model: required("model"),
-    benchmark,
-    item,
-    cluster: clusterKey(benchmark, item),
+    benchmark: required("benchmark"),
+    item: required(itemColumn),
     attempt,
     facets: Object.fromEntries(facets.map((f) => [f, required(f)])),
     outcome,
     parseFailed: parseFlag(v, fail),
     errored,
     simulated: flag(text(v.simulated)) === true,
-  };
+    ...(text(v.scorer) ? { scorer: text(v.scorer) } : {}),
+  });
 }
 
-function parseOutcome(value: string, errored: boolean, fail: () => never): number | null {
+function parseOutcome(value: string, fail: () => never): number | null {
   if (value === "") return null;
-  if (value === "1" || value === "true" || value === "1.0") return errored ? null : 1;
-  if (value === "0" || value === "false" || value === "0.0") return errored ? null : 0;
+  if (value === "1" || value === "true" || value === "1.0") return 1;
+  if (value === "0" || value === "false" || value === "0.0") return 0;
   return fail();
 }
 

@@ -1,7 +1,7 @@
 // Reports: the offline HTML report with server-side SVG charts and the trials page.
 import { writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { AnalysisOutcome, Scorecard } from "../analysis/index.js";
+import type { PresentedAnalysis, Scorecard } from "../analysis/index.js";
 import { cellId } from "../analysis/index.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import { renderReport, type TrialLink } from "./report.js";
@@ -9,11 +9,12 @@ import { collectTrials, renderTrialsPage } from "./trials.js";
 
 export { esc, page } from "./html.js";
 export { renderReport } from "./report.js";
+export * from "./sections/registry.js";
 export { collectTrials, renderTrialsPage, trialAnchor } from "./trials.js";
 
-/** Writes report.html (at `reportPath`) and trials.html beside it; returns both paths. */
+/** Writes report.html (at `reportPath`) and trials.html beside it from a stored analysis; returns both paths. */
 export async function writeReport(
-  outcome: AnalysisOutcome,
+  outcome: PresentedAnalysis,
   card: Scorecard,
   store: TrialStore,
   run: RunRecord,

@@ -5,9 +5,8 @@
  * so the report links straight to a cell or a trial. Everything model-written is escaped.
  */
 import type { StudyAnalysis } from "../analysis/index.js";
-import { ALL, cellId, configurationOf, fromObservation } from "../analysis/index.js";
+import { ALL, cellId, configurationOf, trialRow } from "../analysis/index.js";
 import type { CallRecord } from "../contracts/trial.js";
-import { toObservation } from "../run/export.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 import { trialPages } from "../run/store/pages.js";
 import { type Content, el, type Html, page, raw } from "./html.js";
@@ -32,7 +31,7 @@ export async function collectTrials(store: TrialStore, run: RunRecord, analysis:
       trials.filter((t) => t.status !== "pending").map((t) => t.id),
     );
     for (const trial of trials) {
-      const row = fromObservation(toObservation(trial, facets), facets);
+      const row = trialRow(trial, facets);
       entries.push({
         trial,
         configuration: configurationOf(row, analysis.meta.configurationFacets),

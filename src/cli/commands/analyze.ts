@@ -1,15 +1,14 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import {
-  type AnalysisOutcome,
+  type AnalysisRecord,
+  analysisRecord,
   analyzeDirectory,
   analyzeTableFile,
-  buildScorecard,
   formatSummary,
   parsePlan,
-  type Scorecard,
-  scorecardMarkdown,
+  recordJson,
+  writeAnalysisRecord,
 } from "../../analysis/index.js";
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
@@ -50,48 +49,37 @@ function isStudyDir(target: string): boolean {
   return /^postgres(ql)?:\/\//.test(target) || (existsSync(target) && statSync(target).isDirectory());
 }
 
-/** Runs the analysis of a study directory (writing its scorecard files) or of a tidy table. */
+/** Runs the analysis of a study directory (storing its analysis record and scorecard files) or of a tidy table. */
 export async function runAnalysis(
   target: string,
   options: { plan?: string; scorer?: string },
-): Promise<{ outcome: AnalysisOutcome; scorecard: Scorecard; written: string[] }> {
+): Promise<{ record: AnalysisRecord; written: string[] }> {
   const plan = options.plan ? readPlanFile(options.plan) : undefined;
   if (!isStudyDir(target)) {
     if (!existsSync(target)) throw new InputError(`${target}: no such study directory or table file`);
-    if (options.scorer)
-      throw new InputError("--scorer reads stored scores of a study directory, not an imported table");
-    const outcome = await analyzeTableFile(target, { plan });
-    return { outcome, scorecard: buildScorecard(outcome.analysis, outcome.methodology), written: [] };
+    const outcome = await analyzeTableFile(target, { plan, scorer: options.scorer });
+    return { record: analysisRecord(outcome), written: [] };
   }
   const { store, run } = await openStudyDir(target);
   try {
-    const outcome = await analyzeDirectory(target, store, run, { plan, scorer: options.scorer });
-    const scorecard = buildScorecard(outcome.analysis, outcome.methodology);
-    // A PostgreSQL store has no directory to write the scorecard into: --out and --json still work.
-    if (isPostgresUrl(target)) return { outcome, scorecard, written: [] };
-    const written = [join(target, "analysis.json"), join(target, "scorecard.json"), join(target, "scorecard.md")];
-    writeFileSync(written[0], `${JSON.stringify(resultJson(outcome, scorecard), null, 2)}\n`);
-    writeFileSync(written[1], `${JSON.stringify(scorecard, null, 2)}\n`);
-    writeFileSync(written[2], scorecardMarkdown(scorecard));
-    return { outcome, scorecard, written };
+    const record = analysisRecord(await analyzeDirectory(target, store, run, { plan, scorer: options.scorer }));
+    // A PostgreSQL store has no directory to write the record into: --out and --json still work.
+    const written = isPostgresUrl(target) ? [] : writeAnalysisRecord(target, record);
+    return { record, written };
   } finally {
     await store.close();
   }
 }
 
-export function resultJson(outcome: AnalysisOutcome, scorecard: Scorecard) {
-  return { analysis: outcome.analysis, methodology: outcome.methodology, scorecard };
-}
-
 export async function analyzeCommand(target: string, options: AnalyzeCommandOptions): Promise<void> {
-  const { outcome, scorecard, written } = await runAnalysis(target, options);
-  const json = `${JSON.stringify(resultJson(outcome, scorecard), null, 2)}\n`;
+  const { record, written } = await runAnalysis(target, options);
+  const json = recordJson(record);
   if (options.out) writeFileSync(options.out, json);
   if (options.json) {
     process.stdout.write(json);
     return;
   }
-  process.stdout.write(formatSummary(outcome.analysis, outcome.methodology));
+  process.stdout.write(formatSummary(record.analysis, record.methodology));
   const files = [...written, ...(options.out ? [options.out] : [])];
   if (files.length) process.stdout.write(`\nwrote ${files.join(", ")}\n`);
 }

@@ -1,0 +1,18 @@
+/**
+ * The registered analyses, in the order of their results, summary lines and scorecard fields.
+ * A new study type adds its file here (one import), nothing else in the analysis layer.
+ */
+import "./rates.js";
+import "./contrasts.js";
+import "./hypotheses.js";
+import "./format.js";
+import "./option-preserving.js";
+import "./paired.js";
+import "./variance.js";
+import "./specification-curve.js";
+import "./methodology.js";
+
+export type { PopulationContrasts, NnhRow } from "./contrasts.js";
+export type { HypothesesResult } from "./hypotheses.js";
+export type { MethodologyStamp } from "./methodology.js";
+export type { MatrixCell, RateMatrix } from "./rates.js";

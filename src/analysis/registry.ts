@@ -1,0 +1,144 @@
+/**
+ * The analysis registry: every study analysis (rates, contrasts, hypotheses, format, ...) is one
+ * file in `analyses/` that registers its name, the part of the plan it reads, its function, its
+ * lines in the text summary and its scorecard fields. `analyzeStudy`, `formatSummary` and
+ * `buildScorecard` iterate the registry, so a new study type (the grid, the audit) adds files
+ * instead of editing them. Its result type joins `StudyAnalysis` by augmenting `AnalysisResults`:
+ *
+ *   declare module "../registry.js" { interface AnalysisResults { grid: GridResult } }
+ *
+ * Report sections live in the report layer (src/report/sections/), keyed by the analysis name,
+ * because this layer may not import the one that renders.
+ */
+import type { z } from "zod";
+import type { AnalysisPlan } from "../contracts/analysis.js";
+import type { GlmSetup } from "./contrasts.js";
+import type { Population, ScoredRow } from "./data.js";
+import type { Methodology } from "./methodology.js";
+import type { ResolvedPlan } from "./plan.js";
+import type { AnalysisRow, AnalysisTable, TableSource } from "./table.js";
+
+/** An optional part of the analysis that did not apply to this table, and why. */
+export type Skipped = { skipped: string };
+
+/** Result key -> result type; each registered analysis adds its key (declaration merging). */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the analyses' module augmentations
+export interface AnalysisResults {}
+export type ResultKey = keyof AnalysisResults;
+
+/** Scorecard field -> its type; each analysis with a scorecard field adds its key. */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the analyses' module augmentations
+export interface ScorecardFields {}
+export type CardFieldKey = keyof ScorecardFields;
+
+/** Every analysis of the plan on one table: the study facts plus one field per registered analysis. */
+export interface StudyAnalysis extends AnalysisResults {
+  meta: {
+    parallaxVersion: string;
+    analyzedAt: string;
+    source: TableSource;
+    simulated: boolean;
+    plan: AnalysisPlan;
+    comparisonFacet: string;
+    reference: string;
+    levels: string[];
+    restrict: Record<string, string>;
+    /** Facets that vary in the analysed rows; a configuration is one combination of their values. */
+    configurationFacets: string[];
+    primaryPopulation: Population;
+    notes: string[];
+  };
+  counts: {
+    rows: number;
+    analysed: number;
+    errored: number;
+    parseFailures: number;
+    unscored: number;
+    pending: number;
+    clusters: number;
+    models: string[];
+    benchmarks: string[];
+  };
+}
+
+/** The scorecard's fixed header; the registered card fields follow it. */
+export interface ScorecardHeader {
+  title: string;
+  simulated: boolean;
+  notice: string | null;
+  study: string | null;
+  runId: string | null;
+  source: string;
+  analyzedAt: string;
+  population: Population;
+  comparison: { facet: string; reference: string; restrict: Record<string, string> };
+}
+
+/** What a registered analysis reads: the analysed rows, the plan and earlier analyses' results. */
+export interface AnalysisContext {
+  table: AnalysisTable;
+  plan: AnalysisPlan;
+  resolved: ResolvedPlan;
+  /** The reference's restriction applied, the comparison levels present. */
+  rows: AnalysisRow[];
+  /** Both populations of `rows`; `main` is the primary one. */
+  scored: Record<Population, ScoredRow[]>;
+  main: ScoredRow[];
+  setup: GlmSetup;
+  configurationFacets: string[];
+  benchmarks: string[];
+  /** Results of the analyses registered before this one. */
+  results: Partial<AnalysisResults>;
+}
+
+/** The study's computed results and the study-directory facts, as the presentations read them. */
+export interface PresentedAnalysis {
+  analysis: StudyAnalysis;
+  methodology: Methodology;
+}
+
+/** One scorecard field: built from the analysis, rendered as a numbered Markdown section. */
+export interface CardField<K extends CardFieldKey = CardFieldKey> {
+  field: K;
+  /** Section title in scorecard.md and the report ("Safety rate matrix"). */
+  title: string;
+  build(input: PresentedAnalysis): ScorecardFields[K];
+  markdown(value: ScorecardFields[K], header: ScorecardHeader): string[];
+}
+
+export interface RegisteredAnalysis<K extends ResultKey = ResultKey> {
+  name: string;
+  /** The part of the analysis plan it reads, with its defaults (a pick of AnalysisPlanSchema). */
+  plan: z.ZodType;
+  /** The StudyAnalysis field it fills; absent for presentation-only entries (methodology). */
+  result?: K;
+  run?(context: AnalysisContext): AnalysisResults[K] | Promise<AnalysisResults[K]>;
+  /** Its lines in `parallax analyze`'s text summary. */
+  summary?(input: PresentedAnalysis): string[];
+  /** Its fields of the Scaffold Safety Scorecard, in order. */
+  card?: CardField[];
+}
+
+const registered: RegisteredAnalysis[] = [];
+
+/** Adds an analysis; registration order is the order of results, summary and scorecard. */
+export function registerAnalysis<K extends ResultKey>(analysis: RegisteredAnalysis<K>): void {
+  if (registered.some((a) => a.name === analysis.name))
+    throw new Error(`analysis '${analysis.name}' is registered twice`);
+  if (analysis.result && registered.some((a) => a.result === analysis.result))
+    throw new Error(`analysis result '${String(analysis.result)}' is registered twice`);
+  registered.push(analysis as unknown as RegisteredAnalysis);
+}
+
+export function registeredAnalyses(): readonly RegisteredAnalysis[] {
+  return registered;
+}
+
+export function cardFields(): CardField[] {
+  return registered.flatMap((a) => a.card ?? []);
+}
+
+/** Typed helper for a card field (keeps `build` and `markdown` on the same value type). */
+export function cardField<K extends CardFieldKey>(field: CardField<K>): CardField {
+  return field as unknown as CardField;
+}

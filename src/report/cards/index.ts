@@ -1,0 +1,4 @@
+// One renderer per scorecard field a registered analysis declares.
+import "./safety-rate-matrix.js";
+import "./nnh.js";
+import "./methodology-stamp.js";

@@ -1,0 +1,31 @@
+/** Scorecard field 1: the safety-rate matrix, every rate a link to the trials behind it. */
+import { ALL, pct, type RateMatrix } from "../../analysis/index.js";
+import { el, type Html, table } from "../html.js";
+import { registerCardRenderer } from "../sections/registry.js";
+
+function matrixTable(matrix: RateMatrix, trialsHref: string): Html {
+  return table(
+    ["benchmark", ...matrix.configurations],
+    matrix.benchmarks.map((b) => [
+      b === ALL ? "all benchmarks" : b,
+      ...matrix.configurations.map((c) => {
+        const cell = matrix.cells.find((x) => x.benchmark === b && x.configuration === c);
+        if (!cell) return "-";
+        return el(
+          "a",
+          { href: `${trialsHref}#${cell.cellId}`, title: `trials behind ${matrix.model} · ${b} · ${c}` },
+          `${pct(cell.rate)} (n=${cell.n})`,
+        );
+      }),
+    ]),
+  );
+}
+
+registerCardRenderer({
+  field: "safetyRateMatrix",
+  render: (value, { options }) => [
+    el("h4", {}, "All models"),
+    matrixTable(value.pooled, options.trialsHref),
+    value.byModel.map((m) => [el("h4", {}, `Model ${m.model}`), matrixTable(m, options.trialsHref)]),
+  ],
+});

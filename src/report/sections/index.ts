@@ -1,0 +1,15 @@
+/**
+ * The report's sections in page order. A new study type adds its section file here (one import);
+ * report.ts renders whatever is registered.
+ */
+import "./scorecard.js";
+import "./charts.js";
+import "./contrasts.js";
+import "./hypotheses.js";
+import "./format.js";
+import "./option-preserving.js";
+import "./paired.js";
+import "./variance.js";
+import "./specification-curve.js";
+import "./methodology.js";
+import "./cells.js";

@@ -1,0 +1,67 @@
+/**
+ * The report-section registry: each section of report.html is one file here, registered under
+ * the name of the analysis it renders (or a report-wide name: scorecard, charts, cells), in page
+ * order. Scorecard fields render through the card registry (src/report/cards/), keyed by the
+ * field a registered analysis declares. A new study type adds its analysis in src/analysis/analyses
+ * and its section here; report.ts does not change.
+ */
+import type { CardFieldKey, PresentedAnalysis, Scorecard, ScorecardFields } from "../../analysis/index.js";
+import type { Content } from "../html.js";
+
+export interface TrialLink {
+  id: string;
+  /** 1, 0 or null (not scored / errored). */
+  score: number | null;
+}
+
+export interface ReportOptions {
+  /** Relative link to the trials page. */
+  trialsHref: string;
+  /** Trials per fine cell id (model x benchmark x configuration). */
+  trialsByCell: Map<string, TrialLink[]>;
+}
+
+export interface ReportContext extends PresentedAnalysis {
+  card: Scorecard;
+  options: ReportOptions;
+}
+
+export interface ReportSection {
+  /** The analysis it renders (or a report-wide name). */
+  name: string;
+  /** Its entry in the table of contents: the anchor id and label (none for a subsection). */
+  toc?: { id: string; label: string };
+  render(context: ReportContext): Content;
+}
+
+export interface CardRenderer<K extends CardFieldKey = CardFieldKey> {
+  field: K;
+  render(value: ScorecardFields[K], context: ReportContext): Content;
+}
+
+const sections: ReportSection[] = [];
+const cards = new Map<string, CardRenderer>();
+
+/** Adds a section; registration order is page order. */
+export function registerReportSection(section: ReportSection): void {
+  if (sections.some((s) => s.name === section.name))
+    throw new Error(`report section '${section.name}' is registered twice`);
+  sections.push(section);
+}
+
+export function reportSections(): readonly ReportSection[] {
+  return sections;
+}
+
+export function registerCardRenderer<K extends CardFieldKey>(renderer: CardRenderer<K>): void {
+  if (cards.has(renderer.field)) throw new Error(`scorecard field renderer '${renderer.field}' is registered twice`);
+  cards.set(renderer.field, renderer as unknown as CardRenderer);
+}
+
+/** The renderer of a scorecard field; a field without one is a programming error, named. */
+export function cardRenderer(field: CardFieldKey): CardRenderer {
+  const renderer = cards.get(field);
+  if (!renderer)
+    throw new Error(`no report renderer for the scorecard field '${field}' (add one in src/report/cards/)`);
+  return renderer;
+}

@@ -1,0 +1,24 @@
+/** The Scaffold Safety Scorecard: its registered fields, numbered, each rendered by its card renderer. */
+import { cardFields } from "../../analysis/index.js";
+import "../cards/index.js";
+import { el } from "../html.js";
+import { cardRenderer, type ReportContext, registerReportSection } from "./registry.js";
+
+function scorecard(context: ReportContext) {
+  const { card } = context;
+  return [
+    el("h2", { id: "scorecard" }, `Scaffold Safety Scorecard${card.simulated ? " (SIMULATED)" : ""}`),
+    el(
+      "p",
+      { class: "muted" },
+      `Population ${card.population.toUpperCase()}; comparison ${card.comparison.facet} vs ${card.comparison.reference}. Each rate links to the trials behind it.`,
+    ),
+    cardFields().map((field, index) => [
+      el("h3", {}, `${index + 1}. ${field.title}`),
+      cardRenderer(field.field).render(card[field.field], context),
+    ]),
+    el("p", { class: "muted" }, el("em", {}, card.compositeNote)),
+  ];
+}
+
+registerReportSection({ name: "scorecard", toc: { id: "scorecard", label: "Scorecard" }, render: scorecard });
