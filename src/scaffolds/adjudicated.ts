@@ -1,4 +1,5 @@
 import type { TaskInput } from "../contracts/task.js";
+import { phraseMarker } from "./call-markers.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { boolSetting, callParams } from "./settings.js";
 import { withSystemPromptVariant } from "./system-prompt.js";
@@ -52,4 +53,5 @@ export const adjudicatedScaffold: Scaffold = {
     ];
     return { finalText: withAnswerLine((await call("adjudicate", adjudicateMessages, overrides)).text) };
   },
+  callMarkers: { check: phraseMarker(BIAS_CHECKER_SYSTEM_PROMPT), adjudicate: phraseMarker(ADJUDICATOR_SYSTEM_PROMPT) },
 };
