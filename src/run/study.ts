@@ -11,6 +11,7 @@ import { loadSpec } from "../core/spec-loader.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import { sampleItems } from "../datasets/sample.js";
 import { expandConditions } from "./conditions.js";
+import { loadSpecPlugins } from "./plugins.js";
 
 export interface ManifestEntry {
   id: string;
@@ -42,6 +43,7 @@ export interface PreparedStudy {
 }
 
 export async function prepareStudy(specPath: string, options: { cacheDir?: string } = {}): Promise<PreparedStudy> {
+  await loadSpecPlugins(specPath); // before the spec is checked against the registries
   const { spec } = loadSpec(specPath);
   const baseDir = dirname(resolve(specPath));
   const items = new Map<string, Map<string, Item>>();
