@@ -12,27 +12,22 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { InputError } from "../core/errors.js";
-import type { Registry } from "../core/registry.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import { datasetLoaders } from "../datasets/registry.js";
-import type { DatasetLoader } from "../datasets/types.js";
 import { providers } from "../models/registry.js";
-import type { ProviderFactory } from "../models/types.js";
 import { scaffolds } from "../scaffolds/registry.js";
-import type { Scaffold } from "../scaffolds/types.js";
-import { judgeRubrics, type Rubric } from "../scoring/judge/rubrics.js";
+import { judgeRubrics } from "../scoring/judge/rubrics.js";
 import { scorers } from "../scoring/registry.js";
-import type { AnyScorer } from "../scoring/types.js";
 
 /** What a plugin's `register(api)` receives: the registries of the running Parallax. */
 export interface PluginApi {
   /** The running Parallax's version (a plugin may refuse versions it does not support). */
   readonly version: string;
-  readonly loaders: Registry<DatasetLoader>;
-  readonly scaffolds: Registry<Scaffold>;
-  readonly scorers: Registry<AnyScorer>;
-  readonly rubrics: Registry<Rubric>;
-  readonly providers: Registry<ProviderFactory>;
+  readonly loaders: typeof datasetLoaders;
+  readonly scaffolds: typeof scaffolds;
+  readonly scorers: typeof scorers;
+  readonly rubrics: typeof judgeRubrics;
+  readonly providers: typeof providers;
 }
 
 /** The module shape of a plugin. */
