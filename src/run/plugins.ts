@@ -60,7 +60,37 @@ const loaded = new Set<string>();
  * after, when the registries hold the plugins' names. Unreadable specs are left to the loader.
  */
 export async function loadSpecPlugins(specPath: string): Promise<void> {
-  for (const ref of pluginRefs(specPath)) await loadPlugin(ref, dirname(resolve(specPath)));
+  const refs = pluginRefs(specPath);
+  if (refs.length === 0) return;
+  const before = new Set(datasetLoaders.names());
+  for (const ref of refs) await loadPlugin(ref, dirname(resolve(specPath)));
+  checkLoaderMeta(datasetLoaders.names().filter((name) => !before.has(name)));
+}
+
+/**
+ * A plugin loader's metadata names scorers and a rubric by string: each must be registered (by
+ * Parallax or by one of the plugins), or every trial of its benchmark would fail at run time.
+ */
+function checkLoaderMeta(loaderNames: readonly string[]): void {
+  const problems: string[] = [];
+  for (const name of loaderNames) {
+    const { meta } = datasetLoaders.get(name);
+    for (const [path, scorer] of Object.entries(meta.scorers ?? {})) {
+      if (!scorers.has(scorer)) {
+        problems.push(
+          `meta.scorers.${path} '${scorer}' is not a registered scorer (known: ${scorers.names().join(", ")})`,
+        );
+      }
+    }
+    if (meta.scorers === undefined)
+      problems.push("meta.scorers is missing (expected { mc, open, logprob } scorer names)");
+    if (meta.judgeRubric !== null && !judgeRubrics.has(meta.judgeRubric)) {
+      problems.push(
+        `meta.judgeRubric '${meta.judgeRubric}' is not a registered rubric (known: ${judgeRubrics.names().join(", ")}; null: not judged)`,
+      );
+    }
+    if (problems.length > 0) throw new InputError(`plugin loader '${name}': ${problems.join("; ")}`);
+  }
 }
 
 /** Imports one plugin module (once per process) and calls its register(api). */

@@ -73,3 +73,32 @@ export function register(api) {
     await loadSpecPlugins(join(work, "none.yaml"));
   });
 });
+
+describe("a plugin loader's metadata must name registered scorers and rubrics", () => {
+  test("an unknown scorer or rubric is refused when the plugins load (exit 2), naming the known ones", async () => {
+    writeFileSync(
+      join(work, "bad-loader.mjs"),
+      `export function register(api) {
+  api.loaders.register("bad_meta", {
+    name: "bad_meta",
+    meta: { outcomeMeaning: "x", scoring: "mc", baseline: "uniform", archetype: "diagnostic",
+      scorers: { mc: "mc_last_answr", open: "exact_answer", logprob: "logprob_options" }, judgeRubric: "vibes" },
+    load: async () => ({ items: [], sources: {}, skippedRows: 0 }),
+  });
+}
+`,
+    );
+    await assert.rejects(
+      loadSpecPlugins(specNaming("bad-loader", ["./bad-loader.mjs"])),
+      (error: Error & { exitCode?: number }) => {
+        assert.equal(error.exitCode, 2);
+        assert.match(
+          error.message,
+          /plugin loader 'bad_meta': meta\.scorers\.mc 'mc_last_answr' is not a registered scorer \(known: .*mc_last_answer/,
+        );
+        assert.match(error.message, /meta\.judgeRubric 'vibes' is not a registered rubric \(known: bbq_oe, compliance/);
+        return true;
+      },
+    );
+  });
+});
