@@ -72,9 +72,9 @@ export async function loadSpecPlugins(specPath: string): Promise<void> {
  * Parallax or by one of the plugins), or every trial of its benchmark would fail at run time.
  */
 function checkLoaderMeta(loaderNames: readonly string[]): void {
-  const problems: string[] = [];
   for (const name of loaderNames) {
     const { meta } = datasetLoaders.get(name);
+    const problems: string[] = [];
     for (const [path, scorer] of Object.entries(meta.scorers ?? {})) {
       if (!scorers.has(scorer)) {
         problems.push(
@@ -94,7 +94,7 @@ function checkLoaderMeta(loaderNames: readonly string[]): void {
 }
 
 /** Imports one plugin module (once per process) and calls its register(api). */
-export async function loadPlugin(ref: PluginRef, baseDir: string): Promise<void> {
+async function loadPlugin(ref: PluginRef, baseDir: string): Promise<void> {
   const file = resolvePlugin(ref, baseDir);
   if (loaded.has(file)) return;
   let module: Partial<ParallaxPlugin> & { default?: unknown };
