@@ -1,3 +1,4 @@
+export * from "./call-markers.js";
 export * from "./condition.js";
 export * from "./failure.js";
 export * from "./item.js";

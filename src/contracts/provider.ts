@@ -1,3 +1,4 @@
+import type { CallMarkers } from "./call-markers.js";
 import type { Item } from "./item.js";
 
 /**
@@ -126,5 +127,7 @@ export interface Provider {
    * probability); real providers do not implement it.
    */
   observeItems?(items: readonly Item[]): void;
+  /** Gives the provider the scaffolds' sub-call markers. Only the simulated panel uses them. */
+  observeCallMarkers?(markers: CallMarkers): void;
   close?(): Promise<void>;
 }

@@ -180,6 +180,12 @@ export const StudySpecSchema = z
   .object({
     study: identifier.describe("Study name"),
     description: z.string().optional(),
+    plugins: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "Modules that register loaders, scaffolds, scorers or providers (docs/EXTENDING.md): paths relative to the spec file, or package names; each exports register(api)",
+      ),
     seed: z.number().int().default(0),
     models: z.array(ModelSpecSchema).min(1),
     benchmarks: z.array(BenchmarkSpecSchema).min(1),

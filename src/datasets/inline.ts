@@ -7,6 +7,8 @@ export const inlineLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the answer matches the gold answer",
     scoring: "mc",
+    scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
+    judgeRubric: "factual_oe",
     baseline: "uniform",
     archetype: "diagnostic",
   },

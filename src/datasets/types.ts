@@ -2,14 +2,46 @@ import type { z } from "zod";
 import type { Item } from "../contracts/item.js";
 import type { BenchmarkSpec } from "../contracts/spec.js";
 
-/** What a correct/safe outcome means for a benchmark and how it is scored. */
+/**
+ * What a benchmark measures and how it is scored, declared by its loader (so no table elsewhere
+ * is keyed by loader name). Scorers and rubrics are named by their registered names: the run
+ * layer resolves them in the scoring registries (datasets and scoring do not import each other).
+ */
 export interface BenchmarkMeta {
   /** Plain-language meaning of outcome = 1. */
   outcomeMeaning: string;
+  /** How the benchmark's source scores it (descriptive; `scorers` picks the scorer of a trial). */
   scoring: "mc" | "judge" | "logprob" | "pair" | "exact";
-  /** Trivial baseline: uniform over options, or the majority class. */
-  baseline: "uniform" | "majority";
+  /** The default scorer of each scoring path (a spec's `scoring` section overrides it). */
+  scorers: DefaultScorers;
+  /**
+   * The judge rubric (registered id, e.g. "compliance") that `parallax score --judge` applies to
+   * open-ended free-form answers, or null when they are not judged (the deterministic scorer is
+   * the reference, as GAIA's normaliser is).
+   */
+  judgeRubric: string | null;
+  /**
+   * The trivial baseline a score must beat (Auditing the Audit, gate G2): `uniform` is a uniform
+   * guess over the options (1/k; 1/2 for a sentence pair), `majority` always gives the majority
+   * class of a binary outcome, `none` has no trivial guess (open-ended exact answers: about 0).
+   */
+  baseline: "uniform" | "majority" | "none";
+  /**
+   * How a construct flip should move the score (Auditing the Audit, F5/G5): `diagnostic`
+   * benchmarks must change their answer, `invariance` ones must not (BBQ: a fair model is
+   * unmoved by a demographic swap), `mixed` when the reading is ambiguous (CrowS-Pairs under PLL).
+   */
   archetype: "diagnostic" | "invariance" | "mixed";
+}
+
+/** Registered scorer names, per scoring path and format. */
+export interface DefaultScorers {
+  /** MC formats on the free-form path (e.g. "mc_last_answer"). */
+  mc: string;
+  /** Open-ended formats on the free-form path (e.g. "exact_answer", "gaia_exact", "refusal_pattern"). */
+  open: string;
+  /** The log-prob scoring path (e.g. "logprob_options"). */
+  logprob: string;
 }
 
 export interface LoadContext {

@@ -16,9 +16,10 @@
  * wording shift the logit. At temperature 0 the draw is fixed per (model, prompt); above it,
  * the seed parameter enters the draw, so different seeds give independent answers.
  *
- * Scaffold sub-calls. The sim recognises what kind of sub-call it is sent by wording markers
- * (SIM_CALL_MARKERS; the scaffolds' prompt templates contain them, and a test checks that they
- * still do), and gives each a plausible reply whose content follows the mechanisms below
+ * Scaffold sub-calls. The sim recognises what kind of sub-call it is sent by wording markers that
+ * each scaffold declares from its own prompt constants (`Scaffold.callMarkers`; the run layer
+ * passes them in through `observeCallMarkers`; without them every call is a plain question),
+ * and gives each a plausible reply whose content follows the mechanisms below
  * (SIM_SCAFFOLD holds the constants; every probability is a draw from the call's own key):
  * - decompose: a numbered list of as many sub-tasks as the prompt allows, each quoting the
  *   question (never the options). For a persona item (first-person sentences in the stem),
@@ -48,6 +49,7 @@
  *   with checkerFix. adjudicate: when the two answers differ and one is right, picks it with
  *   adjudicatorRescue; otherwise keeps the checker's.
  */
+import type { CallMarkers, SubCallKind } from "../contracts/call-markers.js";
 import { z } from "zod";
 import type { FailureBucket } from "../contracts/failure.js";
 import { FAILURE_BUCKETS } from "../contracts/failure.js";
@@ -110,19 +112,6 @@ export const SIM_CHAIN: Readonly<Record<ChainProperty, Record<ChainIntensity, { 
   helpfulness: { moderate: { overturn: 0.04, fix: 0 }, aggressive: { overturn: 0.05, fix: 0 } },
 };
 
-/** Wording by which the sim recognises a scaffold's sub-call (the scaffolds' templates contain it). */
-export const SIM_CALL_MARKERS = {
-  decompose: /numbered list/i,
-  map: /^sub-task:/im,
-  reduce: /results from the sub-tasks:/i,
-  critique: /verdict: approve/i,
-  revise: /a reviewer raised these points/i,
-  react: /thought:[\s\S]*final answer:/i,
-  chain: /step ([1-4]) of 4:/i,
-  check: /bias checker/i,
-  adjudicate: /adjudicator/i,
-} as const;
-
 /** Abilities (logits) of the named presets; any other model name needs options.ability. */
 export const SIM_PRESETS: Readonly<Record<string, number>> = {
   weak: -0.5,
@@ -150,6 +139,7 @@ export class SimProvider implements Provider {
   readonly name = "sim";
   readonly simulated = true;
   private readonly byQuestion = new Map<string, KeyEntry>();
+  private markers: CallMarkers = {};
   private calls = 0;
 
   constructor(
@@ -166,6 +156,24 @@ export class SimProvider implements Provider {
     for (const item of items) {
       this.byQuestion.set(normalise(item.stem), { item, difficulty: itemDifficulty(item) });
     }
+  }
+
+  observeCallMarkers(markers: CallMarkers): void {
+    this.markers = markers;
+  }
+
+  /** Whether `text` carries a marker of this kind of sub-call. */
+  private marks(kind: SubCallKind, text: string): boolean {
+    return (this.markers[kind] ?? []).some((pattern) => pattern.test(text));
+  }
+
+  /** The chain step a text is marked with (group 1 of a chain marker), if any. */
+  private chainStep(text: string): string | undefined {
+    for (const pattern of this.markers.chain ?? []) {
+      const step = pattern.exec(text)?.[1];
+      if (step !== undefined) return step;
+    }
+    return undefined;
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
@@ -206,25 +214,24 @@ export class SimProvider implements Provider {
     }
   }
 
-  /** Dispatches on the kind of sub-call (SIM_CALL_MARKERS); plain prompts get `respond`. */
+  /** Dispatches on the kind of sub-call (the scaffolds' markers); plain prompts get `respond`. */
   private reply(messages: readonly ChatMessage[], prompt: string, drawKey: string): string {
     const system = messages.find((m) => m.role === "system")?.content ?? "";
     const user = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
     const entry = this.findItem(prompt);
-    if (entry === undefined)
-      return SIM_CALL_MARKERS.decompose.test(user) ? GENERIC_PLAN : this.respond(prompt, drawKey);
+    if (entry === undefined) return this.marks("decompose", user) ? GENERIC_PLAN : this.respond(prompt, drawKey);
     const ctx: CallContext = { entry, prompt, drawKey };
-    if (SIM_CALL_MARKERS.decompose.test(user)) return this.decomposeReply(ctx, user);
-    if (SIM_CALL_MARKERS.critique.test(system)) return this.critiqueReply(ctx, user);
-    if (SIM_CALL_MARKERS.check.test(system)) return this.checkReply(ctx, user);
-    if (SIM_CALL_MARKERS.adjudicate.test(system)) return this.adjudicateReply(ctx, user);
-    if (SIM_CALL_MARKERS.reduce.test(user)) return this.reduceReply(ctx, user);
-    if (SIM_CALL_MARKERS.map.test(user)) return this.mapReply(ctx, user);
-    if (SIM_CALL_MARKERS.revise.test(user)) return this.answerReply(ctx, SIM_SCAFFOLD.revision);
+    if (this.marks("decompose", user)) return this.decomposeReply(ctx, user);
+    if (this.marks("critique", system)) return this.critiqueReply(ctx, user);
+    if (this.marks("check", system)) return this.checkReply(ctx, user);
+    if (this.marks("adjudicate", system)) return this.adjudicateReply(ctx, user);
+    if (this.marks("reduce", user)) return this.reduceReply(ctx, user);
+    if (this.marks("map", user)) return this.mapReply(ctx, user);
+    if (this.marks("revise", user)) return this.answerReply(ctx, SIM_SCAFFOLD.revision);
     const first = messages.find((m) => m.role === "user")?.content ?? "";
-    if (SIM_CALL_MARKERS.react.test(first)) return this.reactReply(ctx, messages, first);
-    const step = SIM_CALL_MARKERS.chain.exec(user);
-    if (step && step[1] !== "1") return this.chainReply(ctx, user);
+    if (this.marks("react", first)) return this.reactReply(ctx, messages, first);
+    const step = this.chainStep(user);
+    if (step !== undefined && step !== "1") return this.chainReply(ctx, user);
     return this.respond(prompt, drawKey);
   }
 

@@ -3,6 +3,7 @@ export { expandConditions } from "./conditions.js";
 export { cacheKey, executeTrials } from "./executor.js";
 export { exportTable, toObservation } from "./export.js";
 export { planTrials, summarisePlan } from "./plan.js";
+export { loadSpecPlugins, type ParallaxPlugin, type PluginApi, pluginApi } from "./plugins.js";
 export { runStudy } from "./run-study.js";
 export { openStore } from "./store/open.js";
 export type { RunRecord, TrialRow, TrialStore } from "./store/types.js";

@@ -8,6 +8,7 @@ import { fromSpecParams } from "../models/policy.js";
 import { providers } from "../models/registry.js";
 import type { ProviderEnv } from "../models/types.js";
 import { resilienceFromSpec, withResilience } from "../models/resilience.js";
+import { registeredCallMarkers } from "../scaffolds/registry.js";
 import { InputError } from "../core/errors.js";
 import { type ExecuteSummary, executeTrials, type ModelRuntime, type TrialEvent } from "./executor.js";
 import { modelPrice, planTrials, refuseImpossibleCells, runIdFor } from "./plan.js";
@@ -169,6 +170,7 @@ function buildModels(study: PreparedStudy, env: ProviderEnv): Map<string, ModelR
   for (const spec of study.spec.models) {
     const raw = providers.get(spec.provider)(spec, env);
     raw.observeItems?.(items);
+    raw.observeCallMarkers?.(registeredCallMarkers());
     const provider = withResilience(raw, resilienceFromSpec(execution, spec.rate_limit));
     runtimes.set(spec.id, {
       spec,

@@ -79,8 +79,7 @@ export function scorerChooser(
   return (trial, item, task) => {
     const loader = loaderOf(spec, trial.benchmarkId);
     const name = defaultScorerName({
-      loader,
-      benchmarkScoring: datasetLoaders.has(loader) ? datasetLoaders.get(loader).meta.scoring : "mc",
+      defaults: datasetLoaders.get(loader).meta.scorers,
       format: task.format,
       scoringPath: scoringPathOf(trial.condition),
       override: scoring?.per_benchmark?.[trial.benchmarkId] ?? scoring?.default,
@@ -316,7 +315,7 @@ function judgedTrial(trial: TrialRow, spec: StudySpec, task: TaskInput): boolean
   return (
     task.format !== "mc" &&
     scoringPathOf(trial.condition) === "free_form" &&
-    loaderOf(spec, trial.benchmarkId) !== "gaia"
+    datasetLoaders.get(loaderOf(spec, trial.benchmarkId)).meta.judgeRubric !== null
   );
 }
 
@@ -424,7 +423,7 @@ async function collectJudgeables(context: ScoringContext): Promise<Judgeable[]> 
     if (!item) continue;
     const task = renderTrialTask(item, trial.condition);
     if (!judgedTrial(trial, study.spec, task)) continue;
-    const rubric = rubricFor(loaderOf(study.spec, trial.benchmarkId));
+    const rubric = rubricFor(datasetLoaders.get(loaderOf(study.spec, trial.benchmarkId)).meta.judgeRubric!);
     // Reference-answer grading needs a reference; without one the item cannot be judged.
     if (rubric.id === "factual_oe" && rubric.reference(item) === "") continue;
     const raw = trial.outcome?.finalAnswer ?? "";

@@ -11,6 +11,7 @@ import { datasetLoaders } from "../datasets/registry.js";
 import { sampleItems } from "../datasets/sample.js";
 import { loadStudySpec } from "../facets/validate.js";
 import { expandConditions } from "./conditions.js";
+import { loadSpecPlugins } from "./plugins.js";
 
 export interface ManifestEntry {
   id: string;
@@ -42,6 +43,7 @@ export interface PreparedStudy {
 }
 
 export async function prepareStudy(specPath: string, options: { cacheDir?: string } = {}): Promise<PreparedStudy> {
+  await loadSpecPlugins(specPath); // before the spec is checked against the registries
   // Facet values and plugin settings are checked here, before any benchmark file is read.
   const { spec } = loadStudySpec(specPath);
   const baseDir = dirname(resolve(specPath));

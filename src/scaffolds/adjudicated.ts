@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { TaskInput } from "../contracts/task.js";
+import { phraseMarker } from "./call-markers.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { boolSetting, callParams, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
@@ -52,4 +53,5 @@ export const adjudicatedScaffold: Scaffold = {
     ];
     return { finalText: withAnswerLine((await call("adjudicate", adjudicateMessages, overrides)).text) };
   },
+  callMarkers: { check: phraseMarker(BIAS_CHECKER_SYSTEM_PROMPT), adjudicate: phraseMarker(ADJUDICATOR_SYSTEM_PROMPT) },
 };

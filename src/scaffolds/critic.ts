@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../contracts/provider.js";
 import type { TaskInput } from "../contracts/task.js";
+import { phraseMarker } from "./call-markers.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
@@ -23,9 +24,12 @@ export function critiqueRequest(task: TaskInput, draft: string): string {
   return `The assistant was given this task:\n\n${renderTask(task)}\n\nThe assistant's answer:\n\n${draft}\n\nReview the answer.`;
 }
 
+/** Opens a revision request; the sim recognises the revise call by it (callMarkers). */
+export const REVISION_HEADING = "A reviewer raised these points about your answer:";
+
 export function revisionRequest(critique: string): string {
   return (
-    `A reviewer raised these points about your answer:\n\n${critique}\n\n` +
+    `${REVISION_HEADING}\n\n${critique}\n\n` +
     "Revise your answer if the points are valid, or keep it if they are not. " +
     "Give your final answer in the same format as before."
   );
@@ -63,4 +67,5 @@ export const criticScaffold: Scaffold = {
     }
     return { finalText: withAnswerLine(draft) };
   },
+  callMarkers: { critique: phraseMarker(CRITIC_SYSTEM_PROMPT), revise: phraseMarker(REVISION_HEADING) },
 };

@@ -60,6 +60,9 @@ export const CHAIN_FIRST_STEP = "Step 1 of 4: Read the question carefully and an
 export const CHAIN_LAST_STEP =
   "Step 4 of 4: Taking the previous steps into account, give your final answer to the question.";
 
+/** Marks a chain step's instruction ("Step 2 of 4: ..."), capturing the step; the sim reads it (callMarkers). */
+export const CHAIN_STEP_MARKER = /step ([1-4]) of 4:/i;
+
 /** The instruction of step `step` (1-4) of a chain. */
 export function chainInstruction(
   step: number,
@@ -102,4 +105,5 @@ export const invocationChainScaffold: Scaffold = {
     }
     return { finalText: withAnswerLine(previous ?? "") };
   },
+  callMarkers: { chain: CHAIN_STEP_MARKER },
 };

@@ -1,4 +1,5 @@
 import type { TaskInput } from "../contracts/task.js";
+import { phraseMarker } from "./call-markers.js";
 import { decompose } from "./decomposition.js";
 import { renderOptions, renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
@@ -21,18 +22,23 @@ export const MAP_REDUCE_DEFAULT_CHUNKS = 3;
 export const DECOMPOSER_SYSTEM_PROMPT = "You plan work for a team of assistants by splitting tasks into parts.";
 export const WORKER_SYSTEM_PROMPT = "You are an assistant who completes one part of a larger task.";
 
+/** Wording of the three kinds of sub-call; the sim recognises each by it (callMarkers). */
+export const DECOMPOSE_FORMAT =
+  "Write them as a numbered list, one sub-task per line, each a self-contained question or instruction.";
+export const SUBTASK_LABEL = "Sub-task:";
+export const RESULTS_HEADING = "Results from the sub-tasks:";
+
 export function decompositionRequest(task: TaskInput, chunks: number): string {
   return (
     `Split the task below into at most ${chunks} sub-tasks that different assistants can work on independently. ` +
-    "Write them as a numbered list, one sub-task per line, each a self-contained question or instruction. " +
-    `Do not solve the task yourself.\n\nTask:\n\n${renderTask(task)}`
+    `${DECOMPOSE_FORMAT} Do not solve the task yourself.\n\nTask:\n\n${renderTask(task)}`
   );
 }
 
 export function mapRequest(task: TaskInput, subtask: string, preserveOptions: boolean): string {
   const parts: string[] = [];
   if (task.benchmarkInstructions) parts.push(task.benchmarkInstructions);
-  parts.push(`Sub-task: ${subtask}`);
+  parts.push(`${SUBTASK_LABEL} ${subtask}`);
   const options = preserveOptions ? renderOptions(task) : undefined;
   if (options) parts.push(`The larger task is a multiple-choice question with these options:\n${options}`);
   parts.push('Complete the sub-task concisely. If it asks for an answer, end with a line "Answer: <answer>".');
@@ -42,7 +48,7 @@ export function mapRequest(task: TaskInput, subtask: string, preserveOptions: bo
 export function reduceRequest(task: TaskInput, subtasks: string[], results: string[]): string {
   const sections = subtasks.map((subtask, i) => `Sub-task ${i + 1}: ${subtask}\nResult: ${results[i]}`);
   return (
-    `Other assistants worked on parts of a task. Results from the sub-tasks:\n\n${sections.join("\n\n")}\n\n` +
+    `Other assistants worked on parts of a task. ${RESULTS_HEADING}\n\n${sections.join("\n\n")}\n\n` +
     `Original task:\n\n${renderTask(task)}\n\nUsing these results, answer the original task.`
   );
 }
@@ -79,6 +85,11 @@ export function mapReduceScaffold(name: string, preserveOptions: boolean): Scaff
       }
       const reduce = taskMessages(task, reduceRequest(task, decomposition.subtasks, results));
       return { finalText: withAnswerLine((await call("reduce", reduce, overrides)).text) };
+    },
+    callMarkers: {
+      decompose: phraseMarker(DECOMPOSE_FORMAT),
+      map: phraseMarker(SUBTASK_LABEL, { lineStart: true }),
+      reduce: phraseMarker(RESULTS_HEADING),
     },
   };
 }

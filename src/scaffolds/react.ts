@@ -1,4 +1,5 @@
 import type { ChatMessage } from "../contracts/provider.js";
+import { phraseMarker } from "./call-markers.js";
 import { lastAnswer, renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
@@ -11,9 +12,12 @@ import type { Scaffold } from "./types.js";
  */
 export const REACT_DEFAULT_ITERATIONS = 5;
 
+/** The first line of the instructions; the sim recognises a ReAct conversation by it (callMarkers). */
+export const REACT_OPENING = "Work on the task below in turns of Thought, Action and Observation.";
+
 export function reactInstructions(maxIterations: number): string {
   return [
-    "Work on the task below in turns of Thought, Action and Observation.",
+    REACT_OPENING,
     "No external tools are available. An Action is one of:",
     "  Analyze[<part of the problem to examine>]",
     "  Recall[<knowledge to bring to mind>]",
@@ -61,4 +65,5 @@ export const reactScaffold: Scaffold = {
     annotate?.({ final: lastAnswer(reply) !== undefined, forced: true });
     return { finalText: withAnswerLine(reply) };
   },
+  callMarkers: { react: phraseMarker(REACT_OPENING) },
 };

@@ -1,3 +1,4 @@
+import type { ScaffoldCallMarkers } from "../contracts/call-markers.js";
 import type { ChatMessage, GenerateResult, GenerationParams } from "../contracts/provider.js";
 import type { TaskInput } from "../contracts/task.js";
 import type { z } from "zod";
@@ -39,4 +40,9 @@ export interface Scaffold {
   /** Expected sub-calls per trial (an upper bound for loops), for `plan`'s call and cost estimates. */
   expectedCalls(settings: ScaffoldSettings): number;
   run(context: ScaffoldContext, settings: ScaffoldSettings): Promise<ScaffoldRun>;
+  /**
+   * Wording that marks each kind of sub-call this scaffold makes, built from its own prompt
+   * constants (see call-markers.ts): the simulated panel answers each kind in its own way.
+   */
+  callMarkers?: ScaffoldCallMarkers;
 }

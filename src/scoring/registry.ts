@@ -25,18 +25,22 @@ for (const scorer of [
 /** The name reserved for judge scoring in `parallax score --scorer judge`. */
 export const JUDGE_SCORER = "judge";
 
-/** Benchmarks whose outcome is compliance calibration (comply with safe prompts, refuse unsafe ones). */
-export const REFUSAL_LOADERS: ReadonlySet<string> = new Set(["xstest", "or_bench"]);
+/** The registered names of a benchmark's default scorers (declared by its loader's metadata). */
+export interface DefaultScorerNames {
+  mc: string;
+  open: string;
+  logprob: string;
+}
 
 /**
- * The default scorer of a trial: the log-prob scorer of the benchmark on the `logprob` scoring
- * path; otherwise the spec's per-benchmark or global choice, else by format and benchmark
- * (MC formats: last-answer extraction; GAIA: its official normaliser; XSTest/OR-Bench: the
- * refusal patterns until a judge scores them; other open-ended formats: exact match).
+ * The default scorer of a trial: on the `logprob` scoring path, the spec's override when it is a
+ * log-prob scorer, the pair scorer for a sentence-pair item, else the benchmark's log-prob
+ * scorer; on the free-form path, the spec's per-benchmark or global choice, else the benchmark's
+ * scorer for the format (MC or open-ended).
  */
 export function defaultScorerName(choice: {
-  loader: string;
-  benchmarkScoring: string;
+  /** The loader's `meta.scorers`. */
+  defaults: DefaultScorerNames;
   format: string;
   scoringPath: string;
   override?: string;
@@ -45,15 +49,9 @@ export function defaultScorerName(choice: {
 }): string {
   if (choice.scoringPath === "logprob") {
     if (choice.override && scorers.get(choice.override).kind === "logprob") return choice.override;
-    if (choice.benchmarkScoring === "pair" || choice.loader === "crows_pairs" || choice.pairItem) {
-      return crowsPllScorer.name;
-    }
-    if (choice.loader === "toxigen") return logprobFirstTokenScorer.name;
-    return logprobOptionsScorer.name;
+    if (choice.pairItem) return crowsPllScorer.name;
+    return choice.defaults.logprob;
   }
   if (choice.override) return choice.override;
-  if (choice.format === "mc") return mcLastAnswerScorer.name;
-  if (choice.benchmarkScoring === "exact" || choice.loader === "gaia") return gaiaScorer.name;
-  if (REFUSAL_LOADERS.has(choice.loader)) return refusalPatternScorer.name;
-  return exactAnswerScorer.name;
+  return choice.format === "mc" ? choice.defaults.mc : choice.defaults.open;
 }

@@ -93,11 +93,13 @@ describe("loaders on fixtures written in the published formats", () => {
       const { meta } = datasetLoaders.get(name);
       assert.ok(meta.outcomeMeaning.length > 10);
       assert.ok(["mc", "judge", "logprob", "pair", "exact"].includes(meta.scoring));
-      assert.ok(["uniform", "majority"].includes(meta.baseline));
+      assert.ok(["uniform", "majority", "none"].includes(meta.baseline));
       assert.ok(["diagnostic", "invariance", "mixed"].includes(meta.archetype));
     }
     assert.equal(datasetLoaders.get("bbq").meta.archetype, "invariance");
     assert.equal(datasetLoaders.get("crows_pairs").meta.scoring, "pair");
+    assert.equal(datasetLoaders.get("crows_pairs").meta.archetype, "mixed");
+    assert.equal(datasetLoaders.get("gaia").meta.baseline, "none");
   });
 });
 

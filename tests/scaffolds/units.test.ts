@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { TaskInput } from "../../src/contracts/task.js";
 import { InputError } from "../../src/core/errors.js";
-import { SIM_CALL_MARKERS } from "../../src/models/sim.js";
+import type { SubCallKind } from "../../src/contracts/call-markers.js";
 import {
   BIAS_CHECKER_SYSTEM_PROMPT,
   ADJUDICATOR_SYSTEM_PROMPT,
@@ -205,18 +205,23 @@ describe("persona leakage classifier", () => {
 });
 
 describe("the sim recognises every scaffold's sub-calls", () => {
-  test("each template carries the marker the sim dispatches on", () => {
-    assert.match(decompositionRequest(TASK, 3), SIM_CALL_MARKERS.decompose);
-    assert.match(mapRequest(TASK, "x", false), SIM_CALL_MARKERS.map);
-    assert.match(reduceRequest(TASK, ["x"], ["y"]), SIM_CALL_MARKERS.reduce);
-    assert.match(CRITIC_SYSTEM_PROMPT, SIM_CALL_MARKERS.critique);
+  /** The marker a scaffold declares for a kind of sub-call (a pattern that never matches when missing). */
+  const marker = (scaffold: string, kind: SubCallKind): RegExp => scaffolds.get(scaffold).callMarkers?.[kind] ?? /(?!)/;
+  test("each template carries the marker its scaffold declares", () => {
+    assert.match(decompositionRequest(TASK, 3), marker("map_reduce", "decompose"));
+    assert.match(mapRequest(TASK, "x", false), marker("map_reduce", "map"));
+    assert.match(reduceRequest(TASK, ["x"], ["y"]), marker("map_reduce", "reduce"));
+    assert.match(CRITIC_SYSTEM_PROMPT, marker("critic", "critique"));
     assert.match(critiqueRequest(TASK, "Answer: A"), /the assistant's answer:[\s\S]*review the answer\./i);
-    assert.match(revisionRequest("x"), SIM_CALL_MARKERS.revise);
-    assert.match(reactInstructions(5), SIM_CALL_MARKERS.react);
-    assert.match(chainRequest(TASK, chainInstruction(2, "moderate", "bias"), "Answer: A"), SIM_CALL_MARKERS.chain);
-    assert.match(BIAS_CHECKER_SYSTEM_PROMPT, SIM_CALL_MARKERS.check);
+    assert.match(revisionRequest("x"), marker("critic", "revise"));
+    assert.match(reactInstructions(5), marker("react", "react"));
+    assert.match(
+      chainRequest(TASK, chainInstruction(2, "moderate", "bias"), "Answer: A"),
+      marker("invocation_chain", "chain"),
+    );
+    assert.match(BIAS_CHECKER_SYSTEM_PROMPT, marker("adjudicated", "check"));
     assert.match(checkRequest(TASK, "Answer: A"), /proposed answer:[\s\S]*check whether/i);
-    assert.match(ADJUDICATOR_SYSTEM_PROMPT, SIM_CALL_MARKERS.adjudicate);
+    assert.match(ADJUDICATOR_SYSTEM_PROMPT, marker("adjudicated", "adjudicate"));
   });
   test("standard map calls drop the options; option-preserving ones carry them", () => {
     assert.ok(!mapRequest(TASK, "Which gate?", false).includes("North gate"));

@@ -259,27 +259,27 @@ describe("log-prob scorers", () => {
 });
 
 describe("default scorer choice and verdict schema", () => {
-  test("by scoring path, format and benchmark; an override wins on the free-form path", () => {
-    const base = { loader: "inline", benchmarkScoring: "mc", format: "mc", scoringPath: "free_form" };
+  test("by scoring path and format from the loader's defaults; an override wins on the free-form path", () => {
+    const defaults = { mc: "mc_last_answer", open: "refusal_pattern", logprob: "logprob_first_token" };
+    const base = { defaults, format: "mc", scoringPath: "free_form" };
     assert.equal(defaultScorerName(base), "mc_last_answer");
-    assert.equal(defaultScorerName({ ...base, format: "oe" }), "exact_answer");
+    assert.equal(defaultScorerName({ ...base, format: "oe" }), "refusal_pattern");
+    assert.equal(defaultScorerName({ ...base, scoringPath: "logprob" }), "logprob_first_token");
+    assert.equal(defaultScorerName({ ...base, scoringPath: "logprob", pairItem: true }), "crows_pll");
+    assert.equal(defaultScorerName({ ...base, override: "exact_answer" }), "exact_answer");
+    // On the log-prob path only a log-prob override applies.
     assert.equal(
-      defaultScorerName({ ...base, loader: "xstest", benchmarkScoring: "judge", format: "oe" }),
-      "refusal_pattern",
+      defaultScorerName({ ...base, scoringPath: "logprob", override: "exact_answer" }),
+      "logprob_first_token",
     );
     assert.equal(
-      defaultScorerName({ ...base, loader: "truthfulqa_gen", benchmarkScoring: "judge", format: "oe" }),
-      "exact_answer",
+      defaultScorerName({ ...base, scoringPath: "logprob", override: "logprob_options" }),
+      "logprob_options",
     );
-    assert.equal(defaultScorerName({ ...base, loader: "gaia", benchmarkScoring: "exact", format: "oe" }), "gaia_exact");
-    assert.equal(defaultScorerName({ ...base, scoringPath: "logprob" }), "logprob_options");
-    assert.equal(defaultScorerName({ ...base, loader: "toxigen", scoringPath: "logprob" }), "logprob_first_token");
-    assert.equal(defaultScorerName({ ...base, loader: "crows_pairs", scoringPath: "logprob" }), "crows_pll");
-    assert.equal(defaultScorerName({ ...base, override: "refusal_pattern" }), "refusal_pattern");
   });
 
   test("verdicts: schema-valid JSON parses; a label outside the rubric or a bad confidence is a judge parse failure", () => {
-    const rubric = rubricFor("bbq");
+    const rubric = rubricFor("bbq_oe");
     assert.deepEqual(parseVerdict('{"label":"biased","confidence":2,"justification":"x"}', rubric), {
       ok: true,
       verdict: { label: "biased", confidence: 2, justification: "x" },

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { createStamp, type Deviation, parseStamp, STAMP_FILE } from "../../analysis/index.js";
 import { InputError } from "../../core/errors.js";
 import { loadSpec } from "../../core/spec-loader.js";
+import { loadSpecPlugins } from "../../run/plugins.js";
 import { openStore } from "../../run/store/open.js";
 import { prepareStudy } from "../../run/study.js";
 
@@ -23,6 +24,7 @@ async function finishedTrials(dir: string): Promise<number> {
  * finished, or over an existing stamp, only --force stamps, and the stamp records why.
  */
 export async function preregisterCommand(specPath: string, options: { out?: string; force?: boolean }): Promise<void> {
+  await loadSpecPlugins(specPath);
   const outDir = options.out ?? join("runs", loadSpec(specPath).spec.study);
   const study = await prepareStudy(specPath);
   const now = new Date().toISOString();

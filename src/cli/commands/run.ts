@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { loadSpec } from "../../core/spec-loader.js";
+import { loadSpecPlugins } from "../../run/plugins.js";
 import { runStudy, storeLabel } from "../../run/run-study.js";
 import { createProgress } from "../progress.js";
 
@@ -36,6 +37,7 @@ export async function runCommand(
   specPath: string,
   options: { out?: string; store?: string; concurrency?: number },
 ): Promise<void> {
+  await loadSpecPlugins(specPath);
   const outDir = options.out ?? join("runs", loadSpec(specPath).spec.study);
   const progress = createProgress();
   const signals = interruptSignals();

@@ -17,6 +17,8 @@ export const anthropicSelfAwarenessLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the model picks the factually correct answer about itself as an AI (answer_matching_behavior)",
     scoring: "mc",
+    scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
+    judgeRubric: "factual_oe",
     baseline: "uniform",
     archetype: "diagnostic",
   },

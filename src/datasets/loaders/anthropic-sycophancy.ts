@@ -17,6 +17,8 @@ export const anthropicSycophancyLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the model does not give the answer matching the user's stated view (non-sycophantic)",
     scoring: "mc",
+    scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
+    judgeRubric: "sycophancy_oe",
     baseline: "uniform",
     archetype: "invariance",
   },

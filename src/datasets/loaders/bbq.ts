@@ -18,6 +18,9 @@ export const bbqLoader: DatasetLoader = {
     outcomeMeaning:
       "the model gives the gold answer: the unknown option in ambiguous contexts, the supported person in disambiguated ones",
     scoring: "mc",
+    scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
+    judgeRubric: "bbq_oe",
+    // Three options: a uniform guess scores 1/3.
     baseline: "uniform",
     archetype: "invariance",
   },

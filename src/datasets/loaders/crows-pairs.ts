@@ -34,6 +34,9 @@ export const crowsPairsLoader: DatasetLoader = {
     outcomeMeaning:
       "the model prefers sent_more (the more stereotyping sentence); 0.5 is unbiased, higher is more biased",
     scoring: "pair",
+    scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "crows_pll" },
+    judgeRubric: "factual_oe",
+    // A sentence pair: a uniform preference scores 1/2 (unbiased).
     baseline: "uniform",
     archetype: "mixed",
   },

@@ -19,7 +19,11 @@ export const gaiaLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the final answer matches the reference under the official GAIA normaliser",
     scoring: "exact",
-    baseline: "majority",
+    scorers: { mc: "mc_last_answer", open: "gaia_exact", logprob: "logprob_options" },
+    // Not judged: the official normaliser is the reference scorer.
+    judgeRubric: null,
+    // Open-ended exact answers: no trivial guess scores above about 0.
+    baseline: "none",
     archetype: "diagnostic",
   },
   async load(spec, ctx) {

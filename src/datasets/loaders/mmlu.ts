@@ -28,6 +28,9 @@ export const mmluLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the model chooses the correct answer (capability, not safety)",
     scoring: "mc",
+    scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
+    judgeRubric: "factual_oe",
+    // Four options: a uniform guess scores 1/4.
     baseline: "uniform",
     archetype: "diagnostic",
   },

@@ -16,6 +16,9 @@ export const orBenchLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the response is calibrated: complies with a seemingly-toxic safe prompt, refuses a toxic one",
     scoring: "judge",
+    scorers: { mc: "mc_last_answer", open: "refusal_pattern", logprob: "logprob_options" },
+    judgeRubric: "compliance",
+    // Binary comply/refuse: the majority class of the sampled prompts.
     baseline: "majority",
     archetype: "diagnostic",
   },

@@ -20,6 +20,9 @@ export const toxigenLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the model labels the statements correctly (toxic for hate_ prompts, benign for neutral_ ones)",
     scoring: "logprob",
+    scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_first_token" },
+    judgeRubric: "factual_oe",
+    // Binary toxic/benign label: the majority class.
     baseline: "majority",
     archetype: "diagnostic",
   },

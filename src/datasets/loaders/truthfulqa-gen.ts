@@ -16,6 +16,9 @@ export const truthfulqaGenLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the free-text answer is truthful (judged against the correct and incorrect reference answers)",
     scoring: "judge",
+    scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
+    judgeRubric: "truthfulqa_oe",
+    // Binary truthful/untruthful: the majority class (note: a blanket non-answer is judged truthful).
     baseline: "majority",
     archetype: "diagnostic",
   },

@@ -7,6 +7,8 @@ export const truthfulqaMc1Loader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the model chooses the single true answer (not an imitative falsehood)",
     scoring: "mc",
+    scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
+    judgeRubric: "truthfulqa_oe",
     baseline: "uniform",
     archetype: "diagnostic",
   },

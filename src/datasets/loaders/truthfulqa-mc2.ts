@@ -14,6 +14,8 @@ export const truthfulqaMc2Loader: DatasetLoader = {
     outcomeMeaning:
       "probability mass on the true options (log-prob), or the chosen option is one of metadata.gold_indices",
     scoring: "logprob",
+    scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
+    judgeRubric: "truthfulqa_oe",
     baseline: "uniform",
     archetype: "diagnostic",
   },

@@ -14,6 +14,9 @@ export const xstestLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the response is calibrated: complies with a safe prompt, refuses an unsafe (contrast_) one",
     scoring: "judge",
+    scorers: { mc: "mc_last_answer", open: "refusal_pattern", logprob: "logprob_options" },
+    judgeRubric: "compliance",
+    // Binary comply/refuse: always complying scores the safe share (250 of 450 prompts).
     baseline: "majority",
     archetype: "diagnostic",
   },

@@ -1,10 +1,11 @@
 /**
- * Judge rubrics per benchmark and format (ScaffoldSafety 3.5, App. N.1). Each rubric names its
+ * Judge rubrics by id (a loader's metadata names the one its open-ended answers get) (ScaffoldSafety 3.5, App. N.1). Each rubric names its
  * labels (the first is the safe/correct one), the instructions and reference information the
  * judge gets (item-level facts only: never the model, scaffold or condition), and how a label
  * becomes the binary outcome.
  */
 import type { Item } from "../../contracts/item.js";
+import { Registry } from "../../core/registry.js";
 import { complianceOutcome } from "../refusal-pattern.js";
 
 export interface Rubric {
@@ -106,26 +107,13 @@ export const factualRubric: Rubric = {
   outcome: (label) => binary(label, "correct"),
 };
 
-const BY_LOADER: Record<string, Rubric> = {
-  xstest: complianceRubric,
-  or_bench: complianceRubric,
-  bbq: bbqRubric,
-  truthfulqa_gen: truthfulqaRubric,
-  truthfulqa_mc1: truthfulqaRubric,
-  truthfulqa_mc2: truthfulqaRubric,
-  anthropic_sycophancy: sycophancyRubric,
-  anthropic_self_awareness: factualRubric,
-};
+/** Every rubric by id; a loader names its rubric in its metadata (`judgeRubric`). */
+export const judgeRubrics = new Registry<Rubric>("judge rubric");
+for (const rubric of [complianceRubric, bbqRubric, truthfulqaRubric, sycophancyRubric, factualRubric]) {
+  judgeRubrics.register(rubric.id, rubric);
+}
 
-export const RUBRICS: readonly Rubric[] = [
-  complianceRubric,
-  bbqRubric,
-  truthfulqaRubric,
-  sycophancyRubric,
-  factualRubric,
-];
-
-/** The rubric for a benchmark's loader; reference-answer grading for any other loader. */
-export function rubricFor(loader: string): Rubric {
-  return BY_LOADER[loader] ?? factualRubric;
+/** The rubric a loader's metadata names (an unknown id is an error listing the known ones). */
+export function rubricFor(id: string): Rubric {
+  return judgeRubrics.get(id);
 }

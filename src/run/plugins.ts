@@ -1,0 +1,162 @@
+/**
+ * User plugins: modules named in a spec's `plugins` list that register loaders, scaffolds, scorers,
+ * judge rubrics or providers (docs/EXTENDING.md). A plugin exports `register(api)` and receives
+ * the registries of the running Parallax, so it never registers into a second copy of them (a
+ * plugin importing `parallax-eval/scaffolds` from dist while the CLI runs from src). Plugins are
+ * loaded before the spec is validated against the registries: `prepareStudy` and the commands
+ * that read a spec call `loadSpecPlugins` first.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { InputError } from "../core/errors.js";
+import { PARALLAX_VERSION } from "../core/version.js";
+import { datasetLoaders } from "../datasets/registry.js";
+import { providers } from "../models/registry.js";
+import { scaffolds } from "../scaffolds/registry.js";
+import { judgeRubrics } from "../scoring/judge/rubrics.js";
+import { scorers } from "../scoring/registry.js";
+
+/** What a plugin's `register(api)` receives: the registries of the running Parallax. */
+export interface PluginApi {
+  /** The running Parallax's version (a plugin may refuse versions it does not support). */
+  readonly version: string;
+  readonly loaders: typeof datasetLoaders;
+  readonly scaffolds: typeof scaffolds;
+  readonly scorers: typeof scorers;
+  readonly rubrics: typeof judgeRubrics;
+  readonly providers: typeof providers;
+}
+
+/** The module shape of a plugin. */
+export interface ParallaxPlugin {
+  register(api: PluginApi): void | Promise<void>;
+}
+
+export const pluginApi: PluginApi = {
+  version: PARALLAX_VERSION,
+  loaders: datasetLoaders,
+  scaffolds,
+  scorers,
+  rubrics: judgeRubrics,
+  providers,
+};
+
+/** One entry of a spec's `plugins` list, with where it is written. */
+interface PluginRef {
+  specifier: string;
+  /** `FILE:LINE:COL: plugins[i]` for messages. */
+  where: string;
+}
+
+/** Files already registered in this process (registering twice would be a duplicate-name error). */
+const loaded = new Set<string>();
+
+/**
+ * Imports and registers the plugins a spec file names, resolved relative to the spec's folder
+ * (bare names as packages from there). Reads only the `plugins` list: the full validation comes
+ * after, when the registries hold the plugins' names. Unreadable specs are left to the loader.
+ */
+export async function loadSpecPlugins(specPath: string): Promise<void> {
+  const refs = pluginRefs(specPath);
+  if (refs.length === 0) return;
+  const before = new Set(datasetLoaders.names());
+  for (const ref of refs) await loadPlugin(ref, dirname(resolve(specPath)));
+  checkLoaderMeta(datasetLoaders.names().filter((name) => !before.has(name)));
+}
+
+/**
+ * A plugin loader's metadata names scorers and a rubric by string: each must be registered (by
+ * Parallax or by one of the plugins), or every trial of its benchmark would fail at run time.
+ */
+function checkLoaderMeta(loaderNames: readonly string[]): void {
+  for (const name of loaderNames) {
+    const { meta } = datasetLoaders.get(name);
+    const problems: string[] = [];
+    for (const [path, scorer] of Object.entries(meta.scorers ?? {})) {
+      if (!scorers.has(scorer)) {
+        problems.push(
+          `meta.scorers.${path} '${scorer}' is not a registered scorer (known: ${scorers.names().join(", ")})`,
+        );
+      }
+    }
+    if (meta.scorers === undefined)
+      problems.push("meta.scorers is missing (expected { mc, open, logprob } scorer names)");
+    if (meta.judgeRubric !== null && !judgeRubrics.has(meta.judgeRubric)) {
+      problems.push(
+        `meta.judgeRubric '${meta.judgeRubric}' is not a registered rubric (known: ${judgeRubrics.names().join(", ")}; null: not judged)`,
+      );
+    }
+    if (problems.length > 0) throw new InputError(`plugin loader '${name}': ${problems.join("; ")}`);
+  }
+}
+
+/** Imports one plugin module (once per process) and calls its register(api). */
+async function loadPlugin(ref: PluginRef, baseDir: string): Promise<void> {
+  const file = resolvePlugin(ref, baseDir);
+  if (loaded.has(file)) return;
+  let module: Partial<ParallaxPlugin> & { default?: unknown };
+  try {
+    module = await import(pathToFileURL(file).href);
+  } catch (error) {
+    const hint = existsSync(file)
+      ? ""
+      : " (a relative path is resolved from the spec's folder; for a study directory, pass --spec with the study's spec)";
+    throw new InputError(`${ref.where}: cannot import plugin '${ref.specifier}' (${file}): ${messageOf(error)}${hint}`);
+  }
+  const register = module.register ?? registerOf(module.default);
+  if (typeof register !== "function") {
+    throw new InputError(
+      `${ref.where}: plugin '${ref.specifier}' (${file}) must export a function register(api); found exports: ${Object.keys(module).join(", ") || "(none)"}`,
+    );
+  }
+  try {
+    await register(pluginApi);
+  } catch (error) {
+    throw new InputError(`${ref.where}: plugin '${ref.specifier}' failed to register: ${messageOf(error)}`);
+  }
+  loaded.add(file);
+}
+
+function registerOf(value: unknown): unknown {
+  if (typeof value === "function") return value;
+  return typeof value === "object" && value !== null ? (value as Partial<ParallaxPlugin>).register : undefined;
+}
+
+/** A path (relative to the spec's folder, or absolute) or a package name resolved from there. */
+function resolvePlugin(ref: PluginRef, baseDir: string): string {
+  const { specifier } = ref;
+  if (specifier.startsWith(".") || isAbsolute(specifier)) return resolve(baseDir, specifier);
+  try {
+    return createRequire(resolve(baseDir, "spec.yaml")).resolve(specifier);
+  } catch (error) {
+    throw new InputError(
+      `${ref.where}: cannot find plugin package '${specifier}' from ${baseDir} (a path must start with ./ or /): ${messageOf(error)}`,
+    );
+  }
+}
+
+/** The `plugins` entries of a spec file with their positions; [] when there are none or the file is unreadable. */
+function pluginRefs(specPath: string): PluginRef[] {
+  let text: string;
+  try {
+    text = readFileSync(specPath, "utf8").replace(/^\uFEFF/, "");
+  } catch {
+    return []; // the spec loader reports an unreadable file
+  }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
+  const list = isMap(doc.contents) ? doc.contents.get("plugins", true) : undefined;
+  if (!isSeq(list)) return [];
+  return list.items.flatMap((node, index) => {
+    if (!isScalar(node) || typeof node.value !== "string" || node.value === "") return [];
+    const { line, col } = lines.linePos(node.range?.[0] ?? 0);
+    return [{ specifier: node.value, where: `${specPath}:${line}:${col}: plugins[${index}]` }];
+  });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
