@@ -155,7 +155,14 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
           rows.map((r) => r.id),
           [...first, ...more].map((t) => t.id),
         );
-        assert.deepEqual(rows[3], { ...first[3], status: "pending", executions: 0, outcome: null, updatedAt: null });
+        assert.deepEqual(rows[3], {
+          ...first[3],
+          status: "pending",
+          executions: 0,
+          outcome: null,
+          updatedAt: null,
+          taskHash: null,
+        });
       }));
 
     test("addPlannedTrials refuses trials of an unsaved run and writes none of the batch", () =>

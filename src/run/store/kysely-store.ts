@@ -19,6 +19,7 @@ import type {
   TrialStatus,
 } from "../../contracts/trial.js";
 import type { GenerateResult } from "../../contracts/provider.js";
+import type { TaskInput } from "../../contracts/task.js";
 import type { FailureBucket } from "../../contracts/failure.js";
 import {
   type CallsTable,
@@ -27,7 +28,8 @@ import {
   type StoreDatabase,
   type TrialsTable,
 } from "./schema.js";
-import type { RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
+import { KyselyJudgementStore } from "./judgement-queries.js";
+import type { JudgementStore, RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
 
 export type StoreDialect = "sqlite" | "postgres";
 
@@ -53,12 +55,27 @@ type Db = Kysely<StoreDatabase> | Transaction<StoreDatabase>;
 
 export class KyselyTrialStore implements TrialStore {
   private closed = false;
+  private readonly judgements: KyselyJudgementStore;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
     readonly dialect: StoreDialect,
     private readonly options: KyselyTrialStoreOptions = {},
-  ) {}
+  ) {
+    this.judgements = new KyselyJudgementStore(db);
+  }
+
+  // Judge verdicts and blinding state: see judgement-queries.ts.
+  sealBlindingRound: JudgementStore["sealBlindingRound"] = (...a) => this.judgements.sealBlindingRound(...a);
+  recordJudgeCall: JudgementStore["recordJudgeCall"] = (...a) => this.judgements.recordJudgeCall(...a);
+  saveVerdicts: JudgementStore["saveVerdicts"] = (...a) => this.judgements.saveVerdicts(...a);
+  finishBlindingRound: JudgementStore["finishBlindingRound"] = (...a) => this.judgements.finishBlindingRound(...a);
+  unblindRound: JudgementStore["unblindRound"] = (...a) => this.judgements.unblindRound(...a);
+  appendBlindingLog: JudgementStore["appendBlindingLog"] = (...a) => this.judgements.appendBlindingLog(...a);
+  getBlindingRound: JudgementStore["getBlindingRound"] = (...a) => this.judgements.getBlindingRound(...a);
+  listVerdicts: JudgementStore["listVerdicts"] = (...a) => this.judgements.listVerdicts(...a);
+  listBlindingLog: JudgementStore["listBlindingLog"] = (...a) => this.judgements.listBlindingLog(...a);
+  listJudgeCalls: JudgementStore["listJudgeCalls"] = (...a) => this.judgements.listJudgeCalls(...a);
 
   async migrate(): Promise<void> {
     const migrator = new Migrator({
@@ -178,6 +195,15 @@ export class KyselyTrialStore implements TrialStore {
       for (const entry of entries) written.push(await completeOne(trx, entry));
       return written;
     });
+  }
+
+  async getTasks(hashes: readonly string[]): Promise<Map<string, TaskInput>> {
+    const out = new Map<string, TaskInput>();
+    for (const batch of chunks([...new Set(hashes)], 1_000)) {
+      const rows = await this.db.selectFrom("tasks").selectAll().where("hash", "in", batch).execute();
+      for (const row of rows) out.set(row.hash, JSON.parse(row.task) as TaskInput);
+    }
+    return out;
   }
 
   async listCalls(runId: string, trialId?: string): Promise<CallRecord[]> {
@@ -399,6 +425,7 @@ function toTrialRow(r: TrialSelect): TrialRow {
     executions: toSafeInt(r.executions),
     outcome: status === "pending" ? null : toOutcome(r, status),
     updatedAt: r.updated_at,
+    taskHash: r.task_hash ?? null,
   };
 }
 
@@ -499,13 +526,17 @@ function checkCompletion({ trialId, outcome, calls }: TrialCompletion): void {
 /** One trial's completion inside a transaction; false when the trial was already finished. */
 async function completeOne(
   trx: Transaction<StoreDatabase>,
-  { trialId, outcome, calls }: TrialCompletion,
+  { trialId, outcome, calls, task }: TrialCompletion,
 ): Promise<boolean> {
   // The conditional UPDATE is the claim: on PG a concurrent completion blocks on the row
   // lock, then re-checks the WHERE and sees 'finished'; on SQLite writers are serialised.
   const claimed = await trx
     .updateTable("trials")
-    .set((eb) => ({ ...outcomeColumns(outcome), executions: eb("executions", "+", 1) }))
+    .set((eb) => ({
+      ...outcomeColumns(outcome),
+      task_hash: task?.hash ?? null,
+      executions: eb("executions", "+", 1),
+    }))
     .where("id", "=", trialId)
     .where("status", "<>", "finished")
     .returning("executions")
@@ -513,6 +544,13 @@ async function completeOne(
   if (!claimed) {
     await assertTrialExists(trx, trialId);
     return false;
+  }
+  if (task) {
+    await trx
+      .insertInto("tasks")
+      .values({ hash: task.hash, task: task.json })
+      .onConflict((oc) => oc.column("hash").doNothing())
+      .execute();
   }
   const execution = toSafeInt(claimed.executions);
   const rows = calls.map((c) => callRow(c, execution));
