@@ -30,6 +30,9 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
   const context: TrialContext = { ...options, commit: (entry) => batcher.complete(entry) };
   const limit = pLimit(options.concurrency);
   const inFlight = new Set<Promise<void>>();
+  // Resolved whenever a trial settles, so the loop below can claim the freed slot.
+  let wake: (() => void) | undefined;
+  const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
   // The first failure (a store error, not a trial's) stops claiming; it is rethrown once the
   // trials in flight have settled, so none of them is left running unobserved.
   let failure: { error: unknown } | undefined;
@@ -58,7 +61,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     }
     const free = options.concurrency - inFlight.size;
     if (free <= 0) {
-      await Promise.race(inFlight);
+      await slotFreed();
       continue;
     }
     const claimed = await source.claim(free);
@@ -69,7 +72,10 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
         .catch((error: unknown) => {
           failure ??= { error };
         })
-        .finally(() => inFlight.delete(running));
+        .finally(() => {
+          inFlight.delete(running);
+          wake?.();
+        });
       inFlight.add(running);
     }
   }

@@ -193,6 +193,10 @@ export class KyselyTrialStore implements TrialStore {
     return this.db.transaction().execute(async (trx) => {
       const written: boolean[] = [];
       for (const entry of entries) written.push(await completeOne(trx, entry));
+      await insertTasks(
+        trx,
+        entries.filter((_, i) => written[i]),
+      );
       return written;
     });
   }
@@ -523,6 +527,20 @@ function checkCompletion({ trialId, outcome, calls }: TrialCompletion): void {
   if (stray) throw new Error(`completeTrial(${trialId}): a call belongs to trial ${stray.trialId}`);
 }
 
+/** The distinct tasks of the written completions, each stored once (by hash) in the same transaction. */
+async function insertTasks(trx: Transaction<StoreDatabase>, written: readonly TrialCompletion[]): Promise<void> {
+  const byHash = new Map<string, string>();
+  for (const { task } of written) if (task) byHash.set(task.hash, task.json);
+  const rows = [...byHash].map(([hash, task]) => ({ hash, task }));
+  for (const batch of chunks(rows, MAX_ROWS_PER_BATCH)) {
+    await trx
+      .insertInto("tasks")
+      .values(batch)
+      .onConflict((oc) => oc.column("hash").doNothing())
+      .execute();
+  }
+}
+
 /** One trial's completion inside a transaction; false when the trial was already finished. */
 async function completeOne(
   trx: Transaction<StoreDatabase>,
@@ -544,13 +562,6 @@ async function completeOne(
   if (!claimed) {
     await assertTrialExists(trx, trialId);
     return false;
-  }
-  if (task) {
-    await trx
-      .insertInto("tasks")
-      .values({ hash: task.hash, task: task.json })
-      .onConflict((oc) => oc.column("hash").doNothing())
-      .execute();
   }
   const execution = toSafeInt(claimed.executions);
   const rows = calls.map((c) => callRow(c, execution));
