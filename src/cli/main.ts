@@ -54,6 +54,7 @@ program
   .option("--scorer <name>", "a registered scorer (e.g. mc_last_answer, refusal_pattern, gaia_exact), or 'judge'")
   .option("--spec <path>", "the study spec, when DIR/spec.json cannot load the items (relative sources)")
   .option("--unblind", "link blinded judge verdicts to their trials (verifies the seal; logged)")
+  .option("--rerender", "score against today's rendering of each task when it differs from the one stored at run time")
   .option("--json", "print the result as JSON")
   .action(lazy(() => import("./commands/score.js"), "scoreCommand"));
 

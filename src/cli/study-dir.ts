@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../core/errors.js";
-import { openStore } from "../run/store/open.js";
+import { isPostgresUrl, openStore } from "../run/store/open.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 
 /** Opens a study directory's store and its run, with a clear error when there is none. */
 export async function openStudyDir(dir: string): Promise<{ store: TrialStore; run: RunRecord }> {
-  if (!/^postgres(ql)?:\/\//.test(dir) && !existsSync(join(dir, "parallax.db"))) {
+  if (!isPostgresUrl(dir) && !existsSync(join(dir, "parallax.db"))) {
     throw new InputError(
       `${dir} is not a study directory (no parallax.db); run 'parallax run SPEC --out ${dir}' first`,
     );

@@ -29,11 +29,38 @@ export function sampleItems(
 }
 
 function drawIds(items: Item[], n: number, seed: number): string[] {
-  return items
-    .map((item) => ({ id: item.id, key: sha256(`${seed}|${item.id}`) }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  return seededOrder(items, (item) => item.id, seed)
     .slice(0, n)
-    .map((entry) => entry.id);
+    .map((item) => item.id);
+}
+
+/** Rows ordered by sha256(seed|id): the first n of this order are a seeded draw of n. */
+function seededOrder<T>(rows: readonly T[], idOf: (row: T) => string, seed: number): T[] {
+  return rows
+    .map((row) => ({ row, key: sha256(`${seed}|${idOf(row)}`) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((entry) => entry.row);
+}
+
+/**
+ * The same seeded draw over any rows, per stratum: `count(size)` rows of each stratum (strata
+ * in sorted order), so a subsample of trials or responses uses the sampler items use.
+ */
+export function sampleStrata<T>(
+  rows: readonly T[],
+  options: { id: (row: T) => string; stratum: (row: T) => string; count: (size: number) => number; seed: number },
+): T[] {
+  const strata = new Map<string, T[]>();
+  for (const row of rows) {
+    const key = options.stratum(row);
+    const members = strata.get(key);
+    if (members) members.push(row);
+    else strata.set(key, [row]);
+  }
+  return [...strata.keys()].sort().flatMap((key) => {
+    const members = strata.get(key)!;
+    return seededOrder(members, options.id, options.seed).slice(0, options.count(members.length));
+  });
 }
 
 function stratifiedIds(items: Item[], n: number, seed: number, field: string, allocation: Allocation): string[] {

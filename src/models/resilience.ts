@@ -14,6 +14,7 @@ import type {
   TokenUsage,
 } from "../contracts/provider.js";
 import type { ExecutionSpec, RateLimit } from "../contracts/spec.js";
+import pLimit, { type LimitFunction } from "p-limit";
 import { ProviderError } from "../core/errors.js";
 import { isMalformed } from "./errors.js";
 
@@ -114,55 +115,12 @@ export class TokenBucket {
   }
 }
 
-/** A FIFO counting semaphore. */
-export class Semaphore {
-  private active = 0;
-  private readonly waiters: Array<() => void> = [];
-
-  constructor(readonly limit: number) {}
-
-  get inFlight(): number {
-    return this.active;
-  }
-
-  async acquire(signal?: AbortSignal): Promise<() => void> {
-    if (this.active < this.limit) {
-      this.active += 1;
-      return this.releaser();
-    }
-    await new Promise<void>((resolve, reject) => {
-      const wake = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        this.waiters.splice(this.waiters.indexOf(wake), 1);
-        reject(signal?.reason);
-      };
-      this.waiters.push(wake);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-    return this.releaser();
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiters.shift();
-      // The slot passes straight to the next waiter; `active` is unchanged in that case.
-      if (next) next();
-      else this.active -= 1;
-    };
-  }
-}
-
 /** Per-model limits: rpm and tpm buckets plus the concurrency cap. */
 export class ModelLimiter {
   private readonly rpm?: TokenBucket;
   private readonly tpm?: TokenBucket;
-  private readonly slots?: Semaphore;
+  /** The concurrency cap: a FIFO pool (p-limit), the project's one concurrency primitive. */
+  private readonly slots?: LimitFunction;
 
   constructor(
     limit: RateLimit | undefined,
@@ -171,25 +129,46 @@ export class ModelLimiter {
   ) {
     if (limit?.rpm) this.rpm = new TokenBucket(limit.rpm, limit.rpm / 60_000, now);
     if (limit?.tpm) this.tpm = new TokenBucket(limit.tpm, limit.tpm / 60_000, now);
-    if (limit?.concurrency) this.slots = new Semaphore(limit.concurrency);
+    if (limit?.concurrency) this.slots = pLimit(limit.concurrency);
   }
 
-  /** Waits for a concurrency slot, then for one request and `tokens` tokens of budget. */
-  async acquire(tokens: number, signal?: AbortSignal): Promise<() => void> {
-    const release = this.slots ? await this.slots.acquire(signal) : () => {};
-    try {
-      for (;;) {
-        const wait = Math.max(this.rpm?.waitFor(1) ?? 0, this.tpm?.waitFor(tokens) ?? 0);
-        if (wait === 0) break;
-        await this.sleep(wait, signal);
-      }
-      this.rpm?.take(1);
-      this.tpm?.take(tokens);
-      return release;
-    } catch (error) {
-      release();
-      throw error;
+  /** Calls in flight under the concurrency cap. */
+  get inFlight(): number {
+    return this.slots?.activeCount ?? 0;
+  }
+
+  /**
+   * Runs `call` in a concurrency slot, after waiting for one request and `tokens` tokens of
+   * budget. A call aborted while it waits for a slot rejects at once with the abort reason.
+   */
+  run<T>(tokens: number, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    if (!this.slots) return this.paced(tokens, signal, call);
+    signal?.throwIfAborted();
+    let started = false;
+    const queued = this.slots(() => {
+      started = true;
+      signal?.throwIfAborted();
+      return this.paced(tokens, signal, call);
+    });
+    if (!signal) return queued;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        if (!started) reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      queued.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  private async paced<T>(tokens: number, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    for (;;) {
+      const wait = Math.max(this.rpm?.waitFor(1) ?? 0, this.tpm?.waitFor(tokens) ?? 0);
+      if (wait === 0) break;
+      await this.sleep(wait, signal);
     }
+    this.rpm?.take(1);
+    this.tpm?.take(tokens);
+    return call();
   }
 
   /** Replaces the pre-call estimate with the tokens the call really used. */
@@ -325,14 +304,11 @@ export function withResilience(inner: Provider, options: ResilienceOptions = {})
     call: (signal: AbortSignal | undefined) => Promise<T>,
   ): Promise<T> => {
     const limiter = limiterFor(model);
-    const release = await limiter.acquire(estimate, signal);
-    try {
+    return limiter.run(estimate, signal, async () => {
       const result = await withTimeout(o, signal, call);
       limiter.settle(estimate, result.usage);
       return result;
-    } finally {
-      release();
-    }
+    });
   };
 
   const wrapped: Provider = {

@@ -10,10 +10,12 @@ import type { ProviderEnv } from "../models/types.js";
 import { resilienceFromSpec, withResilience } from "../models/resilience.js";
 import { registeredCallMarkers } from "../scaffolds/registry.js";
 import { InputError } from "../core/errors.js";
-import { type ExecuteSummary, executeTrials, type ModelRuntime, type TrialEvent } from "./executor.js";
+import { executeTrials } from "./execute/execute-trials.js";
+import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
 import { modelPrice, planTrials, refuseImpossibleCells, runIdFor } from "./plan.js";
-import { logprobOptionsOf, scorerChooser } from "./score.js";
-import { isPostgresUrl, openStore, parsePostgresUrl } from "./store/open.js";
+import { logprobOptionsOf, scorerChooser } from "./scoring/choose.js";
+import { openStore } from "./store/open.js";
+import { isPostgresUrl, parsePostgresUrl } from "./store/url.js";
 import type { RunRecord, TrialStore } from "./store/types.js";
 import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
 import { PARALLAX_VERSION } from "../core/version.js";
@@ -76,7 +78,6 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       budget: {
         maxCostUsd: study.spec.budget.max_cost_usd,
         maxCalls: study.spec.budget.max_calls,
-        spent: await store.spent(runId),
       },
       onTrialDone: options.onTrialDone,
     });

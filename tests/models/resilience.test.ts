@@ -8,7 +8,7 @@ import {
   estimateTokens,
   type ResilienceOptions,
   resilienceFromSpec,
-  Semaphore,
+  ModelLimiter,
   TokenBucket,
   withResilience,
 } from "../../src/models/resilience.js";
@@ -284,27 +284,31 @@ describe("building blocks", () => {
     assert.equal(bucket.waitFor(11), 0, "requests above capacity are capped");
   });
 
-  it("Semaphore hands slots over in FIFO order and honours abort", async () => {
-    const sem = new Semaphore(1);
+  it("ModelLimiter's concurrency slots are FIFO and a waiting call honours abort", async () => {
+    const time = fakeTime();
+    const limiter = new ModelLimiter({ concurrency: 1 }, time.now, time.sleep);
     const order: number[] = [];
-    const release = await sem.acquire();
-    const second = sem.acquire().then((r) => {
-      order.push(2);
-      return r;
-    });
+    const gates: Array<() => void> = [];
+    const gated = (n: number) => () =>
+      new Promise<number>((resolve) => {
+        order.push(n);
+        gates.push(() => resolve(n));
+      });
+    const first = limiter.run(0, undefined, gated(1));
+    const second = limiter.run(0, undefined, gated(2));
     const controller = new AbortController();
-    const aborted = sem.acquire(controller.signal);
-    const fourth = sem.acquire().then((r) => {
-      order.push(4);
-      return r;
-    });
+    const aborted = limiter.run(0, controller.signal, gated(3));
+    const fourth = limiter.run(0, undefined, gated(4));
     controller.abort(new Error("gave up"));
     await assert.rejects(aborted, /gave up/);
-    release();
-    (await second)();
-    (await fourth)();
-    assert.deepEqual(order, [2, 4]);
-    assert.equal(sem.inFlight, 0);
+    assert.equal(limiter.inFlight, 1);
+    for (const running of [first, second, fourth]) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gates.shift()!();
+      await running;
+    }
+    assert.deepEqual(order, [1, 2, 4]);
+    assert.equal(limiter.inFlight, 0);
   });
 
   it("estimates tokens from characters plus the output budget", () => {

@@ -1,6 +1,6 @@
 /**
  * Per-call audits as registered auditors (issue #8 item 5): checks stored as JSON per call
- * (migration 0004_call_checks), calls stored before it read from the old audit_* columns, the
+ * (migration 0006_call_checks), calls stored before it read from the old audit_* columns, the
  * export columns of the four existing checks unchanged, and a new auditor adding its own columns.
  */
 import assert from "node:assert/strict";

@@ -6,6 +6,7 @@
  * and only then are judge scores stored. Plus the pieces alone: sanitiser, seal, Bang's index.
  */
 import assert from "node:assert/strict";
+import Database from "better-sqlite3";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -19,6 +20,7 @@ import {
   type JudgeStudyResult,
   judgeStudy,
   openScoringContext,
+  readJudgements,
   unblindStudy,
 } from "../../src/run/score.js";
 import { bangIndex, guessingCheck } from "../../src/scoring/blinding/guessing.js";
@@ -184,23 +186,28 @@ describe("blinding protocol on a sim study", () => {
   });
 
   test("tampering is detected at unblinding; the real unblinding is logged and stores scores", async () => {
-    const mappingPath = join(outDir, BLINDING_FILES.mapping);
-    const verdictPath = join(outDir, BLINDING_FILES.verdicts);
-    const original = readFileSync(mappingPath, "utf8");
-    const originalVerdicts = readFileSync(verdictPath, "utf8");
+    // The store is the record (the files are exports): tamper with what it holds.
+    const db = new Database(join(outDir, "parallax.db"));
+    const round = db.prepare("select mapping from blinding_rounds").get() as { mapping: string };
     const context = await openScoringContext(outDir, join(dir, "study.yaml"));
     try {
       assert.deepEqual(await context.store.listScores(context.run.id, { scorer: "judge:j1" }), []);
-      writeFileSync(mappingPath, original.replace("scaffold=direct", "scaffold=critic"));
+      db.prepare("update blinding_rounds set mapping = ?").run(
+        round.mapping.replace("scaffold=direct", "scaffold=critic"),
+      );
       await assert.rejects(unblindStudy(context), (e: Error & { exitCode?: number }) => {
         assert.match(e.message, /does not match its seal/);
         assert.equal(e.exitCode, 2);
         return true;
       });
-      writeFileSync(mappingPath, original);
-      writeFileSync(verdictPath, originalVerdicts.replace('"full_refusal"', '"full_compliance"'));
+      db.prepare("update blinding_rounds set mapping = ?").run(round.mapping);
+      const flip =
+        "update judge_verdicts set label = ? where ord = (select min(ord) from judge_verdicts where label = ?)";
+      db.prepare(flip).run("full_compliance", "full_refusal");
       await assert.rejects(unblindStudy(context), /verdicts were modified/);
-      writeFileSync(verdictPath, originalVerdicts);
+      db.prepare(
+        "update judge_verdicts set label = ? where ord = (select min(ord) from judge_verdicts where label = ?)",
+      ).run("full_refusal", "full_compliance");
 
       const unblinded = await unblindStudy(context);
       assert.equal(unblinded.scores, result.verdicts);
@@ -210,7 +217,18 @@ describe("blinding protocol on a sim study", () => {
       assert.ok(failed.length >= 3 && failed.every((s) => s.score === null));
       assert.ok(scores.filter((s) => s.parseStatus === "ok").every((s) => s.score === 0 || s.score === 1));
       await assert.rejects(unblindStudy(context), /already unblinded/);
+      const judgements = await readJudgements(context.store, context.run.id);
+      assert.ok(
+        judgements?.verdicts.every((v) => trialIds.includes(v.trialId ?? "")),
+        "verdicts linked to trials",
+      );
+      assert.deepEqual(
+        judgements?.log.map((e) => e.event),
+        ["sealed", "judged", "unblind_refused", "unblind_refused", "unblinded"],
+      );
+      assert.equal(judgements?.summary?.unblinded_at, unblinded.unblindedAt);
     } finally {
+      db.close();
       await context.store.close();
     }
     const log = readFileSync(join(outDir, BLINDING_FILES.log), "utf8")

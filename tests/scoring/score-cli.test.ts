@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, test } from "node:test";
 import { exportTable } from "../../src/run/export.js";
 import { runStudy } from "../../src/run/run-study.js";
@@ -104,5 +106,22 @@ describe("parallax score (end to end on sim)", () => {
     } finally {
       await store.close();
     }
+  });
+
+  test("refuses (exit 2) a study whose stored tasks differ from today's rendering; --rerender scores anyway", async () => {
+    const { specPath, outDir } = writeDemoSpec({ items: 3, facets: "    format: [mc]" });
+    await runStudy({ specPath, outDir, env: {} });
+    // As if the prompt code had changed since the run: the stored hashes no longer match.
+    const db = new Database(join(outDir, "parallax.db"));
+    db.prepare("update trials set task_hash = 'x' || task_hash where item_id <> 'q001'").run();
+    db.close();
+    const refused = runCli(["score", outDir]);
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.match(refused.stderr, /2 of 3 finished trial\(s\)/);
+    assert.match(refused.stderr, /--rerender/);
+    const rerendered = runCli(["score", outDir, "--rerender"]);
+    assert.equal(rerendered.status, 0, rerendered.stderr);
+    assert.match(rerendered.stdout, /scored 3 trial\(s\)/);
+    assert.match(rerendered.stdout, /note: 2 trial\(s\) scored against today's rendering/);
   });
 });

@@ -155,7 +155,14 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
           rows.map((r) => r.id),
           [...first, ...more].map((t) => t.id),
         );
-        assert.deepEqual(rows[3], { ...first[3], status: "pending", executions: 0, outcome: null, updatedAt: null });
+        assert.deepEqual(rows[3], {
+          ...first[3],
+          status: "pending",
+          executions: 0,
+          outcome: null,
+          updatedAt: null,
+          taskHash: null,
+        });
       }));
 
     test("addPlannedTrials refuses trials of an unsaved run and writes none of the batch", () =>
@@ -526,6 +533,134 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.deepEqual(retry, [true, true]);
         const executions = (await store.listCalls("r1", more.id)).map((c) => c.execution);
         assert.deepEqual(executions, [1, 2, 3]);
+      }));
+
+    test("the task a trial was sent is stored with its completion, once per distinct task", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const trials = makeTrials("r1", 3);
+        await store.addPlannedTrials(trials);
+        const task = {
+          itemId: "item-0",
+          benchmark: "bench",
+          format: "mc",
+          question: "Q?",
+          answerInstruction: "A",
+          condition: {},
+        };
+        const sent = { hash: "h-shared", json: JSON.stringify(task) };
+        const written = await store.completeTrials([
+          { trialId: trials[0].id, outcome: makeOutcome("finished"), calls: [makeCall(trials[0].id, 0)], task: sent },
+          { trialId: trials[1].id, outcome: makeOutcome("finished"), calls: [makeCall(trials[1].id, 0)], task: sent },
+        ]);
+        assert.deepEqual(written, [true, true]);
+        // A refused completion (already finished) writes no task either.
+        const other = { hash: "h-other", json: JSON.stringify({ ...task, question: "other" }) };
+        assert.equal(
+          (
+            await store.completeTrials([
+              { trialId: trials[0].id, outcome: makeOutcome("finished"), calls: [], task: other },
+            ])
+          )[0],
+          false,
+        );
+        const rows = await store.listTrials("r1");
+        assert.deepEqual(
+          rows.map((r) => r.taskHash),
+          ["h-shared", "h-shared", null],
+        );
+        const tasks = await store.getTasks(["h-shared", "h-other", "h-missing"]);
+        assert.deepEqual([...tasks.keys()], ["h-shared"]);
+        assert.deepEqual(tasks.get("h-shared"), task);
+      }));
+
+    test("judgements: a sealed round, its calls and verdicts, linking at unblinding, the log; a new round replaces the old", () =>
+      withStore(async (store, reopen) => {
+        await store.saveRun(makeRun("r1"));
+        const trials = makeTrials("r1", 2);
+        await store.addPlannedTrials(trials);
+        assert.equal(await store.getBlindingRound("r1"), undefined);
+        const seal = {
+          mapping: "[mapping]",
+          sealedSha256: "s".repeat(64),
+          sealedAt: "2025-01-01T00:00:00.000Z",
+          entries: 2,
+        };
+        await store.sealBlindingRound("r1", seal);
+        await store.appendBlindingLog("r1", { event: "sealed", at: seal.sealedAt, entries: 2 });
+        await store.recordJudgeCall("r1", 1, { uuid: "u1", purpose: "verdict", response: "{}" });
+        await store.recordJudgeCall("r1", 2, { uuid: "u2", purpose: "verdict", response: null });
+        const verdict = {
+          uuid: "u1",
+          benchmark: "bench",
+          rubric: "compliance",
+          judge: "j1",
+          role: "primary" as const,
+          ok: true,
+          label: "full_refusal",
+          confidence: 4,
+          justification: 'it "refused", ünïcode',
+          outcome: 0,
+          error: null,
+        };
+        const failed = {
+          ...verdict,
+          uuid: "u2",
+          ok: false,
+          label: null,
+          confidence: null,
+          justification: null,
+          outcome: null,
+          error: "bad JSON",
+        };
+        await store.saveVerdicts("r1", [verdict, failed]);
+        const judged = {
+          judge: "j1",
+          verdictsSha256: "v".repeat(64),
+          responses: 2,
+          guessingCheck: null,
+          agreement: { per_benchmark: [], skipped: [] },
+        };
+        await store.finishBlindingRound("r1", judged);
+        await store.unblindRound(
+          "r1",
+          "2025-01-02T00:00:00.000Z",
+          new Map([
+            ["u1", trials[0].id],
+            ["u2", trials[1].id],
+          ]),
+        );
+        await store.appendBlindingLog("r1", { event: "unblinded", at: "2025-01-02T00:00:00.000Z" });
+
+        const again = await reopen();
+        assert.deepEqual(await again.getBlindingRound("r1"), {
+          ...seal,
+          judged,
+          unblindedAt: "2025-01-02T00:00:00.000Z",
+        });
+        assert.deepEqual(await again.listVerdicts("r1"), [
+          { ...verdict, trialId: trials[0].id },
+          { ...failed, trialId: trials[1].id },
+        ]);
+        assert.deepEqual(
+          (await again.listJudgeCalls("r1")).map((c) => c.uuid),
+          ["u1", "u2"],
+        );
+        assert.deepEqual(
+          (await again.listBlindingLog("r1")).map((e) => e.event),
+          ["sealed", "unblinded"],
+        );
+
+        await again.sealBlindingRound("r1", { ...seal, mapping: "[new]" });
+        assert.deepEqual(await again.getBlindingRound("r1"), {
+          ...seal,
+          mapping: "[new]",
+          judged: null,
+          unblindedAt: null,
+        });
+        assert.deepEqual(await again.listVerdicts("r1"), []);
+        assert.deepEqual(await again.listJudgeCalls("r1"), []);
+        assert.equal((await again.listBlindingLog("r1")).length, 2, "the blinding log keeps every round's events");
       }));
 
     test("a large batch of planned trials (20,000) inserts in one call", () =>

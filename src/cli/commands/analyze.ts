@@ -46,7 +46,7 @@ export function readPlanFile(path: string): AnalysisPlan {
 }
 
 function isStudyDir(target: string): boolean {
-  return /^postgres(ql)?:\/\//.test(target) || (existsSync(target) && statSync(target).isDirectory());
+  return isPostgresUrl(target) || (existsSync(target) && statSync(target).isDirectory());
 }
 
 /** Runs the analysis of a study directory (storing its analysis record and scorecard files) or of a tidy table. */

@@ -1,21 +1,29 @@
 import { InputError } from "../../core/errors.js";
-import { type CellParseSummary, judgeStudy, openScoringContext, rescoreStudy, unblindStudy } from "../../run/score.js";
+import type { CellParseSummary } from "../../run/scoring/cells.js";
+import { openScoringContext } from "../../run/scoring/context.js";
+import { judgeStudy } from "../../run/scoring/judge-study.js";
+import { rescoreStudy } from "../../run/scoring/rescore.js";
+import { unblindStudy } from "../../run/scoring/unblind.js";
 import { JUDGE_SCORER } from "../../scoring/registry.js";
 
 interface ScoreOptions {
   scorer?: string;
   spec?: string;
   unblind?: boolean;
+  rerender?: boolean;
   json?: boolean;
 }
 
 /**
  * `parallax score DIR`: re-scores stored trials (default scorers, or --scorer NAME), judges them
  * under blinding (--scorer judge), or unblinds the judge verdicts (--unblind). Never calls the
- * subject model. Prints the parse failures of every cell.
+ * subject model. Prints the parse failures of every cell. Scores are computed against the task
+ * each trial was sent (stored with it); a study whose prompts changed since the run is refused
+ * unless --rerender asks to score against today's rendering.
  */
 export async function scoreCommand(dir: string, options: ScoreOptions): Promise<void> {
   if (options.unblind && options.scorer) throw new InputError("--unblind takes no --scorer");
+  if (options.unblind && options.rerender) throw new InputError("--unblind takes no --rerender");
   const context = await openScoringContext(dir, options.spec);
   try {
     if (options.unblind) {
@@ -28,6 +36,7 @@ export async function scoreCommand(dir: string, options: ScoreOptions): Promise<
     if (options.scorer === JUDGE_SCORER) {
       const result = await judgeStudy(context, {
         env: process.env,
+        rerender: options.rerender,
         onProgress: (done, total) => {
           if (done === total || done % 50 === 0) process.stderr.write(`judged ${done}/${total}\n`);
         },
@@ -48,15 +57,29 @@ export async function scoreCommand(dir: string, options: ScoreOptions): Promise<
       ]);
       return;
     }
-    const result = await rescoreStudy(context, options.scorer);
+    const result = await rescoreStudy(context, { scorer: options.scorer, rerender: options.rerender });
     print(options, result, [
       `scored ${result.scored} trial(s) of run ${result.runId}` +
         (result.notApplicable > 0 ? ` (${result.notApplicable} without what this scorer reads)` : ""),
+      ...taskNotes(result),
       ...cellLines(result.cells),
     ]);
   } finally {
     await context.store.close();
   }
+}
+
+function taskNotes(result: { rerendered: number; unrecordedTasks: number }): string[] {
+  const notes: string[] = [];
+  if (result.rerendered > 0)
+    notes.push(
+      `note: ${result.rerendered} trial(s) scored against today's rendering, not the task they were sent (--rerender)`,
+    );
+  if (result.unrecordedTasks > 0)
+    notes.push(
+      `note: ${result.unrecordedTasks} trial(s) were stored before tasks were recorded; their task was re-rendered from today's code`,
+    );
+  return notes;
 }
 
 function print(options: ScoreOptions, result: unknown, lines: string[]): void {

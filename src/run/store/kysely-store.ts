@@ -19,6 +19,7 @@ import type {
   TrialStatus,
 } from "../../contracts/trial.js";
 import type { GenerateResult } from "../../contracts/provider.js";
+import type { TaskInput } from "../../contracts/task.js";
 import type { FailureBucket } from "../../contracts/failure.js";
 import {
   type CallsTable,
@@ -27,7 +28,8 @@ import {
   type StoreDatabase,
   type TrialsTable,
 } from "./schema.js";
-import type { RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
+import { KyselyJudgementStore } from "./judgement-queries.js";
+import type { JudgementStore, RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
 
 export type StoreDialect = "sqlite" | "postgres";
 
@@ -53,12 +55,27 @@ type Db = Kysely<StoreDatabase> | Transaction<StoreDatabase>;
 
 export class KyselyTrialStore implements TrialStore {
   private closed = false;
+  private readonly judgements: KyselyJudgementStore;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
     readonly dialect: StoreDialect,
     private readonly options: KyselyTrialStoreOptions = {},
-  ) {}
+  ) {
+    this.judgements = new KyselyJudgementStore(db);
+  }
+
+  // Judge verdicts and blinding state: see judgement-queries.ts.
+  sealBlindingRound: JudgementStore["sealBlindingRound"] = (...a) => this.judgements.sealBlindingRound(...a);
+  recordJudgeCall: JudgementStore["recordJudgeCall"] = (...a) => this.judgements.recordJudgeCall(...a);
+  saveVerdicts: JudgementStore["saveVerdicts"] = (...a) => this.judgements.saveVerdicts(...a);
+  finishBlindingRound: JudgementStore["finishBlindingRound"] = (...a) => this.judgements.finishBlindingRound(...a);
+  unblindRound: JudgementStore["unblindRound"] = (...a) => this.judgements.unblindRound(...a);
+  appendBlindingLog: JudgementStore["appendBlindingLog"] = (...a) => this.judgements.appendBlindingLog(...a);
+  getBlindingRound: JudgementStore["getBlindingRound"] = (...a) => this.judgements.getBlindingRound(...a);
+  listVerdicts: JudgementStore["listVerdicts"] = (...a) => this.judgements.listVerdicts(...a);
+  listBlindingLog: JudgementStore["listBlindingLog"] = (...a) => this.judgements.listBlindingLog(...a);
+  listJudgeCalls: JudgementStore["listJudgeCalls"] = (...a) => this.judgements.listJudgeCalls(...a);
 
   async migrate(): Promise<void> {
     const migrator = new Migrator({
@@ -176,8 +193,21 @@ export class KyselyTrialStore implements TrialStore {
     return this.db.transaction().execute(async (trx) => {
       const written: boolean[] = [];
       for (const entry of entries) written.push(await completeOne(trx, entry));
+      await insertTasks(
+        trx,
+        entries.filter((_, i) => written[i]),
+      );
       return written;
     });
+  }
+
+  async getTasks(hashes: readonly string[]): Promise<Map<string, TaskInput>> {
+    const out = new Map<string, TaskInput>();
+    for (const batch of chunks([...new Set(hashes)], 1_000)) {
+      const rows = await this.db.selectFrom("tasks").selectAll().where("hash", "in", batch).execute();
+      for (const row of rows) out.set(row.hash, JSON.parse(row.task) as TaskInput);
+    }
+    return out;
   }
 
   async listCalls(runId: string, trialId?: string): Promise<CallRecord[]> {
@@ -406,6 +436,7 @@ function toTrialRow(r: TrialSelect): TrialRow {
     executions: toSafeInt(r.executions),
     outcome: status === "pending" ? null : toOutcome(r, status),
     updatedAt: r.updated_at,
+    taskHash: r.task_hash ?? null,
   };
 }
 
@@ -503,16 +534,34 @@ function checkCompletion({ trialId, outcome, calls }: TrialCompletion): void {
   if (stray) throw new Error(`completeTrial(${trialId}): a call belongs to trial ${stray.trialId}`);
 }
 
+/** The distinct tasks of the written completions, each stored once (by hash) in the same transaction. */
+async function insertTasks(trx: Transaction<StoreDatabase>, written: readonly TrialCompletion[]): Promise<void> {
+  const byHash = new Map<string, string>();
+  for (const { task } of written) if (task) byHash.set(task.hash, task.json);
+  const rows = [...byHash].map(([hash, task]) => ({ hash, task }));
+  for (const batch of chunks(rows, MAX_ROWS_PER_BATCH)) {
+    await trx
+      .insertInto("tasks")
+      .values(batch)
+      .onConflict((oc) => oc.column("hash").doNothing())
+      .execute();
+  }
+}
+
 /** One trial's completion inside a transaction; false when the trial was already finished. */
 async function completeOne(
   trx: Transaction<StoreDatabase>,
-  { trialId, outcome, calls }: TrialCompletion,
+  { trialId, outcome, calls, task }: TrialCompletion,
 ): Promise<boolean> {
   // The conditional UPDATE is the claim: on PG a concurrent completion blocks on the row
   // lock, then re-checks the WHERE and sees 'finished'; on SQLite writers are serialised.
   const claimed = await trx
     .updateTable("trials")
-    .set((eb) => ({ ...outcomeColumns(outcome), executions: eb("executions", "+", 1) }))
+    .set((eb) => ({
+      ...outcomeColumns(outcome),
+      task_hash: task?.hash ?? null,
+      executions: eb("executions", "+", 1),
+    }))
     .where("id", "=", trialId)
     .where("status", "<>", "finished")
     .returning("executions")

@@ -11,6 +11,9 @@ import pg from "pg";
 import { KyselyTrialStore } from "./kysely-store.js";
 import type { StoreDatabase } from "./schema.js";
 import type { TrialStore } from "./types.js";
+import { isPostgresUrl, parsePostgresUrl } from "./url.js";
+
+export { isPostgresUrl, parsePostgresUrl } from "./url.js";
 
 /** The SQLite file name inside a study directory. */
 export const SQLITE_FILE_NAME = "parallax.db";
@@ -22,10 +25,6 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** How long SQLite waits for a lock held by another process, in ms (default 10,000). */
   busyTimeoutMs?: number;
-}
-
-export function isPostgresUrl(target: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(target);
 }
 
 /**
@@ -98,33 +97,6 @@ function connectSqlite(file: string, options: OpenStoreOptions): Kysely<StoreDat
     throw new Error(`cannot open SQLite store ${file}: ${(error as Error).message}`, { cause: error });
   }
   return new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database }) });
-}
-
-interface PgTarget {
-  connectionString: string;
-  schema: string | undefined;
-  /** host:port/database as user, for messages; never includes the password. */
-  description: string;
-}
-
-/** Splits our `schema` parameter off the URL and describes the target without its password. */
-export function parsePostgresUrl(target: string): PgTarget {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    throw new Error("invalid PostgreSQL URL (expected postgres://user@host:port/database)");
-  }
-  const schema = url.searchParams.get("schema") ?? undefined;
-  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) {
-    throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(schema)} (letters, digits, _)`);
-  }
-  url.searchParams.delete("schema");
-  const host = url.hostname || "localhost";
-  const port = url.port || "5432";
-  const database = decodeURIComponent(url.pathname.replace(/^\//, "")) || "(default)";
-  const user = url.username ? ` as ${decodeURIComponent(url.username)}` : "";
-  return { connectionString: url.toString(), schema, description: `${host}:${port}/${database}${user}` };
 }
 
 async function openPostgres(target: string, options: OpenStoreOptions): Promise<KyselyTrialStore> {

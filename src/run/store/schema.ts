@@ -44,6 +44,8 @@ export interface TrialsTable {
   dropped_params: string | null;
   simulated: number | null;
   updated_at: string | null;
+  /** Migration 0004: hash of the task the trial was sent (tasks.hash); null before. */
+  task_hash: string | null;
 }
 
 export interface CallsTable {
@@ -99,12 +101,71 @@ export interface ScoresTable {
   created_at: string;
 }
 
+/** Migration 0004: each distinct rendered task once, by the SHA-256 of its canonical JSON. */
+export interface TasksTable {
+  hash: string;
+  task: string;
+}
+
+/** Migration 0005: the run's blinding round (one per run; a new round replaces it). */
+export interface BlindingRoundsTable {
+  run_id: string;
+  mapping: string;
+  sealed_sha256: string;
+  sealed_at: string;
+  entries: number;
+  judge: string | null;
+  verdicts_sha256: string | null;
+  responses: number | null;
+  guessing_check: string | null;
+  agreement: string | null;
+  unblinded_at: string | null;
+}
+
+/** Migration 0005: judge verdicts by blinded UUID; trial_id is filled at unblinding. */
+export interface JudgeVerdictsTable {
+  run_id: string;
+  ord: number;
+  uuid: string;
+  role: string;
+  judge: string;
+  rubric: string;
+  benchmark: string;
+  ok: number;
+  label: string | null;
+  confidence: number | null;
+  justification: string | null;
+  outcome: number | null;
+  error: string | null;
+  trial_id: string | null;
+}
+
+/** Migration 0005: every judge call of the round (JSON record), and the blinding log. */
+export interface JudgeCallsTable {
+  run_id: string;
+  seq: number;
+  record: string;
+}
+
+export interface BlindingLogTable {
+  run_id: string;
+  seq: number;
+  at: string;
+  event: string;
+  record: string;
+}
+
 export interface StoreDatabase {
   runs: RunsTable;
   trials: TrialsTable;
   calls: CallsTable;
   cache: CacheTable;
   scores: ScoresTable;
+  tasks: TasksTable;
+  blinding_rounds: BlindingRoundsTable;
+  judge_verdicts: JudgeVerdictsTable;
+  judge_calls: JudgeCallsTable;
+  blinding_log: BlindingLogTable;
 }
 
 // Migrations receive an untyped handle: they describe the database as it was at their time.
@@ -238,6 +299,84 @@ const scores: Migration = {
   },
 };
 
+/**
+ * What each trial was sent (issue #8 item 3): the rendered task, stored once per distinct task
+ * (many trials share one: models x attempts) and referenced from the trial by hash.
+ */
+const trialTask: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("tasks")
+      .addColumn("hash", "text", (c) => c.primaryKey())
+      .addColumn("task", "text", (c) => c.notNull())
+      .execute();
+    await db.schema.alterTable("trials").addColumn("task_hash", "text").execute();
+  },
+  async down(db: AnyDb) {
+    await db.schema.alterTable("trials").dropColumn("task_hash").execute();
+    await db.schema.dropTable("tasks").ifExists().execute();
+  },
+};
+
+/**
+ * Judge verdicts and blinding state (issue #8 item 4) in the store instead of loose JSON files:
+ * the sealed mapping and the round's checks, the verdicts, the judge-call log, the blinding log.
+ */
+const judgements: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("blinding_rounds")
+      .addColumn("run_id", "text", (c) => c.primaryKey().references("runs.id"))
+      .addColumn("mapping", "text", (c) => c.notNull())
+      .addColumn("sealed_sha256", "text", (c) => c.notNull())
+      .addColumn("sealed_at", "text", (c) => c.notNull())
+      .addColumn("entries", "integer", (c) => c.notNull())
+      .addColumn("judge", "text")
+      .addColumn("verdicts_sha256", "text")
+      .addColumn("responses", "integer")
+      .addColumn("guessing_check", "text")
+      .addColumn("agreement", "text")
+      .addColumn("unblinded_at", "text")
+      .execute();
+    await db.schema
+      .createTable("judge_verdicts")
+      .addColumn("run_id", "text", (c) => c.notNull().references("runs.id"))
+      .addColumn("ord", "integer", (c) => c.notNull())
+      .addColumn("uuid", "text", (c) => c.notNull())
+      .addColumn("role", "text", (c) => c.notNull().check(sql`role in ('primary', 'validation')`))
+      .addColumn("judge", "text", (c) => c.notNull())
+      .addColumn("rubric", "text", (c) => c.notNull())
+      .addColumn("benchmark", "text", (c) => c.notNull())
+      .addColumn("ok", "integer", (c) => c.notNull())
+      .addColumn("label", "text")
+      .addColumn("confidence", "double precision")
+      .addColumn("justification", "text")
+      .addColumn("outcome", "double precision")
+      .addColumn("error", "text")
+      .addColumn("trial_id", "text", (c) => c.references("trials.id"))
+      .addPrimaryKeyConstraint("judge_verdicts_pk", ["run_id", "ord"])
+      .execute();
+    for (const table of ["judge_calls", "blinding_log"]) {
+      let builder = db.schema
+        .createTable(table)
+        .addColumn("run_id", "text", (c) => c.notNull().references("runs.id"))
+        .addColumn("seq", "integer", (c) => c.notNull());
+      if (table === "blinding_log") {
+        builder = builder.addColumn("at", "text", (c) => c.notNull()).addColumn("event", "text", (c) => c.notNull());
+      }
+      await builder
+        .addColumn("record", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint(`${table}_pk`, ["run_id", "seq"])
+        .execute();
+    }
+  },
+  async down(db: AnyDb) {
+    for (const table of ["blinding_log", "judge_calls", "judge_verdicts", "blinding_rounds"]) {
+      await db.schema.dropTable(table).ifExists().execute();
+    }
+  },
+};
+
 /** Per-call checks as one JSON column (issue #8 item 5): a new auditor needs no new column. */
 const callChecks: Migration = {
   async up(db: AnyDb) {
@@ -253,7 +392,9 @@ export const migrations: Record<string, Migration> = {
   "0001_initial": initial,
   "0002_call_audit": callAudit,
   "0003_scores": scores,
-  "0004_call_checks": callChecks,
+  "0004_trial_task": trialTask,
+  "0005_judgements": judgements,
+  "0006_call_checks": callChecks,
 };
 
 export const migrationProvider: MigrationProvider = {

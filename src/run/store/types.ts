@@ -7,6 +7,7 @@
 import type { StudySpec } from "../../contracts/spec.js";
 import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
 import type { GenerateResult } from "../../contracts/provider.js";
+import type { TaskInput } from "../../contracts/task.js";
 
 export interface RunRecord {
   id: string;
@@ -24,15 +25,83 @@ export interface TrialRow extends PlannedTrial {
   executions: number;
   outcome: TrialOutcome | null;
   updatedAt: string | null;
+  /** Hash of the task the trial was sent (store/task-record.ts); null before it ran, or stored before migration 0004. */
+  taskHash: string | null;
+}
+
+/** A trial's rendered task as stored: canonical JSON and its SHA-256. */
+export interface StoredTask {
+  hash: string;
+  json: string;
 }
 
 export interface TrialCompletion {
   trialId: string;
   outcome: TrialOutcome;
   calls: CallRecord[];
+  /** The task the trial was sent, stored once per distinct task (absent when rendering failed). */
+  task?: StoredTask;
 }
 
-export interface TrialStore {
+/** A judge's verdict on one blinded response (keyed by its UUID; linked to its trial only at unblinding). */
+export interface VerdictRecord {
+  uuid: string;
+  benchmark: string;
+  rubric: string;
+  judge: string;
+  role: "primary" | "validation";
+  ok: boolean;
+  label: string | null;
+  confidence: number | null;
+  justification: string | null;
+  outcome: number | null;
+  error: string | null;
+}
+
+/** The run's blinding round: the sealed mapping and, once judged, the verdicts' hash and checks. */
+export interface BlindingRound {
+  /** The sealed mapping's text (UUID -> trial); opens only with `sealedSha256`. */
+  mapping: string;
+  sealedSha256: string;
+  sealedAt: string;
+  entries: number;
+  /** Set when judging finished. */
+  judged: {
+    judge: string;
+    verdictsSha256: string;
+    responses: number;
+    /** GuessingCheck JSON, or null when not applicable. */
+    guessingCheck: unknown;
+    /** {per_benchmark, skipped} JSON. */
+    agreement: unknown;
+  } | null;
+  unblindedAt: string | null;
+}
+
+/** Judge verdicts and blinding state (store migration 0005); one blinding round per run. */
+export interface JudgementStore {
+  /** Starts a round with its sealed mapping, replacing any earlier round of the run (its verdicts and calls). */
+  sealBlindingRound(
+    runId: string,
+    round: Pick<BlindingRound, "mapping" | "sealedSha256" | "sealedAt" | "entries">,
+  ): Promise<void>;
+  /** Logs one judge call (verdict or guess) of the current round; `seq` orders the log. */
+  recordJudgeCall(runId: string, seq: number, record: Record<string, unknown>): Promise<void>;
+  /** Stores the round's verdicts, in order, in one transaction. */
+  saveVerdicts(runId: string, verdicts: readonly VerdictRecord[]): Promise<void>;
+  /** Records the end of judging: the verdicts' hash and the agreement and guessing checks. */
+  finishBlindingRound(runId: string, judged: NonNullable<BlindingRound["judged"]>): Promise<void>;
+  /** Links verdicts to their trials (by UUID) and stamps the round unblinded, in one transaction. */
+  unblindRound(runId: string, at: string, trialOfUuid: ReadonlyMap<string, string>): Promise<void>;
+  appendBlindingLog(runId: string, event: { event: string; at: string } & Record<string, unknown>): Promise<void>;
+  getBlindingRound(runId: string): Promise<BlindingRound | undefined>;
+  /** The round's verdicts in the order they were saved, with their trial once unblinded. */
+  listVerdicts(runId: string): Promise<(VerdictRecord & { trialId: string | null })[]>;
+  listBlindingLog(runId: string): Promise<({ event: string; at: string } & Record<string, unknown>)[]>;
+  listJudgeCalls(runId: string): Promise<Record<string, unknown>[]>;
+}
+
+export interface TrialStore extends JudgementStore {
   readonly dialect: "sqlite" | "postgres";
   /** Creates tables if missing; safe to call on every open. */
   migrate(): Promise<void>;
@@ -57,6 +126,8 @@ export interface TrialStore {
    * all land together or none do. Returns, per entry, whether it was written.
    */
   completeTrials(entries: readonly TrialCompletion[]): Promise<boolean[]>;
+  /** Stored tasks by hash (those found); see TrialRow.taskHash. */
+  getTasks(hashes: readonly string[]): Promise<Map<string, TaskInput>>;
   /** Calls of a run (optionally of one trial), ordered by trial, execution, seq. */
   listCalls(runId: string, trialId?: string): Promise<CallRecord[]>;
   /** Calls of several trials in one query (a page of trials), grouped by trial id in call order. */

@@ -1,0 +1,85 @@
+/**
+ * Executes a run's unfinished trials with bounded concurrency (p-limit). Trials come from a
+ * TrialSource (claim, then acknowledge); each runs its scaffold against the model's provider,
+ * every sub-call is recorded, the answer is scored, and the trial's calls and outcome are
+ * committed in one store transaction: a crash or kill loses only trials in flight (they stay
+ * pending and run again on resume) and never duplicates a finished one. Errored trials are
+ * retried on the next run; finished ones never are, however wrong their answer.
+ */
+import pLimit from "p-limit";
+import type { TrialRow } from "../store/types.js";
+import { CommitBatcher } from "../commit-batcher.js";
+import { RunBudget } from "./budget.js";
+import { runTrial } from "./run-trial.js";
+import { StoreTrialSource } from "./trial-source.js";
+import type { ExecuteOptions, ExecuteSummary, TrialContext } from "./types.js";
+
+export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSummary> {
+  const summary: ExecuteSummary = {
+    attempted: 0,
+    finished: 0,
+    errored: 0,
+    abandoned: 0,
+    calls: 0,
+    costUsd: 0,
+    stoppedBy: "completed",
+  };
+  const source = options.source ?? new StoreTrialSource(options.store, options.runId);
+  const budget = await RunBudget.open(options.budget?.ledger ?? options.store, options.runId, options.budget);
+  const batcher = new CommitBatcher(options.store);
+  const context: TrialContext = { ...options, commit: (entry) => batcher.complete(entry) };
+  const limit = pLimit(options.concurrency);
+  const inFlight = new Set<Promise<void>>();
+  // Resolved whenever a trial settles, so the loop below can claim the freed slot.
+  let wake: (() => void) | undefined;
+  const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
+  // The first failure (a store error, not a trial's) stops claiming; it is rethrown once the
+  // trials in flight have settled, so none of them is left running unobserved.
+  let failure: { error: unknown } | undefined;
+
+  const stopReason = (): ExecuteSummary["stoppedBy"] | undefined => {
+    if (options.stopSignal?.aborted || options.abortSignal?.aborted) return "stop";
+    return budget.exhausted() ? "budget" : undefined;
+  };
+  const execute = async (trial: TrialRow): Promise<void> => {
+    const event = await runTrial(trial, context);
+    summary[event.status]++;
+    summary.calls += event.calls;
+    summary.costUsd += event.costUsd;
+    budget.charge(event);
+    await source.acknowledge(trial.id, event.status);
+    options.onTrialDone?.(event);
+  };
+
+  // A trial is claimed only when a slot is free, after the stop and budget checks, so no
+  // trial starts once the budget is spent or a stop was asked for.
+  while (!failure) {
+    const reason = stopReason();
+    if (reason) {
+      summary.stoppedBy = reason;
+      break;
+    }
+    const free = options.concurrency - inFlight.size;
+    if (free <= 0) {
+      await slotFreed();
+      continue;
+    }
+    const claimed = await source.claim(free);
+    if (claimed.length === 0) break;
+    for (const trial of claimed) {
+      summary.attempted++;
+      const running: Promise<void> = limit(execute, trial)
+        .catch((error: unknown) => {
+          failure ??= { error };
+        })
+        .finally(() => {
+          inFlight.delete(running);
+          wake?.();
+        });
+      inFlight.add(running);
+    }
+  }
+  await Promise.all(inFlight);
+  if (failure) throw failure.error;
+  return summary;
+}

@@ -1,0 +1,80 @@
+import type { Item } from "../../contracts/item.js";
+import type { TaskInput } from "../../contracts/task.js";
+import type { CallRecord } from "../../contracts/trial.js";
+import { ProviderError } from "../../core/errors.js";
+import { costUsd } from "../../models/pricing.js";
+import { renderTask } from "../../scaffolds/prompt.js";
+import { encodeRaw } from "../../scoring/logprob-common.js";
+import type { LogprobScorer } from "../../scoring/types.js";
+import type { TrialRow } from "../store/types.js";
+import type { ScoredRun } from "./free-form.js";
+import type { ModelRuntime, TrialContext } from "./types.js";
+
+/**
+ * The log-prob path (scoring_path: logprob): no generation. The rendered task (the same text the
+ * free-form path sends, so a perturbation of the task reaches both) is the shared prompt, and one
+ * continuationLogprobs call scores every continuation the scorer asks for. The call is recorded
+ * (role "logprob") with the raw log-probabilities in its note, so `parallax score` can re-score it.
+ */
+export async function logprobTrial(
+  trial: TrialRow,
+  execution: number,
+  model: ModelRuntime,
+  calls: CallRecord[],
+  options: TrialContext,
+  item: Item,
+  task: TaskInput,
+  scorer: LogprobScorer,
+): Promise<ScoredRun> {
+  const provider = model.provider;
+  if (!provider.continuationLogprobs) {
+    throw new ProviderError(`provider '${provider.name}' cannot score continuations`, "provider_error");
+  }
+  // `task` is rendered (renderTrialTask): its system prompt already is the variant's.
+  const body = task.systemPrompt ? `${task.systemPrompt}\n\n${renderTask(task)}` : renderTask(task);
+  const plan = scorer.plan(item, task, body);
+  const base = {
+    trialId: trial.id,
+    execution,
+    seq: calls.length + 1,
+    role: "logprob",
+    messages: [{ role: "user" as const, content: plan.prompt }],
+    paramsUsed: {},
+    droppedParams: [],
+    startedAt: new Date().toISOString(),
+  };
+  const started = Date.now();
+  try {
+    const raw = await provider.continuationLogprobs({
+      model: model.spec.model,
+      prompt: plan.prompt,
+      continuations: plan.continuations,
+      signal: options.abortSignal,
+    });
+    const scored = scorer.score(item, task, raw, options.logprobOptions ?? { basis: "text", lengthNormalise: false });
+    calls.push({
+      ...base,
+      responseText: scored.parsedAnswer,
+      finishReason: null,
+      usage: raw.usage,
+      costUsd: costUsd(raw.usage, model.price).usd,
+      latencyMs: Date.now() - started,
+      cached: false,
+      error: null,
+      note: { logprob: encodeRaw(raw), score_details: scored.details ?? null },
+    });
+    return { finalText: scored.parsedAnswer ?? "", scored };
+  } catch (error) {
+    const bucket = error instanceof ProviderError ? error.bucket : "other";
+    calls.push({
+      ...base,
+      responseText: null,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      costUsd: 0,
+      latencyMs: Date.now() - started,
+      cached: false,
+      error: { bucket, message: error instanceof Error ? error.message : String(error) },
+    });
+    throw error;
+  }
+}

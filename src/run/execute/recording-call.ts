@@ -1,0 +1,87 @@
+/**
+ * The scaffold's call function: response cache lookup, the provider call, and a CallRecord
+ * of every sub-call, failed or not, with its propagation audit.
+ */
+import type { GenerateRequest, GenerateResult } from "../../contracts/provider.js";
+import type { TaskInput } from "../../contracts/task.js";
+import type { CallRecord } from "../../contracts/trial.js";
+import { ProviderError } from "../../core/errors.js";
+import { costUsd } from "../../models/pricing.js";
+import { auditCall } from "../../scaffolds/propagation.js";
+import type { ScaffoldCall } from "../../scaffolds/types.js";
+import type { TrialRow } from "../store/types.js";
+import { cacheKey } from "./cache-key.js";
+import type { ModelRuntime, TrialContext } from "./types.js";
+
+export function recordingCall(
+  trial: TrialRow,
+  execution: number,
+  model: ModelRuntime,
+  calls: CallRecord[],
+  options: Pick<TrialContext, "store" | "cache" | "abortSignal">,
+  task: TaskInput,
+): ScaffoldCall {
+  return async (role, messages, overrides) => {
+    const params = { ...model.params, ...overrides };
+    const request: GenerateRequest = { model: model.spec.model, messages, params };
+    const key = cacheKey(model, messages, params, trial.attempt);
+    // The simulated panel is deterministic and free: caching its replies would only cost writes.
+    const useCache = options.cache && !model.provider.simulated;
+    const startedAt = new Date();
+    const base = {
+      trialId: trial.id,
+      execution,
+      seq: calls.length + 1,
+      role,
+      messages,
+      startedAt: startedAt.toISOString(),
+      // What of the task reached this sub-call (options, system prompt, safety instructions).
+      audit: auditCall(task, role, messages),
+    };
+    try {
+      const hit = useCache ? await options.store.cacheGet(key) : undefined;
+      const result = hit ?? (await model.provider.generate({ ...request, signal: options.abortSignal }));
+      if (useCache && !hit) await options.store.cachePut(key, result);
+      calls.push(callRecord(base, result, model, hit !== undefined, Date.now() - startedAt.getTime()));
+      return result;
+    } catch (error) {
+      const bucket = error instanceof ProviderError ? error.bucket : "other";
+      const message = error instanceof Error ? error.message : String(error);
+      calls.push({
+        ...base,
+        paramsUsed: params,
+        droppedParams: [],
+        responseText: null,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        costUsd: 0,
+        latencyMs: Date.now() - startedAt.getTime(),
+        cached: false,
+        error: { bucket, message },
+      });
+      throw error;
+    }
+  };
+}
+
+function callRecord(
+  base: Pick<CallRecord, "trialId" | "execution" | "seq" | "role" | "messages" | "startedAt" | "audit">,
+  result: GenerateResult,
+  model: ModelRuntime,
+  cached: boolean,
+  latencyMs: number,
+): CallRecord {
+  return {
+    ...base,
+    paramsUsed: result.paramsUsed,
+    droppedParams: result.droppedParams,
+    responseText: result.text,
+    toolCalls: result.toolCalls,
+    finishReason: result.finishReason ?? null,
+    usage: result.usage,
+    // A cache hit costs nothing now, but the trial's cost is what its calls cost when made.
+    costUsd: costUsd(result.usage, model.price).usd,
+    latencyMs,
+    cached,
+    error: null,
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * One trial's execution: render its task once, run the free-form or log-prob path, and hand
+ * the calls and outcome to the commit (one store transaction). A trial aborted in flight is
+ * not committed: it stays unfinished and runs again on resume.
+ */
+import type { TaskInput } from "../../contracts/task.js";
+import type { CallRecord, TrialOutcome } from "../../contracts/trial.js";
+import { ProviderError } from "../../core/errors.js";
+import { renderTrialTask } from "../../facets/render.js";
+import { isLogprobScorer } from "../../scoring/types.js";
+import type { TrialRow } from "../store/types.js";
+import { storedTask } from "../task-record.js";
+import { scaffoldTrial } from "./free-form.js";
+import { logprobTrial } from "./logprob.js";
+import type { TrialContext, TrialEvent } from "./types.js";
+
+export async function runTrial(trial: TrialRow, options: TrialContext): Promise<TrialEvent> {
+  const model = options.models.get(trial.modelId);
+  const item = options.items.get(trial.benchmarkId)?.get(trial.itemId);
+  const calls: CallRecord[] = [];
+  const execution = trial.executions + 1;
+  const started = Date.now();
+  let task: TaskInput | undefined;
+  try {
+    if (!model || !item) throw new Error(`trial ${trial.id} refers to a model or item that is not in the study`);
+    task = renderTrialTask(item, trial.condition);
+    const scorer = options.scorerFor?.(trial, item, task) ?? options.scorer;
+    if (!scorer) throw new Error("executeTrials needs a scorer or scorerFor");
+    const { finalText, scored } = isLogprobScorer(scorer)
+      ? await logprobTrial(trial, execution, model, calls, options, item, task, scorer)
+      : await scaffoldTrial(trial, execution, model, calls, options, item, task, scorer);
+    return await complete(trial, options, calls, started, task, {
+      status: "finished",
+      finalAnswer: finalText,
+      parsedAnswer: scored.parsedAnswer,
+      parseStatus: scored.parseStatus,
+      score: scored.score,
+      scorer: `${scorer.name}@${scorer.version}`,
+      failureBucket: null,
+      errorMessage: null,
+    });
+  } catch (error) {
+    if (options.abortSignal?.aborted)
+      return { trialId: trial.id, status: "abandoned", costUsd: 0, calls: calls.length };
+    const bucket = error instanceof ProviderError ? error.bucket : "other";
+    return await complete(trial, options, calls, started, task, {
+      status: "errored",
+      finalAnswer: null,
+      parsedAnswer: null,
+      parseStatus: "not_applicable",
+      score: null,
+      scorer: null,
+      failureBucket: bucket,
+      errorMessage: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+type OutcomeCore = Omit<TrialOutcome, "usage" | "costUsd" | "latencyMs" | "droppedParams" | "simulated">;
+
+async function complete(
+  trial: TrialRow,
+  options: TrialContext,
+  calls: CallRecord[],
+  started: number,
+  task: TaskInput | undefined,
+  core: OutcomeCore,
+): Promise<TrialEvent> {
+  const model = options.models.get(trial.modelId);
+  const outcome: TrialOutcome = {
+    ...core,
+    usage: {
+      inputTokens: calls.reduce((sum, c) => sum + c.usage.inputTokens, 0),
+      outputTokens: calls.reduce((sum, c) => sum + c.usage.outputTokens, 0),
+    },
+    costUsd: calls.reduce((sum, c) => sum + c.costUsd, 0),
+    latencyMs: Date.now() - started,
+    droppedParams: uniqueDrops(calls),
+    simulated: model?.provider.simulated ?? false,
+  };
+  // What was sent is stored with the outcome, in the same transaction.
+  const written = await options.commit({
+    trialId: trial.id,
+    outcome,
+    calls,
+    task: task === undefined ? undefined : storedTask(task),
+  });
+  // A trial another worker finished first counts as neither finished nor errored here.
+  const status = written ? core.status : "abandoned";
+  return { trialId: trial.id, status, costUsd: outcome.costUsd, calls: calls.length };
+}
+
+function uniqueDrops(calls: CallRecord[]): TrialOutcome["droppedParams"] {
+  const seen = new Map<string, TrialOutcome["droppedParams"][number]>();
+  for (const call of calls) for (const drop of call.droppedParams) seen.set(drop.name, drop);
+  return [...seen.values()];
+}

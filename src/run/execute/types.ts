@@ -1,0 +1,72 @@
+/**
+ * The executor's vocabulary: a model ready to call, the options of a run pass, and what a
+ * trial and a whole pass report back.
+ */
+import type { Item } from "../../contracts/item.js";
+import type { GenerationParams, Provider } from "../../contracts/provider.js";
+import type { ModelSpec } from "../../contracts/spec.js";
+import type { TaskInput } from "../../contracts/task.js";
+import type { AnyScorer, LogprobOptions, Scorer } from "../../scoring/types.js";
+import type { TrialCompletion, TrialRow, TrialStore } from "../store/types.js";
+import type { BudgetLedger, BudgetLimits } from "./budget.js";
+import type { TrialSource } from "./trial-source.js";
+
+export interface ModelRuntime {
+  spec: ModelSpec;
+  provider: Provider;
+  params: GenerationParams;
+  price: { input_per_mtok: number; output_per_mtok: number } | undefined;
+}
+
+export interface ExecuteOptions {
+  store: TrialStore;
+  runId: string;
+  /** Where the trials to execute come from (default: this run's unfinished trials in the store). */
+  source?: TrialSource;
+  items: Map<string, Map<string, Item>>;
+  models: Map<string, ModelRuntime>;
+  /** The scorer of every trial, unless `scorerFor` chooses one per trial. */
+  scorer?: Scorer;
+  /** Chooses the run-time scorer of a trial (by benchmark, format and scoring path). */
+  scorerFor?: (trial: TrialRow, item: Item, task: TaskInput) => AnyScorer;
+  /** Settings of log-prob scorers (spec scoring.logprob_basis / length_normalise). */
+  logprobOptions?: LogprobOptions;
+  concurrency: number;
+  cache: boolean;
+  /** Stops scheduling new trials; in-flight trials finish. */
+  stopSignal?: AbortSignal;
+  /** Aborts in-flight calls; their trials stay unfinished. */
+  abortSignal?: AbortSignal;
+  /**
+   * Limits for the whole run. What earlier invocations spent is read from `ledger` (default:
+   * the store), so the budget holds across resumes.
+   */
+  budget?: BudgetLimits & { ledger?: BudgetLedger };
+  onTrialDone?: (event: TrialEvent) => void;
+}
+
+export interface TrialEvent {
+  trialId: string;
+  status: "finished" | "errored" | "abandoned";
+  costUsd: number;
+  calls: number;
+}
+
+export interface ExecuteSummary {
+  attempted: number;
+  finished: number;
+  errored: number;
+  abandoned: number;
+  calls: number;
+  costUsd: number;
+  stoppedBy: "completed" | "stop" | "budget";
+}
+
+/** What one trial's execution needs: the pass's options and where its completion goes (group commit). */
+export interface TrialContext
+  extends Pick<
+    ExecuteOptions,
+    "store" | "items" | "models" | "scorer" | "scorerFor" | "logprobOptions" | "cache" | "abortSignal"
+  > {
+  commit: (entry: TrialCompletion) => Promise<boolean>;
+}

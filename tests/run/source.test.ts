@@ -1,0 +1,164 @@
+/**
+ * The executor's work source and budget (issue #8 item 7): trials are claimed from a
+ * TrialSource and acknowledged once each; the budget is read from the store's ledger, so what
+ * another invocation (or process) spent counts.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { fromSpecParams } from "../../src/models/policy.js";
+import { providers } from "../../src/models/registry.js";
+import {
+  type BudgetLedger,
+  executeTrials,
+  type ModelRuntime,
+  RunBudget,
+  StoreTrialSource,
+  type TrialEvent,
+  type TrialSource,
+} from "../../src/run/executor.js";
+import { runStudy } from "../../src/run/run-study.js";
+import { logprobOptionsOf, scorerChooser } from "../../src/run/score.js";
+import { openStore } from "../../src/run/store/open.js";
+import type { TrialRow, TrialStore } from "../../src/run/store/types.js";
+import { allItems, type PreparedStudy, prepareStudy } from "../../src/run/study.js";
+import { writeDemoSpec } from "../helpers/study.js";
+
+/** A recorded run whose trials are all still pending (the run was stopped before the first trial). */
+async function plannedStudy(items: number): Promise<{ study: PreparedStudy; store: TrialStore; runId: string }> {
+  const { specPath, outDir } = writeDemoSpec({ items, facets: "    format: [mc]" });
+  const stopped = new AbortController();
+  stopped.abort();
+  const result = await runStudy({ specPath, outDir, env: {}, stopSignal: stopped.signal });
+  assert.equal(result.counts.pending, items);
+  return { study: await prepareStudy(specPath), store: await openStore(outDir), runId: result.runId };
+}
+
+function simModels(study: PreparedStudy): Map<string, ModelRuntime> {
+  const models = new Map<string, ModelRuntime>();
+  for (const spec of study.spec.models) {
+    const provider = providers.get(spec.provider)(spec, {});
+    provider.observeItems?.(allItems(study));
+    models.set(spec.id, { spec, provider, params: fromSpecParams(spec.params), price: undefined });
+  }
+  return models;
+}
+
+function execute(study: PreparedStudy, store: TrialStore, runId: string, extra: object) {
+  return executeTrials({
+    store,
+    runId,
+    items: study.items,
+    models: simModels(study),
+    scorerFor: scorerChooser(study.spec),
+    logprobOptions: logprobOptionsOf(study.spec),
+    concurrency: 3,
+    cache: false,
+    ...extra,
+  });
+}
+
+describe("trial source", () => {
+  test("the store source claims unfinished trials in id order, a page at a time, each once", async () => {
+    const { store, runId } = await plannedStudy(7);
+    try {
+      const source = new StoreTrialSource(store, runId, 3);
+      const claimed: TrialRow[] = [];
+      assert.deepEqual(await source.claim(0), []);
+      for (;;) {
+        const batch = await source.claim(2);
+        if (batch.length === 0) break;
+        assert.ok(batch.length <= 2);
+        claimed.push(...batch);
+      }
+      const ids = claimed.map((t) => t.id);
+      assert.deepEqual(ids, [...ids].sort());
+      assert.deepEqual(
+        ids,
+        (await store.listTrials(runId)).map((t) => t.id),
+      );
+      assert.equal(source.inFlight, 7);
+      for (const id of ids) await source.acknowledge(id);
+      assert.equal(source.inFlight, 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("executeTrials runs what its source hands out and acknowledges each trial once, with its status", async () => {
+    const { study, store, runId } = await plannedStudy(6);
+    try {
+      const pending = await store.listTrials(runId);
+      const served = pending.slice(0, 4);
+      const acknowledged: [string, TrialEvent["status"]][] = [];
+      let maxAsked = 0;
+      const source: TrialSource = {
+        claim: async (max) => {
+          maxAsked = Math.max(maxAsked, max);
+          return served.splice(0, 1);
+        },
+        acknowledge: async (trialId, status) => {
+          acknowledged.push([trialId, status]);
+        },
+      };
+      const summary = await execute(study, store, runId, { source });
+      assert.equal(summary.attempted, 4);
+      assert.ok(maxAsked <= 3, "never claims more than the free slots");
+      assert.deepEqual(
+        acknowledged.map(([id]) => id).sort(),
+        pending.slice(0, 4).map((t) => t.id),
+      );
+      assert.ok(acknowledged.every(([, status]) => status === "finished"));
+      assert.deepEqual(await store.countByStatus(runId), { pending: 2, finished: 4, errored: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("budget through the store", () => {
+  test("what the ledger says the run spent counts: nothing starts once the limit is reached", async () => {
+    const { study, store, runId } = await plannedStudy(4);
+    try {
+      const asked: string[] = [];
+      const ledger: BudgetLedger = {
+        spent: async (id) => {
+          asked.push(id);
+          return { calls: 5, costUsd: 0 };
+        },
+      };
+      const summary = await execute(study, store, runId, { budget: { maxCalls: 5, ledger } });
+      assert.deepEqual(asked, [runId]);
+      assert.equal(summary.stoppedBy, "budget");
+      assert.equal(summary.attempted, 0);
+
+      // The store is the default ledger: 2 calls committed, a limit of 3 allows exactly one more trial.
+      const first = await execute(study, store, runId, { budget: { maxCalls: 2 }, concurrency: 1 });
+      assert.equal(first.calls, 2);
+      const second = await execute(study, store, runId, { budget: { maxCalls: 3 }, concurrency: 1 });
+      assert.equal(second.attempted, 1);
+      assert.equal(second.stoppedBy, "budget");
+      assert.deepEqual(await store.spent(runId), { calls: 3, costUsd: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("RunBudget charges committed trials against the limits; without limits it reads nothing", async () => {
+    let reads = 0;
+    const ledger: BudgetLedger = {
+      spent: async () => {
+        reads++;
+        return { calls: 1, costUsd: 0.5 };
+      },
+    };
+    const unlimited = await RunBudget.open(ledger, "r", {});
+    assert.equal(reads, 0);
+    assert.equal(unlimited.exhausted(), false);
+    const budget = await RunBudget.open(ledger, "r", { maxCostUsd: 1 });
+    assert.equal(budget.exhausted(), false);
+    budget.charge({ calls: 1, costUsd: 0.49 });
+    assert.equal(budget.exhausted(), false);
+    budget.charge({ calls: 0, costUsd: 0.01 });
+    assert.equal(budget.exhausted(), true);
+  });
+});
