@@ -91,8 +91,11 @@ describe("scaffolds on the sim provider", () => {
   test("the propagation audit: the strict system prompt reaches answer calls, not scaffold-internal ones", () => {
     const calls = study.calls;
     const retained = (role: RegExp) => calls.filter((c) => role.test(c.role)).map((c) => c.audit?.systemPromptRetained);
-    assert.ok(retained(/^(answer|reason|reduce|step-\d|chain-\d|revise-\d)$/).every((r) => r === 1));
-    assert.ok(retained(/^(decompose|map-\d|critique-\d|check|adjudicate)$/).every((r) => r === 0));
+    const answering = retained(/^(answer|reason|reduce|step-\d|chain-\d|revise-\d)$/);
+    const internal = retained(/^(decompose|map-\d|critique-\d|check|adjudicate)$/);
+    assert.ok(answering.length > 0 && internal.length > 0, "both kinds of call were made");
+    assert.ok(answering.every((r) => r === 1));
+    assert.ok(internal.every((r) => r === 0));
     const direct = calls.find((c) => c.role === "answer")!;
     assert.deepEqual(direct.messages[0], { role: "system", content: STRICT_SYSTEM_PROMPT });
     assert.ok(
