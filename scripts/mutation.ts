@@ -49,6 +49,7 @@ export interface Mutation {
 }
 
 const CLUSTER_TEST = "tests/analysis/cluster-resampling.test.ts";
+const SCAFFOLD_TEST = "tests/scaffolds/defining-properties.test.ts";
 
 export const MUTATIONS: Mutation[] = [
   {
@@ -185,7 +186,31 @@ export const MUTATIONS: Mutation[] = [
     file: "src/analysis/data.ts",
     find: 'if (population === "itt") out.push({ row, y: 0 });',
     replace: 'if (population === "itt") out.push({ row, y: 1 });',
-    tests: ["tests/analysis/planted.test.ts"],
+    tests: ["tests/analysis/populations.test.ts"],
+  },
+  {
+    id: "map-calls-get-options",
+    description: "standard map-reduce passes the MC options to its map calls (as the option-preserving variant does)",
+    file: "src/scaffolds/map-reduce.ts",
+    find: "const options = preserveOptions ? renderOptions(task) : undefined;",
+    replace: "const options = renderOptions(task);",
+    tests: [SCAFFOLD_TEST],
+  },
+  {
+    id: "react-drops-own-replies",
+    description: "ReAct feeds back the observation but not the model's own previous turn",
+    file: "src/scaffolds/react.ts",
+    find: 'messages.push({ role: "assistant", content: reply }, { role: "user", content: next });',
+    replace: 'messages.push({ role: "user", content: next });',
+    tests: [SCAFFOLD_TEST],
+  },
+  {
+    id: "critic-revision-without-critique",
+    description: "the critic's revision call does not receive the critique",
+    file: "src/scaffolds/critic.ts",
+    find: "content: revisionRequest(critique) }",
+    replace: 'content: revisionRequest("") }',
+    tests: [SCAFFOLD_TEST],
   },
 ];
 
@@ -252,7 +277,10 @@ function runTests(copy: string, tests: readonly string[], timeoutSeconds: number
     timeout: timeoutSeconds * 1000,
     killSignal: "SIGKILL",
     maxBuffer: 256 * 1024 * 1024,
-    env: { ...process.env, PARALLAX_GOLDEN_DIR: process.env.PARALLAX_GOLDEN_DIR ?? join(copy, "..", "shared", "golden") },
+    env: {
+      ...process.env,
+      PARALLAX_GOLDEN_DIR: process.env.PARALLAX_GOLDEN_DIR ?? join(copy, "..", "shared", "golden"),
+    },
   });
   const seconds = (Date.now() - started) / 1000;
   const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
@@ -313,7 +341,9 @@ function main(): void {
     }
     const verdict = run.timedOut ? "timeout" : run.status !== 0 ? "caught" : "MISSED";
     rows.push({ m, verdict, seconds: run.seconds, by: run.failed.slice(0, 2).join("; ") });
-    console.log(`${verdict.padEnd(7)} ${m.id} (${run.seconds.toFixed(0)} s)${run.failed.length ? `: ${run.failed[0]}` : ""}`);
+    console.log(
+      `${verdict.padEnd(7)} ${m.id} (${run.seconds.toFixed(0)} s)${run.failed.length ? `: ${run.failed[0]}` : ""}`,
+    );
   }
   const caught = rows.filter((r) => r.verdict === "caught").length;
   console.log(`\n| mutation | file | result | first failing test |\n| --- | --- | --- | --- |`);

@@ -232,7 +232,7 @@ describe("analysis intervals resample the declared case cluster", async () => {
     const pooled = result.contrasts.itt.pooled;
     const byScaffold = new CellMeans(table.rows, (r) => r.facets[facet]);
     assert.equal(pooled.contrasts.length, conditions.length);
-    assert.ok(pooled.contrasts.length > 0);
+    assert.ok(pooled.contrasts.length > 0, "contrasts present");
     for (const contrast of pooled.contrasts) {
       const weights = { [contrast.condition]: 1, [reference]: -1 };
       const rd = contrast.riskDifference;
@@ -307,7 +307,7 @@ describe("analysis intervals resample the declared case cluster", async () => {
     assert.ok(pooled, "a pooled recovery row");
     const loss = cells.rate(ref) - cells.rate(std);
     const recovery = (cells.rate(pres) - cells.rate(std)) / loss;
-    assert.ok(Math.abs(pooled.loss.estimate! - loss) < 1e-12);
+    assert.ok(Math.abs(pooled.loss.estimate! - loss) < 1e-12, "loss estimate");
     assert.ok(Math.abs(pooled.recovery.estimate! - recovery) < 1e-12, `recovery ${pooled.recovery.estimate}`);
     const lossWeights = { [ref]: 1, [std]: -1 };
     assertClusterNotRow(
@@ -341,20 +341,20 @@ describe("analysis intervals resample the declared case cluster", async () => {
       let pairs = 0;
       for (const r of table.rows.filter((x) => x.facets[facet] === f.condition)) {
         const before = referenceOutcome.get(key(r));
-        assert.ok(before !== undefined);
+        assert.ok(before !== undefined, "a reference pair exists");
         pairs++;
         if (before === 1 && r.outcome === 0) lost++;
         if (before === 0 && r.outcome === 1) gained++;
       }
       assert.equal(f.pairs, pairs);
-      assert.ok(f.flips && f.mcnemar && !("error" in f.mcnemar));
+      assert.ok(f.flips && f.mcnemar && !("error" in f.mcnemar), "flips and McNemar computed");
       assert.equal(f.flips.n, pairs);
       assert.equal(f.mcnemar.b, lost, `lost ${f.condition}`);
       assert.equal(f.mcnemar.c, gained, `gained ${f.condition}`);
-      assert.ok(Math.abs(f.flips.lostRate - lost / pairs) < 1e-15);
-      assert.ok(Math.abs(f.flips.gainedRate - gained / pairs) < 1e-15);
-      assert.ok(Math.abs(f.flips.churn - (lost + gained) / pairs) < 1e-15);
-      assert.ok(Math.abs(f.flips.net - (gained - lost) / pairs) < 1e-15);
+      assert.ok(Math.abs(f.flips.lostRate - lost / pairs) < 1e-15, "lost rate");
+      assert.ok(Math.abs(f.flips.gainedRate - gained / pairs) < 1e-15, "gained rate");
+      assert.ok(Math.abs(f.flips.churn - (lost + gained) / pairs) < 1e-15, "churn");
+      assert.ok(Math.abs(f.flips.net - (gained - lost) / pairs) < 1e-15, "net");
     }
   });
 
@@ -369,14 +369,17 @@ describe("analysis intervals resample the declared case cluster", async () => {
     const centre = (p + (Z975 * Z975) / (2 * n)) / (1 + (Z975 * Z975) / n);
     const half = (Z975 / (1 + (Z975 * Z975) / n)) * Math.sqrt((p * (1 - p)) / n + (Z975 * Z975) / (4 * n * n));
     assert.ok(Math.abs(rate.ci95[0] - (centre - half)) < 1e-12, `${rate.ci95} vs ${centre - half}`);
-    assert.ok(Math.abs(rate.ci95[1] - (centre + half)) < 1e-12);
+    assert.ok(Math.abs(rate.ci95[1] - (centre + half)) < 1e-12, "Wilson upper");
   });
 
   it("Wald tests use df = the number of tested coefficients (even here: closed-form tail)", () => {
     const omnibus = result.hypotheses.omnibus;
     assert.ok(omnibus && "chi2" in omnibus, JSON.stringify(omnibus));
     assert.equal(omnibus.df, conditions.length);
-    assert.ok(Math.abs(omnibus.p - chiSquareSfEven(omnibus.chi2, omnibus.df)) <= 1e-9 * omnibus.p + 1e-300);
+    assert.ok(
+      Math.abs(omnibus.p - chiSquareSfEven(omnibus.chi2, omnibus.df)) <= 1e-9 * omnibus.p + 1e-300,
+      `omnibus p ${omnibus.p} vs closed form`,
+    );
     const models = new Set(table.rows.map((r) => r.model)).size;
     const byModel = result.hypotheses.interactions.find((i) => i.with === "model");
     assert.ok(byModel?.test, "condition x model test ran");

@@ -211,8 +211,8 @@ describe("scaffold defining properties (what reaches which call)", () => {
     assertWholeTask(sent[0], "answer");
     const [, check, adjudicate] = sent;
     assert.ok(text(check).includes("ANSWER-REPLY"), "the checker sees the answer");
-    assert.ok(text(check).includes(QUESTION));
-    assert.ok(text(adjudicate).includes("ANSWER-REPLY") && text(adjudicate).includes("CHECK-REPLY"));
+    assert.ok(text(check).includes(QUESTION), "the checker sees the question");
+    assert.ok(text(adjudicate).includes("ANSWER-REPLY") && text(adjudicate).includes("CHECK-REPLY"), "the adjudicator sees both");
     for (const s of [check, adjudicate])
       assert.ok(!systemOf(s).includes(SYSTEM), `${s.role} has its own system prompt`);
     assert.equal(finalLetter(finalText), "A");
