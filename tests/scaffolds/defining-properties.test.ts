@@ -212,7 +212,10 @@ describe("scaffold defining properties (what reaches which call)", () => {
     const [, check, adjudicate] = sent;
     assert.ok(text(check).includes("ANSWER-REPLY"), "the checker sees the answer");
     assert.ok(text(check).includes(QUESTION), "the checker sees the question");
-    assert.ok(text(adjudicate).includes("ANSWER-REPLY") && text(adjudicate).includes("CHECK-REPLY"), "the adjudicator sees both");
+    assert.ok(
+      text(adjudicate).includes("ANSWER-REPLY") && text(adjudicate).includes("CHECK-REPLY"),
+      "the adjudicator sees both",
+    );
     for (const s of [check, adjudicate])
       assert.ok(!systemOf(s).includes(SYSTEM), `${s.role} has its own system prompt`);
     assert.equal(finalLetter(finalText), "A");
