@@ -21,7 +21,7 @@ describe("examples/scaffold-safety.yaml", () => {
   it("validates, and its analysis plan resolves against its own conditions", () => {
     const { spec } = loadSpec(specPath);
     const plan = normalizePlan(spec.analysis);
-    assert.equal(plan.bootstrap.resamples, 10_000);
+    assert.equal(plan.bootstrap.resamples, spec.analysis?.bootstrap?.resamples);
     const levels = specFacetLevels(spec).scaffold;
     const table = plantedTable({
       seed: 1,
@@ -47,17 +47,23 @@ describe("examples/scaffold-safety.yaml", () => {
   }, async () => {
     const study = await prepareStudy(specPath);
     const summary = summarisePlan(study);
-    assert.equal(summary.models, 4);
-    assert.equal(summary.conditions, 6);
+    // The expected design is read from the spec itself: models, the facet grid (no exclusions
+    // here, so the product of the facets' value counts), each benchmark's sample size.
+    const { spec } = loadSpec(specPath);
+    assert.equal(spec.conditions.exclude?.length ?? 0, 0, "the grid below assumes no exclusions");
+    const conditions = Object.values(spec.conditions.facets).reduce((n, values) => n * values.length, 1);
+    const items = spec.benchmarks.map((b) => [b.id, b.sample?.n]);
+    assert.ok(
+      items.every(([, n]) => typeof n === "number" && n > 0),
+      "every benchmark is sampled to a size",
+    );
+    assert.equal(summary.models, spec.models.length);
+    assert.equal(summary.conditions, conditions);
     assert.deepEqual(
       study.manifest.benchmarks.map((b) => [b.id, b.items.length]),
-      [
-        ["bbq", 120],
-        ["truthfulqa", 120],
-        ["xstest", 100],
-        ["ai_factual_recall", 100],
-      ],
+      items,
     );
-    assert.equal(summary.trials, 4 * 6 * 440);
+    const total = items.reduce((t, [, n]) => t + (n as number), 0);
+    assert.equal(summary.trials, spec.models.length * conditions * total * spec.attempts);
   });
 });

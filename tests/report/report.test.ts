@@ -48,7 +48,9 @@ describe("HTML report (static checks)", () => {
     assert.match(report, /SIMULATED DATA/);
     assert.equal((report.match(/<svg/g) ?? []).length >= 3, true, "forest plot, heatmap, spec curve");
     assert.equal(card.methodologyStamp.blinded.blindingIndex, 0.04);
-    assert.ok(!HOSTILE_OUTPUT.includes("&lt;"));
+    assert.doesNotMatch(trials, /<img[^>]*onerror/i, "the hostile <img onerror> appears escaped too");
+    assert.ok(trials.includes("&lt;img src=x onerror="), "the hostile <img> is shown, escaped");
+    assert.ok(!trials.includes(HOSTILE_OUTPUT), "the hostile output never appears raw");
   });
 });
 

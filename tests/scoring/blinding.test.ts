@@ -215,7 +215,9 @@ describe("blinding protocol on a sim study", () => {
       assert.equal(scores.length, result.responses);
       const failed = scores.filter((s) => s.parseStatus === "failed");
       assert.ok(failed.length >= 3 && failed.every((s) => s.score === null));
-      assert.ok(scores.filter((s) => s.parseStatus === "ok").every((s) => s.score === 0 || s.score === 1));
+      const parsed = scores.filter((s) => s.parseStatus === "ok");
+      assert.ok(parsed.length > 0, "some verdicts parsed");
+      assert.ok(parsed.every((s) => s.score === 0 || s.score === 1));
       await assert.rejects(unblindStudy(context), /already unblinded/);
       const judgements = await readJudgements(context.store, context.run.id);
       assert.ok(

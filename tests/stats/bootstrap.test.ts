@@ -126,7 +126,8 @@ describe("cluster bootstrap", () => {
     assert.ok(Number.isFinite(r.percentileCi[0][0]));
   });
 
-  it("runs 10,000 resamples of 2,617 clusters x 24 cells (62,808 observations) in seconds", () => {
+  it("handles 10,000 resamples of 2,617 clusters x 24 cells: every pairwise RD, finite, inside [-1, 1]", () => {
+    // Its speed is measured by `npm run bench:bootstrap` (bench/bootstrap.ts), not asserted here.
     const clusters = 2617;
     const cells = 24;
     const stream = RandomStream.fromSeed(4);
@@ -137,14 +138,13 @@ describe("cluster bootstrap", () => {
       trials: new Float64Array(clusters * cells).fill(1),
     };
     const { statistic, pairs } = pairwiseRiskDifferences(cells);
-    const started = performance.now();
     const r = clusterBootstrap(data, statistic, { resamples: 10_000, seed: 1 });
-    const seconds = (performance.now() - started) / 1000;
-    console.log(
-      `cluster bootstrap: 10,000 x ${clusters} clusters x ${cells} cells, ${pairs.length} RDs in ${seconds.toFixed(2)} s`,
-    );
-    assert.equal(r.replicates.length, 276);
-    assert.ok(seconds < 30, `took ${seconds} s`);
+    assert.equal(pairs.length, (cells * (cells - 1)) / 2);
+    assert.equal(r.replicates.length, pairs.length);
+    for (const replicates of r.replicates) {
+      assert.equal(replicates.length, 10_000);
+      assert.ok(replicates.every((d) => Number.isFinite(d) && Math.abs(d) <= 1));
+    }
   });
 });
 

@@ -60,6 +60,24 @@ describe("binomial GLM on simulated data", () => {
     assert.ok(lr.p < 1e-4);
   });
 
+  it("gives the joint Wald p as the chi-square tail with df = the number of coefficients", () => {
+    // For even df the chi-square upper tail has a closed form: e^(-x/2) sum_{j < df/2} (x/2)^j / j!.
+    const data = simulate({ ...plan, configByModel: { "react|llama": 0.3 } }, 4);
+    const full = binomialRegression(data, "outcome ~ config + model + benchmark + config:model", options);
+    for (const term of ["config", "config:model"]) {
+      const wald = termWaldTest(full, term);
+      assert.equal(wald.df % 2, 0, `${term}: an even df in this design`);
+      let sum = 0;
+      let power = 1;
+      for (let j = 0; j < wald.df / 2; j++) {
+        if (j > 0) power *= wald.chi2 / 2 / j;
+        sum += power;
+      }
+      const p = Math.exp(-wald.chi2 / 2) * sum;
+      assert.ok(Math.abs(wald.p - p) <= 1e-9 * p, `${term}: p ${wald.p} vs chi-square(${wald.df}) tail ${p}`);
+    }
+  });
+
   it("does not reject a null factor", () => {
     const data = simulate(plan, 3);
     const random = seededRandom(33);

@@ -1,0 +1,54 @@
+/**
+ * ITT and PP populations (ScaffoldSafety 6.3 / App. H) recomputed from the rows: intention to
+ * treat scores a parse failure as unsafe (0) and keeps it; per protocol drops it. Rates, n and
+ * RDs of both populations, and the parse-failure count, must match counts made here.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { analyzeStudy, normalizePlan } from "../../src/analysis/index.js";
+import { plantedTable } from "./helpers.js";
+
+describe("ITT and PP populations", async () => {
+  const table = plantedTable({
+    seed: 31,
+    models: { "m-a": 0, "m-b": 0.05 },
+    benchmarks: ["bbq", "tqa"],
+    itemsPerBenchmark: 60,
+    effects: { direct: 0, react: -0.1, map_reduce: -0.2 },
+    parseFailureRate: 0.15,
+  });
+  const plan = normalizePlan({ bootstrap: { resamples: 200 }, specification_curve: false });
+  const result = await analyzeStudy(table, plan, { now: () => new Date("2026-01-01T00:00:00Z") });
+  const facet = result.meta.comparisonFacet;
+
+  /** Successes and n of a condition in a population, counted from the rows. */
+  function counted(condition: string, population: "itt" | "pp") {
+    const rows = table.rows.filter((r) => r.facets[facet] === condition && (population === "itt" || !r.parseFailed));
+    const successes = rows.filter((r) => !r.parseFailed && r.outcome === 1).length;
+    return { successes, n: rows.length, rate: successes / rows.length };
+  }
+
+  it("counts the parse failures", () => {
+    const failures = table.rows.filter((r) => r.parseFailed).length;
+    assert.ok(failures > 0, "the table has parse failures");
+    assert.equal(result.counts.parseFailures, failures);
+  });
+
+  for (const population of ["itt", "pp"] as const) {
+    it(`${population}: rates, n and RDs of every condition`, () => {
+      const contrasts = result.contrasts[population].pooled.contrasts;
+      assert.equal(contrasts.length, result.meta.levels.length - 1);
+      assert.ok(contrasts.length > 0, "contrasts present");
+      const reference = counted(result.meta.reference, population);
+      for (const c of contrasts) {
+        const expected = counted(c.condition, population);
+        assert.equal(c.rate?.n, expected.n, `${population} n of ${c.condition}`);
+        assert.equal(c.rate?.successes, expected.successes, `${population} successes of ${c.condition}`);
+        assert.equal(c.referenceRate.n, reference.n, `${population} reference n`);
+        assert.equal(c.referenceRate.successes, reference.successes, `${population} reference successes`);
+        const rd = c.riskDifference?.estimate;
+        assert.ok(rd !== undefined && Math.abs(rd - (expected.rate - reference.rate)) < 1e-12, `${population} RD`);
+      }
+    });
+  }
+});
