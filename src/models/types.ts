@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Provider } from "../contracts/provider.js";
 import type { ModelSpec } from "../contracts/spec.js";
 
@@ -6,3 +7,19 @@ export type ProviderEnv = Readonly<Record<string, string | undefined>>;
 
 /** Builds a provider for one model entry of the spec. One factory per provider file. */
 export type ProviderFactory = (spec: ModelSpec, env: ProviderEnv) => Provider;
+
+/**
+ * What a provider says about itself, without loading its module: the registry holds these,
+ * so planning and spec checks never import an SDK. `create` imports the provider module (and
+ * its SDK) on first use.
+ */
+export interface ProviderDescriptor {
+  readonly name: string;
+  /** Runs on this machine: its calls cost nothing unless the spec gives a price. */
+  readonly local: boolean;
+  /** Its outputs are synthetic (the sim panel); reports label them. */
+  readonly simulated?: boolean;
+  /** The spec's `models[].options` for this provider (strict: unknown keys are errors). */
+  readonly optionsSchema: z.ZodType;
+  create(spec: ModelSpec, env: ProviderEnv): Promise<Provider>;
+}

@@ -349,14 +349,7 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
   appendLog(dir, { event: "sealed", at: sealedAt, sha256: sealed.sha256, entries: judgeables.length });
 
   const runtimes = new Map<string, JudgeRuntime>();
-  const runtime = (s: ModelSpec): JudgeRuntime => {
-    let r = runtimes.get(s.id);
-    if (!r) {
-      r = options.judgeFor ? options.judgeFor(s) : buildJudge(s, spec, options.env);
-      runtimes.set(s.id, r);
-    }
-    return r;
-  };
+  const runtime = (s: ModelSpec): JudgeRuntime => runtimes.get(s.id)!;
   try {
     // Step 3: blinded assessment, plus the validation judge on a stratified subsample.
     const fraction = spec.scoring?.validation?.fraction ?? 0.1;
@@ -372,6 +365,11 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
         out.push({ judgeable: j, judge: assignment.validation, role: "validation" });
       return out;
     });
+    // The judges the tasks use are built first: building one imports its provider's SDK.
+    for (const { judge } of tasks) {
+      if (runtimes.has(judge.id)) continue;
+      runtimes.set(judge.id, options.judgeFor ? options.judgeFor(judge) : await buildJudge(judge, spec, options.env));
+    }
     writeFileSync(join(dir, BLINDING_FILES.calls), "");
     let done = 0;
     const verdicts = await mapPool(tasks, options.concurrency ?? spec.execution.concurrency, async (t) => {
