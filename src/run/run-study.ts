@@ -12,7 +12,6 @@ import { resilienceFromSpec, withResilience } from "../models/resilience.js";
 import { InputError } from "../core/errors.js";
 import { type ExecuteSummary, executeTrials, type ModelRuntime, type TrialEvent } from "./executor.js";
 import { planTrials, refuseImpossibleCells, runIdFor } from "./plan.js";
-import { logprobOptionsOf, scorerChooser } from "./score.js";
 import { isPostgresUrl, openStore, parsePostgresUrl } from "./store/open.js";
 import type { RunRecord, TrialStore } from "./store/types.js";
 import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
@@ -62,6 +61,9 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     const total = before.pending + before.finished + before.errored;
     options.onStart?.({ runId, total, pending: before.pending + before.errored, alreadyFinished: before.finished });
     const { execution } = study.spec;
+    // Loaded here, not with the module: score.js brings the judging statistics (@stdlib), which
+    // `plan` (through checkCells) never needs.
+    const { logprobOptionsOf, scorerChooser } = await import("./score.js");
     const summary = await executeTrials({
       store,
       runId,
