@@ -47,7 +47,9 @@ try {
   ];
   const samples = commands.map(() => [] as number[]);
   time(["--version"]); // warm the file cache before timing
-  for (let run = 0; run < runs; run++) commands.forEach((c, i) => samples[i].push(time(c.args)));
+  for (let run = 0; run < runs; run++) {
+    for (const [i, c] of commands.entries()) samples[i].push(time(c.args));
+  }
   const median = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
