@@ -8,7 +8,7 @@
  * directory, against the real SQLite store. Prints Markdown.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runStudy } from "../src/run/run-study.js";
@@ -36,6 +36,19 @@ function specYaml(c: Case): string {
   return `study: bench\nmodels:\n${models}\nbenchmarks:\n  - id: bench\n    loader: inline\n    items:\n${items}\nconditions:\n  facets:\n    scaffold: [direct]\n    format: [mc, oe]\nattempts: ${c.attempts}\nexecution:\n  concurrency: ${c.concurrency}\n`;
 }
 
+/**
+ * The kernel's split of resident memory (Linux): anonymous (V8 heap, malloc, SQLite's page
+ * cache), file-backed (mapped code and files) and shared (SQLite's WAL index is a mapped -shm file).
+ */
+function rssParts(): { anon: number; file: number; shmem: number } {
+  if (!existsSync("/proc/self/status")) return { anon: 0, file: 0, shmem: 0 };
+  const status = readFileSync("/proc/self/status", "utf8");
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
+  return { anon: kb("RssAnon"), file: kb("RssFile"), shmem: kb("RssShmem") };
+}
+
+const mb = (bytes: number) => bytes / 2 ** 20;
+
 async function measure(c: Case) {
   const dir = mkdtempSync(join(tmpdir(), "parallax-bench-"));
   const specPath = join(dir, "bench.yaml");
@@ -44,15 +57,29 @@ async function measure(c: Case) {
   const baseline = process.memoryUsage();
   let peakRss = baseline.rss;
   let peakHeap = baseline.heapUsed;
+  const peak = { heapTotal: 0, external: 0, anon: 0, file: 0, shmem: 0 };
+  let ticks = 0;
   const sampler = setInterval(() => {
     const m = process.memoryUsage();
     peakRss = Math.max(peakRss, m.rss);
     peakHeap = Math.max(peakHeap, m.heapUsed);
+    peak.heapTotal = Math.max(peak.heapTotal, m.heapTotal);
+    peak.external = Math.max(peak.external, m.external);
+    // /proc is read every 10th sample: it costs more than memoryUsage().
+    if (ticks++ % 10 === 0) {
+      const parts = rssParts();
+      peak.anon = Math.max(peak.anon, parts.anon);
+      peak.file = Math.max(peak.file, parts.file);
+      peak.shmem = Math.max(peak.shmem, parts.shmem);
+    }
   }, 25);
   const started = performance.now();
   const result = await runStudy({ specPath, outDir: join(dir, "out"), env: {} });
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
+  const dbBytes = statSync(join(dir, "out", "parallax.db")).size;
+  global.gc?.();
+  const after = process.memoryUsage();
   rmSync(dir, { recursive: true, force: true });
   const trials = result.summary.finished;
   return {
@@ -61,8 +88,16 @@ async function measure(c: Case) {
     seconds,
     trialsPerSecond: trials / seconds,
     callsPerSecond: result.summary.calls / seconds,
-    peakRssMb: peakRss / 2 ** 20,
-    peakHeapMb: peakHeap / 2 ** 20,
+    peakRssMb: mb(peakRss),
+    peakHeapMb: mb(peakHeap),
+    peakHeapTotalMb: mb(peak.heapTotal),
+    peakExternalMb: mb(peak.external),
+    peakRssAnonMb: mb(peak.anon),
+    peakRssFileMb: mb(peak.file),
+    peakRssShmemMb: mb(peak.shmem),
+    afterGcRssMb: mb(after.rss),
+    afterGcHeapMb: mb(after.heapUsed),
+    dbMb: mb(dbBytes),
   };
 }
 
@@ -80,8 +115,10 @@ if (caseIndex !== undefined) {
   process.exit(0);
 }
 
+// BENCH_CASES=0,1 runs only those cases (the memory comparison) when time is short.
+const selected = process.env.BENCH_CASES?.split(",").map(Number) ?? cases.map((_, i) => i);
 const rows: Measurement[] = [];
-for (let i = 0; i < cases.length; i++) {
+for (const i of selected) {
   const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", import.meta.filename, String(i)], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
@@ -99,7 +136,25 @@ for (const r of rows) {
     `| ${r.label} | ${r.trials} | ${r.seconds.toFixed(2)} | ${r.trialsPerSecond.toFixed(0)} | ${r.peakRssMb.toFixed(0)} | ${r.peakHeapMb.toFixed(0)} |`,
   );
 }
-const latency = rows[2];
 console.log(
-  `\nWith 200 ms latency at concurrency 32: ${latency.callsPerSecond.toFixed(1)} requests/s of the ideal ${ideal} (${((100 * latency.callsPerSecond) / ideal).toFixed(1)}%).`,
+  "\n| case | heap total | external | RSS anon | RSS file | RSS shmem | RSS after GC | heap after GC | parallax.db |",
 );
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+for (const r of rows) {
+  const cells = [
+    r.peakHeapTotalMb,
+    r.peakExternalMb,
+    r.peakRssAnonMb,
+    r.peakRssFileMb,
+    r.peakRssShmemMb,
+    r.afterGcRssMb,
+    r.afterGcHeapMb,
+    r.dbMb,
+  ];
+  console.log(`| ${r.label} | ${cells.map((v) => v.toFixed(0)).join(" | ")} |`);
+}
+const latency = rows.find((r) => r.label === cases[2].label);
+if (latency)
+  console.log(
+    `\nWith 200 ms latency at concurrency 32: ${latency.callsPerSecond.toFixed(1)} requests/s of the ideal ${ideal} (${((100 * latency.callsPerSecond) / ideal).toFixed(1)}%).`,
+  );

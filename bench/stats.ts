@@ -6,6 +6,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CholeskyDecomposition, Matrix } from "ml-matrix";
+import { cholesky, choleskySolve, invertSpd } from "../src/stats/models/linalg.js";
 import { anova, binomialRegression, seededRandom, termWaldTest } from "../src/stats/models/index.js";
 
 const PYTHON = "/usr/bin/python3";
@@ -199,7 +201,76 @@ const DESCRIPTION =
   "bootstrap: case-cluster resampling of all 6 pairwise risk differences between configurations " +
   "(src/stats/bootstrap.ts), numpy equivalent for the comparison.";
 
+/**
+ * The hand-written Cholesky (src/stats/models/linalg.ts) against ml-matrix's on what the fits
+ * factor: X'WX of a dummy-coded design. k = 36 is the primary logit's coefficient count (one
+ * Newton step = one factor + solve; the sandwich needs one inverse); 8 and 100 bracket it.
+ * ml-matrix is timed including the conversion from and to the row-major Float64Array the fits
+ * keep, since using it would need that conversion.
+ */
+function linalgComparison(): string {
+  const random = seededRandom(7);
+  const lines = [
+    "| k | operation | hand-written (µs) | ml-matrix (µs) | ratio (ml-matrix / hand) |",
+    "| ---: | --- | ---: | ---: | ---: |",
+  ];
+  for (const k of [8, 36, 100]) {
+    const n = 4000;
+    const x = Array.from({ length: n }, () =>
+      Array.from({ length: k }, (_, j) => (j === 0 || random.uniform() < 0.3 ? 1 : 0)),
+    );
+    const a = new Float64Array(k * k);
+    for (const row of x) {
+      const w = 0.1 + 0.15 * random.uniform();
+      for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) a[i * k + j] += w * row[i] * row[j];
+    }
+    const b = Float64Array.from({ length: k }, () => random.normal());
+    const toMatrix = () => new Matrix(Array.from({ length: k }, (_, i) => Array.from(a.subarray(i * k, (i + 1) * k))));
+    const ops = [
+      {
+        name: "factor + solve",
+        hand: () => choleskySolve(cholesky(a, k), k, b),
+        ml: () =>
+          Float64Array.from(
+            new CholeskyDecomposition(toMatrix()).solve(Matrix.columnVector(Array.from(b))).to1DArray(),
+          ),
+      },
+      {
+        name: "inverse",
+        hand: () => invertSpd(a, k),
+        ml: () => Float64Array.from(new CholeskyDecomposition(toMatrix()).solve(Matrix.eye(k)).to1DArray()),
+      },
+    ];
+    for (const op of ops) {
+      const theirs = op.ml();
+      const diff = op.hand().reduce((m, v, i) => Math.max(m, Math.abs(v - theirs[i])), 0);
+      if (diff > 1e-8) throw new Error(`ml-matrix and linalg.ts disagree on ${op.name} at k=${k} (${diff})`);
+      const reps = Math.max(20, Math.round(2e6 / k ** 3));
+      const perCall = (f: () => unknown) => {
+        const started = performance.now();
+        for (let r = 0; r < reps; r++) f();
+        return ((performance.now() - started) * 1000) / reps;
+      };
+      // Interleaved rounds, median of each: the machine is shared, so load hits both alike.
+      const hand: number[] = [];
+      const ml: number[] = [];
+      for (let round = 0; round < 7; round++) {
+        hand.push(perCall(op.hand));
+        ml.push(perCall(op.ml));
+      }
+      const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[3];
+      const [h, m] = [median(hand), median(ml)];
+      lines.push(`| ${k} | ${op.name} | ${h.toFixed(1)} | ${m.toFixed(1)} | ${(m / h).toFixed(1)}x |`);
+    }
+  }
+  return lines.join("\n");
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes("--linalg")) {
+    console.log(linalgComparison());
+    return;
+  }
   const resamples = 10_000;
   const tables = [
     { name: "primary design, 62,808 rows", data: synthesize(2617, 1) },
@@ -231,6 +302,7 @@ async function main(): Promise<void> {
   ];
   const table = markdown(rows, totals);
   console.log(table);
+  console.log(`\nCholesky: linalg.ts vs ml-matrix (medians of 7 interleaved rounds)\n\n${linalgComparison()}`);
   console.log(`\n${DESCRIPTION}`);
 }
 

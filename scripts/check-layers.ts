@@ -7,8 +7,14 @@
  * A file may import from its own layer and from layers of a lower rank; layers that share a rank
  * are independent plugins and may not import each other. src/index.ts is the public barrel and may
  * import anything. Usage: npm run check:layers (exit 1 and a list of violations on failure).
+ *
+ * It also refuses import cycles (in practice inside one layer, since the rank order forbids
+ * them across layers). A cycle means one module of it runs while another's exports are still
+ * uninitialised, and the two can no longer be understood apart. Only imports that run when the
+ * module loads count: `import type` / `export type` are erased by the compiler, and a dynamic
+ * `import()` runs after both modules have loaded, so neither can create that hazard.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -48,7 +54,104 @@ export interface LayerViolation {
 /** Checks every .ts file under `srcDir`; returns the violations (empty when the layering holds). */
 export function checkLayers(srcDir: string): LayerViolation[] {
   const root = resolve(srcDir);
-  return listTsFiles(root).flatMap((file) => checkFile(root, file));
+  const files = listTsFiles(root);
+  return [...files.flatMap((file) => checkFile(root, file)), ...findCycles(root, files)];
+}
+
+interface Edge {
+  to: string;
+  line: number;
+  specifier: string;
+}
+
+/** One violation per import cycle, at the import that starts it from its first file (sorted). */
+export function findCycles(root: string, files: readonly string[]): LayerViolation[] {
+  const known = new Set(files);
+  const graph = new Map<string, Edge[]>();
+  for (const file of files) {
+    const edges = loadTimeImportsOf(readFileSync(file, "utf8"))
+      .filter(({ specifier }) => specifier.startsWith("."))
+      .map(({ specifier, line }) => ({ specifier, line, to: sourceFileOf(resolve(dirname(file), specifier)) }))
+      .filter((edge) => known.has(edge.to));
+    graph.set(file, edges);
+  }
+  return stronglyConnected(files, graph)
+    .filter((component) => component.length > 1 || graph.get(component[0])!.some((e) => e.to === component[0]))
+    .map((component) => cycleViolation(root, component, graph))
+    .sort((a, b) => a.file.localeCompare(b.file));
+}
+
+/** `./x.js` names the source file x.ts (or x.tsx). */
+function sourceFileOf(path: string): string {
+  const base = path.replace(/\.js$/, "");
+  for (const candidate of [`${base}.ts`, `${base}.tsx`, path]) if (existsSync(candidate)) return candidate;
+  return path;
+}
+
+/** Reports one cycle inside a strongly connected component: the shortest path from its first file back to it. */
+function cycleViolation(root: string, component: string[], graph: Map<string, Edge[]>): LayerViolation {
+  const members = new Set(component);
+  const start = [...component].sort()[0];
+  // Breadth-first from start's imports until one leads back to start.
+  const via = new Map<string, { from: string; edge: Edge }>();
+  const queue: string[] = [start];
+  let closing: { from: string; edge: Edge } | undefined;
+  while (queue.length > 0 && !closing) {
+    const node = queue.shift()!;
+    for (const edge of graph.get(node)!) {
+      if (!members.has(edge.to)) continue;
+      if (edge.to === start) {
+        closing = { from: node, edge };
+        break;
+      }
+      if (!via.has(edge.to)) {
+        via.set(edge.to, { from: node, edge });
+        queue.push(edge.to);
+      }
+    }
+  }
+  const path = [start];
+  for (let node = closing!.from; node !== start; node = via.get(node)!.from) path.splice(1, 0, node);
+  const first = path.length > 1 ? via.get(path[1])!.edge : closing!.edge;
+  const names = [...path, start].map((file) => displayName(root, file));
+  return {
+    file: names[0],
+    line: first.line,
+    specifier: first.specifier,
+    reason: `import cycle: ${names.join(" -> ")}`,
+  };
+}
+
+/** Tarjan's algorithm: the strongly connected components of the import graph. */
+function stronglyConnected(nodes: readonly string[], graph: Map<string, Edge[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const { to } of graph.get(node)!) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    components.push(component);
+  };
+  for (const node of nodes) if (!index.has(node)) visit(node);
+  return components;
 }
 
 /** The one-line report of a violation. */
@@ -56,10 +159,15 @@ export function formatViolation(v: LayerViolation): string {
   return v.specifier ? `${v.file}:${v.line}: import "${v.specifier}": ${v.reason}` : `${v.file}: ${v.reason}`;
 }
 
-function checkFile(root: string, file: string): LayerViolation[] {
-  const display = join(relative(dirname(root), root), relative(root, file))
+/** `src/core/x.ts`: the path from the checked directory's parent, with forward slashes. */
+function displayName(root: string, file: string): string {
+  return join(relative(dirname(root), root), relative(root, file))
     .split(sep)
     .join("/");
+}
+
+function checkFile(root: string, file: string): LayerViolation[] {
+  const display = displayName(root, file);
   const from = layerOf(root, file);
   if (from === "top") return [];
   if (from === undefined)
@@ -99,6 +207,51 @@ export function importsOf(text: string): { specifier: string; line: number }[] {
   const { importedFiles } = ts.preProcessFile(text, true, true);
   const lineOf = (pos: number) => text.slice(0, pos).split("\n").length;
   return importedFiles.map((ref) => ({ specifier: ref.fileName, line: lineOf(ref.pos) }));
+}
+
+/**
+ * The imports that run when the module loads: static imports, re-exports and side-effect
+ * imports, without `import type` / `export type` (also `import { type A, type B }`: every
+ * name type-only) and without dynamic `import()`.
+ */
+export function loadTimeImportsOf(text: string): { specifier: string; line: number }[] {
+  const source = ts.createSourceFile("module.ts", text, ts.ScriptTarget.Latest, false);
+  const out: { specifier: string; line: number }[] = [];
+  for (const statement of source.statements) {
+    let specifier: ts.Expression | undefined;
+    if (ts.isImportDeclaration(statement) && !isTypeOnlyImport(statement)) specifier = statement.moduleSpecifier;
+    if (ts.isExportDeclaration(statement) && !isTypeOnlyExport(statement)) specifier = statement.moduleSpecifier;
+    if (specifier && ts.isStringLiteral(specifier)) {
+      const line = source.getLineAndCharacterOfPosition(specifier.getStart(source)).line + 1;
+      out.push({ specifier: specifier.text, line });
+    }
+  }
+  return out;
+}
+
+function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
+  const clause = node.importClause;
+  if (!clause) return false; // import "./side-effect.js"
+  if (clause.isTypeOnly) return true;
+  const bindings = clause.namedBindings;
+  return (
+    clause.name === undefined &&
+    bindings !== undefined &&
+    ts.isNamedImports(bindings) &&
+    bindings.elements.length > 0 &&
+    bindings.elements.every((e) => e.isTypeOnly)
+  );
+}
+
+function isTypeOnlyExport(node: ts.ExportDeclaration): boolean {
+  if (node.isTypeOnly) return true;
+  const clause = node.exportClause;
+  return (
+    clause !== undefined &&
+    ts.isNamedExports(clause) &&
+    clause.elements.length > 0 &&
+    clause.elements.every((e) => e.isTypeOnly)
+  );
 }
 
 function listTsFiles(dir: string): string[] {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { checkLayers, formatViolation, importsOf } from "../scripts/check-layers.js";
+import { checkLayers, formatViolation, importsOf, loadTimeImportsOf } from "../scripts/check-layers.js";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 
@@ -77,6 +77,51 @@ describe("check-layers", () => {
     });
     assert.equal(result.status, 1, result.stderr);
     assert.match(result.stderr, /src\/stats\/s\.ts:1: import "\.\.\/core\/b\.js": stats may not import core/);
+  });
+
+  it("finds an import cycle inside a layer, naming its files in order", () => {
+    const src = tree({
+      "run/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
+      "run/b.ts": 'import { c } from "./c.js";\nexport const b = c;\n',
+      "run/c.ts": 'export { a } from "./a.js";\nexport const c = 1;\n',
+      "run/d.ts": 'import { a } from "./a.js";\nexport const d = a;\n',
+      "core/self.ts": 'import "./self.js";\n',
+    });
+    made.push(src);
+    assert.deepEqual(checkLayers(src).map(formatViolation), [
+      'src/core/self.ts:1: import "./self.js": import cycle: src/core/self.ts -> src/core/self.ts',
+      'src/run/a.ts:1: import "./b.js": import cycle: src/run/a.ts -> src/run/b.ts -> src/run/c.ts -> src/run/a.ts',
+    ]);
+  });
+
+  it("does not count type-only or dynamic imports as cycles: they do not run at load", () => {
+    const src = tree({
+      "run/plan.ts": 'import type { J } from "./judge.js";\nexport type P = { j?: J };\nexport const p = 1;\n',
+      "run/judge.ts":
+        'import { type P, p } from "./plan.js";\nexport type J = P;\nexport const j = p;\nexport { type J as K } from "./judge2.js";\n',
+      "run/judge2.ts": 'export type J = 1;\nexport { type P } from "./judge.js";\n',
+      "models/registry.ts": 'export const load = () => import("./sim.js");\n',
+      "models/sim.ts": 'import { load } from "./registry.js";\nexport const s = load;\n',
+    });
+    made.push(src);
+    assert.deepEqual(checkLayers(src).map(formatViolation), []);
+  });
+
+  it("reads the load-time imports: static and side-effect, without type-only and dynamic ones", () => {
+    const text = [
+      'import a from "./a.js";',
+      "import type { B } from './b.js';",
+      'import { type C, type D } from "./cd.js";',
+      'import { type E, f } from "./ef.js";',
+      'export * from "./g.js";',
+      'export type { H } from "./h.js";',
+      'const i = await import("./i.js");',
+      'import "./side.js";',
+    ].join("\n");
+    assert.deepEqual(
+      loadTimeImportsOf(text).map((i) => `${i.line}:${i.specifier}`),
+      ["1:./a.js", "4:./ef.js", "5:./g.js", "8:./side.js"],
+    );
   });
 
   it("reads static, re-export, side-effect and dynamic imports, skipping comments and strings", () => {

@@ -1,8 +1,10 @@
 /**
- * RFC 4180 CSV reading. Published benchmark CSVs are messy: a UTF-8 BOM (TruthfulQA),
- * quoted fields holding newlines and doubled quotes (MMLU), CRLF and LF mixed within one
- * file, no final newline. Line splitting gets all of these wrong, hence a real parser.
+ * RFC 4180 CSV reading through csv-parse. Published benchmark CSVs are messy: a UTF-8 BOM
+ * (TruthfulQA), quoted fields holding newlines and doubled quotes (MMLU), CRLF, LF and lone CR
+ * mixed within one file, no final newline. Line splitting gets all of these wrong, hence a
+ * real parser.
  */
+import { CsvError, type Info, type Options, parse } from "csv-parse/sync";
 import { InputError } from "../core/errors.js";
 
 export interface CsvRecord {
@@ -11,58 +13,69 @@ export interface CsvRecord {
   line: number;
 }
 
+const CSV_OPTIONS: Options = {
+  bom: true,
+  info: true,
+  // Rows of the wrong length are reported by the caller (readCsvTable), not refused here.
+  relax_column_count: true,
+  // A quote inside an unquoted field is a literal character, as in the published files.
+  relax_quotes: true,
+  skip_empty_lines: true,
+  // Every line ending counts in every file; csv-parse would otherwise fix the first one it sees.
+  record_delimiter: ["\r\n", "\n", "\r"],
+};
+
 /** Parses CSV text into records. Fully empty lines are skipped; an unterminated quote is an error. */
 export function parseCsv(text: string, file = "(csv)"): CsvRecord[] {
-  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const records: CsvRecord[] = [];
-  let fields: string[] = [];
-  let field = "";
-  let line = 1;
-  let recordLine = 1;
-  let quoted = false;
-  let fieldStarted = false;
-  const endRecord = () => {
-    fields.push(field);
-    // A lone empty field is a blank line, not a record.
-    if (!(fields.length === 1 && fields[0] === "" && !fieldStarted)) records.push({ fields, line: recordLine });
-    fields = [];
-    field = "";
-    fieldStarted = false;
-  };
-  for (let i = 0; i < src.length; i++) {
-    const ch = src[i];
-    if (quoted) {
-      if (ch === '"') {
-        if (src[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else {
-        if (ch === "\n" || (ch === "\r" && src[i + 1] !== "\n")) line++;
-        field += ch;
-      }
-      continue;
-    }
-    if (ch === '"' && field === "") {
-      quoted = true;
-      fieldStarted = true;
-    } else if (ch === ",") {
-      fields.push(field);
-      field = "";
-      fieldStarted = true;
-    } else if (ch === "\r" || ch === "\n") {
-      if (ch === "\r" && src[i + 1] === "\n") i++;
-      endRecord();
-      line++;
-      recordLine = line;
-    } else {
-      field += ch;
-      fieldStarted = true;
-    }
+  // csv-parse reports each record's end as a byte offset; lines are counted here, because its
+  // own line count takes a CRLF inside a quoted field for two lines.
+  const bytes = Buffer.from(text, "utf8");
+  const lines = new LineCounter(bytes);
+  try {
+    // With info: true each record comes as { record, info }; the typings do not model that option.
+    const parsed = parse(bytes, CSV_OPTIONS) as unknown as { record: string[]; info: Info }[];
+    return parsed.map(({ record, info }) => ({ fields: record, line: lines.advance(info.bytes) }));
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    // The failing record starts at the first non-blank line after the last parsed one.
+    lines.advance(Number(error.bytes_records ?? 0));
+    const line = lines.advance(bytes.length);
+    const what = error.code === "CSV_QUOTE_NOT_CLOSED" ? "unterminated quoted field" : error.message;
+    throw new InputError(`${file}: line ${line}: ${what}`);
   }
-  if (quoted) throw new InputError(`${file}: line ${recordLine}: unterminated quoted field`);
-  if (field !== "" || fields.length > 0 || fieldStarted) endRecord();
-  return records;
+}
+
+const CR = 13;
+const LF = 10;
+
+/** Walks the bytes once, counting CRLF, LF and lone CR each as one line break. */
+class LineCounter {
+  private position = 0;
+  private line = 1;
+
+  constructor(private readonly bytes: Uint8Array) {}
+
+  /** Skips blank lines, returns the line where the next record starts, and moves past it to `end`. */
+  advance(end: number): number {
+    while (this.position < end && this.isBreak()) this.skipBreak();
+    const start = this.line;
+    while (this.position < end) {
+      if (this.isBreak()) this.skipBreak();
+      else this.position++;
+    }
+    return start;
+  }
+
+  private isBreak(): boolean {
+    const b = this.bytes[this.position];
+    return b === CR || b === LF;
+  }
+
+  private skipBreak(): void {
+    if (this.bytes[this.position] === CR && this.bytes[this.position + 1] === LF) this.position++;
+    this.position++;
+    this.line++;
+  }
 }
 
 export interface CsvRow {

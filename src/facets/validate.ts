@@ -79,8 +79,11 @@ function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecS
   if (!providers.has(model.provider))
     return [unknownName(source, [...path, "provider"], "provider", model.provider, providers.names())];
   const schema = providers.get(model.provider).optionsSchema;
-  if (!schema || model.options === undefined) return [];
-  return settingsProblems(schema, model.options, [...path, "options"], source);
+  if (model.options === undefined) return [];
+  if (schema) return settingsProblems(schema, model.options, [...path, "options"], source);
+  return Object.keys(model.options).map((key) =>
+    problem(source, [...path, "options", key], `provider '${model.provider}' takes no options, found '${key}'`, true),
+  );
 }
 
 function benchmarkProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {

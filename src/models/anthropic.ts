@@ -23,7 +23,6 @@ import type {
   Provider,
   ToolCall,
 } from "../contracts/provider.js";
-import { z } from "zod";
 import type { ModelSpec } from "../contracts/spec.js";
 import { InputError, ProviderError } from "../core/errors.js";
 import {
@@ -231,4 +230,3 @@ export function createAnthropicProvider(spec: ModelSpec, env: ProviderEnv, deps:
 }
 
 export const anthropicProvider: ProviderFactory = (spec, env) => createAnthropicProvider(spec, env);
-anthropicProvider.optionsSchema = z.object({ rpm_per_key: z.number().positive().optional() }).strict();

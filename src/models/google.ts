@@ -25,7 +25,6 @@ import type {
   Provider,
   ToolCall,
 } from "../contracts/provider.js";
-import { z } from "zod";
 import type { ModelSpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import {
@@ -264,6 +263,3 @@ export function createGoogleProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
 }
 
 export const googleProvider: ProviderFactory = (spec, env) => createGoogleProvider(spec, env);
-googleProvider.optionsSchema = z
-  .object({ api_version: z.string().optional(), rpm_per_key: z.number().positive().optional() })
-  .strict();

@@ -1,11 +1,22 @@
-// Public API of the providers layer.
-export { anthropicProvider } from "./anthropic.js";
-export { googleProvider } from "./google.js";
-export { llamaProvider } from "./llama.js";
-export { openaiProvider } from "./openai.js";
+// Public API of the providers layer. The SDK-backed providers are reached through their
+// descriptors (`providers.get(name).create(spec, env)`), so importing this index loads no SDK.
+export {
+  AnthropicOptionsSchema,
+  GoogleOptionsSchema,
+  LlamaOptionsSchema,
+  OpenAIOptionsSchema,
+  SimOptionsSchema,
+} from "./options.js";
 export { applyParamPolicy, fromSpecParams } from "./policy.js";
 export { BUILTIN_PRICES, costUsd, resolvePrice } from "./pricing.js";
-export { providers } from "./registry.js";
+export {
+  anthropicDescriptor,
+  googleDescriptor,
+  llamaDescriptor,
+  openaiDescriptor,
+  providers,
+  simDescriptor,
+} from "./registry.js";
 export { resilienceFromSpec, withResilience } from "./resilience.js";
 export { SIM_EFFECTS, SIM_PRESETS, SimProvider, simProvider } from "./sim.js";
-export type { ProviderEnv, ProviderFactory } from "./types.js";
+export type { ProviderDescriptor, ProviderEnv, ProviderFactory } from "./types.js";

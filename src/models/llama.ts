@@ -73,7 +73,6 @@ import type {
   LlamaModel,
   Token,
 } from "node-llama-cpp";
-import { z } from "zod";
 import type {
   Capability,
   ChatMessage,
@@ -89,23 +88,13 @@ import type {
 import type { ModelSpec } from "../contracts/spec.js";
 import { InputError, ProviderError } from "../core/errors.js";
 import { abortReason } from "./errors.js";
+import { type LlamaOptions, LlamaOptionsSchema } from "./options.js";
 import { applyParamPolicy, fromSpecParamNames } from "./policy.js";
 import type { ProviderFactory } from "./types.js";
 
+export type { LlamaOptions } from "./options.js";
+
 type LlamaLib = typeof import("node-llama-cpp");
-
-const LlamaOptionsSchema = z
-  .object({
-    baseDir: z.string().min(1).optional(),
-    base_dir: z.string().min(1).optional(),
-    context_size: z.number().int().min(16).optional(),
-    batch_size: z.number().int().min(8).optional(),
-    threads: z.number().int().positive().default(1),
-    chat_template: z.enum(["plain", "model"]).default("plain"),
-  })
-  .strict();
-
-export type LlamaOptions = z.infer<typeof LlamaOptionsSchema>;
 
 const CAPABILITIES: ReadonlySet<Capability> = new Set([
   "generate",
@@ -156,7 +145,6 @@ export const llamaProvider: ProviderFactory = (spec) => {
   }
   return new LlamaCppProvider(spec, parsed.data);
 };
-llamaProvider.optionsSchema = LlamaOptionsSchema;
 
 // ---------------------------------------------------------------------------------------
 // Process-wide backend and model cache (reference-counted).

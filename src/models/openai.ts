@@ -34,7 +34,6 @@ import type {
   ToolCall,
   ToolSpec,
 } from "../contracts/provider.js";
-import { z } from "zod";
 import type { ModelSpec } from "../contracts/spec.js";
 import { InputError, ProviderError } from "../core/errors.js";
 import {
@@ -314,11 +313,3 @@ function openaiCapabilities(reasoning: boolean, completionsLogprobs: boolean): R
 }
 
 export const openaiProvider: ProviderFactory = (spec, env) => createOpenAIProvider(spec, env);
-openaiProvider.optionsSchema = z
-  .object({
-    completions_logprobs: z.boolean().optional(),
-    top_k: z.boolean().optional(),
-    reasoning: z.boolean().optional(),
-    rpm_per_key: z.number().positive().optional(),
-  })
-  .strict();

@@ -5,6 +5,7 @@
  */
 import type { TokenUsage } from "../contracts/provider.js";
 import type { ModelSpec, Price } from "../contracts/spec.js";
+import { providers } from "./registry.js";
 
 /** When the built-in list prices were last checked (standard tier, no batch/cache discounts). */
 export const BUILTIN_PRICES_AS_OF = "2025-11";
@@ -62,6 +63,17 @@ export function resolvePrice(
   if (study) return { price: study, source: "study" };
   const builtin = builtinPrice(model.model);
   return builtin ? { price: builtin, source: "builtin" } : { source: "unknown" };
+}
+
+/**
+ * The price a model's calls are charged at, or undefined when none is known (its cost is then
+ * reported as unknown). A local provider (its descriptor says so) costs nothing unless the
+ * spec gives a price.
+ */
+export function modelPrice(spec: ModelSpec, studyPrices?: Readonly<Record<string, Price>>): Price | undefined {
+  const local = providers.has(spec.provider) && providers.get(spec.provider).local;
+  if (local && !spec.price) return { input_per_mtok: 0, output_per_mtok: 0 };
+  return resolvePrice(spec, studyPrices).price;
 }
 
 export interface Cost {

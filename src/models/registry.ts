@@ -1,15 +1,55 @@
+/**
+ * Every model backend by name, as a descriptor; a spec's `provider` field picks one. Provider
+ * modules are imported in `create`, so loading this registry (as `plan` and the spec checks
+ * do) never loads openai, @anthropic-ai/sdk, @google/genai or node-llama-cpp.
+ */
 import { Registry } from "../core/registry.js";
-import { anthropicProvider } from "./anthropic.js";
-import { googleProvider } from "./google.js";
-import { llamaProvider } from "./llama.js";
-import { openaiProvider } from "./openai.js";
-import { simProvider } from "./sim.js";
-import type { ProviderFactory } from "./types.js";
+import {
+  AnthropicOptionsSchema,
+  GoogleOptionsSchema,
+  LlamaOptionsSchema,
+  OpenAIOptionsSchema,
+  SimOptionsSchema,
+} from "./options.js";
+import type { ProviderDescriptor } from "./types.js";
 
-/** Every model backend by name; a spec's `provider` field picks one. */
-export const providers = new Registry<ProviderFactory>("provider");
-providers.register("sim", simProvider);
-providers.register("llama", llamaProvider);
-providers.register("openai", openaiProvider);
-providers.register("anthropic", anthropicProvider);
-providers.register("google", googleProvider);
+export const simDescriptor: ProviderDescriptor = {
+  name: "sim",
+  local: true,
+  simulated: true,
+  optionsSchema: SimOptionsSchema,
+  create: async (spec, env) => (await import("./sim.js")).simProvider(spec, env),
+};
+
+export const llamaDescriptor: ProviderDescriptor = {
+  name: "llama",
+  local: true,
+  optionsSchema: LlamaOptionsSchema,
+  create: async (spec, env) => (await import("./llama.js")).llamaProvider(spec, env),
+};
+
+export const openaiDescriptor: ProviderDescriptor = {
+  name: "openai",
+  local: false,
+  optionsSchema: OpenAIOptionsSchema,
+  create: async (spec, env) => (await import("./openai.js")).openaiProvider(spec, env),
+};
+
+export const anthropicDescriptor: ProviderDescriptor = {
+  name: "anthropic",
+  local: false,
+  optionsSchema: AnthropicOptionsSchema,
+  create: async (spec, env) => (await import("./anthropic.js")).anthropicProvider(spec, env),
+};
+
+export const googleDescriptor: ProviderDescriptor = {
+  name: "google",
+  local: false,
+  optionsSchema: GoogleOptionsSchema,
+  create: async (spec, env) => (await import("./google.js")).googleProvider(spec, env),
+};
+
+export const providers = new Registry<ProviderDescriptor>("provider");
+for (const descriptor of [simDescriptor, llamaDescriptor, openaiDescriptor, anthropicDescriptor, googleDescriptor]) {
+  providers.register(descriptor.name, descriptor);
+}

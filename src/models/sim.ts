@@ -50,7 +50,6 @@
  *   adjudicatorRescue; otherwise keeps the checker's.
  */
 import type { CallMarkers, SubCallKind } from "../contracts/call-markers.js";
-import { z } from "zod";
 import type { FailureBucket } from "../contracts/failure.js";
 import { FAILURE_BUCKETS } from "../contracts/failure.js";
 import { type Item, OPTION_LETTERS } from "../contracts/item.js";
@@ -585,12 +584,3 @@ export const simProvider: ProviderFactory = (spec) => {
   const options = readSimOptions(spec);
   return new SimProvider(spec.id, options, spec.drop_params);
 };
-simProvider.optionsSchema = z
-  .object({
-    ability: z.number().optional().describe("The respondent's ability (a logit); presets need none"),
-    latency_ms: z.number().nonnegative().optional(),
-    failure_rate: z.number().min(0).max(1).optional(),
-    failure_bucket: z.enum(FAILURE_BUCKETS).optional(),
-    seed: z.number().int().optional(),
-  })
-  .strict();

@@ -5,9 +5,24 @@ import type { ModelSpec } from "../contracts/spec.js";
 /** Environment the factory may read API keys from (process.env in the CLI; a fixture in tests). */
 export type ProviderEnv = Readonly<Record<string, string | undefined>>;
 
+/** Builds a provider for one model entry of the spec. One factory per provider file. */
+export type ProviderFactory = (spec: ModelSpec, env: ProviderEnv) => Provider;
+
 /**
- * Builds a provider for one model entry of the spec. One factory per provider file.
- * `optionsSchema` (strict) declares the spec's `models[].options` it reads; the spec is checked
- * against it when it loads (facets/validate.ts).
+ * What a provider says about itself, without loading its module: the registry holds these,
+ * so planning and spec checks never import an SDK. `create` imports the provider module (and
+ * its SDK) on first use.
  */
-export type ProviderFactory = ((spec: ModelSpec, env: ProviderEnv) => Provider) & { optionsSchema?: z.ZodType };
+export interface ProviderDescriptor {
+  readonly name: string;
+  /** Runs on this machine: its calls cost nothing unless the spec gives a price. */
+  readonly local: boolean;
+  /** Its outputs are synthetic (the sim panel); reports label them. */
+  readonly simulated?: boolean;
+  /**
+   * The spec's `models[].options` for this provider (strict: unknown keys are errors). A
+   * provider without one takes no options: any option given is refused when the spec loads.
+   */
+  readonly optionsSchema?: z.ZodType;
+  create(spec: ModelSpec, env: ProviderEnv): Promise<Provider>;
+}

@@ -8,12 +8,11 @@
 import type { ModelSpec, StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { fromSpecParams } from "../models/policy.js";
-import { costUsd } from "../models/pricing.js";
+import { costUsd, modelPrice } from "../models/pricing.js";
 import { providers } from "../models/registry.js";
 import { resilienceFromSpec, withResilience } from "../models/resilience.js";
 import type { ProviderEnv } from "../models/types.js";
 import type { JudgeFn } from "../scoring/types.js";
-import { modelPrice } from "./plan.js";
 
 /** Judge calls are graded at temperature 0 with room for a short JSON verdict. */
 const JUDGE_DEFAULTS = { temperature: 0, maxTokens: 400 } as const;
@@ -86,8 +85,8 @@ export function assignJudges(spec: StudySpec): Map<string, JudgeAssignment> {
 }
 
 /** Builds a judge's call function on its provider, with the study's retries and rate limits. */
-export function buildJudge(spec: ModelSpec, study: StudySpec, env: ProviderEnv): JudgeRuntime {
-  const raw = providers.get(spec.provider)(spec, env);
+export async function buildJudge(spec: ModelSpec, study: StudySpec, env: ProviderEnv): Promise<JudgeRuntime> {
+  const raw = await providers.get(spec.provider).create(spec, env);
   const provider = withResilience(raw, resilienceFromSpec(study.execution, spec.rate_limit));
   const params = { ...JUDGE_DEFAULTS, ...fromSpecParams(spec.params) };
   const price = modelPrice(spec, study.prices);

@@ -10,23 +10,13 @@ import { estimateTokens } from "../core/tokens.js";
 import { renderTrialTask } from "../facets/render.js";
 import { DEFAULT_SCAFFOLD, scaffoldOf } from "../facets/scaffold.js";
 import { scoringPathOf } from "../facets/scoring-path.js";
-import type { ModelSpec, Price } from "../contracts/spec.js";
-import { costUsd, resolvePrice } from "../models/pricing.js";
+import { costUsd, modelPrice } from "../models/pricing.js";
 import { renderTask } from "../scaffolds/prompt.js";
 import { assignJudges } from "./judge.js";
 import type { PreparedStudy } from "./study.js";
 
 export { DEFAULT_SCAFFOLD } from "../facets/scaffold.js";
 export { SCORING_PATHS } from "../facets/scoring-path.js";
-
-/** Providers that run locally: their calls cost nothing. */
-const LOCAL_PROVIDERS = new Set(["sim", "llama"]);
-
-/** The model's price, or undefined when none is known (its cost is then reported as unknown). */
-export function modelPrice(spec: ModelSpec, studyPrices?: Readonly<Record<string, Price>>): Price | undefined {
-  if (LOCAL_PROVIDERS.has(spec.provider) && !spec.price) return { input_per_mtok: 0, output_per_mtok: 0 };
-  return resolvePrice(spec, studyPrices).price;
-}
 
 /** A stable run id: the study name and the hashes of what defines its trials. */
 export function runIdFor(study: PreparedStudy): string {

@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fromSpecParams } from "../models/policy.js";
+import { modelPrice } from "../models/pricing.js";
 import { providers } from "../models/registry.js";
 import type { ProviderEnv } from "../models/types.js";
 import { resilienceFromSpec, withResilience } from "../models/resilience.js";
@@ -12,8 +13,7 @@ import { registeredCallMarkers } from "../scaffolds/registry.js";
 import { InputError } from "../core/errors.js";
 import { executeTrials } from "./execute/execute-trials.js";
 import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
-import { modelPrice, planTrials, refuseImpossibleCells, runIdFor } from "./plan.js";
-import { logprobOptionsOf, scorerChooser } from "./scoring/choose.js";
+import { planTrials, refuseImpossibleCells, runIdFor } from "./plan.js";
 import { openStore } from "./store/open.js";
 import { isPostgresUrl, parsePostgresUrl } from "./store/url.js";
 import type { RunRecord, TrialStore } from "./store/types.js";
@@ -48,7 +48,7 @@ const PLAN_BATCH = 5_000;
 export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult> {
   const study = await prepareStudy(options.specPath);
   // Providers are built first so a bad model entry (unknown provider, missing key) writes nothing.
-  const models = buildModels(study, options.env);
+  const models = await buildModels(study, options.env);
   try {
     refuseCells(study, models);
   } catch (error) {
@@ -64,6 +64,9 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     const total = before.pending + before.finished + before.errored;
     options.onStart?.({ runId, total, pending: before.pending + before.errored, alreadyFinished: before.finished });
     const { execution } = study.spec;
+    // Loaded here, not with the module: score.js brings the judging statistics (@stdlib), which
+    // `plan` (through checkCells) never needs.
+    const { logprobOptionsOf, scorerChooser } = await import("./scoring/choose.js");
     const summary = await executeTrials({
       store,
       runId,
@@ -152,7 +155,7 @@ async function closeModels(models: Map<string, ModelRuntime>): Promise<void> {
 export async function checkCells(study: PreparedStudy, env: ProviderEnv): Promise<string | undefined> {
   let models: Map<string, ModelRuntime>;
   try {
-    models = buildModels(study, env);
+    models = await buildModels(study, env);
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
@@ -164,12 +167,13 @@ export async function checkCells(study: PreparedStudy, env: ProviderEnv): Promis
   }
 }
 
-function buildModels(study: PreparedStudy, env: ProviderEnv): Map<string, ModelRuntime> {
+async function buildModels(study: PreparedStudy, env: ProviderEnv): Promise<Map<string, ModelRuntime>> {
   const { execution } = study.spec;
   const items = allItems(study);
   const runtimes = new Map<string, ModelRuntime>();
   for (const spec of study.spec.models) {
-    const raw = providers.get(spec.provider)(spec, env);
+    // Built one at a time, in spec order, so the first bad model entry is the one reported.
+    const raw = await providers.get(spec.provider).create(spec, env);
     raw.observeItems?.(items);
     raw.observeCallMarkers?.(registeredCallMarkers());
     const provider = withResilience(raw, resilienceFromSpec(execution, spec.rate_limit));

@@ -45,6 +45,25 @@ describe("parseCsv (RFC 4180)", () => {
     assert.deepEqual(fields('a\n\n""\nb\n'), [["a"], [""], ["b"]]);
   });
 
+  it("counts lines in characters, not bytes, and a CRLF inside a quote as one line", () => {
+    const records = parseCsv('é,ü\n"ö\r\nx",2\r\n\r\nz,"€"\n');
+    assert.deepEqual(
+      records.map((r) => [r.fields, r.line]),
+      [
+        [["é", "ü"], 1],
+        [["ö\r\nx", "2"], 2],
+        [["z", "€"], 5],
+      ],
+    );
+  });
+
+  it("names the line where an unterminated quote opens, after blank lines and multi-line records", () => {
+    assert.throws(
+      () => parseCsv('a\r\n"x\r\ny"\r\n\r\n"open\r\nstill open\r\n', "y.csv"),
+      (e: unknown) => e instanceof InputError && /^y\.csv: line 5: unterminated quoted field$/.test(e.message),
+    );
+  });
+
   it("rejects an unterminated quote with its line", () => {
     assert.throws(
       () => parseCsv('a\n"open,\nnever closed\n', "x.csv"),

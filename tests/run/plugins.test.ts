@@ -34,12 +34,12 @@ describe("loading the spec's plugins", () => {
   },
 });
 export function register(api) {
-  api.providers.register("echo", echoProvider);
+  api.providers.register("echo", { name: "echo", local: true, create: async (spec, env) => echoProvider(spec, env) });
 }
 `,
     );
     await loadSpecPlugins(specNaming("echo", ["./echo.mjs"]));
-    const provider = providers.get("echo")({ id: "e", provider: "echo", model: "any" } as never, {});
+    const provider = await providers.get("echo").create({ id: "e", provider: "echo", model: "any" } as never, {});
     const result = await provider.generate({ model: "any", messages: [{ role: "user", content: "hi" }], params: {} });
     assert.equal(result.text, "Answer: A (echoing 1 message(s) for any)");
   });

@@ -33,22 +33,22 @@ async function plannedStudy(items: number): Promise<{ study: PreparedStudy; stor
   return { study: await prepareStudy(specPath), store: await openStore(outDir), runId: result.runId };
 }
 
-function simModels(study: PreparedStudy): Map<string, ModelRuntime> {
+async function simModels(study: PreparedStudy): Promise<Map<string, ModelRuntime>> {
   const models = new Map<string, ModelRuntime>();
   for (const spec of study.spec.models) {
-    const provider = providers.get(spec.provider)(spec, {});
+    const provider = await providers.get(spec.provider).create(spec, {});
     provider.observeItems?.(allItems(study));
     models.set(spec.id, { spec, provider, params: fromSpecParams(spec.params), price: undefined });
   }
   return models;
 }
 
-function execute(study: PreparedStudy, store: TrialStore, runId: string, extra: object) {
+async function execute(study: PreparedStudy, store: TrialStore, runId: string, extra: object) {
   return executeTrials({
     store,
     runId,
     items: study.items,
-    models: simModels(study),
+    models: await simModels(study),
     scorerFor: scorerChooser(study.spec),
     logprobOptions: logprobOptionsOf(study.spec),
     concurrency: 3,

@@ -146,7 +146,7 @@ for (const wire of WIRES) {
       const mock = mocks.get(wire.name)!;
       mock.reset();
       mock.enqueue(wire.reply(`\`\`\`json\n${JSON.stringify(VERDICT)}\n\`\`\``));
-      const judge = buildJudge(judgeSpec(), STUDY, ENV);
+      const judge = await buildJudge(judgeSpec(), STUDY, ENV);
       try {
         const reply = await judge.call(messages);
         const parsed = parseVerdict(reply.text, complianceRubric);
@@ -164,7 +164,7 @@ for (const wire of WIRES) {
     test("the mock's echo is not a verdict: a recorded parse failure, not a default label", async () => {
       const mock = mocks.get(wire.name)!;
       mock.reset();
-      const judge = buildJudge(judgeSpec(), STUDY, ENV);
+      const judge = await buildJudge(judgeSpec(), STUDY, ENV);
       try {
         const reply = await judge.call(messages);
         assert.match(reply.text, /^echo: /);

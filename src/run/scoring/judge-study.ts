@@ -71,14 +71,7 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
   await log.event({ event: "sealed", at: sealedAt, sha256: sealed.sha256, entries: judgeables.length });
 
   const runtimes = new Map<string, JudgeRuntime>();
-  const runtime = (s: ModelSpec): JudgeRuntime => {
-    let r = runtimes.get(s.id);
-    if (!r) {
-      r = options.judgeFor ? options.judgeFor(s) : buildJudge(s, spec, options.env);
-      runtimes.set(s.id, r);
-    }
-    return r;
-  };
+  const runtime = (s: ModelSpec): JudgeRuntime => runtimes.get(s.id)!;
   try {
     // Step 3: blinded assessment, plus the validation judge on a stratified subsample.
     const fraction = spec.scoring?.validation?.fraction ?? 0.1;
@@ -92,6 +85,12 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
         out.push({ judgeable: j, judge: assignment.validation, role: "validation" });
       return out;
     });
+    // The judges are built before any call: building one imports its provider's SDK.
+    const judges = [...tasks.map((t) => t.judge), ...[...assignments.values()].map((a) => a.primary)];
+    for (const judge of judges) {
+      if (runtimes.has(judge.id)) continue;
+      runtimes.set(judge.id, options.judgeFor ? options.judgeFor(judge) : await buildJudge(judge, spec, options.env));
+    }
     log.startCalls();
     let done = 0;
     const limit = pLimit(Math.max(1, options.concurrency ?? spec.execution.concurrency));

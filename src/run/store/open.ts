@@ -5,10 +5,9 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import Database from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
-import pg from "pg";
-import { KyselyTrialStore } from "./kysely-store.js";
+import type BetterSqlite3 from "better-sqlite3";
+import type { Kysely } from "kysely";
+import type { KyselyTrialStore } from "./kysely-store.js";
 import type { StoreDatabase } from "./schema.js";
 import type { TrialStore } from "./types.js";
 import { isPostgresUrl, parsePostgresUrl } from "./url.js";
@@ -33,7 +32,9 @@ export interface OpenStoreOptions {
  * existing directory (its `parallax.db`), or a file path whose directory exists.
  */
 export async function openStore(target: string, options: OpenStoreOptions = {}): Promise<TrialStore> {
-  const store = isPostgresUrl(target) ? await openPostgres(target, options) : openSqlite(target, options);
+  const store = isPostgresUrl(target)
+    ? await openPostgres(target, options)
+    : openSqlite(target, options, await drivers());
   if (options.migrate ?? true) {
     try {
       await store.migrate();
@@ -69,10 +70,27 @@ export function resolveSqlitePath(target: string): string {
  */
 const sqliteConnections = new Map<string, { db: Kysely<StoreDatabase>; refs: number }>();
 
-function openSqlite(target: string, options: OpenStoreOptions): KyselyTrialStore {
+/**
+ * The database drivers, kysely and the store, imported on first open rather than with this
+ * module: commands that never open a store (`plan`, `--version`) do not pay for loading them.
+ */
+async function drivers() {
+  const [sqlite, kysely, pg, store] = await Promise.all([
+    import("better-sqlite3"),
+    import("kysely"),
+    import("pg"),
+    import("./kysely-store.js"),
+  ]);
+  return { Database: sqlite.default, kysely, pg: pg.default, KyselyTrialStore: store.KyselyTrialStore };
+}
+
+type Drivers = Awaited<ReturnType<typeof drivers>>;
+
+// Synchronous once the drivers are loaded, so two opens of one file cannot race to connect.
+function openSqlite(target: string, options: OpenStoreOptions, lib: Drivers): KyselyTrialStore {
   const file = resolveSqlitePath(target);
   const shared = file === ":memory:" ? undefined : sqliteConnections.get(file);
-  const entry = shared ?? { db: connectSqlite(file, options), refs: 0 };
+  const entry = shared ?? { db: connectSqlite(file, options, lib), refs: 0 };
   if (!shared && file !== ":memory:") sqliteConnections.set(file, entry);
   entry.refs += 1;
   const release = async () => {
@@ -81,13 +99,13 @@ function openSqlite(target: string, options: OpenStoreOptions): KyselyTrialStore
     if (sqliteConnections.get(file) === entry) sqliteConnections.delete(file);
     await entry.db.destroy();
   };
-  return new KyselyTrialStore(entry.db, "sqlite", { release });
+  return new lib.KyselyTrialStore(entry.db, "sqlite", { release });
 }
 
-function connectSqlite(file: string, options: OpenStoreOptions): Kysely<StoreDatabase> {
-  let database: Database.Database | undefined;
+function connectSqlite(file: string, options: OpenStoreOptions, lib: Drivers): Kysely<StoreDatabase> {
+  let database: BetterSqlite3.Database | undefined;
   try {
-    database = new Database(file, { timeout: options.busyTimeoutMs ?? 10_000 });
+    database = new lib.Database(file, { timeout: options.busyTimeoutMs ?? 10_000 });
     // WAL: readers never block the writer; NORMAL sync is crash-safe for the app in WAL mode.
     database.pragma("journal_mode = WAL");
     database.pragma("synchronous = NORMAL");
@@ -96,11 +114,12 @@ function connectSqlite(file: string, options: OpenStoreOptions): Kysely<StoreDat
     database?.close();
     throw new Error(`cannot open SQLite store ${file}: ${(error as Error).message}`, { cause: error });
   }
-  return new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database }) });
+  return new lib.kysely.Kysely<StoreDatabase>({ dialect: new lib.kysely.SqliteDialect({ database }) });
 }
 
 async function openPostgres(target: string, options: OpenStoreOptions): Promise<KyselyTrialStore> {
   const { connectionString, schema, description } = parsePostgresUrl(target);
+  const { kysely, pg, KyselyTrialStore } = await drivers();
   const pool = new pg.Pool({
     connectionString,
     max: options.poolSize ?? 10,
@@ -119,7 +138,7 @@ async function openPostgres(target: string, options: OpenStoreOptions): Promise<
     await pool.end().catch(() => {});
     throw new Error(`cannot connect to PostgreSQL at ${description}: ${errorText(error)}`, { cause: error });
   }
-  const db = new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const db = new kysely.Kysely<StoreDatabase>({ dialect: new kysely.PostgresDialect({ pool }) });
   return new KyselyTrialStore(db, "postgres", { migrationSchema });
 }
 

@@ -1,0 +1,52 @@
+/**
+ * Each provider's `models[].options`, as a strict zod schema. These live apart from the
+ * provider modules so that checking a spec never loads a provider SDK; the schemas list only
+ * the keys each provider really reads (see its file), so a misspelt option is an error.
+ */
+import { z } from "zod";
+import { FAILURE_BUCKETS } from "../contracts/failure.js";
+
+const positive = z.number().positive();
+
+/** sim.ts (readSimOptions): the planted ability, latency, failure injection and seed. */
+export const SimOptionsSchema = z
+  .object({
+    ability: z.number().optional(),
+    latency_ms: z.number().min(0).optional(),
+    failure_rate: z.number().min(0).max(1).optional(),
+    failure_bucket: z.enum(FAILURE_BUCKETS).optional(),
+    seed: z.number().optional(),
+  })
+  .strict();
+
+/** llama.ts: where the GGUF is found, context, batch, threads and the chat template. */
+export const LlamaOptionsSchema = z
+  .object({
+    baseDir: z.string().min(1).optional(),
+    base_dir: z.string().min(1).optional(),
+    context_size: z.number().int().min(16).optional(),
+    batch_size: z.number().int().min(8).optional(),
+    threads: z.number().int().positive().default(1),
+    chat_template: z.enum(["plain", "model"]).default("plain"),
+  })
+  .strict();
+
+export type LlamaOptions = z.infer<typeof LlamaOptionsSchema>;
+
+/** openai.ts (readOptions): the completions log-prob path, top_k, reasoning override, per-key rpm. */
+export const OpenAIOptionsSchema = z
+  .object({
+    completions_logprobs: z.boolean().optional(),
+    top_k: z.boolean().optional(),
+    reasoning: z.boolean().optional(),
+    rpm_per_key: positive.optional(),
+  })
+  .strict();
+
+/** anthropic.ts (readRpmPerKey): per-key rpm only. */
+export const AnthropicOptionsSchema = z.object({ rpm_per_key: positive.optional() }).strict();
+
+/** google.ts (readOptions): the API version path and per-key rpm. */
+export const GoogleOptionsSchema = z
+  .object({ api_version: z.string().min(1).optional(), rpm_per_key: positive.optional() })
+  .strict();
