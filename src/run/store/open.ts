@@ -75,13 +75,12 @@ const sqliteConnections = new Map<string, { db: Kysely<StoreDatabase>; refs: num
  * module: commands that never open a store (`plan`, `--version`) do not pay for loading them.
  */
 async function drivers() {
-  const [sqlite, kysely, pg, store] = await Promise.all([
+  const [sqlite, kysely, store] = await Promise.all([
     import("better-sqlite3"),
     import("kysely"),
-    import("pg"),
     import("./kysely-store.js"),
   ]);
-  return { Database: sqlite.default, kysely, pg: pg.default, KyselyTrialStore: store.KyselyTrialStore };
+  return { Database: sqlite.default, kysely, KyselyTrialStore: store.KyselyTrialStore };
 }
 
 type Drivers = Awaited<ReturnType<typeof drivers>>;
@@ -119,7 +118,7 @@ function connectSqlite(file: string, options: OpenStoreOptions, lib: Drivers): K
 
 async function openPostgres(target: string, options: OpenStoreOptions): Promise<KyselyTrialStore> {
   const { connectionString, schema, description } = parsePostgresUrl(target);
-  const { kysely, pg, KyselyTrialStore } = await drivers();
+  const [{ kysely, KyselyTrialStore }, { default: pg }] = await Promise.all([drivers(), import("pg")]);
   const pool = new pg.Pool({
     connectionString,
     max: options.poolSize ?? 10,
