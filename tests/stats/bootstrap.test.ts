@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { WIDE_CELLS, wideClusterTable } from "../helpers/wide-cluster-table.js";
 import {
   type ClusteredCellCounts,
   clusterBootstrap,
@@ -128,15 +129,8 @@ describe("cluster bootstrap", () => {
 
   it("handles 10,000 resamples of 2,617 clusters x 24 cells: every pairwise RD, finite, inside [-1, 1]", () => {
     // Its speed is measured by `npm run bench:bootstrap` (bench/bootstrap.ts), not asserted here.
-    const clusters = 2617;
-    const cells = 24;
-    const stream = RandomStream.fromSeed(4);
-    const data: ClusteredCellCounts = {
-      clusters: Array.from({ length: clusters }, (_, g) => `case-${String(g).padStart(5, "0")}`),
-      cells: Array.from({ length: cells }, (_, c) => `cond-${c}`),
-      successes: Float64Array.from({ length: clusters * cells }, () => stream.bernoulli(0.6)),
-      trials: new Float64Array(clusters * cells).fill(1),
-    };
+    const cells = WIDE_CELLS;
+    const data = wideClusterTable();
     const { statistic, pairs } = pairwiseRiskDifferences(cells);
     const r = clusterBootstrap(data, statistic, { resamples: 10_000, seed: 1 });
     assert.equal(pairs.length, (cells * (cells - 1)) / 2);
