@@ -50,6 +50,7 @@ const PLAN_BATCH = 5_000;
 
 export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult> {
   const study = await prepareStudy(options.specPath);
+  for (const warning of study.warnings) options.onNote?.(`warning: ${warning}`);
   // Providers are built first so a bad model entry (unknown provider, missing key) writes nothing.
   const models = await buildModels(study, options.env);
   try {

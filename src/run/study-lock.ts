@@ -86,7 +86,9 @@ export function acquireStudyLock(dir: string, onNote?: (message: string) => void
         EXIT_LOCKED,
       );
     }
-    onNote?.(`took over a stale lock on ${dir}: its holder (pid ${holder.pid} on ${holder.host}) is no longer running`);
+    onNote?.(
+      `note: took over a stale lock on ${dir}: its holder (pid ${holder.pid} on ${holder.host}) is no longer running`,
+    );
     try {
       unlinkSync(path);
     } catch (error) {

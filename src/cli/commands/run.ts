@@ -55,7 +55,7 @@ export async function runCommand(
       concurrency: options.concurrency,
       stopSignal: signals.stop.signal,
       abortSignal: signals.abort.signal,
-      onNote: (message) => process.stderr.write(`note: ${message}\n`),
+      onNote: (message) => process.stderr.write(`${message}\n`),
       onStart: ({ runId, total, alreadyFinished }) => {
         process.stderr.write(`run ${runId}: ${total} trials, ${alreadyFinished} already finished\n`);
         progress.start(total, alreadyFinished);
