@@ -5,6 +5,7 @@
  */
 import { Command } from "commander";
 import { ParallaxError } from "../core/errors.js";
+import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 
 /**
@@ -127,6 +128,8 @@ function parsePositiveInt(value: string): number {
   if (!Number.isInteger(n) || n < 1) throw new ParallaxError(`expected a positive integer, found '${value}'`, 2);
   return n;
 }
+
+endQuietlyOnClosedPipe();
 
 try {
   await program.parseAsync(process.argv);
