@@ -41,6 +41,7 @@ describe("a closed output pipe", () => {
     ["status", () => ["status", outDir]],
     ["analyze", () => ["analyze", outDir]],
     ["plan", () => ["plan", specPath]],
+    ["items", () => ["items", "--spec", specPath, "demo"]],
   ];
   for (const [name, args] of commands) {
     test(`ends ${name} quietly with exit 0`, async () => {
