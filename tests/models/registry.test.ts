@@ -29,14 +29,14 @@ describe("provider descriptors", () => {
       google: { api_version: "v1", rpm_per_key: 25 },
     };
     for (const [name, options] of Object.entries(valid)) {
-      const schema = providers.get(name).optionsSchema;
+      const schema = providers.get(name).optionsSchema!;
       assert.ok(schema.safeParse(options).success, `${name} accepts ${JSON.stringify(options)}`);
       assert.ok(schema.safeParse({}).success, `${name} needs no options`);
       assert.equal(schema.safeParse({ ...options, rpm_per_keys: 5 }).success, false, `${name} rejects a typo`);
     }
-    assert.equal(providers.get("sim").optionsSchema.safeParse({ failure_bucket: "nope" }).success, false);
-    assert.equal(providers.get("openai").optionsSchema.safeParse({ top_k: "yes" }).success, false);
-    assert.equal(providers.get("llama").optionsSchema.safeParse({ context_sise: 256 }).success, false);
+    assert.equal(providers.get("sim").optionsSchema!.safeParse({ failure_bucket: "nope" }).success, false);
+    assert.equal(providers.get("openai").optionsSchema!.safeParse({ top_k: "yes" }).success, false);
+    assert.equal(providers.get("llama").optionsSchema!.safeParse({ context_sise: 256 }).success, false);
   });
 
   it("creates a provider through its module, and still refuses bad options there", async () => {
