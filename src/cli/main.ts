@@ -5,6 +5,7 @@
  */
 import { Command } from "commander";
 import { ParallaxError } from "../core/errors.js";
+import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 
 /**
@@ -101,8 +102,12 @@ program
 program
   .command("items")
   .description("print a benchmark's items as the model receives them (loader, format pair, sample)")
-  .argument("<benchmark>", "dataset loader name, e.g. truthfulqa_mc1, bbq, mmlu")
-  .requiredOption("--source <path>", "published file or directory, or an http(s) URL")
+  .argument(
+    "<benchmark>",
+    "dataset loader name (e.g. truthfulqa_mc1, bbq, mmlu) with --source, or a benchmark id with --spec",
+  )
+  .option("--source <path>", "published file or directory, or an http(s) URL")
+  .option("--spec <spec>", "study spec: preview its benchmark BENCHMARK (inline or any loader) as run loads it")
   .option("--format <format>", "mc | oe | forced (default: mc when the item has options)")
   .option("--sample <n>", "seeded sample of n items", parsePositiveInt)
   .option("--seed <s>", "sampling seed (default 0)", parseInteger)
@@ -127,6 +132,8 @@ function parsePositiveInt(value: string): number {
   if (!Number.isInteger(n) || n < 1) throw new ParallaxError(`expected a positive integer, found '${value}'`, 2);
   return n;
 }
+
+endQuietlyOnClosedPipe();
 
 try {
   await program.parseAsync(process.argv);

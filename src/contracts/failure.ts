@@ -9,6 +9,8 @@ export const FAILURE_BUCKETS = [
   "content_filter",
   "provider_error",
   "parse_error",
+  /** 401/403: the key is wrong, revoked or lacks access; the run stops at the first one. */
+  "auth",
   "other",
 ] as const;
 

@@ -66,6 +66,10 @@ export const SampleSchema = z
       .enum(["proportional", "equal"])
       .default("proportional")
       .describe("Stratum sizes: proportional to the strata, or equal (balanced, e.g. BBQ category x ambiguity)"),
+    allow_smaller: z
+      .boolean()
+      .optional()
+      .describe("Take every item, with a warning, when the benchmark has fewer than n (default: an error)"),
   })
   .strict();
 

@@ -330,6 +330,36 @@ function nestedKeyHint(
 // They read the raw data defensively, so they still run (and report) when other parts are invalid.
 
 function crossFieldProblems(source: SpecSource): SpecProblem[] {
+  return [...inlineItemProblems(source), ...conditionProblems(source)];
+}
+
+/** Duplicate item ids within an inline benchmark: an error naming both entries (one would be dropped). */
+function inlineItemProblems(source: SpecSource): SpecProblem[] {
+  const benchmarks = asRecord(source.data)?.benchmarks;
+  if (!Array.isArray(benchmarks)) return [];
+  return benchmarks.flatMap((benchmark, b) => {
+    const items = asRecord(benchmark)?.items;
+    if (!Array.isArray(items)) return [];
+    const first = new Map<string, number>();
+    const problems: SpecProblem[] = [];
+    items.forEach((item, i) => {
+      const id = asRecord(item)?.id;
+      if (typeof id !== "string") return;
+      const earlier = first.get(id);
+      if (earlier === undefined) {
+        first.set(id, i);
+        return;
+      }
+      const path = ["benchmarks", b, "items", i, "id"];
+      const firstLine = source.locate(["benchmarks", b, "items", earlier, "id"]).line;
+      const message = `at YAML path ${formatPath(path)}: duplicate item id '${id}' (first at items[${earlier}], line ${firstLine}); item ids must be unique within a benchmark`;
+      problems.push({ ...source.locate(path), message });
+    });
+    return problems;
+  });
+}
+
+function conditionProblems(source: SpecSource): SpecProblem[] {
   const conditions = asRecord(asRecord(source.data)?.conditions);
   const facets = asRecord(conditions?.facets);
   if (!conditions || !facets) return [];

@@ -78,12 +78,24 @@ function modelProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
 function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecSource): SpecProblem[] {
   if (!providers.has(model.provider))
     return [unknownName(source, [...path, "provider"], "provider", model.provider, providers.names())];
-  const schema = providers.get(model.provider).optionsSchema;
-  if (model.options === undefined) return [];
-  if (schema) return settingsProblems(schema, model.options, [...path, "options"], source);
-  return Object.keys(model.options).map((key) =>
-    problem(source, [...path, "options", key], `provider '${model.provider}' takes no options, found '${key}'`, true),
-  );
+  const descriptor = providers.get(model.provider);
+  const schema = descriptor.optionsSchema;
+  const optionProblems =
+    model.options === undefined
+      ? []
+      : schema
+        ? settingsProblems(schema, model.options, [...path, "options"], source)
+        : Object.keys(model.options).map((key) =>
+            problem(
+              source,
+              [...path, "options", key],
+              `provider '${model.provider}' takes no options, found '${key}'`,
+              true,
+            ),
+          );
+  // Checks that need valid options (a model file resolved against options.base_dir) run after them.
+  if (optionProblems.length > 0) return optionProblems;
+  return (descriptor.specProblems?.(model) ?? []).map((p) => problem(source, [...path, ...p.path], p.message));
 }
 
 function benchmarkProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {

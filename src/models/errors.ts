@@ -76,7 +76,7 @@ export interface HttpFailure {
 
 /**
  * The default status mapping: 429 rate_limit, 408/504 timeout, 5xx provider_error (all
- * retryable); other 4xx provider_error, not retryable. Providers pass `bucket`/`retryable`
+ * retryable); 401/403 auth; other 4xx provider_error, not retryable. Providers pass `bucket`/`retryable`
  * to override from the body (context length, content filter, quota exhausted).
  */
 export function httpError(failure: HttpFailure): ProviderError {
@@ -93,6 +93,7 @@ export function httpError(failure: HttpFailure): ProviderError {
 
 function defaultBucket(status: number): FailureBucket {
   if (status === 429) return "rate_limit";
+  if (status === 401 || status === 403) return "auth";
   if (status === 408 || status === 504) return "timeout";
   return "provider_error";
 }

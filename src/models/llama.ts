@@ -63,7 +63,8 @@
  * the top token underflows to p = 0 and gets logprob -Infinity.
  */
 import { existsSync, statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute } from "node:path";
+import { llamaBaseDir, llamaModelPath } from "./llama-path.js";
 import type {
   ChatHistoryItem,
   ControlledEvaluateInputItem,
@@ -263,11 +264,11 @@ class LlamaCppProvider implements LlamaProvider {
   }
 
   resolveModelPath(model: string): string {
-    return isAbsolute(model) ? model : resolve(this.baseDir(), model);
+    return llamaModelPath(model, this.options);
   }
 
   private baseDir(): string {
-    return this.options.baseDir ?? this.options.base_dir ?? process.cwd();
+    return llamaBaseDir(this.options);
   }
 
   async tokenize(model: string, text: string): Promise<number[]> {

@@ -11,6 +11,7 @@ import {
   OpenAIOptionsSchema,
   SimOptionsSchema,
 } from "./options.js";
+import { llamaSpecProblems } from "./llama-path.js";
 import type { ProviderDescriptor } from "./types.js";
 
 export const simDescriptor: ProviderDescriptor = {
@@ -26,6 +27,7 @@ export const llamaDescriptor: ProviderDescriptor = {
   local: true,
   optionsSchema: LlamaOptionsSchema,
   create: async (spec, env) => (await import("./llama.js")).llamaProvider(spec, env),
+  specProblems: llamaSpecProblems,
 };
 
 export const openaiDescriptor: ProviderDescriptor = {

@@ -25,4 +25,15 @@ export interface ProviderDescriptor {
    */
   readonly optionsSchema?: z.ZodType;
   create(spec: ModelSpec, env: ProviderEnv): Promise<Provider>;
+  /**
+   * Problems of a model entry that the spec can be refused for at load (e.g. a missing local
+   * model file), without creating the provider. Paths are relative to the model entry.
+   */
+  specProblems?(spec: ModelSpec): SpecEntryProblem[];
+}
+
+/** A problem of one model entry: the field (relative to the entry) and what was expected. */
+export interface SpecEntryProblem {
+  path: string[];
+  message: string;
 }

@@ -17,6 +17,7 @@ import { planTrials, refuseImpossibleCells, runIdFor } from "./plan.js";
 import { openStore } from "./store/open.js";
 import { isPostgresUrl, parsePostgresUrl } from "./store/url.js";
 import type { RunRecord, TrialStore } from "./store/types.js";
+import { acquireStudyLock, type StudyLock } from "./study-lock.js";
 import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 
@@ -34,6 +35,8 @@ export interface RunStudyOptions {
   abortSignal?: AbortSignal;
   onStart?: (info: { runId: string; total: number; pending: number; alreadyFinished: number }) => void;
   onTrialDone?: (event: TrialEvent) => void;
+  /** Hears notes for the user, such as a stale directory lock taken over. */
+  onNote?: (message: string) => void;
 }
 
 export interface RunStudyResult {
@@ -47,6 +50,7 @@ const PLAN_BATCH = 5_000;
 
 export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult> {
   const study = await prepareStudy(options.specPath);
+  for (const warning of study.warnings) options.onNote?.(`warning: ${warning}`);
   // Providers are built first so a bad model entry (unknown provider, missing key) writes nothing.
   const models = await buildModels(study, options.env);
   try {
@@ -57,7 +61,21 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
   }
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
-  const store = await openStore(options.store ?? outDir);
+  let lock: StudyLock;
+  try {
+    lock = acquireStudyLock(outDir, options.onNote);
+  } catch (error) {
+    await closeModels(models);
+    throw error;
+  }
+  let store: TrialStore;
+  try {
+    store = await openStore(options.store ?? outDir);
+  } catch (error) {
+    lock.release();
+    await closeModels(models);
+    throw error;
+  }
   try {
     const runId = await recordRun(store, study, outDir, storeLabel(options.store ?? outDir));
     const before = await store.countByStatus(runId);
@@ -87,8 +105,12 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     const counts = await store.countByStatus(runId);
     return { runId, outDir, summary, counts };
   } finally {
-    await Promise.all([...models.values()].map((m) => m.provider.close?.()));
-    await store.close();
+    try {
+      await closeModels(models);
+      await store.close();
+    } finally {
+      lock.release();
+    }
   }
 }
 

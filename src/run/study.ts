@@ -7,9 +7,11 @@ import type { Condition } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { hashValue } from "../core/hash.js";
+import { specSource } from "../core/spec-loader.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import { sampleItems } from "../datasets/sample.js";
 import { loadStudySpec } from "../facets/validate.js";
+import { checkSampleSize, refuseDuplicateIds } from "./benchmark-checks.js";
 import { expandConditions } from "./conditions.js";
 import { loadSpecPlugins } from "./plugins.js";
 
@@ -40,21 +42,28 @@ export interface PreparedStudy {
   /** Items by benchmark id, then item id. */
   items: Map<string, Map<string, Item>>;
   conditions: Condition[];
+  /** Problems the study can run with, for the user to see (e.g. a sample cut to the benchmark's size). */
+  warnings: string[];
 }
 
 export async function prepareStudy(specPath: string, options: { cacheDir?: string } = {}): Promise<PreparedStudy> {
   await loadSpecPlugins(specPath); // before the spec is checked against the registries
   // Facet values and plugin settings are checked here, before any benchmark file is read.
-  const { spec } = loadStudySpec(specPath);
+  const { spec, text, path } = loadStudySpec(specPath);
+  const located = { path: specPath, source: specSource(text, path) };
+  const warnings: string[] = [];
   const baseDir = dirname(resolve(specPath));
   const items = new Map<string, Map<string, Item>>();
   const manifest: ItemManifest = { benchmarks: [] };
-  for (const benchmark of spec.benchmarks) {
+  for (const [index, benchmark] of spec.benchmarks.entries()) {
     const loader = datasetLoaders.get(benchmark.loader);
     const loaded = await loader.load(benchmark, {
       baseDir,
       cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache"),
     });
+    refuseDuplicateIds(benchmark, loaded);
+    const warning = checkSampleSize(benchmark, index, loaded.items.length, located);
+    if (warning) warnings.push(warning);
     const sampled = benchmark.sample
       ? sampleItems(
           loaded.items,
@@ -87,6 +96,7 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
     manifestHash: hashValue(manifest),
     items,
     conditions: expandConditions(spec.conditions),
+    warnings,
   };
 }
 

@@ -260,6 +260,7 @@ describe("anthropic provider", () => {
     const leaky = { CLAUDE_KEY_1: "sk-ant-test-revoked-key-777777" };
     const error = await failure(createAnthropicProvider(spec(), leaky).generate(ask()));
     assert.equal(error.options.status, 401);
+    assert.equal(error.bucket, "auth");
     assert.equal(error.retryable, false);
     assert.match(error.message, /authentication_error/);
     assertNoSecret(error, Object.values(leaky));

@@ -37,7 +37,8 @@ describe("httpError", () => {
       [500, "provider_error", true],
       [529, "provider_error", true],
       [400, "provider_error", false],
-      [401, "provider_error", false],
+      [401, "auth", false],
+      [403, "auth", false],
       [404, "provider_error", false],
     ];
     for (const [status, bucket, retryable] of cases) {

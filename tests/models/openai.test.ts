@@ -317,6 +317,7 @@ describe("openai provider", () => {
     const raw = createOpenAIProvider(spec(), leaky);
     const error = await failure(withResilience(raw, { sleep: async () => {} }).generate(ask()));
     assert.equal(error.options.status, 401);
+    assert.equal(error.bucket, "auth");
     assert.equal(error.retryable, false);
     assert.match(mock.requests[0].headers.authorization, /not-accepted/); // the server did see it...
     assertNoSecret(error, Object.values(leaky)); // ...the error does not

@@ -1,3 +1,4 @@
+import { refuseUnscoredScorer } from "../../run/scorer-check.js";
 import { createWriteStream } from "node:fs";
 import { InputError } from "../../core/errors.js";
 import { type ExportFormat, type ExportTable, exportTable } from "../../run/export.js";
@@ -14,6 +15,14 @@ export async function exportCommand(
     throw new InputError(`--format must be csv or jsonl, found '${options.format}'`);
   }
   const { store, run } = await openStudyDir(dir);
+  if (options.scorer !== undefined) {
+    try {
+      await refuseUnscoredScorer(store, run.id, options.scorer, dir);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
   const out = options.output ? createWriteStream(options.output) : process.stdout;
   try {
     const facets = Object.keys(run.spec.conditions.facets);

@@ -12,10 +12,14 @@ import { renderTrialTask } from "../../facets/render.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import { sampleItems } from "../../datasets/sample.js";
 import type { LoadedBenchmark } from "../../datasets/types.js";
+import { loadSpecBenchmark } from "../../run/spec-benchmark.js";
 import { renderTask } from "../../scaffolds/prompt.js";
 
 export interface ItemsOptions {
-  source: string;
+  /** A published file, directory or URL for a loader named by BENCHMARK. */
+  source?: string;
+  /** A study spec: BENCHMARK is then one of its benchmark ids (inline and plugin loaders too). */
+  spec?: string;
   format?: string;
   sample?: number;
   seed?: number;
@@ -39,11 +43,50 @@ export interface RenderedItem {
   source: { file: string; row: number } | null;
 }
 
-export async function itemsCommand(loaderName: string, options: ItemsOptions): Promise<void> {
-  const loader = datasetLoaders.get(loaderName);
+export async function itemsCommand(name: string, options: ItemsOptions): Promise<void> {
   if (options.format !== undefined && !(ANSWER_FORMATS as readonly string[]).includes(options.format)) {
     throw new InputError(`unknown format '${options.format}'; known: ${ANSWER_FORMATS.join(", ")}`);
   }
+  const { loaded, sample } = options.spec
+    ? await fromSpec(name, options.spec, options)
+    : await fromSource(name, options);
+  const items =
+    sample === undefined
+      ? loaded.items
+      : sampleItems(loaded.items, sample.n, sample.seed, sample.stratify_by, sample.allocation);
+  const rendered = items.map((item) => renderItem(item, options.format, loaded));
+  for (const skip of loaded.skipped ?? [])
+    process.stderr.write(`skipped ${skip.file}: row ${skip.row}: ${skip.reason}\n`);
+  if (options.json) {
+    process.stdout.write(rendered.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    return;
+  }
+  process.stdout.write(
+    `${rendered.map(readable).join("\n")}\n${rendered.length} item(s) of ${loaded.items.length}, ${loaded.skippedRows} row(s) skipped\n`,
+  );
+}
+
+type Sample = { n: number; seed: number; stratify_by?: string; allocation: "proportional" | "equal" };
+
+/** The sample asked on the command line, if any. */
+function commandLineSample(options: ItemsOptions): Sample | undefined {
+  if (options.sample === undefined) return undefined;
+  return {
+    n: options.sample,
+    seed: options.seed ?? 0,
+    stratify_by: options.stratify,
+    allocation: options.balanced ? "equal" : "proportional",
+  };
+}
+
+/** BENCHMARK is a loader name and --source its file, directory or URL. */
+async function fromSource(loaderName: string, options: ItemsOptions) {
+  if (options.source === undefined) {
+    throw new InputError(
+      "items needs --source PATH (a loader's published file) or --spec SPEC (a spec's benchmark id)",
+    );
+  }
+  const loader = datasetLoaders.get(loaderName);
   const spec: BenchmarkSpec = {
     id: loaderName,
     loader: loaderName,
@@ -55,26 +98,17 @@ export async function itemsCommand(loaderName: string, options: ItemsOptions): P
     baseDir: cwd,
     cacheDir: resolve(cwd, options.cacheDir ?? ".parallax-cache"),
   });
-  const items =
-    options.sample === undefined
-      ? loaded.items
-      : sampleItems(
-          loaded.items,
-          options.sample,
-          options.seed ?? 0,
-          options.stratify,
-          options.balanced ? "equal" : "proportional",
-        );
-  const rendered = items.map((item) => renderItem(item, options.format, loaded));
-  for (const skip of loaded.skipped ?? [])
-    process.stderr.write(`skipped ${skip.file}: row ${skip.row}: ${skip.reason}\n`);
-  if (options.json) {
-    process.stdout.write(rendered.map((r) => `${JSON.stringify(r)}\n`).join(""));
-    return;
+  return { loaded, sample: commandLineSample(options) };
+}
+
+/** BENCHMARK is a benchmark id of the spec, loaded as `run` loads it; the spec's sample unless --sample. */
+async function fromSpec(benchmarkId: string, specPath: string, options: ItemsOptions) {
+  if (options.source !== undefined || (options.option ?? []).length > 0) {
+    throw new InputError("--source and --option name a loader's file; with --spec the benchmark's own are used");
   }
-  process.stdout.write(
-    `${rendered.map(readable).join("\n")}\n${rendered.length} item(s) of ${loaded.items.length}, ${loaded.skippedRows} row(s) skipped\n`,
-  );
+  const { benchmark, loaded } = await loadSpecBenchmark(specPath, benchmarkId, { cacheDir: options.cacheDir });
+  const sample = commandLineSample(options) ?? benchmark.sample;
+  return { loaded, sample };
 }
 
 export function renderItem(item: Item, format: string | undefined, loaded: LoadedBenchmark): RenderedItem {

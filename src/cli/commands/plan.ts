@@ -5,6 +5,7 @@ import { prepareStudy } from "../../run/study.js";
 
 export async function planCommand(specPath: string, options: { json?: boolean }): Promise<void> {
   const study = await prepareStudy(specPath);
+  for (const warning of study.warnings) process.stderr.write(`warning: ${warning}\n`);
   // The cells `run` would refuse are refused here too (exit 2), before anything is estimated.
   const unchecked = await checkCells(study, process.env);
   const summary = summarisePlan(study);

@@ -4,6 +4,11 @@ import { loadSpecPlugins } from "../../run/plugins.js";
 import { runStudy, storeLabel } from "../../run/run-study.js";
 import { createProgress } from "../progress.js";
 
+/** Exit code when the run ended with errored trials (or stopped on an authentication failure). */
+export const EXIT_TRIALS_ERRORED = 4;
+/** Exit code when Ctrl-C stopped the run (128 + SIGINT). */
+export const EXIT_INTERRUPTED = 130;
+
 /**
  * Ctrl-C once: stop starting trials and let those in flight finish. Twice: abort the calls
  * in flight (their trials stay unfinished and run again on resume). Finished trials are
@@ -50,6 +55,7 @@ export async function runCommand(
       concurrency: options.concurrency,
       stopSignal: signals.stop.signal,
       abortSignal: signals.abort.signal,
+      onNote: (message) => process.stderr.write(`${message}\n`),
       onStart: ({ runId, total, alreadyFinished }) => {
         process.stderr.write(`run ${runId}: ${total} trials, ${alreadyFinished} already finished\n`);
         progress.start(total, alreadyFinished);
@@ -67,6 +73,11 @@ export async function runCommand(
     ];
     if (summary.stoppedBy === "budget") lines.push("stopped: the spec's budget was reached");
     if (summary.stoppedBy === "stop") lines.push("stopped by interrupt: run the same command again to resume");
+    if (summary.stoppedBy === "auth") {
+      lines.push(
+        `stopped: authentication failed (${summary.authFailure}); fix the model's API key, then run the same command again`,
+      );
+    }
     if (counts.errored > 0) lines.push("errored trials are retried when you run the same command again");
     if (options.store) {
       lines.push(
@@ -77,7 +88,8 @@ export async function runCommand(
       lines.push(`results: ${result.outDir} (parallax status ${result.outDir}; parallax export ${result.outDir})`);
     }
     process.stdout.write(`${lines.join("\n")}\n`);
-    if (summary.stoppedBy === "stop") process.exitCode = 130;
+    if (summary.stoppedBy === "stop") process.exitCode = EXIT_INTERRUPTED;
+    else if (counts.errored > 0 || summary.stoppedBy === "auth") process.exitCode = EXIT_TRIALS_ERRORED;
   } finally {
     progress.stop();
     signals.dispose();

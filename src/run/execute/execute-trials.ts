@@ -27,7 +27,12 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
   const source = options.source ?? new StoreTrialSource(options.store, options.runId);
   const budget = await RunBudget.open(options.budget?.ledger ?? options.store, options.runId, options.budget);
   const batcher = new CommitBatcher(options.store);
-  const context: TrialContext = { ...options, commit: (entry) => batcher.complete(entry) };
+  // An authentication failure (401/403) stops the run at once: no trial is claimed after it,
+  // and the calls in flight are aborted (their trials stay pending), since every other call
+  // with the same key would fail the same way.
+  const authStop = new AbortController();
+  const abortSignal = options.abortSignal ? AbortSignal.any([options.abortSignal, authStop.signal]) : authStop.signal;
+  const context: TrialContext = { ...options, abortSignal, commit: (entry) => batcher.complete(entry) };
   const limit = pLimit(options.concurrency);
   const inFlight = new Set<Promise<void>>();
   // Resolved whenever a trial settles, so the loop below can claim the freed slot.
@@ -38,6 +43,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
   let failure: { error: unknown } | undefined;
 
   const stopReason = (): ExecuteSummary["stoppedBy"] | undefined => {
+    if (authStop.signal.aborted) return "auth";
     if (options.stopSignal?.aborted || options.abortSignal?.aborted) return "stop";
     return budget.exhausted() ? "budget" : undefined;
   };
@@ -47,6 +53,10 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     summary.calls += event.calls;
     summary.costUsd += event.costUsd;
     budget.charge(event);
+    if (event.failure?.bucket === "auth" && !authStop.signal.aborted) {
+      summary.authFailure = event.failure.message;
+      authStop.abort();
+    }
     await source.acknowledge(trial.id, event.status);
     options.onTrialDone?.(event);
   };
@@ -81,5 +91,6 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
   }
   await Promise.all(inFlight);
   if (failure) throw failure.error;
+  if (authStop.signal.aborted) summary.stoppedBy = "auth";
   return summary;
 }

@@ -87,7 +87,11 @@ async function complete(
   });
   // A trial another worker finished first counts as neither finished nor errored here.
   const status = written ? core.status : "abandoned";
-  return { trialId: trial.id, status, costUsd: outcome.costUsd, calls: calls.length };
+  const event: TrialEvent = { trialId: trial.id, status, costUsd: outcome.costUsd, calls: calls.length };
+  if (status === "errored" && core.failureBucket) {
+    event.failure = { bucket: core.failureBucket, message: core.errorMessage ?? "" };
+  }
+  return event;
 }
 
 function uniqueDrops(calls: CallRecord[]): TrialOutcome["droppedParams"] {

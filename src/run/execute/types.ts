@@ -2,6 +2,7 @@
  * The executor's vocabulary: a model ready to call, the options of a run pass, and what a
  * trial and a whole pass report back.
  */
+import type { FailureBucket } from "../../contracts/failure.js";
 import type { Item } from "../../contracts/item.js";
 import type { GenerationParams, Provider } from "../../contracts/provider.js";
 import type { ModelSpec } from "../../contracts/spec.js";
@@ -48,6 +49,8 @@ export interface ExecuteOptions {
 export interface TrialEvent {
   trialId: string;
   status: "finished" | "errored" | "abandoned";
+  /** An errored trial's failure bucket and message. */
+  failure?: { bucket: FailureBucket; message: string };
   costUsd: number;
   calls: number;
 }
@@ -59,7 +62,10 @@ export interface ExecuteSummary {
   abandoned: number;
   calls: number;
   costUsd: number;
-  stoppedBy: "completed" | "stop" | "budget";
+  /** "auth": a call failed authentication (401/403); see `authFailure`. */
+  stoppedBy: "completed" | "stop" | "budget" | "auth";
+  /** The first authentication failure's message, when one stopped the run. */
+  authFailure?: string;
 }
 
 /** What one trial's execution needs: the pass's options and where its completion goes (group commit). */
