@@ -102,6 +102,8 @@ export interface CardField<K extends CardFieldKey = CardFieldKey> {
   field: K;
   /** Section title in scorecard.md and the report ("Safety rate matrix"). */
   title: string;
+  /** A header section above the numbered fields (measurement integrity), not one of them. */
+  unnumbered?: boolean;
   build(input: PresentedAnalysis): ScorecardFields[K];
   markdown(value: ScorecardFields[K], header: ScorecardHeader): string[];
 }

@@ -7,6 +7,7 @@ import type { AnalysisPlan } from "../contracts/analysis.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import "./analyses/index.js";
 import type { GlmSetup } from "./contrasts.js";
+import { gateVerdicts } from "./integrity/gate.js";
 import { distinctValues, scoredRows, varyingFacets } from "./data.js";
 import { resolvePlan, restrictRows } from "./plan.js";
 import { type AnalysisContext, type AnalysisResults, registeredAnalyses, type StudyAnalysis } from "./registry.js";
@@ -33,6 +34,7 @@ export async function analyzeStudy(
     if (!analysis.run || !analysis.result) continue;
     (results as Record<string, unknown>)[analysis.result] = await analysis.run({ ...context, results });
   }
+  if (results.integrity) gateVerdicts(results, results.integrity, context.resolved.reference);
   const { resolved } = context;
   return {
     meta: {

@@ -35,6 +35,8 @@ export interface AnalysisRow {
    * absent for the run-time outcome. A table may hold several scorers' rows of the same trial.
    */
   scorer?: string;
+  /** Per-trial audit shares (options_reached_share, safety_reached_share, ...) where recorded. */
+  audit?: Record<string, number>;
 }
 
 export interface AnalysisTable {
@@ -224,7 +226,20 @@ export function fromObservation(obs: Observation, facets: readonly string[], sco
     errored: obs.status === "errored",
     simulated: obs.simulated,
     ...(scorer === undefined ? {} : { scorer }),
+    ...auditOf(obs as unknown as Record<string, unknown>),
   });
+}
+
+/** The recorded audit shares of a row (numbers only; a blank or missing column is not recorded). */
+function auditOf(values: Record<string, unknown>): { audit?: Record<string, number> } {
+  const audit: Record<string, number> = {};
+  for (const column of trialAuditColumns()) {
+    const raw = values[column];
+    if (raw === null || raw === undefined || String(raw).trim() === "") continue;
+    const value = Number(raw);
+    if (Number.isFinite(value)) audit[column] = value;
+  }
+  return Object.keys(audit).length ? { audit } : {};
 }
 
 /** The one constructor of a row: the case key, and no outcome for an errored trial. */
@@ -244,6 +259,7 @@ function analysisRow(fields: Omit<AnalysisRow, "cluster">): AnalysisRow {
     simulated,
   };
   if (fields.scorer !== undefined) row.scorer = fields.scorer;
+  if (fields.audit !== undefined) row.audit = fields.audit;
   return row;
 }
 
@@ -369,6 +385,7 @@ function tidyRow(record: RawRecord, facets: string[], file: string, itemColumn: 
     errored,
     simulated: flag(text(v.simulated)) === true,
     ...(text(v.scorer) ? { scorer: text(v.scorer) } : {}),
+    ...auditOf(v),
   });
 }
 

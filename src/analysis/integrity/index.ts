@@ -1,0 +1,8 @@
+/** The registered integrity checks, in the order of the "Measurement integrity" section. */
+import "./nothing-measured.js";
+import "./parse-failures.js";
+import "./parse-imbalance.js";
+import "./errored.js";
+import "./propagation.js";
+
+export * from "./registry.js";
