@@ -11,7 +11,7 @@ import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
 import type { Observation, ScoreRecord } from "../contracts/trial.js";
-import { OBSERVATION_COLUMNS, toObservation, trialAuditColumns } from "../run/export.js";
+import { OBSERVATION_COLUMNS, toObservation, trialAuditAggregates, trialAuditColumns } from "../run/export.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 
@@ -142,6 +142,12 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
   let firstFinishedAt: string | null = null;
   for await (const page of trialPages(store, run.id, { pageSize: 2_000 })) {
     const scores = await latestScoresByScorer(store, run.id, page);
+    // The per-call propagation checks, summarised per trial as the trials export does (the
+    // integrity gate reads them).
+    const callsOf = await store.listCallsOf(
+      run.id,
+      page.map((t) => t.id),
+    );
     // A scorer first seen on this page has not scored the trials read so far.
     for (const name of scores.keys()) {
       if (!stored.has(name))
@@ -153,9 +159,10 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
     for (const trial of page) {
       if (trial.status === "pending") pending++;
       else {
-        runTime.push(trialRow(trial, facets));
+        const audit = trialAuditAggregates(callsOf.get(trial.id) ?? []);
+        runTime.push(trialRow(trial, facets, undefined, undefined, audit));
         for (const [name, rows] of stored)
-          rows.push(trialRow(trial, facets, scores.get(name)?.get(trial.id) ?? null, name));
+          rows.push(trialRow(trial, facets, scores.get(name)?.get(trial.id) ?? null, name, audit));
       }
       if (trial.status === "finished" && trial.updatedAt && (!firstFinishedAt || trial.updatedAt < firstFinishedAt)) {
         firstFinishedAt = trial.updatedAt;
@@ -209,8 +216,14 @@ export function specFacetLevels(spec: StudySpec): Record<string, string[]> {
  * reader uses: analysis, the report's trial page). `score` replaces the run-time outcome with
  * that scorer's (null: the scorer did not score the trial); `scorer` labels the row.
  */
-export function trialRow(trial: TrialRow, facets: string[], score?: ScoreRecord | null, scorer?: string): AnalysisRow {
-  return fromObservation(toObservation(trial, facets, score), facets, scorer);
+export function trialRow(
+  trial: TrialRow,
+  facets: string[],
+  score?: ScoreRecord | null,
+  scorer?: string,
+  audit: Record<string, number | null> = {},
+): AnalysisRow {
+  return fromObservation({ ...toObservation(trial, facets, score), ...audit }, facets, scorer);
 }
 
 export function fromObservation(obs: Observation, facets: readonly string[], scorer?: string): AnalysisRow {
