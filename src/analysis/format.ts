@@ -48,6 +48,8 @@ export interface WithinFormatContrast {
 
 export interface RecoveryRow {
   model: string;
+  /** Set by the integrity gate: why this recovery cannot be read. */
+  notInterpretable?: string;
   n: number;
   rates: { reference: number; standard: number; preserving: number } | null;
   /** Reference minus standard (positive = the standard variant loses). */

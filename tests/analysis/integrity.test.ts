@@ -96,10 +96,20 @@ describe("the integrity gate", () => {
       parse.cells.map((c) => `${c.condition}/${c.benchmark}`),
       ["cot/b1"],
     );
-    assert.deepEqual([...parse.downgraded].sort(), [...affected].sort());
+    assert.deepEqual([...parse.downgraded].sort(), [...affected, "flips all cot", "flips b1 cot"].sort());
     assert.equal(check(result, "parse_imbalance").status, "fail");
     assert.equal(check(result, "nothing_measured").status, "pass");
     assert.equal(result.integrity.failed, true);
+    // Paired flips on the cell are downgraded too, and only those.
+    const flips = result.paired.flips.map((f) => [`${f.benchmark} ${f.condition}`, Boolean(f.notInterpretable)]);
+    assert.deepEqual(
+      flips.filter(([, downgraded]) => downgraded).map(([label]) => label),
+      ["all cot", "b1 cot"].filter((l) => flips.some(([label]) => label === l)),
+    );
+    assert.ok(
+      flips.some(([label]) => label === "b1 cot"),
+      JSON.stringify(flips),
+    );
     // The scorecard's NNH row no longer claims equivalence for a downgraded contrast.
     const nnh = result.contrasts.itt.pooled.contrasts.find((c) => c.condition === "cot");
     assert.ok(nnh?.notInterpretable);

@@ -78,6 +78,8 @@ function failureOn(
 
 /** Downgrades the verdicts of `results` that use a failed cell, in place. */
 export function gateVerdicts(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
+  gateFlips(results, integrity, reference);
+  gateRecovery(results, integrity, reference);
   const contrasts = results.contrasts;
   if (!contrasts) return;
   for (const population of ["itt", "pp"] as const) {
@@ -91,6 +93,29 @@ export function gateVerdicts(results: Partial<AnalysisResults>, integrity: Integ
         downgrade(contrast, integrity, cells, `${population.toUpperCase()} ${scope.scope} ${contrast.condition}`);
       }
     }
+  }
+}
+
+/** Paired flips (McNemar): a benchmark's or all benchmarks' pairs of the condition and the reference. */
+function gateFlips(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
+  for (const flip of results.paired?.flips ?? []) {
+    const cells = cellsOf(integrity, flip.benchmark === "all" ? null : flip.benchmark, [flip.condition, reference]);
+    const failure = failureOn(integrity, cells);
+    if (!failure) continue;
+    flip.notInterpretable = failure.reason;
+    for (const check of failure.checks) check.downgraded.push(`flips ${flip.benchmark} ${flip.condition}`);
+  }
+}
+
+/** Option-preserving recovery per model: the reference, standard and preserving cells of every benchmark. */
+function gateRecovery(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
+  const op = results.optionPreserving;
+  if (!op || "skipped" in op) return;
+  const failure = failureOn(integrity, cellsOf(integrity, null, [reference, op.standard, op.preserving]));
+  if (!failure) return;
+  for (const row of op.rows) {
+    row.notInterpretable = failure.reason;
+    for (const check of failure.checks) check.downgraded.push(`recovery ${row.model}`);
   }
 }
 
