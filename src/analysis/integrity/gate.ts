@@ -80,6 +80,7 @@ function failureOn(
 export function gateVerdicts(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
   gateFlips(results, integrity, reference);
   gateRecovery(results, integrity, reference);
+  gateFormat(results, integrity, reference);
   const contrasts = results.contrasts;
   if (!contrasts) return;
   for (const population of ["itt", "pp"] as const) {
@@ -116,6 +117,18 @@ function gateRecovery(results: Partial<AnalysisResults>, integrity: IntegrityRes
   for (const row of op.rows) {
     row.notInterpretable = failure.reason;
     for (const check of failure.checks) check.downgraded.push(`recovery ${row.model}`);
+  }
+}
+
+/** The scaffold x format 2x2: each condition's within-format TOST reads its and the reference's cells. */
+function gateFormat(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
+  const format = results.format;
+  if (!format || "skipped" in format) return;
+  for (const w of format.withinFormat) {
+    const failure = failureOn(integrity, cellsOf(integrity, null, [w.condition, reference]));
+    if (!failure) continue;
+    w.notInterpretable = failure.reason;
+    for (const check of failure.checks) check.downgraded.push(`format 2x2 ${w.condition}`);
   }
 }
 
