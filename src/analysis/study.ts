@@ -8,6 +8,7 @@ import { PARALLAX_VERSION } from "../core/version.js";
 import "./analyses/index.js";
 import type { GlmSetup } from "./contrasts.js";
 import { gateVerdicts } from "./integrity/gate.js";
+import type { JudgeFacts } from "./integrity/registry.js";
 import { distinctValues, scoredRows, varyingFacets } from "./data.js";
 import { resolvePlan, restrictRows } from "./plan.js";
 import { type AnalysisContext, type AnalysisResults, registeredAnalyses, type StudyAnalysis } from "./registry.js";
@@ -20,6 +21,8 @@ export interface AnalyzeOptions {
   now?: () => Date;
   /** Outcomes of this scorer when the table holds several (default: the run-time outcome). */
   scorer?: string;
+  /** The judges' agreement and blinding (study directories), read by the judge-quality check. */
+  judges?: JudgeFacts;
 }
 
 export async function analyzeStudy(
@@ -28,7 +31,7 @@ export async function analyzeStudy(
   options: AnalyzeOptions = {},
 ): Promise<StudyAnalysis> {
   const table = selectScorer(input, options.scorer);
-  const context = contextOf(table, plan);
+  const context = { ...contextOf(table, plan), judges: options.judges };
   const results: Partial<AnalysisResults> = {};
   for (const analysis of registeredAnalyses()) {
     if (!analysis.run || !analysis.result) continue;

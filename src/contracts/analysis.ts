@@ -152,6 +152,18 @@ export const IntegritySchema = z
       .max(1)
       .default(0.05)
       .describe("Largest share of a cell's trials in which the options or safety instructions reached no call"),
+    judge_kappa: z
+      .number()
+      .min(-1)
+      .max(1)
+      .default(0.6)
+      .describe("Smallest cross-judge agreement (Cohen's kappa) before judge-scored verdicts are not interpretable"),
+    blinding_index: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.2)
+      .describe("Largest |Bang's blinding index| of the judges before the blinding check counts as failed"),
   })
   .strict();
 

@@ -186,4 +186,27 @@ describe("the integrity gate", () => {
     assert.equal(verdicts(lost).get("ITT b1 cot"), "not interpretable: options reached no call in 100% of trials");
     assert.ok(!verdicts(lost).get("ITT b2 cot")?.startsWith("not interpretable"));
   });
+
+  it("judge quality: kappa below the floor or a failed blinding check fails every cell; unknown is not available", async () => {
+    const judges = (kappa: number | null, blindingIndex: number | null) => ({
+      agreement: { crossValidated: kappa !== null, kappa, details: {}, source: "judge-agreement.json", note: "" },
+      blinding: { blinded: true, blindingIndex, details: {}, source: "blinding.json", note: "" },
+    });
+    const none = await analyzeStudy(planted(), normalizePlan(FAST));
+    assert.equal(check(none, "judge_quality").status, "not available");
+    const good = await analyzeStudy(planted(), normalizePlan(FAST), { judges: judges(0.8, 0.05) });
+    assert.equal(check(good, "judge_quality").status, "pass");
+    assert.equal(good.integrity.failed, false);
+    const weak = await analyzeStudy(planted(), normalizePlan(FAST), { judges: judges(0.41, null) });
+    assert.equal(check(weak, "judge_quality").status, "fail");
+    for (const [label, verdict] of verdicts(weak))
+      assert.equal(verdict, "not interpretable: judge agreement kappa 0.41 below 0.6", label);
+    const unblinded = await analyzeStudy(planted(), normalizePlan(FAST), { judges: judges(0.8, 0.5) });
+    assert.match(verdicts(unblinded).get("ITT pooled cot") ?? "", /blinding check failed \(blinding index 0.50\)/);
+    // The floor is the plan's.
+    const lowered = await analyzeStudy(planted(), normalizePlan({ ...FAST, integrity: { judge_kappa: 0.4 } }), {
+      judges: judges(0.41, null),
+    });
+    assert.equal(check(lowered, "judge_quality").status, "pass");
+  });
 });

@@ -59,7 +59,8 @@ registerAnalysis({
   name: "integrity",
   plan: AnalysisPlanSchema.pick({ integrity: true }),
   result: "integrity",
-  run: (ctx) => runIntegrityChecks(ctx.rows, ctx.plan, ctx.resolved.comparisonFacet, ctx.resolved.reference),
+  run: (ctx) =>
+    runIntegrityChecks(ctx.rows, ctx.plan, ctx.resolved.comparisonFacet, ctx.resolved.reference, ctx.judges),
   summary: ({ analysis }) => summaryLines(analysis.integrity),
   card: [
     cardField({

@@ -8,7 +8,14 @@ import type { Contrast } from "../contrasts.js";
 import type { AnalysisResults } from "../registry.js";
 import type { AnalysisRow } from "../table.js";
 import "./index.js";
-import { type CellFinding, type CheckStatus, cellKey, type IntegrityCell, integrityChecks } from "./registry.js";
+import {
+  type CellFinding,
+  type CheckStatus,
+  cellKey,
+  type IntegrityCell,
+  integrityChecks,
+  type JudgeFacts,
+} from "./registry.js";
 
 export interface IntegrityCheckResult {
   check: string;
@@ -35,6 +42,7 @@ export function runIntegrityChecks(
   plan: AnalysisPlan,
   comparisonFacet: string,
   reference: string,
+  judges?: JudgeFacts,
 ): IntegrityResult {
   const cells = new Map<string, { cell: IntegrityCell; rows: AnalysisRow[] }>();
   for (const row of rows) {
@@ -44,7 +52,7 @@ export function runIntegrityChecks(
     entry.rows.push(row);
     cells.set(key, entry);
   }
-  const context = { rows, cells, reference, comparisonFacet, thresholds: plan.integrity };
+  const context = { rows, cells, reference, comparisonFacet, thresholds: plan.integrity, judges };
   const checks = integrityChecks().map((check): IntegrityCheckResult => {
     const outcome = check.run(context);
     const status: CheckStatus =

@@ -4,5 +4,6 @@ import "./parse-failures.js";
 import "./parse-imbalance.js";
 import "./errored.js";
 import "./propagation.js";
+import "./judge-quality.js";
 
 export * from "./registry.js";

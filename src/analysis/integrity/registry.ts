@@ -7,7 +7,14 @@
  * study type (the grid, the audit) adds its checks here (no-op rate, parseability).
  */
 import type { IntegrityPlan } from "../../contracts/analysis.js";
+import type { AgreementStatus, BlindingStatus } from "../methodology.js";
 import type { AnalysisRow } from "../table.js";
+
+/** The judges' agreement and blinding, as the study directory records them (absent: unknown). */
+export interface JudgeFacts {
+  blinding: BlindingStatus;
+  agreement: AgreementStatus;
+}
 
 export type CheckStatus = "pass" | "warn" | "fail" | "not available";
 
@@ -30,6 +37,7 @@ export interface IntegrityContext {
   reference: string;
   comparisonFacet: string;
   thresholds: IntegrityPlan;
+  judges?: JudgeFacts;
 }
 
 export interface CheckOutcome {
