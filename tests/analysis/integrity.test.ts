@@ -139,8 +139,10 @@ describe("the integrity gate", () => {
     for (const label of ["ITT pooled map_reduce", "ITT b2 map_reduce", "PP pooled map_reduce"])
       assert.equal(after.get(label), "not interpretable: no answer parsed", label);
     assert.ok(!after.get("ITT b1 map_reduce")?.startsWith("not interpretable"));
-    // The parse-failure check leaves a fully unreadable cell to this check (one reason, not two).
-    assert.deepEqual(check(result, "parse_failures").cells, []);
+    // The parse-failure check names the cell too; the verdict gives the first check's reason.
+    assert.deepEqual(check(result, "parse_failures").cells, [
+      { condition: "map_reduce", benchmark: "b2", status: "fail", reason: "100% of answers not parsed" },
+    ]);
     const text = formatSummary(result, METHODOLOGY);
     assert.match(text, /measurement integrity/);
     assert.match(text, /MEASUREMENT INTEGRITY FAILED/);

@@ -12,8 +12,8 @@ registerIntegrityCheck({
       if (answered.length === 0) continue;
       const failed = answered.filter((r) => r.parseFailed).length / answered.length;
       worst = Math.max(worst, failed);
-      // Every answer unreadable is the nothing-measured check's finding.
-      if (failed > thresholds.parse_failures && failed < 1)
+      // A cell with no answer parsed fails here too (nothing-measured names it first).
+      if (failed > thresholds.parse_failures)
         findings.push({ ...cell, status: "fail", reason: `${share(failed)} of answers not parsed` });
     }
     return {
