@@ -67,6 +67,8 @@ export interface Contrast {
   } | null;
   /** Significance and equivalence read together (filled after multiplicity adjustment). */
   verdict: string;
+  /** Set by the integrity gate: why no verdict can be read from this contrast's cells. */
+  notInterpretable?: string;
 }
 
 export interface ContrastScope {

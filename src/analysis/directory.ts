@@ -41,7 +41,8 @@ export async function analyzeDirectory(
   if (all.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
   const table = selectScorer(all, options.scorer);
   const plan = options.plan ?? normalizePlan(run.spec.analysis);
-  const analysis = await analyzeStudy(all, plan, options);
+  const judges = { blinding: readBlinding(dir), agreement: readJudgeAgreement(dir) };
+  const analysis = await analyzeStudy(all, plan, { ...options, judges });
   return {
     inputs: inputsOf(table, plan, {
       kind: "study",
@@ -52,8 +53,8 @@ export async function analyzeDirectory(
     analysis,
     methodology: {
       preregistration: preregistrationOf(dir, run, table, plan, options.plan !== undefined, analysis.meta.analyzedAt),
-      blinding: readBlinding(dir),
-      judgeAgreement: readJudgeAgreement(dir),
+      blinding: judges.blinding,
+      judgeAgreement: judges.agreement,
     },
     table,
   };

@@ -44,10 +44,14 @@ export interface WithinFormatContrast {
   rdOe: BootEstimate & { equivalent: boolean | null };
   /** rdMc - rdOe: how much more the condition moves MC than OE. */
   interaction: BootEstimate;
+  /** Set by the integrity gate: why neither TOST verdict can be read. */
+  notInterpretable?: string;
 }
 
 export interface RecoveryRow {
   model: string;
+  /** Set by the integrity gate: why this recovery cannot be read. */
+  notInterpretable?: string;
   n: number;
   rates: { reference: number; standard: number; preserving: number } | null;
   /** Reference minus standard (positive = the standard variant loses). */
@@ -59,6 +63,11 @@ export interface RecoveryRow {
   headlineNnh: number | null;
   residualNnh: { value: number | null; ci95: Interval | null; direction: "harm" | "benefit" | "none" } | null;
   undefinedReason: string | null;
+}
+
+/** The TOST mark of a within-format RD; none once the integrity gate found its cells unreadable. */
+export function tostMark(w: WithinFormatContrast, equivalent: boolean | null, mark: string): string {
+  return equivalent && !w.notInterpretable ? mark : "";
 }
 
 export interface FormatAnalysis {

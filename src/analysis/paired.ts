@@ -14,6 +14,8 @@ export interface FlipResult {
   pairs: number;
   flips: FlipRates | null;
   mcnemar: Pick<McNemarResult, "b" | "c" | "exact" | "chiSquareCorrected"> | { error: string } | null;
+  /** Set by the integrity gate: why these flips cannot be read. */
+  notInterpretable?: string;
 }
 
 export interface DifficultyResult {

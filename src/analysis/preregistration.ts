@@ -113,13 +113,25 @@ export interface PreregistrationCheck {
   deviations: Deviation[];
 }
 
+/**
+ * A stamp's plan with the defaults of keys added since it was frozen (the integrity thresholds):
+ * a default the researcher could not have declared is not a deviation; a changed value still is.
+ */
+function withCurrentDefaults(plan: AnalysisPlan): AnalysisPlan {
+  try {
+    return normalizePlan(plan);
+  } catch {
+    return plan;
+  }
+}
+
 /** Compares a run with its stamp and lists every deviation (stamp-time ones first). */
 export function checkAgainstStamp(stamp: PreregistrationStamp, run: RunFacts): PreregistrationCheck {
   const found: Omit<Deviation, "id">[] = stamp.deviations.map(({ id: _id, ...d }) => d);
   for (const change of diffValues(stamp.spec, withoutAnalysis(run.spec), "")) {
     found.push({ kind: "spec", ...change, when: run.runCreatedAt });
   }
-  for (const change of diffValues(stamp.analysisPlan, run.planUsed, "analysis")) {
+  for (const change of diffValues(withCurrentDefaults(stamp.analysisPlan), run.planUsed, "analysis")) {
     found.push({ kind: "analysis-plan", ...change, when: run.planOverride ? run.analyzedAt : run.runCreatedAt });
   }
   if (run.manifest) {

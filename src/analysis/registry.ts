@@ -15,6 +15,7 @@ import type { AnalysisPlan } from "../contracts/analysis.js";
 import type { GlmSetup } from "./contrasts.js";
 import type { Population, ScoredRow } from "./data.js";
 import type { Methodology } from "./methodology.js";
+import type { JudgeFacts } from "./integrity/registry.js";
 import type { ResolvedPlan } from "./plan.js";
 import type { AnalysisRow, AnalysisTable, TableSource } from "./table.js";
 
@@ -89,6 +90,8 @@ export interface AnalysisContext {
   benchmarks: string[];
   /** Results of the analyses registered before this one. */
   results: Partial<AnalysisResults>;
+  /** The judges' agreement and blinding when a study directory records them. */
+  judges?: JudgeFacts;
 }
 
 /** The study's computed results and the study-directory facts, as the presentations read them. */
@@ -102,6 +105,8 @@ export interface CardField<K extends CardFieldKey = CardFieldKey> {
   field: K;
   /** Section title in scorecard.md and the report ("Safety rate matrix"). */
   title: string;
+  /** A header section above the numbered fields (measurement integrity), not one of them. */
+  unnumbered?: boolean;
   build(input: PresentedAnalysis): ScorecardFields[K];
   markdown(value: ScorecardFields[K], header: ScorecardHeader): string[];
 }

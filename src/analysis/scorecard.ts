@@ -69,12 +69,13 @@ export function scorecardMarkdown(card: Scorecard): string {
       }.`,
     "",
   );
-  cardFields().forEach((field, index) => {
-    lines.push(`## ${index + 1}. ${field.title}`, "");
+  let number = 0;
+  for (const field of cardFields()) {
+    lines.push(field.unnumbered ? `## ${field.title}` : `## ${++number}. ${field.title}`, "");
     lines.push(...field.markdown(card[field.field], card));
     // Sections are separated by one blank line.
     if (lines[lines.length - 1] !== "") lines.push("");
-  });
+  }
   lines.push(`_${card.compositeNote}_`, "");
   if (card.notice) lines.push(`> **${card.notice}**`, "");
   return lines.join("\n");

@@ -7,6 +7,8 @@ import type { AnalysisPlan } from "../contracts/analysis.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import "./analyses/index.js";
 import type { GlmSetup } from "./contrasts.js";
+import { gateVerdicts } from "./integrity/gate.js";
+import type { JudgeFacts } from "./integrity/registry.js";
 import { distinctValues, scoredRows, varyingFacets } from "./data.js";
 import { resolvePlan, restrictRows } from "./plan.js";
 import { type AnalysisContext, type AnalysisResults, registeredAnalyses, type StudyAnalysis } from "./registry.js";
@@ -19,6 +21,8 @@ export interface AnalyzeOptions {
   now?: () => Date;
   /** Outcomes of this scorer when the table holds several (default: the run-time outcome). */
   scorer?: string;
+  /** The judges' agreement and blinding (study directories), read by the judge-quality check. */
+  judges?: JudgeFacts;
 }
 
 export async function analyzeStudy(
@@ -27,12 +31,13 @@ export async function analyzeStudy(
   options: AnalyzeOptions = {},
 ): Promise<StudyAnalysis> {
   const table = selectScorer(input, options.scorer);
-  const context = contextOf(table, plan);
+  const context = { ...contextOf(table, plan), judges: options.judges };
   const results: Partial<AnalysisResults> = {};
   for (const analysis of registeredAnalyses()) {
     if (!analysis.run || !analysis.result) continue;
     (results as Record<string, unknown>)[analysis.result] = await analysis.run({ ...context, results });
   }
+  if (results.integrity) gateVerdicts(results, results.integrity, context.resolved.reference);
   const { resolved } = context;
   return {
     meta: {

@@ -11,7 +11,7 @@ import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
 import type { Observation, ScoreRecord } from "../contracts/trial.js";
-import { OBSERVATION_COLUMNS, toObservation, trialAuditColumns } from "../run/export.js";
+import { OBSERVATION_COLUMNS, toObservation, trialAuditAggregates, trialAuditColumns } from "../run/export.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 
@@ -35,6 +35,8 @@ export interface AnalysisRow {
    * absent for the run-time outcome. A table may hold several scorers' rows of the same trial.
    */
   scorer?: string;
+  /** Per-trial audit shares (options_reached_share, safety_reached_share, ...) where recorded. */
+  audit?: Record<string, number>;
 }
 
 export interface AnalysisTable {
@@ -140,6 +142,12 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
   let firstFinishedAt: string | null = null;
   for await (const page of trialPages(store, run.id, { pageSize: 2_000 })) {
     const scores = await latestScoresByScorer(store, run.id, page);
+    // The per-call propagation checks, summarised per trial as the trials export does (the
+    // integrity gate reads them).
+    const callsOf = await store.listCallsOf(
+      run.id,
+      page.map((t) => t.id),
+    );
     // A scorer first seen on this page has not scored the trials read so far.
     for (const name of scores.keys()) {
       if (!stored.has(name))
@@ -151,9 +159,10 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
     for (const trial of page) {
       if (trial.status === "pending") pending++;
       else {
-        runTime.push(trialRow(trial, facets));
+        const audit = trialAuditAggregates(callsOf.get(trial.id) ?? []);
+        runTime.push(trialRow(trial, facets, undefined, undefined, audit));
         for (const [name, rows] of stored)
-          rows.push(trialRow(trial, facets, scores.get(name)?.get(trial.id) ?? null, name));
+          rows.push(trialRow(trial, facets, scores.get(name)?.get(trial.id) ?? null, name, audit));
       }
       if (trial.status === "finished" && trial.updatedAt && (!firstFinishedAt || trial.updatedAt < firstFinishedAt)) {
         firstFinishedAt = trial.updatedAt;
@@ -207,8 +216,14 @@ export function specFacetLevels(spec: StudySpec): Record<string, string[]> {
  * reader uses: analysis, the report's trial page). `score` replaces the run-time outcome with
  * that scorer's (null: the scorer did not score the trial); `scorer` labels the row.
  */
-export function trialRow(trial: TrialRow, facets: string[], score?: ScoreRecord | null, scorer?: string): AnalysisRow {
-  return fromObservation(toObservation(trial, facets, score), facets, scorer);
+export function trialRow(
+  trial: TrialRow,
+  facets: string[],
+  score?: ScoreRecord | null,
+  scorer?: string,
+  audit: Record<string, number | null> = {},
+): AnalysisRow {
+  return fromObservation({ ...toObservation(trial, facets, score), ...audit }, facets, scorer);
 }
 
 export function fromObservation(obs: Observation, facets: readonly string[], scorer?: string): AnalysisRow {
@@ -224,7 +239,20 @@ export function fromObservation(obs: Observation, facets: readonly string[], sco
     errored: obs.status === "errored",
     simulated: obs.simulated,
     ...(scorer === undefined ? {} : { scorer }),
+    ...auditOf(obs as unknown as Record<string, unknown>),
   });
+}
+
+/** The recorded audit shares of a row (numbers only; a blank or missing column is not recorded). */
+function auditOf(values: Record<string, unknown>): { audit?: Record<string, number> } {
+  const audit: Record<string, number> = {};
+  for (const column of trialAuditColumns()) {
+    const raw = values[column];
+    if (raw === null || raw === undefined || String(raw).trim() === "") continue;
+    const value = Number(raw);
+    if (Number.isFinite(value)) audit[column] = value;
+  }
+  return Object.keys(audit).length ? { audit } : {};
 }
 
 /** The one constructor of a row: the case key, and no outcome for an errored trial. */
@@ -244,6 +272,7 @@ function analysisRow(fields: Omit<AnalysisRow, "cluster">): AnalysisRow {
     simulated,
   };
   if (fields.scorer !== undefined) row.scorer = fields.scorer;
+  if (fields.audit !== undefined) row.audit = fields.audit;
   return row;
 }
 
@@ -369,6 +398,7 @@ function tidyRow(record: RawRecord, facets: string[], file: string, itemColumn: 
     errored,
     simulated: flag(text(v.simulated)) === true,
     ...(text(v.scorer) ? { scorer: text(v.scorer) } : {}),
+    ...auditOf(v),
   });
 }
 

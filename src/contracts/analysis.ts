@@ -122,6 +122,51 @@ export const GeneralizabilitySchema = z
   })
   .strict();
 
+/**
+ * The measurement-integrity gate: thresholds of the checks `analyze` runs on the cells each
+ * verdict uses before stating it. A verdict on a cell failing a check is "not interpretable".
+ */
+export const IntegritySchema = z
+  .object({
+    parse_failures: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.2)
+      .describe("Largest share of parse failures in a cell before its verdicts are not interpretable"),
+    parse_imbalance: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.1)
+      .describe("Largest difference in parse-failure share between a condition and the reference in one benchmark"),
+    errored: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.2)
+      .describe("Largest share of errored trials (left out of the contrast) in a cell"),
+    propagation: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.05)
+      .describe("Largest share of a cell's trials in which the options or safety instructions reached no call"),
+    judge_kappa: z
+      .number()
+      .min(-1)
+      .max(1)
+      .default(0.6)
+      .describe("Smallest cross-judge agreement (Cohen's kappa) before judge-scored verdicts are not interpretable"),
+    blinding_index: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.2)
+      .describe("Largest |Bang's blinding index| of the judges before the blinding check counts as failed"),
+  })
+  .strict();
+
 /** The plan with every default filled in (what the analysis runs and a stamp freezes). */
 export const AnalysisPlanSchema = z
   .object({
@@ -148,10 +193,12 @@ export const AnalysisPlanSchema = z
       .union([SpecificationCurveSchema, z.literal(false)])
       .default(SpecificationCurveSchema.parse({})),
     generalizability: GeneralizabilitySchema.default(GeneralizabilitySchema.parse({})),
+    integrity: IntegritySchema.default(IntegritySchema.parse({})),
   })
   .strict();
 
 export type AnalysisPlan = z.infer<typeof AnalysisPlanSchema>;
+export type IntegrityPlan = z.infer<typeof IntegritySchema>;
 /** A plan as written: every key optional. */
 export type AnalysisPlanInput = z.input<typeof AnalysisPlanSchema>;
 export type SpecCurveDimension = (typeof SPEC_CURVE_DIMENSIONS)[number];

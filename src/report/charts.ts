@@ -30,7 +30,11 @@ export function forestPlot(analysis: StudyAnalysis): Html | null {
         rd: c.riskDifference!.estimate,
         lo: c.riskDifference!.ci95[0],
         hi: c.riskDifference!.ci95[1],
-        equivalent: c.equivalence?.equivalent ? "TOST-equivalent" : "not equivalent",
+        equivalent: c.notInterpretable
+          ? "not interpretable"
+          : c.equivalence?.equivalent
+            ? "TOST-equivalent"
+            : "not equivalent",
       })),
   );
   if (rows.length === 0) return null;
@@ -41,7 +45,11 @@ export function forestPlot(analysis: StudyAnalysis): Html | null {
     marginLeft: 260,
     x: { label: `risk difference vs ${analysis.meta.reference} (95% bootstrap CI)`, tickFormat: points, grid: true },
     y: { domain: rows.map((r) => r.label), label: null },
-    color: { domain: ["TOST-equivalent", "not equivalent"], range: ["#2e7d32", "#b3261e"], legend: true },
+    color: {
+      domain: ["TOST-equivalent", "not equivalent", "not interpretable"],
+      range: ["#2e7d32", "#b3261e", "#9e9e9e"],
+      legend: true,
+    },
     marks: [
       Plot.ruleX([-margin, margin], { stroke: "#888", strokeDasharray: "4,3" }),
       Plot.ruleX([0], { stroke: "#333" }),

@@ -130,4 +130,27 @@ describe("pre-registration and deviations", () => {
     assert.equal(same.status, "matches");
     assert.equal(same.runHashes.spec, stamp.hashes.spec);
   });
+
+  it("a plan key added after the stamp (the integrity thresholds) is no deviation at its default; a changed value is", () => {
+    const spec = parseSpec(demoSpecYaml({ items: 3, facets: FACETS }), "demo.yaml");
+    const stamp = createStamp(spec, null as never, "2026-01-01T00:00:00.000Z");
+    // A stamp frozen by a version without the integrity gate.
+    const { integrity: _added, ...older } = stamp.analysisPlan;
+    const old = { ...stamp, analysisPlan: older as typeof stamp.analysisPlan };
+    const facts = (planUsed: ReturnType<typeof normalizePlan>) => ({
+      spec,
+      manifest: null,
+      planUsed,
+      planOverride: true,
+      runCreatedAt: "2026-01-02T00:00:00.000Z",
+      firstFinishedAt: null,
+      analyzedAt: "2026-01-03T00:00:00.000Z",
+    });
+    assert.equal(checkAgainstStamp(old, facts(normalizePlan(undefined))).status, "matches");
+    const changed = checkAgainstStamp(old, facts(normalizePlan({ integrity: { parse_failures: 0.5 } })));
+    assert.deepEqual(
+      changed.deviations.map((d) => `${d.kind} ${d.element}: ${d.registered} -> ${d.implemented}`),
+      ["analysis-plan analysis.integrity.parse_failures: 0.2 -> 0.5"],
+    );
+  });
 });

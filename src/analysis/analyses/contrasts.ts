@@ -97,7 +97,7 @@ function contrastRow(c: Contrast): string[] {
     "error" in or ? "n/a" : `${num(or.estimate)} ${bracket(or.ci95, (v) => num(v))}`,
     "error" in or ? "-" : `${pValue(or.p)} / ${pValue(or.pAdjusted)}`,
     c.nnh?.value ? `${num(c.nnh.value, 1)} (${c.nnh.direction})` : "-",
-    c.equivalence ? (c.equivalence.equivalent ? "yes" : "no") : "-",
+    c.notInterpretable ? "n/i" : c.equivalence ? (c.equivalence.equivalent ? "yes" : "no") : "-",
     c.verdict,
   ];
 }
@@ -141,7 +141,7 @@ function nnhRows(analysis: StudyAnalysis): NnhRow[] {
       nnh: c.nnh?.value ?? null,
       nnhCi95: c.nnh?.ci95 ?? null,
       direction: c.nnh?.direction ?? null,
-      equivalent: c.equivalence?.equivalent ?? null,
+      equivalent: c.notInterpretable ? null : (c.equivalence?.equivalent ?? null),
       verdict: c.verdict,
     })),
   );

@@ -1,7 +1,7 @@
 /** Format dependence: OE minus MC at the reference, and the condition x format 2x2 (ScaffoldSafety 5.2). */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type ScoredRow, scoredRows } from "../data.js";
-import { type FormatAnalysis, formatAnalysis } from "../format.js";
+import { type FormatAnalysis, formatAnalysis, tostMark } from "../format.js";
 import { restrictRows } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { bracket, pct, pp, textTable } from "../text.js";
@@ -64,9 +64,11 @@ function summaryLines(analysis: StudyAnalysis): string[] {
       ["condition", `RD at ${f.mc}`, `RD at ${f.oe}`, "difference (MC - OE)"],
       f.withinFormat.map((w) => [
         w.condition,
-        `${pp(w.rdMc.estimate)} ${bracket(w.rdMc.ci95, (v) => pp(v))}${w.rdMc.equivalent ? " equiv." : ""}`,
-        `${pp(w.rdOe.estimate)} ${bracket(w.rdOe.ci95, (v) => pp(v))}${w.rdOe.equivalent ? " equiv." : ""}`,
-        `${pp(w.interaction.estimate)} ${bracket(w.interaction.ci95, (v) => pp(v))}`,
+        `${pp(w.rdMc.estimate)} ${bracket(w.rdMc.ci95, (v) => pp(v))}${tostMark(w, w.rdMc.equivalent, " equiv.")}`,
+        `${pp(w.rdOe.estimate)} ${bracket(w.rdOe.ci95, (v) => pp(v))}${tostMark(w, w.rdOe.equivalent, " equiv.")}`,
+        `${pp(w.interaction.estimate)} ${bracket(w.interaction.ci95, (v) => pp(v))}${
+          w.notInterpretable ? ` not interpretable: ${w.notInterpretable}` : ""
+        }`,
       ]),
     ),
   ];

@@ -2,6 +2,7 @@
  * The registered analyses, in the order of their results, summary lines and scorecard fields.
  * A new study type adds its file here (one import), nothing else in the analysis layer.
  */
+import "./integrity.js";
 import "./rates.js";
 import "./contrasts.js";
 import "./hypotheses.js";
@@ -13,6 +14,7 @@ import "./specification-curve.js";
 import "./methodology.js";
 
 export type { PopulationContrasts, NnhRow } from "./contrasts.js";
+export { INTEGRITY_FAILED_LINE } from "./integrity.js";
 export type { HypothesesResult } from "./hypotheses.js";
 export type { MethodologyStamp } from "./methodology.js";
 export type { MatrixCell, RateMatrix } from "./rates.js";

@@ -40,9 +40,11 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         pct(r.rates?.standard),
         pct(r.rates?.preserving),
         pp(r.loss.estimate),
-        r.recovery.estimate === null
-          ? `undefined (${r.undefinedReason ?? "no estimate"})`
-          : `${pct(r.recovery.estimate, 0)} ${bracket(r.recovery.ci95, (v) => pct(v, 0))}`,
+        r.notInterpretable
+          ? `not interpretable: ${r.notInterpretable}`
+          : r.recovery.estimate === null
+            ? `undefined (${r.undefinedReason ?? "no estimate"})`
+            : `${pct(r.recovery.estimate, 0)} ${bracket(r.recovery.ci95, (v) => pct(v, 0))}`,
         num(r.headlineNnh, 1),
         r.residualNnh?.value ? `${num(r.residualNnh.value, 1)} (${r.residualNnh.direction})` : "-",
       ]),

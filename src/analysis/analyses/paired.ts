@@ -30,7 +30,11 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         pct(f.flips?.churn),
         pp(f.flips?.net),
         f.mcnemar && "b" in f.mcnemar ? `${f.mcnemar.b}/${f.mcnemar.c}` : "-",
-        f.mcnemar && "exact" in f.mcnemar ? pValue(f.mcnemar.exact.p) : "-",
+        f.notInterpretable
+          ? `not interpretable: ${f.notInterpretable}`
+          : f.mcnemar && "exact" in f.mcnemar
+            ? pValue(f.mcnemar.exact.p)
+            : "-",
       ]),
     ),
     "",

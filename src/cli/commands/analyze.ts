@@ -6,6 +6,7 @@ import {
   analyzeDirectory,
   analyzeTableFile,
   formatSummary,
+  INTEGRITY_FAILED_LINE,
   parsePlan,
   recordJson,
   writeAnalysisRecord,
@@ -14,6 +15,9 @@ import type { AnalysisPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
 import { isPostgresUrl } from "../../run/store/open.js";
 import { openStudyDir } from "../study-dir.js";
+
+/** `analyze`'s exit code when a measurement-integrity check failed (README, docs/ANALYSIS.md). */
+export const EXIT_INTEGRITY_FAILED = 3;
 
 export interface AnalyzeCommandOptions {
   json?: boolean;
@@ -75,11 +79,16 @@ export async function analyzeCommand(target: string, options: AnalyzeCommandOpti
   const { record, written } = await runAnalysis(target, options);
   const json = recordJson(record);
   if (options.out) writeFileSync(options.out, json);
-  if (options.json) {
-    process.stdout.write(json);
-    return;
+  if (options.json) process.stdout.write(json);
+  else {
+    process.stdout.write(formatSummary(record.analysis, record.methodology));
+    const files = [...written, ...(options.out ? [options.out] : [])];
+    if (files.length) process.stdout.write(`\nwrote ${files.join(", ")}\n`);
   }
-  process.stdout.write(formatSummary(record.analysis, record.methodology));
-  const files = [...written, ...(options.out ? [options.out] : [])];
-  if (files.length) process.stdout.write(`\nwrote ${files.join(", ")}\n`);
+  // A failed integrity check: a clear line on stderr and exit 3, so that scripts notice.
+  if (record.analysis.integrity?.failed) {
+    const failed = record.analysis.integrity.checks.filter((c) => c.status === "fail").map((c) => c.check);
+    process.stderr.write(`parallax analyze: ${INTEGRITY_FAILED_LINE} Failed: ${failed.join(", ")}.\n`);
+    process.exitCode = EXIT_INTEGRITY_FAILED;
+  }
 }

@@ -27,9 +27,11 @@ function contrastRows(contrasts: Contrast[]): Content[][] {
       "error" in or ? `n/a: ${or.error}` : `${num(or.estimate)}${ci(or.ci95, (v) => num(v))}`,
       "error" in or ? "-" : `${pValue(or.p)} / ${pValue(or.pAdjusted)}`,
       c.nnh?.value ? `${num(c.nnh.value, 1)} (${c.nnh.direction})` : "-",
-      c.equivalence
-        ? `${c.equivalence.equivalent ? "yes" : "no"} (${c.equivalence.sensitivity.map((s) => `${pp(s.margin, 0)}: ${s.equivalent ? "yes" : "no"}`).join(", ")})`
-        : "-",
+      c.notInterpretable
+        ? "not interpretable"
+        : c.equivalence
+          ? `${c.equivalence.equivalent ? "yes" : "no"} (${c.equivalence.sensitivity.map((s) => `${pp(s.margin, 0)}: ${s.equivalent ? "yes" : "no"}`).join(", ")})`
+          : "-",
       c.verdict,
     ];
   });

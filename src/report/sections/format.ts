@@ -1,5 +1,5 @@
 /** Format dependence: the OE - MC gap chart and the condition x format 2x2. */
-import { pp } from "../../analysis/index.js";
+import { pp, tostMark } from "../../analysis/index.js";
 import { ci, figure } from "../blocks.js";
 import { formatGapBars } from "../charts.js";
 import { type Content, el, table } from "../html.js";
@@ -22,9 +22,11 @@ function format({ analysis }: ReportContext): Content {
         ["condition", `RD at ${f.mc}`, `RD at ${f.oe}`, "difference (MC minus OE)"],
         f.withinFormat.map((w) => [
           w.condition,
-          `${pp(w.rdMc.estimate)}${ci(w.rdMc.ci95, (v) => pp(v))}${w.rdMc.equivalent ? " (equivalent)" : ""}`,
-          `${pp(w.rdOe.estimate)}${ci(w.rdOe.ci95, (v) => pp(v))}${w.rdOe.equivalent ? " (equivalent)" : ""}`,
-          `${pp(w.interaction.estimate)}${ci(w.interaction.ci95, (v) => pp(v))}`,
+          `${pp(w.rdMc.estimate)}${ci(w.rdMc.ci95, (v) => pp(v))}${tostMark(w, w.rdMc.equivalent, " (equivalent)")}`,
+          `${pp(w.rdOe.estimate)}${ci(w.rdOe.ci95, (v) => pp(v))}${tostMark(w, w.rdOe.equivalent, " (equivalent)")}`,
+          `${pp(w.interaction.estimate)}${ci(w.interaction.ci95, (v) => pp(v))}${
+            w.notInterpretable ? ` not interpretable: ${w.notInterpretable}` : ""
+          }`,
         ]),
       ),
     );

@@ -23,9 +23,11 @@ function optionPreserving({ analysis }: ReportContext): Content {
           pct(r.rates?.standard),
           pct(r.rates?.preserving),
           `${pp(r.loss.estimate)}${ci(r.loss.ci95, (v) => pp(v))}`,
-          r.recovery.estimate === null
-            ? `undefined: ${r.undefinedReason ?? ""}`
-            : `${pct(r.recovery.estimate, 0)}${ci(r.recovery.ci95, (v) => pct(v, 0))}`,
+          r.notInterpretable
+            ? `not interpretable: ${r.notInterpretable}`
+            : r.recovery.estimate === null
+              ? `undefined: ${r.undefinedReason ?? ""}`
+              : `${pct(r.recovery.estimate, 0)}${ci(r.recovery.ci95, (v) => pct(v, 0))}`,
           num(r.headlineNnh, 1),
           r.residualNnh?.value ? `${num(r.residualNnh.value, 1)} (${r.residualNnh.direction})` : "-",
         ]),

@@ -15,7 +15,11 @@ function paired({ analysis }: ReportContext) {
         pct(f.flips?.churn),
         pp(f.flips?.net),
         f.mcnemar && "b" in f.mcnemar ? `${f.mcnemar.b} / ${f.mcnemar.c}` : "-",
-        f.mcnemar && "exact" in f.mcnemar ? pValue(f.mcnemar.exact.p) : "-",
+        f.notInterpretable
+          ? `not interpretable: ${f.notInterpretable}`
+          : f.mcnemar && "exact" in f.mcnemar
+            ? pValue(f.mcnemar.exact.p)
+            : "-",
       ]),
     ),
     table(

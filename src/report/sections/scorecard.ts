@@ -4,6 +4,12 @@ import "../cards/index.js";
 import { el } from "../html.js";
 import { cardRenderer, type ReportContext, registerReportSection } from "./registry.js";
 
+/** The card fields with their section numbers (null: a header section such as measurement integrity). */
+function numberedFields() {
+  let number = 0;
+  return cardFields().map((field) => ({ field, number: field.unnumbered ? null : ++number }));
+}
+
 function scorecard(context: ReportContext) {
   const { card } = context;
   return [
@@ -13,8 +19,8 @@ function scorecard(context: ReportContext) {
       { class: "muted" },
       `Population ${card.population.toUpperCase()}; comparison ${card.comparison.facet} vs ${card.comparison.reference}. Each rate links to the trials behind it.`,
     ),
-    cardFields().map((field, index) => [
-      el("h3", {}, `${index + 1}. ${field.title}`),
+    numberedFields().map(({ field, number }) => [
+      el("h3", {}, number === null ? field.title : `${number}. ${field.title}`),
       cardRenderer(field.field).render(card[field.field], context),
     ]),
     el("p", { class: "muted" }, el("em", {}, card.compositeNote)),

@@ -1,0 +1,156 @@
+/**
+ * The gate: runs every registered check on the cells of the analysed rows, then downgrades each
+ * verdict whose cells carry a failed finding to "not interpretable: <reason>" and records which
+ * verdicts each check downgraded.
+ */
+import type { AnalysisPlan } from "../../contracts/analysis.js";
+import type { Contrast } from "../contrasts.js";
+import type { AnalysisResults } from "../registry.js";
+import type { AnalysisRow } from "../table.js";
+import "./index.js";
+import {
+  type CellFinding,
+  type CheckStatus,
+  cellKey,
+  type IntegrityCell,
+  integrityChecks,
+  type JudgeFacts,
+} from "./registry.js";
+
+export interface IntegrityCheckResult {
+  check: string;
+  title: string;
+  status: CheckStatus;
+  threshold: string;
+  detail: string;
+  /** The cells the check flags. */
+  cells: CellFinding[];
+  /** The verdicts it downgraded ("ITT pooled map_reduce"). */
+  downgraded: string[];
+}
+
+export interface IntegrityResult {
+  checks: IntegrityCheckResult[];
+  /** Any check failed: `analyze` exits 3. */
+  failed: boolean;
+}
+
+export const NOT_INTERPRETABLE = "not interpretable";
+
+export function runIntegrityChecks(
+  rows: readonly AnalysisRow[],
+  plan: AnalysisPlan,
+  comparisonFacet: string,
+  reference: string,
+  judges?: JudgeFacts,
+): IntegrityResult {
+  const cells = new Map<string, { cell: IntegrityCell; rows: AnalysisRow[] }>();
+  for (const row of rows) {
+    const cell = { condition: row.facets[comparisonFacet], benchmark: row.benchmark };
+    const key = cellKey(cell);
+    const entry = cells.get(key) ?? { cell, rows: [] };
+    entry.rows.push(row);
+    cells.set(key, entry);
+  }
+  const context = { rows, cells, reference, comparisonFacet, thresholds: plan.integrity, judges };
+  const checks = integrityChecks().map((check): IntegrityCheckResult => {
+    const outcome = check.run(context);
+    const status: CheckStatus =
+      outcome.status ??
+      (outcome.findings.some((f) => f.status === "fail") ? "fail" : outcome.findings.length ? "warn" : "pass");
+    return {
+      check: check.name,
+      title: check.title,
+      status,
+      threshold: outcome.threshold,
+      detail: outcome.detail,
+      cells: outcome.findings,
+      downgraded: [],
+    };
+  });
+  return { checks, failed: checks.some((c) => c.status === "fail") };
+}
+
+/** The failed findings on these cells, first reason first; null when the verdict stands. */
+function failureOn(
+  integrity: IntegrityResult,
+  cells: IntegrityCell[],
+): { reason: string; checks: IntegrityCheckResult[] } | null {
+  const keys = new Set(cells.map(cellKey));
+  const hits = integrity.checks
+    .map((check) => ({ check, finding: check.cells.find((f) => f.status === "fail" && keys.has(cellKey(f))) }))
+    .filter((h) => h.finding !== undefined);
+  if (hits.length === 0) return null;
+  return { reason: hits[0].finding?.reason ?? "", checks: hits.map((h) => h.check) };
+}
+
+/** Downgrades the verdicts of `results` that use a failed cell, in place. */
+export function gateVerdicts(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
+  gateFlips(results, integrity, reference);
+  gateRecovery(results, integrity, reference);
+  gateFormat(results, integrity, reference);
+  const contrasts = results.contrasts;
+  if (!contrasts) return;
+  for (const population of ["itt", "pp"] as const) {
+    const { pooled, byBenchmark } = contrasts[population];
+    for (const scope of [pooled, ...byBenchmark]) {
+      for (const contrast of scope.contrasts) {
+        const cells = cellsOf(integrity, scope.scope === "pooled" ? null : scope.scope, [
+          contrast.condition,
+          reference,
+        ]);
+        downgrade(contrast, integrity, cells, `${population.toUpperCase()} ${scope.scope} ${contrast.condition}`);
+      }
+    }
+  }
+}
+
+/** Paired flips (McNemar): a benchmark's or all benchmarks' pairs of the condition and the reference. */
+function gateFlips(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
+  for (const flip of results.paired?.flips ?? []) {
+    const cells = cellsOf(integrity, flip.benchmark === "all" ? null : flip.benchmark, [flip.condition, reference]);
+    const failure = failureOn(integrity, cells);
+    if (!failure) continue;
+    flip.notInterpretable = failure.reason;
+    for (const check of failure.checks) check.downgraded.push(`flips ${flip.benchmark} ${flip.condition}`);
+  }
+}
+
+/** Option-preserving recovery per model: the reference, standard and preserving cells of every benchmark. */
+function gateRecovery(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
+  const op = results.optionPreserving;
+  if (!op || "skipped" in op) return;
+  const failure = failureOn(integrity, cellsOf(integrity, null, [reference, op.standard, op.preserving]));
+  if (!failure) return;
+  for (const row of op.rows) {
+    row.notInterpretable = failure.reason;
+    for (const check of failure.checks) check.downgraded.push(`recovery ${row.model}`);
+  }
+}
+
+/** The scaffold x format 2x2: each condition's within-format TOST reads its and the reference's cells. */
+function gateFormat(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
+  const format = results.format;
+  if (!format || "skipped" in format) return;
+  for (const w of format.withinFormat) {
+    const failure = failureOn(integrity, cellsOf(integrity, null, [w.condition, reference]));
+    if (!failure) continue;
+    w.notInterpretable = failure.reason;
+    for (const check of failure.checks) check.downgraded.push(`format 2x2 ${w.condition}`);
+  }
+}
+
+/** The cells of these conditions in one benchmark, or in every benchmark (null). */
+function cellsOf(integrity: IntegrityResult, benchmark: string | null, conditions: string[]): IntegrityCell[] {
+  const benchmarks = new Set(integrity.checks.flatMap((c) => c.cells.map((f) => f.benchmark)));
+  const chosen = benchmark === null ? [...benchmarks] : [benchmark];
+  return chosen.flatMap((b) => conditions.map((condition) => ({ condition, benchmark: b })));
+}
+
+function downgrade(contrast: Contrast, integrity: IntegrityResult, cells: IntegrityCell[], label: string): void {
+  const failure = failureOn(integrity, cells);
+  if (!failure) return;
+  contrast.verdict = `${NOT_INTERPRETABLE}: ${failure.reason}`;
+  contrast.notInterpretable = failure.reason;
+  for (const check of failure.checks) check.downgraded.push(label);
+}

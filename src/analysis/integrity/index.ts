@@ -1,0 +1,9 @@
+/** The registered integrity checks, in the order of the "Measurement integrity" section. */
+import "./nothing-measured.js";
+import "./parse-failures.js";
+import "./parse-imbalance.js";
+import "./errored.js";
+import "./propagation.js";
+import "./judge-quality.js";
+
+export * from "./registry.js";

@@ -1,0 +1,77 @@
+/**
+ * The integrity-check registry: each measurement-integrity check (parse failures, nothing
+ * measured, errored share, propagation, ...) is one file in this folder that registers itself,
+ * like the analyses do. `analyze` runs every check on the cells of the analysed rows (a cell:
+ * one condition of the comparison facet in one benchmark) before any verdict is stated; a
+ * verdict that uses a cell with a failed finding is downgraded to "not interpretable". A new
+ * study type (the grid, the audit) adds its checks here (no-op rate, parseability).
+ */
+import type { IntegrityPlan } from "../../contracts/analysis.js";
+import type { AgreementStatus, BlindingStatus } from "../methodology.js";
+import type { AnalysisRow } from "../table.js";
+
+/** The judges' agreement and blinding, as the study directory records them (absent: unknown). */
+export interface JudgeFacts {
+  blinding: BlindingStatus;
+  agreement: AgreementStatus;
+}
+
+export type CheckStatus = "pass" | "warn" | "fail" | "not available";
+
+/** One condition in one benchmark: the unit a verdict reads. */
+export interface IntegrityCell {
+  condition: string;
+  benchmark: string;
+}
+
+/** A cell the check flags, and why (the reason is what a downgraded verdict shows). */
+export interface CellFinding extends IntegrityCell {
+  status: "warn" | "fail";
+  reason: string;
+}
+
+/** What a check reads: the analysed rows grouped by cell, and the plan's thresholds. */
+export interface IntegrityContext {
+  rows: readonly AnalysisRow[];
+  cells: ReadonlyMap<string, { cell: IntegrityCell; rows: AnalysisRow[] }>;
+  reference: string;
+  comparisonFacet: string;
+  thresholds: IntegrityPlan;
+  judges?: JudgeFacts;
+}
+
+export interface CheckOutcome {
+  /** "not available": the table lacks what the check needs (never a pass). */
+  status?: "not available";
+  /** The threshold as read ("> 20% of a cell"). */
+  threshold: string;
+  detail: string;
+  findings: CellFinding[];
+}
+
+export interface IntegrityCheck {
+  name: string;
+  title: string;
+  run(context: IntegrityContext): CheckOutcome;
+}
+
+const registered: IntegrityCheck[] = [];
+
+export function registerIntegrityCheck(check: IntegrityCheck): void {
+  if (registered.some((c) => c.name === check.name))
+    throw new Error(`integrity check '${check.name}' is registered twice`);
+  registered.push(check);
+}
+
+export function integrityChecks(): readonly IntegrityCheck[] {
+  return registered;
+}
+
+export function cellKey(cell: IntegrityCell): string {
+  return `${cell.condition}\u0000${cell.benchmark}`;
+}
+
+/** Share as a percentage with no decimals ("45%"). */
+export function share(value: number): string {
+  return `${Math.round(value * 100)}%`;
+}
