@@ -1,11 +1,7 @@
-import type { Item } from "../../contracts/item.js";
-import type { TaskInput } from "../../contracts/task.js";
-import type { CallRecord } from "../../contracts/trial.js";
 import { scaffoldOf } from "../../facets/scaffold.js";
 import type { Scorer, ScoreResult } from "../../scoring/types.js";
-import type { TrialRow } from "../store/types.js";
 import { recordingCall } from "./recording-call.js";
-import type { ModelRuntime, TrialContext } from "./types.js";
+import type { TrialAttempt } from "./types.js";
 
 export interface ScoredRun {
   finalText: string;
@@ -13,16 +9,8 @@ export interface ScoredRun {
 }
 
 /** The free-form path: the condition's scaffold runs, its final text is scored. */
-export async function scaffoldTrial(
-  trial: TrialRow,
-  execution: number,
-  model: ModelRuntime,
-  calls: CallRecord[],
-  options: TrialContext,
-  item: Item,
-  task: TaskInput,
-  scorer: Scorer,
-): Promise<ScoredRun> {
+export async function scaffoldTrial(attempt: TrialAttempt, scorer: Scorer): Promise<ScoredRun> {
+  const { trial, execution, model, calls, options, item, task } = attempt;
   const { scaffold, settings } = scaffoldOf(trial.condition);
   const call = recordingCall(trial, execution, model, calls, options, task);
   // A scaffold's note (parsed decomposition, verdict, ...) belongs to its latest sub-call.

@@ -1,14 +1,10 @@
-import type { Item } from "../../contracts/item.js";
-import type { TaskInput } from "../../contracts/task.js";
-import type { CallRecord } from "../../contracts/trial.js";
 import { ProviderError } from "../../core/errors.js";
 import { costUsd } from "../../models/pricing.js";
 import { renderTask } from "../../scaffolds/prompt.js";
 import { encodeRaw } from "../../scoring/logprob-common.js";
 import type { LogprobScorer } from "../../scoring/types.js";
-import type { TrialRow } from "../store/types.js";
 import type { ScoredRun } from "./free-form.js";
-import type { ModelRuntime, TrialContext } from "./types.js";
+import type { TrialAttempt } from "./types.js";
 
 /**
  * The log-prob path (scoring_path: logprob): no generation. The rendered task (the same text the
@@ -16,16 +12,8 @@ import type { ModelRuntime, TrialContext } from "./types.js";
  * continuationLogprobs call scores every continuation the scorer asks for. The call is recorded
  * (role "logprob") with the raw log-probabilities in its note, so `parallax score` can re-score it.
  */
-export async function logprobTrial(
-  trial: TrialRow,
-  execution: number,
-  model: ModelRuntime,
-  calls: CallRecord[],
-  options: TrialContext,
-  item: Item,
-  task: TaskInput,
-  scorer: LogprobScorer,
-): Promise<ScoredRun> {
+export async function logprobTrial(attempt: TrialAttempt, scorer: LogprobScorer): Promise<ScoredRun> {
+  const { trial, execution, model, calls, options, item, task } = attempt;
   const provider = model.provider;
   if (!provider.continuationLogprobs) {
     throw new ProviderError(`provider '${provider.name}' cannot score continuations`, "provider_error");

@@ -26,9 +26,10 @@ export async function runTrial(trial: TrialRow, options: TrialContext): Promise<
     task = renderTrialTask(item, trial.condition);
     const scorer = options.scorerFor?.(trial, item, task) ?? options.scorer;
     if (!scorer) throw new Error("executeTrials needs a scorer or scorerFor");
+    const attempt = { trial, execution, model, calls, options, item, task };
     const { finalText, scored } = isLogprobScorer(scorer)
-      ? await logprobTrial(trial, execution, model, calls, options, item, task, scorer)
-      : await scaffoldTrial(trial, execution, model, calls, options, item, task, scorer);
+      ? await logprobTrial(attempt, scorer)
+      : await scaffoldTrial(attempt, scorer);
     return await complete(trial, options, calls, started, task, {
       status: "finished",
       finalAnswer: finalText,

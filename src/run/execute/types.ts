@@ -7,6 +7,7 @@ import type { Item } from "../../contracts/item.js";
 import type { GenerationParams, Provider } from "../../contracts/provider.js";
 import type { ModelSpec } from "../../contracts/spec.js";
 import type { TaskInput } from "../../contracts/task.js";
+import type { CallRecord } from "../../contracts/trial.js";
 import type { AnyScorer, LogprobOptions, Scorer } from "../../scoring/types.js";
 import type { TrialCompletion, TrialRow, TrialStore } from "../store/types.js";
 import type { BudgetLedger, BudgetLimits } from "./budget.js";
@@ -75,4 +76,17 @@ export interface TrialContext
     "store" | "items" | "models" | "scorer" | "scorerFor" | "logprobOptions" | "cache" | "abortSignal"
   > {
   commit: (entry: TrialCompletion) => Promise<boolean>;
+}
+
+/** One execution of one trial, as both answer paths (free form and log-prob) receive it. */
+export interface TrialAttempt {
+  trial: TrialRow;
+  /** 1 for the first execution; a retried errored trial counts up. */
+  execution: number;
+  model: ModelRuntime;
+  /** Every sub-call made so far, recorded in order (kept on failure too). */
+  calls: CallRecord[];
+  options: TrialContext;
+  item: Item;
+  task: TaskInput;
 }
