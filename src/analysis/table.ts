@@ -11,7 +11,13 @@ import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
 import type { Observation, ScoreRecord } from "../contracts/trial.js";
-import { OBSERVATION_COLUMNS, toObservation, trialAuditAggregates, trialAuditColumns } from "../run/export.js";
+import {
+  latestScoresByScorer,
+  OBSERVATION_COLUMNS,
+  toObservation,
+  trialAuditAggregates,
+  trialAuditColumns,
+} from "../run/export.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 
@@ -188,22 +194,6 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
 }
 
 /** Scorer -> trial -> the most recent score of that scorer (any version) for the page's trials. */
-async function latestScoresByScorer(
-  store: TrialStore,
-  runId: string,
-  page: TrialRow[],
-): Promise<Map<string, Map<string, ScoreRecord>>> {
-  const records = await store.listScores(runId, { trialIds: page.map((t) => t.id) });
-  const latest = new Map<string, Map<string, ScoreRecord>>();
-  // Ordered by trial then created_at: the last one per (scorer, trial) wins.
-  for (const record of records) {
-    const byTrial = latest.get(record.scorer) ?? new Map<string, ScoreRecord>();
-    byTrial.set(record.trialId, record);
-    latest.set(record.scorer, byTrial);
-  }
-  return latest;
-}
-
 /** The spec's declared level order of every facet, as export labels them. */
 export function specFacetLevels(spec: StudySpec): Record<string, string[]> {
   return Object.fromEntries(

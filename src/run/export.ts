@@ -191,9 +191,23 @@ export async function latestScores(
   scorer: string,
   page: TrialRow[],
 ): Promise<Map<string, ScoreRecord>> {
+  return (await latestScoresByScorer(store, runId, page, scorer)).get(scorer) ?? new Map();
+}
+
+/** The latest stored score of each trial of the page, per scorer (one scorer when named). */
+export async function latestScoresByScorer(
+  store: TrialStore,
+  runId: string,
+  page: TrialRow[],
+  scorer?: string,
+): Promise<Map<string, Map<string, ScoreRecord>>> {
   const records = await store.listScores(runId, { scorer, trialIds: page.map((t) => t.id) });
-  const latest = new Map<string, ScoreRecord>();
-  // Ordered by trial then created_at: the last one per trial wins.
-  for (const record of records) latest.set(record.trialId, record);
+  const latest = new Map<string, Map<string, ScoreRecord>>();
+  // Ordered by trial then created_at: the last one per (scorer, trial) wins.
+  for (const record of records) {
+    const byTrial = latest.get(record.scorer) ?? new Map<string, ScoreRecord>();
+    byTrial.set(record.trialId, record);
+    latest.set(record.scorer, byTrial);
+  }
   return latest;
 }
