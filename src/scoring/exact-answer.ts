@@ -8,11 +8,12 @@ import type { Scorer } from "./types.js";
  * whitespace, markdown emphasis and trailing punctuation. No answer line is a parse failure
  * (score 0, intention-to-treat). A strict, cheap run-time score for open-ended formats: judges
  * (`parallax score --scorer judge`) give the graded reading. MC tasks are delegated to the
- * last-answer MC extractor so this scorer never guesses a letter.
+ * last-answer MC extractor so this scorer never guesses a letter (0.3.0: with mc_last_answer
+ * 1.1.0's extraction).
  */
 export const exactAnswerScorer: Scorer = {
   name: "exact_answer",
-  version: "0.2.0",
+  version: "0.3.0",
   kind: "text",
   score(item, task, finalText) {
     if (task.validLetters && task.options) return mcLastAnswerScorer.score(item, task, finalText);

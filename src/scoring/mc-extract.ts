@@ -3,52 +3,75 @@
  *
  * Candidates come in two tiers:
  * - explicit markers: "Answer: (B)", "ANSWER: $B$", "the answer is B", "Final Answer: B",
- *   "**Answer:** B", "\boxed{B}", "Finish[B]", "I choose B", "the correct option is B",
- *   "option B is correct", and an "Answer: <option text>" line that names exactly one option;
+ *   "**Answer:** B", "### Final Answer\n\n**B**", "\boxed{B}" (also "\boxed{B. text}"),
+ *   "<answer>B</answer>", JSON `"answer": "B"`, "Finish[B]", "I choose B", "the correct option
+ *   is B", "Final choice: B", "option B is correct", "(B) is correct" / "So B is correct" (a
+ *   letter opening a clause), and an answer (an "Answer: <text>" or "the answer is <text>"
+ *   statement, an answer tag or field) whose text is exactly one option's text;
  * - format-only forms, used only when no explicit marker gives a valid letter: a reply that is
- *   just a letter ("B", "(B)", "B."), a line that is just a letter, a bold letter ("**B**"),
- *   and option-style lines ("B) ...") when they all name the same letter.
+ *   just a letter ("B", "(B)", "B.", "`B`"), a line that is just a letter, a bold letter
+ *   ("**B**"), a last line that is exactly one option's text ("Paris", "**Paris**", "No."), and
+ *   option-style lines ("B) ...") when they all name the same letter.
  * Within a tier the last valid candidate wins (a model that reasons through "A ... B ..." and then
- * commits is read at its commitment). Only the item's valid letters count: a marker naming
- * another letter is skipped, never mapped to a default. A letter inside a word never counts
- * (both sides must be non-alphanumeric), and the pronoun "I" ("I can determine...", "I'm")
- * is never a letter; a lowercase letter counts only when bracketed or at the end of a clause,
- * so the article "a" is not read as option A. No valid candidate: a parse failure.
+ * commits is read at its commitment). A hedged statement ("the answer is A or B", "A/B",
+ * "A and C") states no single answer: when the winning candidate is hedged the response has no
+ * answer (an earlier statement does not stand in for a final one that hedges). Only the item's
+ * valid letters count: a marker naming another letter is skipped, never mapped to a default. A
+ * letter inside a word never counts (both sides must be non-alphanumeric), and the pronoun "I"
+ * ("I can determine...", "I'm") is never a letter; a lowercase letter counts only when bracketed
+ * or at the end of a clause, so the article "a" is not read as option A. No valid candidate: a
+ * parse failure. The held-out table of forms is tests/scoring/answer-forms.ts.
  */
 
 export interface McCandidate {
   letter: string;
   marker: string;
   tier: 1 | 2;
-  /** Offset of the letter in the text. */
+  /** Offset of the letter (or of the option text) in the text. */
   at: number;
   valid: boolean;
+  /** Part of "A or B", "A/B", "A and C": no single answer. */
+  hedged?: boolean;
 }
 
 export interface McExtraction {
   letter: string | null;
+  /** The marker of the candidate read; "hedged" when the winning candidate hedges (letter null). */
   marker: string | null;
   /** Every candidate found, in text order (valid or not), for inspection of parse failures. */
   candidates: McCandidate[];
 }
 
-const OPEN = String.raw`(?:\*\*|__|\$|\\\(|\\text(?:bf)?\{|\\mathrm\{|[(\[{"'“])*`;
+const OPEN = String.raw`(?:\$|\\\(|\\(?:text|textbf|mathbf|mathrm|texttt)\{|[(\[{"'“*_\x60])*`;
 const LETTER = "([A-Za-z])";
-const CLOSE = String.raw`(?:\*\*|__|\$|\\\)|[)\]}"'”])*`;
+const CLOSE = String.raw`(?:\$|\\\)|[)\]}"'”*_\x60])*`;
 const END = "(?![A-Za-z0-9])";
 const FORM = `${OPEN}${LETTER}${CLOSE}${END}`;
 const SP = String.raw`[^\S\n]*`;
+/** What may follow "answer": "is", ":", "would be", ...; a full-width colon too. */
+const COPULA = String.raw`(?:is|would be|will be|should be|must be|therefore|thus|[:：=\-–—])`;
+/** "answer", also as a JSON key or tag name ("final_answer"), optionally closed by a quote. */
+const ANSWER_WORD = String.raw`\b(?:final_)?answer\b["'”]?`;
+/** Up to one blank line between a marker and its letter ("### Final Answer\n\n**B**"). */
+const BREAKS = String.raw`(?:\n${SP}){0,2}`;
 
 /** Explicit answer markers; group 1 is the letter. */
 const EXPLICIT: { marker: string; pattern: RegExp }[] = [
   {
     marker: "answer",
     pattern: new RegExp(
-      String.raw`\banswer\b${SP}(?:\*\*|__)?${SP}(?:(?:is|would be|will be|should be|must be|therefore|thus|[:=\-–—])${SP})*(?:\*\*|__)?${SP}\n?${SP}(?:(?:option|choice|letter)${SP})?${FORM}`,
+      String.raw`${ANSWER_WORD}(?:\*\*|__)?(?:${SP}${COPULA})*(?:\*\*|__)?${SP}${BREAKS}(?:(?:option|choice|letter)${SP})?${FORM}`,
       "gi",
     ),
   },
-  { marker: "boxed", pattern: new RegExp(String.raw`\\boxed\{${SP}${FORM}${SP}\}`, "gi") },
+  {
+    marker: "boxed",
+    pattern: new RegExp(
+      String.raw`\\boxed\{${SP}${FORM}(?:[.:)\-–—]${SP}[^{}\n]{0,200}|[^\S\n]+[A-Za-z0-9][^{}\n]{0,200})?${SP}\}`,
+      "gi",
+    ),
+  },
+  { marker: "tag", pattern: new RegExp(String.raw`<(?:final[_-]?)?answer>\s*${FORM}`, "gi") },
   { marker: "finish", pattern: /finish\[\s*\(?([A-Za-z])\)?\s*\]/gi },
   {
     marker: "choice_verb",
@@ -60,23 +83,49 @@ const EXPLICIT: { marker: string; pattern: RegExp }[] = [
   {
     marker: "correct_option",
     pattern: new RegExp(
-      String.raw`\b(?:correct|best|right)${SP}(?:option|choice)${SP}(?:is|would be)${SP}:?${SP}${FORM}`,
+      String.raw`\b(?:correct|best|right|final|my|selected|chosen)${SP}(?:option|choice|selection)(?:\*\*|__)?(?:${SP}(?:is|would be|[:：=]))+(?:\*\*|__)?${SP}(?:(?:option|choice|letter)${SP})?${FORM}`,
       "gi",
     ),
   },
   {
     marker: "option_is_correct",
     pattern: new RegExp(
-      String.raw`\boption${SP}${FORM}${SP}is${SP}(?:the${SP})?(?:correct|right|best)(?:${SP}(?:answer|one|choice))?\b`,
+      String.raw`\b(?:option|choice|letter)${SP}${FORM}${SP}is${SP}(?:the${SP})?(?:correct|right|best)(?:${SP}(?:answer|one|choice|option))?\b`,
       "gi",
+    ),
+  },
+  {
+    // "(C) is correct.", "**B) Paris** is the correct answer.", "..., but B is correct": the
+    // letter opens a line or a clause, so "Vitamin C is correct" is not option C.
+    marker: "letter_is_correct",
+    pattern: new RegExp(
+      String.raw`(?:^|(?<=[.!?:;,][^\S\n]{0,4})|(?<=\b(?:but|so|thus|therefore|hence|then|and|wait)[^\S\n]{1,4}))${FORM}(?:[.):]${SP}[^*\n]{1,80}\*\*)?${SP}is${SP}(?:the${SP})?(?:(?:correct|right|best)(?:${SP}(?:answer|one|choice|option))?|answer)\b`,
+      "gim",
     ),
   },
 ];
 
-const ANSWER_LINE = /^[^\S\n]*(?:\*\*|__)?(?:final[^\S\n]+)?answer(?:\*\*|__)?[^\S\n]*:[^\S\n]*(.+?)[^\S\n]*$/gim;
-const STANDALONE = new RegExp(String.raw`^${SP}(?:\*\*|__|\$|[(\[])*([A-Z])(?:\*\*|__|\$|[)\]]|[.:])*${SP}$`, "gm");
+/** Answer statements whose value may be an option's text; group 1 runs to the end of the line. */
+const ANSWER_TEXT = [
+  new RegExp(String.raw`${ANSWER_WORD}(?:\*\*|__)?(?:${SP}${COPULA})+(?:\*\*|__)?${SP}(\S(?:.*\S)?)${SP}$`, "gim"),
+  /<(?:final[_-]?)?answer>\s*([^<\n]+?)\s*<\//gi,
+];
+const STANDALONE = new RegExp(
+  String.raw`^${SP}(?:[$(\[*_\x60]|\\\(|\\(?:text|textbf|mathbf|mathrm|texttt)\{)*([A-Z])(?:[$)\]}*_\x60.:]|\\\))*${SP}$`,
+  "gm",
+);
 const BOLD = /\*\*\s*\(?([A-Z])\)?(?:[.):][^*\n]{0,200})?\s*\*\*/g;
 const OPTION_LINE = /^[^\S\n]*\(?([A-Z])[).][^\S\n]+\S/gm;
+/** After a letter: "or B", "/ B", "and C" (not "and B is wrong"): the statement names two. */
+const HEDGE_AFTER = new RegExp(
+  String.raw`${CLOSE}${SP}(?:,${SP})?(?:or|and|&|\/)${SP}(?:(?:option|choice)${SP})?${OPEN}([A-Za-z])${CLOSE}${END}(?!${SP}(?:is|was|isn't)\b)`,
+  "iy",
+);
+/** Before a letter: "A or ", "A/": the second letter of a hedge. */
+const HEDGE_BEFORE = new RegExp(
+  String.raw`(?<![A-Za-z0-9])${OPEN}([A-Za-z])${CLOSE}${SP}(?:,${SP})?(?:or|&|\/)${SP}(?:(?:option|choice)${SP})?${OPEN}$`,
+  "i",
+);
 
 /** Extracts the answer letter from a response; `validLetters` are the item's letters (e.g. A-C). */
 export function extractMcAnswer(
@@ -86,14 +135,12 @@ export function extractMcAnswer(
 ): McExtraction {
   const valid = new Set(validLetters);
   const candidates = [...explicitCandidates(text, valid), ...optionTextCandidates(text, validLetters, options)];
-  const weak = weakCandidates(text, valid);
+  const weak = weakCandidates(text, valid, validLetters, options);
   const all = [...candidates, ...weak.all].sort((a, b) => a.at - b.at);
-  const strong = lastValid(candidates);
-  if (strong) return { letter: strong.letter, marker: strong.marker, candidates: all };
-  const fallback = weak.pick;
-  return fallback
-    ? { letter: fallback.letter, marker: fallback.marker, candidates: all }
-    : { letter: null, marker: null, candidates: all };
+  const pick = lastValid(candidates) ?? weak.pick;
+  if (pick === undefined) return { letter: null, marker: null, candidates: all };
+  if (pick.hedged) return { letter: null, marker: "hedged", candidates: all };
+  return { letter: pick.letter, marker: pick.marker, candidates: all };
 }
 
 function lastValid(candidates: McCandidate[]): McCandidate | undefined {
@@ -108,13 +155,33 @@ function explicitCandidates(text: string, valid: ReadonlySet<string>): McCandida
   for (const { marker, pattern } of EXPLICIT) {
     for (const match of text.matchAll(pattern)) {
       const raw = match[1];
-      const at = (match.index ?? 0) + match[0].lastIndexOf(raw);
+      const at = (match.index ?? 0) + letterOffset(match[0], raw);
       if (!plausibleLetter(text, raw, at)) continue;
       const letter = raw.toUpperCase();
-      out.push({ letter, marker, tier: 1, at, valid: valid.has(letter) });
+      out.push({ letter, marker, tier: 1, at, valid: valid.has(letter), hedged: hedged(text, at) });
     }
   }
   return out;
+}
+
+/**
+ * Offset of the captured letter in the match: its last occurrence as a lone letter (the marker
+ * comes first, as in "I'd choose I"; a "**B) text**" tail has no lone letter but a word's).
+ */
+function letterOffset(match: string, raw: string): number {
+  for (let i = match.lastIndexOf(raw); i >= 0; i = i === 0 ? -1 : match.lastIndexOf(raw, i - 1)) {
+    if (!/[A-Za-z0-9]/.test(match[i - 1] ?? "") && !/[A-Za-z0-9]/.test(match[i + 1] ?? "")) return i;
+  }
+  return match.lastIndexOf(raw);
+}
+
+/** Whether the letter at `at` is one of two letters a statement names ("A or B", "A/B", "A and C"). */
+function hedged(text: string, at: number): boolean {
+  HEDGE_AFTER.lastIndex = at + 1;
+  const after = HEDGE_AFTER.exec(text);
+  if (after && plausibleLetter(text, after[1], at + 1 + after[0].lastIndexOf(after[1]))) return true;
+  const before = HEDGE_BEFORE.exec(text.slice(Math.max(0, at - 40), at));
+  return before !== null;
 }
 
 /**
@@ -127,45 +194,81 @@ function plausibleLetter(text: string, raw: string, at: number): boolean {
   if (raw === "I" && /^(?:'[a-z]|’[a-z]|[^\S\n]+[a-z])/.test(after)) return false;
   if (raw === raw.toUpperCase()) return true;
   const before = text.slice(Math.max(0, at - 1), at);
-  const bracketed = /[([{$*"']/.test(before);
-  return bracketed || /^(?:[)\]}$*"']|[^\S\n]*(?:[.,;!]|$|\n))/.test(after);
+  const bracketed = /[([{$*"'_\x60]/.test(before);
+  return bracketed || /^(?:[)\]}$*"'_\x60]|[^\S\n]*(?:[.,;!]|$|\n))/.test(after);
 }
 
-/** "Answer: <text>" lines whose text is exactly one option's text (after case and space folding). */
+/**
+ * Answer statements ("Answer: <text>", "the answer is <text>.", "<answer>text</answer>",
+ * `"answer": "text"`) whose text, or its first sentence, is exactly one option's text (after
+ * case, space, markup and closing punctuation folding).
+ */
 function optionTextCandidates(text: string, letters: readonly string[], options: readonly string[]): McCandidate[] {
   if (options.length === 0) return [];
-  const folded = options.map(fold);
   const out: McCandidate[] = [];
-  for (const match of text.matchAll(ANSWER_LINE)) {
-    const value = fold(match[1]);
-    const hits = folded.flatMap((option, i) => (option === value ? [i] : []));
-    if (hits.length !== 1 || letters[hits[0]] === undefined) continue;
-    out.push({
-      letter: letters[hits[0]],
-      marker: "option_text",
-      tier: 1,
-      at: (match.index ?? 0) + match[0].indexOf(match[1]),
-      valid: true,
-    });
+  for (const pattern of ANSWER_TEXT) {
+    for (const match of text.matchAll(pattern)) {
+      const value = match[1];
+      const stop = value.search(/(?<=[^\s.])[.!?;](?=\s|$)/);
+      const firstSentence = stop < 0 ? value : value.slice(0, stop);
+      const letter = optionNamed([value, firstSentence], letters, options);
+      if (letter === undefined) continue;
+      const at = (match.index ?? 0) + match[0].lastIndexOf(value);
+      out.push({ letter, marker: "option_text", tier: 1, at, valid: true, hedged: false });
+    }
   }
   return out;
 }
 
+/** The letter of the one option whose text one of `values` is, if exactly one. */
+function optionNamed(values: readonly string[], letters: readonly string[], options: readonly string[]) {
+  const folded = options.map(fold);
+  for (const value of values) {
+    const v = fold(unwrap(value));
+    if (v === "") continue;
+    const hits = folded.flatMap((option, i) => (option === v ? [i] : []));
+    if (hits.length === 1 && letters[hits[0]] !== undefined) return letters[hits[0]];
+  }
+  return undefined;
+}
+
+/** A value without the quotes, JSON punctuation, closing tags and LaTeX text wrapper around it. */
+function unwrap(value: string): string {
+  const inner = trimEnd(value, " \t\r\n").replace(/<\/[a-z_-]+>$/i, "");
+  const bare = trimEnd(inner, " \t\r\n,}$").replace(/^\s*(?:\$|\\text\{)+/, "");
+  const quoted = /^["'“‘]+/.exec(bare)?.[0].length ?? 0;
+  const body = trimEnd(bare.slice(quoted), " \t\r\n.!");
+  return trimEnd(body, "\"'”’") + bare.slice(quoted + body.length);
+}
+
+/** `text` without the run of `chars` at its end (a loop: a regex anchored at $ is quadratic). */
+function trimEnd(text: string, chars: string): string {
+  let end = text.length;
+  while (end > 0 && chars.includes(text[end - 1])) end--;
+  return text.slice(0, end);
+}
+
 /** Format-only candidates and the one they support, if any. */
-function weakCandidates(text: string, valid: ReadonlySet<string>): { all: McCandidate[]; pick?: McCandidate } {
+function weakCandidates(
+  text: string,
+  valid: ReadonlySet<string>,
+  letters: readonly string[],
+  options: readonly string[],
+): { all: McCandidate[]; pick?: McCandidate } {
   const make = (marker: string, pattern: RegExp): McCandidate[] =>
     [...text.matchAll(pattern)].map((m) => {
       const letter = m[1];
       const at = (m.index ?? 0) + m[0].indexOf(letter, m[0].search(/[A-Z]/));
-      return { letter, marker, tier: 2 as const, at, valid: valid.has(letter) };
+      return { letter, marker, tier: 2 as const, at, valid: valid.has(letter), hedged: hedged(text, at) };
     });
   const standalone = make("standalone_line", STANDALONE);
   const bold = make("bold", BOLD);
   const optionLines = make("option_line", OPTION_LINE);
-  const all = [...standalone, ...bold, ...optionLines];
+  const textLine = optionTextLine(text, letters, options);
+  const all = [...standalone, ...bold, ...optionLines, ...textLine];
   const bare = text.trim().split("\n").length === 1 ? standalone.find((c) => c.valid) : undefined;
   if (bare) return { all, pick: { ...bare, marker: "bare" } };
-  const last = lastValid([...standalone, ...bold]);
+  const last = lastValid([...standalone, ...bold, ...textLine]);
   if (last) return { all, pick: last };
   // "B) ..." lines are an answer only when they all name one letter (else the reply lists options).
   const named = new Set(optionLines.map((c) => c.letter));
@@ -173,12 +276,29 @@ function weakCandidates(text: string, valid: ReadonlySet<string>): { all: McCand
   return named.size === 1 && only?.valid ? { all, pick: only } : { all };
 }
 
+/**
+ * The last non-empty line when it is exactly one option's text ("Paris", "**Paris**", "No."),
+ * unless the line before it is another option's text too (a listing of the options).
+ */
+function optionTextLine(text: string, letters: readonly string[], options: readonly string[]): McCandidate[] {
+  if (options.length === 0) return [];
+  const lines: { value: string; at: number }[] = [];
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    if (/\S/.test(line)) lines.push({ value: line, at: offset + line.search(/\S/) });
+    offset += line.length + 1;
+  }
+  const last = lines.at(-1);
+  if (last === undefined) return [];
+  const letter = optionNamed([last.value], letters, options);
+  if (letter === undefined) return [];
+  const previous = lines.at(-2);
+  const before = previous === undefined ? undefined : optionNamed([previous.value], letters, options);
+  if (before !== undefined && before !== letter) return [];
+  return [{ letter, marker: "option_text_line", tier: 2, at: last.at, valid: true, hedged: false }];
+}
+
 /** Case, whitespace, trailing punctuation and markdown emphasis folded away. */
 export function fold(text: string): string {
-  return text
-    .replace(/[*_`]/g, "")
-    .replace(/\s+/g, " ")
-    .replace(/[\s.!]+$/, "")
-    .trim()
-    .toLowerCase();
+  return trimEnd(text.replace(/[*_`]/g, "").replace(/\s+/g, " "), " .!").trim().toLowerCase();
 }

@@ -6,11 +6,13 @@ import type { Scorer } from "./types.js";
  * The default scorer of MC formats: the last valid answer marker of the response (mc-extract.ts),
  * compared with the item's gold set. No valid answer is a parse failure: parsedAnswer null,
  * parse_status "failed", score 0 (the intention-to-treat reading; per-protocol analyses drop
- * failed rows through parse_status). Never a default letter.
+ * failed rows through parse_status). Never a default letter; a hedged final statement ("A or
+ * B") is no answer either. 1.1.0 reads the forms of tests/scoring/answer-forms.ts (markup around
+ * the letter, answer tags and JSON fields, option text without a letter, hedges).
  */
 export const mcLastAnswerScorer: Scorer = {
   name: "mc_last_answer",
-  version: "1.0.0",
+  version: "1.1.0",
   kind: "text",
   score(item, task, finalText) {
     const letters = task.validLetters;
