@@ -26,13 +26,24 @@ export function reportPaths(reportPath: string): ReportPaths {
   return { report: reportPath, trials: trialsPathFor(reportPath) };
 }
 
-/** Whether the file at `path` is a page `parallax report` wrote (the mark sits in its first 4 KB). */
+/**
+ * The head of the pages written before the generator mark existed (Parallax 0.1): the exact
+ * opening, then the report's own style sheet, whose `.msg-role` and `.trial-links` rules no
+ * other page has. Recognised so that a study reported with an earlier version is re-reported.
+ */
+const LEGACY_HEAD =
+  '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>';
+const LEGACY_STYLE = [".msg-role { font-weight: 600;", ".trial-links a {"];
+
+/** Whether the file at `path` is a page `parallax report` wrote (its head carries the mark). */
 export function isReportOutput(path: string): boolean {
   const fd = openSync(path, "r");
   try {
-    const buffer = Buffer.alloc(4096);
+    const buffer = Buffer.alloc(16_384);
     const read = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).toString("utf8").includes(GENERATOR_MARK);
+    const head = buffer.subarray(0, read).toString("utf8");
+    if (head.includes(GENERATOR_MARK)) return true;
+    return head.startsWith(LEGACY_HEAD) && LEGACY_STYLE.every((rule) => head.includes(rule));
   } finally {
     closeSync(fd);
   }

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { GENERATOR_MARK, trialsPathFor } from "../../src/report/index.js";
+import { GENERATOR_MARK, isReportOutput, page, trialsPathFor } from "../../src/report/index.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
 
@@ -30,6 +30,20 @@ describe("report --out", () => {
     assert.equal(trialsPathFor("/a/b/report.html"), "/a/b/trials.html");
     assert.equal(trialsPathFor("/a/b/pilot.html"), "/a/b/pilot.trials.html");
     assert.equal(trialsPathFor("/a/b/Pilot 2.HTM"), "/a/b/Pilot 2.trials.html");
+  });
+
+  it("recognises its own pages, also those of a version before the mark, and nothing else", () => {
+    const out = mkdtempSync(join(tmpdir(), "parallax-report-own-"));
+    const write = (name: string, text: string) => {
+      writeFileSync(join(out, name), text);
+      return join(out, name);
+    };
+    const current = page("t", "body");
+    assert.ok(isReportOutput(write("current.html", current)));
+    // Parallax 0.1 wrote the same page without the mark.
+    assert.ok(isReportOutput(write("legacy.html", current.replace(`${GENERATOR_MARK}\n`, ""))));
+    assert.ok(!isReportOutput(write("other.html", "<!doctype html><html><head><title>mine</title></head></html>")));
+    assert.ok(!isReportOutput(write("text.html", "notes")));
   });
 
   it("prints where the report and the trials page went, and the report links to that page", () => {
