@@ -164,7 +164,10 @@ describe("a 429 on the only API key", () => {
     const results = await Promise.all([0, 1, 2, 3].map((i) => settle(p.generate(ask(`trial ${i}`)))));
     for (const r of results) assert.equal(r.error, undefined, r.error?.message);
     assert.equal(server.ok, 4);
-    assert.equal(server.limited, 4, "the three sent inside the window were refused too, and retried");
+    // Those sent before the first 429 came back were refused inside the window (how many depends
+    // on scheduling) and retried once; those started after it waited for the key instead.
+    assert.ok(server.limited >= 1 && server.limited <= 4, `${server.limited} refused`);
+    assert.equal(server.duringCooldown, server.limited - 1);
   });
 
   it("fails at once, saying why, when the cool-down is longer than the retry policy waits", async () => {
@@ -179,7 +182,7 @@ describe("a 429 on the only API key", () => {
       const others = await Promise.all([1, 2].map((i) => settle(p.generate(ask(`trial ${i}`)))));
       const elapsed = Date.now() - started;
 
-      assert.ok(elapsed < 1000, `no waiting (${elapsed} ms)`);
+      assert.ok(elapsed < 10_000, `no waiting for the 120 s cool-down (${elapsed} ms)`);
       assert.equal(first.error?.bucket, "rate_limit");
       assert.equal(first.error?.retryable, false);
       assert.match(first.error?.message ?? "", /backing off would take 120 s more/);
