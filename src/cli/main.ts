@@ -94,7 +94,11 @@ program
   .command("report")
   .description("write a self-contained HTML report (charts, scorecard, links to every trial)")
   .argument("<dir>", "study directory")
-  .option("--out <file>", "report file (default: DIR/report.html); trials.html is written beside it")
+  .option(
+    "--out <file>",
+    "report file (default: DIR/report.html); its trials page goes beside it (trials.html, or NAME.trials.html for NAME.html)",
+  )
+  .option("--force", "overwrite an existing file that parallax report did not write")
   .option("--plan <file>", "analysis plan (YAML/JSON) replacing the spec's")
   .option("--scorer <name>", "outcomes from this stored scorer (parallax score) instead of the run-time score")
   .action(lazy(() => import("./commands/report.js"), "reportCommand"));

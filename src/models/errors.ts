@@ -22,6 +22,24 @@ export function isMalformed(error: unknown): boolean {
   return error instanceof MalformedResponseError;
 }
 
+/**
+ * Every API key of a model is cooling down after a 429 (or out of its per-key budget), so
+ * no request was sent. The resilience layer waits `retryAfterMs` for the key without
+ * spending a retry attempt (the call never reached the server), within the policy's wait
+ * limit.
+ */
+export class KeyWaitError extends ProviderError {
+  readonly keyWait = true;
+  constructor(message: string, retryAfterMs: number) {
+    super(message, "rate_limit", { retryable: true, retryAfterMs });
+    this.name = "KeyWaitError";
+  }
+}
+
+export function isKeyWait(error: unknown): error is KeyWaitError {
+  return error instanceof KeyWaitError;
+}
+
 /** Minimal header reader, satisfied by fetch `Headers` and the SDKs' header objects. */
 export interface HeaderReader {
   get(name: string): string | null | undefined;

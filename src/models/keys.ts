@@ -4,7 +4,7 @@
  * a client, never the key text.
  */
 import { InputError, ProviderError } from "../core/errors.js";
-import { abortReason, isMalformed, MalformedResponseError, redact } from "./errors.js";
+import { abortReason, isMalformed, KeyWaitError, MalformedResponseError, redact } from "./errors.js";
 import { TokenBucket } from "./resilience.js";
 import type { ProviderEnv } from "./types.js";
 
@@ -95,8 +95,9 @@ export class KeyPool<T> {
 
   /**
    * The next usable key after the last one handed out. When every key is cooling or out of
-   * per-key budget, throws a local (no HTTP call) retryable rate_limit error whose
-   * retryAfterMs is when the first key frees up, so the resilience layer does the waiting.
+   * per-key budget, throws a local (no HTTP call) `KeyWaitError` whose retryAfterMs is when
+   * the first key frees up: the resilience layer waits for it without spending a retry
+   * attempt, so a 429 on one key makes the other in-flight calls wait for its cool-down.
    */
   acquire(): KeyLease<T> {
     const n = this.slots.length;
@@ -108,11 +109,8 @@ export class KeyPool<T> {
         return { slot, client: this.slots[slot].client };
       }
     }
-    const wait = this.msUntilAvailable();
-    throw new ProviderError(`all ${n} API key(s) are cooling down; next in ${wait} ms`, "rate_limit", {
-      retryable: true,
-      retryAfterMs: wait,
-    });
+    const wait = Math.max(1, this.msUntilAvailable());
+    throw new KeyWaitError(`all ${n} API key(s) are cooling down; next in ${wait} ms`, wait);
   }
 
   /**

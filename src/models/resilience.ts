@@ -16,7 +16,7 @@ import type {
 import type { ExecutionSpec, RateLimit } from "../contracts/spec.js";
 import pLimit, { type LimitFunction } from "p-limit";
 import { ProviderError } from "../core/errors.js";
-import { isMalformed } from "./errors.js";
+import { isKeyWait, isMalformed } from "./errors.js";
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 /** Starts a timer; returns its cancel function. */
@@ -35,6 +35,13 @@ export interface ResilienceOptions {
   maxMalformedRetries?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /**
+   * The longest one logical call may wait in total: backoff sleeps, Retry-After and waits
+   * for a cooling key. A wait that would go beyond it is not started: the call fails at once
+   * with a rate_limit error that says so. Default: the policy's own longest backoff,
+   * max(1, maxRetries) x maxDelayMs.
+   */
+  maxWaitMs?: number;
   /** Per-attempt timeout; 0 or absent disables it. */
   timeoutMs?: number;
   rateLimit?: RateLimit;
@@ -194,6 +201,7 @@ interface Resolved {
   maxMalformedRetries: number;
   baseDelayMs: number;
   maxDelayMs: number;
+  maxWaitMs: number;
   timeoutMs: number;
   now: () => number;
   sleep: Sleep;
@@ -203,11 +211,14 @@ interface Resolved {
 }
 
 function resolve(options: ResilienceOptions): Resolved {
+  const maxRetries = options.maxRetries ?? 4;
+  const maxDelayMs = options.maxDelayMs ?? 60_000;
   return {
-    maxRetries: options.maxRetries ?? 4,
+    maxRetries,
     maxMalformedRetries: options.maxMalformedRetries ?? 1,
     baseDelayMs: options.baseDelayMs ?? 500,
-    maxDelayMs: options.maxDelayMs ?? 60_000,
+    maxDelayMs,
+    maxWaitMs: options.maxWaitMs ?? Math.max(1, maxRetries) * maxDelayMs,
     timeoutMs: options.timeoutMs ?? 0,
     now: options.now ?? Date.now,
     sleep: options.sleep ?? realSleep,
@@ -262,22 +273,49 @@ function shouldRetry(error: unknown, attempt: number, malformedSoFar: number, o:
   return !isMalformed(error) || malformedSoFar < o.maxMalformedRetries;
 }
 
-/** The retry loop around one logical call. */
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/** The wait `delayMs` would take the call past the policy's limit: fail now, and say why. */
+function waitLimitError(error: ProviderError, delayMs: number, waitedMs: number, o: Resolved): ProviderError {
+  const what = isKeyWait(error) ? "waiting for a cooling API key" : "backing off";
+  return new ProviderError(
+    `rate limit: ${what} would take ${seconds(delayMs)} more (already waited ${seconds(waitedMs)}), ` +
+      `beyond the retry policy's wait limit of ${seconds(o.maxWaitMs)} ` +
+      `(max(1, execution.max_retries) x execution.backoff_max_ms); not waiting. The trial is stored as ` +
+      `errored and the next \`parallax run\` retries it. Last error: ${error.message}`,
+    "rate_limit",
+    { retryable: false, status: error.options.status, retryAfterMs: delayMs },
+  );
+}
+
+/**
+ * The retry loop around one logical call. A `KeyWaitError` (every key cooling, nothing
+ * sent) waits for the key without spending an attempt; every wait counts against maxWaitMs.
+ */
 async function retrying<T>(
   o: Resolved,
   signal: AbortSignal | undefined,
   attemptOnce: (signal: AbortSignal | undefined) => Promise<T>,
 ): Promise<T> {
   let malformed = 0;
-  for (let attempt = 0; ; attempt++) {
+  let attempt = 0;
+  let waited = 0;
+  for (;;) {
     try {
       return await attemptOnce(signal);
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
-      if (!shouldRetry(error, attempt, malformed, o)) throw error;
-      if (isMalformed(error)) malformed += 1;
-      const delayMs = backoffDelay(error, attempt, o);
-      o.onRetry?.({ attempt: attempt + 1, delayMs, error });
+      const keyWait = isKeyWait(error);
+      if (!keyWait && !shouldRetry(error, attempt, malformed, o)) throw error;
+      const providerError = error as ProviderError;
+      const delayMs = keyWait ? (providerError.options.retryAfterMs ?? 0) : backoffDelay(providerError, attempt, o);
+      if (waited + delayMs > o.maxWaitMs) throw waitLimitError(providerError, delayMs, waited, o);
+      waited += delayMs;
+      if (!keyWait) {
+        if (isMalformed(error)) malformed += 1;
+        attempt += 1;
+        o.onRetry?.({ attempt, delayMs, error: providerError });
+      }
       await o.sleep(delayMs, signal);
     }
   }

@@ -94,11 +94,18 @@ article.trial:target, section:target { outline: 3px solid #f0b429; }
 svg { overflow: visible; }
 `;
 
+/**
+ * The mark of a page `parallax report` wrote (in its <head>): the report only overwrites a
+ * file that carries it, unless `--force` (src/report/output.ts).
+ */
+export const GENERATOR_MARK = '<meta name="generator" content="parallax report">';
+
 export function page(title: string, body: Content): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+${GENERATOR_MARK}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title>
 <style>${CSS}</style>

@@ -1,18 +1,24 @@
 // Reports: the offline HTML report with server-side SVG charts and the trials page.
 import { writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename } from "node:path";
 import type { PresentedAnalysis, Scorecard } from "../analysis/index.js";
 import { cellId } from "../analysis/index.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
+import { reportPaths } from "./output.js";
 import { renderReport, type TrialLink } from "./report.js";
 import { collectTrials, renderTrialsPage } from "./trials.js";
 
-export { esc, page } from "./html.js";
+export { esc, GENERATOR_MARK, page } from "./html.js";
+export { checkReportTargets, isReportOutput, type ReportPaths, reportPaths, trialsPathFor } from "./output.js";
 export { renderReport } from "./report.js";
 export * from "./sections/registry.js";
 export { collectTrials, renderTrialsPage, trialAnchor } from "./trials.js";
 
-/** Writes report.html (at `reportPath`) and trials.html beside it from a stored analysis; returns both paths. */
+/**
+ * Writes the report (at `reportPath`) and its trials page beside it (`trialsPathFor`) from a
+ * stored analysis; returns both paths. It overwrites what is there: callers check the targets
+ * first (`checkReportTargets`).
+ */
 export async function writeReport(
   outcome: PresentedAnalysis,
   card: Scorecard,
@@ -20,7 +26,8 @@ export async function writeReport(
   run: RunRecord,
   reportPath: string,
 ): Promise<{ report: string; trials: string }> {
-  const trialsPath = join(dirname(reportPath), "trials.html");
+  const { trials: trialsPath } = reportPaths(reportPath);
+  const trialsHref = encodeURI(basename(trialsPath));
   const entries = await collectTrials(store, run, outcome.analysis);
   const trialsByCell = new Map<string, TrialLink[]>();
   for (const e of entries) {
@@ -30,6 +37,6 @@ export async function writeReport(
     trialsByCell.set(id, list);
   }
   writeFileSync(trialsPath, renderTrialsPage(entries, outcome.analysis, basename(reportPath)));
-  writeFileSync(reportPath, renderReport(outcome, card, { trialsHref: "trials.html", trialsByCell }));
+  writeFileSync(reportPath, renderReport(outcome, card, { trialsHref, trialsByCell }));
   return { report: reportPath, trials: trialsPath };
 }

@@ -1,18 +1,19 @@
 import { dirname, join, resolve } from "node:path";
 import { ANALYSIS_FILE, storedAnalysis } from "../../analysis/index.js";
 import { InputError } from "../../core/errors.js";
-import { writeReport } from "../../report/index.js";
+import { checkReportTargets, reportPaths, writeReport } from "../../report/index.js";
 import { isPostgresUrl } from "../../run/store/open.js";
 import { openStudyDir } from "../study-dir.js";
 
 /**
- * Writes the self-contained HTML report (default DIR/report.html) and trials.html beside it from
- * the analysis `parallax analyze` stored (DIR/analysis.json; for a PostgreSQL store, the
- * analysis.json beside --out): nothing is recomputed.
+ * Writes the self-contained HTML report (default DIR/report.html) and its trials page beside it
+ * (trials.html, or NAME.trials.html for --out NAME.html) from the analysis `parallax analyze`
+ * stored (DIR/analysis.json; for a PostgreSQL store, the analysis.json beside --out): nothing is
+ * recomputed. It never overwrites a file it did not write unless --force; it prints both paths.
  */
 export async function reportCommand(
   dir: string,
-  options: { out?: string; plan?: string; scorer?: string },
+  options: { out?: string; plan?: string; scorer?: string; force?: boolean },
 ): Promise<void> {
   if (options.out && !/\.html?$/i.test(options.out))
     throw new InputError(`--out must name an .html file, found '${options.out}'`);
@@ -26,13 +27,16 @@ export async function reportCommand(
       );
   }
   const reportPath = resolve(options.out ?? join(dir, "report.html"));
+  const paths = reportPaths(reportPath);
+  checkReportTargets(paths, options.force === true);
   const recordPath = isPostgresUrl(dir) ? join(dirname(reportPath), ANALYSIS_FILE) : join(dir, ANALYSIS_FILE);
   const { store, run } = await openStudyDir(dir);
   try {
     const record = await storedAnalysis(dir, store, run, recordPath);
     const written = await writeReport(record, record.scorecard, store, run, reportPath);
     const simulated = record.analysis.meta.simulated ? " (SIMULATED data)" : "";
-    process.stdout.write(`wrote ${written.report} and ${written.trials}${simulated}\n`);
+    process.stdout.write(`wrote the report to ${written.report}${simulated}\n`);
+    process.stdout.write(`wrote the trials page to ${written.trials} (the report links to it: keep them together)\n`);
   } finally {
     await store.close();
   }

@@ -1,0 +1,45 @@
+/**
+ * examples/llama-stories.yaml, the README's llama example, loads and plans (no model is
+ * loaded: the plan only checks that the GGUF file is there). Its model path is resolved
+ * against the working directory, so the test runs from the repository root, as the README
+ * says to; it skips with a message when ../shared (the model or the BBQ files) is absent.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { summarisePlan } from "../../src/run/plan.js";
+import { prepareStudy } from "../../src/run/study.js";
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const SPEC = resolve(repoRoot, "examples", "llama-stories.yaml");
+const MODEL = resolve(repoRoot, "..", "shared", "models", "stories260K.gguf");
+const BBQ = resolve(repoRoot, "..", "shared", "datasets", "bbq", "data");
+
+const skip = !existsSync(MODEL)
+  ? `examples/llama-stories.yaml needs ${MODEL} (the shared materials beside the checkout): not found`
+  : !existsSync(BBQ)
+    ? `examples/llama-stories.yaml needs the BBQ files in ${BBQ}: not found`
+    : false;
+
+test("examples/llama-stories.yaml loads and plans from the repository root", { skip }, async () => {
+  const cwd = process.cwd();
+  process.chdir(repoRoot);
+  try {
+    const study = await prepareStudy(SPEC);
+    assert.deepEqual(study.warnings, []);
+    const [model] = study.spec.models;
+    assert.equal(model.provider, "llama");
+    assert.deepEqual(model.options, { context_size: 2048, threads: 1, chat_template: "plain" });
+    const plan = summarisePlan(study);
+    assert.equal(plan.models, 1);
+    assert.equal(plan.conditions, 2, "direct and cot, MC");
+    assert.equal(plan.items, 10);
+    assert.equal(plan.trials, 20);
+    assert.equal(plan.estimatedCalls, 20, "one call per trial");
+    assert.equal(plan.estimatedCostUsd, 0, "a local model costs nothing");
+  } finally {
+    process.chdir(cwd);
+  }
+});
