@@ -91,6 +91,11 @@ export const OptionPreservingSchema = z
   .object({
     standard: z.string().default("map_reduce").describe("The option-stripping condition"),
     preserving: z.string().default("map_reduce_options").describe("Its option-preserving variant"),
+    max_undefined_share: proportion
+      .default(0.1)
+      .describe(
+        "Largest share of bootstrap resamples in which recovery is undefined (no loss: denominator 0 or below) before its CI is refused",
+      ),
   })
   .strict();
 
