@@ -11,6 +11,7 @@ import { sha256 } from "../core/hash.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import type { ItemManifest } from "../run/study.js";
 import { type Methodology, readBlinding, readJudgeAgreement } from "./methodology.js";
+import { studyIntegrityFacts } from "./integrity-facts.js";
 import { normalizePlan } from "./plan.js";
 import { checkAgainstStamp, parseStamp, STAMP_FILE } from "./preregistration.js";
 import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.js";
@@ -42,7 +43,8 @@ export async function analyzeDirectory(
   const table = selectScorer(all, options.scorer);
   const plan = options.plan ?? normalizePlan(run.spec.analysis);
   const judges = { blinding: readBlinding(dir), agreement: readJudgeAgreement(dir) };
-  const analysis = await analyzeStudy(all, plan, { ...options, judges });
+  const integrityFacts = await studyIntegrityFacts(dir, store, run);
+  const analysis = await analyzeStudy(all, plan, { ...options, judges, integrityFacts });
   return {
     inputs: inputsOf(table, plan, {
       kind: "study",

@@ -60,6 +60,12 @@ export interface RecoveryRow {
   residual: BootEstimate;
   /** (preserving - standard) / loss; null (undefined) when there is no loss. */
   recovery: BootEstimate;
+  /**
+   * The recovery bootstrap: how many of its resamples had no loss (recovery undefined there),
+   * and why its CI is refused (null when it is given): more than the plan's
+   * option_preserving.max_undefined_share of the resamples were undefined.
+   */
+  recoveryResamples: { total: number; undefined: number; ciNotAvailable: string | null };
   headlineNnh: number | null;
   residualNnh: { value: number | null; ci95: Interval | null; direction: "harm" | "benefit" | "none" } | null;
   undefinedReason: string | null;
@@ -256,6 +262,7 @@ function recoveryRow(
       loss: none,
       residual: none,
       recovery: none,
+      recoveryResamples: { total: 0, undefined: 0, ciNotAvailable: null },
       headlineNnh: null,
       residualNnh: null,
       undefinedReason: "a condition has no rows",
@@ -275,7 +282,7 @@ function recoveryRow(
   );
   const loss = estimateOf(result, 0);
   const residual = estimateOf(result, 1);
-  const recovery = estimateOf(result, 2);
+  const { recovery, recoveryResamples } = refusedRecoveryCi(estimateOf(result, 2), plan);
   const residualRd = residual.estimate === null ? null : -residual.estimate;
   const nnh =
     residualRd === null || residual.ci95 === null
@@ -288,6 +295,7 @@ function recoveryRow(
     loss,
     residual,
     recovery,
+    recoveryResamples,
     headlineNnh: loss.estimate !== null && loss.estimate > 0 ? 1 / loss.estimate : null,
     residualNnh: nnh
       ? { value: nnh.value, ci95: nnh.ci, direction: residualRd! < 0 ? "harm" : residualRd! > 0 ? "benefit" : "none" }
@@ -295,4 +303,49 @@ function recoveryRow(
     undefinedReason:
       loss.estimate !== null && loss.estimate > 0 ? null : "no loss under the standard variant: recovery undefined",
   };
+}
+
+/**
+ * Recovery is undefined in a resample with no loss, and its percentile CI is read from the
+ * defined resamples only: conditional on a loss it may not have. When more than the declared
+ * share of resamples is undefined, that CI is refused (null), with the reason.
+ */
+function refusedRecoveryCi(
+  recovery: BootEstimate,
+  plan: AnalysisPlan,
+): { recovery: BootEstimate; recoveryResamples: RecoveryRow["recoveryResamples"] } {
+  const total = plan.bootstrap.resamples;
+  const undefinedCount = recovery.undefinedReplicates;
+  const max = plan.option_preserving.max_undefined_share;
+  const refused = recovery.estimate !== null && undefinedCount / total > max;
+  const ciNotAvailable = refused
+    ? `${undefinedCount} of ${total} resamples (${Math.round((undefinedCount / total) * 100)}%) had no loss and no recovery, more than the declared ${Math.round(max * 100)}%`
+    : null;
+  return {
+    recovery: refused ? { ...recovery, ci95: null } : recovery,
+    recoveryResamples: { total, undefined: undefinedCount, ciNotAvailable },
+  };
+}
+
+/** The recovery cell of a table: the estimate with its CI, or why there is none. */
+export function recoveryText(
+  row: RecoveryRow,
+  format: (estimate: number) => string,
+  interval: (ci: Interval) => string,
+): string {
+  if (row.notInterpretable) return `not interpretable: ${row.notInterpretable}`;
+  if (row.recovery.estimate === null) return `undefined (${row.undefinedReason ?? "no estimate"})`;
+  const {
+    undefined: undefinedCount,
+    total,
+    ciNotAvailable,
+  } = row.recoveryResamples ?? {
+    undefined: 0,
+    total: 0,
+    ciNotAvailable: null,
+  };
+  if (ciNotAvailable) return `${format(row.recovery.estimate)} (CI not available: ${ciNotAvailable})`;
+  const ci = row.recovery.ci95 ? ` ${interval(row.recovery.ci95)}` : "";
+  const note = undefinedCount > 0 ? ` (${undefinedCount} of ${total} resamples undefined)` : "";
+  return `${format(row.recovery.estimate)}${ci}${note}`;
 }

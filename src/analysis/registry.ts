@@ -15,7 +15,7 @@ import type { AnalysisPlan } from "../contracts/analysis.js";
 import type { GlmSetup } from "./contrasts.js";
 import type { Population, ScoredRow } from "./data.js";
 import type { Methodology } from "./methodology.js";
-import type { JudgeFacts } from "./integrity/registry.js";
+import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
 import type { ResolvedPlan } from "./plan.js";
 import type { AnalysisRow, AnalysisTable, TableSource } from "./table.js";
 
@@ -92,6 +92,8 @@ export interface AnalysisContext {
   results: Partial<AnalysisResults>;
   /** The judges' agreement and blinding when a study directory records them. */
   judges?: JudgeFacts;
+  /** What a study directory adds for the integrity checks (the items' gold letters as formatted). */
+  integrityFacts?: IntegrityFacts;
 }
 
 /** The study's computed results and the study-directory facts, as the presentations read them. */

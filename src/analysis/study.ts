@@ -8,7 +8,7 @@ import { PARALLAX_VERSION } from "../core/version.js";
 import "./analyses/index.js";
 import type { GlmSetup } from "./contrasts.js";
 import { gateVerdicts } from "./integrity/gate.js";
-import type { JudgeFacts } from "./integrity/registry.js";
+import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
 import { distinctValues, scoredRows, varyingFacets } from "./data.js";
 import { resolvePlan, restrictRows } from "./plan.js";
 import { type AnalysisContext, type AnalysisResults, registeredAnalyses, type StudyAnalysis } from "./registry.js";
@@ -23,6 +23,8 @@ export interface AnalyzeOptions {
   scorer?: string;
   /** The judges' agreement and blinding (study directories), read by the judge-quality check. */
   judges?: JudgeFacts;
+  /** Study-directory facts some integrity checks read (the gold letters of the items as formatted). */
+  integrityFacts?: IntegrityFacts;
 }
 
 export async function analyzeStudy(
@@ -31,7 +33,7 @@ export async function analyzeStudy(
   options: AnalyzeOptions = {},
 ): Promise<StudyAnalysis> {
   const table = selectScorer(input, options.scorer);
-  const context = { ...contextOf(table, plan), judges: options.judges };
+  const context = { ...contextOf(table, plan), judges: options.judges, integrityFacts: options.integrityFacts };
   const results: Partial<AnalysisResults> = {};
   for (const analysis of registeredAnalyses()) {
     if (!analysis.run || !analysis.result) continue;

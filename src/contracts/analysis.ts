@@ -91,6 +91,11 @@ export const OptionPreservingSchema = z
   .object({
     standard: z.string().default("map_reduce").describe("The option-stripping condition"),
     preserving: z.string().default("map_reduce_options").describe("Its option-preserving variant"),
+    max_undefined_share: proportion
+      .default(0.1)
+      .describe(
+        "Largest share of bootstrap resamples in which recovery is undefined (no loss: denominator 0 or below) before its CI is refused",
+      ),
   })
   .strict();
 
@@ -164,6 +169,34 @@ export const IntegritySchema = z
       .max(1)
       .default(0.2)
       .describe("Largest |Bang's blinding index| of the judges before the blinding check counts as failed"),
+    gold_position_p: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.001)
+      .describe(
+        "Gold-position bias fails a benchmark when the chi-square test of its gold letters vs uniform has p below this and the largest share departs by more than gold_position_excess",
+      ),
+    gold_position_warn_p: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.05)
+      .describe("Gold-position bias warns when the chi-square p is below this"),
+    gold_position_excess: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.1)
+      .describe("Smallest departure of a letter's gold share from uniform (proportion) for gold-position bias to fail"),
+    unvalidated_scorer: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe(
+        "Largest share of a cell's scored trials whose scorer is not marked validated for the benchmark and format before a warning",
+      ),
   })
   .strict();
 

@@ -57,6 +57,18 @@ export interface GenerateRequest {
   params: GenerationParams;
   tools?: ToolSpec[];
   signal?: AbortSignal;
+  /**
+   * The attempt (1-based) of the trial this call belongs to. Real providers ignore it (their
+   * sampling is its own draw); the simulated panel draws each attempt of a stochastic setting
+   * afresh from it, so repeated attempts are independent and still reproducible.
+   */
+  attempt?: number;
+  /**
+   * The trial's execution (1 = its first run; a later `run` retries an errored trial as 2, 3,
+   * ...). Real providers ignore it; the simulated panel's failure injection draws from it, so a
+   * retried trial is a fresh draw and a run with injected failures is still reproducible.
+   */
+  execution?: number;
 }
 
 export interface TokenUsage {

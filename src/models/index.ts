@@ -19,4 +19,4 @@ export {
 } from "./registry.js";
 export { resilienceFromSpec, withResilience } from "./resilience.js";
 export { SIM_EFFECTS, SIM_PRESETS, SimProvider, simProvider } from "./sim.js";
-export type { ProviderDescriptor, ProviderEnv, ProviderFactory } from "./types.js";
+export type { ProviderCreateContext, ProviderDescriptor, ProviderEnv, ProviderFactory } from "./types.js";

@@ -19,7 +19,7 @@ export const simDescriptor: ProviderDescriptor = {
   local: true,
   simulated: true,
   optionsSchema: SimOptionsSchema,
-  create: async (spec, env) => (await import("./sim.js")).simProvider(spec, env),
+  create: async (spec, env, context) => (await import("./sim.js")).simProvider(spec, env, context),
 };
 
 export const llamaDescriptor: ProviderDescriptor = {

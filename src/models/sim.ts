@@ -13,8 +13,17 @@
  * planted effects (SIM_EFFECTS) act on what reaches the call: an MC item whose options are
  * not all visible is answered in free text (so a letter-scored prompt without its options
  * loses accuracy), open-ended prompts are harder, reasoning prompts and bias-invocation
- * wording shift the logit. At temperature 0 the draw is fixed per (model, prompt); above it,
- * the seed parameter enters the draw, so different seeds give independent answers.
+ * wording shift the logit.
+ *
+ * Seeds and attempts. Every draw derives from the study's `seed` (the spec's top level, given
+ * through the provider create context), the model's options.seed, the model id and the
+ * messages, so the same seeds reproduce a run bit for bit and another study seed is another
+ * panel. At temperature 0 a respondent is greedy: its answer is fixed per (model, prompt), and
+ * repeated attempts repeat it. Above temperature 0 the draw also takes the `seed` parameter
+ * and the trial's attempt (GenerateRequest.attempt), so every attempt is an independent draw.
+ * Failure injection (options.failure_rate) draws from the same key, the trial's execution
+ * (GenerateRequest.execution) and how often this provider has been sent the request, so a
+ * retried call, within a run or in a later one, is a fresh draw.
  *
  * Scaffold sub-calls. The sim recognises what kind of sub-call it is sent by wording markers that
  * each scaffold declares from its own prompt constants (`Scaffold.callMarkers`; the run layer
@@ -120,6 +129,8 @@ export const SIM_PRESETS: Readonly<Record<string, number>> = {
 };
 
 interface SimOptions {
+  /** The spec's top-level seed (the provider create context). */
+  studySeed: number;
   ability: number;
   latencyMs: number;
   failureRate: number;
@@ -139,7 +150,8 @@ export class SimProvider implements Provider {
   readonly simulated = true;
   private readonly byQuestion = new Map<string, KeyEntry>();
   private markers: CallMarkers = {};
-  private calls = 0;
+  /** How often each draw key has been sent (failure injection: a retry is a fresh draw). */
+  private readonly sent = new Map<string, number>();
 
   constructor(
     private readonly modelId: string,
@@ -176,7 +188,6 @@ export class SimProvider implements Provider {
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
-    const callIndex = this.calls++;
     const { params, dropped } = applyParamPolicy(
       "sim",
       request.model,
@@ -184,15 +195,19 @@ export class SimProvider implements Provider {
       fromSpecParamNames(this.extraDrops),
     );
     if (this.options.latencyMs > 0) await sleep(this.options.latencyMs, request.signal);
-    this.maybeFail(callIndex);
     const prompt = request.messages.map((m) => m.content).join("\n\n");
-    const drawKey = canonicalJson([
+    // The respondent's stream: greedy at temperature 0 (attempts repeat the answer); above it,
+    // each (seed parameter, attempt) is a draw of its own.
+    const stochastic = (params.temperature ?? 0) > 0;
+    const stream = canonicalJson([
+      this.options.studySeed,
       this.options.seed,
       this.modelId,
-      request.messages,
-      (params.temperature ?? 0) > 0 ? (params.seed ?? null) : "greedy",
+      stochastic ? { seed: params.seed ?? null, attempt: request.attempt ?? 1 } : "greedy",
     ]);
-    const text = this.reply(request.messages, prompt, drawKey);
+    const drawKey = canonicalJson([stream, request.messages]);
+    this.maybeFail(drawKey, request.execution ?? 1);
+    const text = this.reply(request.messages, prompt, stream, drawKey);
     const outputTokens = estimateTokens(text);
     const truncated = params.maxTokens !== undefined && outputTokens > params.maxTokens;
     return {
@@ -204,9 +219,11 @@ export class SimProvider implements Provider {
     };
   }
 
-  private maybeFail(callIndex: number): void {
+  private maybeFail(drawKey: string, execution: number): void {
     if (this.options.failureRate <= 0) return;
-    const u = uniform(`${this.options.seed}|fail|${this.modelId}|${callIndex}`);
+    const sent = this.sent.get(drawKey) ?? 0;
+    this.sent.set(drawKey, sent + 1);
+    const u = uniform(`${drawKey}|fail|${execution}|${sent}`);
     if (u < this.options.failureRate) {
       const retryable = this.options.failureBucket === "rate_limit" || this.options.failureBucket === "timeout";
       throw new ProviderError(`simulated ${this.options.failureBucket}`, this.options.failureBucket, { retryable });
@@ -214,12 +231,12 @@ export class SimProvider implements Provider {
   }
 
   /** Dispatches on the kind of sub-call (the scaffolds' markers); plain prompts get `respond`. */
-  private reply(messages: readonly ChatMessage[], prompt: string, drawKey: string): string {
+  private reply(messages: readonly ChatMessage[], prompt: string, stream: string, drawKey: string): string {
     const system = messages.find((m) => m.role === "system")?.content ?? "";
     const user = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
     const entry = this.findItem(prompt);
     if (entry === undefined) return this.marks("decompose", user) ? GENERIC_PLAN : this.respond(prompt, drawKey);
-    const ctx: CallContext = { entry, prompt, drawKey };
+    const ctx: CallContext = { entry, prompt, stream, drawKey };
     if (this.marks("decompose", user)) return this.decomposeReply(ctx, user);
     if (this.marks("critique", system)) return this.critiqueReply(ctx, user);
     if (this.marks("check", system)) return this.checkReply(ctx, user);
@@ -324,7 +341,7 @@ export class SimProvider implements Provider {
     const done = messages.filter((m) => m.role === "assistant").length;
     const budget = Number(/at most (\d+) turns/i.exec(first)?.[1] ?? SIM_SCAFFOLD.reactMaxTurns);
     // The agent's own pace: a per-item draw, independent of the conversation so far.
-    const itemKey = `${this.options.seed}|${this.modelId}|react|${first}`;
+    const itemKey = `${ctx.stream}|react|${first}`;
     const turns = Math.min(budget, 1 + Math.floor(uniform(itemKey) * SIM_SCAFFOLD.reactMaxTurns));
     const forced = /give your final answer now/i.test(messages[messages.length - 1]?.content ?? "");
     if (done + 1 < turns && !forced) {
@@ -446,6 +463,9 @@ export class SimProvider implements Provider {
 interface CallContext {
   entry: KeyEntry;
   prompt: string;
+  /** The respondent's stream (seeds, model, and the attempt when sampling); see generate. */
+  stream: string;
+  /** The stream and this call's messages: the key of every draw of this reply. */
   drawKey: string;
 }
 
@@ -558,7 +578,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function readSimOptions(spec: ModelSpec): SimOptions {
+function readSimOptions(spec: ModelSpec, studySeed: number): SimOptions {
   const raw = spec.options ?? {};
   const ability = raw.ability ?? SIM_PRESETS[spec.model];
   if (typeof ability !== "number") {
@@ -572,6 +592,7 @@ function readSimOptions(spec: ModelSpec): SimOptions {
     throw new ProviderError(`sim options.failure_bucket must be one of ${FAILURE_BUCKETS.join(", ")}`, "other");
   }
   return {
+    studySeed,
     ability,
     latencyMs: Number(raw.latency_ms ?? 0),
     failureRate: Number(raw.failure_rate ?? 0),
@@ -580,7 +601,7 @@ function readSimOptions(spec: ModelSpec): SimOptions {
   };
 }
 
-export const simProvider: ProviderFactory = (spec) => {
-  const options = readSimOptions(spec);
+export const simProvider: ProviderFactory = (spec, _env, context) => {
+  const options = readSimOptions(spec, context?.studySeed ?? 0);
   return new SimProvider(spec.id, options, spec.drop_params);
 };

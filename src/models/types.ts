@@ -5,8 +5,18 @@ import type { ModelSpec } from "../contracts/spec.js";
 /** Environment the factory may read API keys from (process.env in the CLI; a fixture in tests). */
 export type ProviderEnv = Readonly<Record<string, string | undefined>>;
 
+/**
+ * What the study gives every provider it builds, beyond the model entry: the study-level
+ * `seed` of the spec. Providers that draw (the simulated panel) derive their draws from it;
+ * the others ignore it.
+ */
+export interface ProviderCreateContext {
+  /** The spec's top-level `seed` (default 0). */
+  studySeed: number;
+}
+
 /** Builds a provider for one model entry of the spec. One factory per provider file. */
-export type ProviderFactory = (spec: ModelSpec, env: ProviderEnv) => Provider;
+export type ProviderFactory = (spec: ModelSpec, env: ProviderEnv, context?: ProviderCreateContext) => Provider;
 
 /**
  * What a provider says about itself, without loading its module: the registry holds these,
@@ -24,7 +34,7 @@ export interface ProviderDescriptor {
    * provider without one takes no options: any option given is refused when the spec loads.
    */
   readonly optionsSchema?: z.ZodType;
-  create(spec: ModelSpec, env: ProviderEnv): Promise<Provider>;
+  create(spec: ModelSpec, env: ProviderEnv, context?: ProviderCreateContext): Promise<Provider>;
   /**
    * Problems of a model entry that the spec can be refused for at load (e.g. a missing local
    * model file), without creating the provider. Paths are relative to the model entry.

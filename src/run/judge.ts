@@ -86,7 +86,7 @@ export function assignJudges(spec: StudySpec): Map<string, JudgeAssignment> {
 
 /** Builds a judge's call function on its provider, with the study's retries and rate limits. */
 export async function buildJudge(spec: ModelSpec, study: StudySpec, env: ProviderEnv): Promise<JudgeRuntime> {
-  const raw = await providers.get(spec.provider).create(spec, env);
+  const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed });
   const provider = withResilience(raw, resilienceFromSpec(study.execution, spec.rate_limit));
   const params = { ...JUDGE_DEFAULTS, ...fromSpecParams(spec.params) };
   const price = modelPrice(spec, study.prices);

@@ -195,7 +195,7 @@ async function buildModels(study: PreparedStudy, env: ProviderEnv): Promise<Map<
   const runtimes = new Map<string, ModelRuntime>();
   for (const spec of study.spec.models) {
     // Built one at a time, in spec order, so the first bad model entry is the one reported.
-    const raw = await providers.get(spec.provider).create(spec, env);
+    const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.spec.seed });
     raw.observeItems?.(items);
     raw.observeCallMarkers?.(registeredCallMarkers());
     const provider = withResilience(raw, resilienceFromSpec(execution, spec.rate_limit));

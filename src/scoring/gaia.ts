@@ -60,6 +60,14 @@ export const gaiaScorer: Scorer = {
   name: "gaia_exact",
   version: "1.0.0",
   kind: "text",
+  validated: [
+    {
+      loaders: ["gaia"],
+      formats: ["oe"],
+      evidence:
+        "the official GAIA scorer's normalisation rules (Mialon et al., 2023), reproduced case by case in tests/scoring/scorers.test.ts",
+    },
+  ],
   score(item, _task, finalText) {
     const answer = lastAnswerLine(finalText);
     if (answer === undefined) return { parsedAnswer: null, parseStatus: "failed", score: 0 };

@@ -15,6 +15,7 @@ export type {
   LogprobScorer,
   Scorer,
   ScoreResult,
+  ScorerValidation,
 } from "./types.js";
-export { isLogprobScorer } from "./types.js";
+export { isLogprobScorer, validatedFor } from "./types.js";
 export { lastAnswerLine } from "./exact-answer.js";

@@ -14,6 +14,15 @@ export const mcLastAnswerScorer: Scorer = {
   name: "mc_last_answer",
   version: "1.1.0",
   kind: "text",
+  // It reads only the answer letters of an MC task, whatever the benchmark.
+  validated: [
+    {
+      loaders: "any",
+      formats: ["mc"],
+      evidence:
+        "tests/scoring/mc-extract.test.ts: a table of responses with their expected extractions (last valid answer marker, no default letter)",
+    },
+  ],
   score(item, task, finalText) {
     const letters = task.validLetters;
     if (!letters || !task.options) {

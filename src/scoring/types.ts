@@ -18,11 +18,35 @@ export interface ScoreResult {
 }
 
 /** A scorer of the response text alone (deterministic; no model call). */
+/**
+ * Where a scorer has been checked against a reference (a held-out table of answers with known
+ * extractions, the benchmark's official scorer): the benchmarks (by dataset loader name) and the
+ * answer formats the check covers, and what it rests on. The measurement-integrity gate warns
+ * when a verdict's numbers come from a scorer not marked validated for its benchmark and format.
+ */
+export interface ScorerValidation {
+  /** Loader names ("bbq", "gaia"), or "any" for a scorer that reads only the answer format. */
+  loaders: readonly string[] | "any";
+  /** Formats (the `format` facet's values: "mc", "oe", ...). */
+  formats: readonly string[];
+  /** The evidence: the test, table or reference the validation rests on. */
+  evidence: string;
+}
+
+/** Whether a scorer is marked validated for a benchmark's loader and a format. */
+export function validatedFor(scorer: Pick<Scorer, "validated">, loader: string, format: string): boolean {
+  return (scorer.validated ?? []).some(
+    (v) => (v.loaders === "any" || v.loaders.includes(loader)) && v.formats.includes(format),
+  );
+}
+
 export interface Scorer {
   name: string;
   /** Bumped whenever the scorer's behaviour changes, so stored scores say which one made them. */
   version: string;
   kind?: "text";
+  /** Benchmarks and formats it is validated for (absent: validated for none). */
+  validated?: readonly ScorerValidation[];
   score(item: Item, task: TaskInput, finalText: string): ScoreResult;
 }
 
@@ -49,6 +73,8 @@ export interface LogprobScorer {
   name: string;
   version: string;
   kind: "logprob";
+  /** Benchmarks and formats it is validated for (absent: validated for none). */
+  validated?: readonly ScorerValidation[];
   /** `body` is the rendered task (the same text the free-form path sends), without a chat template. */
   plan(item: Item, task: TaskInput, body: string): LogprobRequestPlan;
   score(item: Item, task: TaskInput, raw: ContinuationLogprobResult, options: LogprobOptions): ScoreResult;

@@ -60,7 +60,14 @@ registerAnalysis({
   plan: AnalysisPlanSchema.pick({ integrity: true }),
   result: "integrity",
   run: (ctx) =>
-    runIntegrityChecks(ctx.rows, ctx.plan, ctx.resolved.comparisonFacet, ctx.resolved.reference, ctx.judges),
+    runIntegrityChecks(
+      ctx.rows,
+      ctx.plan,
+      ctx.resolved.comparisonFacet,
+      ctx.resolved.reference,
+      ctx.judges,
+      ctx.integrityFacts,
+    ),
   summary: ({ analysis }) => summaryLines(analysis.integrity),
   card: [
     cardField({

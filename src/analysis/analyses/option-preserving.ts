@@ -1,6 +1,6 @@
 /** Option-preserving recovery and the residual NNH (ScaffoldSafety App. I), on MC rows when formats vary. */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
-import { type OptionPreservingAnalysis, optionPreservingAnalysis } from "../format.js";
+import { type OptionPreservingAnalysis, optionPreservingAnalysis, recoveryText } from "../format.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { bracket, num, pct, pp, textTable } from "../text.js";
@@ -22,7 +22,7 @@ function optionPreserving(ctx: AnalysisContext): OptionPreservingAnalysis | Skip
   };
   if (!levels.includes(op.standard) || !levels.includes(op.preserving))
     return { skipped: `needs both ${facet}=${op.standard} and ${facet}=${op.preserving}` };
-  const plan = { ...ctx.plan, option_preserving: op };
+  const plan = { ...ctx.plan, option_preserving: { ...ctx.plan.option_preserving, ...op } };
   return optionPreservingAnalysis(formatRows(ctx), facet, reference, plan, formatFacetPresent(ctx));
 }
 
@@ -40,11 +40,11 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         pct(r.rates?.standard),
         pct(r.rates?.preserving),
         pp(r.loss.estimate),
-        r.notInterpretable
-          ? `not interpretable: ${r.notInterpretable}`
-          : r.recovery.estimate === null
-            ? `undefined (${r.undefinedReason ?? "no estimate"})`
-            : `${pct(r.recovery.estimate, 0)} ${bracket(r.recovery.ci95, (v) => pct(v, 0))}`,
+        recoveryText(
+          r,
+          (v) => pct(v, 0),
+          (ci) => bracket(ci, (v) => pct(v, 0)),
+        ),
         num(r.headlineNnh, 1),
         r.residualNnh?.value ? `${num(r.residualNnh.value, 1)} (${r.residualNnh.direction})` : "-",
       ]),

@@ -14,6 +14,7 @@ import {
   cellKey,
   type IntegrityCell,
   integrityChecks,
+  type IntegrityFacts,
   type JudgeFacts,
 } from "./registry.js";
 
@@ -43,6 +44,7 @@ export function runIntegrityChecks(
   comparisonFacet: string,
   reference: string,
   judges?: JudgeFacts,
+  facts: IntegrityFacts = {},
 ): IntegrityResult {
   const cells = new Map<string, { cell: IntegrityCell; rows: AnalysisRow[] }>();
   for (const row of rows) {
@@ -52,7 +54,7 @@ export function runIntegrityChecks(
     entry.rows.push(row);
     cells.set(key, entry);
   }
-  const context = { rows, cells, reference, comparisonFacet, thresholds: plan.integrity, judges };
+  const context = { rows, cells, reference, comparisonFacet, thresholds: plan.integrity, judges, facts };
   const checks = integrityChecks().map((check): IntegrityCheckResult => {
     const outcome = check.run(context);
     const status: CheckStatus =

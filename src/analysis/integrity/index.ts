@@ -5,5 +5,7 @@ import "./parse-imbalance.js";
 import "./errored.js";
 import "./propagation.js";
 import "./judge-quality.js";
+import "./gold-position.js";
+import "./scorer-validation.js";
 
 export * from "./registry.js";

@@ -16,6 +16,32 @@ export interface JudgeFacts {
   agreement: AgreementStatus;
 }
 
+/** One item as formatted: the letter its gold option was shown under, and the letters shown. */
+export interface FormattedGold {
+  benchmark: string;
+  item: string;
+  letter: string;
+  letters: readonly string[];
+}
+
+/**
+ * Facts of a study directory beyond the analysis rows that some checks read: the gold letters of
+ * the items as formatted (the stored tasks and the re-loaded items) and what scored each trial,
+ * or why they are unknown.
+ */
+export interface IntegrityFacts {
+  golds?: { units: FormattedGold[] } | { unavailable: string };
+  scoring?: ScoringFacts | { unavailable: string };
+}
+
+/** What scored each trial: the benchmarks' loaders, and each trial's run-time scorer and format. */
+export interface ScoringFacts {
+  /** Benchmark id -> dataset loader name. */
+  loaders: Readonly<Record<string, string>>;
+  /** Trial id -> the scorer of its run-time outcome and the format its task was shown in. */
+  trials: ReadonlyMap<string, { scorer: string | null; format: string | null }>;
+}
+
 export type CheckStatus = "pass" | "warn" | "fail" | "not available";
 
 /** One condition in one benchmark: the unit a verdict reads. */
@@ -38,6 +64,7 @@ export interface IntegrityContext {
   comparisonFacet: string;
   thresholds: IntegrityPlan;
   judges?: JudgeFacts;
+  facts: IntegrityFacts;
 }
 
 export interface CheckOutcome {

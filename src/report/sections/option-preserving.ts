@@ -1,5 +1,5 @@
 /** Option-preserving recovery and the residual NNH: a subsection of format dependence. */
-import { ALL, num, pct, pp } from "../../analysis/index.js";
+import { ALL, num, pct, pp, recoveryText } from "../../analysis/index.js";
 import { ci } from "../blocks.js";
 import { type Content, el, table } from "../html.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
@@ -23,11 +23,11 @@ function optionPreserving({ analysis }: ReportContext): Content {
           pct(r.rates?.standard),
           pct(r.rates?.preserving),
           `${pp(r.loss.estimate)}${ci(r.loss.ci95, (v) => pp(v))}`,
-          r.notInterpretable
-            ? `not interpretable: ${r.notInterpretable}`
-            : r.recovery.estimate === null
-              ? `undefined: ${r.undefinedReason ?? ""}`
-              : `${pct(r.recovery.estimate, 0)}${ci(r.recovery.ci95, (v) => pct(v, 0))}`,
+          recoveryText(
+            r,
+            (v) => pct(v, 0),
+            (interval) => ci(interval, (v) => pct(v, 0)).trim(),
+          ),
           num(r.headlineNnh, 1),
           r.residualNnh?.value ? `${num(r.residualNnh.value, 1)} (${r.residualNnh.direction})` : "-",
         ]),

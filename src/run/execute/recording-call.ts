@@ -23,7 +23,13 @@ export function recordingCall(
 ): ScaffoldCall {
   return async (role, messages, overrides) => {
     const params = { ...model.params, ...overrides };
-    const request: GenerateRequest = { model: model.spec.model, messages, params };
+    const request: GenerateRequest = {
+      model: model.spec.model,
+      messages,
+      params,
+      attempt: trial.attempt,
+      execution,
+    };
     const key = cacheKey(model, messages, params, trial.attempt);
     // The simulated panel is deterministic and free: caching its replies would only cost writes.
     const useCache = options.cache && !model.provider.simulated;

@@ -1,0 +1,58 @@
+/**
+ * Scorer validation: a verdict's numbers come from scorers, and a scorer is only known to read
+ * answers right where it was checked against a reference. Each scorer declares the benchmarks
+ * (loaders) and formats it is validated for (`validated` in its own file; a plugin's scorer
+ * does the same); this check warns on a cell whose outcomes come, for more than the declared
+ * share of its scored trials, from a scorer not marked validated for the cell's benchmark and
+ * the trial's format. Judges are the judge-quality check's. "Not available" without what scored
+ * each trial (an imported table).
+ */
+import { JUDGE_SCORER, scorers, validatedFor } from "../../scoring/index.js";
+import { type CellFinding, registerIntegrityCheck, share } from "./registry.js";
+
+registerIntegrityCheck({
+  name: "scorer_validation",
+  title: "Scorers validated for the benchmark and format",
+  run({ cells, thresholds, facts }) {
+    const threshold = `> ${share(thresholds.unvalidated_scorer)} of a cell's scored trials (warning)`;
+    const scoring = facts.scoring;
+    if (scoring === undefined || "unavailable" in scoring)
+      return {
+        status: "not available",
+        threshold,
+        detail: scoring ? scoring.unavailable : "what scored each trial is not recorded (an imported table)",
+        findings: [],
+      };
+    const findings: CellFinding[] = [];
+    const unvalidated = new Set<string>();
+    for (const { cell, rows } of cells.values()) {
+      const loader = scoring.loaders[cell.benchmark];
+      if (loader === undefined) continue;
+      const misses = new Map<string, number>();
+      let scored = 0;
+      for (const row of rows) {
+        if (row.errored || row.outcome === null || row.trialId === null) continue;
+        const trial = scoring.trials.get(row.trialId);
+        const name = row.scorer ?? trial?.scorer ?? null;
+        const format = trial?.format ?? null;
+        if (name === null || format === null || name.startsWith(JUDGE_SCORER)) continue;
+        scored++;
+        if (scorers.has(name) && validatedFor(scorers.get(name), loader, format)) continue;
+        const key = `${name} on ${loader} / ${format}`;
+        misses.set(key, (misses.get(key) ?? 0) + 1);
+      }
+      const missed = [...misses.values()].reduce((a, b) => a + b, 0);
+      if (scored === 0 || missed / scored <= thresholds.unvalidated_scorer) continue;
+      for (const key of misses.keys()) unvalidated.add(key);
+      findings.push({
+        ...cell,
+        status: "warn",
+        reason: `scorer not marked validated: ${[...misses].map(([key, n]) => `${key} (${n} trials)`).join(", ")}`,
+      });
+    }
+    const detail = unvalidated.size
+      ? `not validated: ${[...unvalidated].sort().join("; ")}`
+      : "every scorer is marked validated for its benchmark and format";
+    return { threshold, detail, findings };
+  },
+});
