@@ -7,6 +7,7 @@
  */
 import type { AnalysisPlan } from "../contracts/analysis.js";
 import type { CellStatistic, Interval } from "../stats/index.js";
+import type { NumberNeededEstimate } from "./contrasts.js";
 import {
   cellProportion,
   clusterBootstrap,
@@ -60,8 +61,12 @@ export interface RecoveryRow {
   residual: BootEstimate;
   /** (preserving - standard) / loss; null (undefined) when there is no loss. */
   recovery: BootEstimate;
+  /** 1/loss: the map-reduce NNH of this model on these rows (null without a loss). */
   headlineNnh: number | null;
-  residualNnh: { value: number | null; ci95: Interval | null; direction: "harm" | "benefit" | "none" } | null;
+  /** The same as a number needed with direction and Altman's interval (absent in older records). */
+  headline?: NumberNeededEstimate | null;
+  /** The NNH of what is left once options propagate: from preserving minus reference, with Altman's interval. */
+  residualNnh: NumberNeededEstimate | null;
   undefinedReason: string | null;
 }
 
@@ -277,6 +282,10 @@ function recoveryRow(
   const residual = estimateOf(result, 1);
   const recovery = estimateOf(result, 2);
   const residualRd = residual.estimate === null ? null : -residual.estimate;
+  const headline =
+    loss.estimate === null || loss.ci95 === null
+      ? null
+      : numberNeededToHarm(-loss.estimate, [-loss.ci95[1], -loss.ci95[0]]);
   const nnh =
     residualRd === null || residual.ci95 === null
       ? null
@@ -289,9 +298,10 @@ function recoveryRow(
     residual,
     recovery,
     headlineNnh: loss.estimate !== null && loss.estimate > 0 ? 1 / loss.estimate : null,
-    residualNnh: nnh
-      ? { value: nnh.value, ci95: nnh.ci, direction: residualRd! < 0 ? "harm" : residualRd! > 0 ? "benefit" : "none" }
+    headline: headline
+      ? { value: headline.value, ci95: headline.ci, direction: headline.direction, interval: headline.interval }
       : null,
+    residualNnh: nnh ? { value: nnh.value, ci95: nnh.ci, direction: nnh.direction, interval: nnh.interval } : null,
     undefinedReason:
       loss.estimate !== null && loss.estimate > 0 ? null : "no loss under the standard variant: recovery undefined",
   };

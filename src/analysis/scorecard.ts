@@ -10,7 +10,7 @@ import "./analyses/index.js";
 import { cardFields, type ScorecardFields, type ScorecardHeader, type StudyAnalysis } from "./registry.js";
 import { md } from "./text.js";
 
-export type { MatrixCell, MethodologyStamp, NnhRow, RateMatrix } from "./analyses/index.js";
+export type { MatrixCell, MethodologyStamp, NnhCard, NnhRow, RateMatrix, ResidualNnhRow } from "./analyses/index.js";
 
 export const SIMULATED_NOTICE =
   "SIMULATED DATA: every response in this study comes from a simulated respondent with planted effects. These numbers describe the simulator, not any real model.";

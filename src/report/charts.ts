@@ -5,7 +5,7 @@
 import * as Plot from "@observablehq/plot";
 import { parseHTML } from "linkedom";
 import type { StudyAnalysis } from "../analysis/index.js";
-import { ALL } from "../analysis/index.js";
+import { ALL, contrastGroups, scopeLabel } from "../analysis/index.js";
 import { type Html, raw } from "./html.js";
 
 const WIDTH = 960;
@@ -21,21 +21,24 @@ const points = (v: number) => `${v > 0 ? "+" : ""}${(100 * v).toFixed(0)} pp`;
 
 /** Risk differences with bootstrap 95% CIs, per configuration, pooled and per benchmark. */
 export function forestPlot(analysis: StudyAnalysis): Html | null {
-  const { pooled, byBenchmark } = analysis.contrasts[analysis.meta.primaryPopulation];
-  const rows = [pooled, ...byBenchmark].flatMap((scope) =>
-    scope.contrasts
-      .filter((c) => c.riskDifference)
-      .map((c) => ({
-        label: `${scope.scope === "pooled" ? "pooled" : scope.scope} · ${c.condition}`,
-        rd: c.riskDifference!.estimate,
-        lo: c.riskDifference!.ci95[0],
-        hi: c.riskDifference!.ci95[1],
-        equivalent: c.notInterpretable
-          ? "not interpretable"
-          : c.equivalence?.equivalent
-            ? "TOST-equivalent"
-            : "not equivalent",
-      })),
+  // Per format when format is a facet: RDs are never pooled across formats.
+  const groups = contrastGroups(analysis.contrasts[analysis.meta.primaryPopulation]);
+  const rows = groups.flatMap(({ pooled, byBenchmark }) =>
+    [pooled, ...byBenchmark].flatMap((scope) =>
+      scope.contrasts
+        .filter((c) => c.riskDifference)
+        .map((c) => ({
+          label: `${scopeLabel(scope)} · ${c.condition}`,
+          rd: c.riskDifference!.estimate,
+          lo: c.riskDifference!.ci95[0],
+          hi: c.riskDifference!.ci95[1],
+          equivalent: c.notInterpretable
+            ? "not interpretable"
+            : c.equivalence?.equivalent
+              ? "TOST-equivalent"
+              : "not equivalent",
+        })),
+    ),
   );
   if (rows.length === 0) return null;
   const margin = analysis.meta.plan.equivalence.margin;

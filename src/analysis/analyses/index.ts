@@ -13,7 +13,8 @@ import "./variance.js";
 import "./specification-curve.js";
 import "./methodology.js";
 
-export type { PopulationContrasts, NnhRow } from "./contrasts.js";
+export type { NnhCard, NnhRow, ResidualNnhRow } from "./contrasts.js";
+export { nnhExplanation, residualExplanation } from "./contrasts.js";
 export { INTEGRITY_FAILED_LINE } from "./integrity.js";
 export type { HypothesesResult } from "./hypotheses.js";
 export type { MethodologyStamp } from "./methodology.js";

@@ -3,7 +3,7 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type OptionPreservingAnalysis, optionPreservingAnalysis } from "../format.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { bracket, num, pct, pp, textTable } from "../text.js";
+import { NUMBER_NEEDED_HEADING, numberNeeded, numberNeededText, pct, pp, recoveryText, textTable } from "../text.js";
 import { formatFacetPresent, formatRows } from "./format.js";
 
 declare module "../registry.js" {
@@ -33,7 +33,16 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     "",
     `option-preserving recovery: ${op.preserving} vs ${op.standard}${op.restrictedTo ? ` at ${op.restrictedTo}` : ""}`,
     ...textTable(
-      ["model", "reference", op.standard, op.preserving, "loss", "recovery [95% CI]", "headline NNH", "residual NNH"],
+      [
+        "model",
+        "reference",
+        op.standard,
+        op.preserving,
+        "loss",
+        "recovery [95% CI]",
+        `headline ${NUMBER_NEEDED_HEADING}`,
+        `residual ${NUMBER_NEEDED_HEADING}`,
+      ],
       op.rows.map((r) => [
         r.model,
         pct(r.rates?.reference),
@@ -44,9 +53,9 @@ function summaryLines(analysis: StudyAnalysis): string[] {
           ? `not interpretable: ${r.notInterpretable}`
           : r.recovery.estimate === null
             ? `undefined (${r.undefinedReason ?? "no estimate"})`
-            : `${pct(r.recovery.estimate, 0)} ${bracket(r.recovery.ci95, (v) => pct(v, 0))}`,
-        num(r.headlineNnh, 1),
-        r.residualNnh?.value ? `${num(r.residualNnh.value, 1)} (${r.residualNnh.direction})` : "-",
+            : recoveryText(r.recovery.estimate, r.recovery.ci95),
+        r.headline !== undefined ? numberNeededText(r.headline) : numberNeeded(r.headlineNnh, "harm"),
+        numberNeededText(r.residualNnh),
       ]),
     ),
     "",

@@ -1,5 +1,13 @@
 /** Option-preserving recovery and the residual NNH: a subsection of format dependence. */
-import { ALL, num, pct, pp } from "../../analysis/index.js";
+import {
+  ALL,
+  NUMBER_NEEDED_HEADING,
+  numberNeeded,
+  numberNeededText,
+  pct,
+  pp,
+  recoveryText,
+} from "../../analysis/index.js";
 import { ci } from "../blocks.js";
 import { type Content, el, table } from "../html.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
@@ -16,7 +24,16 @@ function optionPreserving({ analysis }: ReportContext): Content {
         `Recovery = (${op.preserving} − ${op.standard}) / (reference − ${op.standard})${op.restrictedTo ? `, at ${op.restrictedTo}` : ""}; undefined when ${op.standard} loses nothing.`,
       ),
       table(
-        ["model", "reference", op.standard, op.preserving, "loss", "recovery [95% CI]", "headline NNH", "residual NNH"],
+        [
+          "model",
+          "reference",
+          op.standard,
+          op.preserving,
+          "loss",
+          "recovery [95% CI]",
+          `headline ${NUMBER_NEEDED_HEADING}`,
+          `residual ${NUMBER_NEEDED_HEADING}`,
+        ],
         op.rows.map((r) => [
           r.model === ALL ? "all models" : r.model,
           pct(r.rates?.reference),
@@ -27,9 +44,9 @@ function optionPreserving({ analysis }: ReportContext): Content {
             ? `not interpretable: ${r.notInterpretable}`
             : r.recovery.estimate === null
               ? `undefined: ${r.undefinedReason ?? ""}`
-              : `${pct(r.recovery.estimate, 0)}${ci(r.recovery.ci95, (v) => pct(v, 0))}`,
-          num(r.headlineNnh, 1),
-          r.residualNnh?.value ? `${num(r.residualNnh.value, 1)} (${r.residualNnh.direction})` : "-",
+              : recoveryText(r.recovery.estimate, r.recovery.ci95),
+          r.headline !== undefined ? numberNeededText(r.headline) : numberNeeded(r.headlineNnh, "harm"),
+          numberNeededText(r.residualNnh),
         ]),
       ),
     );
