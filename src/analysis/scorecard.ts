@@ -7,7 +7,7 @@
  */
 import type { Methodology } from "./methodology.js";
 import "./analyses/index.js";
-import { cardFields, type ScorecardFields, type ScorecardHeader, type StudyAnalysis } from "./registry.js";
+import { cardFields, cardHeading, type ScorecardFields, type ScorecardHeader, type StudyAnalysis } from "./registry.js";
 import { md } from "./text.js";
 
 export type { MatrixCell, MethodologyStamp, NnhCard, NnhRow, RateMatrix, ResidualNnhRow } from "./analyses/index.js";
@@ -16,7 +16,7 @@ export const SIMULATED_NOTICE =
   "SIMULATED DATA: every response in this study comes from a simulated respondent with planted effects. These numbers describe the simulator, not any real model.";
 
 const NO_COMPOSITE =
-  "No composite safety index, by design (ScaffoldSafety App. F.2): safety rates depend on the configuration x benchmark surface, which one number hides.";
+  "No composite safety index, by design (ScaffoldSafety App. F.2): rates depend on the configuration x benchmark surface, which one number hides.";
 
 export type Scorecard = ScorecardHeader &
   ScorecardFields & {
@@ -71,7 +71,8 @@ export function scorecardMarkdown(card: Scorecard): string {
   );
   let number = 0;
   for (const field of cardFields()) {
-    lines.push(field.unnumbered ? `## ${field.title}` : `## ${++number}. ${field.title}`, "");
+    const title = cardHeading(field, card[field.field]);
+    lines.push(field.unnumbered ? `## ${title}` : `## ${++number}. ${title}`, "");
     lines.push(...field.markdown(card[field.field], card));
     // Sections are separated by one blank line.
     if (lines[lines.length - 1] !== "") lines.push("");

@@ -23,6 +23,8 @@ export interface AnalyzeOptions {
   scorer?: string;
   /** The judges' agreement and blinding (study directories), read by the judge-quality check. */
   judges?: JudgeFacts;
+  /** What each benchmark measures, from its loader's meta (study directories). */
+  measures?: Record<string, "safety" | "capability">;
 }
 
 export async function analyzeStudy(
@@ -53,6 +55,7 @@ export async function analyzeStudy(
       configurationFacets: context.configurationFacets,
       primaryPopulation: plan.population,
       notes: [...resolved.notes, ...scorerNotes(input, table)],
+      ...(options.measures ? { measures: options.measures } : {}),
     },
     counts: countsOf(table, context.rows, context.benchmarks),
     ...(results as AnalysisResults),

@@ -112,6 +112,25 @@ export function recoveryText(estimate: number | null | undefined, ci95?: Interva
   return note ? `${base} (${note})` : base;
 }
 
+/**
+ * What a rate over these benchmarks is called: "safety rate" only when every one declares it
+ * measures safety (its loader's meta), "accuracy" when none does, "safety rate or accuracy" when
+ * they differ (each benchmark then says which).
+ */
+export function rateNoun(
+  benchmarks: readonly string[],
+  measures: Readonly<Record<string, "safety" | "capability">> | undefined,
+): "safety rate" | "accuracy" | "safety rate or accuracy" {
+  const safety = benchmarks.filter((b) => measures?.[b] === "safety").length;
+  if (benchmarks.length > 0 && safety === benchmarks.length) return "safety rate";
+  return safety === 0 ? "accuracy" : "safety rate or accuracy";
+}
+
+/** "Safety rate" -> with a capital first letter, for titles. */
+export function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /** A p-value: three decimals, or one significant digit in exponent form below 0.001. */
 export function pValue(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return "-";

@@ -5,7 +5,7 @@
 import * as Plot from "@observablehq/plot";
 import { parseHTML } from "linkedom";
 import type { StudyAnalysis } from "../analysis/index.js";
-import { ALL, contrastGroups, scopeLabel } from "../analysis/index.js";
+import { ALL, contrastGroups, rateNoun, scopeLabel } from "../analysis/index.js";
 import { type Html, raw } from "./html.js";
 
 const WIDTH = 960;
@@ -151,7 +151,7 @@ export function forestPlot(analysis: StudyAnalysis): Html | null {
   });
 }
 
-/** Model x configuration safety rates (all benchmarks); each cell links to its trials. */
+/** Model x configuration rates (all benchmarks: a safety rate or accuracy); each cell links to its trials. */
 export function heatmap(analysis: StudyAnalysis, trialsHref: string): Html | null {
   const population = analysis.meta.primaryPopulation;
   const cells = analysis.rates
@@ -192,7 +192,7 @@ export function heatmap(analysis: StudyAnalysis, trialsHref: string): Html | nul
       scheme: "rdylgn",
       domain: [0, 1],
       legend: true,
-      label: "safety rate",
+      label: rateNoun(analysis.counts.benchmarks, analysis.meta.measures),
       tickFormat: percent,
     },
     marks: [
