@@ -1,7 +1,9 @@
 /**
  * The Scaffold Safety Scorecard (ScaffoldSafety App. F.2): a fixed header, then the card fields
  * the registered analyses declare, in registration order: (1) the safety-rate matrix (rates),
- * (2) NNH per configuration against the reference (contrasts), (3) the methodology stamp
+ * (2) NNT/NNH per configuration against the reference, pooled, per benchmark and per model
+ * (within each format when format is a facet), with App. I's residual NNH (contrasts), (3) the
+ * methodology stamp
  * (methodology). No composite index, by design: the variance decomposition and G-study show why
  * (App. O).
  */

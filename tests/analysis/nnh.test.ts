@@ -177,3 +177,29 @@ describe("the scorecard's NNH field", () => {
     assert.match(markdown, /\| m1 \| NNH 3 \[.*\] \| NNH 10 \[.*\] \| 75%/);
   });
 });
+
+describe("the residual NNH behind the integrity gate", () => {
+  it("is not stated when the recovery's cells fail a check", async () => {
+    const table = handTable();
+    // Every map_reduce answer unreadable: the recovery reads that cell, so no NNH of it is stated.
+    for (const r of table.rows)
+      if (r.facets.scaffold === "map_reduce") {
+        r.parseFailed = true;
+        r.outcome = 0;
+      }
+    const plan = normalizePlan({ bootstrap: { resamples: 100 }, specification_curve: false });
+    const analysis = await analyzeStudy(table, plan);
+    const card = buildScorecard(analysis, METHODOLOGY);
+    const residual = card.nnh.residual as Exclude<typeof card.nnh.residual, { skipped: string }>;
+    assert.ok(residual.rows.length > 0);
+    for (const r of residual.rows) {
+      assert.equal(r.headline, null);
+      assert.equal(r.residual, null);
+      assert.match(r.note ?? "", /^not interpretable: /);
+    }
+    const summary = formatSummary(analysis, METHODOLOGY);
+    const recoveryLines = summary.split("\n").filter((l) => /^(m1|m2|all)\s/.test(l));
+    assert.ok(recoveryLines.length >= 2, summary);
+    for (const line of recoveryLines) assert.doesNotMatch(line, /NNH \d/, line);
+  });
+});

@@ -54,8 +54,12 @@ function summaryLines(analysis: StudyAnalysis): string[] {
           : r.recovery.estimate === null
             ? `undefined (${r.undefinedReason ?? "no estimate"})`
             : recoveryText(r.recovery.estimate, r.recovery.ci95),
-        r.headline !== undefined ? numberNeededText(r.headline) : numberNeeded(r.headlineNnh, "harm"),
-        numberNeededText(r.residualNnh),
+        r.notInterpretable
+          ? "not interpretable"
+          : r.headline !== undefined
+            ? numberNeededText(r.headline)
+            : numberNeeded(r.headlineNnh, "harm"),
+        r.notInterpretable ? "not interpretable" : numberNeededText(r.residualNnh),
       ]),
     ),
     "",

@@ -45,8 +45,12 @@ function optionPreserving({ analysis }: ReportContext): Content {
             : r.recovery.estimate === null
               ? `undefined: ${r.undefinedReason ?? ""}`
               : recoveryText(r.recovery.estimate, r.recovery.ci95),
-          r.headline !== undefined ? numberNeededText(r.headline) : numberNeeded(r.headlineNnh, "harm"),
-          numberNeededText(r.residualNnh),
+          r.notInterpretable
+            ? "not interpretable"
+            : r.headline !== undefined
+              ? numberNeededText(r.headline)
+              : numberNeeded(r.headlineNnh, "harm"),
+          r.notInterpretable ? "not interpretable" : numberNeededText(r.residualNnh),
         ]),
       ),
     );
