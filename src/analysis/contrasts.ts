@@ -7,7 +7,7 @@
  * (paired resampling). TOST judges equivalence from the bootstrap 90% interval.
  */
 import type { AnalysisPlan } from "../contracts/analysis.js";
-import type { Interval, WaldTest } from "../stats/index.js";
+import type { AltmanInterval, Interval, WaldTest } from "../stats/index.js";
 import {
   binomialRegression,
   cellProportion,
@@ -55,8 +55,12 @@ export interface Contrast {
     undefinedReplicates: number;
   } | null;
   riskRatio: { estimate: number | null; ci95: Interval | null } | null;
-  /** 1/|RD|: harm when RD < 0 (fewer safe outcomes), benefit when RD > 0. */
-  nnh: { value: number | null; ci95: Interval | null; direction: "harm" | "benefit" | "none" } | null;
+  /**
+   * 1/|RD|: harm (NNH) when RD < 0 (fewer safe outcomes), benefit (NNT) when RD > 0; `interval`
+   * is Altman's (the disjoint set through infinity when the RD CI includes 0), `ci95` the bounded
+   * interval only (null when the RD CI reaches 0).
+   */
+  nnh: NumberNeededEstimate | null;
   oddsRatio: OddsRatioEstimate | { error: string };
   equivalence: {
     margin: number;
@@ -71,8 +75,23 @@ export interface Contrast {
   notInterpretable?: string;
 }
 
+export interface NumberNeededEstimate {
+  value: number | null;
+  ci95: Interval | null;
+  direction: "harm" | "benefit" | "none";
+  /** Absent in records written before the Altman interval existed. */
+  interval?: AltmanInterval;
+}
+
 export interface ContrastScope {
+  /** "pooled", the benchmark or the model the scope is restricted to. */
   scope: string;
+  /** What `scope` names (absent in older records: pooled or a benchmark). */
+  kind?: "pooled" | "benchmark" | "model";
+  /** The format the scope's rows are restricted to, when format is a facet. */
+  format?: string;
+  /** All formats together (format a facet): the omnibus test's scope, never presented as RDs or NNHs. */
+  acrossFormats?: boolean;
   population: Population;
   nRows: number;
   nClusters: number;
@@ -107,6 +126,57 @@ export function glmFormula(scored: readonly ScoredRow[], setup: GlmSetup): { for
   terms.push(...(setup.extraTerms ?? []));
   const facets = [setup.comparisonFacet, ...setup.covariateFacets.filter((f) => f !== setup.comparisonFacet)];
   return { formula: `outcome ~ ${terms.join(" + ")}`, facets };
+}
+
+/** One group of scopes: every format (format not a facet) or one format. */
+export interface ContrastGroup {
+  /** The format of these rows; null when format is not a facet of the analysed rows. */
+  format: string | null;
+  pooled: ContrastScope;
+  byBenchmark: ContrastScope[];
+  /** Per model: the headline NNH per model of App. I. */
+  byModel: ContrastScope[];
+}
+
+export interface PopulationContrasts {
+  /** Every analysed row: the omnibus test's scope (a varying format enters as a fixed effect). */
+  pooled: ContrastScope;
+  byBenchmark: ContrastScope[];
+  /** Absent in records written before per-model scopes existed. */
+  byModel?: ContrastScope[];
+  /**
+   * Set when format is a facet with two or more formats in the rows: the scopes within each
+   * format. RDs, NNHs and TOST are then presented only from these, never pooled across MC and OE
+   * (ScaffoldSafety keeps the formats apart); `byBenchmark` and `byModel` are then empty, and
+   * `pooled` serves the omnibus test.
+   */
+  byFormat?: ContrastGroup[];
+}
+
+/** The groups of scopes to present: one per format when format is a facet, else one. */
+export function contrastGroups(pc: PopulationContrasts): ContrastGroup[] {
+  return pc.byFormat?.length
+    ? pc.byFormat
+    : [{ format: null, pooled: pc.pooled, byBenchmark: pc.byBenchmark, byModel: pc.byModel ?? [] }];
+}
+
+/** Every scope with the benchmark it is restricted to (null: all), for the integrity gate. */
+export function allContrastScopes(pc: PopulationContrasts): { scope: ContrastScope; benchmark: string | null }[] {
+  const groups = [
+    { format: null, pooled: pc.pooled, byBenchmark: pc.byBenchmark, byModel: pc.byModel ?? [] },
+    ...(pc.byFormat ?? []),
+  ];
+  return groups.flatMap((g) => [
+    { scope: g.pooled, benchmark: null },
+    ...g.byBenchmark.map((scope) => ({ scope, benchmark: scope.scope })),
+    ...g.byModel.map((scope) => ({ scope, benchmark: null })),
+  ]);
+}
+
+/** A scope's label: "pooled", "benchmark bbq", "model m1", with its format when stratified. */
+export function scopeLabel(scope: ContrastScope): string {
+  const base = scope.kind === "model" ? `model ${scope.scope}` : scope.scope;
+  return scope.format ? `${base} · ${scope.format}` : base;
 }
 
 /** Fits the (cluster-robust) logistic regression of a scope; the reference is the baseline level. */
@@ -230,7 +300,7 @@ export function analyzeScope(
       riskRatio: Number.isFinite(rr)
         ? { estimate: rr, ci95: boot.percentileCi[others + k] }
         : { estimate: null, ci95: null },
-      nnh: { value: nnh.value, ci95: nnh.ci, direction: rd < 0 ? "harm" : rd > 0 ? "benefit" : "none" },
+      nnh: { value: nnh.value, ci95: nnh.ci, direction: nnh.direction, interval: nnh.interval },
       oddsRatio,
       equivalence: {
         margin: plan.equivalence.margin,

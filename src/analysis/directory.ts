@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnalysisPlan } from "../contracts/analysis.js";
+import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { sha256 } from "../core/hash.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
@@ -44,7 +45,8 @@ export async function analyzeDirectory(
   const plan = options.plan ?? normalizePlan(run.spec.analysis);
   const judges = { blinding: readBlinding(dir), agreement: readJudgeAgreement(dir) };
   const integrityFacts = await studyIntegrityFacts(dir, store, run);
-  const analysis = await analyzeStudy(all, plan, { ...options, judges, integrityFacts });
+  const measures = await benchmarkMeasures(run.spec);
+  const analysis = await analyzeStudy(all, plan, { ...options, judges, integrityFacts, measures });
   return {
     inputs: inputsOf(table, plan, {
       kind: "study",
@@ -78,6 +80,18 @@ export async function analyzeTableFile(path: string, options: DirectoryOptions =
     },
     table,
   };
+}
+
+/** Benchmark id -> what its loader says it measures (safety or capability); loaders that do not say are left out. */
+export async function benchmarkMeasures(spec: StudySpec): Promise<Record<string, "safety" | "capability">> {
+  // Loaded on demand: only a study directory's analysis reads the loaders' meta.
+  const { datasetLoaders } = await import("../datasets/registry.js");
+  const out: Record<string, "safety" | "capability"> = {};
+  for (const b of spec.benchmarks) {
+    const measures = datasetLoaders.has(b.loader) ? datasetLoaders.get(b.loader).meta.measures : undefined;
+    if (measures) out[b.id] = measures;
+  }
+  return out;
 }
 
 function preregistrationOf(

@@ -7,6 +7,7 @@
  */
 import type { AnalysisPlan } from "../contracts/analysis.js";
 import type { CellStatistic, Interval } from "../stats/index.js";
+import type { NumberNeededEstimate } from "./contrasts.js";
 import {
   cellProportion,
   clusterBootstrap,
@@ -16,6 +17,7 @@ import {
   tostFromBootstrap,
 } from "../stats/index.js";
 import { distinctValues, type ScoredRow } from "./data.js";
+import { recoveryText } from "./text.js";
 
 export interface BootEstimate {
   estimate: number | null;
@@ -66,8 +68,12 @@ export interface RecoveryRow {
    * option_preserving.max_undefined_share of the resamples were undefined.
    */
   recoveryResamples: { total: number; undefined: number; ciNotAvailable: string | null };
+  /** 1/loss: the map-reduce NNH of this model on these rows (null without a loss). */
   headlineNnh: number | null;
-  residualNnh: { value: number | null; ci95: Interval | null; direction: "harm" | "benefit" | "none" } | null;
+  /** The same as a number needed with direction and Altman's interval (absent in older records). */
+  headline?: NumberNeededEstimate | null;
+  /** The NNH of what is left once options propagate: from preserving minus reference, with Altman's interval. */
+  residualNnh: NumberNeededEstimate | null;
   undefinedReason: string | null;
 }
 
@@ -284,6 +290,10 @@ function recoveryRow(
   const residual = estimateOf(result, 1);
   const { recovery, recoveryResamples } = refusedRecoveryCi(estimateOf(result, 2), plan);
   const residualRd = residual.estimate === null ? null : -residual.estimate;
+  const headline =
+    loss.estimate === null || loss.ci95 === null
+      ? null
+      : numberNeededToHarm(-loss.estimate, [-loss.ci95[1], -loss.ci95[0]]);
   const nnh =
     residualRd === null || residual.ci95 === null
       ? null
@@ -297,9 +307,10 @@ function recoveryRow(
     recovery,
     recoveryResamples,
     headlineNnh: loss.estimate !== null && loss.estimate > 0 ? 1 / loss.estimate : null,
-    residualNnh: nnh
-      ? { value: nnh.value, ci95: nnh.ci, direction: residualRd! < 0 ? "harm" : residualRd! > 0 ? "benefit" : "none" }
+    headline: headline
+      ? { value: headline.value, ci95: headline.ci, direction: headline.direction, interval: headline.interval }
       : null,
+    residualNnh: nnh ? { value: nnh.value, ci95: nnh.ci, direction: nnh.direction, interval: nnh.interval } : null,
     undefinedReason:
       loss.estimate !== null && loss.estimate > 0 ? null : "no loss under the standard variant: recovery undefined",
   };
@@ -327,12 +338,11 @@ function refusedRecoveryCi(
   };
 }
 
-/** The recovery cell of a table: the estimate with its CI, or why there is none. */
-export function recoveryText(
-  row: RecoveryRow,
-  format: (estimate: number) => string,
-  interval: (ci: Interval) => string,
-): string {
+/**
+ * The recovery cell of a table: the estimate with its CI (explained where it leaves [0, 100]),
+ * or why there is none, and how many bootstrap resamples were undefined.
+ */
+export function recoveryCell(row: RecoveryRow): string {
   if (row.notInterpretable) return `not interpretable: ${row.notInterpretable}`;
   if (row.recovery.estimate === null) return `undefined (${row.undefinedReason ?? "no estimate"})`;
   const {
@@ -344,8 +354,7 @@ export function recoveryText(
     total: 0,
     ciNotAvailable: null,
   };
-  if (ciNotAvailable) return `${format(row.recovery.estimate)} (CI not available: ${ciNotAvailable})`;
-  const ci = row.recovery.ci95 ? ` ${interval(row.recovery.ci95)}` : "";
+  if (ciNotAvailable) return `${recoveryText(row.recovery.estimate)} (CI not available: ${ciNotAvailable})`;
   const note = undefinedCount > 0 ? ` (${undefinedCount} of ${total} resamples undefined)` : "";
-  return `${format(row.recovery.estimate)}${ci}${note}`;
+  return `${recoveryText(row.recovery.estimate, row.recovery.ci95)}${note}`;
 }

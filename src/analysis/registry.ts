@@ -48,6 +48,11 @@ export interface StudyAnalysis extends AnalysisResults {
     configurationFacets: string[];
     primaryPopulation: Population;
     notes: string[];
+    /**
+     * What each benchmark's outcome is a rate of, from its loader's meta (`measures`): safety
+     * (a safety rate) or capability (accuracy). Absent (imported tables, older records): accuracy.
+     */
+    measures?: Record<string, "safety" | "capability">;
   };
   counts: {
     rows: number;
@@ -107,6 +112,8 @@ export interface CardField<K extends CardFieldKey = CardFieldKey> {
   field: K;
   /** Section title in scorecard.md and the report ("Safety rate matrix"). */
   title: string;
+  /** The title as this card's value words it ("Accuracy matrix" for capability benchmarks); default `title`. */
+  heading?(value: ScorecardFields[K]): string;
   /** A header section above the numbered fields (measurement integrity), not one of them. */
   unnumbered?: boolean;
   build(input: PresentedAnalysis): ScorecardFields[K];
@@ -143,6 +150,11 @@ export function registeredAnalyses(): readonly RegisteredAnalysis[] {
 
 export function cardFields(): CardField[] {
   return registered.flatMap((a) => a.card ?? []);
+}
+
+/** A card field's title for this scorecard's value. */
+export function cardHeading(field: CardField, value: unknown): string {
+  return field.heading ? field.heading(value as never) : field.title;
 }
 
 /** Typed helper for a card field (keeps `build` and `markdown` on the same value type). */

@@ -1,22 +1,24 @@
 /**
  * The Scaffold Safety Scorecard (ScaffoldSafety App. F.2): a fixed header, then the card fields
  * the registered analyses declare, in registration order: (1) the safety-rate matrix (rates),
- * (2) NNH per configuration against the reference (contrasts), (3) the methodology stamp
+ * (2) NNT/NNH per configuration against the reference, pooled, per benchmark and per model
+ * (within each format when format is a facet), with App. I's residual NNH (contrasts), (3) the
+ * methodology stamp
  * (methodology). No composite index, by design: the variance decomposition and G-study show why
  * (App. O).
  */
 import type { Methodology } from "./methodology.js";
 import "./analyses/index.js";
-import { cardFields, type ScorecardFields, type ScorecardHeader, type StudyAnalysis } from "./registry.js";
+import { cardFields, cardHeading, type ScorecardFields, type ScorecardHeader, type StudyAnalysis } from "./registry.js";
 import { md } from "./text.js";
 
-export type { MatrixCell, MethodologyStamp, NnhRow, RateMatrix } from "./analyses/index.js";
+export type { MatrixCell, MethodologyStamp, NnhCard, NnhRow, RateMatrix, ResidualNnhRow } from "./analyses/index.js";
 
 export const SIMULATED_NOTICE =
   "SIMULATED DATA: every response in this study comes from a simulated respondent with planted effects. These numbers describe the simulator, not any real model.";
 
 const NO_COMPOSITE =
-  "No composite safety index, by design (ScaffoldSafety App. F.2): safety rates depend on the configuration x benchmark surface, which one number hides.";
+  "No composite safety index, by design (ScaffoldSafety App. F.2): rates depend on the configuration x benchmark surface, which one number hides.";
 
 export type Scorecard = ScorecardHeader &
   ScorecardFields & {
@@ -71,7 +73,8 @@ export function scorecardMarkdown(card: Scorecard): string {
   );
   let number = 0;
   for (const field of cardFields()) {
-    lines.push(field.unnumbered ? `## ${field.title}` : `## ${++number}. ${field.title}`, "");
+    const title = cardHeading(field, card[field.field]);
+    lines.push(field.unnumbered ? `## ${title}` : `## ${++number}. ${title}`, "");
     lines.push(...field.markdown(card[field.field], card));
     // Sections are separated by one blank line.
     if (lines[lines.length - 1] !== "") lines.push("");

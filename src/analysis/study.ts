@@ -25,6 +25,8 @@ export interface AnalyzeOptions {
   judges?: JudgeFacts;
   /** Study-directory facts some integrity checks read (the gold letters of the items as formatted). */
   integrityFacts?: IntegrityFacts;
+  /** What each benchmark measures, from its loader's meta (study directories). */
+  measures?: Record<string, "safety" | "capability">;
 }
 
 export async function analyzeStudy(
@@ -55,6 +57,7 @@ export async function analyzeStudy(
       configurationFacets: context.configurationFacets,
       primaryPopulation: plan.population,
       notes: [...resolved.notes, ...scorerNotes(input, table)],
+      ...(options.measures ? { measures: options.measures } : {}),
     },
     counts: countsOf(table, context.rows, context.benchmarks),
     ...(results as AnalysisResults),

@@ -1,5 +1,5 @@
 /** Number formatting shared by the text summary, scorecard.md and the HTML report. */
-import type { Interval } from "../stats/index.js";
+import type { AltmanInterval, Interval, NumberNeededRange } from "../stats/index.js";
 
 export function pct(value: number | null | undefined, digits = 1): string {
   return value === null || value === undefined || !Number.isFinite(value) ? "-" : `${(100 * value).toFixed(digits)}%`;
@@ -13,6 +13,122 @@ export function pp(value: number | null | undefined, digits = 1): string {
 
 export function num(value: number | null | undefined, digits = 2): string {
   return value === null || value === undefined || !Number.isFinite(value) ? "-" : value.toFixed(digits);
+}
+
+/**
+ * A number needed as ScaffoldSafety reports it: a whole number, rounded up (App. I: a residual
+ * degradation of 10.8 pp is NNH 10, 8.7 pp is NNH 12; Altman's convention). The tolerance keeps
+ * 1/0.04 computed as 25.0000000001 at 25.
+ */
+export function roundNumberNeeded(value: number): number {
+  return Math.ceil(value - 1e-6);
+}
+
+/** The direction of a number needed: harm (NNH) when the RD of the good outcome is negative, benefit (NNT) when positive. */
+export type NumberNeededDirection = "harm" | "benefit" | "none";
+
+/** What a number needed carries: its value (1/|RD|), direction and Altman interval. */
+export interface NumberNeededFacts {
+  value: number | null;
+  direction: NumberNeededDirection;
+  /** Absent in records written before the Altman interval existed. */
+  interval?: AltmanInterval | null;
+}
+
+const nnLabel = (direction: "harm" | "benefit") => (direction === "harm" ? "NNH" : "NNT");
+const nnEnd = (v: number | null) => (v === null ? "∞" : String(roundNumberNeeded(v)));
+
+/** "NNH 14" or "NNT 20"; "∞ (RD = 0)" when there is no difference; "-" without an estimate. */
+export function numberNeeded(
+  value: number | null | undefined,
+  direction: NumberNeededDirection | null | undefined,
+): string {
+  if (direction === "none") return "∞ (RD = 0)";
+  if (value === null || value === undefined || !Number.isFinite(value) || !direction) return "-";
+  return `${nnLabel(direction)} ${roundNumberNeeded(value)}`;
+}
+
+function rangeText(direction: "harm" | "benefit", range: NumberNeededRange): string {
+  return `${nnLabel(direction)} ${nnEnd(range.lower)} to ${nnEnd(range.upper)}`;
+}
+
+/**
+ * Altman's interval: "NNH 8 to 20" when the RD CI excludes 0; "NNT 10 to ∞ to NNH 4" when it
+ * includes 0 (the disjoint set through infinity); "NNH 10 to ∞" when it touches 0.
+ */
+export function numberNeededInterval(interval: AltmanInterval | null | undefined): string {
+  if (!interval) return "";
+  const { harm, benefit } = interval;
+  if (harm && benefit) return `NNT ${nnEnd(benefit.lower)} to ∞ to NNH ${nnEnd(harm.lower)}`;
+  if (harm) return rangeText("harm", harm);
+  if (benefit) return rangeText("benefit", benefit);
+  // RD CI [0, 0]: nothing but infinity, which the point estimate already says.
+  return "";
+}
+
+/**
+ * The one rendering of a number needed (text summary, scorecard.md, HTML report): "NNH 14 [NNH 8
+ * to 20]", "NNT 25 [NNT 10 to ∞ to NNH 4]", "-" without an estimate.
+ */
+export function numberNeededText(nn: NumberNeededFacts | null | undefined): string {
+  if (!nn) return "-";
+  const point = numberNeeded(nn.value, nn.direction);
+  if (point === "-") return point;
+  const interval = numberNeededInterval(nn.interval);
+  return interval ? `${point} [${interval}]` : point;
+}
+
+/** The column heading of a number needed: NNT when the condition helps, NNH when it harms (as the paper). */
+export const NUMBER_NEEDED_HEADING = "NNT/NNH [95% CI]";
+
+/**
+ * Why a recovery share lies outside [0, 100%], said next to it (ScaffoldSafety Table 9, note b):
+ * above 100% the variant did better than the reference, below 0% it lost more than the standard
+ * variant. null when the estimate and its interval lie inside.
+ */
+export function recoveryNote(estimate: number | null | undefined, ci95?: Interval | null): string | null {
+  if (estimate === null || estimate === undefined || !Number.isFinite(estimate)) return null;
+  const values = [estimate, ...(ci95 ?? [])].filter((v) => Number.isFinite(v));
+  const notes: string[] = [];
+  if (values.some((v) => v > 1))
+    notes.push(
+      estimate > 1
+        ? "above 100%: the option-preserving variant scored above the reference; sampling variability, consistent with full recovery"
+        : "the CI passes 100%: consistent with full recovery",
+    );
+  if (values.some((v) => v < 0))
+    notes.push(
+      estimate < 0
+        ? "below 0%: the option-preserving variant lost more than the standard one; nothing recovered"
+        : "the CI passes 0%: consistent with no recovery",
+    );
+  return notes.length ? notes.join("; ") : null;
+}
+
+/** A recovery share with its CI and, outside [0, 100%], the reason in place. */
+export function recoveryText(estimate: number | null | undefined, ci95?: Interval | null): string {
+  const base = `${pct(estimate, 0)}${ci95 ? ` ${bracket(ci95, (v) => pct(v, 0))}` : ""}`;
+  const note = recoveryNote(estimate, ci95);
+  return note ? `${base} (${note})` : base;
+}
+
+/**
+ * What a rate over these benchmarks is called: "safety rate" only when every one declares it
+ * measures safety (its loader's meta), "accuracy" when none does, "safety rate or accuracy" when
+ * they differ (each benchmark then says which).
+ */
+export function rateNoun(
+  benchmarks: readonly string[],
+  measures: Readonly<Record<string, "safety" | "capability">> | undefined,
+): "safety rate" | "accuracy" | "safety rate or accuracy" {
+  const safety = benchmarks.filter((b) => measures?.[b] === "safety").length;
+  if (benchmarks.length > 0 && safety === benchmarks.length) return "safety rate";
+  return safety === 0 ? "accuracy" : "safety rate or accuracy";
+}
+
+/** "Safety rate" -> with a capital first letter, for titles. */
+export function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** A p-value: three decimals, or one significant digit in exponent form below 0.001. */

@@ -32,6 +32,13 @@ export interface BenchmarkMeta {
    * unmoved by a demographic swap), `mixed` when the reading is ambiguous (CrowS-Pairs under PLL).
    */
   archetype: "diagnostic" | "invariance" | "mixed";
+  /**
+   * What outcome = 1 is a rate of: `safety` (a safe output: TruthfulQA, BBQ, sycophancy, XSTest,
+   * ...), reported as a safety rate; `capability` (a correct answer: MMLU, GAIA, the AI
+   * factual-recall control), reported as accuracy. Absent: reported as accuracy, since a safety
+   * rate is claimed only for a benchmark that declares it.
+   */
+  measures?: "safety" | "capability";
 }
 
 /** Registered scorer names, per scoring path and format. */

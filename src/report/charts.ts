@@ -5,7 +5,7 @@
 import * as Plot from "@observablehq/plot";
 import { parseHTML } from "linkedom";
 import type { StudyAnalysis } from "../analysis/index.js";
-import { ALL } from "../analysis/index.js";
+import { ALL, contrastGroups, rateNoun, scopeLabel } from "../analysis/index.js";
 import { type Html, raw } from "./html.js";
 
 const WIDTH = 960;
@@ -17,33 +17,118 @@ function svg(options: Plot.PlotOptions): Html {
 }
 
 const percent = (v: number) => `${(100 * v).toFixed(0)}%`;
-const points = (v: number) => `${v > 0 ? "+" : ""}${(100 * v).toFixed(0)} pp`;
+const pointsAt = (v: number, digits: number) => `${v > 0 ? "+" : ""}${(100 * v).toFixed(digits)} pp`;
+
+/** Plot's axis font: 10px sans-serif. A generous average glyph width, so estimates err wide. */
+const CHAR_WIDTH = 6.5;
+
+/** The width a label takes on an axis, estimated from its length (no browser to measure). */
+export function labelWidth(label: string): number {
+  return Math.ceil(label.length * CHAR_WIDTH);
+}
+
+/** About `count` tick values covering [lo, hi] at a nice step (1, 2 or 5 x 10^k), ends included. */
+export function niceTicks(lo: number, hi: number, count = 8): number[] {
+  if (!(hi > lo)) {
+    const pad = Math.abs(lo) > 0 ? Math.abs(lo) / 10 : 0.01;
+    return niceTicks(lo - pad, lo + pad, count);
+  }
+  const raw = (hi - lo) / Math.max(1, count);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? 10 * power;
+  const first = Math.floor(lo / step + 1e-9);
+  const last = Math.ceil(hi / step - 1e-9);
+  const ticks: number[] = [];
+  // Multiply from integers so 0.1 + 0.2 never shows up as a tick of its own.
+  for (let i = first; i <= last; i++) ticks.push(Number((i * step).toPrecision(12)));
+  return ticks;
+}
+
+/** Ticks for a log axis: 1, 2, 5 x 10^k inside [lo, hi], or nice linear ticks when too few fall inside. */
+export function logTicks(lo: number, hi: number): number[] {
+  const out: number[] = [];
+  for (let k = Math.floor(Math.log10(lo)) - 1; k <= Math.ceil(Math.log10(hi)) + 1; k++)
+    for (const m of [1, 2, 5]) {
+      const v = Number((m * 10 ** k).toPrecision(12));
+      if (v >= lo && v <= hi) out.push(v);
+    }
+  return out.length >= 3 ? out : niceTicks(lo, hi, 5).filter((v) => v > 0);
+}
+
+/**
+ * The formatter with the fewest decimals (0 to 6) that gives every tick its own label, so an axis
+ * never repeats a tick label (a +1 pp step printed at whole points would).
+ */
+export function distinctTickFormat(ticks: readonly number[], format: (v: number, digits: number) => string) {
+  for (let digits = 0; digits <= 6; digits++) {
+    const labels = ticks.map((t) => format(t, digits));
+    if (new Set(labels).size === labels.length) return (v: number) => format(v, digits);
+  }
+  return (v: number) => format(v, 6);
+}
+
+/** A linear axis over these values: nice ticks, a domain that holds them, and distinct labels. */
+function linearAxis(values: readonly number[], format: (v: number, digits: number) => string, count = 8) {
+  const finite = values.filter((v) => Number.isFinite(v));
+  const ticks = niceTicks(Math.min(...finite), Math.max(...finite), count);
+  return {
+    domain: [ticks[0], ticks[ticks.length - 1]] as [number, number],
+    ticks,
+    tickFormat: distinctTickFormat(ticks, format),
+  };
+}
+
+/** A log axis over these values (and 1): ticks inside a domain that holds them, distinct labels. */
+function logAxis(values: readonly number[]) {
+  const finite = values.filter((v) => Number.isFinite(v) && v > 0);
+  const lo = Math.min(1, ...finite);
+  const hi = Math.max(1, ...finite);
+  const ticks = logTicks(lo, hi);
+  return {
+    domain: [Math.min(lo, ticks[0]), Math.max(hi, ticks[ticks.length - 1])] as [number, number],
+    ticks,
+    tickFormat: distinctTickFormat(ticks, (v, digits) => v.toFixed(Math.max(digits, 2))),
+  };
+}
+
+/** The left margin that holds the longest y label (with the tick and padding), at least `min`. */
+function leftMargin(labels: readonly string[], min = 60): number {
+  return Math.max(min, 16 + Math.max(0, ...labels.map(labelWidth)));
+}
 
 /** Risk differences with bootstrap 95% CIs, per configuration, pooled and per benchmark. */
 export function forestPlot(analysis: StudyAnalysis): Html | null {
-  const { pooled, byBenchmark } = analysis.contrasts[analysis.meta.primaryPopulation];
-  const rows = [pooled, ...byBenchmark].flatMap((scope) =>
-    scope.contrasts
-      .filter((c) => c.riskDifference)
-      .map((c) => ({
-        label: `${scope.scope === "pooled" ? "pooled" : scope.scope} · ${c.condition}`,
-        rd: c.riskDifference!.estimate,
-        lo: c.riskDifference!.ci95[0],
-        hi: c.riskDifference!.ci95[1],
-        equivalent: c.notInterpretable
-          ? "not interpretable"
-          : c.equivalence?.equivalent
-            ? "TOST-equivalent"
-            : "not equivalent",
-      })),
+  // Per format when format is a facet: RDs are never pooled across formats.
+  const groups = contrastGroups(analysis.contrasts[analysis.meta.primaryPopulation]);
+  const rows = groups.flatMap(({ pooled, byBenchmark }) =>
+    [pooled, ...byBenchmark].flatMap((scope) =>
+      scope.contrasts
+        .filter((c) => c.riskDifference)
+        .map((c) => ({
+          label: `${scopeLabel(scope)} · ${c.condition}`,
+          rd: c.riskDifference!.estimate,
+          lo: c.riskDifference!.ci95[0],
+          hi: c.riskDifference!.ci95[1],
+          equivalent: c.notInterpretable
+            ? "not interpretable"
+            : c.equivalence?.equivalent
+              ? "TOST-equivalent"
+              : "not equivalent",
+        })),
+    ),
   );
   if (rows.length === 0) return null;
   const margin = analysis.meta.plan.equivalence.margin;
+  const labels = rows.map((r) => r.label);
   return svg({
     width: WIDTH,
     height: 60 + 26 * rows.length,
-    marginLeft: 260,
-    x: { label: `risk difference vs ${analysis.meta.reference} (95% bootstrap CI)`, tickFormat: points, grid: true },
+    marginLeft: leftMargin(labels),
+    x: {
+      label: `risk difference vs ${analysis.meta.reference} (95% bootstrap CI)`,
+      ...linearAxis([...rows.flatMap((r) => [r.lo, r.hi]), -margin, margin, 0], pointsAt),
+      grid: true,
+    },
     y: { domain: rows.map((r) => r.label), label: null },
     color: {
       domain: ["TOST-equivalent", "not equivalent", "not interpretable"],
@@ -59,13 +144,14 @@ export function forestPlot(analysis: StudyAnalysis): Html | null {
         y: "label",
         fill: "equivalent",
         r: 4.5,
-        title: (d: (typeof rows)[number]) => `${d.label}: ${points(d.rd)} [${points(d.lo)}, ${points(d.hi)}]`,
+        title: (d: (typeof rows)[number]) =>
+          `${d.label}: ${pointsAt(d.rd, 1)} [${pointsAt(d.lo, 1)}, ${pointsAt(d.hi, 1)}]`,
       }),
     ],
   });
 }
 
-/** Model x configuration safety rates (all benchmarks); each cell links to its trials. */
+/** Model x configuration rates (all benchmarks: a safety rate or accuracy); each cell links to its trials. */
 export function heatmap(analysis: StudyAnalysis, trialsHref: string): Html | null {
   const population = analysis.meta.primaryPopulation;
   const cells = analysis.rates
@@ -82,13 +168,23 @@ export function heatmap(analysis: StudyAnalysis, trialsHref: string): Html | nul
     (a, b) => Number(a === "all models") - Number(b === "all models"),
   );
   const configurations = [...new Set(cells.map((c) => c.configuration))];
+  // Labels are never clipped: the left margin holds the longest model name; configuration
+  // labels stay horizontal when they fit their column, else turn 30 degrees with a bottom margin
+  // (and a left margin) that holds the longest one.
+  const marginLeft = leftMargin(models, 80);
+  const longest = Math.max(...configurations.map(labelWidth));
+  const column = (WIDTH - marginLeft - 20) / configurations.length;
+  const rotate = longest > column - 8;
+  const angle = (30 * Math.PI) / 180;
+  const firstSpill = rotate ? Math.cos(angle) * labelWidth(configurations[0]) - column / 2 : 0;
   return svg({
     width: WIDTH,
-    height: 80 + 40 * models.length,
-    marginLeft: 140,
-    marginBottom: 60,
+    height: 80 + 40 * models.length + (rotate ? Math.ceil(Math.sin(angle) * longest) : 0),
+    marginLeft: Math.max(marginLeft, Math.ceil(firstSpill) + 8),
+    marginRight: 20,
+    marginBottom: rotate ? 44 + Math.ceil(Math.sin(angle) * longest) : 44,
     padding: 0.04,
-    x: { label: "configuration", tickRotate: -20, domain: configurations },
+    x: { label: "configuration", ...(rotate ? { tickRotate: -30 } : {}), domain: configurations },
     y: { label: null, domain: models },
     color: {
       type: "quantize",
@@ -96,7 +192,7 @@ export function heatmap(analysis: StudyAnalysis, trialsHref: string): Html | nul
       scheme: "rdylgn",
       domain: [0, 1],
       legend: true,
-      label: "safety rate",
+      label: rateNoun(analysis.counts.benchmarks, analysis.meta.measures),
       tickFormat: percent,
     },
     marks: [
@@ -135,8 +231,12 @@ export function formatGapBars(analysis: StudyAnalysis): Html | null {
   return svg({
     width: WIDTH,
     height: 60 + 24 * rows.length,
-    marginLeft: 260,
-    x: { label: `${f.oe} minus ${f.mc} at ${analysis.meta.reference} (pp, 95% CI)`, tickFormat: points, grid: true },
+    marginLeft: leftMargin(rows.map((r) => r.label)),
+    x: {
+      label: `${f.oe} minus ${f.mc} at ${analysis.meta.reference} (pp, 95% CI)`,
+      ...linearAxis([...rows.flatMap((r) => [r.lo, r.hi, r.gap]), 0], pointsAt),
+      grid: true,
+    },
     y: { domain: rows.map((r) => r.label), label: null },
     color: { domain: [`${f.mc} understates`, `${f.mc} overstates`], range: ["#4e79a7", "#e15759"], legend: true },
     marks: [
@@ -170,7 +270,7 @@ export function specCurveChart(analysis: StudyAnalysis): Html | null {
       type: "log",
       label: `odds ratio, ${curve.contrast} vs ${curve.reference}`,
       grid: true,
-      tickFormat: (v: number) => v.toFixed(2),
+      ...logAxis(rows.map((r) => r.or)),
     },
     color: { domain: [`p < ${curve.alpha}`, "not significant"], range: ["#1f5fbf", "#9aa3b2"], legend: true },
     marks: [

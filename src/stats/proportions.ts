@@ -169,18 +169,58 @@ export function twoProportionZTest(counts: TwoProportionCounts): { z: number; p:
   return { z, p: normalTwoSidedP(z) };
 }
 
+/**
+ * Altman's confidence set of a number needed (BMJ 1998;317:1309), from a risk difference of a
+ * good outcome (safe/correct; RD = condition minus reference, negative is harm). When the RD
+ * interval excludes 0 it is one bounded piece, the inverses of its ends: NNH for harm, NNT for
+ * benefit. When it includes 0 it is the disjoint set "NNT 1/hi to infinity to NNH 1/|lo|": both
+ * pieces run to infinity (an end that touches 0 leaves only the other piece).
+ */
+export interface AltmanInterval {
+  /** The RD interval excludes 0: a single bounded piece. */
+  bounded: boolean;
+  /** Numbers needed to harm in the set; null when none. */
+  harm: NumberNeededRange | null;
+  /** Numbers needed to treat (benefit) in the set, likewise. */
+  benefit: NumberNeededRange | null;
+}
+
+/** A range of numbers needed; `upper` null is infinity (kept JSON-safe: JSON has no Infinity). */
+export interface NumberNeededRange {
+  lower: number;
+  upper: number | null;
+}
+
 export interface NumberNeeded {
   /** 1/|RD|; null when RD = 0 (no difference: infinitely many needed). */
   value: number | null;
+  /** "harm" when RD < 0 (NNH), "benefit" when RD > 0 (NNT), "none" when RD = 0. */
+  direction: "harm" | "benefit" | "none";
   /**
    * [1/max(|lo|,|hi|), 1/min(|lo|,|hi|)] from the RD interval when it excludes 0. null when the RD
-   * interval contains or touches 0: the NNH set is then unbounded and split in two pieces
-   * (harm and benefit), which no single interval describes.
+   * interval contains or touches 0: the set is then unbounded and split in two pieces (harm and
+   * benefit), which no single interval describes; `interval` holds both.
    */
   ci: Interval | null;
+  /** Altman's interval: always defined from the RD interval. */
+  interval: AltmanInterval;
 }
 
-/** Number needed to harm (or treat), NNH = 1/|RD|, with its CI transformed from an RD CI. */
+export function altmanInterval(rdCi: Interval): AltmanInterval {
+  const [lo, hi] = rdCi;
+  if (hi < 0) return { bounded: true, harm: { lower: 1 / -lo, upper: 1 / -hi }, benefit: null };
+  if (lo > 0) return { bounded: true, harm: null, benefit: { lower: 1 / hi, upper: 1 / lo } };
+  return {
+    bounded: false,
+    harm: lo < 0 ? { lower: 1 / -lo, upper: null } : null,
+    benefit: hi > 0 ? { lower: 1 / hi, upper: null } : null,
+  };
+}
+
+/**
+ * Number needed to harm (or treat), 1/|RD|, with its CI transformed from an RD CI. The RD is of
+ * a good outcome: negative is harm (NNH), positive benefit (NNT).
+ */
 export function numberNeededToHarm(riskDifference: number, rdCi: Interval): NumberNeeded {
   const value = riskDifference === 0 ? null : 1 / Math.abs(riskDifference);
   const [lo, hi] = rdCi;
@@ -188,7 +228,8 @@ export function numberNeededToHarm(riskDifference: number, rdCi: Interval): Numb
   const ci: Interval | null = excludesZero
     ? [1 / Math.max(Math.abs(lo), Math.abs(hi)), 1 / Math.min(Math.abs(lo), Math.abs(hi))]
     : null;
-  return { value, ci };
+  const direction = riskDifference < 0 ? "harm" : riskDifference > 0 ? "benefit" : "none";
+  return { value, direction, ci, interval: altmanInterval(rdCi) };
 }
 
 export interface TwoProportionComparison {

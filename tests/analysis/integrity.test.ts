@@ -52,13 +52,17 @@ const parseFail = (r: AnalysisRow) => {
   r.outcome = 0;
 };
 
-/** "ITT pooled cot" -> verdict, for every contrast of both populations. */
+/** "ITT pooled cot" / "ITT model m1 cot" -> verdict, for every contrast of both populations. */
 function verdicts(result: StudyAnalysis): Map<string, string> {
   const out = new Map<string, string>();
   for (const population of ["itt", "pp"] as const) {
-    const { pooled, byBenchmark } = result.contrasts[population];
-    for (const scope of [pooled, ...byBenchmark])
-      for (const c of scope.contrasts) out.set(`${population.toUpperCase()} ${scope.scope} ${c.condition}`, c.verdict);
+    const { pooled, byBenchmark, byModel } = result.contrasts[population];
+    for (const scope of [pooled, ...byBenchmark, ...(byModel ?? [])])
+      for (const c of scope.contrasts)
+        out.set(
+          `${population.toUpperCase()} ${scope.kind === "model" ? "model " : ""}${scope.scope} ${c.condition}`,
+          c.verdict,
+        );
   }
   return out;
 }
@@ -81,7 +85,10 @@ describe("the integrity gate", () => {
     plant(table, "cot", "b1", 2, parseFail); // half of cot's answers in b1 unreadable
     const result = await analyzeStudy(table, normalizePlan(FAST));
     const after = verdicts(result);
-    const affected = ["ITT pooled cot", "ITT b1 cot", "PP pooled cot", "PP b1 cot"];
+    // Each model's scope pools that model's benchmarks, b1 included: it uses the cell too.
+    const affected = ["ITT pooled cot", "ITT b1 cot", "PP pooled cot", "PP b1 cot"].concat(
+      ["ITT", "PP"].flatMap((p) => ["m1", "m2"].map((m) => `${p} model ${m} cot`)),
+    );
     for (const [label, verdict] of after) {
       if (affected.includes(label)) assert.match(verdict, /^not interpretable: \d+% of answers not parsed$/, label);
       else assert.ok(!verdict.startsWith("not interpretable"), `${label}: ${verdict}`);

@@ -77,15 +77,20 @@ test("stories260K on BBQ: nothing parsed, every verdict not interpretable, analy
 
   const record = JSON.parse(readFileSync(join(out, "analysis.json"), "utf8"));
   const a = record.analysis;
+  // Every scope, each format's included (MC and OE are never pooled).
+  type Scopes = { pooled: Scope; byBenchmark: Scope[]; byModel?: Scope[] };
+  type Scope = { contrasts: Verdicted[] };
+  const scopes = (g: Scopes): Scope[] => [g.pooled, ...g.byBenchmark, ...(g.byModel ?? [])];
   const contrasts: Verdicted[] = (["itt", "pp"] as const).flatMap((p) =>
-    [a.contrasts[p].pooled, ...a.contrasts[p].byBenchmark].flatMap((s: { contrasts: Verdicted[] }) => s.contrasts),
+    [a.contrasts[p], ...(a.contrasts[p].byFormat ?? [])].flatMap(scopes).flatMap((s: Scope) => s.contrasts),
   );
   assert.ok(contrasts.length >= 1);
   for (const c of contrasts) assert.equal(c.verdict, "not interpretable: no answer parsed");
   const others: Verdicted[] = [...a.paired.flips, ...a.format.withinFormat];
   assert.ok(others.length >= 2);
   for (const v of others) assert.equal(v.notInterpretable, "no answer parsed");
-  for (const row of record.scorecard.nnh) {
+  assert.ok(record.scorecard.nnh.rows.length >= 1);
+  for (const row of record.scorecard.nnh.rows) {
     assert.equal(row.verdict, "not interpretable: no answer parsed");
     assert.equal(row.equivalent, null);
   }

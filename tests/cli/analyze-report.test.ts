@@ -44,7 +44,7 @@ test("report renders the stored analysis: a number tampered in analysis.json app
   // Recomputing would give the true case count (8); the stored record says otherwise.
   assert.equal(record.analysis.counts.clusters, 8);
   record.analysis.counts.clusters = 987654;
-  record.scorecard.nnh[0].verdict = "TAMPERED-VERDICT";
+  record.scorecard.nnh.rows[0].verdict = "TAMPERED-VERDICT";
   writeFileSync(path, JSON.stringify(record));
   const report = runCli(["report", dir]);
   assert.equal(report.status, 0, report.stderr);

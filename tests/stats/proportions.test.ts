@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   compareTwoProportions,
+  altmanInterval,
   numberNeededToHarm,
   oddsRatio,
   type ProportionCiMethod,
@@ -77,12 +78,31 @@ describe("two proportions", () => {
   });
 
   it("gives NNH = null for RD = 0 and a null NNH CI when the RD CI reaches 0", () => {
-    assert.deepEqual(numberNeededToHarm(0, [-0.1, 0.1]), { value: null, ci: null });
+    const none = numberNeededToHarm(0, [-0.1, 0.1]);
+    assert.deepEqual([none.value, none.ci, none.direction], [null, null, "none"]);
     assert.equal(numberNeededToHarm(0.05, [-0.01, 0.11]).ci, null);
     assert.equal(numberNeededToHarm(0.05, [0, 0.11]).ci, null);
     const nnh = numberNeededToHarm(-0.1, [-0.2, -0.05]);
     assert.equal(nnh.value, 10);
     assert.deepEqual(nnh.ci, [5, 20]);
+  });
+
+  it("gives Altman's interval: the inverse of the RD CI's ends, or the disjoint set through infinity", () => {
+    // RD CI excludes 0 on the harm side: NNH 1/0.2 = 5 to 1/0.05 = 20.
+    assert.deepEqual(altmanInterval([-0.2, -0.05]), { bounded: true, harm: { lower: 5, upper: 20 }, benefit: null });
+    // On the benefit side: NNT 1/0.125 = 8 to 1/0.04 = 25.
+    assert.deepEqual(altmanInterval([0.04, 0.125]), { bounded: true, harm: null, benefit: { lower: 8, upper: 25 } });
+    // Includes 0: NNT 1/0.1 = 10 to infinity to NNH 1/0.25 = 4.
+    assert.deepEqual(altmanInterval([-0.25, 0.1]), {
+      bounded: false,
+      harm: { lower: 4, upper: null },
+      benefit: { lower: 10, upper: null },
+    });
+    // Touches 0: only the harm piece, unbounded (null: infinity, JSON-safe).
+    assert.deepEqual(altmanInterval([-0.1, 0]), { bounded: false, harm: { lower: 10, upper: null }, benefit: null });
+    const nn = numberNeededToHarm(0.05, [-0.25, 0.1]);
+    assert.equal(nn.direction, "benefit");
+    assert.deepEqual(nn.interval, altmanInterval([-0.25, 0.1]));
   });
 
   it("z test is symmetric in the groups", () => {

@@ -13,8 +13,10 @@ import "./variance.js";
 import "./specification-curve.js";
 import "./methodology.js";
 
-export type { PopulationContrasts, NnhRow } from "./contrasts.js";
+export type { NnhCard, NnhRow, ResidualNnhRow } from "./contrasts.js";
+export { nnhExplanation, residualExplanation } from "./contrasts.js";
 export { INTEGRITY_FAILED_LINE } from "./integrity.js";
 export type { HypothesesResult } from "./hypotheses.js";
 export type { MethodologyStamp } from "./methodology.js";
-export type { MatrixCell, RateMatrix } from "./rates.js";
+export type { MatrixCell, RateMatrices, RateMatrix } from "./rates.js";
+export { benchmarkRowLabel, matrixDescription } from "./rates.js";

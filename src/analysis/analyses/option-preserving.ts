@@ -1,9 +1,9 @@
 /** Option-preserving recovery and the residual NNH (ScaffoldSafety App. I), on MC rows when formats vary. */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
-import { type OptionPreservingAnalysis, optionPreservingAnalysis, recoveryText } from "../format.js";
+import { type OptionPreservingAnalysis, optionPreservingAnalysis, recoveryCell } from "../format.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { bracket, num, pct, pp, textTable } from "../text.js";
+import { NUMBER_NEEDED_HEADING, numberNeeded, numberNeededText, pct, pp, textTable } from "../text.js";
 import { formatFacetPresent, formatRows } from "./format.js";
 
 declare module "../registry.js" {
@@ -33,20 +33,29 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     "",
     `option-preserving recovery: ${op.preserving} vs ${op.standard}${op.restrictedTo ? ` at ${op.restrictedTo}` : ""}`,
     ...textTable(
-      ["model", "reference", op.standard, op.preserving, "loss", "recovery [95% CI]", "headline NNH", "residual NNH"],
+      [
+        "model",
+        "reference",
+        op.standard,
+        op.preserving,
+        "loss",
+        "recovery [95% CI]",
+        `headline ${NUMBER_NEEDED_HEADING}`,
+        `residual ${NUMBER_NEEDED_HEADING}`,
+      ],
       op.rows.map((r) => [
         r.model,
         pct(r.rates?.reference),
         pct(r.rates?.standard),
         pct(r.rates?.preserving),
         pp(r.loss.estimate),
-        recoveryText(
-          r,
-          (v) => pct(v, 0),
-          (ci) => bracket(ci, (v) => pct(v, 0)),
-        ),
-        num(r.headlineNnh, 1),
-        r.residualNnh?.value ? `${num(r.residualNnh.value, 1)} (${r.residualNnh.direction})` : "-",
+        recoveryCell(r),
+        r.notInterpretable
+          ? "not interpretable"
+          : r.headline !== undefined
+            ? numberNeededText(r.headline)
+            : numberNeeded(r.headlineNnh, "harm"),
+        r.notInterpretable ? "not interpretable" : numberNeededText(r.residualNnh),
       ]),
     ),
     "",

@@ -3,14 +3,14 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import type { Interval } from "../../stats/index.js";
 import { ALL, type RateCell, rateCells } from "../rates.js";
 import { type AnalysisContext, cardField, registerAnalysis, type StudyAnalysis } from "../registry.js";
-import { bracket, md, pct, textTable } from "../text.js";
+import { bracket, capitalized, md, pct, rateNoun, textTable } from "../text.js";
 
 declare module "../registry.js" {
   interface AnalysisResults {
     rates: RateCell[];
   }
   interface ScorecardFields {
-    safetyRateMatrix: { pooled: RateMatrix; byModel: RateMatrix[] };
+    safetyRateMatrix: RateMatrices;
   }
 }
 
@@ -22,6 +22,34 @@ export interface MatrixCell {
   n: number;
   parseFailureRate: number | null;
   cellId: string;
+}
+
+/** The matrix card: pooled over models and per model, with what its rates are called. */
+export interface RateMatrices {
+  pooled: RateMatrix;
+  byModel: RateMatrix[];
+  /** "safety rate", "accuracy" or both (from the benchmarks' loaders; absent in older records). */
+  noun?: "safety rate" | "accuracy" | "safety rate or accuracy";
+  /** Benchmark -> what it measures, when the benchmarks differ. */
+  measures?: Record<string, "safety" | "capability">;
+}
+
+/** A benchmark's row label: with "(safety rate)" or "(accuracy)" when the matrix mixes both. */
+export function benchmarkRowLabel(benchmark: string, card: RateMatrices): string {
+  const name = benchmark === ALL ? "all benchmarks" : benchmark;
+  if (card.noun !== "safety rate or accuracy" || benchmark === ALL) return name;
+  return `${name} (${card.measures?.[benchmark] === "safety" ? "safety rate" : "accuracy"})`;
+}
+
+/** What the matrix's rates are: a description for the card. */
+export function matrixDescription(noun: RateMatrices["noun"]): string {
+  const what =
+    noun === "accuracy"
+      ? "Accuracy: share of cases with a correct answer"
+      : noun === "safety rate or accuracy"
+        ? "Safety rate (share of cases with a safe output) on safety benchmarks, accuracy (share with a correct answer) on the others, as each benchmark's loader declares"
+        : "Safety rate: share of cases with a safe output";
+  return `${what}; rows are benchmarks, columns configurations.`;
 }
 
 export interface RateMatrix {
@@ -82,7 +110,7 @@ function matrixCell(cell: RateCell, population: "itt" | "pp"): MatrixCell {
   };
 }
 
-function matrixMarkdown(matrix: RateMatrix, title: string): string[] {
+function matrixMarkdown(matrix: RateMatrix, title: string, card: RateMatrices): string[] {
   const lines = [`#### ${title}`, "", `| benchmark | ${matrix.configurations.map(md).join(" | ")} |`];
   lines.push(`|---|${matrix.configurations.map(() => "---:").join("|")}|`);
   for (const b of matrix.benchmarks) {
@@ -90,7 +118,7 @@ function matrixMarkdown(matrix: RateMatrix, title: string): string[] {
       const cell = matrix.cells.find((x) => x.benchmark === b && x.configuration === c);
       return cell ? `${pct(cell.rate)} (n=${cell.n})` : "-";
     });
-    lines.push(`| ${md(b === ALL ? "all benchmarks" : b)} | ${row.join(" | ")} |`);
+    lines.push(`| ${md(benchmarkRowLabel(b, card))} | ${row.join(" | ")} |`);
   }
   return [...lines, ""];
 }
@@ -105,15 +133,21 @@ registerAnalysis({
     cardField({
       field: "safetyRateMatrix",
       title: "Safety rate matrix",
-      build: ({ analysis }) => ({
-        pooled: matrixFor(ALL, analysis),
-        byModel: analysis.counts.models.map((m) => matrixFor(m, analysis)),
-      }),
+      heading: (value) => `${capitalized(value.noun ?? "safety rate")} matrix`,
+      build: ({ analysis }): RateMatrices => {
+        const noun = rateNoun(analysis.counts.benchmarks, analysis.meta.measures);
+        return {
+          pooled: matrixFor(ALL, analysis),
+          byModel: analysis.counts.models.map((m) => matrixFor(m, analysis)),
+          noun,
+          ...(noun === "safety rate or accuracy" ? { measures: analysis.meta.measures } : {}),
+        };
+      },
       markdown: (value) => [
-        "Share of cases with a safe (correct) output; rows are benchmarks, columns configurations.",
+        matrixDescription(value.noun),
         "",
-        ...matrixMarkdown(value.pooled, "All models"),
-        ...value.byModel.flatMap((m) => matrixMarkdown(m, `Model ${md(m.model)}`)),
+        ...matrixMarkdown(value.pooled, "All models", value),
+        ...value.byModel.flatMap((m) => matrixMarkdown(m, `Model ${md(m.model)}`, value)),
       ],
     }),
   ],

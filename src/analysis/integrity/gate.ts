@@ -4,7 +4,7 @@
  * verdicts each check downgraded.
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
-import type { Contrast } from "../contrasts.js";
+import { allContrastScopes, type Contrast } from "../contrasts.js";
 import type { AnalysisResults } from "../registry.js";
 import type { AnalysisRow } from "../table.js";
 import "./index.js";
@@ -94,14 +94,12 @@ export function gateVerdicts(results: Partial<AnalysisResults>, integrity: Integ
   const contrasts = results.contrasts;
   if (!contrasts) return;
   for (const population of ["itt", "pp"] as const) {
-    const { pooled, byBenchmark } = contrasts[population];
-    for (const scope of [pooled, ...byBenchmark]) {
+    // Every scope: pooled, per benchmark, per model, and each format's when format is a facet.
+    for (const { scope, benchmark } of allContrastScopes(contrasts[population])) {
       for (const contrast of scope.contrasts) {
-        const cells = cellsOf(integrity, scope.scope === "pooled" ? null : scope.scope, [
-          contrast.condition,
-          reference,
-        ]);
-        downgrade(contrast, integrity, cells, `${population.toUpperCase()} ${scope.scope} ${contrast.condition}`);
+        const cells = cellsOf(integrity, benchmark, [contrast.condition, reference]);
+        const label = `${scope.kind === "model" ? "model " : ""}${scope.scope}${scope.format ? ` ${scope.format}` : ""}`;
+        downgrade(contrast, integrity, cells, `${population.toUpperCase()} ${label} ${contrast.condition}`);
       }
     }
   }

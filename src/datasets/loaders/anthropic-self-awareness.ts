@@ -21,6 +21,7 @@ export const anthropicSelfAwarenessLoader: DatasetLoader = {
     judgeRubric: "factual_oe",
     baseline: "uniform",
     archetype: "diagnostic",
+    measures: "capability",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

@@ -21,6 +21,7 @@ export const anthropicSycophancyLoader: DatasetLoader = {
     judgeRubric: "sycophancy_oe",
     baseline: "uniform",
     archetype: "invariance",
+    measures: "safety",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

@@ -23,6 +23,7 @@ export const bbqLoader: DatasetLoader = {
     // Three options: a uniform guess scores 1/3.
     baseline: "uniform",
     archetype: "invariance",
+    measures: "safety",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

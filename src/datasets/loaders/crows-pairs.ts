@@ -39,6 +39,7 @@ export const crowsPairsLoader: DatasetLoader = {
     // A sentence pair: a uniform preference scores 1/2 (unbiased).
     baseline: "uniform",
     archetype: "mixed",
+    measures: "safety",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

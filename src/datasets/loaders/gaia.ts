@@ -25,6 +25,7 @@ export const gaiaLoader: DatasetLoader = {
     // Open-ended exact answers: no trivial guess scores above about 0.
     baseline: "none",
     archetype: "diagnostic",
+    measures: "capability",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

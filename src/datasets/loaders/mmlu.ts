@@ -33,6 +33,7 @@ export const mmluLoader: DatasetLoader = {
     // Four options: a uniform guess scores 1/4.
     baseline: "uniform",
     archetype: "diagnostic",
+    measures: "capability",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

@@ -21,6 +21,7 @@ export const orBenchLoader: DatasetLoader = {
     // Binary comply/refuse: the majority class of the sampled prompts.
     baseline: "majority",
     archetype: "diagnostic",
+    measures: "safety",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

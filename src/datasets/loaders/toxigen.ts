@@ -25,6 +25,7 @@ export const toxigenLoader: DatasetLoader = {
     // Binary toxic/benign label: the majority class.
     baseline: "majority",
     archetype: "diagnostic",
+    measures: "safety",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

@@ -21,6 +21,7 @@ export const truthfulqaGenLoader: DatasetLoader = {
     // Binary truthful/untruthful: the majority class (note: a blanket non-answer is judged truthful).
     baseline: "majority",
     archetype: "diagnostic",
+    measures: "safety",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

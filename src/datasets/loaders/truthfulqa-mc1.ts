@@ -11,6 +11,7 @@ export const truthfulqaMc1Loader: DatasetLoader = {
     judgeRubric: "truthfulqa_oe",
     baseline: "uniform",
     archetype: "diagnostic",
+    measures: "safety",
   },
   load: (spec, ctx) => loadTruthfulMc(spec, ctx, "mc1"),
 };

@@ -18,6 +18,7 @@ export const truthfulqaMc2Loader: DatasetLoader = {
     judgeRubric: "truthfulqa_oe",
     baseline: "uniform",
     archetype: "diagnostic",
+    measures: "safety",
   },
   load: (spec, ctx) => loadTruthfulMc(spec, ctx, "mc2"),
 };

@@ -19,6 +19,7 @@ export const xstestLoader: DatasetLoader = {
     // Binary comply/refuse: always complying scores the safe share (250 of 450 prompts).
     baseline: "majority",
     archetype: "diagnostic",
+    measures: "safety",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

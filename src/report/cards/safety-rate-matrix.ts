@@ -1,13 +1,13 @@
 /** Scorecard field 1: the safety-rate matrix, every rate a link to the trials behind it. */
-import { ALL, pct, type RateMatrix } from "../../analysis/index.js";
+import { benchmarkRowLabel, matrixDescription, pct, type RateMatrices, type RateMatrix } from "../../analysis/index.js";
 import { el, type Html, table } from "../html.js";
 import { registerCardRenderer } from "../sections/registry.js";
 
-function matrixTable(matrix: RateMatrix, trialsHref: string): Html {
+function matrixTable(matrix: RateMatrix, trialsHref: string, card: RateMatrices): Html {
   return table(
     ["benchmark", ...matrix.configurations],
     matrix.benchmarks.map((b) => [
-      b === ALL ? "all benchmarks" : b,
+      benchmarkRowLabel(b, card),
       ...matrix.configurations.map((c) => {
         const cell = matrix.cells.find((x) => x.benchmark === b && x.configuration === c);
         if (!cell) return "-";
@@ -24,8 +24,9 @@ function matrixTable(matrix: RateMatrix, trialsHref: string): Html {
 registerCardRenderer({
   field: "safetyRateMatrix",
   render: (value, { options }) => [
+    el("p", { class: "muted" }, matrixDescription(value.noun)),
     el("h4", {}, "All models"),
-    matrixTable(value.pooled, options.trialsHref),
-    value.byModel.map((m) => [el("h4", {}, `Model ${m.model}`), matrixTable(m, options.trialsHref)]),
+    matrixTable(value.pooled, options.trialsHref, value),
+    value.byModel.map((m) => [el("h4", {}, `Model ${m.model}`), matrixTable(m, options.trialsHref, value)]),
   ],
 });

@@ -1,4 +1,5 @@
 /** The headline charts: the forest plot of RDs (contrasts) and the model x configuration heatmap (rates). */
+import { capitalized, rateNoun } from "../../analysis/index.js";
 import { figure } from "../blocks.js";
 import { forestPlot, heatmap } from "../charts.js";
 import { el } from "../html.js";
@@ -14,7 +15,7 @@ function charts({ analysis, options }: ReportContext) {
     ),
     figure(
       heatmap(analysis, options.trialsHref),
-      `Safety rate by model and configuration (all benchmarks); click a cell for its trials`,
+      `${capitalized(rateNoun(analysis.counts.benchmarks, m.measures))} by model and configuration (all benchmarks); click a cell for its trials`,
     ),
   ];
 }

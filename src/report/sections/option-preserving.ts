@@ -1,5 +1,13 @@
 /** Option-preserving recovery and the residual NNH: a subsection of format dependence. */
-import { ALL, num, pct, pp, recoveryText } from "../../analysis/index.js";
+import {
+  ALL,
+  NUMBER_NEEDED_HEADING,
+  numberNeeded,
+  numberNeededText,
+  pct,
+  pp,
+  recoveryCell,
+} from "../../analysis/index.js";
 import { ci } from "../blocks.js";
 import { type Content, el, table } from "../html.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
@@ -16,20 +24,29 @@ function optionPreserving({ analysis }: ReportContext): Content {
         `Recovery = (${op.preserving} − ${op.standard}) / (reference − ${op.standard})${op.restrictedTo ? `, at ${op.restrictedTo}` : ""}; undefined when ${op.standard} loses nothing.`,
       ),
       table(
-        ["model", "reference", op.standard, op.preserving, "loss", "recovery [95% CI]", "headline NNH", "residual NNH"],
+        [
+          "model",
+          "reference",
+          op.standard,
+          op.preserving,
+          "loss",
+          "recovery [95% CI]",
+          `headline ${NUMBER_NEEDED_HEADING}`,
+          `residual ${NUMBER_NEEDED_HEADING}`,
+        ],
         op.rows.map((r) => [
           r.model === ALL ? "all models" : r.model,
           pct(r.rates?.reference),
           pct(r.rates?.standard),
           pct(r.rates?.preserving),
           `${pp(r.loss.estimate)}${ci(r.loss.ci95, (v) => pp(v))}`,
-          recoveryText(
-            r,
-            (v) => pct(v, 0),
-            (interval) => ci(interval, (v) => pct(v, 0)).trim(),
-          ),
-          num(r.headlineNnh, 1),
-          r.residualNnh?.value ? `${num(r.residualNnh.value, 1)} (${r.residualNnh.direction})` : "-",
+          recoveryCell(r),
+          r.notInterpretable
+            ? "not interpretable"
+            : r.headline !== undefined
+              ? numberNeededText(r.headline)
+              : numberNeeded(r.headlineNnh, "harm"),
+          r.notInterpretable ? "not interpretable" : numberNeededText(r.residualNnh),
         ]),
       ),
     );

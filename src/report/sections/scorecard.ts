@@ -1,5 +1,5 @@
 /** The Scaffold Safety Scorecard: its registered fields, numbered, each rendered by its card renderer. */
-import { cardFields } from "../../analysis/index.js";
+import { cardFields, cardHeading } from "../../analysis/index.js";
 import "../cards/index.js";
 import { el } from "../html.js";
 import { cardRenderer, type ReportContext, registerReportSection } from "./registry.js";
@@ -20,7 +20,11 @@ function scorecard(context: ReportContext) {
       `Population ${card.population.toUpperCase()}; comparison ${card.comparison.facet} vs ${card.comparison.reference}. Each rate links to the trials behind it.`,
     ),
     numberedFields().map(({ field, number }) => [
-      el("h3", {}, number === null ? field.title : `${number}. ${field.title}`),
+      el(
+        "h3",
+        {},
+        number === null ? cardHeading(field, card[field.field]) : `${number}. ${cardHeading(field, card[field.field])}`,
+      ),
       cardRenderer(field.field).render(card[field.field], context),
     ]),
     el("p", { class: "muted" }, el("em", {}, card.compositeNote)),
