@@ -1,9 +1,10 @@
 /** The hashes of what an analysis read: the run (or table file), the analysed rows and the plan. */
-import type { AnalysisInputs, AnalysisPlan } from "../contracts/analysis.js";
+import type { AnalysisPlan } from "../contracts/analysis.js";
+import type { AnalysisInputs } from "../contracts/analysis-record.js";
 import { hashValue } from "../core/hash.js";
 import type { AnalysisTable } from "./table.js";
 
-export type { AnalysisInputs } from "../contracts/analysis.js";
+export type { AnalysisInputs } from "../contracts/analysis-record.js";
 
 type SourceFacts =
   | { kind: "study"; runId: string; specHash: string; manifestHash: string }

@@ -12,7 +12,7 @@ import {
   ANALYSIS_RECORD_VERSION,
   type AnalysisInputs,
   AnalysisRecordSchema,
-} from "../contracts/analysis.js";
+} from "../contracts/analysis-record.js";
 import { InputError } from "../core/errors.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";

@@ -3,6 +3,13 @@ import type { FacetValue } from "./spec.js";
 /** One point in the facet space: facet name -> value. Hashed canonically (core/hash). */
 export type Condition = Readonly<Record<string, FacetValue>>;
 
+/**
+ * The scaffold of a condition without a `scaffold` facet. Here rather than with the scaffold
+ * facet so that readers of stored trials (`status`) can name it without loading the scaffolds
+ * and their zod schemas.
+ */
+export const DEFAULT_SCAFFOLD = "direct";
+
 /** A facet value's short name: the value itself, or `name` of a parameterised value. */
 export function facetName(value: FacetValue): string {
   return typeof value === "object" ? value.name : String(value);

@@ -6,7 +6,17 @@ import { facetLabel } from "../contracts/condition.js";
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml";
+import {
+  type Document,
+  type EmptyStream,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseAllDocuments,
+} from "yaml";
 import type { $ZodIssue } from "zod/v4/core";
 import { type StudySpec, StudySpecSchema } from "../contracts/spec.js";
 import { InputError } from "./errors.js";
@@ -41,21 +51,47 @@ function formatProblem(file: string, p: SpecProblem): string {
   return `${file}:${p.line}:${p.col}: ${p.message}`;
 }
 
-/** Reads and validates a spec file. `path` in the result is absolute, for resolving relative sources later. */
-export function loadSpec(path: string): { spec: StudySpec; text: string; path: string } {
-  const text = readSpecText(path);
-  return { spec: parseSpec(text, path), text, path: resolve(path) };
+/**
+ * A spec file read once and parsed as YAML once. Loading plugins, validating against the
+ * schema and the registries, and locating later warnings all reuse it: parsing the YAML is
+ * most of what loading a spec costs, and `plan` should start fast.
+ */
+export interface SpecFile {
+  /** The path as given: messages name the file this way. */
+  path: string;
+  text: string;
+  /** The first YAML document (a spec holds exactly one), unvalidated; undefined for an empty file. */
+  document: Document.Parsed | undefined;
+  /** The 1-based line and column of an offset in the text. */
+  position(offset: number): Position;
+  /** The document's data located in the source, or why the text is not one YAML mapping. */
+  yaml: SpecSource | { problems: SpecProblem[] };
+}
+
+/** Reads and parses a spec file (no validation yet); an unreadable file is an InputError. */
+export function readSpecFile(path: string): SpecFile {
+  return parseSpecFile(readSpecText(path), path);
+}
+
+/** Reads and validates a spec file (or an already read one). `path` in the result is absolute, for resolving relative sources later. */
+export function loadSpec(spec: string | SpecFile): { spec: StudySpec; text: string; path: string; source: SpecSource } {
+  const file = typeof spec === "string" ? readSpecFile(spec) : spec;
+  return { ...validateSpecFile(file), text: file.text, path: resolve(file.path) };
 }
 
 /** Parses and validates spec text; `fileName` only labels the messages. Throws SpecError (an InputError). */
 export function parseSpec(text: string, fileName: string): StudySpec {
-  const source = readYaml(text);
-  if ("problems" in source) throw new SpecError(fileName, source.problems);
+  return validateSpecFile(parseSpecFile(text, fileName)).spec;
+}
+
+function validateSpecFile(file: SpecFile): { spec: StudySpec; source: SpecSource } {
+  const source = file.yaml;
+  if ("problems" in source) throw new SpecError(file.path, source.problems);
   const parsed = StudySpecSchema.safeParse(source.data);
   const problems = parsed.success ? [] : parsed.error.issues.flatMap((issue) => issueProblems(issue, [], source));
   problems.push(...crossFieldProblems(source));
-  if (!parsed.success || problems.length > 0) throw new SpecError(fileName, problems);
-  return parsed.data;
+  if (!parsed.success || problems.length > 0) throw new SpecError(file.path, problems);
+  return { spec: parsed.data, source };
 }
 
 /**
@@ -63,9 +99,13 @@ export function parseSpec(text: string, fileName: string): StudySpec {
  * problems at file:line:col). Throws SpecError when the text is not one YAML mapping.
  */
 export function specSource(text: string, fileName: string): SpecSource {
-  const source = readYaml(text);
-  if ("problems" in source) throw new SpecError(fileName, source.problems);
-  return source;
+  return locatedSource(parseSpecFile(text, fileName));
+}
+
+/** The located source of a spec file; throws SpecError when the file is not one YAML mapping. */
+export function locatedSource(file: SpecFile): SpecSource {
+  if ("problems" in file.yaml) throw new SpecError(file.path, file.yaml.problems);
+  return file.yaml;
 }
 
 /**
@@ -97,7 +137,7 @@ function readSpecText(path: string): string {
 
 const EXPECTED_TOP = "expected a YAML mapping with the keys study, models, benchmarks and conditions";
 
-interface Position {
+export interface Position {
   line: number;
   col: number;
 }
@@ -111,10 +151,17 @@ export interface SpecSource {
   has(path: PathSegment[]): boolean;
 }
 
-function readYaml(text: string): SpecSource | { problems: SpecProblem[] } {
+function parseSpecFile(text: string, path: string): SpecFile {
   const lines = new LineCounter();
-  const pos = (offset: number): Position => ({ ...lines.linePos(offset) });
-  const docs = parseAllDocuments(text, { lineCounter: lines });
+  const position = (offset: number): Position => ({ ...lines.linePos(offset) });
+  const documents = parseAllDocuments(text, { lineCounter: lines });
+  return { path, text, document: documents[0], position, yaml: readYaml(documents, position) };
+}
+
+function readYaml(
+  docs: Document.Parsed[] | EmptyStream,
+  pos: (offset: number) => Position,
+): SpecSource | { problems: SpecProblem[] } {
   if (docs.length === 0) return { problems: [{ line: 1, col: 1, message: `the spec file is empty; ${EXPECTED_TOP}` }] };
 
   const problems = docs.flatMap((doc) => doc.errors.map((e) => syntaxProblem(e.message, pos(e.pos[0]))));

@@ -4,13 +4,12 @@
  * registry; each scaffold declares its own strict settings schema.
  */
 import type { Condition } from "../contracts/condition.js";
-import { facetName, facetSettings } from "../contracts/condition.js";
+import { DEFAULT_SCAFFOLD, facetName, facetSettings } from "../contracts/condition.js";
 import { scaffolds } from "../scaffolds/registry.js";
 import type { Scaffold, ScaffoldSettings } from "../scaffolds/types.js";
 import type { Facet } from "./types.js";
 
-/** The scaffold of a condition without a `scaffold` facet. */
-export const DEFAULT_SCAFFOLD = "direct";
+export { DEFAULT_SCAFFOLD } from "../contracts/condition.js";
 
 export const scaffoldFacet: Facet = {
   name: "scaffold",

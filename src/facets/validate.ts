@@ -12,7 +12,9 @@ import {
   formatPath,
   loadSpec,
   type PathSegment,
+  readSpecFile,
   SpecError,
+  type SpecFile,
   type SpecProblem,
   type SpecSource,
   specSource,
@@ -24,16 +26,20 @@ import { providers } from "../models/registry.js";
 import { scorers } from "../scoring/registry.js";
 import { facets } from "./registry.js";
 
-/** loadSpec, then validateStudy: what plan, run and preregister load a spec with. */
-export function loadStudySpec(path: string): ReturnType<typeof loadSpec> {
-  const loaded = loadSpec(path);
-  validateStudy(loaded.spec, { text: loaded.text, path });
+/** loadSpec, then validateStudy: what plan, run and preregister load a spec (a path, or a file already read) with. */
+export function loadStudySpec(spec: string | SpecFile): ReturnType<typeof loadSpec> {
+  const file = typeof spec === "string" ? readSpecFile(spec) : spec;
+  const loaded = loadSpec(file);
+  validateStudy(loaded.spec, { text: file.text, path: file.path, source: loaded.source });
   return loaded;
 }
 
-/** Throws a SpecError listing every facet value and plugin setting the registries do not accept. */
-export function validateStudy(spec: StudySpec, file: { text: string; path: string }): void {
-  const source = specSource(file.text, file.path);
+/**
+ * Throws a SpecError listing every facet value and plugin setting the registries do not accept.
+ * `file.source` is the spec's located YAML when the caller has it (else the text is parsed again).
+ */
+export function validateStudy(spec: StudySpec, file: { text: string; path: string; source?: SpecSource }): void {
+  const source = file.source ?? specSource(file.text, file.path);
   const problems = [
     ...facetProblems(spec, source),
     ...modelProblems(spec, source),

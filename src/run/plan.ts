@@ -60,22 +60,18 @@ const DEFAULT_OUTPUT_ESTIMATE = 512;
 export function summarisePlan(study: PreparedStudy): PlanSummary {
   const itemCount = [...study.items.values()].reduce((sum, byId) => sum + byId.size, 0);
   const { attempts } = study.spec;
+  const workload = conditionWorkloads(study);
   const perModel = study.spec.models.map((model) => {
     const price = modelPrice(model, study.spec.prices);
     const outputPerCall = model.params.max_tokens ?? DEFAULT_OUTPUT_ESTIMATE;
     let calls = 0;
     let cost = 0;
-    for (const condition of study.conditions) {
-      const { scaffold, settings } = scaffoldOf(condition);
-      const perTrial = scaffold.expectedCalls(settings);
-      for (const items of study.items.values()) {
-        for (const item of items.values()) {
-          const promptTokens = estimateTokens(renderTask(renderTrialTask(item, condition)));
-          calls += perTrial * attempts;
-          if (price) {
-            const usage = { inputTokens: promptTokens * perTrial, outputTokens: outputPerCall * perTrial };
-            cost += costUsd(usage, price).usd * attempts;
-          }
+    for (const { perTrial, promptTokens } of workload) {
+      for (const tokens of promptTokens) {
+        calls += perTrial * attempts;
+        if (price) {
+          const usage = { inputTokens: tokens * perTrial, outputTokens: outputPerCall * perTrial };
+          cost += costUsd(usage, price).usd * attempts;
         }
       }
     }
@@ -98,6 +94,23 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     modelsWithoutPrice: perModel.filter((m) => m.costUsd === null).map((m) => m.model),
     perModel,
   };
+}
+
+/**
+ * Per condition: the calls its scaffold makes per trial, and the estimated prompt tokens of each
+ * item's rendered task (in item order). The task does not depend on the model, so each is
+ * rendered once, not once per model.
+ */
+function conditionWorkloads(study: PreparedStudy): { perTrial: number; promptTokens: number[] }[] {
+  return study.conditions.map((condition) => {
+    const { scaffold, settings } = scaffoldOf(condition);
+    const promptTokens: number[] = [];
+    for (const items of study.items.values()) {
+      for (const item of items.values())
+        promptTokens.push(estimateTokens(renderTask(renderTrialTask(item, condition))));
+    }
+    return { perTrial: scaffold.expectedCalls(settings), promptTokens };
+  });
 }
 
 /** What the planner needs to know of a model's provider. */

@@ -6,12 +6,13 @@
  * loaded before the spec is validated against the registries: `prepareStudy` and the commands
  * that read a spec call `loadSpecPlugins` first.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq } from "yaml";
 import { InputError } from "../core/errors.js";
+import { readSpecFile, type SpecFile } from "../core/spec-loader.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import { providers } from "../models/registry.js";
@@ -55,15 +56,17 @@ interface PluginRef {
 const loaded = new Set<string>();
 
 /**
- * Imports and registers the plugins a spec file names, resolved relative to the spec's folder
- * (bare names as packages from there). Reads only the `plugins` list: the full validation comes
+ * Imports and registers the plugins a spec file (a path, or the file already read) names,
+ * resolved relative to the spec's folder (bare names as packages from there). Reads only the `plugins` list: the full validation comes
  * after, when the registries hold the plugins' names. Unreadable specs are left to the loader.
  */
-export async function loadSpecPlugins(specPath: string): Promise<void> {
-  const refs = pluginRefs(specPath);
+export async function loadSpecPlugins(spec: string | SpecFile): Promise<void> {
+  const file = typeof spec === "string" ? readableSpecFile(spec) : spec;
+  if (!file) return;
+  const refs = pluginRefs(file);
   if (refs.length === 0) return;
   const before = new Set(datasetLoaders.names());
-  for (const ref of refs) await loadPlugin(ref, dirname(resolve(specPath)));
+  for (const ref of refs) await loadPlugin(ref, dirname(resolve(file.path)));
   checkLoaderMeta(datasetLoaders.names().filter((name) => !before.has(name)));
 }
 
@@ -138,22 +141,25 @@ function resolvePlugin(ref: PluginRef, baseDir: string): string {
   }
 }
 
-/** The `plugins` entries of a spec file with their positions; [] when there are none or the file is unreadable. */
-function pluginRefs(specPath: string): PluginRef[] {
-  let text: string;
+/** The spec file, or undefined when it cannot be read (the spec loader reports that). */
+function readableSpecFile(specPath: string): SpecFile | undefined {
   try {
-    text = readFileSync(specPath, "utf8").replace(/^\uFEFF/, "");
-  } catch {
-    return []; // the spec loader reports an unreadable file
+    return readSpecFile(specPath);
+  } catch (error) {
+    if (error instanceof InputError) return undefined;
+    throw error;
   }
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines });
-  const list = isMap(doc.contents) ? doc.contents.get("plugins", true) : undefined;
+}
+
+/** The `plugins` entries of a spec file with their positions; [] when there are none. */
+function pluginRefs(file: SpecFile): PluginRef[] {
+  const root = file.document?.contents;
+  const list = isMap(root) ? root.get("plugins", true) : undefined;
   if (!isSeq(list)) return [];
   return list.items.flatMap((node, index) => {
     if (!isScalar(node) || typeof node.value !== "string" || node.value === "") return [];
-    const { line, col } = lines.linePos(node.range?.[0] ?? 0);
-    return [{ specifier: node.value, where: `${specPath}:${line}:${col}: plugins[${index}]` }];
+    const { line, col } = file.position(node.range?.[0] ?? 0);
+    return [{ specifier: node.value, where: `${file.path}:${line}:${col}: plugins[${index}]` }];
   });
 }
 

@@ -4,21 +4,17 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fromSpecParams } from "../models/policy.js";
-import { modelPrice } from "../models/pricing.js";
-import { providers } from "../models/registry.js";
 import type { ProviderEnv } from "../models/types.js";
-import { resilienceFromSpec, withResilience } from "../models/resilience.js";
-import { registeredCallMarkers } from "../scaffolds/registry.js";
 import { InputError } from "../core/errors.js";
 import { executeTrials } from "./execute/execute-trials.js";
-import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
-import { planTrials, refuseImpossibleCells, runIdFor } from "./plan.js";
+import type { ExecuteSummary, TrialEvent } from "./execute/types.js";
+import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
+import { planTrials, runIdFor } from "./plan.js";
 import { openStore } from "./store/open.js";
 import { isPostgresUrl, parsePostgresUrl } from "./store/url.js";
 import type { RunRecord, TrialStore } from "./store/types.js";
 import { acquireStudyLock, type StudyLock } from "./study-lock.js";
-import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
+import { type PreparedStudy, prepareStudy } from "./study.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 
 export interface RunStudyOptions {
@@ -155,56 +151,4 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
   }
   if (batch.length > 0) await store.addPlannedTrials(batch);
   return runId;
-}
-
-/** Refuses cells the study's providers cannot run (see refuseImpossibleCells). */
-function refuseCells(study: PreparedStudy, models: Map<string, ModelRuntime>): void {
-  refuseImpossibleCells(study, (id) => {
-    const { provider, spec } = models.get(id)!;
-    return { capabilities: provider.capabilities(spec.model), scoresContinuations: !!provider.continuationLogprobs };
-  });
-}
-
-async function closeModels(models: Map<string, ModelRuntime>): Promise<void> {
-  await Promise.all([...models.values()].map((m) => m.provider.close?.()));
-}
-
-/**
- * For `plan`: the same refusals as `run`, without calling any model. Building a provider needs
- * its API keys; without them the capability checks cannot run, and the reason is returned
- * (the plan itself does not need keys).
- */
-export async function checkCells(study: PreparedStudy, env: ProviderEnv): Promise<string | undefined> {
-  let models: Map<string, ModelRuntime>;
-  try {
-    models = await buildModels(study, env);
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-  try {
-    refuseCells(study, models);
-    return undefined;
-  } finally {
-    await closeModels(models);
-  }
-}
-
-async function buildModels(study: PreparedStudy, env: ProviderEnv): Promise<Map<string, ModelRuntime>> {
-  const { execution } = study.spec;
-  const items = allItems(study);
-  const runtimes = new Map<string, ModelRuntime>();
-  for (const spec of study.spec.models) {
-    // Built one at a time, in spec order, so the first bad model entry is the one reported.
-    const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.spec.seed });
-    raw.observeItems?.(items);
-    raw.observeCallMarkers?.(registeredCallMarkers());
-    const provider = withResilience(raw, resilienceFromSpec(execution, spec.rate_limit));
-    runtimes.set(spec.id, {
-      spec,
-      provider,
-      params: fromSpecParams(spec.params),
-      price: modelPrice(spec, study.spec.prices),
-    });
-  }
-  return runtimes;
 }

@@ -7,7 +7,7 @@ import type { Condition } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { hashValue } from "../core/hash.js";
-import { specSource } from "../core/spec-loader.js";
+import { readSpecFile } from "../core/spec-loader.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import { sampleItems } from "../datasets/sample.js";
 import { loadStudySpec } from "../facets/validate.js";
@@ -47,10 +47,11 @@ export interface PreparedStudy {
 }
 
 export async function prepareStudy(specPath: string, options: { cacheDir?: string } = {}): Promise<PreparedStudy> {
-  await loadSpecPlugins(specPath); // before the spec is checked against the registries
+  const file = readSpecFile(specPath); // read and parsed once for the steps below
+  await loadSpecPlugins(file); // before the spec is checked against the registries
   // Facet values and plugin settings are checked here, before any benchmark file is read.
-  const { spec, text, path } = loadStudySpec(specPath);
-  const located = { path: specPath, source: specSource(text, path) };
+  const { spec, source } = loadStudySpec(file);
+  const located = { path: specPath, source };
   const warnings: string[] = [];
   const baseDir = dirname(resolve(specPath));
   const items = new Map<string, Map<string, Item>>();

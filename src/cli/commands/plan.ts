@@ -1,6 +1,6 @@
 import { conditionLabel } from "../../run/conditions.js";
 import { summarisePlan } from "../../run/plan.js";
-import { checkCells } from "../../run/run-study.js";
+import { checkCells } from "../../run/model-runtimes.js";
 import { prepareStudy } from "../../run/study.js";
 
 export async function planCommand(specPath: string, options: { json?: boolean }): Promise<void> {

@@ -1,7 +1,6 @@
-import { facetName } from "../../contracts/condition.js";
+import { DEFAULT_SCAFFOLD, facetName } from "../../contracts/condition.js";
 import type { CallRecord } from "../../contracts/trial.js";
 import { conditionLabel } from "../../run/conditions.js";
-import { DEFAULT_SCAFFOLD } from "../../run/plan.js";
 import { propagationChecks, roleKind } from "../../scaffolds/propagation.js";
 import { openStudyDir } from "../study-dir.js";
 import { trialPages } from "../../run/store/pages.js";
