@@ -15,3 +15,7 @@ export * from "./random.js";
 export * from "./rank-correlation.js";
 export * from "./roots.js";
 export * from "./trend.js";
+export * from "./config-dispersion.js";
+export * from "./rank-flip.js";
+export * from "./rank-stability.js";
+export * from "./score-grid.js";
