@@ -19,3 +19,5 @@ export * from "./config-dispersion.js";
 export * from "./rank-flip.js";
 export * from "./rank-stability.js";
 export * from "./score-grid.js";
+export * from "./paired-configurations.js";
+export * from "./variance-attribution.js";
