@@ -21,3 +21,4 @@ export * from "./rank-stability.js";
 export * from "./score-grid.js";
 export * from "./paired-configurations.js";
 export * from "./variance-attribution.js";
+export * from "./config-bootstrap.js";
