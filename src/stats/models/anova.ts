@@ -173,17 +173,27 @@ function residualSums(design: DesignMatrix, xtx: Float64Array, cells: Cells, y: 
     g[m * m - 1] = ssTotal;
     return { g, m };
   };
+  // rssOf and rankOf ask about the same sub-models: factor each one once.
+  const aliasSkipping = new Map<string, { rank: number; lastPivot: number }>();
+  const aliasSkippingFit = (termIdx: readonly number[]) => {
+    const key = termIdx.join(",");
+    let fit = aliasSkipping.get(key);
+    if (!fit) {
+      const { g, m } = augmentedGram(termIdx);
+      fit = aliasSkippingCholesky(g, m);
+      aliasSkipping.set(key, fit);
+    }
+    return fit;
+  };
   const rssOf = (termIdx: readonly number[]): number => {
+    if (dropAliased) return aliasSkippingFit(termIdx).lastPivot;
     const { g, m } = augmentedGram(termIdx);
-    if (dropAliased) return aliasSkippingCholesky(g, m).lastPivot;
     const l = cholesky(g, m);
     return l[m * m - 1] ** 2;
   };
   const rankOf = (termIdx: readonly number[]): number => {
-    const columns = termIdx.reduce((total, t) => total + design.terms[t].columns.length, 0);
-    if (!dropAliased) return columns;
-    const { g, m } = augmentedGram(termIdx);
-    return aliasSkippingCholesky(g, m).rank;
+    if (dropAliased) return aliasSkippingFit(termIdx).rank;
+    return termIdx.reduce((total, t) => total + design.terms[t].columns.length, 0);
   };
   return { ssTotal, rssOf, rankOf };
 }
