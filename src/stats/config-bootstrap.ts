@@ -76,6 +76,8 @@ export interface MaxStatisticResult extends ConfigurationBootstrapResult {
  * own draw of configurations, every slice's metric is recomputed on its group's draw, and the
  * maximum over slices is kept; the percentile range of that maximum bounds the multiplicity
  * inflation of an "up to X" headline. Slices whose metric is undefined in a resample are skipped.
+ * Within a resample the groups draw one after another, in order of first appearance, from the
+ * same stream. App. I leaves rho_flip^max out of this correction (exact counts, no resampling).
  */
 export function maxStatisticBootstrap(
   slices: readonly BootstrapSlice[],

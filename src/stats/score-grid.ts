@@ -51,3 +51,26 @@ export function factorial(n: number): number {
   for (let k = 2; k <= n; k++) out *= k;
   return out;
 }
+
+/** The grid restricted to the configurations at `indices` (in that order). */
+export function selectConfigurations(grid: ModelScoreGrid, indices: readonly number[]): ModelScoreGrid {
+  for (const c of indices) {
+    if (!(Number.isInteger(c) && c >= 0 && c < grid.scores.length))
+      throw new RangeError(`configuration ${c} out of range`);
+  }
+  return { models: grid.models, scores: indices.map((c) => grid.scores[c]) };
+}
+
+/**
+ * Indices of the parse-clean configurations: those where every model's parse rate is at least
+ * `minimum` (App. D and §5.1: 0.95). parseRates[c][m] is aligned with the grid's scores; a
+ * logprob configuration, with nothing to parse, should be given rate 1 by the caller.
+ */
+export function parseCleanConfigurations(parseRates: readonly (readonly number[])[], minimum = 0.95): number[] {
+  const clean: number[] = [];
+  parseRates.forEach((row, c) => {
+    if (row.length === 0) throw new RangeError(`configuration ${c} has no parse rates`);
+    if (row.every((rate) => rate >= minimum)) clean.push(c);
+  });
+  return clean;
+}

@@ -3,9 +3,11 @@ import { describe, it } from "node:test";
 import {
   inducedOrdering,
   pairwiseFlip,
+  parseCleanConfigurations,
   RandomStream,
   rankFlipSummary,
   reachedOrderings,
+  selectConfigurations,
   strictSignCounts,
 } from "../../src/stats/index.js";
 
@@ -142,5 +144,33 @@ describe("induced orderings and reachability (§5.1, Table 2; App. X tie-break)"
   it("refuses a ragged grid or a single model", () => {
     assert.throws(() => rankFlipSummary({ models: ["a", "b"], scores: [[0.1, 0.2], [0.3]] }), RangeError);
     assert.throws(() => rankFlipSummary({ models: ["a"], scores: [[0.1]] }), RangeError);
+  });
+});
+
+describe("parse-clean restriction (SafetyRepro App. D, §5.1)", () => {
+  it("keeps the configurations where every model parses at >= 0.95, and the metrics follow", () => {
+    const grid = {
+      models: ["a", "b"],
+      scores: [
+        [0.6, 0.5],
+        [0.4, 0.5],
+        [0.7, 0.5],
+        [0.3, 0.5],
+      ],
+    };
+    const parseRates = [
+      [1, 0.99],
+      [0.94, 1],
+      [0.95, 0.95],
+      [1, 0.5],
+    ];
+    const clean = parseCleanConfigurations(parseRates);
+    assert.deepEqual(clean, [0, 2]);
+    const full = rankFlipSummary(grid);
+    const restricted = rankFlipSummary(selectConfigurations(grid, clean));
+    assert.equal(full.pairs[0].rhoFlip, 2 / 4);
+    assert.equal(restricted.configurations, clean.length);
+    assert.equal(restricted.pairs[0].rhoFlip, 0);
+    assert.throws(() => selectConfigurations(grid, [4]), RangeError);
   });
 });
