@@ -20,6 +20,13 @@ export interface AnovaSpec {
   terms: readonly string[];
   /** Level order per factor (default: sort() order). Every term variable is treated as categorical. */
   factors?: Readonly<Record<string, FactorOptions>>;
+  /**
+   * A rank-deficient design (an empty level combination, as in a bootstrap resample): "error"
+   * (default) throws a RankDeficiencyError; "drop" fits the column space without the aliased
+   * columns, so each term's df is the rank it adds (Types I and II), and Type III, which is not
+   * defined without full rank, is then empty.
+   */
+  aliased?: "error" | "drop";
 }
 
 export interface AnovaRow {
@@ -63,25 +70,29 @@ export function anova(table: Table, spec: AnovaSpec): AnovaResult {
   const cells = collapseToCells(table, Object.keys(factors), y);
   const treatment = buildDesign(cells.table, { terms: spec.terms, factors, coding: "treatment" });
   const gram = weightedCrossProduct(treatment, cells.count);
-  assertFullRank(treatment, gram);
-  const { ssTotal, rssOf } = residualSums(treatment, gram, cells, y);
+  const dropAliased = spec.aliased === "drop";
+  if (!dropAliased) assertFullRank(treatment, gram);
+  const { ssTotal, rssOf, rankOf } = residualSums(treatment, gram, cells, y, dropAliased);
   const all = treatment.terms.map((_, t) => t);
   const rss = rssOf(all);
   const nObs = y.length;
-  const dfResidual = nObs - treatment.nCols;
+  const rank = rankOf(all);
+  const dfResidual = nObs - rank;
   if (dfResidual <= 0) throw new Error("no residual degrees of freedom: the model is saturated");
   const ms = rss / dfResidual;
   const row = makeRow(ssTotal, ms, dfResidual, rss);
-  const sum = buildDesign(cells.table, { terms: spec.terms, factors, coding: "sum" });
+  const fullRank = rank === treatment.nCols;
   return {
     nObs,
     ssTotal,
     rss,
     dfResidual,
     msResidual: ms,
-    type1: typeOne(treatment, rssOf, row),
-    type2: typeTwo(treatment, rssOf, row),
-    type3: typeThree(sum, cells, row),
+    type1: typeOne(treatment, rssOf, rankOf, row),
+    type2: typeTwo(treatment, rssOf, rankOf, row),
+    type3: fullRank
+      ? typeThree(buildDesign(cells.table, { terms: spec.terms, factors, coding: "sum" }), cells, row)
+      : [],
   };
 }
 
@@ -139,16 +150,18 @@ function numericResponse(table: Table, name: string): Float64Array {
 /**
  * RSS of any sub-model (a set of terms, always with the intercept) from one Gram matrix of
  * [X, y - mean(y)]: the last pivot of the Cholesky factor of the selected block squared is the RSS.
- * Centering y keeps that subtraction well conditioned.
+ * Centering y keeps that subtraction well conditioned. With `dropAliased`, a column whose pivot
+ * vanishes (it lies in the span of earlier columns) is skipped, which projects on the same
+ * column space; the rank is the number of columns kept.
  */
-function residualSums(design: DesignMatrix, xtx: Float64Array, cells: Cells, y: Float64Array) {
+function residualSums(design: DesignMatrix, xtx: Float64Array, cells: Cells, y: Float64Array, dropAliased: boolean) {
   const k = design.nCols;
   const mean = y.reduce((s, v) => s + v, 0) / y.length;
   let ssTotal = 0;
   for (let i = 0; i < y.length; i++) ssTotal += (y[i] - mean) ** 2;
   const centeredSums = cells.sum.map((s, c) => s - cells.count[c] * mean);
   const xty = crossProductVector(design, centeredSums);
-  const rssOf = (termIdx: readonly number[]): number => {
+  const augmentedGram = (termIdx: readonly number[]) => {
     const cols = termIdx.flatMap((t) => design.terms[t].columns);
     const m = cols.length + 1;
     const g = new Float64Array(m * m);
@@ -158,10 +171,63 @@ function residualSums(design: DesignMatrix, xtx: Float64Array, cells: Cells, y: 
       g[(m - 1) * m + a] = xty[cols[a]];
     }
     g[m * m - 1] = ssTotal;
+    return { g, m };
+  };
+  // rssOf and rankOf ask about the same sub-models: factor each one once.
+  const aliasSkipping = new Map<string, { rank: number; lastPivot: number }>();
+  const aliasSkippingFit = (termIdx: readonly number[]) => {
+    const key = termIdx.join(",");
+    let fit = aliasSkipping.get(key);
+    if (!fit) {
+      const { g, m } = augmentedGram(termIdx);
+      fit = aliasSkippingCholesky(g, m);
+      aliasSkipping.set(key, fit);
+    }
+    return fit;
+  };
+  const rssOf = (termIdx: readonly number[]): number => {
+    if (dropAliased) return aliasSkippingFit(termIdx).lastPivot;
+    const { g, m } = augmentedGram(termIdx);
     const l = cholesky(g, m);
     return l[m * m - 1] ** 2;
   };
-  return { ssTotal, rssOf };
+  const rankOf = (termIdx: readonly number[]): number => {
+    if (dropAliased) return aliasSkippingFit(termIdx).rank;
+    return termIdx.reduce((total, t) => total + design.terms[t].columns.length, 0);
+  };
+  return { ssTotal, rssOf, rankOf };
+}
+
+/** Relative pivot below which a column counts as a combination of the columns before it. */
+const ALIAS_TOLERANCE = 1e-10;
+
+/**
+ * Cholesky of the augmented Gram [X, y]'[X, y] that skips columns of X whose pivot vanishes
+ * (relative to their own diagonal). Returns the rank of X and the last pivot, y's squared
+ * residual norm after projection on the column space of X (clamped at 0).
+ */
+function aliasSkippingCholesky(a: Float64Array, m: number): { rank: number; lastPivot: number } {
+  const l = new Float64Array(m * m);
+  const kept: number[] = [];
+  let lastPivot = 0;
+  for (let j = 0; j < m; j++) {
+    let d = a[j * m + j];
+    for (const c of kept) d -= l[j * m + c] * l[j * m + c];
+    if (j === m - 1) {
+      lastPivot = Math.max(d, 0);
+      break;
+    }
+    if (!(d > ALIAS_TOLERANCE * a[j * m + j])) continue;
+    const ljj = Math.sqrt(d);
+    l[j * m + j] = ljj;
+    for (let i = j + 1; i < m; i++) {
+      let s = a[i * m + j];
+      for (const c of kept) s -= l[i * m + c] * l[j * m + c];
+      l[i * m + j] = s / ljj;
+    }
+    kept.push(j);
+  }
+  return { rank: kept.length, lastPivot };
 }
 
 function makeRow(ssTotal: number, ms: number, dfResidual: number, rss: number) {
@@ -193,14 +259,19 @@ function interceptTerms(design: DesignMatrix): number[] {
   return design.terms[0]?.name === "Intercept" ? [0] : [];
 }
 
-function typeOne(design: DesignMatrix, rssOf: (t: readonly number[]) => number, row: RowMaker): AnovaRow[] {
+type SubModelSum = (t: readonly number[]) => number;
+
+function typeOne(design: DesignMatrix, rssOf: SubModelSum, rankOf: SubModelSum, row: RowMaker): AnovaRow[] {
   const included = interceptTerms(design);
   let previous = rssOf(included);
+  let previousRank = rankOf(included);
   return effectTerms(design).map((t) => {
     included.push(t);
     const current = rssOf(included);
-    const out = row(design.terms[t].name, previous - current, design.terms[t].columns.length);
+    const currentRank = rankOf(included);
+    const out = row(design.terms[t].name, previous - current, currentRank - previousRank);
     previous = current;
+    previousRank = currentRank;
     return out;
   });
 }
@@ -210,7 +281,7 @@ function contains(outer: string[], inner: string[]): boolean {
   return outer.length > inner.length && inner.every((v) => outer.includes(v));
 }
 
-function typeTwo(design: DesignMatrix, rssOf: (t: readonly number[]) => number, row: RowMaker): AnovaRow[] {
+function typeTwo(design: DesignMatrix, rssOf: SubModelSum, rankOf: SubModelSum, row: RowMaker): AnovaRow[] {
   const effects = effectTerms(design);
   return effects.map((t) => {
     const vars = design.terms[t].variables;
@@ -220,7 +291,7 @@ function typeTwo(design: DesignMatrix, rssOf: (t: readonly number[]) => number, 
       ...effects.filter((u) => u !== t && !contains(design.terms[u].variables, vars)),
     ];
     const ss = rssOf(base) - rssOf([...base, t]);
-    return row(design.terms[t].name, ss, design.terms[t].columns.length);
+    return row(design.terms[t].name, ss, rankOf([...base, t]) - rankOf(base));
   });
 }
 
