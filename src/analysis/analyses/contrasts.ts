@@ -7,6 +7,7 @@ import type { Interval } from "../../stats/index.js";
 import { adjustPValues } from "../../stats/index.js";
 import { analyzeScope, type Contrast, type ContrastScope, type GlmSetup, verdictOf } from "../contrasts.js";
 import type { Population, ScoredRow } from "../data.js";
+import type { ResolvedFamily } from "../plan.js";
 import { type AnalysisContext, cardField, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { bracket, md, num, pct, pp, pValue, textTable } from "../text.js";
 
@@ -36,8 +37,8 @@ export interface NnhRow {
 function contrasts(ctx: AnalysisContext): Record<Population, PopulationContrasts> {
   const { levels } = ctx.resolved;
   return {
-    itt: contrastsFor("itt", ctx.scored.itt, ctx.benchmarks, levels, ctx.setup, ctx.plan),
-    pp: contrastsFor("pp", ctx.scored.pp, ctx.benchmarks, levels, ctx.setup, ctx.plan),
+    itt: contrastsFor("itt", ctx.scored.itt, ctx.benchmarks, levels, ctx.setup, ctx.plan, ctx.resolved.families),
+    pp: contrastsFor("pp", ctx.scored.pp, ctx.benchmarks, levels, ctx.setup, ctx.plan, ctx.resolved.families),
   };
 }
 
@@ -48,9 +49,11 @@ function contrastsFor(
   levels: string[],
   setup: GlmSetup,
   plan: AnalysisPlan,
+  families: readonly ResolvedFamily[],
 ): PopulationContrasts {
   const pooled = analyzeScope("pooled", population, scored, levels, setup, plan);
-  adjustFamily([pooled], plan.multiplicity.primary, plan.multiplicity.alpha);
+  // Each declared family (the primary configurations, then the plan's `families`) is adjusted within.
+  for (const family of families) adjustFamily([pooled], plan.multiplicity.primary, plan.multiplicity.alpha, family);
   const byBenchmark =
     benchmarks.length > 1
       ? benchmarks.map((b) =>
@@ -69,10 +72,16 @@ function contrastsFor(
 }
 
 /** Adjusts the odds-ratio p-values of every contrast in these scopes as one family, then sets verdicts. */
-function adjustFamily(scopes: ContrastScope[], method: AnalysisPlan["multiplicity"]["primary"], alpha: number): void {
+function adjustFamily(
+  scopes: ContrastScope[],
+  method: AnalysisPlan["multiplicity"]["primary"],
+  alpha: number,
+  family?: ResolvedFamily,
+): void {
+  const inFamily = (c: Contrast) => !family || family.conditions.includes(c.condition);
   const members = scopes
     .flatMap((s) => s.contrasts)
-    .filter((c) => !("error" in c.oddsRatio) && Number.isFinite(c.oddsRatio.p));
+    .filter((c) => inFamily(c) && !("error" in c.oddsRatio) && Number.isFinite(c.oddsRatio.p));
   if (members.length > 0) {
     const adjusted = adjustPValues(
       members.map((c) => (c.oddsRatio as { p: number }).p),
@@ -82,10 +91,10 @@ function adjustFamily(scopes: ContrastScope[], method: AnalysisPlan["multiplicit
     members.forEach((c, i) => {
       const or = c.oddsRatio as { pAdjusted: number | null; adjustment: string | null };
       or.pAdjusted = adjusted.adjusted[i];
-      or.adjustment = `${method} over ${members.length} test(s)`;
+      or.adjustment = `${method} over ${members.length} test(s)${family ? ` (family ${family.name})` : ""}`;
     });
   }
-  for (const c of scopes.flatMap((s) => s.contrasts)) c.verdict = verdictOf(c, alpha);
+  for (const c of scopes.flatMap((s) => s.contrasts).filter(inFamily)) c.verdict = verdictOf(c, alpha);
 }
 
 function contrastRow(c: Contrast): string[] {
