@@ -17,7 +17,7 @@ import type { Population, ScoredRow } from "./data.js";
 import type { Methodology } from "./methodology.js";
 import type { JudgeFacts } from "./integrity/registry.js";
 import type { ResolvedPlan } from "./plan.js";
-import type { AnalysisRow, AnalysisTable, TableSource } from "./table.js";
+import type { AnalysisRow, AnalysisTable, ItemFacts, TableSource } from "./table.js";
 
 /** An optional part of the analysis that did not apply to this table, and why. */
 export type Skipped = { skipped: string };
@@ -92,6 +92,8 @@ export interface AnalysisContext {
   results: Partial<AnalysisResults>;
   /** The judges' agreement and blinding when a study directory records them. */
   judges?: JudgeFacts;
+  /** Item metadata by case, when known (BBQ's context condition and answer roles, ...). */
+  items?: ItemFacts;
 }
 
 /** The study's computed results and the study-directory facts, as the presentations read them. */

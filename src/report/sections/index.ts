@@ -6,6 +6,8 @@ import "./scorecard.js";
 import "./charts.js";
 import "./contrasts.js";
 import "./hypotheses.js";
+import "./subhypotheses.js";
+import "./bbq-bias.js";
 import "./pairwise.js";
 import "./independence-ci.js";
 import "./format.js";
