@@ -409,3 +409,71 @@ describe("cell-level baseline dependence (Spearman of baseline vs delta)", () =>
     assert.ok("skipped" in none.baselineDependence);
   });
 });
+
+describe("per-model scaffold sensitivity profiles (App. O.2)", () => {
+  it("match a hand computation on a small table", async () => {
+    const small = smallTable({
+      direct: { b1: [1, 1, 1, 0], b2: [1, 1, 0, 0] },
+      map_reduce: { b1: [1, 0, 0, 0], b2: [1, 1, 1, 0] },
+    });
+    const s = (await analyzeStudy(small, fast())).sensitivityProfiles;
+    assert.ok(!("skipped" in s), JSON.stringify(s));
+    assert.equal(s.profiles.length, 1);
+    const [p] = s.profiles;
+    // Ranges: b1 0.75 - 0.25 = 0.5, b2 0.75 - 0.5 = 0.25; overall 9/16;
+    // eta^2 = 8 (5/8 - 9/16)^2 + 8 (4/8 - 9/16)^2 over 16 (9/16)(7/16) = (1/16) / (63/16) = 1/63.
+    close(p.averageRange, 0.375, "average range");
+    close(p.maxRange, 0.5, "max range");
+    assert.equal(p.maxRangeBenchmark, "b1");
+    close(p.overallSafe, 9 / 16, "overall safe");
+    close(p.etaSq, 1 / 63, "eta^2");
+  });
+
+  it("ranks a planted scaffold-sensitive model above a robust one", async () => {
+    const random = seededRandom(41);
+    const sensitivity: Record<string, number> = { robust: 0, middle: 0.12, fragile: 0.3 };
+    const rows: AnalysisRow[] = [];
+    for (const benchmark of ["b1", "b2"]) {
+      for (let i = 0; i < 500; i++) {
+        const item = `${benchmark}-${i}`;
+        const base = 0.45 + 0.3 * random.uniform();
+        for (const [model, k] of Object.entries(sensitivity)) {
+          for (const [scaffold, effect] of [
+            ["direct", 0],
+            ["react", 0],
+            ["map_reduce", benchmark === "b1" ? -k : k / 2],
+          ] as const) {
+            rows.push({
+              trialId: null,
+              model,
+              benchmark,
+              item,
+              cluster: clusterKey(benchmark, item),
+              attempt: 1,
+              facets: { scaffold },
+              outcome: random.uniform() < base + effect ? 1 : 0,
+              parseFailed: false,
+              errored: false,
+              simulated: true,
+            });
+          }
+        }
+      }
+    }
+    const table: AnalysisTable = {
+      ...smallTable({}),
+      rows,
+      facetLevels: { scaffold: ["direct", "react", "map_reduce"] },
+    };
+    const s = (await analyzeStudy(table, fast())).sensitivityProfiles;
+    assert.ok(!("skipped" in s), JSON.stringify(s));
+    assert.deepEqual(
+      s.profiles.map((p) => p.model),
+      ["fragile", "middle", "robust"],
+    );
+    const fragile = s.profiles[0];
+    close(fragile.averageRange, (0.3 + 0.15) / 2, "fragile average range", 0.06);
+    assert.equal(fragile.maxRangeBenchmark, "b1");
+    assert.ok(fragile.etaSq > s.profiles[2].etaSq, "eta^2 follows the planted sensitivity");
+  });
+});

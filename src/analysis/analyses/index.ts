@@ -15,6 +15,7 @@ import "./option-preserving.js";
 import "./paired.js";
 import "./variance.js";
 import "./baseline-dependence.js";
+import "./sensitivity-profiles.js";
 import "./specification-curve.js";
 import "./methodology.js";
 
@@ -26,5 +27,6 @@ export type { SubHypothesesResult, SubHypothesisResult } from "./subhypotheses.j
 export type { BaselineCell, BaselineDependence } from "./baseline-dependence.js";
 export type { IndependenceCi, IndependenceCiRow } from "./independence-ci.js";
 export type { PairwiseContrast, PairwiseFamily } from "./pairwise.js";
+export type { SensitivityProfile, SensitivityProfiles } from "./sensitivity-profiles.js";
 export type { MethodologyStamp } from "./methodology.js";
 export type { MatrixCell, RateMatrix } from "./rates.js";

@@ -15,6 +15,7 @@ import "./option-preserving.js";
 import "./paired.js";
 import "./variance.js";
 import "./baseline-dependence.js";
+import "./sensitivity-profiles.js";
 import "./specification-curve.js";
 import "./methodology.js";
 import "./cells.js";
