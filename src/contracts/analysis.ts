@@ -191,7 +191,19 @@ export const GeneralizabilitySchema = z
       .min(1)
       .max(2)
       .optional()
-      .describe("Random facets (default: the comparison facet and benchmark)"),
+      .describe("Facets of the G-study (default: the comparison facet and benchmark)"),
+    fixed: z
+      .array(facetName)
+      .optional()
+      .describe(
+        "Facets fixed in the universe of generalization (default: all of `facets`, as ScaffoldSafety App. O.1 states; [] = all random)",
+      ),
+    d_study: z
+      .array(z.number().int().min(1))
+      .min(1)
+      .max(2)
+      .default([8, 12])
+      .describe("D-study facet sizes n', in `facets` order (default: the paper's 8 scaffolds x 12 benchmarks)"),
   })
   .strict();
 

@@ -477,3 +477,143 @@ describe("per-model scaffold sensitivity profiles (App. O.2)", () => {
     assert.ok(fragile.etaSq > s.profiles[2].etaSq, "eta^2 follows the planted sensitivity");
   });
 });
+
+describe("G-study with declared facet types and the D-study projection", () => {
+  /** Models x benchmarks x scaffolds; rate = 0.5 + model effect (+ model x benchmark effect). */
+  function gTable(seed: number, modelSpread: number, reorderSpread: number): AnalysisTable {
+    const random = seededRandom(seed);
+    const models = ["m1", "m2", "m3", "m4", "m5", "m6"];
+    const benchmarks = ["b1", "b2", "b3", "b4"];
+    const rows: AnalysisRow[] = [];
+    const ability = models.map((_, i) => modelSpread * (i / (models.length - 1) - 0.5));
+    for (const [mi, model] of models.entries()) {
+      for (const benchmark of benchmarks) {
+        const interaction = reorderSpread * (random.uniform() - 0.5);
+        for (const scaffold of ["direct", "react", "map_reduce"]) {
+          for (let i = 0; i < 150; i++) {
+            const item = `${benchmark}-${i}`;
+            rows.push({
+              trialId: null,
+              model,
+              benchmark,
+              item,
+              cluster: clusterKey(benchmark, item),
+              attempt: 1,
+              facets: { scaffold },
+              outcome: random.uniform() < 0.5 + ability[mi] + interaction ? 1 : 0,
+              parseFailed: false,
+              errored: false,
+              simulated: true,
+            });
+          }
+        }
+      }
+    }
+    return { ...smallTable({}), rows, facetLevels: { scaffold: ["direct", "react", "map_reduce"] } };
+  }
+
+  it("declares the paper's defaults (both fixed, 8 x 12) and reports both designs", async () => {
+    const plan = fast();
+    assert.deepEqual(plan.generalizability.d_study, [8, 12]);
+    assert.equal(plan.generalizability.fixed, undefined);
+    const g = (await analyzeStudy(gTable(1, 0.4, 0), plan)).variance.generalizability;
+    assert.ok(!("error" in g), JSON.stringify(g));
+    assert.deepEqual(g.facetTypes, { scaffold: "fixed", benchmark: "fixed" });
+    assert.equal(g.coefficient, 1, "no sampled facet: no relative error");
+    assert.deepEqual(g.dStudy.sizes, [8, 12]);
+    assert.equal(g.notes.length, 1);
+  });
+
+  it("matches the EMS components and coefficients computed by hand from the cell means", async () => {
+    const table = gTable(2, 0.3, 0.3);
+    const g = (await analyzeStudy(table, fast({ generalizability: { fixed: [] } }))).variance.generalizability;
+    assert.ok(!("error" in g), JSON.stringify(g));
+    assert.deepEqual(g.facetTypes, { scaffold: "random", benchmark: "random" });
+    // Cell means y[p][i][j] (model, scaffold, benchmark), then Brennan's p x i x j EMS equations.
+    const models = [...new Set(table.rows.map((r) => r.model))].sort();
+    const scaffolds = [...new Set(table.rows.map((r) => r.facets.scaffold))].sort();
+    const benchmarks = [...new Set(table.rows.map((r) => r.benchmark))].sort();
+    const [np, ni, nj] = [models.length, scaffolds.length, benchmarks.length];
+    const y = models.map((m) =>
+      scaffolds.map((s) =>
+        benchmarks.map((b) => {
+          const cell = table.rows.filter((r) => r.model === m && r.facets.scaffold === s && r.benchmark === b);
+          return cell.reduce((a, r) => a + r.outcome!, 0) / cell.length;
+        }),
+      ),
+    );
+    const avg = (f: (p: number, i: number, j: number) => boolean) => {
+      let sum = 0;
+      let n = 0;
+      for (let p = 0; p < np; p++)
+        for (let i = 0; i < ni; i++)
+          for (let j = 0; j < nj; j++)
+            if (f(p, i, j)) {
+              sum += y[p][i][j];
+              n++;
+            }
+      return sum / n;
+    };
+    const grand = avg(() => true);
+    const mP = models.map((_, p) => avg((a) => a === p));
+    const mI = scaffolds.map((_, i) => avg((_a, b) => b === i));
+    const mJ = benchmarks.map((_, j) => avg((_a, _b, c) => c === j));
+    let ssP = 0;
+    let ssPI = 0;
+    let ssPJ = 0;
+    let ssPIJ = 0;
+    for (let p = 0; p < np; p++) ssP += ni * nj * (mP[p] - grand) ** 2;
+    for (let p = 0; p < np; p++)
+      for (let i = 0; i < ni; i++) {
+        const mPI = avg((a, b) => a === p && b === i);
+        ssPI += nj * (mPI - mP[p] - mI[i] + grand) ** 2;
+      }
+    for (let p = 0; p < np; p++)
+      for (let j = 0; j < nj; j++) {
+        const mPJ = avg((a, _b, c) => a === p && c === j);
+        ssPJ += ni * (mPJ - mP[p] - mJ[j] + grand) ** 2;
+      }
+    for (let p = 0; p < np; p++)
+      for (let i = 0; i < ni; i++)
+        for (let j = 0; j < nj; j++) {
+          const r =
+            y[p][i][j] -
+            avg((a, b) => a === p && b === i) -
+            avg((a, _b, c) => a === p && c === j) -
+            avg((_a, b, c) => b === i && c === j) +
+            mP[p] +
+            mI[i] +
+            mJ[j] -
+            grand;
+          ssPIJ += r * r;
+        }
+    const msP = ssP / (np - 1);
+    const msPI = ssPI / ((np - 1) * (ni - 1));
+    const msPJ = ssPJ / ((np - 1) * (nj - 1));
+    const msPIJ = ssPIJ / ((np - 1) * (ni - 1) * (nj - 1));
+    const s2p = Math.max(0, (msP - msPI - msPJ + msPIJ) / (ni * nj));
+    const s2pi = Math.max(0, (msPI - msPIJ) / nj);
+    const s2pj = Math.max(0, (msPJ - msPIJ) / ni);
+    const rho = (a: number, b: number) => s2p / (s2p + s2pi / a + s2pj / b + msPIJ / (a * b));
+    close(g.allRandom.coefficient, rho(ni, nj), "E rho^2, all random", 1e-9);
+    close(g.coefficient, rho(ni, nj), "declared all random = all random", 1e-9);
+    close(g.dStudy.allRandom.generalizability, rho(8, 12), "D-study 8 x 12", 1e-9);
+    // Scaffold fixed: p x scaffold joins the universe score.
+    const mixed = (await analyzeStudy(table, fast({ generalizability: { fixed: ["scaffold"] } }))).variance
+      .generalizability;
+    assert.ok(!("error" in mixed));
+    const tau = s2p + s2pi / ni;
+    close(mixed.coefficient, tau / (tau + s2pj / nj + msPIJ / (ni * nj)), "E rho^2, scaffold fixed", 1e-9);
+  });
+
+  it("recovers a planted stable model ranking (high E rho^2) and a reordering one (low)", async () => {
+    const random = { generalizability: { fixed: [] } };
+    const stable = (await analyzeStudy(gTable(3, 0.5, 0), fast(random))).variance.generalizability;
+    const reordered = (await analyzeStudy(gTable(4, 0, 0.6), fast(random))).variance.generalizability;
+    assert.ok(!("error" in stable) && !("error" in reordered));
+    assert.ok(stable.coefficient > 0.9, `stable ${stable.coefficient}`);
+    assert.ok(reordered.coefficient < 0.5, `reordered ${reordered.coefficient}`);
+    // More benchmarks and scaffolds average the interaction away.
+    assert.ok(reordered.dStudy.allRandom.generalizability >= reordered.allRandom.coefficient);
+  });
+});
