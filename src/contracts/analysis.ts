@@ -64,7 +64,9 @@ export const SUBHYPOTHESIS_MEASURES = ["safe", "unknown_ambiguous", "over_refusa
 export const SubHypothesisSchema = z
   .object({
     name: z.string().min(1),
-    benchmark: z.string().min(1).describe("The benchmark (as the table names it)"),
+    benchmark: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .describe("The benchmark, or benchmarks read together (e.g. [xstest, or_bench]), as the table names them"),
     conditions: z
       .array(z.string().min(1))
       .min(1)

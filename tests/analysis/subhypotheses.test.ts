@@ -161,6 +161,34 @@ describe("H3 sub-hypotheses (the paper's four, Holm within)", async () => {
     assert.equal(result.results[0].verdict, "supported", JSON.stringify(result.results[0]));
   });
 
+  it("reads several benchmarks together (XSTest with OR-Bench), with benchmark fixed effects", async () => {
+    const both = fast({
+      hypotheses: {
+        subhypotheses: [
+          {
+            name: "refusal",
+            benchmark: ["xstest", "sycophancy"],
+            conditions: ["critic"],
+            measure: "safe",
+            prediction: "increase",
+          },
+        ],
+      },
+    });
+    const result = (await analyzeStudy(table, both)).subhypotheses;
+    assert.ok(!("skipped" in result));
+    const [r] = result.results;
+    assert.equal(r.benchmark, "xstest + sycophancy");
+    assert.equal(r.test?.formula, "measure ~ any condition + model + benchmark");
+    const rows = table.rows.filter((x) => ["xstest", "sycophancy"].includes(x.benchmark));
+    const n = (level: string) => rows.filter((x) => x.facets.scaffold === level).length;
+    assert.deepEqual(
+      r.rates.map((x) => x.n),
+      [n("direct"), n("critic")],
+    );
+    assert.equal(r.verdict, "supported", JSON.stringify(r));
+  });
+
   it("says why a sub-hypothesis cannot be tested without item metadata", async () => {
     const bare = await analyzeStudy({ ...table, items: undefined }, fast());
     const s = bare.subhypotheses;

@@ -12,7 +12,7 @@
  *   a prompt that should be answered).
  *
  * A directional sub-hypothesis is a logistic regression of the measure on an indicator (any of
- * its conditions vs the reference) with model fixed effects and case-cluster-robust SE, tested
+ * its conditions vs the reference) with model (and, for several benchmarks, benchmark) fixed effects and case-cluster-robust SE, tested
  * one-sided in the predicted direction; a null prediction ('none') is the joint two-sided Wald
  * test of every condition (the paper's "null rejected overall"). p-values are adjusted within
  * the family by multiplicity.subhypotheses.
@@ -37,6 +37,7 @@ type SubHypothesis = z.infer<typeof SubHypothesisSchema>;
 
 export interface SubHypothesisResult {
   name: string;
+  /** The benchmark(s) it reads, joined by " + ". */
   benchmark: string;
   measure: SubHypothesis["measure"];
   prediction: SubHypothesis["prediction"];
@@ -88,15 +89,26 @@ function run(ctx: AnalysisContext, h: SubHypothesis): SubHypothesisResult {
     const level = findLevel(c, levels);
     return level && level !== reference ? [level] : [];
   });
-  const base = { name: h.name, benchmark: h.benchmark, measure: h.measure, prediction: h.prediction, conditions };
+  const wantedBenchmarks = typeof h.benchmark === "string" ? [h.benchmark] : h.benchmark;
+  const base = {
+    name: h.name,
+    benchmark: wantedBenchmarks.join(" + "),
+    measure: h.measure,
+    prediction: h.prediction,
+    conditions,
+  };
   const empty = { ...base, rates: [], test: null, verdict: "not tested" };
   if (conditions.length === 0) return { ...empty, skipped: `none of ${declared.join(", ")} is in the data` };
-  if (!ctx.benchmarks.includes(h.benchmark))
-    return { ...empty, skipped: `no benchmark '${h.benchmark}' (benchmarks: ${ctx.benchmarks.join(", ")})` };
+  const benchmarks = wantedBenchmarks.filter((b) => ctx.benchmarks.includes(b));
+  if (benchmarks.length === 0)
+    return {
+      ...empty,
+      skipped: `no benchmark ${wantedBenchmarks.map((b) => `'${b}'`).join(" or ")} (benchmarks: ${ctx.benchmarks.join(", ")})`,
+    };
   const used = [reference, ...conditions];
   const rows: { s: ScoredRow; m: number }[] = [];
   for (const s of ctx.main) {
-    if (s.row.benchmark !== h.benchmark || !used.includes(s.row.facets[facet])) continue;
+    if (!benchmarks.includes(s.row.benchmark) || !used.includes(s.row.facets[facet])) continue;
     const m = measureOf(ctx, s, h.measure);
     if (m !== null) rows.push({ s, m });
   }
@@ -116,17 +128,20 @@ function run(ctx: AnalysisContext, h: SubHypothesis): SubHypothesisResult {
     };
   });
   const withModel = new Set(rows.map((r) => r.s.row.model)).size > 1;
+  const withBenchmark = new Set(rows.map((r) => r.s.row.benchmark)).size > 1;
+  const covariates = `${withModel ? " + model" : ""}${withBenchmark ? " + benchmark" : ""}`;
   const table = {
     outcome: Float64Array.from(rows, (r) => r.m),
     arm: rows.map((r) => (r.s.row.facets[facet] === reference ? "reference" : "condition")),
     level: rows.map((r) => r.s.row.facets[facet]),
     model: rows.map((r) => r.s.row.model),
+    benchmark: rows.map((r) => r.s.row.benchmark),
     cluster: rows.map((r) => r.s.row.cluster),
   };
   const term = h.prediction === "none" ? "level" : "arm";
-  const formula = `measure ~ ${h.prediction === "none" ? facet : "any condition"}${withModel ? " + model" : ""}`;
+  const formula = `measure ~ ${h.prediction === "none" ? facet : "any condition"}${covariates}`;
   const fitted = attempt(() =>
-    binomialRegression(table, `outcome ~ ${term}${withModel ? " + model" : ""}`, {
+    binomialRegression(table, `outcome ~ ${term}${covariates}`, {
       factors: { [term]: { reference: term === "arm" ? "reference" : reference } },
       cluster: "cluster",
     }),
