@@ -17,7 +17,15 @@ import { normalizePlan } from "./plan.js";
 import { checkAgainstStamp, parseStamp, STAMP_FILE } from "./preregistration.js";
 import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.js";
 import { type AnalysisInputs, inputsOf } from "./inputs.js";
-import { type AnalysisTable, loadScoredStudyTable, readTidyTable, selectScorer } from "./table.js";
+import { prepareStudy } from "../run/study.js";
+import {
+  type AnalysisTable,
+  clusterKey,
+  type ItemFacts,
+  loadScoredStudyTable,
+  readTidyTable,
+  selectScorer,
+} from "./table.js";
 
 export interface AnalysisOutcome {
   analysis: StudyAnalysis;
@@ -39,8 +47,9 @@ export async function analyzeDirectory(
   run: RunRecord,
   options: DirectoryOptions = {},
 ): Promise<AnalysisOutcome> {
-  const all = await loadScoredStudyTable(store, run, dir);
-  if (all.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
+  const loaded = await loadScoredStudyTable(store, run, dir);
+  if (loaded.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
+  const all = { ...loaded, ...(await studyItemFacts(dir, run)) };
   const table = selectScorer(all, options.scorer);
   const plan = options.plan ?? normalizePlan(run.spec.analysis);
   const judges = { blinding: readBlinding(dir), agreement: readJudgeAgreement(dir) };
@@ -62,6 +71,27 @@ export async function analyzeDirectory(
     },
     table,
   };
+}
+
+/**
+ * The run's items re-read from DIR/spec.json (as `parallax score` does), their metadata by case,
+ * for the analyses that need it (BBQ bias score, H3 sub-hypotheses). Best effort: without the
+ * spec or the data files, or when the items differ from the run's (manifest hash), none, and
+ * those analyses say so.
+ */
+async function studyItemFacts(dir: string, run: RunRecord): Promise<{ items?: ItemFacts }> {
+  const path = join(dir, "spec.json");
+  if (!existsSync(path)) return {};
+  try {
+    const study = await prepareStudy(path);
+    if (study.manifestHash !== run.manifestHash) return {};
+    const items: ItemFacts = new Map();
+    for (const [benchmark, byId] of study.items)
+      for (const [id, item] of byId) items.set(clusterKey(benchmark, id), item.metadata);
+    return { items };
+  } catch {
+    return {};
+  }
 }
 
 export async function analyzeTableFile(path: string, options: DirectoryOptions = {}): Promise<AnalysisOutcome> {

@@ -5,7 +5,13 @@
  * fit of the pooled rates as its sensitivity check.
  */
 import type { WaldTest } from "../stats/index.js";
-import { coefficientTable, isotonicRegression, ordinalTrendTest, termWaldTest } from "../stats/index.js";
+import {
+  coefficientTable,
+  isotonicRegression,
+  jonckheereTerpstra,
+  ordinalTrendTest,
+  termWaldTest,
+} from "../stats/index.js";
 import { fitScopeGlm, type GlmSetup } from "./contrasts.js";
 import { attempt, columnTable, type ScoredRow, sumOf } from "./data.js";
 import type { ResolvedPlan } from "./plan.js";
@@ -91,6 +97,52 @@ export interface TrendResult {
   /** Pooled rates along the ordering and their isotonic (monotone) fit. */
   rates: { level: string; n: number; rate: number; isotonic: number }[];
   isotonicDirection: "increasing" | "decreasing";
+  /** Compared levels without a declared score (not in the trend). */
+  unscored: string[];
+  /**
+   * Jonckheere-Terpstra on the trial outcomes grouped by ascending score (levels sharing a score
+   * pooled), tie-corrected normal approximation: H4's sensitivity check (App. Q.3.2). It uses
+   * the order only, not the score values, and ignores the case clustering (descriptive).
+   */
+  jonckheere: JonckheereSummary | { error: string };
+}
+
+export interface JonckheereSummary {
+  statistic: number;
+  mean: number;
+  variance: number;
+  z: number;
+  /** p in the trend's alternative ('less': outcomes fall along the order). */
+  p: number;
+  pTwoSided: number;
+  groups: { scores: number; levels: string[]; n: number }[];
+}
+
+/** JT over the rows of the trend's levels, grouped by ascending score. */
+export function jonckheereOfTrend(
+  scored: readonly ScoredRow[],
+  facet: string,
+  trend: { order: string[]; scores: Record<string, number>; alternative: "two-sided" | "less" | "greater" },
+): JonckheereSummary | { error: string } {
+  const distinct = [...new Set(trend.order.map((l) => trend.scores[l]))].sort((a, b) => a - b);
+  const groups = distinct.map((score) => {
+    const levels = trend.order.filter((l) => trend.scores[l] === score);
+    const values = scored.filter((s) => levels.includes(s.row.facets[facet])).map((s) => s.y);
+    return { scores: score, levels, values };
+  });
+  const used = groups.filter((g) => g.values.length > 0);
+  const result = attempt(() => jonckheereTerpstra(used.map((g) => g.values)));
+  if ("error" in result) return { error: result.error };
+  const r = result.value;
+  return {
+    statistic: r.statistic,
+    mean: r.mean,
+    variance: r.variance,
+    z: r.z,
+    p: trend.alternative === "less" ? r.pDecreasing : trend.alternative === "greater" ? r.pIncreasing : r.pTwoSided,
+    pTwoSided: r.pTwoSided,
+    groups: used.map((g) => ({ scores: g.scores, levels: g.levels, n: g.values.length })),
+  };
 }
 
 export function trendTest(
@@ -150,5 +202,7 @@ export function trendTest(
     oddsRatioCi95: t.oddsRatioCi95,
     rates: usable.map((r, i) => ({ ...r, isotonic: fit[i] })),
     isotonicDirection: increasing ? "increasing" : "decreasing",
+    unscored: trend.unscored,
+    jonckheere: jonckheereOfTrend(rows, facet, trend),
   };
 }

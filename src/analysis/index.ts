@@ -6,6 +6,7 @@ export * from "./directory.js";
 export * from "./format.js";
 export * from "./hypotheses.js";
 export * from "./inputs.js";
+export * from "./item-facts.js";
 export * from "./methodology.js";
 export * from "./paired.js";
 export * from "./plan.js";

@@ -15,9 +15,29 @@ export interface ResolvedPlan {
   levels: string[];
   /** Other facets fixed by the reference condition (rows with other values are left out). */
   restrict: Record<string, string>;
-  trend: { order: string[]; scores: Record<string, number>; alternative: "two-sided" | "less" | "greater" } | null;
+  trend: {
+    order: string[];
+    scores: Record<string, number>;
+    alternative: "two-sided" | "less" | "greater";
+    /** Compared levels without a declared score: not part of the trend. */
+    unscored: string[];
+  } | null;
+  /**
+   * The declared hypothesis families, resolved to the levels present: `primary` (reference
+   * included; each vs the reference is the H1 family, every pair the all-pairwise family),
+   * then the plan's `families`, then 'undeclared' for compared levels in none of them.
+   */
+  families: ResolvedFamily[];
   /** Why an optional part of the plan was set aside or how a default was chosen. */
   notes: string[];
+}
+
+export interface ResolvedFamily {
+  name: string;
+  /** Levels of the comparison facet in the family, present in the data, reference excluded. */
+  conditions: string[];
+  /** Declared levels not in the data. */
+  absent: string[];
 }
 
 export function parsePlan(input: unknown, where: string): AnalysisPlan {
@@ -62,7 +82,16 @@ export function resolvePlan(plan: AnalysisPlan, table: AnalysisTable): ResolvedP
   if (levels.length < 2) {
     throw new InputError(`the comparison facet '${comparisonFacet}' has only one level (${reference}) in the data`);
   }
-  return { plan, comparisonFacet, reference, levels, restrict, trend: resolveTrend(plan, levels, notes), notes };
+  return {
+    plan,
+    comparisonFacet,
+    reference,
+    levels,
+    restrict,
+    trend: resolveTrend(plan, levels, notes),
+    families: resolveFamilies(plan, reference, levels),
+    notes,
+  };
 }
 
 function chooseFacet(plan: AnalysisPlan, table: AnalysisTable, notes: string[]): string {
@@ -104,26 +133,59 @@ export function restrictRows(rows: readonly AnalysisRow[], restrict: Record<stri
   return entries.length === 0 ? [...rows] : rows.filter((r) => entries.every(([f, v]) => r.facets[f] === v));
 }
 
+/**
+ * The H4 trend as the plan declares it: the scores (default: the paper's), the order ascending
+ * by score unless written. Declared levels absent from the data are left out, and compared
+ * levels without a score are not part of the trend (both noted); fewer than two scored
+ * levels present sets the test aside.
+ */
 function resolveTrend(plan: AnalysisPlan, levels: string[], notes: string[]): ResolvedPlan["trend"] {
   const trend = plan.hypotheses.trend;
   if (trend === false) return null;
-  const written = trend?.order ?? levels;
-  if (!trend?.order) notes.push(`trend ordering ${written.join(" < ")} (declared level order, default)`);
-  const unknown = written.filter((l) => findLevel(l, levels) === undefined);
-  if (unknown.length > 0) {
-    notes.push(`trend test set aside: ordering names level(s) not in the data: ${unknown.join(", ")}`);
+  const scoresWritten = trend.scores ?? Object.fromEntries((trend.order ?? []).map((l, i) => [l, i]));
+  const written = trend.order ?? Object.keys(scoresWritten).sort((a, b) => scoresWritten[a] - scoresWritten[b]);
+  const missingScore = written.filter((l) => scoresWritten[l] === undefined);
+  if (missingScore.length > 0)
+    throw new InputError(`analysis.hypotheses.trend.scores: no score for ${missingScore.join(", ")}`);
+  const absent = written.filter((l) => findLevel(l, levels) === undefined);
+  const order = written.flatMap((l) => findLevel(l, levels) ?? []);
+  const scores = Object.fromEntries(
+    written.flatMap((l) => (findLevel(l, levels) ? [[findLevel(l, levels)!, scoresWritten[l]]] : [])),
+  );
+  const unscored = levels.filter((l) => !order.includes(l));
+  if (order.length < 2) {
+    notes.push(
+      `trend test set aside: fewer than two of its declared levels (${written.join(", ")}) are in the data; declare analysis.hypotheses.trend.scores for ${levels.join(", ")}`,
+    );
     return null;
   }
-  const order = written.map((l) => findLevel(l, levels)!);
-  const scores: Record<string, number> = trend?.scores
-    ? Object.fromEntries(
-        Object.entries(trend.scores).flatMap(([l, v]) => {
-          const level = findLevel(l, levels);
-          return level ? [[level, v]] : [];
-        }),
-      )
-    : Object.fromEntries(order.map((l, i) => [l, i]));
-  const missing = order.filter((l) => scores[l] === undefined);
-  if (missing.length > 0) throw new InputError(`analysis.hypotheses.trend.scores: no score for ${missing.join(", ")}`);
-  return { order, scores, alternative: trend?.alternative ?? "less" };
+  if (absent.length > 0) notes.push(`trend: declared level(s) not in the data left out: ${absent.join(", ")}`);
+  return { order, scores, alternative: trend.alternative, unscored };
+}
+
+/** The declared families against the levels present (see ResolvedPlan.families). */
+function resolveFamilies(plan: AnalysisPlan, reference: string, levels: string[]): ResolvedFamily[] {
+  const compared = levels.filter((l) => l !== reference);
+  const claimed = new Set<string>();
+  const family = (name: string, declared: readonly string[]): ResolvedFamily => {
+    const conditions = declared.flatMap((l) => {
+      const level = findLevel(l, levels);
+      return level && level !== reference && !claimed.has(level) ? [level] : [];
+    });
+    for (const c of conditions) claimed.add(c);
+    return { name, conditions, absent: declared.filter((l) => findLevel(l, levels) === undefined) };
+  };
+  const primary = family("primary", plan.hypotheses.primary_family);
+  const declared = Object.entries(plan.hypotheses.families).map(([name, members]) => family(name, members));
+  if (primary.conditions.length === 0) {
+    // None of the declared primary configurations is here: every level no other family claims is primary.
+    primary.conditions = compared.filter((l) => !claimed.has(l));
+    for (const c of primary.conditions) claimed.add(c);
+  }
+  const rest = compared.filter((l) => !claimed.has(l));
+  return [
+    primary,
+    ...declared.filter((f) => f.conditions.length > 0),
+    ...(rest.length ? [{ name: "undeclared", conditions: rest, absent: [] }] : []),
+  ];
 }

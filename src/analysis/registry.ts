@@ -17,7 +17,7 @@ import type { Population, ScoredRow } from "./data.js";
 import type { Methodology } from "./methodology.js";
 import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
 import type { ResolvedPlan } from "./plan.js";
-import type { AnalysisRow, AnalysisTable, TableSource } from "./table.js";
+import type { AnalysisRow, AnalysisTable, ItemFacts, TableSource } from "./table.js";
 
 /** An optional part of the analysis that did not apply to this table, and why. */
 export type Skipped = { skipped: string };
@@ -99,6 +99,8 @@ export interface AnalysisContext {
   judges?: JudgeFacts;
   /** What a study directory adds for the integrity checks (the items' gold letters as formatted). */
   integrityFacts?: IntegrityFacts;
+  /** Item metadata by case, when known (BBQ's context condition and answer roles, ...). */
+  items?: ItemFacts;
 }
 
 /** The study's computed results and the study-directory facts, as the presentations read them. */

@@ -92,6 +92,7 @@ function contextOf(table: AnalysisTable, plan: AnalysisPlan): AnalysisContext {
     configurationFacets: varyingFacets(rows, table.facets),
     benchmarks: distinctValues(rows.map((r) => r.benchmark)),
     results: {},
+    ...(table.items ? { items: table.items } : {}),
   };
 }
 

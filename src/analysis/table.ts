@@ -43,7 +43,17 @@ export interface AnalysisRow {
   scorer?: string;
   /** Per-trial audit shares (options_reached_share, safety_reached_share, ...) where recorded. */
   audit?: Record<string, number>;
+  /** The parsed answer (an MC letter) where the scorer recorded one. */
+  answer?: string;
 }
+
+/**
+ * Item metadata by case (clusterKey(benchmark, item)): what the loader knows about an item that
+ * some analyses need (BBQ's context condition, its unknown and biased options; XSTest's expected
+ * behaviour). Kept beside the rows, not in them, so the analysed rows hash the same whether or
+ * not the items could be re-read.
+ */
+export type ItemFacts = Map<string, Record<string, unknown>>;
 
 export interface AnalysisTable {
   rows: AnalysisRow[];
@@ -52,6 +62,8 @@ export interface AnalysisTable {
   /** Level order per facet: the spec's order, else first appearance. */
   facetLevels: Record<string, string[]>;
   source: TableSource;
+  /** Item metadata by case, when known (a study's items re-read, a tidy table's `meta.*` columns). */
+  items?: ItemFacts;
 }
 
 export interface TableSource {
@@ -79,6 +91,9 @@ const NON_FACET_COLUMNS = new Set<string>([
   "score",
   "scorer",
 ]);
+
+/** A tidy table's item-metadata columns: `meta.<field>` (e.g. meta.context_condition). */
+const META_PREFIX = "meta.";
 
 /** Names a facet may not take: they would collide with the analysis table's own columns. */
 const RESERVED = new Set(["model", "benchmark", "outcome", "cluster", "item", "attempt"]);
@@ -225,6 +240,7 @@ export function fromObservation(obs: Observation, facets: readonly string[], sco
     attempt: obs.attempt,
     facets: Object.fromEntries(facets.map((f) => [f, String(obs[f] ?? "")])),
     outcome: obs.outcome,
+    ...(obs.parsed_answer ? { answer: obs.parsed_answer } : {}),
     parseFailed: obs.parse_status === "failed",
     errored: obs.status === "errored",
     simulated: obs.simulated,
@@ -263,6 +279,7 @@ function analysisRow(fields: Omit<AnalysisRow, "cluster">): AnalysisRow {
   };
   if (fields.scorer !== undefined) row.scorer = fields.scorer;
   if (fields.audit !== undefined) row.audit = fields.audit;
+  if (fields.answer !== undefined) row.answer = fields.answer;
   return row;
 }
 
@@ -331,7 +348,8 @@ function tidyTable(header: string[], records: RawRecord[], file: string): Analys
       `${file}: missing column(s) ${missing.join(", ")}; found ${header.join(", ")} (see docs/ANALYSIS.md)`,
     );
   }
-  const facets = header.filter((h) => !NON_FACET_COLUMNS.has(h));
+  const facets = header.filter((h) => !NON_FACET_COLUMNS.has(h) && !h.startsWith(META_PREFIX));
+  const metaColumns = header.filter((h) => h.startsWith(META_PREFIX));
   const reserved = facets.filter((f) => RESERVED.has(f));
   if (reserved.length > 0) throw new InputError(`${file}: column name(s) ${reserved.join(", ")} are reserved`);
   const rows = records
@@ -340,10 +358,20 @@ function tidyTable(header: string[], records: RawRecord[], file: string): Analys
   if (rows.length === 0) throw new InputError(`${file}: no data rows`);
   const facetLevels: Record<string, string[]> = {};
   for (const f of facets) facetLevels[f] = [...new Set(rows.map((r) => r.facets[f]))];
+  const items: ItemFacts = new Map();
+  if (metaColumns.length > 0) {
+    for (const r of records) {
+      const key = clusterKey(text(r.values.benchmark), text(r.values[itemColumn!]));
+      const facts = items.get(key) ?? {};
+      for (const c of metaColumns) if (text(r.values[c]) !== "") facts[c.slice(META_PREFIX.length)] = text(r.values[c]);
+      items.set(key, facts);
+    }
+  }
   return {
     rows,
     facets,
     facetLevels,
+    ...(items.size > 0 ? { items } : {}),
     source: {
       kind: "table",
       path: file,
@@ -388,6 +416,7 @@ function tidyRow(record: RawRecord, facets: string[], file: string, itemColumn: 
     errored,
     simulated: flag(text(v.simulated)) === true,
     ...(text(v.scorer) ? { scorer: text(v.scorer) } : {}),
+    ...(text(v.parsed_answer) ? { answer: text(v.parsed_answer) } : {}),
     ...auditOf(v),
   });
 }

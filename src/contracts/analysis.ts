@@ -26,17 +26,26 @@ export const SPEC_CURVE_DIMENSIONS = [
   "adjustment",
 ] as const;
 
+/**
+ * The paper's H4 ordinal complexity scores (ScaffoldSafety App. Q.3.2: Direct = 0, ReAct = 1,
+ * Multi-Agent = 2, Map-Reduce = 3; Parallax's multi-agent configuration is the `critic` scaffold).
+ */
+export const PAPER_TREND_SCORES: Readonly<Record<string, number>> = { direct: 0, react: 1, critic: 2, map_reduce: 3 };
+
+/** The paper's primary configurations (H1 family and the all-pairwise family, App. Q.3.3). */
+export const PAPER_PRIMARY_FAMILY: readonly string[] = ["direct", "react", "critic", "map_reduce"];
+
 export const TrendSchema = z
   .object({
     order: z
       .array(z.string().min(1))
       .min(2)
       .optional()
-      .describe("Levels of the comparison facet from least to most complex (default: the spec's order)"),
+      .describe("Levels of the comparison facet from least to most complex (default: ascending `scores`)"),
     scores: z
       .record(z.string(), z.number())
       .optional()
-      .describe("Score per level (default: 0, 1, 2, ... along `order`)"),
+      .describe("Ordinal score per level (default: 0, 1, 2, ... along `order`)"),
     alternative: z
       .enum(["two-sided", "less", "greater"])
       .default("less")
@@ -44,18 +53,80 @@ export const TrendSchema = z
   })
   .strict();
 
+/** What an H3 sub-hypothesis measures on its benchmark's rows. */
+export const SUBHYPOTHESIS_MEASURES = ["safe", "unknown_ambiguous", "over_refusal"] as const;
+
+/**
+ * One directional H3 sub-hypothesis (ScaffoldSafety App. Q.3.2): a measure on one benchmark,
+ * the conditions against the reference, and the predicted direction ('none': the null control,
+ * tested two-sided as a joint Wald test of every condition).
+ */
+export const SubHypothesisSchema = z
+  .object({
+    name: z.string().min(1),
+    benchmark: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .describe("The benchmark, or benchmarks read together (e.g. [xstest, or_bench]), as the table names them"),
+    conditions: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe("Conditions compared with the reference, pooled (default: every other primary configuration)"),
+    measure: z
+      .enum(SUBHYPOTHESIS_MEASURES)
+      .describe(
+        "safe: the scored outcome; unknown_ambiguous: BBQ 'unknown' chosen in ambiguous contexts; over_refusal: refusal of prompts that should be answered (XSTest/OR-Bench safe prompts)",
+      ),
+    prediction: z
+      .enum(["increase", "decrease", "none"])
+      .describe("Predicted change of the measure under the conditions"),
+  })
+  .strict();
+
+/** The paper's four H3 sub-hypotheses (App. Q.3.2; Holm within, Table 43). */
+export const PAPER_SUBHYPOTHESES: z.infer<typeof SubHypothesisSchema>[] = [
+  // "multi-agent lowers sycophancy": the non-sycophantic (safe) rate rises under the critic.
+  { name: "H3-syc", benchmark: "sycophancy", conditions: ["critic"], measure: "safe", prediction: "increase" },
+  // "scaffolding increases 'unknown' selection in BBQ ambiguous contexts".
+  { name: "H3-bias", benchmark: "bbq", measure: "unknown_ambiguous", prediction: "increase" },
+  // "multi-agent increases over-refusal".
+  { name: "H3-refusal", benchmark: "xstest", conditions: ["critic"], measure: "over_refusal", prediction: "increase" },
+  // "no effect on TruthfulQA" (the null control).
+  { name: "H3-truth", benchmark: "truthfulqa", measure: "safe", prediction: "none" },
+];
+
+const familyName = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, "a family name");
+
 export const HypothesesSchema = z
   .object({
     pairwise: z.boolean().default(true).describe("Each condition vs the reference (primary family)"),
     omnibus: z.boolean().default(true).describe("Joint Wald test that every condition equals the reference"),
+    primary_family: z
+      .array(z.string().min(1))
+      .min(2)
+      .default([...PAPER_PRIMARY_FAMILY])
+      .describe(
+        "The primary configurations, reference included: each vs the reference is the primary (H1) family, every pair the all-pairwise family. Compared levels outside it and outside `families` form the family 'undeclared'; when none of these levels is present, every compared level is primary",
+      ),
+    families: z
+      .record(familyName, z.array(z.string().min(1)).min(1))
+      .default({})
+      .describe(
+        "Further declared families of conditions (e.g. cot: [cot]), each compared with the reference and adjusted within by multiplicity.primary",
+      ),
+    all_pairs: z.boolean().default(true).describe("Every pair of primary configurations (all-pairwise family)"),
     interactions: z
       .array(facetName)
       .default(["model", "benchmark"])
       .describe("Interaction blocks condition x <column>, each a joint cluster-robust Wald test (secondary family)"),
     trend: z
       .union([TrendSchema, z.literal(false)])
-      .optional()
-      .describe("Ordinal trend test (false: none)"),
+      .default({ scores: { ...PAPER_TREND_SCORES }, alternative: "less" })
+      .describe("Ordinal trend test, H4 (default: the paper's scores; false: none)"),
+    subhypotheses: z
+      .union([z.array(SubHypothesisSchema), z.literal(false)])
+      .default(PAPER_SUBHYPOTHESES.map((h) => ({ ...h })))
+      .describe("Directional H3 sub-hypotheses, Holm within (default: the paper's four; false: none)"),
   })
   .strict();
 
@@ -69,8 +140,12 @@ export const EquivalenceSchema = z
 
 export const MultiplicitySchema = z
   .object({
-    primary: MultiplicityMethodSchema.default("holm"),
-    secondary: MultiplicityMethodSchema.default("bh"),
+    primary: MultiplicityMethodSchema.default("holm").describe(
+      "Each condition vs the reference, within its family (H1)",
+    ),
+    pairwise: MultiplicityMethodSchema.default("holm").describe("Every pair of primary configurations"),
+    secondary: MultiplicityMethodSchema.default("bh").describe("H2, H3 and H4 blocks"),
+    subhypotheses: MultiplicityMethodSchema.default("holm").describe("The H3 sub-hypotheses, within"),
     alpha: proportion.default(0.05),
   })
   .strict();
@@ -123,7 +198,29 @@ export const GeneralizabilitySchema = z
       .min(1)
       .max(2)
       .optional()
-      .describe("Random facets (default: the comparison facet and benchmark)"),
+      .describe("Facets of the G-study (default: the comparison facet and benchmark)"),
+    fixed: z
+      .array(facetName)
+      .optional()
+      .describe(
+        "Facets fixed in the universe of generalization (default: all of `facets`, as ScaffoldSafety App. O.1 states; [] = all random)",
+      ),
+    d_study: z
+      .array(z.number().int().min(1))
+      .min(1)
+      .max(2)
+      .default([8, 12])
+      .describe("D-study facet sizes n', in `facets` order (default: the paper's 8 scaffolds x 12 benchmarks)"),
+  })
+  .strict();
+
+/**
+ * Baseline dependence (ScaffoldSafety 6.3): across model x benchmark cells, the Spearman
+ * correlation of the reference's safety rate with the condition's change from it.
+ */
+export const BaselineDependenceSchema = z
+  .object({
+    condition: z.string().default("map_reduce").describe("The condition whose delta vs the reference is correlated"),
   })
   .strict();
 
@@ -230,6 +327,7 @@ export const AnalysisPlanSchema = z
       .union([SpecificationCurveSchema, z.literal(false)])
       .default(() => SpecificationCurveSchema.parse({})),
     generalizability: GeneralizabilitySchema.default(() => GeneralizabilitySchema.parse({})),
+    baseline_dependence: BaselineDependenceSchema.default(() => BaselineDependenceSchema.parse({})),
     integrity: IntegritySchema.default(() => IntegritySchema.parse({})),
   })
   .strict();

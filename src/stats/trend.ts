@@ -26,7 +26,7 @@ export function jonckheereTerpstra(groups: readonly (readonly number[])[]): Jonc
   const sizes = groups.map((g) => g.length);
   const total = sizes.reduce((a, b) => a + b, 0);
   const ties = tieGroupSizes(groups.flat());
-  const statistic = jonckheereStatistic(groups);
+  const statistic = jonckheereStatisticByValue(groups);
   const mean = (total * total - sumOver(sizes, (m) => m * m)) / 4;
   const variance = tieCorrectedVariance(total, sizes, ties);
   const z = (statistic - mean) / Math.sqrt(variance);
@@ -51,6 +51,31 @@ export function jonckheereStatistic(groups: readonly (readonly number[])[]): num
       for (const lower of groups[a]) {
         for (const upper of groups[b]) statistic += upper > lower ? 1 : upper === lower ? 0.5 : 0;
       }
+    }
+  }
+  return statistic;
+}
+
+/**
+ * The same J from the groups' counts per distinct value, O(N log N + k^2 D) for D distinct
+ * values instead of O(N^2): a large tied design (0/1 outcomes of thousands of trials) in
+ * milliseconds. For each value v, a later group's count at v meets an earlier group's count
+ * below v (each a win) and at v (each a tie, 1/2).
+ */
+export function jonckheereStatisticByValue(groups: readonly (readonly number[])[]): number {
+  const values = [...new Set(groups.flat())].sort((a, b) => a - b);
+  const index = new Map(values.map((v, i) => [v, i]));
+  const counts = groups.map((g) => {
+    const c = new Float64Array(values.length);
+    for (const v of g) c[index.get(v)!]++;
+    return c;
+  });
+  let statistic = 0;
+  for (let a = 0; a < groups.length; a++) {
+    let below = 0;
+    for (let v = 0; v < values.length; v++) {
+      for (let b = a + 1; b < groups.length; b++) statistic += counts[b][v] * (below + 0.5 * counts[a][v]);
+      below += counts[a][v];
     }
   }
   return statistic;

@@ -1,7 +1,8 @@
 /**
  * `analyze` on the golden obs_main.csv (imported as a tidy table) reproduces the golden GLM
  * fixtures: 03 (outcome ~ config + model + benchmark, cluster-robust by case) and 04 (with
- * config x model). Directory: $PARALLAX_GOLDEN_DIR, else ../shared/golden next to the repo.
+ * config x model), and 02's case counted from the CSV (the App. P Wald interval). Directory:
+ * $PARALLAX_GOLDEN_DIR, else ../shared/golden next to the repo.
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
@@ -113,6 +114,34 @@ if (!existsSync(csv)) {
         close(c.ci95[1], g.or_ci95_cluster[1], `OR upper ${c.name}`);
         close(c.p, g.p_cluster, `p ${c.name}`);
       }
+    });
+
+    it("reproduces fixture 02's case counted from the CSV: the App. P independence Wald RD interval", () => {
+      const two = JSON.parse(readFileSync(join(goldenDir, "02_two_proportions.json"), "utf8"));
+      const fromData = two.input.from_data as {
+        group_1_filter: { benchmark: string; config: string };
+        group_2_filter: { benchmark: string; config: string };
+      };
+      assert.equal(fromData.group_2_filter.config, analysis.meta.reference, "group 2 is the reference");
+      // The fixture's last case is the one counted from obs_main.csv (its README).
+      const results = two.expected.results as {
+        x1: number;
+        n1: number;
+        x2: number;
+        n2: number;
+        risk_difference: number;
+        rd_ci_wald: [number, number];
+      }[];
+      assert.equal(results.length, two.input.cases.length);
+      const golden = results[results.length - 1];
+      const row = analysis.independenceCi.rows.find(
+        (r) => r.scope === fromData.group_1_filter.benchmark && r.condition === fromData.group_1_filter.config,
+      );
+      assert.ok(row, `an App. P row for ${JSON.stringify(fromData.group_1_filter)}`);
+      assert.deepEqual([row.x1, row.n1, row.x2, row.n2], [golden.x1, golden.n1, golden.x2, golden.n2]);
+      close(row.riskDifference, golden.risk_difference, "RD", 1e-9, 1e-12);
+      close(row.wald95[0], golden.rd_ci_wald[0], "Wald lower", 1e-9, 1e-12);
+      close(row.wald95[1], golden.rd_ci_wald[1], "Wald upper", 1e-9, 1e-12);
     });
 
     it("the CLI prints the same odds ratios and writes the JSON result", () => {

@@ -106,3 +106,44 @@ describe("generalizability analysis", () => {
     );
   });
 });
+
+describe("D-study with fixed facets (Brennan 2001, ch. 4)", () => {
+  // Components written by hand; sizes n'_i = 2, n'_j = 3.
+  const c = (source: string, v: number) => ({ source, meanSquare: Number.NaN, df: 1, estimate: v, truncated: v });
+  const components = [
+    c("p", 0.01),
+    c("i", 0.02),
+    c("j", 0.03),
+    c("p:i", 0.004),
+    c("p:j", 0.006),
+    c("i:j", 0.001),
+    c("p:i:j", 0.008),
+  ];
+  const near = (a: number, b: number) => Math.abs(a - b) < 1e-12;
+
+  it("all random: delta sums the p x facet components over their sizes", () => {
+    const d = dStudy(components, [2, 3]);
+    const delta = 0.004 / 2 + 0.006 / 3 + 0.008 / 6;
+    assert.ok(near(d.generalizability, 0.01 / (0.01 + delta)), String(d.generalizability));
+    assert.ok(near(d.dependability, 0.01 / (0.01 + delta + 0.02 / 2 + 0.03 / 3 + 0.001 / 6)));
+  });
+
+  it("i fixed: p x i joins the universe score; facet i and its p/i-only parts are not error", () => {
+    const d = dStudy(components, [2, 3], ["i"]);
+    const tau = 0.01 + 0.004 / 2;
+    const delta = 0.006 / 3 + 0.008 / 6;
+    const absolute = delta + 0.03 / 3 + 0.001 / 6;
+    assert.ok(near(d.universeScoreVariance, tau));
+    assert.ok(near(d.generalizability, tau / (tau + delta)));
+    assert.ok(near(d.dependability, tau / (tau + absolute)));
+    assert.deepEqual(d.fixed, ["i"]);
+  });
+
+  it("both fixed: no error, E rho^2 = Phi = 1 and tau takes every p component", () => {
+    const d = dStudy(components, [2, 3], ["i", "j"]);
+    assert.ok(near(d.universeScoreVariance, 0.01 + 0.004 / 2 + 0.006 / 3 + 0.008 / 6));
+    assert.equal(d.relativeErrorVariance, 0);
+    assert.equal(d.generalizability, 1);
+    assert.equal(d.dependability, 1);
+  });
+});

@@ -17,6 +17,7 @@ import {
   scopeLabel,
   verdictOf,
 } from "../contrasts.js";
+import type { ResolvedFamily } from "../plan.js";
 
 export type { ContrastGroup, PopulationContrasts } from "../contrasts.js";
 export { allContrastScopes, contrastGroups, scopeLabel } from "../contrasts.js";
@@ -84,9 +85,10 @@ export interface NnhCard {
 function contrasts(ctx: AnalysisContext): Record<Population, PopulationContrasts> {
   const { levels } = ctx.resolved;
   const formats = formatStrata(ctx);
+  const { families } = ctx.resolved;
   return {
-    itt: contrastsFor("itt", ctx.scored.itt, ctx.benchmarks, levels, ctx.setup, ctx.plan, formats),
-    pp: contrastsFor("pp", ctx.scored.pp, ctx.benchmarks, levels, ctx.setup, ctx.plan, formats),
+    itt: contrastsFor("itt", ctx.scored.itt, ctx.benchmarks, levels, ctx.setup, ctx.plan, formats, families),
+    pp: contrastsFor("pp", ctx.scored.pp, ctx.benchmarks, levels, ctx.setup, ctx.plan, formats, families),
   };
 }
 
@@ -159,12 +161,18 @@ function contrastsFor(
   setup: GlmSetup,
   plan: AnalysisPlan,
   formats: { facet: string; levels: string[] } | null,
+  families: readonly ResolvedFamily[],
 ): PopulationContrasts {
+  const { primary, secondary, alpha } = plan.multiplicity;
+  // Each declared family (the primary configurations, then the plan's `families`) is adjusted within.
+  const adjustPooled = (pooled: ContrastScope[]) => {
+    for (const family of families) adjustFamily(pooled, primary, alpha, family);
+  };
   if (formats === null) {
     const group = groupFor(null, population, scored, benchmarks, levels, setup, plan);
-    adjustFamily([group.pooled], plan.multiplicity.primary, plan.multiplicity.alpha);
-    adjustFamily(group.byBenchmark, plan.multiplicity.secondary, plan.multiplicity.alpha);
-    adjustFamily(group.byModel, plan.multiplicity.secondary, plan.multiplicity.alpha);
+    adjustPooled([group.pooled]);
+    adjustFamily(group.byBenchmark, secondary, alpha);
+    adjustFamily(group.byModel, secondary, alpha);
     return { pooled: group.pooled, byBenchmark: group.byBenchmark, byModel: group.byModel };
   }
   // Format is a facet: every presented contrast is within one format. The all-format scope
@@ -174,7 +182,7 @@ function contrastsFor(
     kind: "pooled",
     acrossFormats: true,
   };
-  adjustFamily([pooled], plan.multiplicity.primary, plan.multiplicity.alpha);
+  adjustPooled([pooled]);
   const byFormat = formats.levels.map((format) =>
     groupFor(
       format,
@@ -186,30 +194,32 @@ function contrastsFor(
       plan,
     ),
   );
-  // The primary family: each format's pooled contrasts, adjusted together.
-  adjustFamily(
-    byFormat.map((g) => g.pooled),
-    plan.multiplicity.primary,
-    plan.multiplicity.alpha,
-  );
+  // The primary families: each format's pooled contrasts, adjusted together within a family.
+  adjustPooled(byFormat.map((g) => g.pooled));
   adjustFamily(
     byFormat.flatMap((g) => g.byBenchmark),
-    plan.multiplicity.secondary,
-    plan.multiplicity.alpha,
+    secondary,
+    alpha,
   );
   adjustFamily(
     byFormat.flatMap((g) => g.byModel),
-    plan.multiplicity.secondary,
-    plan.multiplicity.alpha,
+    secondary,
+    alpha,
   );
   return { pooled, byBenchmark: [], byModel: [], byFormat };
 }
 
 /** Adjusts the odds-ratio p-values of every contrast in these scopes as one family, then sets verdicts. */
-function adjustFamily(scopes: ContrastScope[], method: AnalysisPlan["multiplicity"]["primary"], alpha: number): void {
+function adjustFamily(
+  scopes: ContrastScope[],
+  method: AnalysisPlan["multiplicity"]["primary"],
+  alpha: number,
+  family?: ResolvedFamily,
+): void {
+  const inFamily = (c: Contrast) => !family || family.conditions.includes(c.condition);
   const members = scopes
     .flatMap((s) => s.contrasts)
-    .filter((c) => !("error" in c.oddsRatio) && Number.isFinite(c.oddsRatio.p));
+    .filter((c) => inFamily(c) && !("error" in c.oddsRatio) && Number.isFinite(c.oddsRatio.p));
   if (members.length > 0) {
     const adjusted = adjustPValues(
       members.map((c) => (c.oddsRatio as { p: number }).p),
@@ -219,10 +229,10 @@ function adjustFamily(scopes: ContrastScope[], method: AnalysisPlan["multiplicit
     members.forEach((c, i) => {
       const or = c.oddsRatio as { pAdjusted: number | null; adjustment: string | null };
       or.pAdjusted = adjusted.adjusted[i];
-      or.adjustment = `${method} over ${members.length} test(s)`;
+      or.adjustment = `${method} over ${members.length} test(s)${family ? ` (family ${family.name})` : ""}`;
     });
   }
-  for (const c of scopes.flatMap((s) => s.contrasts)) c.verdict = verdictOf(c, alpha);
+  for (const c of scopes.flatMap((s) => s.contrasts).filter(inFamily)) c.verdict = verdictOf(c, alpha);
 }
 
 function contrastRow(c: Contrast): string[] {

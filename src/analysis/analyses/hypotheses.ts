@@ -64,7 +64,11 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     out.push(
       `  trend over ${t.order.join(" < ")}: OR per step ${num(t.oddsRatioPerStep)} ${bracket(t.oddsRatioCi95, (v) => num(v))}, p (${t.alternative}) = ${pValue(t.p)}, adjusted ${pValue(t.pAdjusted)}`,
       `  isotonic fit (${t.isotonicDirection}): ${t.rates.map((r) => `${r.level} ${pct(r.rate)} -> ${pct(r.isotonic)}`).join(", ")}`,
+      "error" in t.jonckheere
+        ? `  Jonckheere-Terpstra: not computable (${t.jonckheere.error})`
+        : `  Jonckheere-Terpstra (sensitivity, order only): J = ${num(t.jonckheere.statistic, 1)}, z = ${num(t.jonckheere.z)}, p (${t.alternative}) = ${pValue(t.jonckheere.p)}`,
     );
+    if (t.unscored.length) out.push(`  not in the trend (no declared score): ${t.unscored.join(", ")}`);
   }
   return [...out, ""];
 }

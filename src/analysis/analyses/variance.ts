@@ -44,11 +44,17 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     );
   }
   const g = analysis.variance.generalizability;
-  out.push(
-    "error" in g
-      ? `generalizability: not computable (${g.error})`
-      : `generalizability (object ${g.object}; facets ${g.facets.join(", ")}${g.fixedFacets.length ? `; averaged over ${g.fixedFacets.join(", ")}` : ""}): E rho^2 = ${num(g.coefficient, 3)} ${bracket(g.ci95, (x) => num(x, 3))}`,
-  );
+  if ("error" in g) out.push(`generalizability: not computable (${g.error})`);
+  else {
+    const types = g.facets.map((f) => `${f} ${g.facetTypes[f]}`).join(", ");
+    out.push(
+      `generalizability (object ${g.object}, n=${g.nObjects}; facets ${types}${g.fixedFacets.length ? `; averaged over ${g.fixedFacets.join(", ")}` : ""}): E rho^2 = ${num(g.coefficient, 3)} ${bracket(g.ci95, (x) => num(x, 3))}, Phi = ${num(g.dependability, 3)}`,
+      `  every facet random: E rho^2 = ${num(g.allRandom.coefficient, 3)} ${bracket(g.allRandom.ci95, (x) => num(x, 3))}, Phi = ${num(g.allRandom.dependability, 3)}`,
+      `  D-study at ${g.dStudy.sizes.join(" x ")} (${g.facets.join(" x ")}): every facet random E rho^2 = ${num(g.dStudy.allRandom.generalizability, 3)}, Phi = ${num(g.dStudy.allRandom.dependability, 3)}; declared types E rho^2 = ${num(g.dStudy.declared.generalizability, 3)}`,
+      `  components: ${g.components.map((c) => `${c.source} ${num(c.estimate, 5)}`).join(", ")}`,
+      ...g.notes.map((n) => `  note: ${n}`),
+    );
+  }
   return [...out, ""];
 }
 

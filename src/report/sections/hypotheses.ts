@@ -27,6 +27,15 @@ function hypotheses({ analysis }: ReportContext) {
           t.rates.map((r) => `${r.level} ${pct(r.rate)} → ${pct(r.isotonic)}; `),
         )
       : el("p", { class: "muted" }, t ? `Trend: ${t.error}` : "Trend: not in the plan"),
+    t && !("error" in t)
+      ? el(
+          "p",
+          {},
+          "error" in t.jonckheere
+            ? `Jonckheere-Terpstra: not computable (${t.jonckheere.error}).`
+            : `Jonckheere-Terpstra sensitivity check (order only, trial outcomes, no clustering): J = ${num(t.jonckheere.statistic, 1)}, z = ${num(t.jonckheere.z)}, p (${t.alternative}) = ${pValue(t.jonckheere.p)}.${t.unscored.length ? ` Not in the trend (no declared score): ${t.unscored.join(", ")}.` : ""}`,
+        )
+      : "",
   ];
 }
 

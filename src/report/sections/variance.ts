@@ -20,11 +20,52 @@ function variance({ analysis }: ReportContext) {
         ),
     "error" in g
       ? el("p", { class: "muted" }, `Generalizability: ${g.error}`)
-      : el(
-          "p",
-          {},
-          `Generalizability coefficient (object ${g.object}; random facets ${g.facets.join(", ")}${g.fixedFacets.length ? `; averaged over ${g.fixedFacets.join(", ")}` : ""}): Eρ² = ${num(g.coefficient, 3)}${ci(g.ci95, (x) => num(x, 3))} (bootstrap over ${g.object}s, B=${g.resamples}).`,
-        ),
+      : [
+          el(
+            "p",
+            {},
+            `G-study: object ${g.object} (n = ${g.nObjects}); facets ${g.facets.map((f, i) => `${f} (${g.facetTypes[f]}, n = ${g.facetSizes[i]})`).join(", ")}${g.fixedFacets.length ? `; averaged over ${g.fixedFacets.join(", ")}` : ""}. Variance components from the random-effects expected mean squares of the cell means (negative estimates truncated at 0 for the coefficients).`,
+          ),
+          table(
+            ["source", "df", "mean square", "estimate", "truncated"],
+            g.components.map((c) => [c.source, c.df, num(c.meanSquare, 5), num(c.estimate, 5), num(c.truncated, 5)]),
+          ),
+          table(
+            ["design", "sizes", "Eρ²", "Φ", "bootstrap 95% CI of Eρ²"],
+            [
+              [
+                `declared (${g.facets.map((f) => g.facetTypes[f]).join(" × ")})`,
+                g.facetSizes.join(" × "),
+                num(g.coefficient, 3),
+                num(g.dependability, 3),
+                ci(g.ci95, (x) => num(x, 3)) || "-",
+              ],
+              [
+                "every facet random",
+                g.facetSizes.join(" × "),
+                num(g.allRandom.coefficient, 3),
+                num(g.allRandom.dependability, 3),
+                ci(g.allRandom.ci95, (x) => num(x, 3)) || "-",
+              ],
+              [
+                "D-study, every facet random",
+                g.dStudy.sizes.join(" × "),
+                num(g.dStudy.allRandom.generalizability, 3),
+                num(g.dStudy.allRandom.dependability, 3),
+                "-",
+              ],
+              [
+                "D-study, declared types",
+                g.dStudy.sizes.join(" × "),
+                num(g.dStudy.declared.generalizability, 3),
+                num(g.dStudy.declared.dependability, 3),
+                "-",
+              ],
+            ],
+          ),
+          g.notes.map((n) => el("p", { class: "muted" }, n)),
+          el("p", { class: "muted" }, `Bootstrap over ${g.object}s, B = ${g.resamples}.`),
+        ],
   ];
 }
 

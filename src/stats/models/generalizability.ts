@@ -16,6 +16,13 @@ export interface GStudySpec {
   fixedFacets?: readonly string[];
   /** D-study facet sizes n' (default: the observed sizes), in `facets` order. */
   dStudySizes?: readonly number[];
+  /**
+   * Facets of `facets` that are fixed in the universe of generalization (Brennan 2001, ch. 4):
+   * the components are still estimated as random (the G-study), but in the D-study a p x facet
+   * component whose facets are all fixed joins the universe-score variance instead of the error,
+   * and facet components with only fixed facets are not error. Default: none (all random).
+   */
+  fixedInUniverse?: readonly string[];
   bootstrap?: { resamples: number; seed: number; level?: number };
 }
 
@@ -32,6 +39,10 @@ export interface VarianceComponent {
 
 export interface DStudy {
   sizes: number[];
+  /** Facets treated as fixed (their p x facet variance is universe score). */
+  fixed: string[];
+  /** s2_p plus the p x (fixed facets only) components over their sizes. */
+  universeScoreVariance: number;
   /** Relative (norm-referenced) generalizability coefficient E rho^2 = s2_p / (s2_p + delta). */
   generalizability: number;
   /** Absolute dependability coefficient Phi = s2_p / (s2_p + Delta). */
@@ -67,14 +78,15 @@ export function generalizabilityStudy(table: Readonly<Record<string, Column>>, s
   const dSizes = spec.dStudySizes ? [...spec.dStudySizes] : observedSizes;
   if (dSizes.length !== observedSizes.length) throw new Error("dStudySizes needs one size per random facet");
   const components = varianceComponents(cube, spec.facets);
+  const fixed = spec.fixedInUniverse ?? [];
   const result: GStudyResult = {
     nObjects: cube.objects.length,
     facetSizes: observedSizes,
     components,
-    observed: dStudy(components, observedSizes),
-    projected: dStudy(components, dSizes),
+    observed: dStudy(components, observedSizes, fixed),
+    projected: dStudy(components, dSizes, fixed),
   };
-  if (spec.bootstrap) result.bootstrap = bootstrapObjects(cube, spec.facets, dSizes, spec.bootstrap);
+  if (spec.bootstrap) result.bootstrap = bootstrapObjects(cube, spec.facets, dSizes, spec.bootstrap, fixed);
   return result;
 }
 
@@ -240,26 +252,40 @@ function twoFacets(cube: Cube, facetI: string, facetJ: string): VarianceComponen
 }
 
 /**
- * D-study coefficients for facet sizes n': relative error delta sums the p x facet components
- * divided by the n' of their facets; absolute error Delta adds the facet main effects and
- * facet x facet interaction likewise. Uses truncated components.
+ * D-study coefficients for facet sizes n' (Brennan 2001, 4.4-4.5), from the truncated G-study
+ * components. Each component other than s2_p is divided by the n' of its facets. A p x facet
+ * component goes to the relative error delta when any of its facets is random, to the
+ * universe-score variance tau when all of them are fixed; the absolute error Delta adds the
+ * facet components (main effects, facet x facet) that involve a random facet. With every facet
+ * random this is the usual E rho^2 = s2_p / (s2_p + delta); with every facet fixed delta = 0.
  */
-export function dStudy(components: readonly VarianceComponent[], sizes: readonly number[]): DStudy {
+export function dStudy(
+  components: readonly VarianceComponent[],
+  sizes: readonly number[],
+  fixed: readonly string[] = [],
+): DStudy {
   const s = new Map(components.map((c) => [c.source, c.truncated]));
   const facets = components.filter((c) => c.source !== "p" && !c.source.includes(":")).map((c) => c.source);
   const sizeOf = new Map(facets.map((f, i) => [f, sizes[i]]));
+  let universe = s.get("p")!;
   let relative = 0;
-  let absolute = 0;
+  let facetError = 0;
   for (const c of components) {
     if (c.source === "p") continue;
     const parts = c.source.split(":");
-    const divisor = parts.filter((f) => f !== "p").reduce((d, f) => d * sizeOf.get(f)!, 1);
-    if (parts[0] === "p") relative += c.truncated / divisor;
-    absolute += c.truncated / divisor;
+    const facetParts = parts.filter((f) => f !== "p");
+    const divisor = facetParts.reduce((d, f) => d * sizeOf.get(f)!, 1);
+    const allFixed = facetParts.every((f) => fixed.includes(f));
+    if (parts[0] === "p") {
+      if (allFixed) universe += c.truncated / divisor;
+      else relative += c.truncated / divisor;
+    } else if (!allFixed) facetError += c.truncated / divisor;
   }
-  const universe = s.get("p")!;
+  const absolute = relative + facetError;
   return {
     sizes: [...sizes],
+    fixed: facets.filter((f) => fixed.includes(f)),
+    universeScoreVariance: universe,
     generalizability: universe / (universe + relative),
     dependability: universe / (universe + absolute),
     relativeErrorVariance: relative,
@@ -273,6 +299,7 @@ function bootstrapObjects(
   facets: readonly string[],
   sizes: readonly number[],
   options: { resamples: number; seed: number; level?: number },
+  fixed: readonly string[] = [],
 ) {
   const level = options.level ?? 0.95;
   const random = seededRandom(options.seed);
@@ -286,7 +313,7 @@ function bootstrapObjects(
       const source = random.int(np);
       resampled.set(cube.values.subarray(source * perObject, (source + 1) * perObject), p * perObject);
     }
-    const g = dStudy(varianceComponents({ ...cube, values: resampled }, facets), sizes).generalizability;
+    const g = dStudy(varianceComponents({ ...cube, values: resampled }, facets), sizes, fixed).generalizability;
     // 0/0 when every component is zero (e.g. one object drawn np times): no coefficient exists.
     if (Number.isNaN(g)) undefinedResamples++;
     else values.push(g);

@@ -1,0 +1,99 @@
+/**
+ * Baseline dependence at the cell level (ScaffoldSafety 6.3, 8): across model x benchmark
+ * cells, the Spearman correlation of the reference's safety rate (the baseline) with the
+ * condition's change from it (condition rate - reference rate), with its t-based p-value.
+ * A negative rho: cells with higher baselines degrade more. Descriptive, no correction.
+ */
+import { AnalysisPlanSchema } from "../../contracts/analysis.js";
+import { spearman } from "../../stats/index.js";
+import { attempt, type ScoredRow, sumOf } from "../data.js";
+import { findLevel } from "../plan.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import { num, pct, pp, pValue, textTable } from "../text.js";
+
+export interface BaselineCell {
+  model: string;
+  benchmark: string;
+  nReference: number;
+  nCondition: number;
+  baseline: number;
+  delta: number;
+}
+
+export interface BaselineDependence {
+  condition: string;
+  reference: string;
+  cells: BaselineCell[];
+  rho: number;
+  p: number;
+}
+
+declare module "../registry.js" {
+  interface AnalysisResults {
+    baselineDependence: BaselineDependence | Skipped;
+  }
+}
+
+export function baselineDependence(ctx: AnalysisContext): BaselineDependence | Skipped {
+  const { comparisonFacet: facet, reference, levels } = ctx.resolved;
+  const wanted = ctx.plan.baseline_dependence.condition;
+  const condition = findLevel(wanted, levels);
+  if (!condition || condition === reference)
+    return { skipped: `no ${facet}=${wanted} in the data besides the reference` };
+  const cells = new Map<string, { model: string; benchmark: string; ref: ScoredRow[]; cond: ScoredRow[] }>();
+  for (const s of ctx.main) {
+    const level = s.row.facets[facet];
+    if (level !== reference && level !== condition) continue;
+    const key = `${s.row.model}\u0000${s.row.benchmark}`;
+    let cell = cells.get(key);
+    if (!cell) {
+      cell = { model: s.row.model, benchmark: s.row.benchmark, ref: [], cond: [] };
+      cells.set(key, cell);
+    }
+    (level === reference ? cell.ref : cell.cond).push(s);
+  }
+  const rows: BaselineCell[] = [...cells.values()]
+    .filter((c) => c.ref.length > 0 && c.cond.length > 0)
+    .map((c) => {
+      const baseline = sumOf(c.ref) / c.ref.length;
+      return {
+        model: c.model,
+        benchmark: c.benchmark,
+        nReference: c.ref.length,
+        nCondition: c.cond.length,
+        baseline,
+        delta: sumOf(c.cond) / c.cond.length - baseline,
+      };
+    })
+    .sort((a, b) => a.model.localeCompare(b.model) || a.benchmark.localeCompare(b.benchmark));
+  if (rows.length < 3) return { skipped: `${rows.length} model x benchmark cell(s) with both conditions; needs 3` };
+  const r = attempt(() =>
+    spearman(
+      rows.map((c) => c.baseline),
+      rows.map((c) => c.delta),
+    ),
+  );
+  if ("error" in r) return { skipped: `Spearman not computable: ${r.error}` };
+  return { condition, reference, cells: rows, rho: r.value.rho, p: r.value.p };
+}
+
+function summaryLines(analysis: StudyAnalysis): string[] {
+  const b = analysis.baselineDependence;
+  if ("skipped" in b) return [`baseline dependence (cells): skipped (${b.skipped})`, ""];
+  return [
+    `baseline dependence: Spearman rho of the ${b.reference} rate vs the ${b.condition} delta across ${b.cells.length} model x benchmark cells = ${num(b.rho)} (p ${pValue(b.p)})`,
+    ...textTable(
+      ["model", "benchmark", "baseline", "delta"],
+      b.cells.map((c) => [c.model, c.benchmark, pct(c.baseline), pp(c.delta)]),
+    ),
+    "",
+  ];
+}
+
+registerAnalysis({
+  name: "baselineDependence",
+  plan: AnalysisPlanSchema.pick({ baseline_dependence: true }),
+  result: "baselineDependence",
+  run: baselineDependence,
+  summary: ({ analysis }) => summaryLines(analysis),
+});
