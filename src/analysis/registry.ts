@@ -92,6 +92,8 @@ export interface AnalysisContext {
   results: Partial<AnalysisResults>;
   /** The judges' agreement and blinding when a study directory records them. */
   judges?: JudgeFacts;
+  /** The table as given, with every stored scorer's rows (the specification curve's `scorer` dimension). */
+  input?: AnalysisTable;
 }
 
 /** The study's computed results and the study-directory facts, as the presentations read them. */

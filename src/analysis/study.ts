@@ -31,7 +31,7 @@ export async function analyzeStudy(
   options: AnalyzeOptions = {},
 ): Promise<StudyAnalysis> {
   const table = selectScorer(input, options.scorer);
-  const context = { ...contextOf(table, plan), judges: options.judges };
+  const context = { ...contextOf(table, plan), judges: options.judges, input };
   const results: Partial<AnalysisResults> = {};
   for (const analysis of registeredAnalyses()) {
     if (!analysis.run || !analysis.result) continue;
