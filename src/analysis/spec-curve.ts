@@ -588,7 +588,7 @@ export async function specificationCurve(
     alpha,
   );
   const glmm = curvePlan.glmm
-    ? primaryGlmm(rows, facet, reference, contrast, facets, plan)
+    ? primaryGlmm(rows, facet, reference, contrast, facets, plan, curvePlan.glmm_max_rows)
     : { skipped: "not in the plan" };
   const paths = appendixDPaths({
     varied: [...dimensions.map((d) => d.name), ...("skipped" in glmm || "error" in glmm ? [] : ["glmm"])],
@@ -664,8 +664,14 @@ function primaryGlmm(
   contrast: string,
   facets: readonly string[],
   plan: AnalysisPlan,
+  maxRows: number,
 ): SpecCurveResult["glmm"] {
   const scored = scoredRows(rows, plan.population);
+  if (scored.length > maxRows) {
+    return {
+      skipped: `the primary specification has ${scored.length.toLocaleString("en-US")} rows, above specification_curve.glmm_max_rows (${maxRows.toLocaleString("en-US")})`,
+    };
+  }
   const setup = { comparisonFacet: facet, reference, covariateFacets: facets.filter((f) => f !== facet) };
   const { formula, facets: columns } = glmFormula(scored, setup);
   const full = `${formula} + (1 | cluster)`;

@@ -118,6 +118,12 @@ export const SpecificationCurveSchema = z
       .boolean()
       .default(true)
       .describe("Also fit the primary specification as a GLMM with a case random intercept (App. D #7, Q.3.5)"),
+    glmm_max_rows: z
+      .number()
+      .int()
+      .positive()
+      .default(100_000)
+      .describe("Above this many rows the GLMM refit is skipped, and says so (its Laplace fit grows with the rows)"),
     permutations: z.number().int().min(0).max(10_000).default(100),
     seed: z.number().int().default(42),
   })

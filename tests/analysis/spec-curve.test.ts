@@ -205,6 +205,19 @@ describe("specification curve on cell moments", () => {
       planOf({ leave_out: { model: ["no-such-model"] }, permutations: 0, glmm: false }),
     ))!;
     assert.ok(missing.notes.some((n) => n.includes("no-such-model")));
+    // Above glmm_max_rows the GLMM refit says why it did not run, and App. D #7 lists it.
+    const capped = (await specificationCurve(
+      small.rows,
+      "scaffold",
+      "direct",
+      "map_reduce",
+      small.facets,
+      planOf({ permutations: 0, glmm_max_rows: 10 }),
+    ))!;
+    assert.ok("skipped" in capped.glmm && /glmm_max_rows/.test(capped.glmm.skipped));
+    const seven = capped.paths.find((p) => p.id === 7)!;
+    assert.equal(seven.status, "unsupported");
+    assert.match(seven.reason!, /glmm_max_rows/);
   });
 
   it("lists every App. D path, each unsupported one with its reason", async () => {
