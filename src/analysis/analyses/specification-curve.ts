@@ -46,7 +46,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     `specification curve for ${s.contrast} vs ${s.reference}: ${s.summary.n} specifications over ${s.dimensions.map((d) => d.name).join(", ")}`,
     `  median OR ${num(s.summary.medianOddsRatio)} (IQR ${num(s.summary.iqrOddsRatio[0])} to ${num(s.summary.iqrOddsRatio[1])}), ${pct(s.summary.shareSignificant, 0)} significant${perm}`,
     ...(s.failed.length ? [`  ${s.failed.length} specification(s) not estimable`] : []),
-    ...(s.excluded.length ? [`  ${s.excluded.length} combination(s) left out: ${s.excluded[0].reason}`] : []),
+    ...(s.excluded?.length ? [`  ${s.excluded.length} combination(s) left out: ${s.excluded[0].reason}`] : []),
     "glmm" in s ? glmmLine(s) : "",
     ...(s.paths ? [pathsLine(s)] : []),
     "",
