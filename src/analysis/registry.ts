@@ -101,6 +101,8 @@ export interface AnalysisContext {
   integrityFacts?: IntegrityFacts;
   /** Item metadata by case, when known (BBQ's context condition and answer roles, ...). */
   items?: ItemFacts;
+  /** The table as given, with every stored scorer's rows (the specification curve's `scorer` dimension). */
+  input?: AnalysisTable;
 }
 
 /** The study's computed results and the study-directory facts, as the presentations read them. */

@@ -35,7 +35,12 @@ export async function analyzeStudy(
   options: AnalyzeOptions = {},
 ): Promise<StudyAnalysis> {
   const table = selectScorer(input, options.scorer);
-  const context = { ...contextOf(table, plan), judges: options.judges, integrityFacts: options.integrityFacts };
+  const context = {
+    ...contextOf(table, plan),
+    judges: options.judges,
+    integrityFacts: options.integrityFacts,
+    input,
+  };
   const results: Partial<AnalysisResults> = {};
   for (const analysis of registeredAnalyses()) {
     if (!analysis.run || !analysis.result) continue;

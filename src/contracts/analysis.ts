@@ -24,6 +24,8 @@ export const SPEC_CURVE_DIMENSIONS = [
   "errored",
   "link",
   "adjustment",
+  "firth",
+  "scorer",
 ] as const;
 
 /**
@@ -185,6 +187,23 @@ export const SpecificationCurveSchema = z
       .array(facetName)
       .default([])
       .describe("Facets whose levels are alternative operationalisations (e.g. scorer): one level per specification"),
+    leave_out: z
+      .object({ benchmark: z.array(z.string().min(1)).optional(), model: z.array(z.string().min(1)).optional() })
+      .strict()
+      .default({})
+      .describe(
+        "Levels benchmark_subset / model_subset leave out one at a time (default: every level; ScaffoldSafety's primary curve: benchmark [sycophancy, xstest], model [opus, deepseek])",
+      ),
+    glmm: z
+      .boolean()
+      .default(true)
+      .describe("Also fit the primary specification as a GLMM with a case random intercept (App. D #7, Q.3.5)"),
+    glmm_max_rows: z
+      .number()
+      .int()
+      .positive()
+      .default(100_000)
+      .describe("Above this many rows the GLMM refit is skipped, and says so (its Laplace fit grows with the rows)"),
     permutations: z.number().int().min(0).max(10_000).default(100),
     seed: z.number().int().default(42),
   })

@@ -115,19 +115,65 @@ export function clusterBootstrap(
   } else {
     const seed = options.seed ?? 1;
     const blockSize = options.blockSize ?? 1000;
-    const streams = RandomStream.independentStreams(seed, Math.ceil(resamples / blockSize));
-    const draws = new Int32Array(clusterCount);
-    for (let b = 0; b < resamples; b++) {
-      streams[Math.floor(b / blockSize)].fillIntegers(draws, clusterCount);
-      accumulator.accumulate(draws);
-      record(b);
-    }
+    const totals = bootstrapBlockTotals(data, seed, blockSize, resamples, 0, Math.ceil(resamples / blockSize));
+    recordTotals(totals, data.cells.length, 0, resamples, statistic, replicates);
   }
-  return summarise(estimate, replicates, level, explicit ? null : (options.seed ?? 1));
+  return summariseReplicates(estimate, replicates, level, explicit ? null : (options.seed ?? 1));
+}
+
+/**
+ * The per-cell totals of resamples fromBlock * blockSize .. min(toBlock * blockSize, resamples) - 1:
+ * per resample, the cells' successes then the cells' trials. Block k draws from the k-th jumped
+ * stream of the seed, so a block's totals are the same whichever thread computes it.
+ */
+export function bootstrapBlockTotals(
+  data: ClusteredCellCounts,
+  seed: number,
+  blockSize: number,
+  resamples: number,
+  fromBlock: number,
+  toBlock: number,
+): Float64Array {
+  const cellCount = data.cells.length;
+  const clusterCount = data.clusters.length;
+  const first = fromBlock * blockSize;
+  const last = Math.min(toBlock * blockSize, resamples);
+  const out = new Float64Array(Math.max(last - first, 0) * 2 * cellCount);
+  if (last <= first) return out;
+  const streams = RandomStream.independentStreams(seed, toBlock);
+  const accumulator = new ResampleAccumulator(data);
+  const draws = new Int32Array(clusterCount);
+  for (let b = first; b < last; b++) {
+    streams[Math.floor(b / blockSize)].fillIntegers(draws, clusterCount);
+    accumulator.accumulate(draws);
+    const offset = (b - first) * 2 * cellCount;
+    out.set(accumulator.totals.successes, offset);
+    out.set(accumulator.totals.trials, offset + cellCount);
+  }
+  return out;
+}
+
+/** Applies the statistic to resamples first .. first + count - 1 of a block-totals array. */
+export function recordTotals(
+  totals: Float64Array,
+  cellCount: number,
+  first: number,
+  count: number,
+  statistic: CellStatistic,
+  replicates: Float64Array[],
+): void {
+  for (let r = 0; r < count; r++) {
+    const offset = r * 2 * cellCount;
+    const values = statistic({
+      successes: totals.subarray(offset, offset + cellCount),
+      trials: totals.subarray(offset + cellCount, offset + 2 * cellCount),
+    });
+    for (let k = 0; k < replicates.length; k++) replicates[k][first + r] = values[k];
+  }
 }
 
 /** Totals over all clusters once each: the original sample. */
-function originalTotals(data: ClusteredCellCounts): CellTotals {
+export function originalTotals(data: ClusteredCellCounts): CellTotals {
   const cellCount = data.cells.length;
   const clusterCount = data.clusters.length;
   const successes = new Float64Array(cellCount);
@@ -141,76 +187,85 @@ function originalTotals(data: ClusteredCellCounts): CellTotals {
 }
 
 /**
- * Turns a list of drawn cluster indices into per-cell totals, reusing its buffers. Drawn clusters
- * are compacted to (index, multiplicity) pairs (about 37% of clusters are not drawn), then each
- * cell's total is a dot product over that list, which keeps the running sums in registers.
+ * Turns a list of drawn cluster indices into per-cell totals, reusing its buffers. The data are
+ * kept cluster-major (each cluster's cell successes, then the trials of cells whose row count
+ * differs between clusters, padded to a multiple of 4), and the totals of four columns at a time
+ * are summed over the draws in local variables: one sequential pass over the draws per four
+ * columns, with the running sums in registers. A balanced cell's trials total is its row count
+ * times the number of draws.
  */
 class ResampleAccumulator {
   readonly totals: CellTotals;
-  private readonly multiplicity: Int32Array;
-  private readonly drawnCluster: Int32Array;
-  private readonly drawnTimes: Float64Array;
+  private readonly clusterCount: number;
   /** Per cell: the row count shared by every cluster, or NaN when clusters differ. */
   private readonly constantTrials: Float64Array;
+  /** Cluster-major columns: cluster g's column j at g * width + j. */
+  private readonly major: Float64Array;
+  private readonly width: number;
+  /** Column of each cell's trials in `major`, or -1 for a balanced cell. */
+  private readonly trialsColumn: Int32Array;
+  private readonly sums: Float64Array;
 
-  constructor(private readonly data: ClusteredCellCounts) {
+  constructor(data: ClusteredCellCounts) {
     const cellCount = data.cells.length;
     const clusterCount = data.clusters.length;
+    this.clusterCount = clusterCount;
     this.totals = { successes: new Float64Array(cellCount), trials: new Float64Array(cellCount) };
-    this.multiplicity = new Int32Array(clusterCount);
-    this.drawnCluster = new Int32Array(clusterCount);
-    this.drawnTimes = new Float64Array(clusterCount);
     this.constantTrials = Float64Array.from({ length: cellCount }, (_, c) => {
       const first = data.trials[c * clusterCount];
       for (let g = 1; g < clusterCount; g++) if (data.trials[c * clusterCount + g] !== first) return Number.NaN;
       return first;
     });
+    this.trialsColumn = new Int32Array(cellCount).fill(-1);
+    let columns = cellCount;
+    for (let c = 0; c < cellCount; c++) if (Number.isNaN(this.constantTrials[c])) this.trialsColumn[c] = columns++;
+    this.width = Math.max(4, Math.ceil(columns / 4) * 4);
+    this.major = new Float64Array(clusterCount * this.width);
+    this.sums = new Float64Array(this.width);
+    for (let g = 0; g < clusterCount; g++) {
+      for (let c = 0; c < cellCount; c++) {
+        this.major[g * this.width + c] = data.successes[c * clusterCount + g];
+        const t = this.trialsColumn[c];
+        if (t >= 0) this.major[g * this.width + t] = data.trials[c * clusterCount + g];
+      }
+    }
   }
 
   accumulate(indices: ArrayLike<number>): void {
-    const drawn = this.compactDraws(indices);
-    const { drawnCluster, drawnTimes, constantTrials } = this;
-    const { successes, trials } = this.data;
-    const clusterCount = this.multiplicity.length;
-    const cellCount = this.totals.successes.length;
-    for (let c = 0; c < cellCount; c++) {
-      const base = c * clusterCount;
-      let s = 0;
-      for (let j = 0; j < drawn; j++) s += drawnTimes[j] * successes[base + drawnCluster[j]];
-      this.totals.successes[c] = s;
-      if (!Number.isNaN(constantTrials[c])) {
-        // Balanced cell (same row count in every cluster): its total is that count times the draws.
-        this.totals.trials[c] = constantTrials[c] * indices.length;
-        continue;
-      }
-      let t = 0;
-      for (let j = 0; j < drawn; j++) t += drawnTimes[j] * trials[base + drawnCluster[j]];
-      this.totals.trials[c] = t;
-    }
-  }
-
-  /** Fills (drawnCluster, drawnTimes) with each distinct drawn cluster; returns how many. */
-  private compactDraws(indices: ArrayLike<number>): number {
-    const { multiplicity, drawnCluster, drawnTimes } = this;
-    const clusterCount = multiplicity.length;
-    multiplicity.fill(0);
-    for (let i = 0; i < indices.length; i++) {
+    const { major, width, sums, clusterCount } = this;
+    const n = indices.length;
+    for (let i = 0; i < n; i++) {
       const k = indices[i];
       if (!(k >= 0 && k < clusterCount)) throw new RangeError(`cluster index ${k} out of range`);
-      multiplicity[k]++;
     }
-    let drawn = 0;
-    for (let g = 0; g < clusterCount; g++) {
-      if (multiplicity[g] === 0) continue;
-      drawnCluster[drawn] = g;
-      drawnTimes[drawn] = multiplicity[g];
-      drawn++;
+    for (let q = 0; q < width; q += 4) {
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      for (let i = 0; i < n; i++) {
+        const base = indices[i] * width + q;
+        s0 += major[base];
+        s1 += major[base + 1];
+        s2 += major[base + 2];
+        s3 += major[base + 3];
+      }
+      sums[q] = s0;
+      sums[q + 1] = s1;
+      sums[q + 2] = s2;
+      sums[q + 3] = s3;
     }
-    return drawn;
+    const { successes, trials } = this.totals;
+    for (let c = 0; c < successes.length; c++) {
+      successes[c] = sums[c];
+      const t = this.trialsColumn[c];
+      trials[c] = t >= 0 ? sums[t] : this.constantTrials[c] * n;
+    }
   }
 }
 
-function summarise(
+/** SE, percentile CIs and undefined counts of the replicates (shared with the parallel bootstrap). */
+export function summariseReplicates(
   estimate: number[],
   replicates: Float64Array[],
   level: number,

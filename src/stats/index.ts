@@ -9,6 +9,7 @@ export * from "./isotonic.js";
 export * from "./models/index.js";
 export * from "./multiple-testing.js";
 export * from "./paired.js";
+export * from "./parallel-bootstrap.js";
 export * from "./power.js";
 export * from "./proportions.js";
 export * from "./random.js";

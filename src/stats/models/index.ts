@@ -66,4 +66,5 @@ export {
   type SpecificationResult,
   summarizeCurve,
 } from "./specification-curve.js";
+export { type CellGlmInput, type CellGlmResult, type CellMoments, cellMoments, fitCellGlm } from "./cell-glm.js";
 export { type SeededRandom, seededRandom } from "./random.js";

@@ -37,6 +37,8 @@ export interface PermutationOptions {
   analyzePermuted: (
     spec: Specification,
     permute: <T>(items: readonly T[]) => T[],
+    /** Permutation k's seed (the one `permute` uses), for callers that draw their own shuffle. */
+    permutationSeed: number,
   ) => SpecificationResult | Promise<SpecificationResult>;
 }
 
@@ -102,9 +104,12 @@ export async function runSpecificationCurve<R extends SpecificationResult>(optio
   analyze: (spec: Specification) => R | Promise<R>;
   alpha?: number;
   permutation?: PermutationOptions;
+  /** Keeps only the combinations it accepts (choices that do not combine are left out). */
+  include?: (spec: Specification) => boolean;
 }): Promise<SpecificationCurve<R>> {
   const alpha = options.alpha ?? 0.05;
-  const specs = enumerateSpecifications(options.dimensions);
+  const all = enumerateSpecifications(options.dimensions);
+  const specs = options.include ? all.filter(options.include) : all;
   const specifications: { spec: Specification; result: R }[] = [];
   for (const spec of specs) specifications.push({ spec, result: await options.analyze(spec) });
   const summary = summarizeCurve(
@@ -130,7 +135,7 @@ async function permutationTest(
     const permutationSeed = seeds.int(2 ** 31);
     const permute = <T>(items: readonly T[]) => seededRandom(permutationSeed).shuffle(items);
     const results: SpecificationResult[] = [];
-    for (const spec of specs) results.push(await options.analyzePermuted(spec, permute));
+    for (const spec of specs) results.push(await options.analyzePermuted(spec, permute, permutationSeed));
     nullSummaries.push(summarizeCurve(results, alpha));
     // Null curves are judged in the OBSERVED median's direction.
     nullDirectional.push(

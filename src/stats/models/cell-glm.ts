@@ -1,0 +1,390 @@
+// Binomial GLM on cell totals, with the case-cluster-robust covariance computed from cluster
+// cross-moments instead of rows: the fast path of the specification curve.
+//
+// When every covariate is categorical, all rows of one cell (a combination of factor levels)
+// share their design row x_c and fitted mean mu_c, so the likelihood, the score and X'WX depend
+// on the rows only through the cell totals y_c (successes) and n_c (rows): IRLS runs over cells,
+// not rows, with the same estimates. The cluster-robust meat sum_g S_g S_g' needs per-cluster
+// score sums S_g = sum_c s_c x_c r_gc, with r_gc = y_gc - n_gc mu_c (s_c = 1 for the logit,
+// phi(eta_c) / (mu_c (1 - mu_c)) for the probit). Expanding,
+//   sum_g r_ga r_gb = YY[a,b] - mu_b YN[a,b] - mu_a YN[b,a] + mu_a mu_b NN[a,b]
+// with YY[a,b] = sum_g y_ga y_gb, YN[a,b] = sum_g y_ga n_gb, NN[a,b] = sum_g n_ga n_gb: moments that
+// do not depend on the fit. So the moments are accumulated once per data set (one pass over the
+// rows), and every model on a subset of its cells (a specification dropping a benchmark, a model,
+// a facet level) reads the sub-block, with no further pass over rows or clusters. The variance of
+// one coefficient j is then c * sum_ab v_a v_b M[a,b] with v_a = s_a x_a' B e_j (B the bread),
+// O(cells^2) per fit. c = G/(G-1) * (N-1)/(N-K), the statsmodels / sandwich HC1 cluster factor of
+// binomialRegression (golden/README.md), so the results are the row-level fit's to rounding.
+//
+// Firth's (1993) bias-reduced logit maximises l(b) + log det(X'WX) / 2; its modified score adds
+// sum_c h_c (1/2 - mu_c) x_c, with h_c = w_c x_c' (X'WX)^-1 x_c the cell's hat value (the sum of
+// its rows' hat values). Its estimate exists under separation. Its standard error here is the same
+// cluster-robust sandwich evaluated at the penalised estimate.
+import { SeparationError, ConvergenceError, type Link } from "./glm.js";
+import { cholesky, choleskySolve, invertSpd } from "./linalg.js";
+import { normalCdf, normalPdf, twoSidedNormalP } from "./tails.js";
+
+/** Cell totals and cluster cross-moments of one data set (cells x cells, row-major). */
+export interface CellMoments {
+  readonly nCells: number;
+  readonly successes: Float64Array;
+  readonly trials: Float64Array;
+  readonly yy: Float64Array;
+  readonly yn: Float64Array;
+  readonly nn: Float64Array;
+}
+
+/**
+ * Accumulates cell totals and cluster cross-moments. Rows come grouped by cluster: cluster g owns
+ * rows clusterStart[g] .. clusterStart[g + 1] - 1 of `cell`, `y`, `n` (a row with n = 0 is not in
+ * the data set). `scratch` (optional) reuses buffers across calls.
+ */
+export function cellMoments(
+  nCells: number,
+  clusterStart: Int32Array,
+  cell: Int32Array,
+  y: Float64Array,
+  n: Float64Array,
+  reuse?: CellMoments,
+): CellMoments {
+  const size = nCells * nCells;
+  const out: CellMoments =
+    reuse && reuse.nCells === nCells
+      ? reuse
+      : {
+          nCells,
+          successes: new Float64Array(nCells),
+          trials: new Float64Array(nCells),
+          yy: new Float64Array(size),
+          yn: new Float64Array(size),
+          nn: new Float64Array(size),
+        };
+  const { successes, trials, yy, yn, nn } = out;
+  successes.fill(0);
+  trials.fill(0);
+  yy.fill(0);
+  yn.fill(0);
+  nn.fill(0);
+  const ys = new Float64Array(nCells);
+  const ns = new Float64Array(nCells);
+  const touched = new Int32Array(nCells);
+  const clusters = clusterStart.length - 1;
+  for (let g = 0; g < clusters; g++) {
+    let count = 0;
+    for (let i = clusterStart[g]; i < clusterStart[g + 1]; i++) {
+      const ni = n[i];
+      if (ni === 0) continue;
+      const c = cell[i];
+      if (ns[c] === 0) touched[count++] = c;
+      ys[c] += y[i];
+      ns[c] += ni;
+    }
+    // YY and NN are symmetric: their upper triangles (in touched order) are accumulated here and
+    // mirrored at the end; YN is not. Rows of cells with no successes add nothing to YY or YN.
+    for (let a = 0; a < count; a++) {
+      const ca = touched[a];
+      const ya = ys[ca];
+      const na = ns[ca];
+      successes[ca] += ya;
+      trials[ca] += na;
+      const base = ca * nCells;
+      for (let b = a; b < count; b++) {
+        const cb = touched[b];
+        const lo = ca < cb ? base + cb : cb * nCells + ca;
+        nn[lo] += na * ns[cb];
+      }
+      if (ya === 0) continue;
+      for (let b = a; b < count; b++) {
+        const cb = touched[b];
+        const yb = ys[cb];
+        if (yb !== 0) yy[ca < cb ? base + cb : cb * nCells + ca] += ya * yb;
+      }
+      for (let b = 0; b < count; b++) {
+        const cb = touched[b];
+        yn[base + cb] += ya * ns[cb];
+      }
+    }
+    for (let a = 0; a < count; a++) {
+      ys[touched[a]] = 0;
+      ns[touched[a]] = 0;
+    }
+  }
+  for (let a = 0; a < nCells; a++) {
+    for (let b = a + 1; b < nCells; b++) {
+      yy[b * nCells + a] = yy[a * nCells + b];
+      nn[b * nCells + a] = nn[a * nCells + b];
+    }
+  }
+  return out;
+}
+
+export interface CellGlmInput {
+  /** Dense design rows of the fitted cells (cells x k, row-major). */
+  x: Float64Array;
+  k: number;
+  /** Index into the moments of each design row. */
+  cells: Int32Array;
+  moments: CellMoments;
+  /** Rows and clusters of the data set (for the small-sample factor). */
+  nObs: number;
+  nClusters: number;
+  /** The coefficient whose estimate and SE are reported. */
+  coefficient: number;
+  link?: Link;
+  /** Firth's penalised likelihood (logit only). */
+  firth?: boolean;
+  maxIterations?: number;
+  tolerance?: number;
+  /** Starting coefficients (e.g. a neighbouring fit's); default zero. */
+  start?: Float64Array;
+}
+
+export interface CellGlmResult {
+  estimate: number;
+  /** Cluster-robust SE (HC1-type cluster factor). */
+  se: number;
+  z: number;
+  p: number;
+  iterations: number;
+  coefficients: Float64Array;
+}
+
+interface CellPass {
+  objective: number;
+  info: Float64Array;
+  score: Float64Array;
+  mu: Float64Array;
+  eta: Float64Array;
+  weights: Float64Array;
+}
+
+/** The design's non-zero entries per row (designs of factors are mostly zeros). */
+interface Sparse {
+  start: Int32Array;
+  col: Int32Array;
+  value: Float64Array;
+}
+
+function sparseRows(x: Float64Array, m: number, k: number): Sparse {
+  const start = new Int32Array(m + 1);
+  let nnz = 0;
+  for (let i = 0; i < m * k; i++) if (x[i] !== 0) nnz++;
+  const col = new Int32Array(nnz);
+  const value = new Float64Array(nnz);
+  let a = 0;
+  for (let r = 0; r < m; r++) {
+    start[r] = a;
+    for (let j = 0; j < k; j++) {
+      const v = x[r * k + j];
+      if (v === 0) continue;
+      col[a] = j;
+      value[a++] = v;
+    }
+  }
+  start[m] = a;
+  return { start, col, value };
+}
+
+function newPass(m: number, k: number): CellPass {
+  return {
+    objective: 0,
+    info: new Float64Array(k * k),
+    score: new Float64Array(k),
+    mu: new Float64Array(m),
+    eta: new Float64Array(m),
+    weights: new Float64Array(m),
+  };
+}
+
+function pass(input: CellGlmInput, sparse: Sparse, b: Float64Array, link: Link, out: CellPass): CellPass {
+  const { k, cells, moments } = input;
+  const m = cells.length;
+  const { info, score, mu, eta, weights } = out;
+  const { start, col, value } = sparse;
+  info.fill(0);
+  score.fill(0);
+  let objective = 0;
+  for (let r = 0; r < m; r++) {
+    const from = start[r];
+    const to = start[r + 1];
+    let e = 0;
+    for (let a = from; a < to; a++) e += value[a] * b[col[a]];
+    const yc = moments.successes[cells[r]];
+    const nc = moments.trials[cells[r]];
+    let mean: number;
+    let weight: number;
+    let factor: number;
+    if (link === "logit") {
+      const ex = Math.exp(-Math.abs(e));
+      mean = e >= 0 ? 1 / (1 + ex) : ex / (1 + ex);
+      weight = nc * mean * (1 - mean);
+      factor = yc - nc * mean;
+      objective += yc * e - nc * (Math.max(e, 0) + Math.log1p(ex));
+    } else {
+      mean = normalCdf(e);
+      const upper = normalCdf(-e);
+      const phi = normalPdf(e);
+      const variance = mean * upper;
+      weight = variance > 0 ? (nc * phi * phi) / variance : 0;
+      factor = variance > 0 ? ((yc - nc * mean) * phi) / variance : 0;
+      objective += (yc > 0 ? yc * Math.log(mean) : 0) + (nc - yc > 0 ? (nc - yc) * Math.log(upper) : 0);
+    }
+    mu[r] = mean;
+    eta[r] = e;
+    weights[r] = weight;
+    for (let a = from; a < to; a++) {
+      const i = col[a];
+      score[i] += factor * value[a];
+      const wi = weight * value[a];
+      for (let c = from; c < to; c++) info[i * k + col[c]] += wi * value[c];
+    }
+  }
+  if (input.firth) {
+    // Penalised objective and modified score (logit): + log det / 2, + sum_c h_c (1/2 - mu_c) x_c.
+    let l: Float64Array;
+    try {
+      l = cholesky(info, k);
+    } catch {
+      out.objective = Number.NEGATIVE_INFINITY;
+      return out;
+    }
+    let logDet = 0;
+    for (let j = 0; j < k; j++) logDet += 2 * Math.log(l[j * k + j]);
+    objective += logDet / 2;
+    const row = new Float64Array(k);
+    for (let r = 0; r < m; r++) {
+      row.fill(0);
+      for (let a = start[r]; a < start[r + 1]; a++) row[col[a]] = value[a];
+      const solved = choleskySolve(l, k, row);
+      let q = 0;
+      for (let a = start[r]; a < start[r + 1]; a++) q += value[a] * solved[col[a]];
+      const adjust = weights[r] * q * (0.5 - mu[r]);
+      for (let a = start[r]; a < start[r + 1]; a++) score[col[a]] += adjust * value[a];
+    }
+  }
+  out.objective = objective;
+  return out;
+}
+
+/** Indicator columns whose rows all share one outcome: the ML estimate diverges (as glm.ts checks). */
+function checkSeparation(input: CellGlmInput): void {
+  const { x, k, cells, moments } = input;
+  const ones = new Float64Array(k);
+  const total = new Float64Array(k);
+  const negative = new Uint8Array(k);
+  for (let r = 0; r < cells.length; r++) {
+    const yc = moments.successes[cells[r]];
+    const nc = moments.trials[cells[r]];
+    for (let j = 0; j < k; j++) {
+      const v = x[r * k + j];
+      if (v === 0) continue;
+      if (v < 0) negative[j] = 1;
+      total[j] += nc;
+      ones[j] += yc;
+    }
+  }
+  for (let j = 0; j < k; j++) {
+    if (negative[j] || total[j] === 0) continue;
+    if (ones[j] === 0 || ones[j] === total[j]) {
+      throw new SeparationError(
+        `quasi-complete separation: all ${total[j]} rows of design column ${j} have outcome ${ones[j] === 0 ? 0 : 1}`,
+        [String(j)],
+      );
+    }
+  }
+}
+
+/** Fits the cell-level GLM and returns one coefficient with its cluster-robust Wald test. */
+export function fitCellGlm(input: CellGlmInput): CellGlmResult {
+  const link = input.link ?? "logit";
+  if (input.firth && link !== "logit") throw new Error("Firth's penalty is implemented for the logit link");
+  const { k } = input;
+  const m = input.cells.length;
+  if (m === 0) throw new Error("no cells to fit");
+  if (!input.firth) checkSeparation(input);
+  const sparse = sparseRows(input.x, m, k);
+  const maxIterations = input.maxIterations ?? 100;
+  const tolerance = input.tolerance ?? 1e-10;
+  let b = input.start && input.start.length === k ? Float64Array.from(input.start) : new Float64Array(k);
+  let last = pass(input, sparse, b, link, newPass(m, k));
+  if (!Number.isFinite(last.objective) && input.start) {
+    b = new Float64Array(k);
+    last = pass(input, sparse, b, link, last);
+  }
+  let spare = newPass(m, k);
+  try {
+    cholesky(last.info, k);
+  } catch {
+    throw new Error("rank-deficient design: some coefficients are not estimable in this subset");
+  }
+  let iterations = 0;
+  let converged = false;
+  let candidate = new Float64Array(k);
+  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+    iterations = iteration;
+    let delta: Float64Array;
+    try {
+      delta = choleskySolve(cholesky(last.info, k), k, last.score);
+    } catch {
+      throw new SeparationError("fitted probabilities reached 0 or 1 (separation)", []);
+    }
+    let step = 1;
+    for (let halvings = 0; halvings < 40; halvings++) {
+      for (let j = 0; j < k; j++) candidate[j] = b[j] + step * delta[j];
+      pass(input, sparse, candidate, link, spare);
+      if (spare.objective >= last.objective - 1e-12 * Math.abs(last.objective)) break;
+      step /= 2;
+    }
+    converged = true;
+    for (let j = 0; j < k; j++) {
+      if (Math.abs(candidate[j] - b[j]) > tolerance * (1 + Math.abs(candidate[j]))) converged = false;
+    }
+    [b, candidate] = [candidate, b];
+    [last, spare] = [spare, last];
+    if (converged) break;
+  }
+  if (!converged) throw new ConvergenceError(`IRLS did not converge in ${maxIterations} iterations`);
+  const se = clusterSe(input, last, link);
+  const estimate = b[input.coefficient];
+  const z = estimate / se;
+  return { estimate, se, z, p: twoSidedNormalP(z), iterations, coefficients: b };
+}
+
+function clusterSe(input: CellGlmInput, last: CellPass, link: Link): number {
+  const { x, k, cells, moments, coefficient } = input;
+  const bread = invertSpd(last.info, k);
+  const m = cells.length;
+  // v_r = s_r x_r' B e_j
+  const v = new Float64Array(m);
+  for (let r = 0; r < m; r++) {
+    let dot = 0;
+    for (let i = 0; i < k; i++) dot += x[r * k + i] * bread[i * k + coefficient];
+    let s = 1;
+    if (link === "probit") {
+      const mu = last.mu[r];
+      const variance = mu * (1 - mu);
+      s = variance > 0 ? normalPdf(last.eta[r]) / variance : 0;
+    }
+    v[r] = s * dot;
+  }
+  const { yy, yn, nn, nCells } = moments;
+  let total = 0;
+  for (let a = 0; a < m; a++) {
+    if (v[a] === 0) continue;
+    const ca = cells[a];
+    const mua = last.mu[a];
+    let row = 0;
+    for (let c = 0; c < m; c++) {
+      if (v[c] === 0) continue;
+      const cb = cells[c];
+      const mub = last.mu[c];
+      const ab = ca * nCells + cb;
+      row += v[c] * (yy[ab] - mub * yn[ab] - mua * yn[cb * nCells + ca] + mua * mub * nn[ab]);
+    }
+    total += v[a] * row;
+  }
+  const g = input.nClusters;
+  const n = input.nObs;
+  const factor = (g / (g - 1)) * ((n - 1) / (n - k));
+  return Math.sqrt(Math.max(total, 0) * factor);
+}
