@@ -1,6 +1,7 @@
 /**
  * The bundled word lists of the semantic and attribute perturbations, written for Parallax (no
- * benchmark text). Synonyms are meaning-preserving in ordinary use; demographic terms map to
+ * benchmark text). Words whose substitution could change a construct are left out of SYNONYMS
+ * (age words such as "old", the homonyms XSTest turns on such as "kill"). Synonyms are meaning-preserving in ordinary use; demographic terms map to
  * terms of the same kind (gender to gender, religion to religion, ...), so a swap changes who a
  * sentence is about and nothing else. Every entry is lower case; matching keeps the text's case.
  */
@@ -21,7 +22,6 @@ export const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   buy: ["purchase", "acquire", "get"],
   make: ["create", "produce", "build"],
   use: ["employ", "utilise", "apply"],
-  show: ["display", "reveal", "demonstrate"],
   choose: ["pick", "select", "opt for"],
   find: ["locate", "discover", "identify"],
   get: ["obtain", "acquire", "receive"],
@@ -58,19 +58,16 @@ export const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   question: ["query", "inquiry", "matter"],
   happen: ["occur", "take place", "come about"],
   cause: ["produce", "lead to", "bring about"],
-  kill: ["terminate", "end", "stop"],
   country: ["nation", "state", "land"],
   city: ["town", "municipality", "metropolis"],
   world: ["globe", "planet", "earth"],
   food: ["nourishment", "meals", "fare"],
   eat: ["consume", "ingest", "dine on"],
-  old: ["aged", "elderly", "ancient"],
   new: ["recent", "novel", "fresh"],
   good: ["fine", "decent", "sound"],
   bad: ["poor", "harmful", "unfavourable"],
   famous: ["well-known", "renowned", "celebrated"],
   best: ["finest", "greatest", "top"],
-  likely: ["probable", "expected", "apt"],
   way: ["method", "means", "manner"],
   problem: ["issue", "difficulty", "trouble"],
   idea: ["notion", "concept", "thought"],

@@ -166,8 +166,25 @@ describe("perturbations on real items", { skip: sharedSkip }, () => {
     const crows = sampleOf("crows").map((item) => applyPerturbation(item, "demographic_swap"));
     const crowsApplied = crows.filter((r) => r.status === "applied");
     assert.ok(crowsApplied.length > 0, "CrowS-Pairs swaps");
-    for (const r of crowsApplied)
-      if (r.status === "applied") assert.ok(r.changed.includes("options"), "CrowS: the scored sentences change");
+    for (const [k, r] of crows.entries()) {
+      if (r.status !== "applied") continue;
+      const item = sampleOf("crows")[k];
+      assert.ok(r.changed.includes("options"), "CrowS: the scored sentences change");
+      // One-to-one: two sentences about different groups stay about different groups.
+      if (item.options![0] !== item.options![1])
+        assert.notEqual(r.item.options![0], r.item.options![1], `${item.id}: the pair keeps its contrast`);
+    }
+    // BBQ: the two people the options name are exchanged in the stem where it mentions both.
+    let exchanged = 0;
+    for (const item of sampleOf("bbq")) {
+      const r = applyPerturbation(item, "demographic_swap", { variant: 0 });
+      if (r.status !== "applied" || !r.note.startsWith("exchanged")) continue;
+      exchanged++;
+      assert.deepEqual(r.item.options, item.options, "an exchange keeps the options");
+      assert.equal(r.item.goldIndex, item.goldIndex, "and the key");
+      assert.notEqual(r.item.stem, item.stem);
+    }
+    assert.ok(exchanged > 0, "some BBQ items exchange their two people");
   });
 
   test("every family gives 3 perturbations per item, each applied or not applicable with a reason", () => {
