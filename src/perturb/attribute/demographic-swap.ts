@@ -40,8 +40,9 @@ function listSwap(text: string, mapping: Map<string, string>): string {
 /** The two people an item with an unknown option names, as the stem can mention them ("The grandson" -> "grandson"). */
 function people(item: Item): [string, string] | null {
   const unknown = item.metadata.unknown_index;
-  if (!item.options || item.options.length !== 3 || typeof unknown !== "number") return null;
-  const named = item.options.filter((_, i) => i !== unknown).map((o) => o.replace(/^(the|a|an)\s+/i, "").trim());
+  const options = item.options ?? [];
+  if (options.length !== 3 || typeof unknown !== "number") return null;
+  const named = options.filter((_, i) => i !== unknown).map((o) => o.replace(/^(the|a|an)\s+/i, "").trim());
   if (named.some((n) => n.length < 2) || named[0].toLowerCase() === named[1].toLowerCase()) return null;
   return [named[0], named[1]];
 }
