@@ -23,4 +23,28 @@ export interface TaskInput {
   systemPrompt?: string;
   /** The whole condition, for scaffolds that read their own facet parameters. */
   condition: Condition;
+  /**
+   * The perturbation the task was rendered with (the `perturbation` facet, applied to the item
+   * before formatting): which one, and what it changed or why it does not apply. The perturbed
+   * text itself is the task's question and options. Absent without the facet or for `none`.
+   */
+  perturbation?: TaskPerturbation;
+}
+
+export interface TaskPerturbation {
+  /** The facet value's label: a family ("format(slot=1)") or a perturbation ("case_change"). */
+  value: string;
+  /** The perturbation that acted (null: no member of the family applies to the item). */
+  perturbation: string | null;
+  family: string;
+  seed: number;
+  variant: number;
+  slot?: number;
+  status: "applied" | "not_applicable";
+  /** Applied: the parts that differ from the unperturbed item ("stem", "options", "option_letters"). */
+  changed?: string[];
+  /** Applied: what it did ("upper case", "option order 2,0,1"). */
+  note?: string;
+  /** Not applicable: why. The task is then the unperturbed item's, and must not be counted as perturbed. */
+  reason?: string;
 }

@@ -5,13 +5,14 @@
  */
 import { Registry } from "../core/registry.js";
 import { formatFacet } from "./format.js";
+import { perturbationFacet } from "./perturbation.js";
 import { scaffoldFacet } from "./scaffold.js";
 import { scoringPathFacet } from "./scoring-path.js";
 import { systemPromptFacet } from "./system-prompt.js";
 import type { Facet, FacetStage } from "./types.js";
 
 export const facets = new Registry<Facet>("facet");
-for (const facet of [scaffoldFacet, formatFacet, systemPromptFacet, scoringPathFacet]) {
+for (const facet of [scaffoldFacet, formatFacet, perturbationFacet, systemPromptFacet, scoringPathFacet]) {
   facets.register(facet.name, facet);
 }
 

@@ -4,6 +4,7 @@
  * on the task a trial's model receives (in the order of TASK_STAGES) or on how the trial runs.
  */
 import type { z } from "zod";
+import type { Item } from "../contracts/item.js";
 import type { FacetValue } from "../contracts/spec.js";
 import type { TaskInput } from "../contracts/task.js";
 
@@ -25,4 +26,21 @@ export interface Facet {
   settingsSchema?(valueName: string): z.ZodType | undefined;
   /** Task stages other than `format`: the task with this facet's value applied. */
   applyToTask?(task: TaskInput, value: FacetValue): TaskInput;
+  /**
+   * Task stages that act on the ITEM, before it is formatted (the perturbation), so the change
+   * reaches every format, scaffold and scoring path: the item to format, and the function that
+   * finishes the formatted task at this facet's stage (in place of applyToTask).
+   */
+  applyToItem?(item: Item, value: FacetValue, context: RenderContext): ItemStageResult;
+}
+
+export interface ItemStageResult {
+  item: Item;
+  finishTask(task: TaskInput): TaskInput;
+}
+
+/** What rendering may need beyond the item and its condition. */
+export interface RenderContext {
+  /** The other items of the item's benchmark (perturbations that look up a partner item). */
+  pool?: readonly Item[];
 }

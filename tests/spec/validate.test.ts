@@ -104,7 +104,7 @@ describe("facet values", () => {
     assert.match(
       problems[0],
       new RegExp(
-        `^study\\.yaml:${line}:5: at YAML path conditions\\.facets\\.scafold: unknown facet 'scafold' \\(did you mean 'scaffold'\\?\\); known: format, scaffold, scoring_path, system_prompt$`,
+        `^study\\.yaml:${line}:5: at YAML path conditions\\.facets\\.scafold: unknown facet 'scafold' \\(did you mean 'scaffold'\\?\\); known: format, perturbation, scaffold, scoring_path, system_prompt$`,
       ),
     );
   });
