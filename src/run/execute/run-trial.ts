@@ -3,10 +3,11 @@
  * the calls and outcome to the commit (one store transaction). A trial aborted in flight is
  * not committed: it stays unfinished and runs again on resume.
  */
+import type { Item } from "../../contracts/item.js";
 import type { TaskInput } from "../../contracts/task.js";
 import type { CallRecord, TrialOutcome } from "../../contracts/trial.js";
 import { ProviderError } from "../../core/errors.js";
-import { renderTrialTask } from "../../facets/render.js";
+import { renderTrialTask, trialItem } from "../../facets/render.js";
 import { isLogprobScorer } from "../../scoring/types.js";
 import type { TrialRow } from "../store/types.js";
 import { storedTask } from "../task-record.js";
@@ -16,14 +17,18 @@ import type { TrialContext, TrialEvent } from "./types.js";
 
 export async function runTrial(trial: TrialRow, options: TrialContext): Promise<TrialEvent> {
   const model = options.models.get(trial.modelId);
-  const item = options.items.get(trial.benchmarkId)?.get(trial.itemId);
+  const benchmarkItems = options.items.get(trial.benchmarkId);
+  const original = benchmarkItems?.get(trial.itemId);
   const calls: CallRecord[] = [];
   const execution = trial.executions + 1;
   const started = Date.now();
   let task: TaskInput | undefined;
   try {
-    if (!model || !item) throw new Error(`trial ${trial.id} refers to a model or item that is not in the study`);
-    task = renderTrialTask(item, trial.condition);
+    if (!model || !original) throw new Error(`trial ${trial.id} refers to a model or item that is not in the study`);
+    const context = { pool: benchmarkPool(benchmarkItems) };
+    task = renderTrialTask(original, trial.condition, context);
+    // Scored against the item as perturbed: a perturbation may move the gold option.
+    const item = trialItem(original, trial.condition, context);
     const scorer = options.scorerFor?.(trial, item, task) ?? options.scorer;
     if (!scorer) throw new Error("executeTrials needs a scorer or scorerFor");
     const attempt = { trial, execution, model, calls, options, item, task };
@@ -55,6 +60,16 @@ export async function runTrial(trial: TrialRow, options: TrialContext): Promise<
       errorMessage: error instanceof Error ? error.message : String(error),
     });
   }
+}
+
+const pools = new WeakMap<Map<string, Item>, Item[]>();
+
+/** A benchmark's items as a list, built once per benchmark (perturbations look up partner items). */
+function benchmarkPool(items: Map<string, Item> | undefined): Item[] {
+  if (!items) return [];
+  let pool = pools.get(items);
+  if (!pool) pools.set(items, (pool = [...items.values()]));
+  return pool;
 }
 
 type OutcomeCore = Omit<TrialOutcome, "usage" | "costUsd" | "latencyMs" | "droppedParams" | "simulated">;
