@@ -5,6 +5,7 @@
  * is not the same model (same id, or same provider, model and endpoint), and a spec where some
  * subject has no such judge is refused before anything is written.
  */
+import type { Item } from "../contracts/item.js";
 import type { ModelSpec, StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { fromSpecParams } from "../models/policy.js";
@@ -13,6 +14,7 @@ import { providers } from "../models/registry.js";
 import { resilienceFromSpec, withResilience } from "../models/resilience.js";
 import type { ProviderEnv } from "../models/types.js";
 import type { JudgeFn } from "../scoring/types.js";
+import type { ModelRuntime } from "./execute/types.js";
 
 /** Judge calls are graded at temperature 0 with room for a short JSON verdict. */
 const JUDGE_DEFAULTS = { temperature: 0, maxTokens: 400 } as const;
@@ -101,5 +103,27 @@ export async function buildJudge(spec: ModelSpec, study: StudySpec, env: Provide
     close: async () => {
       await provider.close?.();
     },
+  };
+}
+
+/**
+ * A judge as a model of the run (`parallax run` judges open-ended trials as their sub-calls):
+ * its provider with the study's retries and rate limits, the judge defaults under its own params,
+ * its price (judge calls are charged to the run's budget), and the study's items as the answer
+ * key of a simulated judge.
+ */
+export async function buildJudgeModel(
+  spec: ModelSpec,
+  study: StudySpec,
+  env: ProviderEnv,
+  items: readonly Item[],
+): Promise<ModelRuntime> {
+  const raw = await providers.get(spec.provider).create(spec, env);
+  raw.observeItems?.(items);
+  return {
+    spec,
+    provider: withResilience(raw, resilienceFromSpec(study.execution, spec.rate_limit)),
+    params: { ...JUDGE_DEFAULTS, ...fromSpecParams(spec.params) },
+    price: modelPrice(spec, study.prices),
   };
 }

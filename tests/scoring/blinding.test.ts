@@ -44,8 +44,8 @@ conditions:
     scaffold: [direct, map_reduce, {name: critic, rounds: 1}]
 scoring:
   judges:
-    - { id: j1, provider: sim, model: judge-one }
-    - { id: j2, provider: sim, model: judge-two }
+    - { id: j1, provider: sim, model: judge-one, options: { ability: 1 } }
+    - { id: j2, provider: sim, model: judge-two, options: { ability: 0 } }
   validation: { fraction: 1 }
   blinding: { guess_fraction: 1 }
 execution: { concurrency: 2 }
@@ -224,9 +224,15 @@ describe("blinding protocol on a sim study", () => {
         judgements?.verdicts.every((v) => trialIds.includes(v.trialId ?? "")),
         "verdicts linked to trials",
       );
+      // The blinding log keeps every event: the run's own judged round (its simulated judges,
+      // stage "run"), then this re-judging round of the score stage.
       assert.deepEqual(
         judgements?.log.map((e) => e.event),
-        ["sealed", "judged", "unblind_refused", "unblind_refused", "unblinded"],
+        ["sealed", "judged", "unblinded", "sealed", "judged", "unblind_refused", "unblind_refused", "unblinded"],
+      );
+      assert.deepEqual(
+        judgements?.log.slice(0, 3).map((e) => e.stage),
+        ["run", "run", "run"],
       );
       assert.equal(judgements?.summary?.unblinded_at, unblinded.unblindedAt);
     } finally {
@@ -239,7 +245,7 @@ describe("blinding protocol on a sim study", () => {
       .map((l) => JSON.parse(l));
     assert.deepEqual(
       log.map((e) => e.event),
-      ["sealed", "judged", "unblind_refused", "unblind_refused", "unblinded"],
+      ["sealed", "judged", "unblinded", "sealed", "judged", "unblind_refused", "unblind_refused", "unblinded"],
     );
     const blinding = JSON.parse(readFileSync(join(outDir, "blinding.json"), "utf8"));
     assert.equal(blinding.unblinded_at, log.at(-1).at);

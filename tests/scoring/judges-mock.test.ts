@@ -184,14 +184,16 @@ describe("a judge round through the OpenAI mock", () => {
     const { specPath, outDir } = writeDemoSpec({ items: 3, facets: "    format: [oe]" });
     const spec = readFileSync(specPath, "utf8");
     const judge = WIRES[0].spec(mock);
+    // Run without judges (a judged spec would judge at run time), then judge the stored
+    // responses in the score stage with the judge added to the spec.
+    await runStudy({ specPath, outDir, env: {} });
     writeFileSync(
       specPath,
       `${spec}scoring:\n  judges:\n    - { id: gpt-judge, provider: openai, model: gpt-4o-mini, base_url: "${judge.base_url}", api_key_env: JUDGE_OPENAI_KEY }\n  blinding: { guess_fraction: 0 }\n`,
     );
-    await runStudy({ specPath, outDir, env: {} });
     const verdict = { label: "correct", confidence: 5, justification: "matches" };
     for (let i = 0; i < 3; i++) mock.enqueue(WIRES[0].reply(JSON.stringify(verdict)));
-    const context = await openScoringContext(outDir);
+    const context = await openScoringContext(outDir, specPath);
     try {
       const result = await judgeStudy(context, { env: ENV });
       assert.equal(result.responses, 3);
