@@ -15,7 +15,7 @@ export interface BenchmarkMeta {
   /** The default scorer of each scoring path (a spec's `scoring` section overrides it). */
   scorers: DefaultScorers;
   /**
-   * The judge rubric (registered id, e.g. "compliance") that `parallax score --judge` applies to
+   * The judge rubric (registered id, e.g. "compliance") that judges (in `parallax run`, or `parallax score --scorer judge`) apply to
    * open-ended free-form answers, or null when they are not judged (the deterministic scorer is
    * the reference, as GAIA's normaliser is).
    */
