@@ -21,6 +21,7 @@ import {
 import { COMMON_LOADER_OPTIONS } from "../datasets/options.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import { providers } from "../models/registry.js";
+import { judgeRubrics } from "../scoring/judge/rubrics.js";
 import { scorers } from "../scoring/registry.js";
 import { facets } from "./registry.js";
 
@@ -124,6 +125,22 @@ function scoringProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
     if (!benchmarkIds.includes(benchmark))
       problems.push(unknownName(source, path, "benchmark id", benchmark, benchmarkIds, true));
     scorer(name, path);
+  }
+  // Rubric options (scoring.rubrics.<id>), checked against the rubric's own schema.
+  for (const [id, options] of Object.entries(scoring.rubrics ?? {})) {
+    const path = ["scoring", "rubrics", id];
+    if (!judgeRubrics.has(id)) {
+      problems.push(unknownName(source, path, "judge rubric", id, judgeRubrics.names(), true));
+      continue;
+    }
+    const schema = judgeRubrics.get(id).optionsSchema;
+    if (schema) problems.push(...settingsProblems(schema, options, path, source));
+    else
+      problems.push(
+        ...Object.keys(options).map((key) =>
+          problem(source, [...path, key], `judge rubric '${id}' takes no options, found '${key}'`, true),
+        ),
+      );
   }
   return problems;
 }

@@ -59,7 +59,10 @@ export async function collectJudgeables(context: ScoringContext, choice: TaskCho
       const task = tasks.get(trial.id);
       if (!item || !task) continue;
       if (!judgedTrial(trial, study.spec, task)) continue;
-      const rubric = rubricFor(datasetLoaders.get(loaderOf(study.spec, trial.benchmarkId)).meta.judgeRubric!);
+      const rubric = rubricFor(
+        datasetLoaders.get(loaderOf(study.spec, trial.benchmarkId)).meta.judgeRubric!,
+        study.spec.scoring?.rubrics,
+      );
       // Reference-answer grading needs a reference; without one the item cannot be judged.
       if (rubric.id === "factual_oe" && rubric.reference(item) === "") continue;
       const raw = trial.outcome?.finalAnswer ?? "";

@@ -186,7 +186,7 @@ export class RunJudging implements TrialJudging {
       const loader = datasetLoaders.get(loaderOf(spec, entry.benchmark));
       plans.set(entry.trialId, {
         entry,
-        rubric: rubricFor(loader.meta.judgeRubric!),
+        rubric: rubricFor(loader.meta.judgeRubric!, spec.scoring?.rubrics),
         primary: assignment.primary,
         validation: validated.has(entry.trialId) ? assignment.validation : undefined,
         guess: guessed.has(entry.trialId),
