@@ -115,8 +115,10 @@ describe("judging inside parallax run (simulated judges)", () => {
       .split("\n")
       .map((l) => JSON.parse(l).event);
     assert.deepEqual(events, ["sealed", "judged", "unblinded"]);
-    // Nothing leaks from direct vs map_reduce: the guesses are at chance.
+    // Nothing leaks from direct vs map_reduce: the guesses are at chance, and no sensitivity rows.
     assert.ok(Math.abs(blinding.guessing_check.bang_bi.overall) < 0.35, JSON.stringify(blinding.guessing_check));
+    assert.equal(blinding.guessing_check.sensitivity.failed, false);
+    assert.deepEqual(blinding.guessing_check.sensitivity.rows, []);
     // Judge calls are exported with the trial's calls.
     const exported = runCli(["export", outDir, "--table", "calls", "--format", "jsonl"]);
     assert.equal(exported.status, 0, exported.stderr);
@@ -135,6 +137,12 @@ describe("judging inside parallax run (simulated judges)", () => {
     assert.equal(check.n, 60);
     assert.ok(check.p < 0.05, `guessing above chance: ${JSON.stringify(check)}`);
     assert.ok(check.bang_bi.per_arm["format=oe scaffold=cot"] > 0.5, JSON.stringify(check.bang_bi));
+    // Blinding failed: the sensitivity analysis on the incorrectly-guessed cases is recorded.
+    assert.equal(check.sensitivity.failed, true);
+    const cot = check.sensitivity.rows.find((r: { configuration: string }) => r.configuration.includes("cot"));
+    const direct = check.sensitivity.rows.find((r: { configuration: string }) => r.configuration.includes("direct"));
+    assert.equal(cot.n + direct.n, 60);
+    assert.ok(cot.n_incorrect < direct.n_incorrect, "the cot arm is mostly identified, so few of its cases remain");
   });
 
   test("judge calls count against the budget", async () => {

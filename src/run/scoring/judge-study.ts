@@ -110,7 +110,10 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
     // Step 4: the guessing check, after verdicts are locked; reads the mapping through its seal.
     const round = await store.getBlindingRound(run.id);
     const mapping = openSealedMapping(round?.mapping ?? "", sealed.sha256);
-    const guessing = await guessingRound(log, judgeables, mapping, assignments, runtime, spec);
+    const outcomes = new Map(
+      verdicts.filter((v) => v.role === "primary").map((v) => [v.uuid, v.ok ? v.outcome : null] as const),
+    );
+    const guessing = await guessingRound(log, judgeables, mapping, assignments, runtime, spec, outcomes);
     const primaries = [...new Set([...assignments.values()].map((a) => a.primary.id))].sort();
     const judged = {
       judge: primaries.join(","),

@@ -27,7 +27,7 @@ import { InputError } from "../../core/errors.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import { sampleStrata } from "../../datasets/sample.js";
 import { renderTrialTask } from "../../facets/render.js";
-import { type Guess, guessingCheck } from "../../scoring/blinding/guessing.js";
+import { blindingSensitivity, type GuessedCase, guessingCheck } from "../../scoring/blinding/guessing.js";
 import { sanitiseResponse } from "../../scoring/blinding/sanitise.js";
 import { type BlindingEntry, newUuid, openSealedMapping, sealMapping } from "../../scoring/blinding/seal.js";
 import { guessMessages, judgeMessages } from "../../scoring/judge/prompt.js";
@@ -309,7 +309,7 @@ export class RunJudging implements TrialJudging {
       for (const [id, list] of await store.listCallsOf(runId, ids.slice(i, i + 500))) calls.set(id, list);
     }
     const verdicts: VerdictRecord[] = [];
-    const guesses: Guess[] = [];
+    const guesses: GuessedCase[] = [];
     const judgeables: Judgeable[] = [];
     for (const entry of mapping) {
       const trial = trials.get(entry.trialId)!;
@@ -321,7 +321,9 @@ export class RunJudging implements TrialJudging {
         .filter((n): n is JudgeCallNote => n !== undefined);
       for (const n of notes) {
         if (n.purpose === "guess") {
-          guesses.push({ truth: entry.configuration, guess: n.guess ?? null });
+          const primary = notes.find((p) => p.purpose === "verdict" && (p.role ?? "primary") === "primary");
+          const outcome = primary?.ok ? (primary.outcome ?? null) : null;
+          guesses.push({ truth: entry.configuration, guess: n.guess ?? null, outcome });
           continue;
         }
         verdicts.push({
@@ -358,7 +360,8 @@ export class RunJudging implements TrialJudging {
     await log.event({ event: "judged", at, verdicts: verdicts.length, sha256: sha, stage: "run" });
     const agreement = agreementOf(judgeables, verdicts);
     log.file(BLINDING_FILES.agreement, agreement);
-    const guessing = guessingCheck(guesses, this.configurations);
+    const check = guessingCheck(guesses, this.configurations);
+    const guessing = check && { ...check, sensitivity: blindingSensitivity(guesses, check, this.configurations) };
     const primaries = [...new Set([...this.plans.values()].map((p) => p.primary.id))].sort();
     const judged = {
       judge: primaries.join(","),
