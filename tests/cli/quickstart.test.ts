@@ -59,5 +59,12 @@ test("the quickstart judges its open-ended answers and reports kappa and the gue
     .map((f) => readFileSync(join(out, f), "utf8"))
     .find((html) => html.includes("judge_validation"));
   assert.ok(trialsPage !== undefined, `a report page shows the judge sub-calls (${pages.join(", ")})`);
+  assert.match(trialsPage, /scored by judge:judge-a@1\.0\.0/);
+  assert.match(trialsPage, /scored by mc_last_answer@/);
+  assert.match(
+    trialsPage,
+    /verdict of judge judge-a \(primary, rubric factual_oe\): (correct|incorrect), confidence \d/,
+  );
+  assert.match(trialsPage, /blinding check: judge judge-a guessed /);
   assert.ok(existsSync(join(out, "report.html")));
 });
