@@ -59,7 +59,7 @@ export async function guessingRound(
     const messages = guessMessages({ prompt: j.prompt, response: j.response }, configurations);
     let guess: string | null = null;
     try {
-      const reply = await judge.call(messages);
+      const reply = await judge.call(messages, j.attempt);
       await log.call({
         uuid: j.entry.uuid,
         judge: judge.id,

@@ -89,7 +89,10 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
     const judges = [...tasks.map((t) => t.judge), ...[...assignments.values()].map((a) => a.primary)];
     for (const judge of judges) {
       if (runtimes.has(judge.id)) continue;
-      runtimes.set(judge.id, options.judgeFor ? options.judgeFor(judge) : await buildJudge(judge, spec, options.env));
+      runtimes.set(
+        judge.id,
+        options.judgeFor ? options.judgeFor(judge) : await buildJudge(judge, spec, options.env, store),
+      );
     }
     log.startCalls();
     let done = 0;

@@ -20,6 +20,8 @@ import { type TaskChoice, tasksOf } from "./stored-tasks.js";
 
 export interface Judgeable {
   entry: BlindingEntry;
+  /** The trial's attempt (the response cache keys judge calls by it, as the run does). */
+  attempt: number;
   item: Item;
   rubric: Rubric;
   prompt: string;
@@ -67,6 +69,7 @@ export async function collectJudgeables(context: ScoringContext, choice: TaskCho
       if (rubric.id === "factual_oe" && rubric.reference(item) === "") continue;
       const raw = trial.outcome?.finalAnswer ?? "";
       out.push({
+        attempt: trial.attempt,
         entry: {
           uuid: newUuid(),
           trialId: trial.id,

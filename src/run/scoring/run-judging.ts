@@ -344,6 +344,7 @@ export class RunJudging implements TrialJudging {
       if (item) {
         judgeables.push({
           entry,
+          attempt: trial.attempt,
           item,
           rubric: plan.rubric,
           prompt: "",
