@@ -250,6 +250,17 @@ describe("blinding protocol on a sim study", () => {
     const blinding = JSON.parse(readFileSync(join(outDir, "blinding.json"), "utf8"));
     assert.equal(blinding.unblinded_at, log.at(-1).at);
   });
+
+  test("running the finished study again keeps the score stage's round (nothing is re-sealed)", async () => {
+    const before = readFileSync(join(outDir, BLINDING_FILES.log), "utf8");
+    const seal = readFileSync(join(outDir, BLINDING_FILES.seal), "utf8");
+    const again = await runStudy({ specPath: join(dir, "study.yaml"), outDir, env: {} });
+    assert.equal(again.summary.attempted, 0);
+    // The score stage's round covers the same trials: the run reuses it as its (finished) round.
+    assert.deepEqual(again.judging, { trials: 15, finished: true });
+    assert.equal(readFileSync(join(outDir, BLINDING_FILES.log), "utf8"), before);
+    assert.equal(readFileSync(join(outDir, BLINDING_FILES.seal), "utf8"), seal);
+  });
 });
 
 describe("blinding pieces", () => {

@@ -139,6 +139,9 @@ export class RunJudging implements TrialJudging {
         sealed = { sha256: existing.sealedSha256, text: existing.mapping };
       }
     }
+    // Every judged trial finished and the store holds another round (a later `score --scorer
+    // judge` re-judging): nothing is left to judge, and that round stands.
+    if (existing && !entries && judged.every((t) => t.status === "finished")) return undefined;
     if (!entries || !sealed) {
       entries = judged.map((trial) => ({
         uuid: newUuid(),
