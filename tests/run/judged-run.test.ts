@@ -145,6 +145,14 @@ describe("judging inside parallax run (simulated judges)", () => {
     assert.ok(cot.n_incorrect < direct.n_incorrect, "the cot arm is mostly identified, so few of its cases remain");
   });
 
+  test("plan counts the expected judge calls", () => {
+    const { specPath } = judgedSpec({ items: 10, facets: "    format: [mc, oe]", validation: 0.5, guess: 0.2 });
+    const plan = runCli(["plan", specPath, "--json"]);
+    assert.equal(plan.status, 0, plan.stderr);
+    // 20 subject calls (direct) + 10 judged OE trials x (1 verdict + 0.5 validation + 0.2 guess).
+    assert.equal(JSON.parse(plan.stdout).estimatedCalls, 37);
+  });
+
   test("judge calls count against the budget", async () => {
     const base = { items: 10, facets: "    format: [oe]", validation: 0.1, guess: 0, budget: "  max_calls: 6" };
     const { specPath, outDir } = judgedSpec(base);

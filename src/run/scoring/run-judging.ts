@@ -41,7 +41,10 @@ import { assignJudges } from "../judge.js";
 import { trialPages } from "../store/pages.js";
 import type { TrialRow, TrialStore, VerdictRecord } from "../store/types.js";
 import type { PreparedStudy } from "../study.js";
-import { loaderOf, scoringPathOf } from "./choose.js";
+import { loaderOf } from "./choose.js";
+import { judgedAtRunTime } from "./judged-trials.js";
+
+export { judgedAtRunTime };
 import { agreementOf } from "./judge-agreement.js";
 import type { Judgeable } from "./judgeables.js";
 import { redactionList } from "./judgeables.js";
@@ -75,25 +78,6 @@ interface TrialPlan {
   primary: ModelSpec;
   validation: ModelSpec | undefined;
   guess: boolean;
-}
-
-/**
- * Whether a trial is judged at run time: the spec has judges, the task is open-ended, the path
- * free form, the loader names a rubric, and the spec does not name the benchmark's scorer.
- */
-export function judgedAtRunTime(
-  spec: StudySpec,
-  trial: Pick<TrialRow, "benchmarkId" | "condition">,
-  item: Item,
-): boolean {
-  if ((spec.scoring?.judges ?? []).length === 0) return false;
-  if ((spec.scoring?.per_benchmark?.[trial.benchmarkId] ?? spec.scoring?.default) !== undefined) return false;
-  if (scoringPathOf(trial.condition) !== "free_form") return false;
-  const rubricId = datasetLoaders.get(loaderOf(spec, trial.benchmarkId)).meta.judgeRubric;
-  if (rubricId === null) return false;
-  if (renderTrialTask(item, trial.condition).format === "mc") return false;
-  // Reference-answer grading needs a reference; without one the item keeps its deterministic score.
-  return !(rubricId === "factual_oe" && rubricFor(rubricId).reference(item) === "");
 }
 
 export class RunJudging implements TrialJudging {
