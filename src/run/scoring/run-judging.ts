@@ -20,13 +20,11 @@
  *    unblinded and logged. The run-time outcome of a judged trial is its primary judge's verdict
  *    (scorer `judge:<id>@<version>`).
  */
-import type { Item } from "../../contracts/item.js";
 import type { ModelSpec, StudySpec } from "../../contracts/spec.js";
 import type { CallRecord } from "../../contracts/trial.js";
 import { InputError } from "../../core/errors.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import { sampleStrata } from "../../datasets/sample.js";
-import { renderTrialTask } from "../../facets/render.js";
 import { blindingSensitivity, type GuessedCase, guessingCheck } from "../../scoring/blinding/guessing.js";
 import { sanitiseResponse } from "../../scoring/blinding/sanitise.js";
 import { type BlindingEntry, newUuid, openSealedMapping, sealMapping } from "../../scoring/blinding/seal.js";
