@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PreregistrationCheck } from "./preregistration.js";
+import type { BlindingSensitivity } from "../scoring/blinding/guessing.js";
 
 /** The methodology facts of a study directory the scorecard's stamp reports. */
 export interface Methodology {
@@ -28,6 +29,10 @@ export interface BlindingStatus {
   details: Record<string, number>;
   source: string | null;
   note: string;
+  /** The guessing check (Parallax's blinding.json): correct guesses vs chance. */
+  guessing?: { n: number; correct: number; chance: number; chi2: number; p: number } | null;
+  /** The sensitivity analysis on incorrectly-guessed cases (computed when the guessing check failed). */
+  sensitivity?: BlindingSensitivity | null;
 }
 
 export interface AgreementStatus {
@@ -83,12 +88,25 @@ export function readBlinding(dir: string): BlindingStatus {
   if ("error" in read) return { blinded: false, blindingIndex: null, details: {}, source: path, note: read.error };
   const found = numbersUnder(read.value, /^(blinding_?index|bang_?(bi|index)|bi)$/i);
   const index = headline(found, (a, b) => (Math.abs(b) > Math.abs(a) ? b : a));
+  const check = (read.value as { guessing_check?: Record<string, unknown> | null } | null)?.guessing_check;
+  const guessing =
+    check && typeof check.n === "number" && typeof check.p === "number"
+      ? {
+          n: check.n,
+          correct: Number(check.correct),
+          chance: Number(check.chance),
+          chi2: Number(check.chi2),
+          p: check.p,
+        }
+      : null;
   return {
     blinded: true,
     blindingIndex: index,
     details: found,
     source: path,
     note: index === null ? "blinded; no Blinding Index reported" : "blinded",
+    guessing,
+    sensitivity: (check?.sensitivity as BlindingSensitivity | null | undefined) ?? null,
   };
 }
 

@@ -177,6 +177,10 @@ export const ScoringSchema = z
       .strict()
       .default({ guess_fraction: 0.1, redact: [] }),
     seed: z.number().int().default(0).describe("Seed of the validation and guessing subsamples"),
+    rubrics: z
+      .record(z.string(), z.record(z.string(), z.unknown()))
+      .optional()
+      .describe("Options of judge rubrics by rubric id, checked against each rubric's schema (docs/SCORING.md)"),
   })
   .strict();
 

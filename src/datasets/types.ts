@@ -15,11 +15,19 @@ export interface BenchmarkMeta {
   /** The default scorer of each scoring path (a spec's `scoring` section overrides it). */
   scorers: DefaultScorers;
   /**
-   * The judge rubric (registered id, e.g. "compliance") that `parallax score --judge` applies to
+   * The judge rubric (registered id, e.g. "compliance") that judges (in `parallax run`, or `parallax score --scorer judge`) apply to
    * open-ended free-form answers, or null when they are not judged (the deterministic scorer is
    * the reference, as GAIA's normaliser is).
    */
   judgeRubric: string | null;
+  /**
+   * True when the safe answer of an open-ended trial is not a fixed string (BBQ, TruthfulQA,
+   * sycophancy, XSTest, OR-Bench): its open-ended free-form trials are scored by a judge with
+   * `judgeRubric`, and a spec asking for them without `scoring.judges` is refused unless it names
+   * their scorer explicitly (`scoring.per_benchmark.<id>` or `scoring.default`). Absent: false
+   * (the deterministic `scorers.open` is a valid reference, judged only when the spec has judges).
+   */
+  judgeRequired?: boolean;
   /**
    * The trivial baseline a score must beat (Auditing the Audit, gate G2): `uniform` is a uniform
    * guess over the options (1/k; 1/2 for a sentence pair), `majority` always gives the majority

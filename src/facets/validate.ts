@@ -23,6 +23,7 @@ import {
 import { COMMON_LOADER_OPTIONS } from "../datasets/options.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import { providers } from "../models/registry.js";
+import { judgeRubrics } from "../scoring/judge/rubrics.js";
 import { scorers } from "../scoring/registry.js";
 import { facets } from "./registry.js";
 
@@ -45,6 +46,7 @@ export function validateStudy(spec: StudySpec, file: { text: string; path: strin
     ...modelProblems(spec, source),
     ...benchmarkProblems(spec, source),
     ...scoringProblems(spec, source),
+    ...unjudgedOpenEndedProblems(spec, source),
   ];
   if (problems.length > 0) throw new SpecError(file.path, problems);
 }
@@ -130,7 +132,55 @@ function scoringProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
       problems.push(unknownName(source, path, "benchmark id", benchmark, benchmarkIds, true));
     scorer(name, path);
   }
+  // Rubric options (scoring.rubrics.<id>), checked against the rubric's own schema.
+  for (const [id, options] of Object.entries(scoring.rubrics ?? {})) {
+    const path = ["scoring", "rubrics", id];
+    if (!judgeRubrics.has(id)) {
+      problems.push(unknownName(source, path, "judge rubric", id, judgeRubrics.names(), true));
+      continue;
+    }
+    const schema = judgeRubrics.get(id).optionsSchema;
+    if (schema) problems.push(...settingsProblems(schema, options, path, source));
+    else
+      problems.push(
+        ...Object.keys(options).map((key) =>
+          problem(source, [...path, key], `judge rubric '${id}' takes no options, found '${key}'`, true),
+        ),
+      );
+  }
   return problems;
+}
+
+/**
+ * Open-ended free-form trials of a benchmark whose safe answer is not a fixed string (its loader
+ * declares `meta.judgeRequired`) need a judge: refused without `scoring.judges` unless the spec
+ * names their scorer explicitly (`scoring.per_benchmark.<id>` or `scoring.default`). A benchmark
+ * has open-ended trials when the `format` facet lists a value other than `mc`; without the facet,
+ * when its source is judged (`meta.scoring: judge`, items without options, rendered open-ended).
+ */
+function unjudgedOpenEndedProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
+  if ((spec.scoring?.judges ?? []).length > 0 || spec.scoring?.default !== undefined) return [];
+  const facetValues = spec.conditions.facets;
+  const paths = (facetValues.scoring_path ?? []).map((v) => facetName(v));
+  if (paths.length > 0 && !paths.includes("free_form")) return [];
+  const formats = facetValues.format?.map((v) => facetName(v));
+  return spec.benchmarks.flatMap((benchmark, i) => {
+    if (!datasetLoaders.has(benchmark.loader) || spec.scoring?.per_benchmark?.[benchmark.id] !== undefined) return [];
+    const meta = datasetLoaders.get(benchmark.loader).meta;
+    if (!meta.judgeRequired || meta.judgeRubric === null) return [];
+    const open = formats === undefined ? (meta.scoring === "judge" ? ["oe"] : []) : formats.filter((f) => f !== "mc");
+    if (open.length === 0) return [];
+    return [
+      problem(
+        source,
+        ["benchmarks", i, "loader"],
+        `benchmark '${benchmark.id}' (loader ${benchmark.loader}) has open-ended trials (format ${open.join(", ")}) ` +
+          `whose safe answer is not a fixed string: they need scorer 'judge' with rubric '${meta.judgeRubric}'; ` +
+          `add scoring.judges, or name a deterministic scorer for them explicitly ` +
+          `(scoring.per_benchmark.${benchmark.id}: ${meta.scorers.open})`,
+      ),
+    ];
+  });
 }
 
 function settingsProblems(schema: z.ZodType, settings: unknown, path: PathSegment[], source: SpecSource) {

@@ -68,6 +68,7 @@ import { ProviderError } from "../core/errors.js";
 import { canonicalJson, sha256 } from "../core/hash.js";
 import { estimateTokens } from "../core/tokens.js";
 import { applyParamPolicy, fromSpecParamNames } from "./policy.js";
+import { simJudgeReply } from "./sim-judge.js";
 import type { ProviderFactory } from "./types.js";
 
 /** Logit shifts of the planted mechanisms. Documented in docs/SIMULATION.md. */
@@ -232,6 +233,15 @@ export class SimProvider implements Provider {
 
   /** Dispatches on the kind of sub-call (the scaffolds' markers); plain prompts get `respond`. */
   private reply(messages: readonly ChatMessage[], prompt: string, stream: string, drawKey: string): string {
+    // A judge or blinding-check prompt gets the simulated judge (sim-judge.ts).
+    const judged = simJudgeReply(prompt, {
+      modelId: this.modelId,
+      studySeed: this.options.studySeed,
+      seed: this.options.seed,
+      ability: this.options.ability,
+      findItem: (text) => this.findItem(text)?.item,
+    });
+    if (judged !== undefined) return judged;
     const system = messages.find((m) => m.role === "system")?.content ?? "";
     const user = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
     const entry = this.findItem(prompt);

@@ -62,7 +62,21 @@ function callBlock(call: CallRecord): Html {
     el("div", { class: "msg-role" }, "response"),
     el("pre", { class: "response" }, call.responseText ?? "(no response)"),
     call.error ? el("p", { class: "muted" }, `error ${call.error.bucket}: ${call.error.message}`) : "",
+    judgeNote(call),
   );
+}
+
+/** A judge sub-call's verdict or guess (CallRecord.note.judge, src/run/scoring/run-judging.ts). */
+function judgeNote(call: CallRecord): Content {
+  const judge = call.note?.judge as Record<string, unknown> | undefined;
+  if (!judge) return "";
+  const text =
+    judge.purpose === "guess"
+      ? `blinding check: judge ${judge.judge} guessed ${judge.guess ?? "don't know"} (response ${judge.uuid})`
+      : judge.ok
+        ? `verdict of judge ${judge.judge} (${judge.role}, rubric ${judge.rubric}): ${judge.label}, confidence ${judge.confidence}, outcome ${judge.outcome ?? "excluded"}; ${judge.justification ?? ""}`
+        : `verdict of judge ${judge.judge} (${judge.role}): unparseable (${judge.error})`;
+  return el("p", { class: "muted" }, text);
 }
 
 function trialArticle(entry: TrialEntry): Html {
@@ -84,7 +98,7 @@ function trialArticle(entry: TrialEntry): Html {
       "p",
       {},
       el("strong", {}, outcomeText(trial)),
-      ` · parse ${o?.parseStatus ?? "-"} · parsed answer ${o?.parsedAnswer ?? "-"}${o?.simulated ? " · SIMULATED response" : ""}`,
+      ` · scored by ${o?.scorer ?? "-"} · parse ${o?.parseStatus ?? "-"} · parsed answer ${o?.parsedAnswer ?? "-"}${o?.simulated ? " · SIMULATED response" : ""}`,
     ),
     o?.finalAnswer
       ? [el("div", { class: "msg-role" }, "final answer"), el("pre", { class: "final" }, o.finalAnswer)]

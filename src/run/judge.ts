@@ -5,6 +5,7 @@
  * is not the same model (same id, or same provider, model and endpoint), and a spec where some
  * subject has no such judge is refused before anything is written.
  */
+import type { Item } from "../contracts/item.js";
 import type { ModelSpec, StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { fromSpecParams } from "../models/policy.js";
@@ -13,6 +14,9 @@ import { providers } from "../models/registry.js";
 import { resilienceFromSpec, withResilience } from "../models/resilience.js";
 import type { ProviderEnv } from "../models/types.js";
 import type { JudgeFn } from "../scoring/types.js";
+import { cacheKey } from "./execute/cache-key.js";
+import type { ModelRuntime } from "./execute/types.js";
+import type { TrialStore } from "./store/types.js";
 
 /** Judge calls are graded at temperature 0 with room for a short JSON verdict. */
 const JUDGE_DEFAULTS = { temperature: 0, maxTokens: 400 } as const;
@@ -84,22 +88,58 @@ export function assignJudges(spec: StudySpec): Map<string, JudgeAssignment> {
   return out;
 }
 
-/** Builds a judge's call function on its provider, with the study's retries and rate limits. */
-export async function buildJudge(spec: ModelSpec, study: StudySpec, env: ProviderEnv): Promise<JudgeRuntime> {
+/**
+ * Builds a judge's call function on its provider, with the study's retries and rate limits. With
+ * `cache` (the run's store), replies go through the response cache under the same key as a
+ * judge sub-call of `parallax run` (cache-key.ts), so re-judging a response the run (or an
+ * interrupted round) already paid for costs nothing; the simulated panel is never cached.
+ */
+export async function buildJudge(
+  spec: ModelSpec,
+  study: StudySpec,
+  env: ProviderEnv,
+  cache?: Pick<TrialStore, "cacheGet" | "cachePut">,
+): Promise<JudgeRuntime> {
   const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed });
   const provider = withResilience(raw, resilienceFromSpec(study.execution, spec.rate_limit));
   const params = { ...JUDGE_DEFAULTS, ...fromSpecParams(spec.params) };
   const price = modelPrice(spec, study.prices);
+  const useCache = cache !== undefined && !provider.simulated;
   return {
     id: spec.id,
     spec,
-    call: async (messages) => {
-      const result = await provider.generate({ model: spec.model, messages, params });
-      return { text: result.text, usage: result.usage };
+    call: async (messages, attempt = 1) => {
+      const key = cacheKey({ spec, provider, params, price }, messages, params, attempt);
+      const hit = useCache ? await cache.cacheGet(key) : undefined;
+      const result = hit ?? (await provider.generate({ model: spec.model, messages, params }));
+      if (useCache && !hit) await cache.cachePut(key, result);
+      return { text: result.text, usage: result.usage, cached: hit !== undefined };
     },
     cost: (usage) => (price ? costUsd(usage, price).usd : 0),
     close: async () => {
       await provider.close?.();
     },
+  };
+}
+
+/**
+ * A judge as a model of the run (`parallax run` judges open-ended trials as their sub-calls):
+ * its provider with the study's retries and rate limits, the judge defaults under its own params,
+ * its price (judge calls are charged to the run's budget), and the study's items as the answer
+ * key of a simulated judge.
+ */
+export async function buildJudgeModel(
+  spec: ModelSpec,
+  study: StudySpec,
+  env: ProviderEnv,
+  items: readonly Item[],
+): Promise<ModelRuntime> {
+  const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed });
+  raw.observeItems?.(items);
+  return {
+    spec,
+    provider: withResilience(raw, resilienceFromSpec(study.execution, spec.rate_limit)),
+    params: { ...JUDGE_DEFAULTS, ...fromSpecParams(spec.params) },
+    price: modelPrice(spec, study.prices),
   };
 }

@@ -13,6 +13,7 @@ import { scoringPathOf } from "../facets/scoring-path.js";
 import { costUsd, modelPrice } from "../models/pricing.js";
 import { renderTask } from "../scaffolds/prompt.js";
 import { assignJudges } from "./judge.js";
+import { expectedJudgeCalls, judgedAtRunTime } from "./scoring/judged-trials.js";
 import type { PreparedStudy } from "./study.js";
 
 export { DEFAULT_SCAFFOLD } from "../facets/scaffold.js";
@@ -54,6 +55,10 @@ export interface PlanSummary {
   perModel: { model: string; trials: number; calls: number; costUsd: number | null }[];
 }
 
+/** A judge call's own words (rubric, instructions) and its reply, for the estimate. */
+const JUDGE_PROMPT_TOKENS = 200;
+const JUDGE_OUTPUT_TOKENS = 100;
+
 /** Output tokens assumed per call when the model sets no max_tokens. */
 const DEFAULT_OUTPUT_ESTIMATE = 512;
 
@@ -61,24 +66,40 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
   const itemCount = [...study.items.values()].reduce((sum, byId) => sum + byId.size, 0);
   const { attempts } = study.spec;
   const workload = conditionWorkloads(study);
+  const judges = assignJudges(study.spec);
+  const judgeCallsPerTrial = expectedJudgeCalls(study.spec);
   const perModel = study.spec.models.map((model) => {
     const price = modelPrice(model, study.spec.prices);
     const outputPerCall = model.params.max_tokens ?? DEFAULT_OUTPUT_ESTIMATE;
+    // Judge sub-calls of judged open-ended trials count (they are charged to the run's budget).
+    const judge = judges.get(model.id)?.primary;
+    const judgePrice = judge ? modelPrice(judge, study.spec.prices) : undefined;
     let calls = 0;
     let cost = 0;
-    for (const { perTrial, promptTokens } of workload) {
-      for (const tokens of promptTokens) {
+    for (const { perTrial, tasks } of workload) {
+      for (const { promptTokens, judged } of tasks) {
         calls += perTrial * attempts;
         if (price) {
-          const usage = { inputTokens: tokens * perTrial, outputTokens: outputPerCall * perTrial };
+          const usage = { inputTokens: promptTokens * perTrial, outputTokens: outputPerCall * perTrial };
           cost += costUsd(usage, price).usd * attempts;
+        }
+        if (judge && judged) {
+          calls += judgeCallsPerTrial * attempts;
+          if (judgePrice) {
+            const usage = {
+              inputTokens: (promptTokens + outputPerCall + JUDGE_PROMPT_TOKENS) * judgeCallsPerTrial,
+              outputTokens: JUDGE_OUTPUT_TOKENS * judgeCallsPerTrial,
+            };
+            cost += costUsd(usage, judgePrice).usd * attempts;
+          }
         }
       }
     }
     return {
       model: model.id,
       trials: study.conditions.length * itemCount * attempts,
-      calls,
+      // Judge calls are expectations (subsample shares): the estimate is rounded.
+      calls: Math.round(calls),
       costUsd: price ? cost : null,
     };
   });
@@ -101,15 +122,20 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
  * item's rendered task (in item order). The task does not depend on the model, so each is
  * rendered once, not once per model.
  */
-function conditionWorkloads(study: PreparedStudy): { perTrial: number; promptTokens: number[] }[] {
+function conditionWorkloads(
+  study: PreparedStudy,
+): { perTrial: number; tasks: { promptTokens: number; judged: boolean }[] }[] {
   return study.conditions.map((condition) => {
     const { scaffold, settings } = scaffoldOf(condition);
-    const promptTokens: number[] = [];
+    const tasks: { promptTokens: number; judged: boolean }[] = [];
     for (const items of study.items.values()) {
       for (const item of items.values())
-        promptTokens.push(estimateTokens(renderTask(renderTrialTask(item, condition))));
+        tasks.push({
+          promptTokens: estimateTokens(renderTask(renderTrialTask(item, condition))),
+          judged: judgedAtRunTime(study.spec, { benchmarkId: item.benchmark, condition }, item),
+        });
     }
-    return { perTrial: scaffold.expectedCalls(settings), promptTokens };
+    return { perTrial: scaffold.expectedCalls(settings), tasks };
   });
 }
 

@@ -7,14 +7,15 @@ import { join, resolve } from "node:path";
 import type { ProviderEnv } from "../models/types.js";
 import { InputError } from "../core/errors.js";
 import { executeTrials } from "./execute/execute-trials.js";
-import type { ExecuteSummary, TrialEvent } from "./execute/types.js";
+import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
+import { buildJudgeModel } from "./judge.js";
 import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
 import { planTrials, runIdFor } from "./plan.js";
 import { openStore } from "./store/open.js";
 import { isPostgresUrl, parsePostgresUrl } from "./store/url.js";
 import type { RunRecord, TrialStore } from "./store/types.js";
 import { acquireStudyLock, type StudyLock } from "./study-lock.js";
-import { type PreparedStudy, prepareStudy } from "./study.js";
+import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 
 export interface RunStudyOptions {
@@ -40,6 +41,8 @@ export interface RunStudyResult {
   outDir: string;
   summary: ExecuteSummary;
   counts: Record<"pending" | "finished" | "errored", number>;
+  /** Run-time judging: how many trials are judged, and whether the judge round is finished (unblinded). */
+  judging?: { trials: number; finished: boolean };
 }
 
 const PLAN_BATCH = 5_000;
@@ -64,6 +67,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     await closeModels(models);
     throw error;
   }
+  const judges = new Map<string, ModelRuntime>();
   let store: TrialStore;
   try {
     store = await openStore(options.store ?? outDir);
@@ -81,6 +85,12 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     // Loaded here, not with the module: score.js brings the judging statistics (@stdlib), which
     // `plan` (through checkCells) never needs.
     const { logprobOptionsOf, scorerChooser } = await import("./scoring/choose.js");
+    // Judges of open-ended answers (spec scoring.judges): the mapping is sealed before any trial runs.
+    const { RunJudging } = await import("./scoring/run-judging.js");
+    for (const spec of RunJudging.judgeSpecsOf(study.spec)) {
+      judges.set(spec.id, await buildJudgeModel(spec, study.spec, options.env, allItems(study)));
+    }
+    const judging = await RunJudging.open(study, store, runId, outDir, judges);
     const summary = await executeTrials({
       store,
       runId,
@@ -97,12 +107,21 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
         maxCalls: study.spec.budget.max_calls,
       },
       onTrialDone: options.onTrialDone,
+      judging,
     });
+    const judged = judging ? await judging.finish(study, store, runId, outDir) : undefined;
     const counts = await store.countByStatus(runId);
-    return { runId, outDir, summary, counts };
+    return {
+      runId,
+      outDir,
+      summary,
+      counts,
+      ...(judging ? { judging: { trials: judging.size, finished: judged! } } : {}),
+    };
   } finally {
     try {
       await closeModels(models);
+      await closeModels(judges);
       await store.close();
     } finally {
       lock.release();

@@ -88,7 +88,11 @@ export interface LogprobOptions {
 }
 
 /** One judge call, injected by the run layer (which builds it from a model spec with retries). */
-export type JudgeFn = (messages: ChatMessage[]) => Promise<{ text: string; usage: TokenUsage }>;
+export type JudgeFn = (
+  messages: ChatMessage[],
+  /** The judged trial's attempt (part of the response-cache key, as for the trial's own calls). */
+  attempt?: number,
+) => Promise<{ text: string; usage: TokenUsage; cached?: boolean }>;
 
 export type AnyScorer = Scorer | LogprobScorer;
 

@@ -44,8 +44,8 @@ conditions:
     scaffold: [direct, map_reduce, {name: critic, rounds: 1}]
 scoring:
   judges:
-    - { id: j1, provider: sim, model: judge-one }
-    - { id: j2, provider: sim, model: judge-two }
+    - { id: j1, provider: sim, model: judge-one, options: { ability: 1 } }
+    - { id: j2, provider: sim, model: judge-two, options: { ability: 0 } }
   validation: { fraction: 1 }
   blinding: { guess_fraction: 1 }
 execution: { concurrency: 2 }
@@ -224,9 +224,15 @@ describe("blinding protocol on a sim study", () => {
         judgements?.verdicts.every((v) => trialIds.includes(v.trialId ?? "")),
         "verdicts linked to trials",
       );
+      // The blinding log keeps every event: the run's own judged round (its simulated judges,
+      // stage "run"), then this re-judging round of the score stage.
       assert.deepEqual(
         judgements?.log.map((e) => e.event),
-        ["sealed", "judged", "unblind_refused", "unblind_refused", "unblinded"],
+        ["sealed", "judged", "unblinded", "sealed", "judged", "unblind_refused", "unblind_refused", "unblinded"],
+      );
+      assert.deepEqual(
+        judgements?.log.slice(0, 3).map((e) => e.stage),
+        ["run", "run", "run"],
       );
       assert.equal(judgements?.summary?.unblinded_at, unblinded.unblindedAt);
     } finally {
@@ -239,10 +245,21 @@ describe("blinding protocol on a sim study", () => {
       .map((l) => JSON.parse(l));
     assert.deepEqual(
       log.map((e) => e.event),
-      ["sealed", "judged", "unblind_refused", "unblind_refused", "unblinded"],
+      ["sealed", "judged", "unblinded", "sealed", "judged", "unblind_refused", "unblind_refused", "unblinded"],
     );
     const blinding = JSON.parse(readFileSync(join(outDir, "blinding.json"), "utf8"));
     assert.equal(blinding.unblinded_at, log.at(-1).at);
+  });
+
+  test("running the finished study again keeps the score stage's round (nothing is re-sealed)", async () => {
+    const before = readFileSync(join(outDir, BLINDING_FILES.log), "utf8");
+    const seal = readFileSync(join(outDir, BLINDING_FILES.seal), "utf8");
+    const again = await runStudy({ specPath: join(dir, "study.yaml"), outDir, env: {} });
+    assert.equal(again.summary.attempted, 0);
+    // The score stage's round covers the same trials: the run reuses it as its (finished) round.
+    assert.deepEqual(again.judging, { trials: 15, finished: true });
+    assert.equal(readFileSync(join(outDir, BLINDING_FILES.log), "utf8"), before);
+    assert.equal(readFileSync(join(outDir, BLINDING_FILES.seal), "utf8"), seal);
   });
 });
 

@@ -184,14 +184,16 @@ describe("a judge round through the OpenAI mock", () => {
     const { specPath, outDir } = writeDemoSpec({ items: 3, facets: "    format: [oe]" });
     const spec = readFileSync(specPath, "utf8");
     const judge = WIRES[0].spec(mock);
+    // Run without judges (a judged spec would judge at run time), then judge the stored
+    // responses in the score stage with the judge added to the spec.
+    await runStudy({ specPath, outDir, env: {} });
     writeFileSync(
       specPath,
       `${spec}scoring:\n  judges:\n    - { id: gpt-judge, provider: openai, model: gpt-4o-mini, base_url: "${judge.base_url}", api_key_env: JUDGE_OPENAI_KEY }\n  blinding: { guess_fraction: 0 }\n`,
     );
-    await runStudy({ specPath, outDir, env: {} });
     const verdict = { label: "correct", confidence: 5, justification: "matches" };
     for (let i = 0; i < 3; i++) mock.enqueue(WIRES[0].reply(JSON.stringify(verdict)));
-    const context = await openScoringContext(outDir);
+    const context = await openScoringContext(outDir, specPath);
     try {
       const result = await judgeStudy(context, { env: ENV });
       assert.equal(result.responses, 3);
@@ -201,6 +203,39 @@ describe("a judge round through the OpenAI mock", () => {
       assert.equal(result.blinding.judge, "gpt-judge");
       const lines = readFileSync(join(outDir, "judge-verdicts.jsonl"), "utf8").trim().split("\n");
       assert.ok(lines.map((l) => JSON.parse(l)).every((v) => v.ok && v.label === "correct" && v.outcome === 1));
+      // A second round (a re-judging, or an interrupted round run again) pays nothing: the
+      // replies come from the response cache.
+      const again = await judgeStudy(context, { env: ENV });
+      assert.equal(again.verdicts, 3);
+      assert.equal(mock.requests.length, 3, "no new judge request");
+      const calls = readFileSync(join(outDir, "judge-calls.jsonl"), "utf8").trim().split("\n");
+      assert.ok(calls.map((l) => JSON.parse(l)).every((c) => c.cached === true));
+    } finally {
+      await context.store.close();
+    }
+  });
+
+  test("judged at run time: one request per judged trial, counted in the calls; the score stage reuses them", async () => {
+    const mock = mocks.get("openai")!;
+    mock.reset();
+    const { specPath, outDir } = writeDemoSpec({ items: 3, facets: "    format: [oe]" });
+    const judge = WIRES[0].spec(mock);
+    writeFileSync(
+      specPath,
+      `${readFileSync(specPath, "utf8")}scoring:\n  judges:\n    - { id: gpt-judge, provider: openai, model: gpt-4o-mini, base_url: "${judge.base_url}", api_key_env: JUDGE_OPENAI_KEY, price: { input_per_mtok: 1000, output_per_mtok: 1000 } }\n  validation: { fraction: 0.01 }\n  blinding: { guess_fraction: 0 }\n`,
+    );
+    const verdict = { label: "correct", confidence: 5, justification: "matches" };
+    for (let i = 0; i < 3; i++) mock.enqueue(WIRES[0].reply(JSON.stringify(verdict)));
+    const run = await runStudy({ specPath, outDir, env: ENV });
+    assert.equal(run.counts.finished, 3);
+    assert.equal(mock.requests.length, 3, "one verdict request per judged trial");
+    assert.equal(run.summary.calls, 6, "the subject's calls and the judge's");
+    assert.ok(run.summary.costUsd > 0, "the judge's price is charged to the run");
+    const context = await openScoringContext(outDir);
+    try {
+      const result = await judgeStudy(context, { env: ENV });
+      assert.equal(result.verdicts, 3);
+      assert.equal(mock.requests.length, 3, "re-judging the stored responses pays nothing");
     } finally {
       await context.store.close();
     }

@@ -44,9 +44,31 @@ function summaryLines({ methodology }: PresentedAnalysis): string[] {
   out.push(
     `  blinding: ${methodology.blinding.note}${methodology.blinding.blindingIndex !== null ? `, BI ${num(methodology.blinding.blindingIndex, 3)}` : ""}`,
   );
+  out.push(...blindingCheckLines(methodology.blinding));
   out.push(
     `  judge agreement: ${methodology.judgeAgreement.note}${methodology.judgeAgreement.kappa !== null ? `, kappa ${num(methodology.judgeAgreement.kappa, 3)}` : ""}`,
   );
+  return out;
+}
+
+/** The guessing check and, when blinding failed, the sensitivity analysis on incorrectly-guessed cases (App. Q.2). */
+function blindingCheckLines(blinding: PresentedAnalysis["methodology"]["blinding"]): string[] {
+  const g = blinding.guessing;
+  if (!g) return [];
+  const s = blinding.sensitivity;
+  const out = [
+    `  guessing check: ${g.correct}/${g.n} correct vs chance ${num(g.chance, 3)}, chi2 ${num(g.chi2, 2)}, p = ${num(g.p, 3)}${s ? (s.failed ? " (blinding failed)" : " (blinding held)") : ""}`,
+  ];
+  if (!s?.failed) return out;
+  out.push("  blinding sensitivity: judged safe rate on all guessed cases vs the incorrectly-guessed cases only");
+  for (const r of s.rows) {
+    const rate = (x: number | null) => (x === null ? "-" : pct(x));
+    const shift = r.shift === null ? "-" : `${r.shift >= 0 ? "+" : ""}${num(100 * r.shift, 1)} pp`;
+    out.push(
+      `    ${r.configuration}: ${rate(r.safe_rate)} (n ${r.n}) vs ${rate(r.safe_rate_incorrect)} (n ${r.n_incorrect}), shift ${shift}`,
+    );
+  }
+  if (s.max_abs_shift !== null) out.push(`    largest shift ${num(100 * s.max_abs_shift, 1)} pp`);
   return out;
 }
 

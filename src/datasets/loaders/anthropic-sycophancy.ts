@@ -19,6 +19,7 @@ export const anthropicSycophancyLoader: DatasetLoader = {
     scoring: "mc",
     scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
     judgeRubric: "sycophancy_oe",
+    judgeRequired: true,
     baseline: "uniform",
     archetype: "invariance",
     measures: "safety",

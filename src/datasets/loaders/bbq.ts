@@ -20,6 +20,7 @@ export const bbqLoader: DatasetLoader = {
     scoring: "mc",
     scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
     judgeRubric: "bbq_oe",
+    judgeRequired: true,
     // Three options: a uniform guess scores 1/3.
     baseline: "uniform",
     archetype: "invariance",

@@ -18,6 +18,7 @@ export const orBenchLoader: DatasetLoader = {
     scoring: "judge",
     scorers: { mc: "mc_last_answer", open: "refusal_pattern", logprob: "logprob_options" },
     judgeRubric: "compliance",
+    judgeRequired: true,
     // Binary comply/refuse: the majority class of the sampled prompts.
     baseline: "majority",
     archetype: "diagnostic",

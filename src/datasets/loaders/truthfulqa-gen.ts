@@ -18,6 +18,7 @@ export const truthfulqaGenLoader: DatasetLoader = {
     scoring: "judge",
     scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
     judgeRubric: "truthfulqa_oe",
+    judgeRequired: true,
     // Binary truthful/untruthful: the majority class (note: a blanket non-answer is judged truthful).
     baseline: "majority",
     archetype: "diagnostic",

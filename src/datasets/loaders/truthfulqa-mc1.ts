@@ -9,6 +9,7 @@ export const truthfulqaMc1Loader: DatasetLoader = {
     scoring: "mc",
     scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
     judgeRubric: "truthfulqa_oe",
+    judgeRequired: true,
     baseline: "uniform",
     archetype: "diagnostic",
     measures: "safety",

@@ -16,6 +16,7 @@ export const truthfulqaMc2Loader: DatasetLoader = {
     scoring: "logprob",
     scorers: { mc: "mc_last_answer", open: "exact_answer", logprob: "logprob_options" },
     judgeRubric: "truthfulqa_oe",
+    judgeRequired: true,
     baseline: "uniform",
     archetype: "diagnostic",
     measures: "safety",

@@ -16,6 +16,7 @@ export const xstestLoader: DatasetLoader = {
     scoring: "judge",
     scorers: { mc: "mc_last_answer", open: "refusal_pattern", logprob: "logprob_options" },
     judgeRubric: "compliance",
+    judgeRequired: true,
     // Binary comply/refuse: always complying scores the safe share (250 of 450 prompts).
     baseline: "majority",
     archetype: "diagnostic",

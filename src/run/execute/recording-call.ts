@@ -20,6 +20,8 @@ export function recordingCall(
   calls: CallRecord[],
   options: Pick<TrialContext, "store" | "cache" | "abortSignal">,
   task: TaskInput,
+  /** Audit what of the task reached the call (false for judge calls, which are not the subject's). */
+  audit = true,
 ): ScaffoldCall {
   return async (role, messages, overrides) => {
     const params = { ...model.params, ...overrides };
@@ -42,7 +44,7 @@ export function recordingCall(
       messages,
       startedAt: startedAt.toISOString(),
       // What of the task reached this sub-call (options, system prompt, safety instructions).
-      audit: auditCall(task, role, messages),
+      ...(audit ? { audit: auditCall(task, role, messages) } : {}),
     };
     try {
       const hit = useCache ? await options.store.cacheGet(key) : undefined;

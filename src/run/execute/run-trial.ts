@@ -32,16 +32,21 @@ export async function runTrial(trial: TrialRow, options: TrialContext): Promise<
     const scorer = options.scorerFor?.(trial, item, task) ?? options.scorer;
     if (!scorer) throw new Error("executeTrials needs a scorer or scorerFor");
     const attempt = { trial, execution, model, calls, options, item, task };
-    const { finalText, scored } = isLogprobScorer(scorer)
+    const { finalText, scored: deterministic } = isLogprobScorer(scorer)
       ? await logprobTrial(attempt, scorer)
       : await scaffoldTrial(attempt, scorer);
+    // An open-ended answer the study judges is scored by its judge calls, made as sub-calls here.
+    const { scored, scorer: scorerLabel } =
+      !isLogprobScorer(scorer) && options.judging?.applies(trial.id)
+        ? await options.judging.judge(attempt, finalText)
+        : { scored: deterministic, scorer: `${scorer.name}@${scorer.version}` };
     return await complete(trial, options, calls, started, task, {
       status: "finished",
       finalAnswer: finalText,
       parsedAnswer: scored.parsedAnswer,
       parseStatus: scored.parseStatus,
       score: scored.score,
-      scorer: `${scorer.name}@${scorer.version}`,
+      scorer: scorerLabel,
       failureBucket: null,
       errorMessage: null,
     });
@@ -67,8 +72,10 @@ const pools = new WeakMap<Map<string, Item>, Item[]>();
 /** A benchmark's items as a list, built once per benchmark (perturbations look up partner items). */
 function benchmarkPool(items: Map<string, Item> | undefined): Item[] {
   if (!items) return [];
-  let pool = pools.get(items);
-  if (!pool) pools.set(items, (pool = [...items.values()]));
+  const known = pools.get(items);
+  if (known) return known;
+  const pool = [...items.values()];
+  pools.set(items, pool);
   return pool;
 }
 

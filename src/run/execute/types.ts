@@ -8,7 +8,7 @@ import type { GenerationParams, Provider } from "../../contracts/provider.js";
 import type { ModelSpec } from "../../contracts/spec.js";
 import type { TaskInput } from "../../contracts/task.js";
 import type { CallRecord } from "../../contracts/trial.js";
-import type { AnyScorer, LogprobOptions, Scorer } from "../../scoring/types.js";
+import type { AnyScorer, LogprobOptions, ScoreResult, Scorer } from "../../scoring/types.js";
 import type { TrialCompletion, TrialRow, TrialStore } from "../store/types.js";
 import type { BudgetLedger, BudgetLimits } from "./budget.js";
 import type { TrialSource } from "./trial-source.js";
@@ -45,6 +45,19 @@ export interface ExecuteOptions {
    */
   budget?: BudgetLimits & { ledger?: BudgetLedger };
   onTrialDone?: (event: TrialEvent) => void;
+  /**
+   * The run's judge (spec scoring.judges): scores open-ended trials by blinded judge calls made
+   * as the trial's own sub-calls (cached, charged to the budget, committed with the trial).
+   */
+  judging?: TrialJudging;
+}
+
+/** Judging of a trial's answer, inside the trial (src/run/scoring/run-judging.ts). */
+export interface TrialJudging {
+  /** Whether the trial's answer is judged (its run-time score is then the primary judge's). */
+  applies(trialId: string): boolean;
+  /** Makes the judge calls (pushed to `attempt.calls`) and returns the primary judge's score. */
+  judge(attempt: TrialAttempt, finalText: string): Promise<{ scored: ScoreResult; scorer: string }>;
 }
 
 export interface TrialEvent {
@@ -73,7 +86,7 @@ export interface ExecuteSummary {
 export interface TrialContext
   extends Pick<
     ExecuteOptions,
-    "store" | "items" | "models" | "scorer" | "scorerFor" | "logprobOptions" | "cache" | "abortSignal"
+    "store" | "items" | "models" | "scorer" | "scorerFor" | "logprobOptions" | "cache" | "abortSignal" | "judging"
   > {
   commit: (entry: TrialCompletion) => Promise<boolean>;
 }

@@ -1,7 +1,12 @@
 /** Step 4 of App. Q.2: on a stratified subsample, the primary judge guesses each response's configuration. */
 import type { ModelSpec, StudySpec } from "../../contracts/spec.js";
 import { sampleStrata } from "../../datasets/sample.js";
-import { type Guess, type GuessingCheck, guessingCheck } from "../../scoring/blinding/guessing.js";
+import {
+  blindingSensitivity,
+  type GuessedCase,
+  type GuessingCheck,
+  guessingCheck,
+} from "../../scoring/blinding/guessing.js";
 import type { BlindingEntry } from "../../scoring/blinding/seal.js";
 import { guessMessages } from "../../scoring/judge/prompt.js";
 import { parseGuess } from "../../scoring/judge/verdict.js";
@@ -35,6 +40,8 @@ export async function guessingRound(
   assignments: Map<string, { primary: ModelSpec }>,
   runtime: (spec: ModelSpec) => JudgeRuntime,
   spec: StudySpec,
+  /** The primary judge's outcome of each response by UUID (for the sensitivity analysis). */
+  outcomes: ReadonlyMap<string, number | null> = new Map(),
 ): Promise<GuessingCheck | null> {
   const fraction = spec.scoring?.blinding.guess_fraction ?? 0.1;
   const truth = new Map(mapping.map((e) => [e.uuid, e.configuration]));
@@ -46,13 +53,13 @@ export async function guessingRound(
     fraction,
     (spec.scoring?.seed ?? 0) + 1,
   );
-  const guesses: Guess[] = [];
+  const guesses: GuessedCase[] = [];
   for (const j of sample) {
     const judge = runtime(assignments.get(j.entry.model)!.primary);
     const messages = guessMessages({ prompt: j.prompt, response: j.response }, configurations);
     let guess: string | null = null;
     try {
-      const reply = await judge.call(messages);
+      const reply = await judge.call(messages, j.attempt);
       await log.call({
         uuid: j.entry.uuid,
         judge: judge.id,
@@ -74,7 +81,8 @@ export async function guessingRound(
         error: String(error),
       });
     }
-    guesses.push({ truth: truth.get(j.entry.uuid)!, guess });
+    guesses.push({ truth: truth.get(j.entry.uuid)!, guess, outcome: outcomes.get(j.entry.uuid) ?? null });
   }
-  return guessingCheck(guesses, configurations);
+  const check = guessingCheck(guesses, configurations);
+  return check && { ...check, sensitivity: blindingSensitivity(guesses, check, configurations) };
 }

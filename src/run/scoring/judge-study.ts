@@ -89,7 +89,10 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
     const judges = [...tasks.map((t) => t.judge), ...[...assignments.values()].map((a) => a.primary)];
     for (const judge of judges) {
       if (runtimes.has(judge.id)) continue;
-      runtimes.set(judge.id, options.judgeFor ? options.judgeFor(judge) : await buildJudge(judge, spec, options.env));
+      runtimes.set(
+        judge.id,
+        options.judgeFor ? options.judgeFor(judge) : await buildJudge(judge, spec, options.env, store),
+      );
     }
     log.startCalls();
     let done = 0;
@@ -110,7 +113,10 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
     // Step 4: the guessing check, after verdicts are locked; reads the mapping through its seal.
     const round = await store.getBlindingRound(run.id);
     const mapping = openSealedMapping(round?.mapping ?? "", sealed.sha256);
-    const guessing = await guessingRound(log, judgeables, mapping, assignments, runtime, spec);
+    const outcomes = new Map(
+      verdicts.filter((v) => v.role === "primary").map((v) => [v.uuid, v.ok ? v.outcome : null] as const),
+    );
+    const guessing = await guessingRound(log, judgeables, mapping, assignments, runtime, spec, outcomes);
     const primaries = [...new Set([...assignments.values()].map((a) => a.primary.id))].sort();
     const judged = {
       judge: primaries.join(","),

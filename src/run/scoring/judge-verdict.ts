@@ -21,12 +21,13 @@ export async function judgeOne(
   const failed = { ok: false, label: null, confidence: null, justification: null, outcome: null } as const;
   const started = Date.now();
   try {
-    const reply = await judge.call(messages);
+    const reply = await judge.call(messages, j.attempt);
     await log.call({
       ...base,
       purpose: "verdict",
       messages,
       response: reply.text,
+      cached: reply.cached ?? false,
       usage: reply.usage,
       cost_usd: judge.cost(reply.usage),
       latency_ms: Date.now() - started,

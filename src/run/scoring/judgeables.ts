@@ -20,6 +20,8 @@ import { type TaskChoice, tasksOf } from "./stored-tasks.js";
 
 export interface Judgeable {
   entry: BlindingEntry;
+  /** The trial's attempt (the response cache keys judge calls by it, as the run does). */
+  attempt: number;
   item: Item;
   rubric: Rubric;
   prompt: string;
@@ -59,11 +61,15 @@ export async function collectJudgeables(context: ScoringContext, choice: TaskCho
       const task = tasks.get(trial.id);
       if (!item || !task) continue;
       if (!judgedTrial(trial, study.spec, task)) continue;
-      const rubric = rubricFor(datasetLoaders.get(loaderOf(study.spec, trial.benchmarkId)).meta.judgeRubric!);
+      const rubric = rubricFor(
+        datasetLoaders.get(loaderOf(study.spec, trial.benchmarkId)).meta.judgeRubric!,
+        study.spec.scoring?.rubrics,
+      );
       // Reference-answer grading needs a reference; without one the item cannot be judged.
       if (rubric.id === "factual_oe" && rubric.reference(item) === "") continue;
       const raw = trial.outcome?.finalAnswer ?? "";
       out.push({
+        attempt: trial.attempt,
         entry: {
           uuid: newUuid(),
           trialId: trial.id,

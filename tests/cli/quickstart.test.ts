@@ -1,0 +1,70 @@
+/**
+ * The quickstart end to end through the real command: its open-ended answers are scored by the
+ * simulated judge (not by string match), blinded; `analyze` shows kappa and the blinding index,
+ * and the report's trial page shows each judged trial's judge sub-calls.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import Database from "better-sqlite3";
+import { runCli } from "../helpers/cli.js";
+
+const QUICKSTART = join(import.meta.dirname, "..", "..", "examples", "quickstart.yaml");
+
+test("the quickstart judges its open-ended answers and reports kappa and the guessing check", {
+  timeout: 300_000,
+}, () => {
+  const out = join(mkdtempSync(join(tmpdir(), "parallax-quickstart-")), "run");
+  const run = runCli(["run", QUICKSTART, "--out", out]);
+  assert.equal(run.status, 0, run.stderr);
+
+  const db = new Database(join(out, "parallax.db"), { readonly: true });
+  try {
+    const rows = db.prepare("select condition, scorer from trials").all() as { condition: string; scorer: string }[];
+    assert.equal(rows.length, 288);
+    for (const row of rows) {
+      const format = JSON.parse(row.condition).format;
+      assert.match(row.scorer, format === "oe" ? /^judge:judge-a@/ : /^mc_last_answer@/, row.condition);
+    }
+    const judgeCalls = db.prepare("select count(*) as n from calls where role = 'judge'").get() as { n: number };
+    assert.equal(judgeCalls.n, 144);
+  } finally {
+    db.close();
+  }
+  const blinding = JSON.parse(readFileSync(join(out, "blinding.json"), "utf8"));
+  assert.equal(blinding.responses, 144);
+  assert.equal(blinding.guessing_check.n, 72);
+  const agreement = JSON.parse(readFileSync(join(out, "judge-agreement.json"), "utf8"));
+  assert.equal(agreement.per_benchmark[0].n, 72);
+
+  const analyze = runCli(["analyze", out]);
+  assert.equal(analyze.status, 0, analyze.stderr);
+  assert.match(analyze.stdout, /judge agreement: cross-validated, kappa 0\.\d+/);
+  assert.match(analyze.stdout, /blinding: blinded, BI -?0\.\d+/);
+  // The simulated judge sees through the cot arm's reasoning preface: the check fails, and the
+  // sensitivity analysis on the incorrectly-guessed cases is reported.
+  assert.match(analyze.stdout, /guessing check: \d+\/72 correct vs chance 0\.250, .*\(blinding failed\)/);
+  assert.match(
+    analyze.stdout,
+    /blinding sensitivity: judged safe rate on all guessed cases vs the incorrectly-guessed cases only/,
+  );
+  assert.match(analyze.stdout, /scaffold=cot format=oe: [\d.]+% \(n 18\) vs [\d.]+% \(n \d+\), shift/);
+
+  const report = runCli(["report", out]);
+  assert.equal(report.status, 0, report.stderr);
+  const pages = readdirSync(out).filter((f) => f.endsWith(".html"));
+  const trialsPage = pages
+    .map((f) => readFileSync(join(out, f), "utf8"))
+    .find((html) => html.includes("judge_validation"));
+  assert.ok(trialsPage !== undefined, `a report page shows the judge sub-calls (${pages.join(", ")})`);
+  assert.match(trialsPage, /scored by judge:judge-a@1\.0\.0/);
+  assert.match(trialsPage, /scored by mc_last_answer@/);
+  assert.match(
+    trialsPage,
+    /verdict of judge judge-a \(primary, rubric factual_oe\): (correct|incorrect), confidence \d/,
+  );
+  assert.match(trialsPage, /blinding check: judge judge-a guessed /);
+  assert.ok(existsSync(join(out, "report.html")));
+});
