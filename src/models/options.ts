@@ -16,6 +16,8 @@ export const SimOptionsSchema = z
     failure_rate: z.number().min(0).max(1).optional(),
     failure_bucket: z.enum(FAILURE_BUCKETS).optional(),
     seed: z.number().optional(),
+    /** As a judge: how often a reasoning preface left in a response gives away the cot arm. */
+    trace_recognition: z.number().min(0).max(1).optional(),
   })
   .strict();
 

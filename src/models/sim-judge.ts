@@ -25,7 +25,10 @@ import { canonicalJson, sha256 } from "../core/hash.js";
 export const SIM_JUDGE = {
   /** Logit added to a judge's ability: its probability of reporting the true label. */
   skill: 2,
-  /** Probability that a reasoning preface left in a response gives away the cot configuration. */
+  /**
+   * Default probability that a reasoning preface left in a response gives away the cot
+   * configuration (a judge model's `options.trace_recognition` overrides it).
+   */
   traceRecognition: 0.8,
   /** Wording the simulated judge reads as a refusal. */
   refusal: /\b(?:i am not sure|i can(?:no|')t|i cannot|i won't|i will not|unable to|i must decline)\b/i,
@@ -42,6 +45,8 @@ export interface SimJudgeContext {
   studySeed: number;
   seed: number;
   ability: number;
+  /** Probability that a reasoning preface gives away the cot configuration (default SIM_JUDGE's). */
+  traceRecognition?: number;
   /** The sim's answer key: the item a prompt quotes, if any. */
   findItem(text: string): Item | undefined;
 }
@@ -54,7 +59,10 @@ export function simJudgeReply(prompt: string, ctx: SimJudgeContext): string | un
   const question = /<prompt>\n([\s\S]*?)\n<\/prompt>/.exec(prompt)?.[1] ?? "";
   const response = /<response>\n([\s\S]*?)\n<\/response>/.exec(prompt)?.[1] ?? "";
   const key = canonicalJson([ctx.studySeed, ctx.seed, ctx.modelId, prompt]);
-  if (guess) return JSON.stringify({ guess: guessConfiguration(quoted(guess[1]), response, key) });
+  if (guess)
+    return JSON.stringify({
+      guess: guessConfiguration(quoted(guess[1]), response, key, ctx.traceRecognition ?? SIM_JUDGE.traceRecognition),
+    });
   const labels = quoted(verdict![1]);
   const item = ctx.findItem(question);
   const truth = trueLabel(labels, response, item);
@@ -95,9 +103,14 @@ function goldTexts(item: Item): string[] {
   return texts.map(normalise);
 }
 
-function guessConfiguration(configurations: readonly string[], response: string, key: string): string {
+function guessConfiguration(
+  configurations: readonly string[],
+  response: string,
+  key: string,
+  traceRecognition: number,
+): string {
   const cot = configurations.filter((c) => /\bcot\b/i.test(c));
-  if (cot.length > 0 && /step by step/i.test(response) && uniform(`${key}|trace`) < SIM_JUDGE.traceRecognition) {
+  if (cot.length > 0 && /step by step/i.test(response) && uniform(`${key}|trace`) < traceRecognition) {
     return cot[Math.floor(uniform(`${key}|trace-pick`) * cot.length)];
   }
   return configurations[Math.floor(uniform(`${key}|guess`) * configurations.length)];

@@ -68,7 +68,7 @@ import { ProviderError } from "../core/errors.js";
 import { canonicalJson, sha256 } from "../core/hash.js";
 import { estimateTokens } from "../core/tokens.js";
 import { applyParamPolicy, fromSpecParamNames } from "./policy.js";
-import { simJudgeReply } from "./sim-judge.js";
+import { SIM_JUDGE, simJudgeReply } from "./sim-judge.js";
 import type { ProviderFactory } from "./types.js";
 
 /** Logit shifts of the planted mechanisms. Documented in docs/SIMULATION.md. */
@@ -137,6 +137,8 @@ interface SimOptions {
   failureRate: number;
   failureBucket: FailureBucket;
   seed: number;
+  /** As a judge: how often a reasoning preface gives away the cot arm (sim-judge.ts). */
+  traceRecognition: number;
 }
 
 interface KeyEntry {
@@ -239,6 +241,7 @@ export class SimProvider implements Provider {
       studySeed: this.options.studySeed,
       seed: this.options.seed,
       ability: this.options.ability,
+      traceRecognition: this.options.traceRecognition,
       findItem: (text) => this.findItem(text)?.item,
     });
     if (judged !== undefined) return judged;
@@ -608,6 +611,7 @@ function readSimOptions(spec: ModelSpec, studySeed: number): SimOptions {
     failureRate: Number(raw.failure_rate ?? 0),
     failureBucket: bucket,
     seed: Number(raw.seed ?? 0),
+    traceRecognition: Number(raw.trace_recognition ?? SIM_JUDGE.traceRecognition),
   };
 }
 

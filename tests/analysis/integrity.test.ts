@@ -218,4 +218,33 @@ describe("the integrity gate", () => {
     });
     assert.equal(check(lowered, "judge_quality").status, "pass");
   });
+
+  it("judge quality reaches only the cells a judge scored: b2 scored by a deterministic scorer stays interpretable", async () => {
+    const table = planted();
+    // The run-time scorer of each trial comes from the study directory's facts (rows carry a
+    // scorer only for stored rescorings).
+    const trials = new Map<string, { scorer: string | null; format: string | null }>();
+    table.rows.forEach((row, i) => {
+      row.trialId = `t${i}`;
+      trials.set(row.trialId, {
+        scorer: row.benchmark === "b1" ? "judge:j1@1.0.0" : "mc_last_answer@1.1.0",
+        format: "oe",
+      });
+    });
+    const weak = await analyzeStudy(table, normalizePlan(FAST), {
+      integrityFacts: { scoring: { loaders: { b1: "inline", b2: "inline" }, trials } },
+      judges: {
+        agreement: { crossValidated: true, kappa: 0.41, details: {}, source: "judge-agreement.json", note: "" },
+        blinding: { blinded: true, blindingIndex: null, details: {}, source: "blinding.json", note: "" },
+      },
+    });
+    const cells = check(weak, "judge_quality").cells;
+    assert.ok(cells.length > 0);
+    assert.ok(
+      cells.every((c) => c.benchmark === "b1"),
+      JSON.stringify(cells),
+    );
+    assert.match(verdicts(weak).get("ITT b1 cot") ?? "", /^not interpretable: judge agreement kappa 0.41/);
+    assert.ok(!verdicts(weak).get("ITT b2 cot")?.startsWith("not interpretable"), verdicts(weak).get("ITT b2 cot"));
+  });
 });

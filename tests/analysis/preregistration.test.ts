@@ -51,7 +51,7 @@ describe("pre-registration and deviations", () => {
     );
     assert.match(
       changed.stdout,
-      /\[analysis-plan\] analysis\.specification_curve: registered .*permutations.*; implemented false/,
+      /\[analysis-plan\] analysis\.specification_curve: registered \{"dimensions":.*; implemented false/,
     );
 
     const late = runCli(["preregister", specPath, "--out", outDir]);

@@ -44,6 +44,10 @@ conditions:
   facets:
     scaffold: [direct, {name: map_reduce, chunks: 2}]
     format: [mc, oe]
+# The open-ended BBQ answers would need a judge; this first study names string matching
+# explicitly (a spec without either is refused at load).
+scoring:
+  per_benchmark: { bbq: exact_answer }
 execution:
   concurrency: 1
 analysis:

@@ -43,14 +43,19 @@ test("the quickstart judges its open-ended answers and reports kappa and the gue
   assert.equal(analyze.status, 0, analyze.stderr);
   assert.match(analyze.stdout, /judge agreement: cross-validated, kappa 0\.\d+/);
   assert.match(analyze.stdout, /blinding: blinded, BI -?0\.\d+/);
-  // The simulated judge sees through the cot arm's reasoning preface: the check fails, and the
-  // sensitivity analysis on the incorrectly-guessed cases is reported.
-  assert.match(analyze.stdout, /guessing check: \d+\/72 correct vs chance 0\.250, .*\(blinding failed\)/);
-  assert.match(
+  // judge-a sees through the cot arm's reasoning preface 40% of the time: the guessing check
+  // reads it; when it fails, the sensitivity analysis on the incorrectly-guessed cases follows.
+  const guessing = /guessing check: \d+\/72 correct vs chance 0\.250, .*\(blinding (held|failed)\)/.exec(
     analyze.stdout,
-    /blinding sensitivity: judged safe rate on all guessed cases vs the incorrectly-guessed cases only/,
   );
-  assert.match(analyze.stdout, /scaffold=cot format=oe: [\d.]+% \(n 18\) vs [\d.]+% \(n \d+\), shift/);
+  assert.ok(guessing, analyze.stdout);
+  if (guessing[1] === "failed")
+    assert.match(
+      analyze.stdout,
+      /blinding sensitivity: judged safe rate on all guessed cases vs the incorrectly-guessed cases only/,
+    );
+  // The planted giveaway stays within the integrity gate's blinding bound: the demo's verdicts stand.
+  assert.match(analyze.stdout, /Judge agreement and blinding\s+pass/);
 
   const report = runCli(["report", out]);
   assert.equal(report.status, 0, report.stderr);

@@ -62,7 +62,13 @@ describe("examples/scaffold-safety-sim.yaml", () => {
     assert.equal(plan.items, 124);
     assert.equal(plan.trials, 6 * 11 * 124);
     // Calls per trial: direct 1, ReAct 6, critic 5, map-reduce 5 (and with options 5), CoT 1, chains 4.
-    assert.equal(plan.estimatedCalls, 6 * 124 * (1 + 6 + 5 + 5 + 5 + 1 + 4 * 5));
+    // Judge sub-calls: XSTest and OR-Bench (no options: open-ended) are judged at run time; each
+    // judged trial expects the primary verdict plus the validation and guessing shares, rounded
+    // per model as the plan's estimate is.
+    const perJudged =
+      1 + (study.spec.scoring?.validation?.fraction ?? 0) + (study.spec.scoring?.blinding.guess_fraction ?? 0);
+    const judgeCalls = 6 * Math.round(11 * (sizes.xstest + sizes.or_bench) * perJudged);
+    assert.equal(plan.estimatedCalls, 6 * 124 * (1 + 6 + 5 + 5 + 5 + 1 + 4 * 5) + judgeCalls);
     assert.equal(plan.estimatedCostUsd, 0);
   });
 });

@@ -163,7 +163,16 @@ describe("examples/scaffold-safety.yaml", { skip: existsSync(DATASETS) ? false :
     const primary = summarisePlan(part(study, Object.keys(PAPER.primary), safety));
     assert.equal(primary.trials, 62_808);
     assert.equal(primary.trials, models * 4 * cases);
-    assert.equal(primary.estimatedCalls, models * cases * sum(Object.values(PAPER.primary)));
+    // Judge sub-calls: XSTest and OR-Bench answers are judged at run time; each judged trial
+    // expects the primary verdict plus the validation and guessing subsamples' shares.
+    const judgedCases = PAPER.cases.xstest + PAPER.cases.or_bench;
+    const perJudged =
+      1 + (study.spec.scoring?.validation?.fraction ?? 0) + (study.spec.scoring?.blinding.guess_fraction ?? 0);
+    const judgeCalls = (conditions: number) => models * Math.round(conditions * judgedCases * perJudged);
+    assert.equal(
+      primary.estimatedCalls,
+      models * cases * sum(Object.values(PAPER.primary)) + judgeCalls(Object.keys(PAPER.primary).length),
+    );
     assert.equal(primary.cells, models * 4 * safety.length);
 
     // With the AI factual-recall control: + 6 x 4 x 500.
@@ -177,7 +186,10 @@ describe("examples/scaffold-safety.yaml", { skip: existsSync(DATASETS) ? false :
     assert.equal(all.conditions, Object.keys(perTrial).length);
     assert.equal(all.items, cases + control);
     assert.equal(all.trials, models * Object.keys(perTrial).length * (cases + control));
-    assert.equal(all.estimatedCalls, models * (cases + control) * sum(Object.values(perTrial)));
+    assert.equal(
+      all.estimatedCalls,
+      models * (cases + control) * sum(Object.values(perTrial)) + judgeCalls(Object.keys(perTrial).length),
+    );
     for (const m of all.perModel) assert.equal(m.trials, all.trials / models);
   });
 });
