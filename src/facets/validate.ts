@@ -4,6 +4,7 @@
  * reported all at once, like the loader's, as FILE:LINE:COL with the YAML path, the value found
  * and the known values, in one SpecError (exit 2), before anything is loaded or written.
  */
+import { dirname, resolve } from "node:path";
 import type { z } from "zod";
 import { facetName, facetSettings } from "../contracts/condition.js";
 import type { FacetValue, ModelSpec, StudySpec } from "../contracts/spec.js";
@@ -43,7 +44,7 @@ export function validateStudy(spec: StudySpec, file: { text: string; path: strin
   const source = file.source ?? specSource(file.text, file.path);
   const problems = [
     ...facetProblems(spec, source),
-    ...modelProblems(spec, source),
+    ...modelProblems(spec, source, dirname(resolve(file.path))),
     ...benchmarkProblems(spec, source),
     ...scoringProblems(spec, source),
     ...unjudgedOpenEndedProblems(spec, source),
@@ -73,17 +74,19 @@ function facetValueProblems(facetId: string, value: FacetValue, path: PathSegmen
 }
 
 /** The subject models, and the judges given as model entries (not as ids of subject models). */
-function modelProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
+function modelProblems(spec: StudySpec, source: SpecSource, specDir: string): SpecProblem[] {
   const judges = (spec.scoring?.judges ?? []).map((judge, i) => [judge, ["scoring", "judges", i]] as const);
   const validationJudge = spec.scoring?.validation?.judge;
   return [
     ...spec.models.map((model, i) => [model, ["models", i]] as const),
     ...judges,
     ...(validationJudge ? [[validationJudge, ["scoring", "validation", "judge"]] as const] : []),
-  ].flatMap(([entry, path]) => (typeof entry === "string" ? [] : modelEntryProblems(entry, [...path], source)));
+  ].flatMap(([entry, path]) =>
+    typeof entry === "string" ? [] : modelEntryProblems(entry, [...path], source, specDir),
+  );
 }
 
-function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecSource): SpecProblem[] {
+function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecSource, specDir: string): SpecProblem[] {
   if (!providers.has(model.provider))
     return [unknownName(source, [...path, "provider"], "provider", model.provider, providers.names())];
   const descriptor = providers.get(model.provider);
@@ -103,7 +106,9 @@ function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecS
           );
   // Checks that need valid options (a model file resolved against options.base_dir) run after them.
   if (optionProblems.length > 0) return optionProblems;
-  return (descriptor.specProblems?.(model) ?? []).map((p) => problem(source, [...path, ...p.path], p.message));
+  return (descriptor.specProblems?.(model, { specDir }) ?? []).map((p) =>
+    problem(source, [...path, ...p.path], p.message),
+  );
 }
 
 function benchmarkProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {

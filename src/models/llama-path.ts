@@ -7,24 +7,29 @@ import { isAbsolute, resolve } from "node:path";
 import type { ModelSpec } from "../contracts/spec.js";
 import type { SpecEntryProblem } from "./types.js";
 
-/** The directory relative model paths resolve against: options.baseDir, base_dir, else the working directory. */
-export function llamaBaseDir(options: { baseDir?: unknown; base_dir?: unknown } | undefined): string {
+type PathOptions = { baseDir?: unknown; base_dir?: unknown } | undefined;
+
+/**
+ * The directory relative model paths resolve against: options.baseDir or base_dir, else the
+ * spec file's directory (as benchmark sources do), else the working directory.
+ */
+export function llamaBaseDir(options: PathOptions, specDir?: string): string {
   const dir = options?.baseDir ?? options?.base_dir;
-  return typeof dir === "string" && dir.length > 0 ? dir : process.cwd();
+  return typeof dir === "string" && dir.length > 0 ? dir : (specDir ?? process.cwd());
 }
 
-export function llamaModelPath(model: string, options: { baseDir?: unknown; base_dir?: unknown } | undefined): string {
-  return isAbsolute(model) ? model : resolve(llamaBaseDir(options), model);
+export function llamaModelPath(model: string, options: PathOptions, specDir?: string): string {
+  return isAbsolute(model) ? model : resolve(llamaBaseDir(options, specDir), model);
 }
 
 /** A missing GGUF file, reported at the model entry's `model` field. */
-export function llamaSpecProblems(spec: ModelSpec): SpecEntryProblem[] {
-  const options = spec.options as { baseDir?: unknown; base_dir?: unknown } | undefined;
-  const path = llamaModelPath(spec.model, options);
+export function llamaSpecProblems(spec: ModelSpec, context?: { specDir?: string }): SpecEntryProblem[] {
+  const options = spec.options as PathOptions;
+  const path = llamaModelPath(spec.model, options, context?.specDir);
   if (existsSync(path) && statSync(path).isFile()) return [];
   const against = isAbsolute(spec.model)
     ? ""
-    : ` (resolved against ${llamaBaseDir(options)}: options.base_dir, else the working directory)`;
+    : ` (resolved against ${llamaBaseDir(options, context?.specDir)}: options.base_dir, else the spec's directory)`;
   return [
     {
       path: ["model"],

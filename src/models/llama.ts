@@ -1,8 +1,8 @@
 /**
  * The `llama` provider: local GGUF models through node-llama-cpp (llama.cpp), CPU only.
  *
- * Spec: `model` is the GGUF path, resolved against `options.baseDir` (or `base_dir`; the
- * spec's folder) and else process.cwd(). Options (all optional):
+ * Spec: `model` is the GGUF path, resolved against `options.baseDir` (or `base_dir`), else the
+ * spec file's folder (the create context's specDir), else process.cwd(). Options (all optional):
  *   context_size   tokens per context (default: the model's training size, at most 4096)
  *   batch_size     tokens per decode batch (default: node-llama-cpp's, 512 or context_size)
  *   threads        CPU threads (default 1: on small shared machines more threads crawl)
@@ -138,13 +138,13 @@ export interface LlamaProvider extends Provider {
   close(): Promise<void>;
 }
 
-export const llamaProvider: ProviderFactory = (spec) => {
+export const llamaProvider: ProviderFactory = (spec, _env, context) => {
   const parsed = LlamaOptionsSchema.safeParse(spec.options ?? {});
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ");
     throw new InputError(`model '${spec.id}' (llama): invalid options: ${detail}`);
   }
-  return new LlamaCppProvider(spec, parsed.data);
+  return new LlamaCppProvider(spec, parsed.data, context?.specDir);
 };
 
 // ---------------------------------------------------------------------------------------
@@ -257,6 +257,7 @@ class LlamaCppProvider implements LlamaProvider {
   constructor(
     private readonly spec: ModelSpec,
     private readonly options: LlamaOptions,
+    private readonly specDir?: string,
   ) {}
 
   capabilities(): ReadonlySet<Capability> {
@@ -264,11 +265,11 @@ class LlamaCppProvider implements LlamaProvider {
   }
 
   resolveModelPath(model: string): string {
-    return llamaModelPath(model, this.options);
+    return llamaModelPath(model, this.options, this.specDir);
   }
 
   private baseDir(): string {
-    return llamaBaseDir(this.options);
+    return llamaBaseDir(this.options, this.specDir);
   }
 
   async tokenize(model: string, text: string): Promise<number[]> {

@@ -13,6 +13,8 @@ export type ProviderEnv = Readonly<Record<string, string | undefined>>;
 export interface ProviderCreateContext {
   /** The spec's top-level `seed` (default 0). */
   studySeed: number;
+  /** The spec file's directory: a local provider resolves relative file paths against it. */
+  specDir?: string;
 }
 
 /** Builds a provider for one model entry of the spec. One factory per provider file. */
@@ -39,7 +41,7 @@ export interface ProviderDescriptor {
    * Problems of a model entry that the spec can be refused for at load (e.g. a missing local
    * model file), without creating the provider. Paths are relative to the model entry.
    */
-  specProblems?(spec: ModelSpec): SpecEntryProblem[];
+  specProblems?(spec: ModelSpec, context?: { specDir?: string }): SpecEntryProblem[];
 }
 
 /** A problem of one model entry: the field (relative to the entry) and what was expected. */

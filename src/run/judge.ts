@@ -133,8 +133,9 @@ export async function buildJudgeModel(
   study: StudySpec,
   env: ProviderEnv,
   items: readonly Item[],
+  specDir?: string,
 ): Promise<ModelRuntime> {
-  const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed });
+  const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed, specDir });
   raw.observeItems?.(items);
   return {
     spec,

@@ -3,6 +3,7 @@
  * that need them. Kept apart from `run-study.ts` so that `plan`, which builds the providers only
  * to check the cells, does not load the executor and the store.
  */
+import { dirname, resolve } from "node:path";
 import { fromSpecParams } from "../models/policy.js";
 import { modelPrice } from "../models/pricing.js";
 import { providers } from "../models/registry.js";
@@ -19,7 +20,10 @@ export async function buildModels(study: PreparedStudy, env: ProviderEnv): Promi
   const items = allItems(study);
   const runtimes = new Map<string, ModelRuntime>();
   for (const spec of study.spec.models) {
-    const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.spec.seed });
+    const raw = await providers.get(spec.provider).create(spec, env, {
+      studySeed: study.spec.seed,
+      specDir: dirname(resolve(study.specPath)),
+    });
     raw.observeItems?.(items);
     raw.observeCallMarkers?.(registeredCallMarkers());
     const provider = withResilience(raw, resilienceFromSpec(execution, spec.rate_limit));

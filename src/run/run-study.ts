@@ -3,7 +3,7 @@
  * unfinished. Running the same spec into the same directory again resumes.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { ProviderEnv } from "../models/types.js";
 import { InputError } from "../core/errors.js";
 import { executeTrials } from "./execute/execute-trials.js";
@@ -88,7 +88,10 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     // Judges of open-ended answers (spec scoring.judges): the mapping is sealed before any trial runs.
     const { RunJudging } = await import("./scoring/run-judging.js");
     for (const spec of RunJudging.judgeSpecsOf(study.spec)) {
-      judges.set(spec.id, await buildJudgeModel(spec, study.spec, options.env, allItems(study)));
+      judges.set(
+        spec.id,
+        await buildJudgeModel(spec, study.spec, options.env, allItems(study), dirname(resolve(study.specPath))),
+      );
     }
     const judging = await RunJudging.open(study, store, runId, outDir, judges);
     const summary = await executeTrials({

@@ -3,9 +3,9 @@
  * provider and a missing GGUF file (llama) are refused with exit 2 and the spec location.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml } from "../helpers/study.js";
@@ -59,6 +59,23 @@ describe("run refuses at load what plan refuses", () => {
       spec,
       `study.yaml:${locate(spec.text, "no-such-model.gguf")}: at YAML path models[0].model: expected an existing GGUF model file, found 'no-such-model.gguf': no file at ${join(dir, "no-such-model.gguf")}`,
     );
+  });
+
+  test("a relative model path resolves against the spec's folder, not the working directory", () => {
+    const spec = specWithModel("  - id: tiny\n    provider: llama\n    model: models/no-such-model.gguf");
+    refusedByPlanAndRun(
+      spec,
+      `no file at ${join(dirname(spec.specPath), "models", "no-such-model.gguf")} (resolved against ${dirname(spec.specPath)}: options.base_dir, else the spec's directory)`,
+    );
+  });
+
+  test("a relative path to an existing GGUF file, from the spec's folder, passes", {
+    skip: !existsSync(MODEL) && "../shared/models absent",
+  }, () => {
+    const spec = specWithModel("  - id: tiny\n    provider: llama\n    model: model.gguf");
+    copyFileSync(MODEL, join(dirname(spec.specPath), "model.gguf"));
+    const result = runCli(["plan", spec.specPath]);
+    assert.equal(result.status, 0, result.stderr);
   });
 
   test("a GGUF file that exists passes the check", { skip: !existsSync(MODEL) && "../shared/models absent" }, () => {

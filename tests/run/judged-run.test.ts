@@ -73,6 +73,7 @@ describe("judging inside parallax run (simulated judges)", () => {
     for (const c of calls) byTrial.set(c.trial_id, [...(byTrial.get(c.trial_id) ?? []), c]);
     let judged = 0;
     let agreeTruth = 0;
+    let truths = 0;
     for (const t of trials) {
       const roles = (byTrial.get(String(t.id)) ?? []).map((c) => c.role);
       const scorer = String(t.scorer ?? outcomeOf(t).scorer ?? "");
@@ -93,6 +94,7 @@ describe("judging inside parallax run (simulated judges)", () => {
       const answer = String(t.final_answer ?? outcomeOf(t).finalAnswer ?? "");
       const truth = answer.toLowerCase().includes(`${gold} ${item}`) ? 1 : 0;
       if (Number(t.score ?? outcomeOf(t).score) === truth) agreeTruth++;
+      truths += truth;
     }
     assert.equal(judged, 80);
     // Planted accuracy of judge-a: sigmoid(1 + skill) = 0.95.
@@ -105,7 +107,16 @@ describe("judging inside parallax run (simulated judges)", () => {
     // Planted disagreement: P(agree) = a1 a2 + (1 - a1)(1 - a2) for two labels.
     const [a1, a2] = [sigmoid(1 + SIM_JUDGE.skill), sigmoid(0 + SIM_JUDGE.skill)];
     const planted = a1 * a2 + (1 - a1) * (1 - a2);
-    assert.ok(row.kappa < 0.97 && row.kappa > 2 * planted - 1 - 0.25, `kappa ${row.kappa} (agreement ${planted})`);
+    // Kappa also depends on how many answers are truly safe: each judge says "safe" with
+    // probability pi a + (1 - pi)(1 - a), and chance agreement follows from those shares.
+    const pi = truths / judged;
+    const [p1, p2] = [pi * a1 + (1 - pi) * (1 - a1), pi * a2 + (1 - pi) * (1 - a2)];
+    const chance = p1 * p2 + (1 - p1) * (1 - p2);
+    const expectedKappa = (planted - chance) / (1 - chance);
+    assert.ok(
+      row.kappa < 0.97 && Math.abs(row.kappa - expectedKappa) < 0.3,
+      `kappa ${row.kappa} vs planted ${expectedKappa.toFixed(3)} (agreement ${planted.toFixed(3)}, safe share ${pi})`,
+    );
 
     const blinding = JSON.parse(readFileSync(join(outDir, "blinding.json"), "utf8"));
     assert.equal(blinding.responses, 80);
