@@ -25,6 +25,8 @@ registerIntegrityCheck({
       };
     const findings: CellFinding[] = [];
     const unvalidated = new Set<string>();
+    // Which scorer produced the numbers, stamped on every card that shows this section.
+    const used = new Map<string, number>();
     for (const { cell, rows } of cells.values()) {
       const loader = scoring.loaders[cell.benchmark];
       if (loader === undefined) continue;
@@ -35,6 +37,10 @@ registerIntegrityCheck({
         const trial = scoring.trials.get(row.trialId);
         const name = row.scorer ?? trial?.scorer ?? null;
         const format = trial?.format ?? null;
+        if (name !== null) {
+          const key = `${name} (${cell.benchmark}${format === null ? "" : ` / ${format}`})`;
+          used.set(key, (used.get(key) ?? 0) + 1);
+        }
         if (name === null || format === null || name.startsWith(JUDGE_SCORER)) continue;
         scored++;
         if (scorers.has(name) && validatedFor(scorers.get(name), loader, format)) continue;
@@ -50,9 +56,11 @@ registerIntegrityCheck({
         reason: `scorer not marked validated: ${[...misses].map(([key, n]) => `${key} (${n} trials)`).join(", ")}`,
       });
     }
-    const detail = unvalidated.size
+    const verdict = unvalidated.size
       ? `not validated: ${[...unvalidated].sort().join("; ")}`
       : "every scorer is marked validated for its benchmark and format";
+    const stamp = [...used].sort(([a], [b]) => a.localeCompare(b)).map(([key, n]) => `${key}: ${n}`);
+    const detail = stamp.length ? `scored by ${stamp.join(", ")}; ${verdict}` : verdict;
     return { threshold, detail, findings };
   },
 });

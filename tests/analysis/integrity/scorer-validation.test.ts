@@ -71,6 +71,12 @@ describe("scorer validation", () => {
     assert.equal(check.cells[0].reason, "scorer not marked validated: exact_answer on gaia / oe (30 trials)");
     assert.deepEqual(check.downgraded, []);
     assert.equal(result.integrity.failed, false);
+    // The section stamps which scorer produced the numbers, with the scored trials of each.
+    const perBenchmark = table.rows.filter((r) => r.benchmark === "b1" && !r.errored && r.outcome !== null).length;
+    assert.match(
+      check.detail,
+      new RegExp(`^scored by exact_answer \\(b2 / oe\\): \\d+, mc_last_answer \\(b1 / mc\\): ${perBenchmark}; `),
+    );
   });
 
   it("passes when every scorer is validated there (a plugin scorer's own declaration counts)", async () => {
