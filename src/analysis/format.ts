@@ -17,7 +17,7 @@ import {
   tostFromBootstrap,
 } from "../stats/index.js";
 import { distinctValues, type ScoredRow } from "./data.js";
-import { recoveryText } from "./text.js";
+import { numberNeeded, numberNeededText, recoveryText } from "./text.js";
 
 export interface BootEstimate {
   estimate: number | null;
@@ -357,4 +357,11 @@ export function recoveryCell(row: RecoveryRow): string {
   if (ciNotAvailable) return `${recoveryText(row.recovery.estimate)} (CI not available: ${ciNotAvailable})`;
   const note = undefinedCount > 0 ? ` (${undefinedCount} of ${total} resamples undefined)` : "";
   return `${recoveryText(row.recovery.estimate, row.recovery.ci95)}${note}`;
+}
+
+/** A recovery row's last three cells: the recovery, the headline and the residual number needed. */
+export function recoveryRowCells(row: RecoveryRow): [string, string, string] {
+  if (row.notInterpretable) return [recoveryCell(row), "not interpretable", "not interpretable"];
+  const headline = row.headline !== undefined ? numberNeededText(row.headline) : numberNeeded(row.headlineNnh, "harm");
+  return [recoveryCell(row), headline, numberNeededText(row.residualNnh)];
 }

@@ -1,9 +1,9 @@
 /** Option-preserving recovery and the residual NNH (ScaffoldSafety App. I), on MC rows when formats vary. */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
-import { type OptionPreservingAnalysis, optionPreservingAnalysis, recoveryCell } from "../format.js";
+import { type OptionPreservingAnalysis, optionPreservingAnalysis, recoveryRowCells } from "../format.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { NUMBER_NEEDED_HEADING, numberNeeded, numberNeededText, pct, pp, textTable } from "../text.js";
+import { NUMBER_NEEDED_HEADING, pct, pp, textTable } from "../text.js";
 import { formatFacetPresent, formatRows } from "./format.js";
 
 declare module "../registry.js" {
@@ -49,13 +49,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         pct(r.rates?.standard),
         pct(r.rates?.preserving),
         pp(r.loss.estimate),
-        recoveryCell(r),
-        r.notInterpretable
-          ? "not interpretable"
-          : r.headline !== undefined
-            ? numberNeededText(r.headline)
-            : numberNeeded(r.headlineNnh, "harm"),
-        r.notInterpretable ? "not interpretable" : numberNeededText(r.residualNnh),
+        ...recoveryRowCells(r),
       ]),
     ),
     "",

@@ -1,13 +1,5 @@
 /** Option-preserving recovery and the residual NNH: a subsection of format dependence. */
-import {
-  ALL,
-  NUMBER_NEEDED_HEADING,
-  numberNeeded,
-  numberNeededText,
-  pct,
-  pp,
-  recoveryCell,
-} from "../../analysis/index.js";
+import { ALL, NUMBER_NEEDED_HEADING, pct, pp, recoveryRowCells } from "../../analysis/index.js";
 import { ci } from "../blocks.js";
 import { type Content, el, table } from "../html.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
@@ -40,13 +32,7 @@ function optionPreserving({ analysis }: ReportContext): Content {
           pct(r.rates?.standard),
           pct(r.rates?.preserving),
           `${pp(r.loss.estimate)}${ci(r.loss.ci95, (v) => pp(v))}`,
-          recoveryCell(r),
-          r.notInterpretable
-            ? "not interpretable"
-            : r.headline !== undefined
-              ? numberNeededText(r.headline)
-              : numberNeeded(r.headlineNnh, "harm"),
-          r.notInterpretable ? "not interpretable" : numberNeededText(r.residualNnh),
+          ...recoveryRowCells(r),
         ]),
       ),
     );
