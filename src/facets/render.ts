@@ -52,3 +52,15 @@ function itemStage(item: Item, condition: Condition, context: RenderContext) {
   }
   return { item: source, finishers };
 }
+
+const pools = new WeakMap<ReadonlyMap<string, Item>, Item[]>();
+
+/** A benchmark's items as the render context's pool, built once per benchmark map. */
+export function benchmarkPool(items: ReadonlyMap<string, Item> | undefined): Item[] {
+  if (!items) return [];
+  const known = pools.get(items);
+  if (known) return known;
+  const pool = [...items.values()];
+  pools.set(items, pool);
+  return pool;
+}

@@ -4,19 +4,34 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { itemsYaml, runAndRead, type StudyResult } from "../scaffolds/helpers.js";
+import { openScoringContext, rescoreStudy } from "../../src/run/score.js";
+import { openStore } from "../../src/run/store/open.js";
+import { runStudy } from "../../src/run/run-study.js";
+import { itemsYaml, type StudyResult, writeSpec } from "../scaffolds/helpers.js";
 
 const SIM_MODEL = "  - id: sim-strong\n    provider: sim\n    model: strong";
 const ITEMS = 24;
 
-describe("run scores perturbed trials against the perturbed item", () => {
+describe("run and rescoring score perturbed trials against the perturbed item", () => {
   let study: StudyResult;
+  let outDir: string;
   before(async () => {
-    study = await runAndRead({
+    const spec = writeSpec({
       models: SIM_MODEL,
       facets: "    scaffold: [direct]\n    format: [mc]\n    perturbation: [none, choice_reorder]",
       items: itemsYaml(ITEMS),
     });
+    outDir = spec.outDir;
+    await runStudy({ specPath: spec.specPath, outDir, env: {} });
+    const store = await openStore(outDir);
+    try {
+      const run = (await store.getRun())!;
+      const trials = await store.listTrials(run.id);
+      const calls = await store.listCalls(run.id);
+      study = { trials, calls, callsOf: (id) => calls.filter((c) => c.trialId === id) };
+    } finally {
+      await store.close();
+    }
   });
 
   const perturbationOf = (t: StudyResult["trials"][number]) => {
@@ -56,5 +71,18 @@ describe("run scores perturbed trials against the perturbed item", () => {
     const none = answers("none");
     const moved = [...answers("choice_reorder")].filter(([id, letter]) => none.get(id) !== letter).length;
     assert.ok(moved >= ITEMS / 4, `only ${moved} of ${ITEMS} answers changed letter`);
+  });
+
+  test("rescoring reads the perturbed item too: every rescored score equals the run's", async () => {
+    const context = await openScoringContext(outDir);
+    try {
+      await rescoreStudy(context, { scorer: "mc_last_answer" });
+      const scores = await context.store.listScores(context.run.id, { scorer: "mc_last_answer" });
+      assert.equal(scores.length, study.trials.length);
+      const runScore = new Map(study.trials.map((t) => [t.id, t.outcome?.score]));
+      for (const record of scores) assert.equal(record.score, runScore.get(record.trialId), record.trialId);
+    } finally {
+      await context.store.close();
+    }
   });
 });

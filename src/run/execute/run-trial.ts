@@ -3,11 +3,10 @@
  * the calls and outcome to the commit (one store transaction). A trial aborted in flight is
  * not committed: it stays unfinished and runs again on resume.
  */
-import type { Item } from "../../contracts/item.js";
 import type { TaskInput } from "../../contracts/task.js";
 import type { CallRecord, TrialOutcome } from "../../contracts/trial.js";
 import { ProviderError } from "../../core/errors.js";
-import { renderTrialTask, trialItem } from "../../facets/render.js";
+import { benchmarkPool, renderTrialTask, trialItem } from "../../facets/render.js";
 import { isLogprobScorer } from "../../scoring/types.js";
 import type { TrialRow } from "../store/types.js";
 import { storedTask } from "../task-record.js";
@@ -65,18 +64,6 @@ export async function runTrial(trial: TrialRow, options: TrialContext): Promise<
       errorMessage: error instanceof Error ? error.message : String(error),
     });
   }
-}
-
-const pools = new WeakMap<Map<string, Item>, Item[]>();
-
-/** A benchmark's items as a list, built once per benchmark (perturbations look up partner items). */
-function benchmarkPool(items: Map<string, Item> | undefined): Item[] {
-  if (!items) return [];
-  const known = pools.get(items);
-  if (known) return known;
-  const pool = [...items.values()];
-  pools.set(items, pool);
-  return pool;
 }
 
 type OutcomeCore = Omit<TrialOutcome, "usage" | "costUsd" | "latencyMs" | "droppedParams" | "simulated">;

@@ -1,4 +1,5 @@
 /** Opening a study directory for scoring: its store, its run and its items, checked against the run. */
+import type { RenderContext } from "../../facets/render.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Condition } from "../../contracts/condition.js";
@@ -16,7 +17,7 @@ export interface ScoringContext {
   run: RunRecord;
   study: PreparedStudy;
   /** How today's code renders a trial's task (default renderTrialTask; tests substitute a changed rendering). */
-  render?: (item: Item, condition: Condition) => TaskInput;
+  render?: (item: Item, condition: Condition, context?: RenderContext) => TaskInput;
 }
 
 export const SCORING_PAGE = 500;

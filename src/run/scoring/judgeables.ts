@@ -16,7 +16,7 @@ import { conditionLabel } from "../conditions.js";
 import type { TrialRow } from "../store/types.js";
 import { loaderOf, scoringPathOf } from "./choose.js";
 import { finishedPages, type ScoringContext } from "./context.js";
-import { type TaskChoice, tasksOf } from "./stored-tasks.js";
+import { type TaskChoice, tasksOf, trialItems } from "./stored-tasks.js";
 
 export interface Judgeable {
   entry: BlindingEntry;
@@ -57,7 +57,7 @@ export async function collectJudgeables(context: ScoringContext, choice: TaskCho
   for await (const page of finishedPages(store, run.id)) {
     const tasks = await tasksOf(context, page, choice);
     for (const trial of page) {
-      const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
+      const item = trialItems(study, trial)?.scored;
       const task = tasks.get(trial.id);
       if (!item || !task) continue;
       if (!judgedTrial(trial, study.spec, task)) continue;

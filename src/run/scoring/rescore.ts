@@ -14,7 +14,7 @@ import type { TrialRow, TrialStore } from "../store/types.js";
 import { type CellParseSummary, CellTally } from "./cells.js";
 import { logprobOptionsOf, scorerChooser } from "./choose.js";
 import { finishedPages, type ScoringContext } from "./context.js";
-import { checkTaskDrift, type TaskChoice, tasksOf } from "./stored-tasks.js";
+import { checkTaskDrift, type TaskChoice, tasksOf, trialItems } from "./stored-tasks.js";
 
 export interface RescoreResult {
   runId: string;
@@ -51,7 +51,7 @@ export async function rescoreStudy(
     const tasks = await tasksOf(context, page, { rerender });
     const batch: ScoreRecord[] = [];
     for (const trial of page) {
-      const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
+      const item = trialItems(study, trial)?.scored;
       const task = tasks.get(trial.id);
       if (!item || !task) continue;
       const scorer = named ?? choose(trial, item, task);

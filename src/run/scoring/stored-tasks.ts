@@ -5,9 +5,10 @@
  * re-render. Trials stored before tasks were recorded (store migration 0004) have no stored
  * task; they are re-rendered and counted, so the caller can say so.
  */
+import type { Item } from "../../contracts/item.js";
 import type { TaskInput } from "../../contracts/task.js";
 import { InputError } from "../../core/errors.js";
-import { renderTrialTask } from "../../facets/render.js";
+import { benchmarkPool, renderTrialTask, trialItem } from "../../facets/render.js";
 import type { TrialRow } from "../store/types.js";
 import { taskHash } from "../task-record.js";
 import { finishedPages, type ScoringContext } from "./context.js";
@@ -30,6 +31,22 @@ function renderOf(context: ScoringContext): NonNullable<ScoringContext["render"]
   return context.render ?? renderTrialTask;
 }
 
+/**
+ * A stored trial's item as the run saw it: the study's item (`source`, what its task is rendered
+ * from, with its benchmark as the perturbations' pool) and the item as perturbed (`scored`, what
+ * a scorer compares the answer with: choice reordering moves the gold option).
+ */
+export function trialItems(
+  study: ScoringContext["study"],
+  trial: Pick<TrialRow, "benchmarkId" | "itemId" | "condition">,
+): { source: Item; scored: Item; render: { pool: Item[] } } | undefined {
+  const items = study.items.get(trial.benchmarkId);
+  const source = items?.get(trial.itemId);
+  if (!source) return undefined;
+  const render = { pool: benchmarkPool(items) };
+  return { source, scored: trialItem(source, trial.condition, render), render };
+}
+
 /** Compares every finished trial's stored task with today's rendering of it. */
 export async function taskDrift(context: ScoringContext): Promise<TaskDrift> {
   const { store, run, study } = context;
@@ -37,11 +54,11 @@ export async function taskDrift(context: ScoringContext): Promise<TaskDrift> {
   const drift: TaskDrift = { checked: 0, differ: 0, unrecorded: 0 };
   for await (const page of finishedPages(store, run.id)) {
     for (const trial of page) {
-      const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
-      if (!item) continue;
+      const items = trialItems(study, trial);
+      if (!items) continue;
       drift.checked++;
       if (trial.taskHash === null) drift.unrecorded++;
-      else if (trial.taskHash !== taskHash(render(item, trial.condition))) drift.differ++;
+      else if (trial.taskHash !== taskHash(render(items.source, trial.condition, items.render))) drift.differ++;
     }
   }
   return drift;
@@ -75,10 +92,10 @@ export async function tasksOf(
   const stored = hashes.length > 0 ? await context.store.getTasks(hashes) : new Map<string, TaskInput>();
   const out = new Map<string, TaskInput>();
   for (const trial of page) {
-    const item = context.study.items.get(trial.benchmarkId)?.get(trial.itemId);
-    if (!item) continue;
+    const items = trialItems(context.study, trial);
+    if (!items) continue;
     const kept = trial.taskHash === null ? undefined : stored.get(trial.taskHash);
-    out.set(trial.id, kept ?? render(item, trial.condition));
+    out.set(trial.id, kept ?? render(items.source, trial.condition, items.render));
   }
   return out;
 }
