@@ -110,6 +110,21 @@ export function readBlinding(dir: string): BlindingStatus {
   };
 }
 
+/**
+ * Judge agreement is between judges: rows of a deterministic scorer against a judge (kind
+ * "scorer_vs_judge", Parallax's scorer-artefact check) are left out of the headline kappa.
+ */
+function crossJudgeOnly(value: unknown): unknown {
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    !Array.isArray((value as { per_benchmark?: unknown }).per_benchmark)
+  )
+    return value;
+  const rows = (value as { per_benchmark: { kind?: string }[] }).per_benchmark;
+  return { ...value, per_benchmark: rows.filter((row) => row?.kind !== "scorer_vs_judge") };
+}
+
 export function readJudgeAgreement(dir: string): AgreementStatus {
   const path = join(dir, JUDGE_AGREEMENT_FILE);
   const read = readJson(path);
@@ -123,7 +138,7 @@ export function readJudgeAgreement(dir: string): AgreementStatus {
     };
   }
   if ("error" in read) return { crossValidated: false, kappa: null, details: {}, source: path, note: read.error };
-  const found = numbersUnder(read.value, /^(cohens_?)?kappa$/i);
+  const found = numbersUnder(crossJudgeOnly(read.value), /^(cohens_?)?kappa$/i);
   const kappa = headline(found, (a, b) => Math.min(a, b));
   return {
     crossValidated: kappa !== null,

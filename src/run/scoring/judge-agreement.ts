@@ -48,9 +48,13 @@ export function agreementOf(judgeables: Judgeable[], verdicts: VerdictRecord[]):
     pair.b.push(rp);
     patternPairs.set(p.judge, pair);
   }
-  for (const pair of [...pairs.values(), ...patternPairs.values()]) {
+  const kinds = [
+    ...[...pairs.values()].map((pair) => ({ pair, kind: "cross_judge" as const })),
+    ...[...patternPairs.values()].map((pair) => ({ pair, kind: "scorer_vs_judge" as const })),
+  ];
+  for (const { pair, kind } of kinds) {
     const result = agreementByBenchmark(pair.names, pair.a, pair.b);
-    rows.push(...result.rows);
+    rows.push(...result.rows.map((row) => ({ ...row, kind })));
     skipped.push(...result.skipped);
   }
   return { per_benchmark: rows, skipped };

@@ -17,6 +17,11 @@ export interface AgreementRow {
   n: number;
   kappa: number;
   ci: [number, number];
+  /**
+   * "cross_judge": primary vs validation judge (the judge-quality check reads these);
+   * "scorer_vs_judge": a deterministic scorer against the primary judge (a scorer-artefact check).
+   */
+  kind?: "cross_judge" | "scorer_vs_judge";
 }
 
 export interface AgreementSkip {
