@@ -4,47 +4,11 @@
  * duplicated (one execution and one call per direct trial).
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import Database from "better-sqlite3";
+import { finishedCount, killWhenFinished, startRun } from "../helpers/run-process.js";
 import { writeDemoSpec } from "../helpers/study.js";
-
-const CLI = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
-
-function startRun(specPath: string, outDir: string): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", CLI, "run", specPath, "--out", outDir], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
-
-function finishedCount(outDir: string): number {
-  const file = join(outDir, "parallax.db");
-  if (!existsSync(file)) return 0;
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return (db.prepare("select count(*) as n from trials where status = 'finished'").get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return 0; // tables not created yet
-  }
-}
-
-/** Waits until `finished` trials are committed (or the child exits), then SIGKILLs it. */
-async function killWhenFinished(child: ChildProcess, outDir: string, finished: number): Promise<void> {
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  let done = false;
-  void exited.then(() => {
-    done = true;
-  });
-  while (!done && finishedCount(outDir) < finished) await new Promise((r) => setTimeout(r, 20));
-  child.kill("SIGKILL");
-  await exited;
-}
 
 async function runToEnd(specPath: string, outDir: string): Promise<number> {
   const child = startRun(specPath, outDir);

@@ -5,46 +5,12 @@
  * blinding mapping sealed once (a resumed run reuses the sealed round) and the round judged once.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import Database from "better-sqlite3";
+import { finishedCount, killWhenFinished, startRun } from "../helpers/run-process.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
-
-const CLI = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
-
-function startRun(specPath: string, outDir: string): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", CLI, "run", specPath, "--out", outDir], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
-
-function finishedCount(outDir: string): number {
-  const file = join(outDir, "parallax.db");
-  if (!existsSync(file)) return 0;
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return (db.prepare("select count(*) as n from trials where status = 'finished'").get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return 0;
-  }
-}
-
-async function killWhenFinished(child: ChildProcess, outDir: string, finished: number): Promise<void> {
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  let done = false;
-  void exited.then(() => {
-    done = true;
-  });
-  while (!done && finishedCount(outDir) < finished) await new Promise((r) => setTimeout(r, 15));
-  child.kill("SIGKILL");
-  await exited;
-}
 
 test("SIGKILL during a judged run loses and duplicates no judge call", { timeout: 180_000 }, async () => {
   const { specPath, outDir } = writeDemoSpec();
@@ -69,7 +35,7 @@ test("SIGKILL during a judged run loses and duplicates no judge call", { timeout
   );
   const planned = 2 * 30;
   for (const threshold of [8, 25, 45]) {
-    await killWhenFinished(startRun(specPath, outDir), outDir, threshold);
+    await killWhenFinished(startRun(specPath, outDir), outDir, threshold, 15);
     assert.ok(finishedCount(outDir) < planned, `the run finished before the kill at ${threshold}`);
   }
   const last = startRun(specPath, outDir);
