@@ -122,11 +122,33 @@ async function runTable(name: string, data: Data, resamples: number): Promise<Ro
   return rows;
 }
 
+/** The vectorised numpy case-cluster bootstrap both Python scripts time (one definition). */
+const NUMPY_BOOTSTRAP_FN = `
+def numpy_bootstrap(df, resamples):
+    configs = sorted(df.config.unique())
+    ids, cl = np.unique(df.case_id.values, return_inverse=True)
+    cf = pd.Categorical(df.config, categories=configs).codes
+    succ = np.zeros((len(ids), len(configs))); trials = np.zeros_like(succ)
+    np.add.at(succ, (cl, cf), df.outcome.values); np.add.at(trials, (cl, cf), 1)
+    rng = np.random.default_rng(42)
+    G = len(ids); pairs = [(i, j) for i in range(len(configs)) for j in range(i + 1, len(configs))]
+    reps = []
+    for start in range(0, resamples, 500):
+        b = min(500, resamples - start)
+        draws = rng.integers(0, G, size=(b, G))
+        counts = np.apply_along_axis(np.bincount, 1, draws, minlength=G)
+        p = (counts @ succ) / (counts @ trials)
+        reps.append(np.stack([p[:, i] - p[:, j] for i, j in pairs], axis=1))
+    reps = np.concatenate(reps)
+    return np.percentile(reps, [2.5, 97.5], axis=0)
+`;
+
 const PYTHON_SCRIPT = `
 import json, sys, time
 import numpy as np, pandas as pd
 import statsmodels.api as sm, statsmodels.formula.api as smf
 from statsmodels.stats.anova import anova_lm
+${NUMPY_BOOTSTRAP_FN}
 path, resamples = sys.argv[1], int(sys.argv[2])
 df = pd.read_csv(path)
 out = {}
@@ -144,22 +166,7 @@ o = smf.ols("outcome ~ C(model) + C(config) + C(benchmark) + C(model):C(config) 
 anova_lm(o, typ=2)
 out["anova"] = time.perf_counter() - t
 t = time.perf_counter()
-configs = sorted(df.config.unique())
-ids, cl = np.unique(df.case_id.values, return_inverse=True)
-cf = pd.Categorical(df.config, categories=configs).codes
-succ = np.zeros((len(ids), len(configs))); trials = np.zeros_like(succ)
-np.add.at(succ, (cl, cf), df.outcome.values); np.add.at(trials, (cl, cf), 1)
-rng = np.random.default_rng(42)
-G = len(ids); pairs = [(i, j) for i in range(len(configs)) for j in range(i + 1, len(configs))]
-reps = []
-for start in range(0, resamples, 500):
-    b = min(500, resamples - start)
-    draws = rng.integers(0, G, size=(b, G))
-    counts = np.apply_along_axis(np.bincount, 1, draws, minlength=G)
-    p = (counts @ succ) / (counts @ trials)
-    reps.append(np.stack([p[:, i] - p[:, j] for i, j in pairs], axis=1))
-reps = np.concatenate(reps)
-np.percentile(reps, [2.5, 97.5], axis=0)
+numpy_bootstrap(df, resamples)
 out["bootstrap"] = time.perf_counter() - t
 print(json.dumps(out))
 `;
@@ -280,27 +287,13 @@ function linalgComparison(): string {
 const NUMPY_BOOTSTRAP = `
 import json, sys, time
 import numpy as np, pandas as pd
+${NUMPY_BOOTSTRAP_FN}
 path, resamples, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 df = pd.read_csv(path)
 times = []
 for _ in range(rounds):
     t = time.perf_counter()
-    configs = sorted(df.config.unique())
-    ids, cl = np.unique(df.case_id.values, return_inverse=True)
-    cf = pd.Categorical(df.config, categories=configs).codes
-    succ = np.zeros((len(ids), len(configs))); trials = np.zeros_like(succ)
-    np.add.at(succ, (cl, cf), df.outcome.values); np.add.at(trials, (cl, cf), 1)
-    rng = np.random.default_rng(42)
-    G = len(ids); pairs = [(i, j) for i in range(len(configs)) for j in range(i + 1, len(configs))]
-    reps = []
-    for start in range(0, resamples, 500):
-        b = min(500, resamples - start)
-        draws = rng.integers(0, G, size=(b, G))
-        counts = np.apply_along_axis(np.bincount, 1, draws, minlength=G)
-        p = (counts @ succ) / (counts @ trials)
-        reps.append(np.stack([p[:, i] - p[:, j] for i, j in pairs], axis=1))
-    reps = np.concatenate(reps)
-    np.percentile(reps, [2.5, 97.5], axis=0)
+    numpy_bootstrap(df, resamples)
     times.append(time.perf_counter() - t)
 print(json.dumps(times))
 `;
