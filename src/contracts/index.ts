@@ -6,3 +6,4 @@ export * from "./provider.js";
 export * from "./spec.js";
 export * from "./task.js";
 export * from "./trial.js";
+export * from "./tool.js";
