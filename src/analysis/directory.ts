@@ -13,6 +13,7 @@ import type { RunRecord, TrialStore } from "../run/store/types.js";
 import type { ItemManifest } from "../run/study.js";
 import { type Methodology, readBlinding, readJudgeAgreement } from "./methodology.js";
 import { studyIntegrityFacts } from "./integrity-facts.js";
+import { readChronology } from "./chronology.js";
 import { normalizePlan } from "./plan.js";
 import { checkAgainstStamp, parseStamp, STAMP_FILE } from "./preregistration.js";
 import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.js";
@@ -49,6 +50,8 @@ export async function analyzeDirectory(
 ): Promise<AnalysisOutcome> {
   const loaded = await loadScoredStudyTable(store, run, dir);
   if (loaded.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
+  // Read first: a broken chronology is refused before the analysis runs.
+  const chronology = readChronology(dir);
   const all = { ...loaded, ...(await studyItemFacts(dir, run)) };
   const table = selectScorer(all, options.scorer);
   const plan = options.plan ?? normalizePlan(run.spec.analysis);
@@ -68,6 +71,7 @@ export async function analyzeDirectory(
       preregistration: preregistrationOf(dir, run, table, plan, options.plan !== undefined, analysis.meta.analyzedAt),
       blinding: judges.blinding,
       judgeAgreement: judges.agreement,
+      chronology,
     },
     table,
   };

@@ -8,6 +8,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Chronology } from "../contracts/chronology.js";
 import type { PreregistrationCheck } from "./preregistration.js";
 import type { BlindingSensitivity } from "../scoring/blinding/guessing.js";
 
@@ -16,6 +17,8 @@ export interface Methodology {
   preregistration: PreregistrationCheck | { status: "not preregistered"; note: string };
   blinding: BlindingStatus;
   judgeAgreement: AgreementStatus;
+  /** The self-audit chronology (DIR/chronology.jsonl); null or absent when the study has none. */
+  chronology?: Chronology | null;
 }
 
 export const BLINDING_FILE = "blinding.json";

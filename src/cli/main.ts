@@ -125,6 +125,20 @@ program
   .option("--json", "JSON lines: id, prompt, options, gold, source")
   .action(lazy(() => import("./commands/items.js"), "itemsCommand"));
 
+const audit = program.command("audit").description("the self-audit chronology of a perturbation audit (Box 1)");
+audit
+  .command("log")
+  .description("append a checked entry to DIR/chronology.jsonl (--add ENTRY.yaml|-) and print the chronology")
+  .argument("<dir>", "study directory")
+  .option("--add <entry>", "a YAML or JSON file with one entry's eight fields, or - for standard input")
+  .option("--json", "print the chronology as JSON")
+  .action(lazy(() => import("./commands/audit.js"), "auditLogCommand"));
+audit
+  .command("check")
+  .description("validate DIR/chronology.jsonl after a hand edit (line and field of the first problem)")
+  .argument("<dir>", "study directory")
+  .action(lazy(() => import("./commands/audit.js"), "auditCheckCommand"));
+
 function parseInteger(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n)) throw new ParallaxError(`expected an integer, found '${value}'`, 2);

@@ -4,7 +4,7 @@
  * cell to its trials in trials.html. Renders a stored analysis; computes nothing.
  */
 import type { PresentedAnalysis, Scorecard } from "../analysis/index.js";
-import { el, page, raw } from "./html.js";
+import { el, page, raw, render } from "./html.js";
 import "./sections/index.js";
 import { type ReportOptions, reportSections } from "./sections/registry.js";
 
@@ -14,13 +14,18 @@ export function renderReport(presented: PresentedAnalysis, card: Scorecard, opti
   const { analysis } = presented;
   const m = analysis.meta;
   const banner = m.simulated ? el("div", { class: "simulated", role: "alert" }, card.notice ?? "SIMULATED DATA") : "";
-  const sections = reportSections();
+  const context = { ...presented, card, options };
+  // A section with nothing to show for this study (no chronology, no grid) gets no TOC entry.
+  const sections = reportSections()
+    .map((s) => ({ section: s, html: render(s.render(context)) }))
+    .filter((s) => s.html !== "");
   const toc = el(
     "nav",
     { class: "toc" },
-    sections.flatMap((s) => (s.toc ? [el("div", {}, el("a", { href: `#${s.toc.id}` }, s.toc.label))] : [])),
+    sections.flatMap(({ section: s }) =>
+      s.toc ? [el("div", {}, el("a", { href: `#${s.toc.id}` }, s.toc.label))] : [],
+    ),
   );
-  const context = { ...presented, card, options };
   return page(`${card.title} · ${m.source.study ?? m.source.path}`, [
     banner,
     el("h1", {}, `${m.source.study ?? m.source.path}: study report`),
@@ -32,7 +37,7 @@ export function renderReport(presented: PresentedAnalysis, card: Scorecard, opti
       raw("."),
     ),
     toc,
-    sections.map((s) => s.render(context)),
+    raw(sections.map((s) => s.html).join("")),
     banner,
   ]);
 }

@@ -18,6 +18,7 @@ import "./baseline-dependence.js";
 import "./sensitivity-profiles.js";
 import "./specification-curve.js";
 import "./methodology.js";
+import "./chronology.js";
 
 export type { NnhCard, NnhRow, ResidualNnhRow } from "./contrasts.js";
 export { nnhExplanation, residualExplanation } from "./contrasts.js";

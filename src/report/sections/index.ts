@@ -18,4 +18,5 @@ import "./baseline-dependence.js";
 import "./sensitivity-profiles.js";
 import "./specification-curve.js";
 import "./methodology.js";
+import "./chronology.js";
 import "./cells.js";
