@@ -125,6 +125,19 @@ program
   .option("--json", "JSON lines: id, prompt, options, gold, source")
   .action(lazy(() => import("./commands/items.js"), "itemsCommand"));
 
+program
+  .command("import")
+  .description(
+    "import logs of another framework as a study: inspect (.eval/.json), lm-eval, helm, eee (docs/INTEROP.md)",
+  )
+  .argument("<format>", "inspect | lm-eval | helm | eee")
+  .argument("<paths...>", "log files or directories")
+  .option("--out <dir>", "a new study directory")
+  .option("--store <target>", "a postgres:// URL (add ?schema=NAME) of an empty schema instead of --out")
+  .option("--mapping <file>", "YAML mapping: facets per log or header field, outcome values, scorer, renames")
+  .option("--json", "print the summary as JSON")
+  .action(lazy(() => import("./commands/import.js"), "importCommand"));
+
 function parseInteger(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n)) throw new ParallaxError(`expected an integer, found '${value}'`, 2);
