@@ -64,8 +64,8 @@ program
   .description("write the tidy table of trials or calls")
   .argument("<dir>", "study directory")
   .option("--table <table>", "trials | calls", "trials")
-  .option("--format <format>", "csv | jsonl", "csv")
-  .option("--output <file>", "write to a file instead of standard output")
+  .option("--format <format>", "csv | jsonl | parquet | eee (Every Eval Ever records, docs/INTEROP.md)", "csv")
+  .option("--output <file>", "write to a file instead of standard output (parquet: the file; eee: a directory)")
   .option(
     "--scorer <name>",
     "take outcome and parse status from this scorer's stored scores (default: the run-time score)",
