@@ -53,7 +53,7 @@ export function prepareImport(
     (mapping.compare ?? (Object.keys(mapping.facets).length === 0 && modelIds.length > 1 ? "models" : "none")) ===
     "models";
   const facetOrder = compareModels
-    ? [SUBJECT_FACET, ...facetNames(logs, mapping).filter((f) => f !== DEFAULT_FACET)]
+    ? [SUBJECT_FACET, ...facetNames(logs, mapping).filter((f) => f !== DEFAULT_FACET && f !== SUBJECT_FACET)]
     : facetNames(logs, mapping);
   const seen = new Map<string, string>();
   const trials: PlannedTrial[] = [];
