@@ -135,7 +135,15 @@ export function prepareImport(
     createdAt,
     parallaxVersion: PARALLAX_VERSION,
   };
-  return { run, trials, completions, scores, notes: logs.flatMap((l) => l.notes), logs: summary };
+  const notes = logs.flatMap((l) => l.notes);
+  for (const log of logs) {
+    if (mapping.scorer && log.samples.length > 0 && !log.scorers.includes(mapping.scorer)) {
+      notes.push(
+        `${basename(log.file)}: no scorer '${mapping.scorer}' (scorers: ${log.scorers.join(", ") || "none"}); its trials are unscored`,
+      );
+    }
+  }
+  return { run, trials, completions, scores, notes, logs: summary };
 }
 
 /** The mapping's facets, then those the samples carry themselves; `source` when there are none. */
