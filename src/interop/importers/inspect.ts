@@ -4,7 +4,7 @@
  * The format is not frozen: zod checks only the fields read here, unknown ones pass.
  */
 import { basename, extname } from "node:path";
-import { unzipSync } from "fflate";
+import { inflateSync, unzipSync } from "fflate";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { ChatMessage, GenerationParams, MessageRole } from "../../contracts/provider.js";
@@ -64,12 +64,19 @@ export const inspectImporter: Importer = {
 
 function readEvalZip(file: string): ImportedLog {
   let entries: Record<string, Uint8Array>;
+  let bytes: Uint8Array | undefined;
   try {
-    entries = unzipSync(new Uint8Array(readFileSync(file)));
+    bytes = new Uint8Array(readFileSync(file));
+    entries = unzipSync(bytes);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw logError(file, null, "no such file");
-    throw logError(file, null, `not a readable .eval zip (${(error as Error).message}); is the file truncated?`);
+    if (!bytes)
+      throw logError(file, null, (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(error));
+    const damaged = damagedEntry(bytes);
+    throw logError(
+      file,
+      damaged ?? "zip central directory",
+      `not a readable .eval zip (${(error as Error).message}): ${damaged ? "this entry is cut off or corrupt" : "the zip's end is missing"}; is the file truncated?`,
+    );
   }
   const json = (name: string) => parseJson(new TextDecoder().decode(entries[name]), file, name);
   const headerName = "header.json" in entries ? "header.json" : "_journal/start.json";
@@ -148,6 +155,33 @@ function toSample(sample: Sample, entry: string): ImportedSample {
     error:
       sample.error == null ? null : (asText((sample.error as { message?: unknown }).message) ?? asText(sample.error)),
   };
+}
+
+/**
+ * The first entry of a zip that cannot be read, walking its local headers in file order: the
+ * entry a truncation cut or whose deflated data is corrupt. Undefined when every entry is whole
+ * (then only the central directory at the end is missing).
+ */
+function damagedEntry(zip: Uint8Array): string | undefined {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  let at = 0;
+  while (at + 30 <= zip.length && view.getUint32(at, true) === 0x04034b50) {
+    const method = view.getUint16(at + 8, true);
+    const size = view.getUint32(at + 18, true);
+    const nameLength = view.getUint16(at + 26, true);
+    const start = at + 30 + nameLength + view.getUint16(at + 28, true);
+    const name = new TextDecoder().decode(zip.subarray(at + 30, Math.min(zip.length, at + 30 + nameLength)));
+    if (start + size > zip.length) return name;
+    if (method === 8) {
+      try {
+        inflateSync(zip.subarray(start, start + size));
+      } catch {
+        return name;
+      }
+    }
+    at = start + size;
+  }
+  return at + 30 > zip.length && at < zip.length ? "a local header cut off" : undefined;
 }
 
 /** A sample's input given as a list of messages: the text of the last one. */
