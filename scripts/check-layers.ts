@@ -33,6 +33,7 @@ export const LAYER_RANK: Readonly<Record<string, number>> = {
   run: 5,
   analysis: 6,
   report: 7,
+  interop: 7,
   cli: 8,
   viewer: 8,
 };

@@ -64,8 +64,8 @@ program
   .description("write the tidy table of trials or calls")
   .argument("<dir>", "study directory")
   .option("--table <table>", "trials | calls", "trials")
-  .option("--format <format>", "csv | jsonl", "csv")
-  .option("--output <file>", "write to a file instead of standard output")
+  .option("--format <format>", "csv | jsonl | parquet | eee (Every Eval Ever records, docs/INTEROP.md)", "csv")
+  .option("--output <file>", "write to a file instead of standard output (parquet: the file; eee: a directory)")
   .option(
     "--scorer <name>",
     "take outcome and parse status from this scorer's stored scores (default: the run-time score)",
@@ -138,6 +138,19 @@ audit
   .description("validate DIR/chronology.jsonl after a hand edit (line and field of the first problem)")
   .argument("<dir>", "study directory")
   .action(lazy(() => import("./commands/audit.js"), "auditCheckCommand"));
+
+program
+  .command("import")
+  .description(
+    "import logs of another framework as a study: inspect (.eval/.json), lm-eval, helm, eee (docs/INTEROP.md)",
+  )
+  .argument("<format>", "inspect | lm-eval | helm | eee")
+  .argument("<paths...>", "log files or directories")
+  .option("--out <dir>", "a new study directory")
+  .option("--store <target>", "a postgres:// URL (add ?schema=NAME) of an empty schema instead of --out")
+  .option("--mapping <file>", "YAML mapping: facets per log or header field, outcome values, scorer, renames")
+  .option("--json", "print the summary as JSON")
+  .action(lazy(() => import("./commands/import.js"), "importCommand"));
 
 function parseInteger(value: string): number {
   const n = Number(value);

@@ -4,6 +4,8 @@ import { InputError } from "../../core/errors.js";
 import { type ExportFormat, type ExportTable, exportTable } from "../../run/export.js";
 import { openStudyDir } from "../study-dir.js";
 
+const FORMATS = ["csv", "jsonl", "parquet", "eee"];
+
 export async function exportCommand(
   dir: string,
   options: { table: string; format: string; output?: string; scorer?: string },
@@ -11,8 +13,13 @@ export async function exportCommand(
   if (options.table !== "trials" && options.table !== "calls") {
     throw new InputError(`--table must be trials or calls, found '${options.table}'`);
   }
-  if (options.format !== "csv" && options.format !== "jsonl") {
-    throw new InputError(`--format must be csv or jsonl, found '${options.format}'`);
+  if (!FORMATS.includes(options.format)) {
+    throw new InputError(`--format must be ${FORMATS.join(", ")}; found '${options.format}'`);
+  }
+  if ((options.format === "parquet" || options.format === "eee") && !options.output) {
+    throw new InputError(
+      `--format ${options.format} needs --output (${options.format === "eee" ? "a directory" : "a .parquet file"})`,
+    );
   }
   const { store, run } = await openStudyDir(dir);
   if (options.scorer !== undefined) {
@@ -23,9 +30,29 @@ export async function exportCommand(
       throw error;
     }
   }
+  const facets = Object.keys(run.spec.conditions.facets);
+  if (options.format === "parquet" || options.format === "eee") {
+    try {
+      if (options.format === "parquet") {
+        const { exportParquet } = await import("../../run/export-parquet.js");
+        const rows = await exportParquet(store, run.id, facets, options.table as ExportTable, options.output!, {
+          scorer: options.scorer,
+        });
+        process.stderr.write(`wrote ${rows} rows to ${options.output}\n`);
+      } else {
+        const { exportEee } = await import("../../interop/eee/export.js");
+        const result = await exportEee(dir, store, run, options.output!, { scorer: options.scorer });
+        process.stderr.write(
+          `wrote ${result.aggregates} EEE aggregate record(s) and ${result.instances} instance records to ${options.output} (uncertainty: ${result.uncertaintySource}; sidecar parallax-sidecar.json)\n`,
+        );
+      }
+    } finally {
+      await store.close();
+    }
+    return;
+  }
   const out = options.output ? createWriteStream(options.output) : process.stdout;
   try {
-    const facets = Object.keys(run.spec.conditions.facets);
     await exportTable(
       store,
       run.id,

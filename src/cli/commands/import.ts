@@ -1,0 +1,25 @@
+import { InputError } from "../../core/errors.js";
+import { importLogs } from "../../interop/import.js";
+import { storeLabel } from "../../run/run-study.js";
+
+export async function importCommand(
+  format: string,
+  paths: string[],
+  options: { out?: string; store?: string; mapping?: string; json?: boolean },
+): Promise<void> {
+  const target = options.store ?? options.out;
+  if (!target) throw new InputError("give --out DIR (a new study directory) or --store postgres://...");
+  const prepared = await importLogs({ format, paths, target, mapping: options.mapping });
+  if (options.json) {
+    process.stdout.write(
+      `${JSON.stringify({ runId: prepared.run.id, logs: prepared.logs, notes: prepared.notes }, null, 2)}\n`,
+    );
+    return;
+  }
+  const lines = [
+    `imported ${prepared.trials.length} trials and ${prepared.scores.length} scores from ${prepared.logs.length} log(s) into ${storeLabel(target)} (run ${prepared.run.id})`,
+    ...prepared.logs.map((l) => `  ${l.file}: ${l.model} on ${l.benchmark}: ${l.trials} trials, ${l.scores} scores`),
+    ...prepared.notes.map((n) => `note: ${n}`),
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}

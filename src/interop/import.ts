@@ -1,0 +1,29 @@
+/** `parallax import FORMAT PATH...`: read, map, check everything, then write one run (all or nothing). */
+import { resolve } from "node:path";
+import { defaultMapping, loadMapping } from "./mapping.js";
+import { importers } from "./registry.js";
+import { type PreparedImport, prepareImport } from "./study.js";
+import { writeImport } from "./write.js";
+
+export interface ImportOptions {
+  format: string;
+  paths: readonly string[];
+  /** A new study directory, or a PostgreSQL URL of an empty schema. */
+  target: string;
+  mapping?: string;
+  now?: Date;
+}
+
+export async function importLogs(options: ImportOptions): Promise<PreparedImport> {
+  const importer = importers.get(options.format);
+  const mapping = options.mapping ? loadMapping(options.mapping) : defaultMapping();
+  const logs = await importer.read(options.paths, mapping);
+  const prepared = prepareImport(importer.name, logs, mapping, options.now);
+  await writeImport(options.target, prepared, {
+    format: importer.name,
+    files: options.paths.map((p) => resolve(p)),
+    mapping: options.mapping ? resolve(options.mapping) : null,
+    importedAt: prepared.run.createdAt,
+  });
+  return prepared;
+}

@@ -1,0 +1,167 @@
+/**
+ * HELM run directories: run_spec.json (model, adapter: the generation config), scenario.json
+ * (the benchmark's name) and per_instance_stats.json (per instance and train trial, every
+ * metric). Where present, instances.json and display_predictions.json / display_requests.json
+ * add the inputs, references, prompts and outputs.
+ */
+import { existsSync } from "node:fs";
+import { basename, join } from "node:path";
+import { z } from "zod";
+import type { GenerationParams } from "../../contracts/provider.js";
+import type { ImportMapping } from "../mapping.js";
+import type { ImportedLog, ImportedSample, Importer } from "../types.js";
+import { checked, logError, parseJson, readText } from "../read.js";
+
+/** The per-instance correctness metrics imported as scores by default (the first present is the run-time outcome). */
+export const HELM_DEFAULT_METRICS = [
+  "exact_match",
+  "quasi_exact_match",
+  "prefix_exact_match",
+  "quasi_prefix_exact_match",
+];
+
+const RunSpecSchema = z.looseObject({
+  name: z.string().min(1),
+  adapter_spec: z.looseObject({
+    model: z.string().min(1),
+    temperature: z.number().nullish(),
+    max_tokens: z.number().nullish(),
+    stop_sequences: z.array(z.string()).nullish(),
+  }),
+});
+
+const StatSchema = z.looseObject({
+  name: z.looseObject({ name: z.string(), split: z.string().nullish() }),
+  count: z.number(),
+  mean: z.number().nullish(),
+  sum: z.number().nullish(),
+});
+
+const InstanceStatsSchema = z.array(
+  z.looseObject({
+    instance_id: z.string().min(1),
+    train_trial_index: z.number().int().nonnegative().default(0),
+    perturbation: z.looseObject({ name: z.string() }).nullish(),
+    stats: z.array(StatSchema),
+  }),
+);
+
+const InstancesSchema = z.array(
+  z.looseObject({
+    id: z.string(),
+    input: z.looseObject({ text: z.string() }).nullish(),
+    references: z
+      .array(z.looseObject({ output: z.looseObject({ text: z.string() }), tags: z.array(z.string()).default([]) }))
+      .nullish(),
+  }),
+);
+
+const PredictionsSchema = z.array(
+  z.looseObject({
+    instance_id: z.string(),
+    train_trial_index: z.number().default(0),
+    predicted_text: z.string().nullish(),
+  }),
+);
+
+const RequestsSchema = z.array(
+  z.looseObject({
+    instance_id: z.string(),
+    train_trial_index: z.number().default(0),
+    request: z.looseObject({ prompt: z.string().nullish() }),
+  }),
+);
+
+export const helmImporter: Importer = {
+  name: "helm",
+  description: "HELM run directories (run_spec.json, per_instance_stats.json, scenario.json)",
+  argument: "RUN_DIR...: HELM run directories",
+  async read(paths, mapping) {
+    return paths.map((dir) => readRunDir(dir, mapping));
+  },
+};
+
+function readJson<S extends z.ZodType>(dir: string, name: string, schema: S): z.infer<S> {
+  const file = join(dir, name);
+  return checked(schema, parseJson(readText(file), file, null), file, null);
+}
+
+function optionalJson<S extends z.ZodType>(dir: string, name: string, schema: S): z.infer<S> | undefined {
+  return existsSync(join(dir, name)) ? readJson(dir, name, schema) : undefined;
+}
+
+function readRunDir(dir: string, mapping: ImportMapping): ImportedLog {
+  if (!existsSync(join(dir, "per_instance_stats.json"))) {
+    throw logError(dir, null, "not a HELM run directory (no per_instance_stats.json)");
+  }
+  const runSpec = readJson(dir, "run_spec.json", RunSpecSchema);
+  const stats = readJson(dir, "per_instance_stats.json", InstanceStatsSchema);
+  const scenario = optionalJson(dir, "scenario.json", z.looseObject({ name: z.string().min(1) }));
+  const instances = new Map((optionalJson(dir, "instances.json", InstancesSchema) ?? []).map((i) => [i.id, i]));
+  const key = (id: string, trial: number) => `${id}\u0000${trial}`;
+  const predictions = new Map(
+    (optionalJson(dir, "display_predictions.json", PredictionsSchema) ?? []).map((p) => [
+      key(p.instance_id, p.train_trial_index),
+      p.predicted_text ?? null,
+    ]),
+  );
+  const prompts = new Map(
+    (optionalJson(dir, "display_requests.json", RequestsSchema) ?? []).map((r) => [
+      key(r.instance_id, r.train_trial_index),
+      r.request.prompt ?? null,
+    ]),
+  );
+  const present = new Set(stats.flatMap((s) => s.stats.map((x) => x.name.name)));
+  const metrics = (mapping.metrics ?? HELM_DEFAULT_METRICS).filter((m) => present.has(m));
+  const samples: ImportedSample[] = stats.map((entry, index) => {
+    const value = (name: string) => {
+      const stat = entry.stats.find((s) => s.name.name === name);
+      return stat ? (stat.mean ?? (stat.count > 0 && stat.sum != null ? stat.sum / stat.count : null)) : undefined;
+    };
+    const instance = instances.get(entry.instance_id);
+    const prompt = prompts.get(key(entry.instance_id, entry.train_trial_index)) ?? null;
+    const runtime = value("inference_runtime");
+    return {
+      entry: `per_instance_stats.json[${index}] (instance ${entry.instance_id})`,
+      item: entry.instance_id,
+      attempt: entry.train_trial_index + 1,
+      input: instance?.input?.text ?? null,
+      target: (instance?.references ?? []).filter((r) => r.tags.includes("correct")).map((r) => r.output.text),
+      choices: instance?.references?.map((r) => r.output.text) ?? null,
+      messages: prompt === null ? [] : [{ role: "user", content: prompt }],
+      output: predictions.get(key(entry.instance_id, entry.train_trial_index)) ?? null,
+      scores: metrics.flatMap((m) =>
+        value(m) === undefined ? [] : [{ scorer: m, value: value(m), answer: null, explanation: null }],
+      ),
+      usage: {
+        inputTokens: Math.round(value("num_prompt_tokens") ?? 0),
+        outputTokens: Math.round(value("num_output_tokens") ?? 0),
+      },
+      latencyMs: typeof runtime === "number" ? Math.round(runtime * 1000) : null,
+      error: null,
+      ...(entry.perturbation ? { condition: { perturbation: entry.perturbation.name } } : {}),
+    };
+  });
+  return {
+    file: dir,
+    framework: "helm",
+    model: runSpec.adapter_spec.model,
+    benchmark: scenario?.name ?? runSpec.name.split(":")[0],
+    header: { run_spec: runSpec, scenario: scenario ?? null },
+    generation: generationOf(runSpec.adapter_spec),
+    scorers: metrics,
+    samples,
+    notes:
+      metrics.length === 0
+        ? [`${basename(dir)}: none of the metrics ${HELM_DEFAULT_METRICS.join(", ")} is present`]
+        : [],
+  };
+}
+
+function generationOf(adapter: z.infer<typeof RunSpecSchema>["adapter_spec"]): GenerationParams {
+  const params: GenerationParams = {};
+  if (typeof adapter.temperature === "number") params.temperature = adapter.temperature;
+  if (typeof adapter.max_tokens === "number" && adapter.max_tokens > 0) params.maxTokens = adapter.max_tokens;
+  if (adapter.stop_sequences?.length) params.stop = adapter.stop_sequences;
+  return params;
+}

@@ -1,0 +1,213 @@
+/**
+ * Inspect AI logs: the `.eval` zip (header.json, samples/<id>_epoch_<n>.json, reductions.json;
+ * a log still running has only _journal/start.json) and the older single-file `.json` log.
+ * The format is not frozen: zod checks only the fields read here, unknown ones pass.
+ */
+import { basename, extname } from "node:path";
+import { inflateSync, unzipSync } from "fflate";
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import type { ChatMessage, GenerationParams, MessageRole } from "../../contracts/provider.js";
+import type { ImportedLog, ImportedSample, Importer } from "../types.js";
+import { asText, checked, contentText, logError, parseJson, readText } from "../read.js";
+
+const ScoreSchema = z.looseObject({
+  value: z.unknown(),
+  answer: z.unknown().optional(),
+  explanation: z.unknown().optional(),
+});
+
+const MessageSchema = z.looseObject({ role: z.string(), content: z.unknown() });
+
+const SampleSchema = z.looseObject({
+  id: z.union([z.string(), z.number()]),
+  epoch: z.number().int().positive(),
+  input: z.unknown(),
+  target: z.union([z.string(), z.array(z.string())]).nullish(),
+  choices: z.array(z.string()).nullish(),
+  messages: z.array(MessageSchema).nullish(),
+  output: z
+    .looseObject({
+      completion: z.string().nullish(),
+      choices: z.array(z.looseObject({ message: MessageSchema })).nullish(),
+      usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }).nullish(),
+    })
+    .nullish(),
+  scores: z.record(z.string(), ScoreSchema).nullish(),
+  error: z.unknown().optional(),
+  total_time: z.number().nullish(),
+  attachments: z.record(z.string(), z.string()).nullish(),
+});
+
+const HeaderSchema = z.looseObject({
+  status: z.string().optional(),
+  eval: z.looseObject({
+    task: z.string().min(1),
+    model: z.string().min(1),
+    task_args: z.record(z.string(), z.unknown()).nullish(),
+  }),
+  plan: z.looseObject({ config: z.record(z.string(), z.unknown()).nullish() }).nullish(),
+  results: z.looseObject({ scores: z.array(z.looseObject({ name: z.string() })).nullish() }).nullish(),
+});
+
+type Header = z.infer<typeof HeaderSchema>;
+type Sample = z.infer<typeof SampleSchema>;
+
+export const inspectImporter: Importer = {
+  name: "inspect",
+  description: "Inspect AI logs (.eval zip logs and the older .json logs)",
+  argument: "LOG...: .eval or .json log files",
+  async read(paths) {
+    return paths.map((path) => (extname(path).toLowerCase() === ".eval" ? readEvalZip(path) : readJsonLog(path)));
+  },
+};
+
+function readEvalZip(file: string): ImportedLog {
+  let entries: Record<string, Uint8Array>;
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = new Uint8Array(readFileSync(file));
+    entries = unzipSync(bytes);
+  } catch (error) {
+    if (!bytes)
+      throw logError(file, null, (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(error));
+    const damaged = damagedEntry(bytes);
+    throw logError(
+      file,
+      damaged ?? "zip central directory",
+      `not a readable .eval zip (${(error as Error).message}): ${damaged ? "this entry is cut off or corrupt" : "the zip's end is missing"}; is the file truncated?`,
+    );
+  }
+  const json = (name: string) => parseJson(new TextDecoder().decode(entries[name]), file, name);
+  const headerName = "header.json" in entries ? "header.json" : "_journal/start.json";
+  if (!(headerName in entries)) throw logError(file, null, "no header.json (nor _journal/start.json) in the zip");
+  const header = checked(HeaderSchema, json(headerName), file, headerName);
+  const samples = Object.keys(entries)
+    .filter((name) => /^samples\/[^/]+\.json$/.test(name))
+    .sort(byNaturalName)
+    .map((name) => toSample(checked(SampleSchema, json(name), file, name), name));
+  return toLog(file, header, samples, header);
+}
+
+function readJsonLog(file: string): ImportedLog {
+  const value = parseJson(readText(file), file, null);
+  const log = checked(HeaderSchema.extend({ samples: z.array(z.unknown()).nullish() }), value, file, null);
+  const samples = (log.samples ?? []).map((raw, i) => {
+    const entry = `samples[${i}]`;
+    return toSample(checked(SampleSchema, raw, file, entry), entry);
+  });
+  const { samples: _samples, ...header } = value as Record<string, unknown>;
+  return toLog(file, log, samples, header);
+}
+
+function toLog(file: string, header: Header, samples: ImportedSample[], raw: unknown): ImportedLog {
+  const notes: string[] = [];
+  if (samples.length === 0) notes.push(`${basename(file)}: the log holds no samples (aggregate results only)`);
+  if (header.status && header.status !== "success") notes.push(`${basename(file)}: log status is '${header.status}'`);
+  const scorers = (header.results?.scores ?? []).map((s) => s.name);
+  for (const sample of samples) for (const s of sample.scores) if (!scorers.includes(s.scorer)) scorers.push(s.scorer);
+  return {
+    file,
+    framework: "inspect",
+    model: header.eval.model,
+    benchmark: header.eval.task,
+    header: raw,
+    generation: generationOf(header.plan?.config ?? {}),
+    scorers,
+    samples,
+    notes,
+  };
+}
+
+function toSample(sample: Sample, entry: string): ImportedSample {
+  const attachments = sample.attachments ?? {};
+  const resolve = (text: string) =>
+    text.startsWith("attachment://") ? (attachments[text.slice("attachment://".length)] ?? text) : text;
+  const messages: ChatMessage[] = (sample.messages ?? []).map((m) => ({
+    role: roleOf(m.role),
+    content: resolve(contentText(m.content)),
+  }));
+  const output =
+    sample.output?.completion ??
+    (sample.output?.choices?.[0] ? contentText(sample.output.choices[0].message.content) : null);
+  // The final assistant message is the output: keep the messages as sent.
+  const last = messages.at(-1);
+  if (output !== null && last?.role === "assistant" && last.content === resolve(output)) messages.pop();
+  const usage = sample.output?.usage;
+  return {
+    entry,
+    item: String(sample.id),
+    attempt: sample.epoch,
+    input:
+      typeof sample.input === "string" ? resolve(sample.input) : resolve(contentText(lastUserContent(sample.input))),
+    target: typeof sample.target === "string" ? [sample.target] : (sample.target ?? []),
+    choices: sample.choices ?? null,
+    messages,
+    output: output === null ? null : resolve(output),
+    scores: Object.entries(sample.scores ?? {}).map(([scorer, s]) => ({
+      scorer,
+      value: s.value,
+      answer: asText(s.answer),
+      explanation: asText(s.explanation),
+    })),
+    usage: usage ? { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens } : null,
+    latencyMs: sample.total_time == null ? null : Math.round(sample.total_time * 1000),
+    error:
+      sample.error == null ? null : (asText((sample.error as { message?: unknown }).message) ?? asText(sample.error)),
+  };
+}
+
+/**
+ * The first entry of a zip that cannot be read, walking its local headers in file order: the
+ * entry a truncation cut or whose deflated data is corrupt. Undefined when every entry is whole
+ * (then only the central directory at the end is missing).
+ */
+function damagedEntry(zip: Uint8Array): string | undefined {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  let at = 0;
+  while (at + 30 <= zip.length && view.getUint32(at, true) === 0x04034b50) {
+    const method = view.getUint16(at + 8, true);
+    const size = view.getUint32(at + 18, true);
+    const nameLength = view.getUint16(at + 26, true);
+    const start = at + 30 + nameLength + view.getUint16(at + 28, true);
+    const name = new TextDecoder().decode(zip.subarray(at + 30, Math.min(zip.length, at + 30 + nameLength)));
+    if (start + size > zip.length) return name;
+    if (method === 8) {
+      try {
+        inflateSync(zip.subarray(start, start + size));
+      } catch {
+        return name;
+      }
+    }
+    at = start + size;
+  }
+  return at + 30 > zip.length && at < zip.length ? "a local header cut off" : undefined;
+}
+
+/** A sample's input given as a list of messages: the text of the last one. */
+function lastUserContent(input: unknown): unknown {
+  return Array.isArray(input) ? (input.at(-1) as { content?: unknown } | undefined)?.content : input;
+}
+
+function roleOf(role: string): MessageRole {
+  return role === "system" || role === "assistant" || role === "tool" ? role : "user";
+}
+
+/** Inspect's GenerateConfig fields that Parallax records on a call. */
+export function generationOf(config: Record<string, unknown>): GenerationParams {
+  const number = (key: string) => (typeof config[key] === "number" ? (config[key] as number) : undefined);
+  const params: GenerationParams = {
+    temperature: number("temperature"),
+    topP: number("top_p"),
+    topK: number("top_k"),
+    maxTokens: number("max_tokens"),
+    seed: number("seed"),
+    stop: Array.isArray(config.stop_seqs) ? (config.stop_seqs as string[]) : undefined,
+  };
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as GenerationParams;
+}
+
+/** samples/2_epoch_1.json before samples/10_epoch_1.json. */
+function byNaturalName(a: string, b: string): number {
+  return a.localeCompare(b, "en", { numeric: true });
+}

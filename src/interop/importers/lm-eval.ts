@@ -1,0 +1,168 @@
+/**
+ * lm-evaluation-harness output: a directory (searched recursively) of `results_<time>.json`
+ * files and, from `--log_samples`, `samples_<task>_<time>.jsonl` beside them. One log per task
+ * of a results file; each JSONL row is one document (its filters' metrics merge into one trial).
+ */
+import { readdirSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { z } from "zod";
+import type { GenerationParams } from "../../contracts/provider.js";
+import type { ImportMapping } from "../mapping.js";
+import type { ImportedLog, ImportedSample, Importer } from "../types.js";
+import { asText, checked, logError, parseJson, readText } from "../read.js";
+
+const ResultsSchema = z.looseObject({
+  results: z.record(z.string(), z.record(z.string(), z.unknown())),
+  configs: z
+    .record(z.string(), z.looseObject({ generation_kwargs: z.record(z.string(), z.unknown()).nullish() }))
+    .nullish(),
+  model_name: z.string().nullish(),
+  config: z.looseObject({ model: z.string().nullish(), model_args: z.unknown() }).nullish(),
+});
+
+const RowSchema = z.looseObject({
+  doc_id: z.union([z.number(), z.string()]),
+  target: z.unknown(),
+  arguments: z.unknown().optional(),
+  resps: z.unknown().optional(),
+  filtered_resps: z.unknown().optional(),
+  filter: z.string().nullish(),
+  metrics: z.array(z.string()).min(1),
+});
+
+export const lmEvalImporter: Importer = {
+  name: "lm-eval",
+  description: "lm-evaluation-harness results_*.json with their --log_samples samples_*.jsonl",
+  argument: "DIR...: output directories (searched recursively)",
+  async read(paths, mapping) {
+    const logs: ImportedLog[] = [];
+    for (const dir of paths) {
+      const results = findFiles(dir, /^results_.*\.json$/);
+      if (results.length === 0)
+        throw logError(dir, null, "no results_*.json file found (an lm-eval --output_path directory)");
+      for (const file of results) logs.push(...readResults(file, mapping));
+    }
+    return logs;
+  },
+};
+
+function findFiles(path: string, pattern: RegExp): string[] {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(path);
+  } catch {
+    throw logError(path, null, "no such file or directory");
+  }
+  if (!stat.isDirectory()) return pattern.test(basename(path)) ? [path] : [];
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => findFiles(join(path, name), pattern));
+}
+
+function readResults(file: string, mapping: ImportMapping): ImportedLog[] {
+  const raw = parseJson(readText(file), file, null);
+  const results = checked(ResultsSchema, raw, file, null);
+  const stamp = basename(file)
+    .replace(/^results_/, "")
+    .replace(/\.json$/, "");
+  const model = results.model_name ?? pretrainedOf(results.config?.model_args) ?? results.config?.model ?? "unknown";
+  return Object.keys(results.results)
+    .sort()
+    .map((task) => {
+      const samplesFile = join(dirname(file), `samples_${task}_${stamp}.jsonl`);
+      const exists = findFiles(dirname(file), /^samples_.*\.jsonl$/).includes(samplesFile);
+      const samples = exists ? readSamples(samplesFile) : [];
+      const scorers = mapping.metrics ?? metricNames(results.results[task]);
+      return {
+        file: exists ? samplesFile : file,
+        framework: "lm-eval" as const,
+        model,
+        benchmark: task,
+        header: { ...(raw as object), task, task_config: results.configs?.[task] ?? null },
+        generation: generationOf(results.configs?.[task]?.generation_kwargs ?? {}),
+        scorers: [...new Set([...scorers, ...samples.flatMap((s) => s.scores.map((x) => x.scorer))])],
+        samples,
+        notes: exists
+          ? []
+          : [`${basename(file)}: task ${task} has no samples_${task}_${stamp}.jsonl (run with --log_samples)`],
+      };
+    });
+}
+
+/** "exact_match,none" -> exact_match; "acc,strict-match" -> acc,strict-match; stderr entries skipped. */
+function metricNames(taskResults: Record<string, unknown>): string[] {
+  return Object.keys(taskResults)
+    .filter((k) => k.includes(",") && !k.includes("_stderr,"))
+    .map((k) => scorerName(k.split(",")[0], k.split(",").slice(1).join(",")));
+}
+
+function scorerName(metric: string, filter: string | null | undefined): string {
+  return !filter || filter === "none" ? metric : `${metric},${filter}`;
+}
+
+function readSamples(file: string): ImportedSample[] {
+  const byDoc = new Map<string, ImportedSample>();
+  readText(file)
+    .split(/\r?\n/)
+    .forEach((line, index) => {
+      if (line.trim() === "") return;
+      const entry = `line ${index + 1}`;
+      const row = checked(RowSchema, parseJson(line, file, entry), file, entry);
+      const item = String(row.doc_id);
+      const sample = byDoc.get(item) ?? newSample(row, entry);
+      for (const metric of row.metrics) {
+        if (!(metric in row)) throw logError(file, entry, `field '${metric}': listed in metrics but missing`);
+        sample.scores.push({
+          scorer: scorerName(metric, row.filter),
+          value: row[metric],
+          answer: firstText(row.filtered_resps),
+          explanation: null,
+        });
+      }
+      byDoc.set(item, sample);
+    });
+  return [...byDoc.values()];
+}
+
+function newSample(row: z.infer<typeof RowSchema>, entry: string): ImportedSample {
+  const prompt = firstText(Object.values((row.arguments as Record<string, Record<string, unknown>>) ?? {})[0]?.arg_0);
+  const output = firstText(row.resps) ?? firstText(row.filtered_resps);
+  return {
+    entry,
+    item: String(row.doc_id),
+    attempt: 1,
+    input: prompt,
+    target: Array.isArray(row.target) ? row.target.map(String) : [String(asText(row.target) ?? "")],
+    choices: null,
+    messages: prompt === null ? [] : [{ role: "user", content: prompt }],
+    output,
+    scores: [],
+    usage: null,
+    latencyMs: null,
+    error: null,
+  };
+}
+
+/** The first string of a (nested) list, or the value itself as text. */
+function firstText(value: unknown): string | null {
+  if (Array.isArray(value)) return value.length === 0 ? null : firstText(value[0]);
+  return asText(value);
+}
+
+function pretrainedOf(modelArgs: unknown): string | undefined {
+  if (typeof modelArgs === "string") return /(?:^|,)pretrained=([^,]+)/.exec(modelArgs)?.[1];
+  if (modelArgs && typeof modelArgs === "object") {
+    const pretrained = (modelArgs as Record<string, unknown>).pretrained;
+    return typeof pretrained === "string" ? pretrained : undefined;
+  }
+  return undefined;
+}
+
+function generationOf(kwargs: Record<string, unknown>): GenerationParams {
+  const params: GenerationParams = {};
+  if (typeof kwargs.temperature === "number") params.temperature = kwargs.temperature;
+  if (typeof kwargs.top_p === "number") params.topP = kwargs.top_p;
+  if (typeof kwargs.max_gen_toks === "number") params.maxTokens = kwargs.max_gen_toks;
+  if (Array.isArray(kwargs.until)) params.stop = kwargs.until.map(String);
+  return params;
+}

@@ -1,0 +1,65 @@
+/**
+ * What every importer produces: the logs another framework wrote, read into one neutral shape
+ * (a log: one model on one task; its samples: one per item and epoch, each with its scores).
+ * `to-store.ts` turns these into an ordinary Parallax run, so `analyze` and `report` read it
+ * unchanged. Raw score values are kept: the user's mapping decides the outcome.
+ */
+import type { ChatMessage, GenerationParams } from "../contracts/provider.js";
+import type { ImportMapping } from "./mapping.js";
+
+/** One scorer's verdict on one sample, as the log wrote it. */
+export interface ImportedScore {
+  scorer: string;
+  /** The value as written (C/I, 1/0, 0.73, true, "correct", ...). */
+  value: unknown;
+  answer: string | null;
+  explanation: string | null;
+}
+
+/** One sample at one epoch: a trial once imported. */
+export interface ImportedSample {
+  /** Where in the log it is (zip entry, JSON path or line), for messages. */
+  entry: string;
+  item: string;
+  /** 1-based epoch / repeat / train trial. */
+  attempt: number;
+  input: string | null;
+  target: string[];
+  choices: string[] | null;
+  /** The conversation as sent, when the log has it (the final answer excluded when it is `output`). */
+  messages: ChatMessage[];
+  output: string | null;
+  scores: ImportedScore[];
+  usage: { inputTokens: number; outputTokens: number } | null;
+  latencyMs: number | null;
+  error: string | null;
+  /** Facet values a source carries itself (EEE import with its sidecar); the mapping wins over them. */
+  condition?: Record<string, string>;
+}
+
+/** One log: one model on one task. */
+export interface ImportedLog {
+  /** The file or directory read, as given. */
+  file: string;
+  framework: "inspect" | "lm-eval" | "helm" | "eee";
+  model: string;
+  benchmark: string;
+  /** The log's header as JSON, for facet fields of the mapping (`field: eval.task_args.cot`). */
+  header: unknown;
+  generation: GenerationParams;
+  /** The order in which the log lists its scorers (the first is the default run-time outcome). */
+  scorers: string[];
+  samples: ImportedSample[];
+  /** What the reader noticed and the user should know (e.g. a log without samples). */
+  notes: string[];
+}
+
+/** An importer: one source format, registered by name (`parallax import NAME`). */
+export interface Importer {
+  name: string;
+  description: string;
+  /** What each argument is, for the command's help. */
+  argument: string;
+  /** Reads and checks every path; throws an InputError naming the file and entry on bad input. */
+  read(paths: readonly string[], mapping: ImportMapping): Promise<ImportedLog[]>;
+}

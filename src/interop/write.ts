@@ -1,0 +1,76 @@
+/**
+ * Writing a prepared import into a store, all or nothing. A study directory is built in a
+ * temporary sibling and renamed into place only when every trial, call and score is written, so
+ * a failure leaves no directory and no partial run. A PostgreSQL store must hold no run yet; the
+ * run, its trials with their outcomes and calls, and the scores are three transactions there, so
+ * only a database failure between them can leave a partial run (every error in the logs is found
+ * before the first write).
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { InputError } from "../core/errors.js";
+import { isPostgresUrl } from "../run/store/url.js";
+import { openStore } from "../run/store/open.js";
+import type { TrialStore } from "../run/store/types.js";
+import type { PreparedImport } from "./study.js";
+
+/** The provenance file of an imported study directory. */
+export const IMPORT_FILE = "import.json";
+
+export interface ImportProvenance {
+  format: string;
+  files: string[];
+  mapping: string | null;
+  importedAt: string;
+}
+
+export async function writeImport(
+  target: string,
+  prepared: PreparedImport,
+  provenance: ImportProvenance,
+): Promise<void> {
+  if (isPostgresUrl(target)) return writeToPostgres(target, prepared);
+  const dir = resolve(target);
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    throw new InputError(`${target} is not empty; import into a new study directory`);
+  }
+  if (!existsSync(dirname(dir))) throw new InputError(`cannot create ${target}: ${dirname(dir)} does not exist`);
+  const staging = join(dirname(dir), `.${basename(dir)}.importing-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging);
+  try {
+    const store = await openStore(staging);
+    try {
+      await writeAll(store, prepared);
+    } finally {
+      await store.close();
+    }
+    writeFileSync(join(staging, IMPORT_FILE), `${JSON.stringify(provenance, null, 2)}\n`);
+    if (existsSync(dir)) rmSync(dir, { recursive: true });
+    renameSync(staging, dir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function writeToPostgres(target: string, prepared: PreparedImport): Promise<void> {
+  const store = await openStore(target);
+  try {
+    const existing = await store.getRun();
+    if (existing)
+      throw new InputError(`the store already holds run '${existing.id}'; import into an empty schema (?schema=NAME)`);
+    await writeAll(store, prepared);
+  } finally {
+    await store.close();
+  }
+}
+
+async function writeAll(store: TrialStore, prepared: PreparedImport): Promise<void> {
+  await store.saveRun(prepared.run);
+  if (prepared.trials.length > 0) {
+    await store.addPlannedTrials(prepared.trials);
+    await store.completeTrials(prepared.completions);
+  }
+  await store.saveScores(prepared.scores);
+}
