@@ -26,7 +26,7 @@ export interface AgentFacts {
   flags: string[];
 }
 
-/** Columns only an agent trial has: one of them present means the row has an agent block. */
+/** Columns only an agent trial fills: one of them non-blank means the row has an agent block. */
 export const AGENT_ONLY_COLUMNS = [
   "tool_calls",
   "tool_errors",
@@ -77,9 +77,10 @@ export function normalizeFlag(flag: string): string {
   return flag.trim().toLowerCase().replace("serialization", "serialisation");
 }
 
-/** The agent block of a row's values, or undefined when none of the agent-only columns is present. */
+/** The agent block of a row's values, or undefined when every agent-only column is absent or blank. */
 export function agentFactsOf(values: Record<string, unknown>, source?: ValueSource): AgentFacts | undefined {
-  if (!AGENT_ONLY_COLUMNS.some((c) => c in values)) return undefined;
+  // A non-agent trial in a table that has the columns leaves them blank.
+  if (!AGENT_ONLY_COLUMNS.some((c) => !blank(values[c]))) return undefined;
   const flags = blank(values.agent_flags)
     ? []
     : String(values.agent_flags)

@@ -117,3 +117,37 @@ export function plantedAgentUnits(design: PlantedAgentDesign): AgentUnit[] {
   }
   return units;
 }
+
+/**
+ * Two GAIA levels of 15 questions each (every fifth with a spreadsheet attachment), two attempts
+ * per cell, each cell's successes spread deterministically at its planted accuracy; cost rises
+ * with the scaffold's position.
+ */
+export function leveledAgentTable(
+  accuracy: Record<string, Record<string, number>>,
+  scaffolds: string[],
+): AnalysisTable {
+  const rows: AnalysisRow[] = [];
+  const items: ItemFacts = new Map();
+  let k = 0;
+  for (let q = 0; q < 30; q++) {
+    const item = `t${q}`;
+    items.set(clusterKey(BENCHMARK, item), { level: q < 15 ? 1 : 2, file_name: q % 5 === 0 ? "sheet.xlsx" : "" });
+    for (const model of Object.keys(accuracy))
+      for (const scaffold of scaffolds)
+        for (let attempt = 1; attempt <= 2; attempt++) {
+          const correct = ((k++ * 7919) % 100) / 100 < accuracy[model][scaffold];
+          rows.push(
+            agentRow({
+              model,
+              scaffold,
+              item,
+              attempt,
+              outcome: correct ? 1 : 0,
+              agent: { costUsd: 0.01 * (1 + scaffolds.indexOf(scaffold)), toolCalls: 3, outputTokens: 100 },
+            }),
+          );
+        }
+  }
+  return agentTable(rows, scaffolds, items);
+}

@@ -15,16 +15,20 @@ import { dodReading, sliceLevelEstimates } from "../../src/analysis/agents/estim
 import { scaffoldModelGlmm } from "../../src/analysis/agents/glmm.js";
 import { cellOutcomes } from "../../src/analysis/agents/outcomes.js";
 import { agentUnits, OUTCOME_BUCKETS, sliceUnits } from "../../src/analysis/agents/units.js";
-import { analyzeStudy, clusterKey, type ItemFacts, normalizePlan, readTidyTable } from "../../src/analysis/index.js";
+import { analyzeStudy, clusterKey, normalizePlan, readTidyTable } from "../../src/analysis/index.js";
 import { InputError } from "../../src/core/errors.js";
 import { RandomStream } from "../../src/stats/index.js";
-import { agentRow, agentTable, BENCHMARK, plantedAgentUnits, type RowSpec, unit } from "./agents-helpers.js";
+import {
+  agentRow,
+  agentTable,
+  BENCHMARK,
+  leveledAgentTable,
+  plantedAgentUnits,
+  type RowSpec,
+  unit,
+} from "./agents-helpers.js";
 
 const plan = normalizePlan({ agents: { resamples: 1000 } }).agents;
-
-function itemFacts(entries: Record<string, { level: number; file_name: string }>): ItemFacts {
-  return new Map(Object.entries(entries).map(([item, facts]) => [clusterKey(BENCHMARK, item), facts]));
-}
 
 describe("outcome buckets (App. D/E)", () => {
   // One cell holding every bucket, and one quarantined credit-exhaustion rejection.
@@ -453,34 +457,10 @@ describe("the agent columns of a tidy table", () => {
 describe("the registered analysis", () => {
   it("runs inside analyze on an agent table: slices per level, H1, GLMM per slice, frontier", async () => {
     const scaffolds = ["react", "par", "plan_exec"];
-    const accuracy: Record<string, Record<string, number>> = {
-      alpha: { react: 0.3, par: 0.6, plan_exec: 0.5 },
-      beta: { react: 0.7, par: 0.75, plan_exec: 0.72 },
-    };
-    const rows = [];
-    const facts: Record<string, { level: number; file_name: string }> = {};
-    let k = 0;
-    for (let q = 0; q < 30; q++) {
-      const item = `t${q}`;
-      facts[item] = { level: q < 15 ? 1 : 2, file_name: q % 5 === 0 ? "sheet.xlsx" : "" };
-      for (const model of Object.keys(accuracy))
-        for (const scaffold of scaffolds)
-          for (let attempt = 1; attempt <= 2; attempt++) {
-            // A deterministic spread of successes at the planted rate.
-            const correct = ((k++ * 7919) % 100) / 100 < accuracy[model][scaffold];
-            rows.push(
-              agentRow({
-                model,
-                scaffold,
-                item,
-                attempt,
-                outcome: correct ? 1 : 0,
-                agent: { costUsd: 0.01 * (1 + scaffolds.indexOf(scaffold)), toolCalls: 3, outputTokens: 100 },
-              }),
-            );
-          }
-    }
-    const table = agentTable(rows, scaffolds, itemFacts(facts));
+    const table = leveledAgentTable(
+      { alpha: { react: 0.3, par: 0.6, plan_exec: 0.5 }, beta: { react: 0.7, par: 0.75, plan_exec: 0.72 } },
+      scaffolds,
+    );
     const analysis = await analyzeStudy(
       table,
       normalizePlan({ reference: { scaffold: "react" }, agents: { resamples: 200, tiers: ["alpha", "beta"] } }),

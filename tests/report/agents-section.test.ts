@@ -1,0 +1,64 @@
+/**
+ * The report's agent section on a constructed agent study: every table and the Pareto frontier
+ * chart (log x axis) render, and hostile model and scaffold names come out escaped.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { analyzeStudy, normalizePlan } from "../../src/analysis/index.js";
+import { type ReportContext, reportSections } from "../../src/report/index.js";
+import { render } from "../../src/report/html.js";
+import { leveledAgentTable } from "../analysis/agents-helpers.js";
+
+const HOSTILE_MODEL = '<img src=x onerror="alert(1)">';
+const HOSTILE_SCAFFOLD = "<b>plan&exec</b>";
+
+async function section(): Promise<string> {
+  const scaffolds = ["react", HOSTILE_SCAFFOLD];
+  const table = leveledAgentTable(
+    { [HOSTILE_MODEL]: { react: 0.4, [HOSTILE_SCAFFOLD]: 0.7 }, safe: { react: 0.6, [HOSTILE_SCAFFOLD]: 0.65 } },
+    scaffolds,
+  );
+  const analysis = await analyzeStudy(
+    table,
+    normalizePlan({
+      reference: { scaffold: "react" },
+      specification_curve: false,
+      agents: { resamples: 200, tiers: ["safe", HOSTILE_MODEL] },
+    }),
+  );
+  const agents = reportSections().find((s) => s.name === "agents");
+  assert.ok(agents, "the agents section is registered");
+  return render(agents.render({ analysis } as unknown as ReportContext));
+}
+
+describe("report section: agent scaffolds", () => {
+  it("renders the tables and the Pareto chart with escaped names", async () => {
+    const html = await section();
+    assert.match(html, /<h2 id="agents">Agent scaffolds<\/h2>/);
+    for (const heading of [
+      "Outcomes",
+      "Scaffold gap",
+      "GLMM",
+      "difference of differences",
+      "Behavioural",
+      "Cost per correct",
+      "Tier ladder",
+    ])
+      assert.ok(html.includes(heading), heading);
+    assert.equal((html.match(/<figure>/g) ?? []).length, 2, "one Pareto chart per level");
+    assert.equal((html.match(/<svg viewBox="0 0 960 420"/g) ?? []).length, 2, "each figure holds its chart");
+    assert.match(html, /realized cost per correct \(USD, log scale\)/);
+    assert.ok(!html.includes(HOSTILE_MODEL), "the hostile model name never appears raw");
+    assert.ok(!html.includes("<b>plan"), "the hostile scaffold name never appears raw");
+    assert.ok(html.includes("&lt;img src=x onerror="), "the model name is shown, escaped");
+    assert.ok(html.includes("&lt;b&gt;plan&amp;exec&lt;/b&gt;"), "the scaffold name is shown, escaped");
+  });
+
+  it("says why when the study has no agent rows", () => {
+    const agents = reportSections().find((s) => s.name === "agents")!;
+    const html = render(
+      agents.render({ analysis: { agents: { skipped: "no rows <x>" } } } as unknown as ReportContext),
+    );
+    assert.match(html, /Not computed: no rows &lt;x&gt;/);
+  });
+});
