@@ -80,7 +80,14 @@ export function clusterQuantities(
   const data = clusteredCellCounts({ cluster: rows.cluster, cell: rows.cell, outcome: rows.value });
   const index = new Map(data.cells.map((c, i) => [c, i]));
   const fns = [...quantities.values()];
-  const result = clusterBootstrap(data, (totals) => fns.map((f) => f(cellView(index, totals))), options);
+  const result = clusterBootstrap(
+    data,
+    (totals) => {
+      const view = cellView(index, totals);
+      return fns.map((f) => f(view));
+    },
+    options,
+  );
   [...quantities.keys()].forEach((name, k) => {
     const finite = result.replicates[k].length - result.undefinedReplicates[k];
     out.set(name, {

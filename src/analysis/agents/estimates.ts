@@ -164,35 +164,40 @@ export function sliceLevelEstimates(
   const h4Known = scaffolds.includes(h4.treatment) && scaffolds.includes(h4.control) && h4.treatment !== h4.control;
   if (h4Known && !dodPairs.some(([t, c]) => t === h4.treatment && c === h4.control))
     dodPairs.push([h4.treatment, h4.control]);
+  // Cell names are built once here, not in each resample.
   const quantities = new Map<string, CellQuantity>();
-  const acc = (m: string, s: string) => (v: CellView) => v.mean(cell("acc", m, s));
+  const mean = (name: string) => (v: CellView) => v.mean(name);
   for (const m of models) {
-    for (const s of scaffolds) {
-      quantities.set(cell("acc", m, s), acc(m, s));
-      for (const metric of BEHAVIOUR_METRICS) quantities.set(cell(metric, m, s), (v) => v.mean(cell(metric, m, s)));
-      const perCorrect = (metric: string) => (v: CellView) => {
-        const correct = v.sum(cell("acc", m, s));
-        return correct > 0 ? v.sum(cell(metric, m, s)) / correct : Number.NaN;
+    const acc = scaffolds.map((s) => mean(cell("acc", m, s)));
+    scaffolds.forEach((s, i) => {
+      quantities.set(cell("acc", m, s), acc[i]);
+      for (const metric of BEHAVIOUR_METRICS) quantities.set(cell(metric, m, s), mean(cell(metric, m, s)));
+      const correctName = cell("acc", m, s);
+      const perCorrect = (costName: string) => (v: CellView) => {
+        const correct = v.sum(correctName);
+        return correct > 0 ? v.sum(costName) / correct : Number.NaN;
       };
-      quantities.set(cell("cpcRealized", m, s), perCorrect("cost"));
-      quantities.set(cell("cpcHappy", m, s), perCorrect("costCompleted"));
-    }
-    quantities.set(cell("gap", m, ""), (v) => maxMinGap(scaffolds.map((s) => acc(m, s)(v))).gap);
+      quantities.set(cell("cpcRealized", m, s), perCorrect(cell("cost", m, s)));
+      quantities.set(cell("cpcHappy", m, s), perCorrect(cell("costCompleted", m, s)));
+    });
+    quantities.set(cell("gap", m, ""), (v) => maxMinGap(acc.map((f) => f(v))).gap);
     for (let i = 0; i < scaffolds.length; i++)
       for (let j = i + 1; j < scaffolds.length; j++) {
-        const [a, b] = [scaffolds[i], scaffolds[j]];
-        quantities.set(cell(`pair:${a}${SEP}${b}`, m, ""), (v) => acc(m, a)(v) - acc(m, b)(v));
+        const [a, b] = [acc[i], acc[j]];
+        quantities.set(cell(`pair:${scaffolds[i]}${SEP}${scaffolds[j]}`, m, ""), (v) => a(v) - b(v));
       }
     for (const subset of FILE_SUBSETS)
-      for (const [t, c] of dodPairs)
+      for (const [t, c] of dodPairs) {
+        const [inT, inC, outT, outC] = [
+          mean(cell(`${subset}:in`, m, t)),
+          mean(cell(`${subset}:in`, m, c)),
+          mean(cell(`${subset}:out`, m, t)),
+          mean(cell(`${subset}:out`, m, c)),
+        ];
         quantities.set(cell(`dod:${subset}${SEP}${t}${SEP}${c}`, m, ""), (v) =>
-          differenceOfDifferences(
-            v.mean(cell(`${subset}:in`, m, t)),
-            v.mean(cell(`${subset}:in`, m, c)),
-            v.mean(cell(`${subset}:out`, m, t)),
-            v.mean(cell(`${subset}:out`, m, c)),
-          ),
+          differenceOfDifferences(inT(v), inC(v), outT(v), outC(v)),
         );
+      }
   }
   const result = clusterQuantities(metricRows(units), quantities, { resamples: plan.resamples, seed: plan.seed });
   const get = (metric: string, m: string, s: string) => toEstimate(result.get(cell(metric, m, s)));
