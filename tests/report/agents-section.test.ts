@@ -4,7 +4,17 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { analyzeStudy, normalizePlan } from "../../src/analysis/index.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  analysisRecord,
+  analyzeStudy,
+  analyzeTableFile,
+  normalizePlan,
+  readAnalysisRecord,
+  writeAnalysisRecord,
+} from "../../src/analysis/index.js";
 import { type ReportContext, reportSections } from "../../src/report/index.js";
 import { render } from "../../src/report/html.js";
 import { leveledAgentTable } from "../analysis/agents-helpers.js";
@@ -52,6 +62,48 @@ describe("report section: agent scaffolds", () => {
     assert.ok(!html.includes("<b>plan"), "the hostile scaffold name never appears raw");
     assert.ok(html.includes("&lt;img src=x onerror="), "the model name is shown, escaped");
     assert.ok(html.includes("&lt;b&gt;plan&amp;exec&lt;/b&gt;"), "the scaffold name is shown, escaped");
+  });
+
+  it("renders from the stored record of an imported CSV with agent columns (JSON and back, zod-checked)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "parallax-agents-record-"));
+    const table = leveledAgentTable({ a: { react: 0.4, pe: 0.7 }, b: { react: 0.6, pe: 0.65 } }, ["react", "pe"]);
+    const csv = [
+      "model,benchmark,item_id,attempt,scaffold,status,outcome,cost_usd,tool_calls,output_tokens,agent_flags,meta.level,meta.file_name",
+      ...table.rows.map((r) => {
+        const meta = table.items!.get(r.cluster)!;
+        return [
+          r.model,
+          r.benchmark,
+          r.item,
+          r.attempt,
+          r.facets.scaffold,
+          "finished",
+          r.outcome,
+          r.agent!.costUsd,
+          r.agent!.toolCalls,
+          r.agent!.outputTokens,
+          "",
+          meta.level,
+          meta.file_name,
+        ].join(",");
+      }),
+    ].join("\n");
+    writeFileSync(join(dir, "agents.csv"), csv);
+    const plan = normalizePlan({
+      reference: { scaffold: "react" },
+      specification_curve: false,
+      agents: { resamples: 200 },
+    });
+    const outcome = await analyzeTableFile(join(dir, "agents.csv"), { plan });
+    const [path] = writeAnalysisRecord(dir, analysisRecord(outcome));
+    const record = readAnalysisRecord(path, dir);
+    const agents = reportSections().find((s) => s.name === "agents")!;
+    const fresh = render(agents.render({ analysis: outcome.analysis } as unknown as ReportContext));
+    assert.equal(render(agents.render({ analysis: record.analysis } as unknown as ReportContext)), fresh);
+    const stored = record.analysis.agents;
+    assert.ok(stored && !("skipped" in stored));
+    assert.deepEqual(stored.levels, ["1", "2"]);
+    assert.ok(stored.slices[0].dod.length > 0, "attachments read from meta.file_name");
   });
 
   it("says why when the study has no agent rows", () => {
