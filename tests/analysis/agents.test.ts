@@ -15,7 +15,7 @@ import { dodReading, sliceLevelEstimates } from "../../src/analysis/agents/estim
 import { scaffoldModelGlmm } from "../../src/analysis/agents/glmm.js";
 import { cellOutcomes } from "../../src/analysis/agents/outcomes.js";
 import { agentUnits, OUTCOME_BUCKETS, sliceUnits } from "../../src/analysis/agents/units.js";
-import { analyzeStudy, clusterKey, normalizePlan, readTidyTable } from "../../src/analysis/index.js";
+import { analyzeStudy, clusterKey, formatSummary, normalizePlan, readTidyTable } from "../../src/analysis/index.js";
 import { InputError } from "../../src/core/errors.js";
 import { RandomStream } from "../../src/stats/index.js";
 import {
@@ -479,6 +479,14 @@ describe("the registered analysis", () => {
     const alphaGap = primary1.gaps.find((g) => g.model === "alpha")!.gap.estimate!;
     assert.equal(h1.supported, alphaGap >= 0.1 || primary1.gaps.some((g) => (g.gap.estimate ?? 0) >= 0.1));
     assert.ok(primary1.dod.some((d) => d.h4 && d.treatment === "plan_exec" && d.control === "react"));
+    const summary = formatSummary(analysis, {
+      preregistration: { status: "not preregistered", note: "test" },
+      blinding: { blinded: false, blindingIndex: null, details: {}, source: null, note: "n/a" },
+      judgeAgreement: { crossValidated: false, kappa: null, details: {}, source: null, note: "n/a" },
+    });
+    assert.match(summary, /scaffold gap \(max - min accuracy, shared resamples\)/);
+    assert.match(summary, /H1 \(primary, level 1, gap >= 10 pp\)/);
+    assert.match(summary, /GLMM \(robust\): LRT scaffold x model chi2\(2\)/);
   });
 
   it("is skipped on a table without agent rows", () => {

@@ -1,10 +1,12 @@
+/// <reference lib="dom" />
 /**
  * The report's agent section on a constructed agent study: every table and the Pareto frontier
  * chart (log x axis) render, and hostile model and scaffold names come out escaped.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -16,7 +18,7 @@ import {
   writeAnalysisRecord,
 } from "../../src/analysis/index.js";
 import { type ReportContext, reportSections } from "../../src/report/index.js";
-import { render } from "../../src/report/html.js";
+import { page, render } from "../../src/report/html.js";
 import { leveledAgentTable } from "../analysis/agents-helpers.js";
 
 const HOSTILE_MODEL = '<img src=x onerror="alert(1)">';
@@ -112,5 +114,56 @@ describe("report section: agent scaffolds", () => {
       agents.render({ analysis: { agents: { skipped: "no rows <x>" } } } as unknown as ReportContext),
     );
     assert.match(html, /Not computed: no rows &lt;x&gt;/);
+  });
+});
+
+const CHROMIUM = "/usr/bin/chromium";
+
+describe("the Pareto chart in headless Chromium", {
+  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} not found (CI installs Debian's chromium)`,
+}, () => {
+  it("keeps every label and point inside the chart, with distinct dollar ticks on the log axis", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "parallax-pareto-")), "agents.html");
+    writeFileSync(path, page("agents", { html: await section() }));
+    const { chromium } = await import("playwright-core");
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+    });
+    try {
+      const tab = await browser.newPage();
+      await tab.goto(pathToFileURL(path).href);
+      const found = await tab.$$eval('figure svg[viewBox="0 0 960 420"]', (svgs) =>
+        svgs.map((svg) => {
+          const box = svg.getBoundingClientRect();
+          const outside: string[] = [];
+          for (const e of [
+            ...Array.from(svg.querySelectorAll("text")),
+            ...Array.from(svg.querySelectorAll('g[aria-label="dot"] > *')),
+          ]) {
+            const b = e.getBoundingClientRect();
+            if (b.width === 0) continue;
+            if (b.left < box.left - 1 || b.right > box.right + 1 || b.top < box.top - 1 || b.bottom > box.bottom + 1)
+              outside.push(e.textContent || e.tagName);
+          }
+          const xTicks = Array.from(svg.querySelectorAll('g[aria-label="x-axis tick label"] text')).map(
+            (t) => t.textContent ?? "",
+          );
+          const dots = svg.querySelectorAll('g[aria-label="dot"] > *').length;
+          return { outside, xTicks, dots, width: box.width };
+        }),
+      );
+      assert.equal(found.length, 2);
+      for (const chart of found) {
+        assert.ok(chart.width > 100, "the chart has a size");
+        assert.deepEqual(chart.outside, [], "nothing outside the chart");
+        assert.equal(chart.dots, 4, "one point per model x scaffold cell");
+        assert.ok(chart.xTicks.length >= 2 && chart.xTicks.every((t) => t.startsWith("$")), chart.xTicks.join(" | "));
+        assert.equal(new Set(chart.xTicks).size, chart.xTicks.length, "no repeated tick label");
+      }
+    } finally {
+      await browser.close();
+    }
   });
 });

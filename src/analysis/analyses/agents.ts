@@ -257,7 +257,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   );
   for (const h of a.h1)
     lines.push(
-      `H1 (${h.slice}, level ${h.level}, gap >= ${pp(h.threshold, 0)}): ${
+      `H1 (${h.slice}, level ${h.level}, gap >= ${Math.round(100 * h.threshold)} pp): ${
         h.supported === null
           ? "not evaluable (level absent)"
           : h.supported

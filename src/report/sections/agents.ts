@@ -88,7 +88,7 @@ function h1List(a: AgentsResult): Content {
       el(
         "li",
         {},
-        `H1, ${h.slice} slice, level ${h.level} (a gap of at least ${pp(h.threshold, 0)} for some model): ${
+        `H1, ${h.slice} slice, level ${h.level} (a gap of at least ${Math.round(100 * h.threshold)} pp for some model): ${
           h.supported === null
             ? "not evaluable (the level is absent)"
             : h.supported
