@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { facetLabel } from "../contracts/condition.js";
+import { AGENT_ONLY_COLUMNS, type AgentFacts, agentFactsOf } from "./agent-columns.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
@@ -45,6 +46,8 @@ export interface AnalysisRow {
   audit?: Record<string, number>;
   /** The parsed answer (an MC letter) where the scorer recorded one. */
   answer?: string;
+  /** Agent trials: tool calls, tool errors, working time, token streams, cost, flags (agent-columns.ts). */
+  agent?: AgentFacts;
 }
 
 /**
@@ -86,6 +89,7 @@ export interface TableSource {
 const NON_FACET_COLUMNS = new Set<string>([
   ...OBSERVATION_COLUMNS,
   ...trialAuditColumns(),
+  ...AGENT_ONLY_COLUMNS,
   "case_id",
   "parse_failed",
   "score",
@@ -246,6 +250,7 @@ export function fromObservation(obs: Observation, facets: readonly string[], sco
     simulated: obs.simulated,
     ...(scorer === undefined ? {} : { scorer }),
     ...auditOf(obs as unknown as Record<string, unknown>),
+    ...agentOf(obs as unknown as Record<string, unknown>),
   });
 }
 
@@ -259,6 +264,11 @@ function auditOf(values: Record<string, unknown>): { audit?: Record<string, numb
     if (Number.isFinite(value)) audit[column] = value;
   }
   return Object.keys(audit).length ? { audit } : {};
+}
+
+function agentOf(values: Record<string, unknown>, source?: { file: string; line: number }): { agent?: AgentFacts } {
+  const agent = agentFactsOf(values, source);
+  return agent ? { agent } : {};
 }
 
 /** The one constructor of a row: the case key, and no outcome for an errored trial. */
@@ -280,6 +290,7 @@ function analysisRow(fields: Omit<AnalysisRow, "cluster">): AnalysisRow {
   if (fields.scorer !== undefined) row.scorer = fields.scorer;
   if (fields.audit !== undefined) row.audit = fields.audit;
   if (fields.answer !== undefined) row.answer = fields.answer;
+  if (fields.agent !== undefined) row.agent = fields.agent;
   return row;
 }
 
@@ -418,6 +429,7 @@ function tidyRow(record: RawRecord, facets: string[], file: string, itemColumn: 
     ...(text(v.scorer) ? { scorer: text(v.scorer) } : {}),
     ...(text(v.parsed_answer) ? { answer: text(v.parsed_answer) } : {}),
     ...auditOf(v),
+    ...agentOf(v, { file, line: record.line }),
   });
 }
 

@@ -285,3 +285,65 @@ export function specCurveChart(analysis: StudyAnalysis): Html | null {
     ],
   });
 }
+
+/** One cell of the accuracy vs cost-per-correct plane. */
+export interface ParetoPoint {
+  model: string;
+  scaffold: string;
+  accuracy: number;
+  costPerCorrect: number;
+  onFrontier: boolean;
+}
+
+/**
+ * Accuracy against realized cost per correct (log x axis) for every model x scaffold cell of one
+ * slice and level (GAIA comparison Figure 2): colour is the model, the symbol the scaffold, and
+ * the Pareto frontier is drawn as a step line through its cells.
+ */
+export function paretoChart(points: readonly ParetoPoint[]): Html | null {
+  const shown = points.filter(
+    (p) => Number.isFinite(p.accuracy) && Number.isFinite(p.costPerCorrect) && p.costPerCorrect > 0,
+  );
+  if (shown.length === 0) return null;
+  const costs = shown.map((p) => p.costPerCorrect);
+  const lo = Math.min(...costs) / 1.25;
+  const hi = Math.max(...costs) * 1.25;
+  const ticks = logTicks(lo, hi);
+  const frontier = shown.filter((p) => p.onFrontier).sort((a, b) => a.costPerCorrect - b.costPerCorrect);
+  return svg({
+    width: WIDTH,
+    height: 420,
+    marginLeft: 60,
+    marginRight: 40,
+    x: {
+      type: "log",
+      domain: [Math.min(lo, ticks[0]), Math.max(hi, ticks[ticks.length - 1])],
+      ticks,
+      tickFormat: distinctTickFormat(ticks, (v, digits) => `$${v.toFixed(Math.max(digits, 2))}`),
+      label: "realized cost per correct (USD, log scale)",
+      grid: true,
+    },
+    y: { ...linearAxis([...shown.map((p) => p.accuracy), 0, 1], percent, 5), label: "accuracy", grid: true },
+    color: { legend: true, label: "model" },
+    symbol: { legend: true, label: "scaffold" },
+    marks: [
+      Plot.line(frontier, {
+        x: "costPerCorrect",
+        y: "accuracy",
+        curve: "step-after",
+        stroke: "#888",
+        strokeDasharray: "4,3",
+      }),
+      Plot.dot(shown, {
+        x: "costPerCorrect",
+        y: "accuracy",
+        stroke: "model",
+        symbol: "scaffold",
+        r: 5,
+        strokeWidth: 2,
+        title: (d: ParetoPoint) =>
+          `${d.model} · ${d.scaffold}: ${percent(d.accuracy)} at $${d.costPerCorrect.toFixed(3)} per correct${d.onFrontier ? " (frontier)" : ""}`,
+      }),
+    ],
+  });
+}

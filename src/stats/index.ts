@@ -23,3 +23,5 @@ export * from "./score-grid.js";
 export * from "./paired-configurations.js";
 export * from "./variance-attribution.js";
 export * from "./config-bootstrap.js";
+export * from "./cluster-quantities.js";
+export * from "./frontier.js";

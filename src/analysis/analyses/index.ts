@@ -17,6 +17,7 @@ import "./variance.js";
 import "./baseline-dependence.js";
 import "./sensitivity-profiles.js";
 import "./specification-curve.js";
+import "./agents.js";
 import "./methodology.js";
 import "./chronology.js";
 
@@ -33,3 +34,5 @@ export type { SensitivityProfile, SensitivityProfiles } from "./sensitivity-prof
 export type { MethodologyStamp } from "./methodology.js";
 export type { MatrixCell, RateMatrices, RateMatrix } from "./rates.js";
 export { benchmarkRowLabel, matrixDescription } from "./rates.js";
+export type { AgentCell, AgentSliceLevel, AgentsResult, H1Decision, TierLadder } from "./agents.js";
+export { cellLabel } from "./agents.js";

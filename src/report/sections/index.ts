@@ -17,6 +17,7 @@ import "./variance.js";
 import "./baseline-dependence.js";
 import "./sensitivity-profiles.js";
 import "./specification-curve.js";
+import "./agents.js";
 import "./methodology.js";
 import "./chronology.js";
 import "./cells.js";

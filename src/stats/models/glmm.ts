@@ -49,6 +49,8 @@ export interface GlmmFit {
   nObs: number;
   nGroups: number;
   iterations: number;
+  /** Largest |gradient| of the Laplace log-likelihood in (theta, beta) at the optimum (lme4's convergence check reads it). */
+  maxAbsGradient: number;
 }
 
 /** Fits 'y ~ fixed terms + (1 | group)'. */
@@ -282,6 +284,7 @@ export function fitGlmmRandomIntercept(
   const hessian = new Float64Array(k * k);
   for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) hessian[a * k + b] = negHessianInverse[(a + 1) * m + b + 1];
   const conditional = objective.conditionalCovariance(p);
+  const gradient = objective.evaluate(p, true).gradient!;
   objective.evaluate(p, false);
   const theta = Math.abs(p[0]);
   const nParameters = k + 1;
@@ -301,6 +304,7 @@ export function fitGlmmRandomIntercept(
     nObs: design.nRows,
     nGroups: grouping.count,
     iterations,
+    maxAbsGradient: Math.max(...Array.from(gradient, Math.abs)),
   };
 }
 
