@@ -20,6 +20,8 @@ const SANDBOX_ENV: Readonly<Record<string, string>> = {
   LANG: "C.UTF-8",
   PYTHONDONTWRITEBYTECODE: "1",
 };
+/** Size of the sandbox's private /tmp (a tmpfs, i.e. memory): enough for scratch files, not for filling the host's memory. */
+const TMP_BYTES = 256 * 1024 * 1024;
 /** Exit statuses of a process killed by a signal, as bwrap reports them (128 + signal). */
 const EXIT_SIGXCPU = 128 + 24;
 const EXIT_SIGKILL = 128 + 9;
@@ -99,7 +101,7 @@ export function bwrapArgs(workDir: string): string[] {
     ...["--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session"],
     ...systemDirs,
     ...usrMerged,
-    ...["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"],
+    ...["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", String(TMP_BYTES), "--tmpfs", "/tmp"],
     ...["--bind", workDir, SANDBOX_WORK_DIR, "--remount-ro", "/", "--chdir", SANDBOX_WORK_DIR],
     "--clearenv",
     ...env,
