@@ -130,6 +130,23 @@ describe("sandbox: filesystem", () => {
   });
 });
 
+describe("sandbox: processes and scratch space", () => {
+  it("sees only its own processes, and a size-capped private /tmp", async () => {
+    const box = await toolbox();
+    const result = await call(box, "bash", {
+      cmd: "ls /proc | grep -cE '^[0-9]+$'; test -e /proc/PID && echo host-visible; df -B1 --output=size /tmp | tail -1".replace(
+        "PID",
+        String(process.pid),
+      ),
+    });
+    const [processCount, ...rest] = result.output.trim().split("\n");
+    // bwrap's init, bash, ls and grep (the pipeline's processes), nothing of the host.
+    assert.ok(Number(processCount) <= 5, result.output);
+    assert.ok(!result.output.includes("host-visible"));
+    assert.equal(Number(rest.at(-1)?.trim()), 256 * 1024 * 1024);
+  });
+});
+
 describe("sandbox: environment", () => {
   it("sees none of the parent's variables, API keys included", async () => {
     const secrets = {
