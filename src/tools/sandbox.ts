@@ -82,9 +82,10 @@ export function runsAsRoot(): boolean {
 }
 
 /**
- * A uid for one trial's sandbox when running as root: RLIMIT_NPROC counts processes per real
- * uid and never binds for root, so each trial runs as its own unprivileged uid (a random one in a
- * range no real account uses; two trials sharing one would only share their process budget).
+ * A uid for one trial's sandbox when running as root: RLIMIT_NPROC never binds for root, so each
+ * trial runs as its own unprivileged uid (a random one in a range no real account uses), which
+ * also owns the trial's work dir. The limit is set inside the sandbox's user namespace and counts
+ * only its processes, so two trials that drew the same uid would still not share a budget.
  */
 export function sandboxUid(): number {
   return 1_000_000 + Math.floor(Math.random() * 1_000_000);
