@@ -5,7 +5,8 @@
 export async function htmlToText(html: string): Promise<string> {
   const { parseHTML } = await import("linkedom");
   const { document } = parseHTML(html.includes("<html") ? html : `<html><body>${html}</body></html>`);
-  for (const element of Array.from(document.querySelectorAll("script, style, noscript, template"))) element.remove();
+  const hidden: ArrayLike<{ remove(): void }> = document.querySelectorAll("script, style, noscript, template");
+  for (const element of Array.from(hidden)) element.remove();
   const title = document.querySelector("title")?.textContent?.trim();
   const body = (document.body?.textContent ?? document.documentElement?.textContent ?? "")
     .split("\n")
