@@ -29,6 +29,7 @@ export const LAYER_RANK: Readonly<Record<string, number>> = {
   scaffolds: 3,
   scoring: 3,
   perturb: 3,
+  tools: 3,
   facets: 4,
   run: 5,
   analysis: 6,

@@ -1,0 +1,135 @@
+import { spawnSync } from "node:child_process";
+import { chmod, chown, copyFile, mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { z } from "zod";
+import type { ToolCall, ToolSpec } from "../contracts/provider.js";
+import type { SandboxLimits, Toolbox, ToolResult } from "../contracts/tool.js";
+import { InputError } from "../core/errors.js";
+import { tools as registeredTools } from "./registry.js";
+import { DEFAULT_SANDBOX_LIMITS, runSandboxed, runsAsRoot, sandboxUid, toolResultOf } from "./sandbox.js";
+import type { AnyTool, ToolContext } from "./types.js";
+import type { WebBackend } from "./web/types.js";
+
+export interface ToolboxOptions {
+  /** Names of the tools offered (default: every registered tool). */
+  tools?: readonly string[];
+  /** Limits of each sandboxed call; missing ones take `DEFAULT_SANDBOX_LIMITS`. */
+  limits?: Partial<SandboxLimits>;
+  /** Host paths of the task's files (GAIA: `metadata.attachment_path`), copied into the work dir. */
+  attachments?: readonly string[];
+  /** Backend of `web_search`/`web_fetch`; without one they answer that the web is unavailable. */
+  webBackend?: WebBackend;
+  /** Parent of the work dir (default: the OS temp dir). */
+  parentDir?: string;
+}
+
+/** A fresh toolbox for one trial: its own work dir with the attachments, its own sandbox uid. */
+export async function createToolbox(options: ToolboxOptions = {}): Promise<Toolbox> {
+  const offered = new Map((options.tools ?? registeredTools.names()).map((name) => [name, registeredTools.get(name)]));
+  const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+  const uid = runsAsRoot() ? sandboxUid() : undefined;
+  const workDir = await mkdtemp(join(options.parentDir ?? tmpdir(), "parallax-trial-"));
+  const ownFile = async (path: string) => {
+    if (uid !== undefined) await chown(path, uid, uid);
+  };
+  await chmod(workDir, 0o700);
+  await ownFile(workDir);
+  for (const attachment of await checkedAttachments(options.attachments ?? [])) {
+    const copy = join(workDir, basename(attachment));
+    await copyFile(attachment, copy);
+    await ownFile(copy);
+  }
+  const context: ToolContext = {
+    workDir,
+    limits,
+    ownFile,
+    web: options.webBackend,
+    runInSandbox: async (argv, stdin) =>
+      toolResultOf(await runSandboxed({ workDir, argv, limits, uid, stdin }), limits),
+  };
+  return {
+    workDir,
+    specs: (names) => (names ?? [...offered.keys()]).map((name) => toolSpec(offeredTool(offered, name))),
+    invoke: (call) => invokeTool(offered, call, context),
+    dispose: () => removeWorkDir(workDir),
+  };
+}
+
+function offeredTool(offered: ReadonlyMap<string, AnyTool>, name: string): AnyTool {
+  const tool = offered.get(name);
+  if (tool === undefined)
+    throw new InputError(`tool '${name}' is not in this toolbox; offered: ${[...offered.keys()].join(", ")}`);
+  return tool;
+}
+
+/** The provider-neutral spec of a tool: its arguments schema as JSON Schema. */
+export function toolSpec(tool: AnyTool): ToolSpec {
+  const { $schema: _, ...parameters } = z.toJSONSchema(tool.argumentsSchema) as Record<string, unknown>;
+  return { name: tool.name, description: tool.description, parameters };
+}
+
+/** One call: arguments parsed and checked, the tool run; every failure becomes an observation. */
+async function invokeTool(
+  offered: ReadonlyMap<string, AnyTool>,
+  call: ToolCall,
+  context: ToolContext,
+): Promise<ToolResult> {
+  const started = performance.now();
+  const done = (result: Omit<ToolResult, "durationMs">): ToolResult => ({
+    ...result,
+    durationMs: performance.now() - started,
+  });
+  const tool = offered.get(call.name);
+  if (tool === undefined) {
+    return done(failure(`unknown tool '${call.name}'; available tools: ${[...offered.keys()].join(", ")}`));
+  }
+  const args = parseArguments(tool, call.arguments);
+  if ("problem" in args) return done(failure(args.problem));
+  try {
+    return done(await tool.run(args.value, context));
+  } catch (error) {
+    return done(failure(`${tool.name} failed: ${(error as Error).message}`));
+  }
+}
+
+function parseArguments(tool: AnyTool, text: string): { value: unknown } | { problem: string } {
+  let json: unknown;
+  try {
+    json = text.trim() === "" ? {} : JSON.parse(text);
+  } catch (error) {
+    return { problem: `the arguments of ${tool.name} are not valid JSON (${(error as Error).message})` };
+  }
+  const parsed = tool.argumentsSchema.safeParse(json);
+  if (parsed.success) return { value: parsed.data };
+  const issues = parsed.error.issues.map(
+    (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(arguments)"}: ${issue.message}`,
+  );
+  return { problem: `bad arguments for ${tool.name}: ${issues.join("; ")}` };
+}
+
+function failure(message: string): Omit<ToolResult, "durationMs"> {
+  return { output: `Error: ${message}`, error: message };
+}
+
+async function checkedAttachments(paths: readonly string[]): Promise<string[]> {
+  const names = new Set<string>();
+  for (const path of paths) {
+    const stats = await stat(path).catch(() => undefined);
+    if (!stats?.isFile()) throw new InputError(`attachment '${path}' is not a readable file`);
+    if (names.has(basename(path)))
+      throw new InputError(`two attachments are named '${basename(path)}'; the work dir holds one file per name`);
+    names.add(basename(path));
+  }
+  return [...paths];
+}
+
+/** Removes the work dir, even when the sandboxed code made parts of it unwritable. */
+async function removeWorkDir(workDir: string): Promise<void> {
+  try {
+    await rm(workDir, { recursive: true, force: true });
+  } catch {
+    spawnSync("chmod", ["-R", "u+rwX", workDir]);
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
