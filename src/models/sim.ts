@@ -615,11 +615,14 @@ function goldText(item: Item): string | undefined {
 
 function optionsVisible(item: Item, prompt: string): boolean {
   const options = item.options ?? [];
-  const lower = prompt.toLowerCase();
-  // Case-insensitive: a recased option (a format perturbation) is still shown.
-  return options.length > 0 && options.every((option) => lower.includes(option.toLowerCase()));
+  // Case-insensitive, and a listed option with most of its words (a perturbed option) counts as shown.
+  return (
+    options.length > 0 &&
+    options.every(
+      (option) => letterBefore(prompt, option) !== undefined || prompt.toLowerCase().includes(option.toLowerCase()),
+    )
+  );
 }
-
 /** The value of the last "Answer:" / "Final Answer:" line in a text. */
 function lastAnswerValue(text: string): string | undefined {
   const matches = [...text.matchAll(/^\s*(?:final\s+)?answer\s*:\s*(.+?)\s*$/gim)];
@@ -659,6 +662,10 @@ function reasoningPreface(prompt: string): string {
 
 /** The option letter printed right before an option's text ("B. text", "(B) text", "B) text"). */
 function letterBefore(prompt: string, optionText: string): string | undefined {
+  return exactLetterBefore(prompt, optionText) ?? listedLetterLike(prompt, optionText);
+}
+
+function exactLetterBefore(prompt: string, optionText: string): string | undefined {
   // The first occurrence that is a listing: the text may also appear in quoted sub-task results.
   const lower = prompt.toLowerCase();
   const needle = optionText.toLowerCase();
@@ -694,6 +701,21 @@ function goldContinuation(item: Item, continuations: readonly string[]): number 
 
 function sameText(a: string, b: string): boolean {
   return normalise(a) === normalise(b);
+}
+
+/**
+ * The letter of the listed option ("B. text") that shows most of this option's words (at least
+ * half, and more than any other line): a recased or reworded option is still recognised.
+ */
+function listedLetterLike(prompt: string, optionText: string): string | undefined {
+  const wanted = wordsOf(optionText);
+  if (wanted.size === 0) return undefined;
+  let best: { letter: string; share: number } | undefined;
+  for (const match of prompt.matchAll(/^\(?([A-Z])[.):]\s+(.+)$/gm)) {
+    const share = countIn(wanted, wordsOf(match[2])) / Math.max(wanted.size, wordsOf(match[2]).size);
+    if (share >= 0.5 && (!best || share > best.share)) best = { letter: match[1], share };
+  }
+  return best?.letter;
 }
 
 function wordsOf(text: string): Set<string> {
