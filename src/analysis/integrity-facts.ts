@@ -13,6 +13,7 @@ import { OPTION_LETTERS } from "../contracts/item.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import { prepareStudy } from "../run/study.js";
+import { studyAuditFacts } from "./audit-facts.js";
 import type { FormattedGold, IntegrityFacts } from "./integrity/registry.js";
 
 export async function studyIntegrityFacts(dir: string, store: TrialStore, run: RunRecord): Promise<IntegrityFacts> {
@@ -41,7 +42,9 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
       });
     }
   }
+  const audit = await studyAuditFacts(dir, store, run);
   return {
+    ...(audit === undefined ? {} : { audit }),
     golds: goldOf instanceof Map ? { units: [...units.values()] } : goldOf,
     scoring: {
       loaders: Object.fromEntries(run.spec.benchmarks.map((b) => [b.id, b.loader])),

@@ -17,6 +17,7 @@ import { InputError } from "../core/errors.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import type { AnalysisOutcome } from "./directory.js";
+import { writeAuditGate } from "./audit-report.js";
 import { rowsHash } from "./inputs.js";
 import type { Methodology } from "./methodology.js";
 import { cardFields, registeredAnalyses, type StudyAnalysis } from "./registry.js";
@@ -62,6 +63,10 @@ export function writeAnalysisRecord(dir: string, record: AnalysisRecord): string
   writeFileSync(written[0], recordJson(record));
   writeFileSync(written[1], `${JSON.stringify(record.scorecard, null, 2)}\n`);
   writeFileSync(written[2], scorecardMarkdown(record.scorecard));
+  // A perturbation study's audit gate report, beside the scorecard.
+  const audit = record.analysis.audit;
+  if (audit && !("skipped" in audit))
+    written.push(...writeAuditGate(dir, audit, record.analysis.meta.source.study ?? record.analysis.meta.source.path));
   return written;
 }
 

@@ -19,6 +19,7 @@ import {
   trialAuditAggregates,
   trialAuditColumns,
 } from "../run/export.js";
+import { expandValues } from "../run/conditions.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 
@@ -216,7 +217,11 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
 /** The spec's declared level order of every facet, as export labels them. */
 export function specFacetLevels(spec: StudySpec): Record<string, string[]> {
   return Object.fromEntries(
-    Object.entries(spec.conditions.facets).map(([facet, values]) => [facet, values.map(facetLabel)]),
+    // Expanded as the grid is (a perturbation family stands for its slots x seeds).
+    Object.entries(spec.conditions.facets).map(([facet, values]) => [
+      facet,
+      expandValues(facet, values).map(facetLabel),
+    ]),
   );
 }
 

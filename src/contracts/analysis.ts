@@ -313,6 +313,61 @@ export const IntegritySchema = z
       .describe(
         "Largest share of a cell's scored trials whose scorer is not marked validated for the benchmark and format before a warning",
       ),
+    no_op_rate: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.2)
+      .describe(
+        "Silent-no-op rate (perturbed trials whose scorer-consumed bytes equal the original's) at or above which a cell fails (Auditing the Audit G1: < 20%)",
+      ),
+    parseability: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.95)
+      .describe(
+        "Smallest share of a perturbation study's free-form (regex-scored) trials resolved to a legal answer per cell (Auditing the Audit G1: >= 0.95)",
+      ),
+  })
+  .strict();
+
+/**
+ * The perturbation audit (Auditing the Audit §3, Table 1, App. E-G): CSR's epsilon floor, the
+ * item-paired bootstrap and the gate's thresholds. The bootstrap resamples items with all their
+ * perturbations; `resampling` admits only "item", so an unpaired bootstrap cannot be requested (F4).
+ * G1's thresholds are the integrity section's `no_op_rate` and `parseability`.
+ */
+export const AuditPlanSchema = z
+  .object({
+    epsilon: z.number().gt(0).default(0.01).describe("CSR denominator floor (an engineering floor, not a test)"),
+    resamples: z.number().int().min(100).max(100_000).default(1000).describe("Item-paired bootstrap resamples"),
+    resampling: z
+      .literal("item")
+      .default("item")
+      .describe("Items are resampled with all their perturbations; independent resampling is not offered (F4)"),
+    bootstrap_seed: z.number().int().default(42),
+    level: proportion.default(0.95),
+    seeds: z
+      .array(z.number().int())
+      .min(1)
+      .default([42, 123, 2024])
+      .describe("Perturbation seeds: the first gives the cell's CSR, all of them its seed CV"),
+    g3: z.number().min(0).default(0.02).describe("G3: smallest max(|Delta_fmt|, |Delta_sem|)"),
+    baseline_se: z.number().gt(0).default(2).describe("G2: SEs above the trivial baseline"),
+    seed_cv: z.number().gt(0).default(0.3).describe("G4: largest CV of CSR across seeds"),
+    min_items: z.number().int().min(1).default(30).describe("G4 n_items_ok: fewest items with usable pairs"),
+    g5: z
+      .enum(["implemented", "partial", "proposed"])
+      .default("implemented")
+      .describe("G5 archetype disclosure: implemented (the loaders declare it and the report shows it)"),
+    g6: z
+      .enum(["implemented", "partial", "proposed"])
+      .default("proposed")
+      .describe(
+        "G6 repair-regression: per-cell scorer-output inspection and a test for every scoring fix; 'implemented' only when the team attests it",
+      ),
+    diff_samples: z.number().int().min(0).max(20).default(2).describe("Original vs perturbed prompts shown per cell"),
   })
   .strict();
 
@@ -400,12 +455,14 @@ export const AnalysisPlanSchema = z
     baseline_dependence: BaselineDependenceSchema.default(() => BaselineDependenceSchema.parse({})),
     integrity: IntegritySchema.default(() => IntegritySchema.parse({})),
     agents: AgentsPlanSchema.default(() => AgentsPlanSchema.parse({})),
+    audit: AuditPlanSchema.default(() => AuditPlanSchema.parse({})),
   })
   .strict();
 
 export type AnalysisPlan = z.infer<typeof AnalysisPlanSchema>;
 export type IntegrityPlan = z.infer<typeof IntegritySchema>;
 export type AgentsPlan = z.infer<typeof AgentsPlanSchema>;
+export type AuditPlan = z.infer<typeof AuditPlanSchema>;
 /** A plan as written: every key optional. */
 export type AnalysisPlanInput = z.input<typeof AnalysisPlanSchema>;
 export type SpecCurveDimension = (typeof SPEC_CURVE_DIMENSIONS)[number];

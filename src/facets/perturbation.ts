@@ -22,6 +22,7 @@ import {
   perturbFamily,
   perturbations,
 } from "../perturb/registry.js";
+import { CSR_SEEDS } from "../stats/csr.js";
 import { PERTURBATION_FAMILIES, type Perturbation, type PerturbationRecord } from "../perturb/types.js";
 import type { Facet, ItemStageResult, RenderContext } from "./types.js";
 
@@ -74,7 +75,33 @@ export const perturbationFacet: Facet = {
     return undefined;
   },
   applyToItem: applyPerturbationValue,
+  expandValue: expandFamilyValue,
 };
+
+/** The audit's seeds (App. F: "across seeds {42, 123, 2024}"); the first is the primary one. */
+export const AUDIT_SEEDS: readonly number[] = CSR_SEEDS;
+
+/**
+ * A family value without a slot stands for its per_item slots (App. C: three perturbations per
+ * item per family), and without a seed for every audit seed, so the trials exist for every
+ * (item, perturbation, seed). `{name: format, seed: 7}` gives the 3 slots at seed 7 only; a value
+ * with both slot and seed, `none` and named perturbations are themselves.
+ */
+export function expandFamilyValue(value: FacetValue): FacetValue[] {
+  const name = facetName(value);
+  if (!isFamily(name)) return [value];
+  const settings = familySettings.parse(facetSettings(value));
+  const perItem = settings.per_item ?? DEFAULT_PER_ITEM;
+  const slots = settings.slot === undefined ? [...Array(perItem).keys()] : [settings.slot];
+  const seeds = settings.seed === undefined ? AUDIT_SEEDS : [settings.seed];
+  return seeds.flatMap((s) =>
+    slots.map((slot): FacetValue => {
+      const value: { name: string; [key: string]: string | number } = { name, seed: s, slot };
+      if (settings.per_item !== undefined) value.per_item = settings.per_item;
+      return value;
+    }),
+  );
+}
 
 /** The record of a facet value on an item: the perturbed item, or why nothing applies (null for `none`). */
 export function perturbationRecord(

@@ -32,6 +32,11 @@ export interface Facet {
    * finishes the formatted task at this facet's stage (in place of applyToTask).
    */
   applyToItem?(item: Item, value: FacetValue, context: RenderContext): ItemStageResult;
+  /**
+   * The grid values one spec value stands for (a perturbation family: its k slots x the declared
+   * seeds); absent: the value itself. Applied by expandConditions before the facet product.
+   */
+  expandValue?(value: FacetValue): FacetValue[];
 }
 
 export interface ItemStageResult {

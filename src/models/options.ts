@@ -18,6 +18,14 @@ export const SimOptionsSchema = z
     seed: z.number().optional(),
     /** As a judge: how often a reasoning preface left in a response gives away the cot arm. */
     trace_recognition: z.number().min(0).max(1).optional(),
+    /** Offer the log-prob scoring path (continuation log-likelihoods). */
+    logprobs: z.boolean().optional(),
+    /** Planted perturbation sensitivity (docs/SIMULATION.md): fresh-draw chance on a surface change ... */
+    surface_noise: z.number().min(0).max(1).optional(),
+    /** ... on a reworded question ... */
+    reword_noise: z.number().min(0).max(1).optional(),
+    /** ... and the chance of answering away from the key when the question asks for the opposite construct. */
+    construct_flip: z.number().min(0).max(1).optional(),
   })
   .strict();
 

@@ -62,7 +62,15 @@ import type { CallMarkers, SubCallKind } from "../contracts/call-markers.js";
 import type { FailureBucket } from "../contracts/failure.js";
 import { FAILURE_BUCKETS } from "../contracts/failure.js";
 import { type Item, OPTION_LETTERS } from "../contracts/item.js";
-import type { Capability, ChatMessage, GenerateRequest, GenerateResult, Provider } from "../contracts/provider.js";
+import type {
+  Capability,
+  ChatMessage,
+  ContinuationLogprobRequest,
+  ContinuationLogprobResult,
+  GenerateRequest,
+  GenerateResult,
+  Provider,
+} from "../contracts/provider.js";
 import type { ModelSpec } from "../contracts/spec.js";
 import { ProviderError } from "../core/errors.js";
 import { canonicalJson, sha256 } from "../core/hash.js";
@@ -139,7 +147,31 @@ interface SimOptions {
   seed: number;
   /** As a judge: how often a reasoning preface gives away the cot arm (sim-judge.ts). */
   traceRecognition: number;
+  /** Scores continuations (the log-prob path); off by default, as most chat APIs cannot. */
+  logprobs: boolean;
+  /** Planted perturbation sensitivity (docs/SIMULATION.md); absent: every distinct prompt is its own draw. */
+  perturbation?: PerturbationSensitivity;
 }
+
+/**
+ * Planted sensitivity to perturbed items (Auditing the Audit; examples/audit-quickstart.yaml). With
+ * it, a respondent keeps one answer per item and changes it only for what the prompt shows:
+ * `surface` is the probability of a fresh draw when the item's question or options appear changed
+ * only in case, spacing, order or labels; `reword` when its question is reworded (words changed);
+ * `flip` the probability of answering away from the key when the question asks for the opposite
+ * construct ("... is false?", "NOT correct", "incorrect answer").
+ */
+export interface PerturbationSensitivity {
+  surface: number;
+  reword: number;
+  flip: number;
+}
+
+/** What a prompt shows of its item, as the planted perturbation sensitivity reads it. */
+export type ItemView = "original" | "surface" | "reworded" | "flipped";
+
+/** Wording that asks for the opposite construct (our opposite_construct templates and their kin). */
+const FLIP_WORDING = /\bis false\?|\bnot correct\b|\bincorrect answer\b|\buntrue\b/i;
 
 interface KeyEntry {
   item: Item;
@@ -147,11 +179,15 @@ interface KeyEntry {
 }
 
 const CAPABILITIES: ReadonlySet<Capability> = new Set(["generate", "system_prompt", "seed", "temperature"]);
+/** With options.logprobs: the log-prob scoring path too (continuationLogprobs). */
+const LOGPROB_CAPABILITIES: ReadonlySet<Capability> = new Set([...CAPABILITIES, "continuation_logprobs"]);
 
 export class SimProvider implements Provider {
   readonly name = "sim";
   readonly simulated = true;
   private readonly byQuestion = new Map<string, KeyEntry>();
+  /** Each item's stem and option words, to recognise a perturbed (reworded, recased) question. */
+  private readonly byWords: { entry: KeyEntry; stem: Set<string>; options: Set<string> }[] = [];
   private markers: CallMarkers = {};
   /** How often each draw key has been sent (failure injection: a retry is a fresh draw). */
   private readonly sent = new Map<string, number>();
@@ -163,13 +199,72 @@ export class SimProvider implements Provider {
   ) {}
 
   capabilities(): ReadonlySet<Capability> {
-    return CAPABILITIES;
+    return this.options.logprobs ? LOGPROB_CAPABILITIES : CAPABILITIES;
   }
 
   observeItems(items: readonly Item[]): void {
     for (const item of items) {
-      this.byQuestion.set(normalise(item.stem), { item, difficulty: itemDifficulty(item) });
+      const entry = { item, difficulty: itemDifficulty(item) };
+      this.byQuestion.set(normalise(item.stem), entry);
+      this.byWords.push({ entry, stem: wordsOf(item.stem), options: wordsOf((item.options ?? []).join(" ")) });
     }
+  }
+
+  /**
+   * Log-likelihoods of continuations (the log-prob scoring path): the item is found by the prompt,
+   * or by the continuations themselves (a sentence pair scored after an empty prompt); the gold
+   * continuation gets the highest likelihood with the same probability a generated answer would be
+   * right. Deterministic per (model, prompt, continuations): identical requests score identically.
+   */
+  async continuationLogprobs(request: ContinuationLogprobRequest): Promise<ContinuationLogprobResult> {
+    const stream = canonicalJson([this.options.studySeed, this.options.seed, this.modelId, "greedy"]);
+    const drawKey = canonicalJson([stream, request.prompt, request.continuations]);
+    this.maybeFail(drawKey, 1);
+    const { continuations } = request;
+    const entry = this.findItem(request.prompt) ?? this.findByOptions(continuations);
+    const gold = entry ? goldContinuation(entry.item, continuations) : -1;
+    let chosen: number;
+    if (!entry || gold < 0) chosen = Math.floor(uniform(`${drawKey}|any`) * continuations.length);
+    else {
+      const shown = request.prompt.trim() !== "" ? request.prompt : pairView(entry.item, continuations);
+      const logit = this.options.ability - entry.difficulty + promptEffects(shown);
+      const correct = this.correctDraw(entry, shown, stream, drawKey, logit);
+      const wrong = continuations.map((_, i) => i).filter((i) => !sameText(continuations[i], continuations[gold]));
+      chosen = correct || wrong.length === 0 ? gold : wrong[Math.floor(uniform(`${drawKey}|wrong`) * wrong.length)];
+    }
+    return {
+      continuations: continuations.map((continuation, i) => {
+        const tokens = Math.max(1, estimateTokens(continuation));
+        const total = sameText(continuation, continuations[chosen]) ? -1 : -3 - i / 10;
+        return {
+          continuation,
+          total,
+          tokens: [...Array(tokens).keys()].map((t) => ({ token: `t${t}`, logprob: total / tokens })),
+        };
+      }),
+      usage: { inputTokens: estimateTokens(request.prompt), outputTokens: 0 },
+    };
+  }
+
+  /**
+   * Whether the respondent answers right: one draw per (prompt) by default; with a planted
+   * perturbation sensitivity, one draw per item, changed only by what the prompt shows of it.
+   */
+  private correctDraw(entry: KeyEntry, prompt: string, stream: string, drawKey: string, logit: number): boolean {
+    const planted = this.options.perturbation;
+    if (!planted) return uniform(drawKey) < sigmoid(logit);
+    const base = uniform(`${stream}|item|${entry.item.benchmark}|${entry.item.id}`) < sigmoid(logit);
+    const view = itemView(entry.item, prompt);
+    if (view === "flipped") return uniform(`${drawKey}|flip`) < planted.flip ? false : base;
+    const chance = view === "surface" ? planted.surface : view === "reworded" ? planted.reword : 0;
+    return uniform(`${drawKey}|redraw`) < chance ? uniform(`${drawKey}|fresh`) < sigmoid(logit) : base;
+  }
+
+  /** The item all of whose options are these texts (a sentence pair scored without a question). */
+  private findByOptions(texts: readonly string[]): KeyEntry | undefined {
+    const wanted = texts.map(normalise).sort().join("\u0000");
+    return this.byWords.find((w) => (w.entry.item.options ?? []).map(normalise).sort().join("\u0000") === wanted)
+      ?.entry;
   }
 
   observeCallMarkers(markers: CallMarkers): void {
@@ -248,7 +343,8 @@ export class SimProvider implements Provider {
     const system = messages.find((m) => m.role === "system")?.content ?? "";
     const user = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
     const entry = this.findItem(prompt);
-    if (entry === undefined) return this.marks("decompose", user) ? GENERIC_PLAN : this.respond(prompt, drawKey);
+    if (entry === undefined)
+      return this.marks("decompose", user) ? GENERIC_PLAN : this.respond(prompt, drawKey, stream);
     const ctx: CallContext = { entry, prompt, stream, drawKey };
     if (this.marks("decompose", user)) return this.decomposeReply(ctx, user);
     if (this.marks("critique", system)) return this.critiqueReply(ctx, user);
@@ -261,7 +357,7 @@ export class SimProvider implements Provider {
     if (this.marks("react", first)) return this.reactReply(ctx, messages, first);
     const step = this.chainStep(user);
     if (step !== undefined && step !== "1") return this.chainReply(ctx, user);
-    return this.respond(prompt, drawKey);
+    return this.respond(prompt, drawKey, stream);
   }
 
   /** A plain answer draw with an extra logit shift. */
@@ -420,15 +516,14 @@ export class SimProvider implements Provider {
     return `The checker's answer stands.\nAnswer: ${this.render(ctx, checked)}`;
   }
 
-  private respond(prompt: string, drawKey: string): string {
+  private respond(prompt: string, drawKey: string, stream: string): string {
     const entry = this.findItem(prompt);
     if (entry === undefined) return "I could not find a question to answer.\nAnswer: unknown";
     const { item } = entry;
-    const options = item.options ?? [];
-    const visible = options.length > 0 && options.every((option) => prompt.includes(option));
+    const visible = optionsVisible(item, prompt);
     const logit =
       this.options.ability - entry.difficulty + promptEffects(prompt) + (visible ? 0 : SIM_EFFECTS.openEnded);
-    const correct = uniform(drawKey) < sigmoid(logit);
+    const correct = this.correctDraw(entry, prompt, stream, drawKey, logit);
     const preface = reasoningPreface(prompt);
     if (visible) return preface + `Answer: ${this.chooseLetter(prompt, item, correct, drawKey)}`;
     return preface + `Answer: ${this.chooseText(item, correct, drawKey)}`;
@@ -469,7 +564,24 @@ export class SimProvider implements Provider {
       const { persona, question } = splitPersona(entry.item.stem);
       if (persona !== "" && question.length >= 20 && flat.includes(normalise(question))) return entry;
     }
-    return undefined;
+    return this.findReworded(prompt);
+  }
+
+  /**
+   * A perturbed question (reworded, recased, restructured): the item whose stem words the prompt
+   * shows most of (at least 60%), its option words breaking ties.
+   */
+  private findReworded(prompt: string): KeyEntry | undefined {
+    const shown = wordsOf(prompt);
+    let best: { entry: KeyEntry; score: number } | undefined;
+    for (const { entry, stem, options } of this.byWords) {
+      if (stem.size === 0) continue;
+      const stemShare = countIn(stem, shown) / stem.size;
+      if (stemShare < 0.6) continue;
+      const score = stemShare + (options.size > 0 ? countIn(options, shown) / options.size / 10 : 0);
+      if (!best || score > best.score) best = { entry, score };
+    }
+    return best?.entry;
   }
 }
 
@@ -503,9 +615,14 @@ function goldText(item: Item): string | undefined {
 
 function optionsVisible(item: Item, prompt: string): boolean {
   const options = item.options ?? [];
-  return options.length > 0 && options.every((option) => prompt.includes(option));
+  // Case-insensitive, and a listed option with most of its words (a perturbed option) counts as shown.
+  return (
+    options.length > 0 &&
+    options.every(
+      (option) => letterBefore(prompt, option) !== undefined || prompt.toLowerCase().includes(option.toLowerCase()),
+    )
+  );
 }
-
 /** The value of the last "Answer:" / "Final Answer:" line in a text. */
 function lastAnswerValue(text: string): string | undefined {
   const matches = [...text.matchAll(/^\s*(?:final\s+)?answer\s*:\s*(.+?)\s*$/gim)];
@@ -545,13 +662,70 @@ function reasoningPreface(prompt: string): string {
 
 /** The option letter printed right before an option's text ("B. text", "(B) text", "B) text"). */
 function letterBefore(prompt: string, optionText: string): string | undefined {
+  return exactLetterBefore(prompt, optionText) ?? listedLetterLike(prompt, optionText);
+}
+
+function exactLetterBefore(prompt: string, optionText: string): string | undefined {
   // The first occurrence that is a listing: the text may also appear in quoted sub-task results.
-  for (let at = prompt.indexOf(optionText); at >= 0; at = prompt.indexOf(optionText, at + 1)) {
+  const lower = prompt.toLowerCase();
+  const needle = optionText.toLowerCase();
+  for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
     const before = prompt.slice(Math.max(0, at - 6), at);
     const match = /\(?([A-Z])[.):]\s*$/.exec(before);
     if (match && OPTION_LETTERS.includes(match[1])) return match[1];
   }
   return undefined;
+}
+
+/** What a prompt shows of its item: the original, a surface change, a rewording, or a construct flip. */
+export function itemView(item: Item, prompt: string): ItemView {
+  if (FLIP_WORDING.test(prompt) && !FLIP_WORDING.test(item.stem)) return "flipped";
+  const options = item.options ?? [];
+  const inOrder = options.every((o, i) => prompt.includes(o) && letterBefore(prompt, o) === OPTION_LETTERS[i]);
+  if (prompt.includes(item.stem)) return inOrder ? "original" : "surface";
+  return normalise(prompt).includes(normalise(item.stem)) ? "surface" : "reworded";
+}
+
+/** A log-prob request without a question (a sentence pair): its continuations shown as the item's options. */
+function pairView(item: Item, continuations: readonly string[]): string {
+  return `Question: ${item.stem}\n${continuations.map((c, i) => `${OPTION_LETTERS[i]}. ${c.trim()}`).join("\n")}`;
+}
+
+/** The index of the continuation that is the item's gold option (its text, or its letter); -1: none. */
+function goldContinuation(item: Item, continuations: readonly string[]): number {
+  if (item.goldIndex === undefined || !item.options) return -1;
+  const gold = item.options[item.goldIndex];
+  const byText = continuations.findIndex((c) => sameText(c, gold));
+  return byText >= 0 ? byText : continuations.findIndex((c) => c.trim() === OPTION_LETTERS[item.goldIndex!]);
+}
+
+function sameText(a: string, b: string): boolean {
+  return normalise(a) === normalise(b);
+}
+
+/**
+ * The letter of the listed option ("B. text") that shows most of this option's words (at least
+ * half, and more than any other line): a recased or reworded option is still recognised.
+ */
+function listedLetterLike(prompt: string, optionText: string): string | undefined {
+  const wanted = wordsOf(optionText);
+  if (wanted.size === 0) return undefined;
+  let best: { letter: string; share: number } | undefined;
+  for (const match of prompt.matchAll(/^\(?([A-Z])[.):]\s+(.+)$/gm)) {
+    const share = countIn(wanted, wordsOf(match[2])) / Math.max(wanted.size, wordsOf(match[2]).size);
+    if (share >= 0.5 && (!best || share > best.share)) best = { letter: match[1], share };
+  }
+  return best?.letter;
+}
+
+function wordsOf(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+}
+
+function countIn(words: ReadonlySet<string>, shown: ReadonlySet<string>): number {
+  let n = 0;
+  for (const w of words) if (shown.has(w)) n++;
+  return n;
 }
 
 function normalise(text: string): string {
@@ -612,6 +786,16 @@ function readSimOptions(spec: ModelSpec, studySeed: number): SimOptions {
     failureBucket: bucket,
     seed: Number(raw.seed ?? 0),
     traceRecognition: Number(raw.trace_recognition ?? SIM_JUDGE.traceRecognition),
+    logprobs: raw.logprobs === true,
+    ...(raw.surface_noise !== undefined || raw.reword_noise !== undefined || raw.construct_flip !== undefined
+      ? {
+          perturbation: {
+            surface: Number(raw.surface_noise ?? 0),
+            reword: Number(raw.reword_noise ?? 0),
+            flip: Number(raw.construct_flip ?? 0),
+          },
+        }
+      : {}),
   };
 }
 

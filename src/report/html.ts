@@ -86,6 +86,7 @@ td.num, th.num { text-align: right; }
 figure { margin: 8px 0 20px; } figcaption { color: var(--muted); font-size: 13px; }
 nav.toc { font-size: 13px; columns: 2; margin: 8px 0 16px; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f3f5f8; border: 1px solid var(--line); padding: 8px; border-radius: 4px; font-size: 12.5px; margin: 4px 0; }
+pre.diff ins { background: #d7f5dd; text-decoration: none; } pre.diff del { background: #f9d6d6; }
 article.trial { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; margin: 10px 0; }
 article.trial:target, section:target { outline: 3px solid #f0b429; }
 .msg-role { font-weight: 600; font-size: 12px; color: var(--muted); text-transform: uppercase; }

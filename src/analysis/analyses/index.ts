@@ -18,6 +18,7 @@ import "./baseline-dependence.js";
 import "./sensitivity-profiles.js";
 import "./specification-curve.js";
 import "./agents.js";
+import "./audit.js";
 import "./methodology.js";
 import "./chronology.js";
 
@@ -36,3 +37,4 @@ export type { MatrixCell, RateMatrices, RateMatrix } from "./rates.js";
 export { benchmarkRowLabel, matrixDescription } from "./rates.js";
 export type { AgentCell, AgentSliceLevel, AgentsResult, H1Decision, TierLadder } from "./agents.js";
 export { cellLabel } from "./agents.js";
+export type { AuditResult, ScorerFidelityRow } from "./audit.js";

@@ -7,5 +7,7 @@ import "./propagation.js";
 import "./judge-quality.js";
 import "./gold-position.js";
 import "./scorer-validation.js";
+import "./silent-no-op.js";
+import "./parseability.js";
 
 export * from "./registry.js";

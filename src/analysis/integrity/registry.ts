@@ -9,6 +9,7 @@
 import type { IntegrityPlan } from "../../contracts/analysis.js";
 import type { AgreementStatus, BlindingStatus } from "../methodology.js";
 import type { AnalysisRow } from "../table.js";
+import type { AuditFacts } from "../audit-facts.js";
 
 /** The judges' agreement and blinding, as the study directory records them (absent: unknown). */
 export interface JudgeFacts {
@@ -32,6 +33,8 @@ export interface FormattedGold {
 export interface IntegrityFacts {
   golds?: { units: FormattedGold[] } | { unavailable: string };
   scoring?: ScoringFacts | { unavailable: string };
+  /** A perturbation study's audit facts (the F1 no-op audit over stored bytes, the benchmarks' meta). */
+  audit?: AuditFacts | { unavailable: string };
 }
 
 /** What scored each trial: the benchmarks' loaders, and each trial's run-time scorer and format. */

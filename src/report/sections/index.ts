@@ -18,6 +18,7 @@ import "./baseline-dependence.js";
 import "./sensitivity-profiles.js";
 import "./specification-curve.js";
 import "./agents.js";
+import "./audit.js";
 import "./methodology.js";
 import "./chronology.js";
 import "./cells.js";

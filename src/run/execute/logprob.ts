@@ -2,7 +2,9 @@ import { ProviderError } from "../../core/errors.js";
 import { costUsd } from "../../models/pricing.js";
 import { renderTask } from "../../scaffolds/prompt.js";
 import { encodeRaw } from "../../scoring/logprob-common.js";
-import type { LogprobScorer } from "../../scoring/types.js";
+import type { Item } from "../../contracts/item.js";
+import type { TaskInput } from "../../contracts/task.js";
+import type { LogprobRequestPlan, LogprobScorer } from "../../scoring/types.js";
 import type { ScoredRun } from "./free-form.js";
 import type { TrialAttempt } from "./types.js";
 
@@ -12,15 +14,23 @@ import type { TrialAttempt } from "./types.js";
  * continuationLogprobs call scores every continuation the scorer asks for. The call is recorded
  * (role "logprob") with the raw log-probabilities in its note, so `parallax score` can re-score it.
  */
+/**
+ * The exact prompt and continuations a log-prob trial scores: the rendered task (its system prompt
+ * already the variant's) as the shared body, planned by the scorer. The F1 no-op audit rebuilds the
+ * scorer-consumed bytes of stored trials with this same function.
+ */
+export function logprobRequestPlan(scorer: LogprobScorer, item: Item, task: TaskInput): LogprobRequestPlan {
+  const body = task.systemPrompt ? `${task.systemPrompt}\n\n${renderTask(task)}` : renderTask(task);
+  return scorer.plan(item, task, body);
+}
+
 export async function logprobTrial(attempt: TrialAttempt, scorer: LogprobScorer): Promise<ScoredRun> {
   const { trial, execution, model, calls, options, item, task } = attempt;
   const provider = model.provider;
   if (!provider.continuationLogprobs) {
     throw new ProviderError(`provider '${provider.name}' cannot score continuations`, "provider_error");
   }
-  // `task` is rendered (renderTrialTask): its system prompt already is the variant's.
-  const body = task.systemPrompt ? `${task.systemPrompt}\n\n${renderTask(task)}` : renderTask(task);
-  const plan = scorer.plan(item, task, body);
+  const plan = logprobRequestPlan(scorer, item, task);
   const base = {
     trialId: trial.id,
     execution,

@@ -1,0 +1,86 @@
+/**
+ * The audit analysis on constructed rows, against values computed by hand from the construction:
+ * family deltas, CSR, the symmetric drop of a parse failure's pairs, the status of a selective, a
+ * non-selective and an F1 (no-op) cell, G6's effect on the bucket, and the plan that cannot ask
+ * for an unpaired bootstrap.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { type AuditResult, perturbationAudit } from "../../src/analysis/analyses/audit.js";
+import { normalizePlan, parsePlan } from "../../src/analysis/plan.js";
+import type { AnalysisContext } from "../../src/analysis/registry.js";
+import { build, ITEMS } from "../helpers/audit-rows.js";
+
+function runAudit(plan = normalizePlan({ audit: { resamples: 400 } })): AuditResult {
+  const { rows, facts } = build();
+  const ctx = { table: { rows }, plan, integrityFacts: facts } as unknown as AnalysisContext;
+  const result = perturbationAudit(ctx);
+  assert.ok(!("skipped" in result));
+  return result;
+}
+
+describe("the audit analysis on constructed rows", () => {
+  const result = runAudit();
+  const cell = (b: string) => result.cells.find((c) => c.benchmark === b)!;
+
+  test("family deltas and CSR as computed by hand, with the parse failure's pairs dropped symmetrically", () => {
+    const c = cell("selective");
+    // 39 usable items: attribute moves items 0-19 fully, format moves a third of items 0, 10, 20, 30.
+    assert.equal(c.deltas.attribute.items, ITEMS - 1);
+    assert.equal(c.deltas.attribute.droppedPairs, 3);
+    assert.ok(Math.abs(c.deltas.attribute.delta! - 20 / 39) < 1e-12);
+    assert.ok(Math.abs(c.deltas.format.delta! - 4 / 3 / 39) < 1e-12);
+    assert.equal(c.deltas.semantic.delta, 0);
+    assert.equal(c.deltas.placebo.delta, 0);
+    assert.ok(Math.abs(c.csr! - 20 / 39 / (4 / 117)) < 1e-9, `CSR ${c.csr}`);
+    assert.equal(c.csrPlacebo, 0);
+    assert.equal(c.seedCv, 0);
+    assert.equal(c.parseability.droppedPairs, 36, "the failed original's 36 perturbed pairs");
+  });
+
+  test("selective: CI wholly above 1, held as exploratory while G6 is proposed (step 5)", () => {
+    const c = cell("selective");
+    assert.ok(c.ci[0]! > 1, `CI ${c.ci}`);
+    assert.equal(c.support, 1);
+    assert.equal(c.status.raw, "selective");
+    assert.equal(c.status.step, 5);
+    assert.equal(c.status.bucket, "exploratory");
+  });
+
+  test("non-selective: CSR (4/3/40) / 0.5 with a CI wholly below 1", () => {
+    const c = cell("nonselective");
+    assert.equal(c.deltas.format.delta, 0.5);
+    assert.ok(Math.abs(c.csr! - 4 / 3 / 40 / 0.5) < 1e-12, `CSR ${c.csr}`);
+    assert.ok(c.ci[1]! < 1);
+    assert.equal(c.status.raw, "non_selective");
+  });
+
+  test("a family that is a 100% silent no-op fails G1: ineligible (F1), whatever its CSR", () => {
+    const c = cell("noop");
+    assert.equal(c.noOp.families.format.rate, 1);
+    assert.equal(c.status.raw, "not_applicable");
+    assert.equal(c.status.bucket, "ineligible (F1)");
+    assert.equal(result.counts["ineligible (F1)"], 1);
+  });
+
+  test("with G6 attested, the selective cell is confirmatory-selective (step 6)", () => {
+    const attested = runAudit(normalizePlan({ audit: { resamples: 400, g6: "implemented" } }));
+    const c = attested.cells.find((x) => x.benchmark === "selective")!;
+    assert.equal(c.status.bucket, "confirmatory-selective");
+    assert.equal(c.status.step, 6);
+    assert.equal(
+      attested.cells.find((x) => x.benchmark === "nonselective")!.status.bucket,
+      "confirmatory-non-selective",
+    );
+  });
+
+  test("the sweep varies G3, ε and the G1 cap over App. E's grids", () => {
+    assert.deepEqual([...new Set(result.sweep.settings.map((s) => s.knob))], ["g3", "epsilon", "noOpCap"]);
+    assert.equal(result.sweep.settings.length, 9);
+  });
+
+  test("an unpaired bootstrap cannot be requested", () => {
+    assert.throws(() => parsePlan({ audit: { resampling: "independent" } }, "analysis"), /audit\.resampling/);
+    assert.throws(() => parsePlan({ audit: { paired: false } }, "analysis"), /audit/);
+  });
+});
