@@ -1,7 +1,7 @@
 // Variance attribution of one benchmark's free-form slice (SafetyRepro App. F, Table 9, App. H):
 // an OLS ANOVA of score on model and the implementation axes, eta^2 and Hays omega^2 per term,
 // and rho = implementation share / model share. The fit and the ANOVA tables are src/stats/models.
-import { type AnovaRow, anova } from "./models/anova.js";
+import { type AnovaResult, type AnovaRow, anova, preparedTypeTwoAnova } from "./models/anova.js";
 import type { Table } from "./models/design.js";
 
 export interface VarianceAttributionOptions {
@@ -70,14 +70,45 @@ export function paperInteractions(model: string, implementation: readonly string
  * of model, implementation, interactions and residual sum to 1.
  */
 export function varianceAttribution(table: Table, options: VarianceAttributionOptions = {}): VarianceAttribution {
+  const spec = attributionSpec(options);
+  const result = anova(table, { response: spec.response, terms: spec.terms, aliased: options.aliased ?? "error" });
+  const rows = spec.sums === "II" ? result.type2 : result.type3;
+  return attributionOf(spec, result, rows);
+}
+
+/**
+ * Type II attribution of the same rows under changing integer row weights, with the design built
+ * once (preparedTypeTwoAnova): the configuration bootstrap's fast path. Aliased columns are
+ * dropped, as varianceAttribution(..., { aliased: "drop" }) does on the resampled rows.
+ */
+export function preparedVarianceAttribution(
+  table: Table,
+  options: Omit<VarianceAttributionOptions, "sums" | "aliased"> = {},
+): (weights: ArrayLike<number>) => VarianceAttribution {
+  const spec = attributionSpec({ ...options, sums: "II" });
+  const fit = preparedTypeTwoAnova(table, { response: spec.response, terms: spec.terms });
+  return (weights) => {
+    const result = fit(weights);
+    return attributionOf(spec, result, result.type2);
+  };
+}
+
+function attributionSpec(options: VarianceAttributionOptions) {
   const response = options.response ?? "score";
   const model = options.model ?? "model";
   const implementation = options.implementation ?? PAPER_IMPLEMENTATION_AXES;
   const interactions = options.interactions ?? paperInteractions(model, implementation);
   const sums = options.sums ?? "II";
-  const terms = [model, ...implementation, ...interactions];
-  const result = anova(table, { response, terms, aliased: options.aliased ?? "error" });
-  const rows = (sums === "II" ? result.type2 : result.type3).filter((row) => row.term !== "Intercept");
+  return { response, model, implementation, interactions, sums, terms: [model, ...implementation, ...interactions] };
+}
+
+function attributionOf(
+  spec: ReturnType<typeof attributionSpec>,
+  result: Pick<AnovaResult, "nObs" | "ssTotal" | "dfResidual" | "msResidual" | "rss">,
+  table: readonly AnovaRow[],
+): VarianceAttribution {
+  const { model, implementation, interactions, sums } = spec;
+  const rows = table.filter((row) => row.term !== "Intercept");
   const shares = rows.map(axisShare);
   const etaOf = (term: string) => shareOf(shares, term).etaSq;
   const modelShare = etaOf(model);
