@@ -45,6 +45,8 @@ export interface AnalysisRow {
   audit?: Record<string, number>;
   /** The parsed answer (an MC letter) where the scorer recorded one. */
   answer?: string;
+  /** The weights' SHA-256 ("sha256:<hex>") or the provider's model version, where recorded. */
+  modelRevision?: string;
 }
 
 /**

@@ -17,6 +17,7 @@ import "./variance.js";
 import "./baseline-dependence.js";
 import "./sensitivity-profiles.js";
 import "./specification-curve.js";
+import "./grid.js";
 import "./methodology.js";
 
 export type { NnhCard, NnhRow, ResidualNnhRow } from "./contrasts.js";
@@ -32,3 +33,4 @@ export type { SensitivityProfile, SensitivityProfiles } from "./sensitivity-prof
 export type { MethodologyStamp } from "./methodology.js";
 export type { MatrixCell, RateMatrices, RateMatrix } from "./rates.js";
 export { benchmarkRowLabel, matrixDescription } from "./rates.js";
+export type { GridEnvelope, GridResult } from "./grid.js";
