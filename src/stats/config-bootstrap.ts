@@ -9,11 +9,7 @@ import type { Table } from "./models/design.js";
 import { RandomStream } from "./random.js";
 import { kendallTauBCoefficient } from "./rank-correlation.js";
 import type { ModelScoreGrid } from "./score-grid.js";
-import {
-  preparedVarianceAttribution,
-  type VarianceAttributionOptions,
-  varianceAttribution,
-} from "./variance-attribution.js";
+import { preparedVarianceRatio, type VarianceAttributionOptions, varianceAttribution } from "./variance-attribution.js";
 
 /** A statistic of the configurations drawn (indices into the slice's configurations); null or NaN = undefined. */
 export type ConfigurationStatistic = (drawn: Int32Array) => number | null;
@@ -213,13 +209,13 @@ export function varianceRatioStatistic(
   if ((attribution.sums ?? "II") === "II") {
     // Type II: the design is built once and a resample only reweights rows by multiplicity.
     const { sums: _sums, aliased: _aliased, ...options } = attribution;
-    const fit = preparedVarianceAttribution(input.table, options);
+    const rhoOf = preparedVarianceRatio(input.table, options);
     const weights = new Float64Array(rowCount);
     const statistic: ConfigurationStatistic = (drawn) => {
       weights.fill(0);
       for (const c of drawn) for (const r of rowsOf[c]) weights[r]++;
       try {
-        return fit(weights).rho;
+        return rhoOf(weights);
       } catch {
         return null;
       }

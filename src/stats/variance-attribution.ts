@@ -77,19 +77,22 @@ export function varianceAttribution(table: Table, options: VarianceAttributionOp
 }
 
 /**
- * Type II attribution of the same rows under changing integer row weights, with the design built
- * once (preparedTypeTwoAnova): the configuration bootstrap's fast path. Aliased columns are
- * dropped, as varianceAttribution(..., { aliased: "drop" }) does on the resampled rows.
+ * rho alone under changing row weights: only the Type II rows of the model and the
+ * implementation axes are fitted (the interactions' rows, half the sub-models, are not needed).
  */
-export function preparedVarianceAttribution(
+export function preparedVarianceRatio(
   table: Table,
   options: Omit<VarianceAttributionOptions, "sums" | "aliased"> = {},
-): (weights: ArrayLike<number>) => VarianceAttribution {
+): (weights: ArrayLike<number>) => number | null {
   const spec = attributionSpec({ ...options, sums: "II" });
   const fit = preparedTypeTwoAnova(table, { response: spec.response, terms: spec.terms });
+  const wanted = new Set([spec.model, ...spec.implementation]);
   return (weights) => {
-    const result = fit(weights);
-    return attributionOf(spec, result, result.type2);
+    const rows = fit(weights, wanted).type2;
+    const eta = (term: string) => rows.find((r) => r.term === term)?.etaSq ?? Number.NaN;
+    const model = eta(spec.model);
+    const implementation = spec.implementation.reduce((total, axis) => total + eta(axis), 0);
+    return model > 0 ? implementation / model : null;
   };
 }
 

@@ -1,13 +1,18 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { gridAnalysis, type GridResult } from "../../src/analysis/analyses/grid.js";
 import { type AnalysisContext, type AnalysisRow, clusterKey, normalizePlan } from "../../src/analysis/index.js";
 import { gridCardMarkdown, NOT_RECORDED } from "../../src/analysis/grid/card.js";
+import { type AnalysisRecord, GRID_CARD_JSON, GRID_CARD_MD, writeGridCard } from "../../src/analysis/record.js";
 import { gridCells } from "../../src/analysis/grid/cells.js";
 import type { IntegrityResult } from "../../src/analysis/integrity/gate.js";
 import type { AnalysisPlanInput } from "../../src/contracts/analysis.js";
 import { complianceFlipRate, complianceFlipRateCeiling, scoreDispersion } from "../../src/stats/index.js";
 import { type GridDesign, paperDesign, plantedConfigurations, plantedGridTable, plantedScore } from "./grid-helpers.js";
+import { plantedTable } from "./helpers.js";
 
 const MODELS = { alpha: 0.1, beta: 0, gamma: -0.1 };
 // tmpl: the template axis carries the planted effect; flip: beta beats alpha only under T4;
@@ -352,11 +357,44 @@ describe("the GRID card", () => {
     assert.ok(text.includes("sha256:alpha000"));
   });
 
+  it("is written as grid-card.json and grid-card.md beside the scorecard", () => {
+    const dir = mkdtempSync(join(tmpdir(), "grid-card-"));
+    const record = {
+      analysis: { grid: result, meta: { source: { study: "planted", path: "planted-grid" } } },
+    } as unknown as AnalysisRecord;
+    assert.deepEqual(writeGridCard(dir, record), [join(dir, GRID_CARD_JSON), join(dir, GRID_CARD_MD)]);
+    const json = JSON.parse(readFileSync(join(dir, GRID_CARD_JSON), "utf8"));
+    assert.deepEqual(json, JSON.parse(JSON.stringify(result.card)));
+    assert.equal(readFileSync(join(dir, GRID_CARD_MD), "utf8"), gridCardMarkdown(result.card, "planted"));
+    const skipped = {
+      analysis: { grid: { skipped: "x" }, meta: { source: { study: null, path: "p" } } },
+    } as unknown as AnalysisRecord;
+    assert.deepEqual(writeGridCard(dir, skipped), []);
+  });
+
   it("refuses a reference value that is not a level, naming the levels", () => {
     assert.throws(
       () => run(DESIGN, { reference: { template: "T9" } }),
       /analysis\.grid\.reference\.template: 'T9' is not a level; levels: T1, T2, T3, T4/,
     );
+  });
+
+  it("is skipped on a study without a grid axis (a scaffold comparison)", () => {
+    const table = plantedTable({
+      seed: 1,
+      models: { m: 0 },
+      benchmarks: ["b"],
+      itemsPerBenchmark: 5,
+      effects: { direct: 0, react: 0 },
+    });
+    const plan = normalizePlan({});
+    const out = gridAnalysis({
+      table,
+      plan,
+      resolved: { comparisonFacet: "scaffold" },
+      results: {},
+    } as unknown as AnalysisContext);
+    assert.ok("skipped" in out && /no grid axis/.test(out.skipped));
   });
 
   it("is skipped when the plan turns it off", () => {

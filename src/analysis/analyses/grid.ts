@@ -7,7 +7,7 @@
  * scoring-method and quantization effects; and the GRID card. Unreadable cells (integrity) are
  * left out of every envelope and listed.
  */
-import { AnalysisPlanSchema, type GridPlan } from "../../contracts/analysis.js";
+import { AnalysisPlanSchema, GRID_AXES, type GridPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
 import { distinctValues } from "../data.js";
 import { type FamilyBootstrap, gridBootstrap } from "../grid/bootstrap.js";
@@ -140,6 +140,13 @@ export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
   const plan = ctx.plan.grid;
   if (plan === false) return { skipped: "analysis.grid is false" };
   const rows: AnalysisRow[] = ctx.table.rows;
+  const varying = (facet: string) =>
+    ctx.table.facets.includes(facet) && new Set(rows.map((r) => r.facets[facet])).size > 1;
+  if (!plan.axes && !GRID_AXES.some(varying)) {
+    return {
+      skipped: `no grid axis (${GRID_AXES.join(", ")}) varies; declare analysis.grid.axes to analyse other facets as a grid`,
+    };
+  }
   const { axes, levels } = gridAxes(plan, ctx.table.facets, ctx.table.facetLevels, rows);
   const configurations = new Set(rows.map((r) => axes.map((a) => r.facets[a]).join("\u0000")));
   if (axes.length === 0 || configurations.size < 2)

@@ -69,6 +69,8 @@ export interface GridCardEntry {
 }
 
 export interface GridCard {
+  /** The envelope rules file, checked against the run's stamp (study directories). */
+  rules?: { path: string; sha256: string; status: string };
   /** The declared reference configuration. */
   reference: Record<string, string>;
   thresholds: number[];

@@ -17,5 +17,6 @@ import "./variance.js";
 import "./baseline-dependence.js";
 import "./sensitivity-profiles.js";
 import "./specification-curve.js";
+import "./grid.js";
 import "./methodology.js";
 import "./cells.js";

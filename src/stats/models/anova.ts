@@ -128,14 +128,18 @@ export interface TypeTwoResult {
  * space as a design built from the resampled rows, so the result equals
  * anova(resampled rows, { ...spec, aliased: "drop" }).type2.
  */
-export function preparedTypeTwoAnova(table: Table, spec: AnovaSpec): (weights: ArrayLike<number>) => TypeTwoResult {
+export function preparedTypeTwoAnova(
+  table: Table,
+  spec: AnovaSpec,
+): (weights: ArrayLike<number>, only?: ReadonlySet<string>) => TypeTwoResult {
   const factors = allCategorical(spec);
   const y = numericResponse(table, spec.response);
   const cells = collapseToCells(table, Object.keys(factors), y);
   const design = buildDesign(cells.table, { terms: spec.terms, factors, coding: "treatment" });
   const count = new Float64Array(cells.count.length);
   const sum = new Float64Array(cells.count.length);
-  return (weights) => {
+  // `only`: the terms whose rows are wanted (each Type II row costs two sub-model fits).
+  return (weights, only) => {
     if (weights.length !== y.length) throw new RangeError(`need ${y.length} row weights, got ${weights.length}`);
     count.fill(0);
     sum.fill(0);
@@ -157,7 +161,7 @@ export function preparedTypeTwoAnova(table: Table, spec: AnovaSpec): (weights: A
       rss,
       dfResidual,
       msResidual: ms,
-      type2: typeTwo(design, rssOf, rankOf, makeRow(ssTotal, ms, dfResidual, rss)),
+      type2: typeTwo(design, rssOf, rankOf, makeRow(ssTotal, ms, dfResidual, rss), only),
     };
   };
 }
@@ -364,18 +368,26 @@ function contains(outer: string[], inner: string[]): boolean {
   return outer.length > inner.length && inner.every((v) => outer.includes(v));
 }
 
-function typeTwo(design: DesignMatrix, rssOf: SubModelSum, rankOf: SubModelSum, row: RowMaker): AnovaRow[] {
+function typeTwo(
+  design: DesignMatrix,
+  rssOf: SubModelSum,
+  rankOf: SubModelSum,
+  row: RowMaker,
+  only?: ReadonlySet<string>,
+): AnovaRow[] {
   const effects = effectTerms(design);
-  return effects.map((t) => {
-    const vars = design.terms[t].variables;
-    // The comparison drops the term and everything containing it; both models respect marginality.
-    const base = [
-      ...interceptTerms(design),
-      ...effects.filter((u) => u !== t && !contains(design.terms[u].variables, vars)),
-    ];
-    const ss = rssOf(base) - rssOf([...base, t]);
-    return row(design.terms[t].name, ss, rankOf([...base, t]) - rankOf(base));
-  });
+  return effects
+    .flatMap((t) => (only && !only.has(design.terms[t].name) ? [] : [t]))
+    .map((t) => {
+      const vars = design.terms[t].variables;
+      // The comparison drops the term and everything containing it; both models respect marginality.
+      const base = [
+        ...interceptTerms(design),
+        ...effects.filter((u) => u !== t && !contains(design.terms[u].variables, vars)),
+      ];
+      const ss = rssOf(base) - rssOf([...base, t]);
+      return row(design.terms[t].name, ss, rankOf([...base, t]) - rankOf(base));
+    });
 }
 
 function typeThree(design: DesignMatrix, cells: Cells, row: RowMaker): AnovaRow[] {
