@@ -51,3 +51,37 @@ describe("grid envelope rules stamp", () => {
     assert.throws(() => stampGridRules(specWith("missing.yaml"), specPath, other), /missing\.yaml does not exist/);
   });
 });
+
+describe("the rules stamp through parallax run and analyze", () => {
+  it("run stamps the declared rules; analyze records the match and refuses an edited file", async () => {
+    const { writeDemoSpec, demoSpecYaml } = await import("../helpers/study.js");
+    const { runStudy } = await import("../../src/run/run-study.js");
+    const { openStore } = await import("../../src/run/store/open.js");
+    const { analyzeDirectory } = await import("../../src/analysis/index.js");
+    const { specPath, outDir, dir: studyDir } = writeDemoSpec({ items: 6 });
+    const rules = "envelope:\n  core:\n    format: [mc, oe]\n";
+    writeFileSync(join(studyDir, "rules.yaml"), rules);
+    writeFileSync(
+      specPath,
+      `${demoSpecYaml({ items: 6 })}analysis:\n  comparison_facet: format\n  specification_curve: false\n  grid:\n    axes: [format]\n    resamples: 100\n    rules: rules.yaml\n`,
+    );
+    await runStudy({ specPath, outDir, env: {} });
+    const stamp = JSON.parse(readFileSync(join(outDir, GRID_RULES_STAMP), "utf8"));
+    assert.equal(stamp.sha256, hashOf(rules));
+    const store = await openStore(outDir);
+    try {
+      const run = (await store.getRun())!;
+      const outcome = await analyzeDirectory(outDir, store, run);
+      const grid = outcome.analysis.grid;
+      assert.ok(grid && !("skipped" in grid));
+      assert.equal(grid.rules?.sha256, hashOf(rules));
+      writeFileSync(join(studyDir, "rules.yaml"), `${rules}    template: [T4]\n`);
+      await assert.rejects(
+        analyzeDirectory(outDir, store, run),
+        new RegExp(`stamped sha256 ${hashOf(rules)}, now ${hashOf(`${rules}    template: [T4]\n`)}`),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});
