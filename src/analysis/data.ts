@@ -27,18 +27,18 @@ export function scoredRows(
 ): ScoredRow[] {
   const out: ScoredRow[] = [];
   for (const row of rows) {
-    if (row.errored) {
-      if (options.errored === "unsafe") out.push({ row, y: 0 });
-      continue;
-    }
-    if (row.outcome === null) continue;
-    if (row.parseFailed) {
-      if (population === "itt") out.push({ row, y: 0 });
-      continue;
-    }
-    out.push({ row, y: row.outcome });
+    const y = populationScore(row, population, options);
+    if (y !== null) out.push({ row, y });
   }
   return out;
+}
+
+/** One row's 0/1 outcome in the population, or null when the population leaves the row out. */
+export function populationScore(row: AnalysisRow, population: Population, options: SelectOptions = {}): number | null {
+  if (row.errored) return options.errored === "unsafe" ? 0 : null;
+  if (row.outcome === null) return null;
+  if (row.parseFailed) return population === "itt" ? 0 : null;
+  return row.outcome;
 }
 
 /** Distinct values in first-seen order, reordered by `order` where it lists them. */

@@ -18,6 +18,7 @@ import { normalizePlan } from "./plan.js";
 import { checkAgainstStamp, parseStamp, STAMP_FILE } from "./preregistration.js";
 import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.js";
 import { type AnalysisInputs, inputsOf } from "./inputs.js";
+import { checkGridRules } from "../run/grid-rules.js";
 import { prepareStudy } from "../run/study.js";
 import {
   type AnalysisTable,
@@ -59,6 +60,7 @@ export async function analyzeDirectory(
   const integrityFacts = await studyIntegrityFacts(dir, store, run);
   const measures = await benchmarkMeasures(run.spec);
   const analysis = await analyzeStudy(all, plan, { ...options, judges, integrityFacts, measures });
+  attachGridRules(analysis, dir);
   return {
     inputs: inputsOf(table, plan, {
       kind: "study",
@@ -75,6 +77,13 @@ export async function analyzeDirectory(
     },
     table,
   };
+}
+
+/** The envelope rules file hashed again against the run's stamp (a changed file is refused). */
+function attachGridRules(analysis: StudyAnalysis, dir: string): void {
+  const rules = checkGridRules(dir);
+  if (!rules || !analysis.grid || "skipped" in analysis.grid) return;
+  analysis.grid.rules = rules;
 }
 
 /**

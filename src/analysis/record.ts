@@ -20,6 +20,7 @@ import type { AnalysisOutcome } from "./directory.js";
 import { writeAuditGate } from "./audit-report.js";
 import { rowsHash } from "./inputs.js";
 import type { Methodology } from "./methodology.js";
+import { gridCardMarkdown } from "./grid/card.js";
 import { cardFields, registeredAnalyses, type StudyAnalysis } from "./registry.js";
 import { buildScorecard, type Scorecard, scorecardMarkdown } from "./scorecard.js";
 import { loadStudyTable } from "./table.js";
@@ -27,6 +28,8 @@ import { loadStudyTable } from "./table.js";
 export const ANALYSIS_FILE = "analysis.json";
 export const SCORECARD_JSON = "scorecard.json";
 export const SCORECARD_MD = "scorecard.md";
+export const GRID_CARD_JSON = "grid-card.json";
+export const GRID_CARD_MD = "grid-card.md";
 
 export interface AnalysisRecord {
   format: typeof ANALYSIS_RECORD_FORMAT;
@@ -67,7 +70,19 @@ export function writeAnalysisRecord(dir: string, record: AnalysisRecord): string
   const audit = record.analysis.audit;
   if (audit && !("skipped" in audit))
     written.push(...writeAuditGate(dir, audit, record.analysis.meta.source.study ?? record.analysis.meta.source.path));
-  return written;
+  return [...written, ...writeGridCard(dir, record)];
+}
+
+/** The GRID card (SafetyRepro App. B) beside the scorecard, when the analysis has a grid. */
+export function writeGridCard(dir: string, record: AnalysisRecord): string[] {
+  const grid = record.analysis.grid;
+  if (!grid || "skipped" in grid) return [];
+  const title = record.analysis.meta.source.study ?? record.analysis.meta.source.path;
+  const card = { ...grid.card, ...(grid.rules ? { rules: grid.rules } : {}) };
+  const paths = [join(dir, GRID_CARD_JSON), join(dir, GRID_CARD_MD)];
+  writeFileSync(paths[0], `${JSON.stringify(card, null, 2)}\n`);
+  writeFileSync(paths[1], gridCardMarkdown(card, title));
+  return paths;
 }
 
 /**

@@ -49,6 +49,8 @@ export interface AnalysisRow {
   answer?: string;
   /** Agent trials: tool calls, tool errors, working time, token streams, cost, flags (agent-columns.ts). */
   agent?: AgentFacts;
+  /** The weights' SHA-256 ("sha256:<hex>") or the provider's model version, where recorded. */
+  modelRevision?: string;
 }
 
 /**

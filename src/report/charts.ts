@@ -4,7 +4,7 @@
  */
 import * as Plot from "@observablehq/plot";
 import { parseHTML } from "linkedom";
-import type { StudyAnalysis } from "../analysis/index.js";
+import type { GridResult, StudyAnalysis } from "../analysis/index.js";
 import { ALL, contrastGroups, rateNoun, scopeLabel } from "../analysis/index.js";
 import { type Html, raw } from "./html.js";
 
@@ -344,6 +344,84 @@ export function paretoChart(points: readonly ParetoPoint[]): Html | null {
         title: (d: ParetoPoint) =>
           `${d.model} · ${d.scaffold}: ${percent(d.accuracy)} at $${d.costPerCorrect.toFixed(3)} per correct${d.onFrontier ? " (frontier)" : ""}`,
       }),
+    ],
+  });
+}
+
+/** The configuration grid's score neighbourhood: each (model, benchmark)'s configuration scores, range and mean. */
+export function gridNeighbourhoodChart(grid: GridResult): Html | null {
+  const points = grid.grids.flatMap((g) =>
+    g.models.flatMap((model, m) =>
+      g.scores.map((row, c) => ({
+        slice: `${model} / ${g.benchmark}`,
+        score: row[m],
+        configuration: g.configurations[c],
+      })),
+    ),
+  );
+  if (points.length === 0) return null;
+  const slices = [...new Set(points.map((p) => p.slice))];
+  const summary = slices.map((slice) => {
+    const scores = points.filter((p) => p.slice === slice).map((p) => p.score);
+    return {
+      slice,
+      min: Math.min(...scores),
+      max: Math.max(...scores),
+      mean: scores.reduce((a, b) => a + b, 0) / scores.length,
+    };
+  });
+  return svg({
+    width: WIDTH,
+    height: 60 + 22 * slices.length,
+    marginLeft: leftMargin(slices, 80),
+    marginRight: 20,
+    x: { label: "score under each configuration", domain: [0, 1], tickFormat: percent },
+    y: { label: null, domain: slices },
+    marks: [
+      Plot.ruleY(summary, { y: "slice", x1: "min", x2: "max", stroke: "#999" }),
+      Plot.dot(points, {
+        x: "score",
+        y: "slice",
+        r: 2.5,
+        fill: "#4c78a8",
+        fillOpacity: 0.5,
+        title: (d: (typeof points)[number]) => `${d.slice} · ${d.configuration}: ${percent(d.score)}`,
+      }),
+      Plot.tickX(summary, { x: "mean", y: "slice", stroke: "#d62728", strokeWidth: 2 }),
+    ],
+  });
+}
+
+/** rho_flip per model pair and benchmark (full envelope), with the strict counts N+ / N-. */
+export function rankFlipMatrix(grid: GridResult): Html | null {
+  const cells = grid.envelopes[0].benchmarks.flatMap((b) =>
+    (b.rankFlip?.pairs ?? []).map((p) => ({
+      benchmark: b.benchmark,
+      pair: `${p.modelA} vs ${p.modelB}`,
+      rho: p.rhoFlip,
+      label: `${p.rhoFlip.toFixed(3)} (${p.nPlus}/${p.nMinus}/${p.nZero})`,
+    })),
+  );
+  if (cells.length === 0) return null;
+  const pairs = [...new Set(cells.map((c) => c.pair))];
+  const benchmarks = [...new Set(cells.map((c) => c.benchmark))];
+  return svg({
+    width: WIDTH,
+    height: 90 + 36 * pairs.length,
+    marginLeft: leftMargin(pairs, 80),
+    marginRight: 20,
+    padding: 0.04,
+    x: { label: "benchmark", domain: benchmarks },
+    y: { label: null, domain: pairs },
+    color: { type: "quantize", n: 5, scheme: "oranges", domain: [0, 0.5], legend: true, label: "rho_flip" },
+    marks: [
+      Plot.cell(cells, {
+        x: "benchmark",
+        y: "pair",
+        fill: "rho",
+        title: (d: (typeof cells)[number]) => `${d.pair} on ${d.benchmark}: rho_flip ${d.label} (N+/N-/N0)`,
+      }),
+      Plot.text(cells, { x: "benchmark", y: "pair", text: "label", fill: "#111", fontSize: 11 }),
     ],
   });
 }

@@ -7,6 +7,7 @@ import { dirname, join, resolve } from "node:path";
 import type { ProviderEnv } from "../models/types.js";
 import { InputError } from "../core/errors.js";
 import { executeTrials } from "./execute/execute-trials.js";
+import { stampGridRules } from "./grid-rules.js";
 import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
 import { buildJudgeModel } from "./judge.js";
 import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
@@ -163,6 +164,7 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
   await store.saveRun(run);
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(study.manifest, null, 2)}\n`);
   writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(study.spec, null, 2)}\n`);
+  stampGridRules(study.spec, study.specPath, outDir);
   let batch = [];
   for (const trial of planTrials(study, runId)) {
     batch.push(trial);

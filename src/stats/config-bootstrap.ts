@@ -7,9 +7,9 @@ import type { Interval } from "./descriptive.js";
 import { mean, quantileSorted, standardDeviation } from "./descriptive.js";
 import type { Table } from "./models/design.js";
 import { RandomStream } from "./random.js";
-import { rankConcordance } from "./rank-stability.js";
+import { kendallTauBCoefficient } from "./rank-correlation.js";
 import type { ModelScoreGrid } from "./score-grid.js";
-import { type VarianceAttributionOptions, varianceAttribution } from "./variance-attribution.js";
+import { preparedVarianceRatio, type VarianceAttributionOptions, varianceAttribution } from "./variance-attribution.js";
 
 /** A statistic of the configurations drawn (indices into the slice's configurations); null or NaN = undefined. */
 export type ConfigurationStatistic = (drawn: Int32Array) => number | null;
@@ -165,9 +165,35 @@ export function cfrStatistic(scores: ArrayLike<number>, theta: number): Configur
   return (drawn) => complianceFlipRate(pick(scores, drawn), theta).cfr;
 }
 
-/** tau_R of the drawn configurations (pairs of draws, so a configuration drawn twice pairs with itself). */
+/**
+ * tau_R of the drawn configurations (pairs of draws, so a configuration drawn twice pairs with
+ * itself). The tau-b of every configuration pair is computed once, so a resample only averages
+ * |C|(|C|-1)/2 table entries; the result equals rankConcordance on the drawn grid.
+ */
 export function tauRStatistic(grid: ModelScoreGrid): ConfigurationStatistic {
-  return (drawn) => rankConcordance({ models: grid.models, scores: Array.from(drawn, (c) => grid.scores[c]) }).tauR;
+  const n = grid.scores.length;
+  const tau = new Float64Array(n * n);
+  for (let a = 0; a < n; a++) {
+    for (let b = a; b < n; b++) {
+      const value = kendallTauBCoefficient(grid.scores[a], grid.scores[b]);
+      tau[a * n + b] = value;
+      tau[b * n + a] = value;
+    }
+  }
+  return (drawn) => {
+    let total = 0;
+    let used = 0;
+    for (let i = 0; i < drawn.length; i++) {
+      for (let j = i + 1; j < drawn.length; j++) {
+        const value = tau[drawn[i] * n + drawn[j]];
+        if (Number.isFinite(value)) {
+          total += value;
+          used++;
+        }
+      }
+    }
+    return used > 0 ? total / used : null;
+  };
 }
 
 /** rho of the rows of the drawn configurations, with the configuration list the indices refer to. */
@@ -180,6 +206,22 @@ export function varianceRatioStatistic(
   const rowsOf = configurations.map(() => [] as number[]);
   const index = new Map(configurations.map((c, k) => [c, k]));
   for (let r = 0; r < rowCount; r++) rowsOf[index.get(input.configuration[r])!].push(r);
+  if ((attribution.sums ?? "II") === "II") {
+    // Type II: the design is built once and a resample only reweights rows by multiplicity.
+    const { sums: _sums, aliased: _aliased, ...options } = attribution;
+    const rhoOf = preparedVarianceRatio(input.table, options);
+    const weights = new Float64Array(rowCount);
+    const statistic: ConfigurationStatistic = (drawn) => {
+      weights.fill(0);
+      for (const c of drawn) for (const r of rowsOf[c]) weights[r]++;
+      try {
+        return rhoOf(weights);
+      } catch {
+        return null;
+      }
+    };
+    return { configurations, statistic };
+  }
   const columns = Object.keys(input.table);
   const statistic: ConfigurationStatistic = (drawn) => {
     const rows = Array.from(drawn, (c) => rowsOf[c]).flat();
@@ -191,6 +233,19 @@ export function varianceRatioStatistic(
     }
   };
   return { configurations, statistic };
+}
+
+/**
+ * Point / mean / SE / percentile range of replicates drawn elsewhere (e.g. one slice's values
+ * recorded inside a max-statistic bootstrap, so per-slice ranges and the maximum share draws).
+ */
+export function summariseConfigurationReplicates(
+  point: number | null,
+  replicates: Float64Array,
+  options: ConfigurationBootstrapOptions = {},
+): ConfigurationBootstrapResult {
+  const resolved = resolveOptions({ ...options, resamples: replicates.length || 1 });
+  return summarise(definedOrNull(point), replicates, { ...resolved, resamples: replicates.length });
 }
 
 // ---------------------------------------------------------------- machinery

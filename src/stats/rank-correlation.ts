@@ -58,6 +58,30 @@ export function kendallTauB(x: ArrayLike<number>, y: ArrayLike<number>): Kendall
   };
 }
 
+/**
+ * Kendall tau-b alone, from one pass over the pairs (sign products and ties in x and in y): the
+ * same coefficient as kendallTauB without its p-values, for the many small rankings of tau_R
+ * (SafetyRepro §4). NaN when either ranking is all ties.
+ */
+export function kendallTauBCoefficient(x: ArrayLike<number>, y: ArrayLike<number>): number {
+  assertPaired(x, y, 2);
+  const n = x.length;
+  let s = 0;
+  let xTied = 0;
+  let yTied = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const dx = Math.sign(x[i] - x[j]);
+      const dy = Math.sign(y[i] - y[j]);
+      s += dx * dy;
+      if (dx === 0) xTied++;
+      if (dy === 0) yTied++;
+    }
+  }
+  const n0 = (n * (n - 1)) / 2;
+  return s / Math.sqrt((n0 - xTied) * (n0 - yTied));
+}
+
 function countPairs(x: ArrayLike<number>, y: ArrayLike<number>): { concordant: number; discordant: number } {
   let concordant = 0;
   let discordant = 0;

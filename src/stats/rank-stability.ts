@@ -1,6 +1,6 @@
 // Ranking concordance tau_R over a benchmark's configurations (SafetyRepro §4 "Ranking
 // concordance"; App. G reports it per benchmark with configuration-bootstrap ranges).
-import { kendallTauB } from "./rank-correlation.js";
+import { kendallTauBCoefficient } from "./rank-correlation.js";
 import { assertScoreGrid, factorial, inducedOrdering, type ModelScoreGrid } from "./score-grid.js";
 
 export interface RankConcordanceNull {
@@ -42,7 +42,7 @@ export function rankConcordance(grid: ModelScoreGrid): RankConcordance {
   for (let a = 0; a < configurations; a++) {
     for (let b = a + 1; b < configurations; b++) {
       if (orderings[a] !== orderings[b]) mismatches++;
-      const tau = kendallTauB(grid.scores[a], grid.scores[b]).tauB;
+      const tau = kendallTauBCoefficient(grid.scores[a], grid.scores[b]);
       if (Number.isFinite(tau)) {
         total += tau;
         pairsUsed++;

@@ -1,7 +1,7 @@
 // Variance attribution of one benchmark's free-form slice (SafetyRepro App. F, Table 9, App. H):
 // an OLS ANOVA of score on model and the implementation axes, eta^2 and Hays omega^2 per term,
 // and rho = implementation share / model share. The fit and the ANOVA tables are src/stats/models.
-import { type AnovaRow, anova } from "./models/anova.js";
+import { type AnovaResult, type AnovaRow, anova, preparedTypeTwoAnova } from "./models/anova.js";
 import type { Table } from "./models/design.js";
 
 export interface VarianceAttributionOptions {
@@ -70,14 +70,48 @@ export function paperInteractions(model: string, implementation: readonly string
  * of model, implementation, interactions and residual sum to 1.
  */
 export function varianceAttribution(table: Table, options: VarianceAttributionOptions = {}): VarianceAttribution {
+  const spec = attributionSpec(options);
+  const result = anova(table, { response: spec.response, terms: spec.terms, aliased: options.aliased ?? "error" });
+  const rows = spec.sums === "II" ? result.type2 : result.type3;
+  return attributionOf(spec, result, rows);
+}
+
+/**
+ * rho alone under changing row weights: only the Type II rows of the model and the
+ * implementation axes are fitted (the interactions' rows, half the sub-models, are not needed).
+ */
+export function preparedVarianceRatio(
+  table: Table,
+  options: Omit<VarianceAttributionOptions, "sums" | "aliased"> = {},
+): (weights: ArrayLike<number>) => number | null {
+  const spec = attributionSpec({ ...options, sums: "II" });
+  const fit = preparedTypeTwoAnova(table, { response: spec.response, terms: spec.terms });
+  const wanted = new Set([spec.model, ...spec.implementation]);
+  return (weights) => {
+    const rows = fit(weights, wanted).type2;
+    const eta = (term: string) => rows.find((r) => r.term === term)?.etaSq ?? Number.NaN;
+    const model = eta(spec.model);
+    const implementation = spec.implementation.reduce((total, axis) => total + eta(axis), 0);
+    return model > 0 ? implementation / model : null;
+  };
+}
+
+function attributionSpec(options: VarianceAttributionOptions) {
   const response = options.response ?? "score";
   const model = options.model ?? "model";
   const implementation = options.implementation ?? PAPER_IMPLEMENTATION_AXES;
   const interactions = options.interactions ?? paperInteractions(model, implementation);
   const sums = options.sums ?? "II";
-  const terms = [model, ...implementation, ...interactions];
-  const result = anova(table, { response, terms, aliased: options.aliased ?? "error" });
-  const rows = (sums === "II" ? result.type2 : result.type3).filter((row) => row.term !== "Intercept");
+  return { response, model, implementation, interactions, sums, terms: [model, ...implementation, ...interactions] };
+}
+
+function attributionOf(
+  spec: ReturnType<typeof attributionSpec>,
+  result: Pick<AnovaResult, "nObs" | "ssTotal" | "dfResidual" | "msResidual" | "rss">,
+  table: readonly AnovaRow[],
+): VarianceAttribution {
+  const { model, implementation, interactions, sums } = spec;
+  const rows = table.filter((row) => row.term !== "Intercept");
   const shares = rows.map(axisShare);
   const etaOf = (term: string) => shareOf(shares, term).etaSq;
   const modelShare = etaOf(model);

@@ -19,6 +19,7 @@ import "./sensitivity-profiles.js";
 import "./specification-curve.js";
 import "./agents.js";
 import "./audit.js";
+import "./grid.js";
 import "./methodology.js";
 import "./chronology.js";
 
@@ -38,3 +39,4 @@ export { benchmarkRowLabel, matrixDescription } from "./rates.js";
 export type { AgentCell, AgentSliceLevel, AgentsResult, H1Decision, TierLadder } from "./agents.js";
 export { cellLabel } from "./agents.js";
 export type { AuditResult, ScorerFidelityRow } from "./audit.js";
+export type { GridEnvelope, GridResult } from "./grid.js";

@@ -19,6 +19,7 @@ import "./sensitivity-profiles.js";
 import "./specification-curve.js";
 import "./agents.js";
 import "./audit.js";
+import "./grid.js";
 import "./methodology.js";
 import "./chronology.js";
 import "./cells.js";

@@ -72,7 +72,7 @@ export function anova(table: Table, spec: AnovaSpec): AnovaResult {
   const gram = weightedCrossProduct(treatment, cells.count);
   const dropAliased = spec.aliased === "drop";
   if (!dropAliased) assertFullRank(treatment, gram);
-  const { ssTotal, rssOf, rankOf } = residualSums(treatment, gram, cells, y, dropAliased);
+  const { ssTotal, rssOf, rankOf } = residualSums(treatment, gram, cells, moments(y), dropAliased);
   const all = treatment.terms.map((_, t) => t);
   const rss = rssOf(all);
   const nObs = y.length;
@@ -96,11 +96,83 @@ export function anova(table: Table, spec: AnovaSpec): AnovaResult {
   };
 }
 
+/** Mean and corrected total sum of squares of y, each row weighted (weight 1 by default). */
+function moments(y: ArrayLike<number>, weights?: ArrayLike<number>): { mean: number; ssTotal: number; n: number } {
+  let n = 0;
+  let total = 0;
+  for (let i = 0; i < y.length; i++) {
+    const w = weights ? weights[i] : 1;
+    n += w;
+    total += w * y[i];
+  }
+  const mean = total / n;
+  let ssTotal = 0;
+  for (let i = 0; i < y.length; i++) ssTotal += (weights ? weights[i] : 1) * (y[i] - mean) ** 2;
+  return { mean, ssTotal, n };
+}
+
+export interface TypeTwoResult {
+  nObs: number;
+  ssTotal: number;
+  rss: number;
+  dfResidual: number;
+  msResidual: number;
+  type2: AnovaRow[];
+}
+
+/**
+ * Type II ANOVA of the same rows under changing integer row weights (a row of weight w counts as
+ * w copies; weight 0 leaves it out), with the cells and the design built once: what the
+ * configuration bootstrap needs, where a resample is the slice's rows with multiplicities.
+ * Columns of levels no weighted row has are aliased and dropped, which fits the same column
+ * space as a design built from the resampled rows, so the result equals
+ * anova(resampled rows, { ...spec, aliased: "drop" }).type2.
+ */
+export function preparedTypeTwoAnova(
+  table: Table,
+  spec: AnovaSpec,
+): (weights: ArrayLike<number>, only?: ReadonlySet<string>) => TypeTwoResult {
+  const factors = allCategorical(spec);
+  const y = numericResponse(table, spec.response);
+  const cells = collapseToCells(table, Object.keys(factors), y);
+  const design = buildDesign(cells.table, { terms: spec.terms, factors, coding: "treatment" });
+  const count = new Float64Array(cells.count.length);
+  const sum = new Float64Array(cells.count.length);
+  // `only`: the terms whose rows are wanted (each Type II row costs two sub-model fits).
+  return (weights, only) => {
+    if (weights.length !== y.length) throw new RangeError(`need ${y.length} row weights, got ${weights.length}`);
+    count.fill(0);
+    sum.fill(0);
+    for (let i = 0; i < y.length; i++) {
+      count[cells.rowCell[i]] += weights[i];
+      sum[cells.rowCell[i]] += weights[i] * y[i];
+    }
+    const m = moments(y, weights);
+    const gram = weightedCrossProduct(design, count);
+    const { ssTotal, rssOf, rankOf } = residualSums(design, gram, { count, sum }, m, true);
+    const all = design.terms.map((_, t) => t);
+    const rss = rssOf(all);
+    const dfResidual = m.n - rankOf(all);
+    if (dfResidual <= 0) throw new Error("no residual degrees of freedom: the model is saturated");
+    const ms = rss / dfResidual;
+    return {
+      nObs: m.n,
+      ssTotal,
+      rss,
+      dfResidual,
+      msResidual: ms,
+      type2: typeTwo(design, rssOf, rankOf, makeRow(ssTotal, ms, dfResidual, rss), only),
+    };
+  };
+}
+
 /** Distinct level combinations of `variables`, with row counts and response sums per cell. */
 interface Cells {
   table: Record<string, string[]>;
   count: Float64Array;
   sum: Float64Array;
+  /** The cell of each row. */
+  rowCell: Int32Array;
 }
 
 function collapseToCells(table: Table, variables: string[], y: Float64Array): Cells {
@@ -114,6 +186,7 @@ function collapseToCells(table: Table, variables: string[], y: Float64Array): Ce
   const out: Record<string, string[]> = Object.fromEntries(variables.map((v) => [v, []]));
   const count: number[] = [];
   const sum: number[] = [];
+  const rowCell = new Int32Array(y.length);
   for (let i = 0; i < y.length; i++) {
     let key = "";
     for (const c of columns) key += `${c[i]}\u0000`;
@@ -129,8 +202,9 @@ function collapseToCells(table: Table, variables: string[], y: Float64Array): Ce
     }
     count[cell]++;
     sum[cell] += y[i];
+    rowCell[i] = cell;
   }
-  return { table: out, count: Float64Array.from(count), sum: Float64Array.from(sum) };
+  return { table: out, count: Float64Array.from(count), sum: Float64Array.from(sum), rowCell };
 }
 
 function allCategorical(spec: AnovaSpec): Record<string, FactorOptions> {
@@ -154,11 +228,14 @@ function numericResponse(table: Table, name: string): Float64Array {
  * vanishes (it lies in the span of earlier columns) is skipped, which projects on the same
  * column space; the rank is the number of columns kept.
  */
-function residualSums(design: DesignMatrix, xtx: Float64Array, cells: Cells, y: Float64Array, dropAliased: boolean) {
+function residualSums(
+  design: DesignMatrix,
+  xtx: Float64Array,
+  cells: Pick<Cells, "count" | "sum">,
+  { mean, ssTotal }: { mean: number; ssTotal: number },
+  dropAliased: boolean,
+) {
   const k = design.nCols;
-  const mean = y.reduce((s, v) => s + v, 0) / y.length;
-  let ssTotal = 0;
-  for (let i = 0; i < y.length; i++) ssTotal += (y[i] - mean) ** 2;
   const centeredSums = cells.sum.map((s, c) => s - cells.count[c] * mean);
   const xty = crossProductVector(design, centeredSums);
   const augmentedGram = (termIdx: readonly number[]) => {
@@ -208,26 +285,36 @@ const ALIAS_TOLERANCE = 1e-10;
  */
 function aliasSkippingCholesky(a: Float64Array, m: number): { rank: number; lastPivot: number } {
   const l = new Float64Array(m * m);
-  const kept: number[] = [];
+  // Kept column indices in a typed array: the configuration bootstrap runs this thousands of times.
+  const kept = new Int32Array(m);
+  let rank = 0;
   let lastPivot = 0;
   for (let j = 0; j < m; j++) {
-    let d = a[j * m + j];
-    for (const c of kept) d -= l[j * m + c] * l[j * m + c];
+    const rowJ = j * m;
+    let d = a[rowJ + j];
+    for (let q = 0; q < rank; q++) {
+      const v = l[rowJ + kept[q]];
+      d -= v * v;
+    }
     if (j === m - 1) {
       lastPivot = Math.max(d, 0);
       break;
     }
-    if (!(d > ALIAS_TOLERANCE * a[j * m + j])) continue;
+    if (!(d > ALIAS_TOLERANCE * a[rowJ + j])) continue;
     const ljj = Math.sqrt(d);
-    l[j * m + j] = ljj;
+    l[rowJ + j] = ljj;
     for (let i = j + 1; i < m; i++) {
-      let s = a[i * m + j];
-      for (const c of kept) s -= l[i * m + c] * l[j * m + c];
-      l[i * m + j] = s / ljj;
+      const rowI = i * m;
+      let s = a[rowI + j];
+      for (let q = 0; q < rank; q++) {
+        const c = kept[q];
+        s -= l[rowI + c] * l[rowJ + c];
+      }
+      l[rowI + j] = s / ljj;
     }
-    kept.push(j);
+    kept[rank++] = j;
   }
-  return { rank: kept.length, lastPivot };
+  return { rank, lastPivot };
 }
 
 function makeRow(ssTotal: number, ms: number, dfResidual: number, rss: number) {
@@ -281,18 +368,26 @@ function contains(outer: string[], inner: string[]): boolean {
   return outer.length > inner.length && inner.every((v) => outer.includes(v));
 }
 
-function typeTwo(design: DesignMatrix, rssOf: SubModelSum, rankOf: SubModelSum, row: RowMaker): AnovaRow[] {
+function typeTwo(
+  design: DesignMatrix,
+  rssOf: SubModelSum,
+  rankOf: SubModelSum,
+  row: RowMaker,
+  only?: ReadonlySet<string>,
+): AnovaRow[] {
   const effects = effectTerms(design);
-  return effects.map((t) => {
-    const vars = design.terms[t].variables;
-    // The comparison drops the term and everything containing it; both models respect marginality.
-    const base = [
-      ...interceptTerms(design),
-      ...effects.filter((u) => u !== t && !contains(design.terms[u].variables, vars)),
-    ];
-    const ss = rssOf(base) - rssOf([...base, t]);
-    return row(design.terms[t].name, ss, rankOf([...base, t]) - rankOf(base));
-  });
+  return effects
+    .flatMap((t) => (only && !only.has(design.terms[t].name) ? [] : [t]))
+    .map((t) => {
+      const vars = design.terms[t].variables;
+      // The comparison drops the term and everything containing it; both models respect marginality.
+      const base = [
+        ...interceptTerms(design),
+        ...effects.filter((u) => u !== t && !contains(design.terms[u].variables, vars)),
+      ];
+      const ss = rssOf(base) - rssOf([...base, t]);
+      return row(design.terms[t].name, ss, rankOf([...base, t]) - rankOf(base));
+    });
 }
 
 function typeThree(design: DesignMatrix, cells: Cells, row: RowMaker): AnovaRow[] {

@@ -1,0 +1,181 @@
+/**
+ * One benchmark's configuration envelope C_b and the metrics of SafetyRepro §4-5.1 on it: per
+ * model SDI with min/mean/max and CFR_theta (and at the cell median), per benchmark tau_R with its
+ * null and rho_flip per model pair. C_b holds the configurations every roster model has a
+ * readable cell under (the paper's "configurations evaluated on all three models"); the others
+ * are listed as dropped, with the reason.
+ */
+import type { GridPlan } from "../../contracts/analysis.js";
+import {
+  type ComplianceFlipRate,
+  complianceFlipRateAtMedian,
+  complianceFlipRates,
+  type ModelScoreGrid,
+  type RankConcordance,
+  type RankFlipSummary,
+  rankConcordance,
+  rankFlipSummary,
+  type ScoreDispersion,
+  scoreDispersion,
+} from "../../stats/index.js";
+import type { GridCell } from "./cells.js";
+
+export interface BenchmarkGrid extends ModelScoreGrid {
+  benchmark: string;
+  configurations: string[];
+  /** Axis levels of each configuration. */
+  levels: Record<string, string>[];
+  /** parseRates[c][m], aligned with scores. */
+  parseRates: number[][];
+  /** Configurations left out of C_b and why. */
+  dropped: { configuration: string; reason: string }[];
+}
+
+/** A named subset of the grid: a predicate on a configuration's axis levels. */
+export type ConfigurationFilter = (levels: Record<string, string>) => boolean;
+
+/** C_b of one benchmark for the roster, restricted by `keep`. */
+export function benchmarkGrid(
+  cells: readonly GridCell[],
+  benchmark: string,
+  roster: readonly string[],
+  keep: ConfigurationFilter = () => true,
+): BenchmarkGrid {
+  const byConfiguration = new Map<string, Map<string, GridCell>>();
+  for (const cell of cells) {
+    if (cell.benchmark !== benchmark || !roster.includes(cell.model) || !keep(cell.levels)) continue;
+    const models = byConfiguration.get(cell.configuration) ?? new Map<string, GridCell>();
+    models.set(cell.model, cell);
+    byConfiguration.set(cell.configuration, models);
+  }
+  const grid: BenchmarkGrid = {
+    benchmark,
+    models: [...roster],
+    configurations: [],
+    levels: [],
+    scores: [],
+    parseRates: [],
+    dropped: [],
+  };
+  for (const [configuration, models] of byConfiguration) {
+    const missing = roster.filter((m) => !models.has(m));
+    const unreadable = roster.flatMap((m) => {
+      const cell = models.get(m);
+      return cell && cell.score === null ? [`${m}: ${cell.unreadable ?? "no score"}`] : [];
+    });
+    if (missing.length || unreadable.length) {
+      const reason = [...(missing.length ? [`not run on ${missing.join(", ")}`] : []), ...unreadable].join("; ");
+      grid.dropped.push({ configuration, reason });
+      continue;
+    }
+    const row = roster.map((m) => models.get(m)!);
+    grid.configurations.push(configuration);
+    grid.levels.push(row[0].levels);
+    (grid.scores as number[][]).push(row.map((c) => c.score!));
+    grid.parseRates.push(row.map((c) => c.parseRate));
+  }
+  return grid;
+}
+
+/** The grid restricted to the configurations at `indices`. */
+export function selectBenchmarkGrid(grid: BenchmarkGrid, indices: readonly number[]): BenchmarkGrid {
+  return {
+    ...grid,
+    configurations: indices.map((c) => grid.configurations[c]),
+    levels: indices.map((c) => grid.levels[c]),
+    scores: indices.map((c) => grid.scores[c]),
+    parseRates: indices.map((c) => grid.parseRates[c]),
+  };
+}
+
+export interface ModelSlice {
+  model: string;
+  dispersion: ScoreDispersion;
+  /** CFR at each declared threshold; null = N/A (no pass/fail cutoff for this benchmark, App. L). */
+  cfr: ComplianceFlipRate[] | null;
+  /** CFR at the slice's median (App. L's ceiling panel); null = N/A. */
+  cfrAtMedian: ComplianceFlipRate | null;
+}
+
+export interface EnvelopeBenchmark {
+  benchmark: string;
+  configurations: number;
+  /** Why no metric was computed (fewer than one configuration, or fewer than two models). */
+  skipped?: string;
+  dropped: { configuration: string; reason: string }[];
+  models: ModelSlice[];
+  tauR: RankConcordance | null;
+  rankFlip: RankFlipSummary | null;
+}
+
+/** Whether CFR is defined for a benchmark (the paper marks CrowS-Pairs N/A). */
+export function cfrApplies(plan: GridPlan, benchmark: string): boolean {
+  return !plan.cfr_not_applicable.includes(benchmark);
+}
+
+/** SDI, CFR, tau_R and rho_flip of one benchmark's envelope. */
+export function envelopeMetrics(grid: BenchmarkGrid, plan: GridPlan): EnvelopeBenchmark {
+  const base = { benchmark: grid.benchmark, configurations: grid.configurations.length, dropped: grid.dropped };
+  if (grid.configurations.length === 0) {
+    return {
+      ...base,
+      skipped: "no configuration with a readable score for every model",
+      models: [],
+      tauR: null,
+      rankFlip: null,
+    };
+  }
+  const applies = cfrApplies(plan, grid.benchmark);
+  const models = grid.models.map((model, m): ModelSlice => {
+    const scores = grid.scores.map((row) => row[m]);
+    return {
+      model,
+      dispersion: scoreDispersion(scores),
+      cfr: applies ? complianceFlipRates(scores, plan.thresholds) : null,
+      cfrAtMedian: applies ? complianceFlipRateAtMedian(scores) : null,
+    };
+  });
+  const ranked = grid.models.length >= 2;
+  return {
+    ...base,
+    models,
+    tauR: ranked ? rankConcordance(grid) : null,
+    rankFlip: ranked ? rankFlipSummary(grid) : null,
+  };
+}
+
+/** A level matches a declared value by its exact label or its short name (label before "("). */
+export function levelMatches(level: string, declared: readonly string[]): boolean {
+  return declared.some((d) => d === level || level.split("(")[0] === d);
+}
+
+/** The predicate of a declared envelope (include these values, then exclude those). */
+export function envelopeFilter(envelope: {
+  include?: Record<string, string[]>;
+  exclude?: Record<string, string[]>;
+}): ConfigurationFilter {
+  const include = Object.entries(envelope.include ?? {});
+  const exclude = Object.entries(envelope.exclude ?? {});
+  return (levels) =>
+    include.every(([axis, values]) => levels[axis] === undefined || levelMatches(levels[axis], values)) &&
+    !exclude.some(([axis, values]) => levels[axis] !== undefined && levelMatches(levels[axis], values));
+}
+
+/** Declared envelope values that match no level of their axis (a typo would silently keep everything). */
+export function unmatchedEnvelopeValues(
+  envelope: { include?: Record<string, string[]>; exclude?: Record<string, string[]> },
+  axisLevels: Record<string, string[]>,
+): string[] {
+  const out: string[] = [];
+  for (const part of [envelope.include ?? {}, envelope.exclude ?? {}]) {
+    for (const [axis, values] of Object.entries(part)) {
+      const levels = axisLevels[axis];
+      if (!levels) {
+        out.push(`${axis} (not an axis of this grid)`);
+        continue;
+      }
+      for (const v of values) if (!levels.some((l) => levelMatches(l, [v]))) out.push(`${axis}=${v}`);
+    }
+  }
+  return out;
+}
