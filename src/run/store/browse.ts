@@ -130,7 +130,7 @@ export class TrialBrowser {
     if (q.outcome) s = withOutcome(s, q.outcome);
     if (q.auditFailed) s = s.where(this.auditFailed(q.auditFailed));
     const words = searchWords(q.search);
-    if (words.length > 0) s = s.where(this.matches(words));
+    if (words.length > 0) s = s.where(this.matches(words, q.search!));
     return s;
   }
 
@@ -141,13 +141,14 @@ export class TrialBrowser {
       : sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and (c.checks::jsonb ->> ${check}) = 'false')`;
   }
 
-  private matches(words: string[]) {
+  /** `words` for FTS5; PostgreSQL's parser reads the text itself (plainto_tsquery takes any text safely). */
+  private matches(words: string[], search: string) {
     if (this.dialect === "sqlite") {
       // Each word quoted: FTS5 query syntax in user input (AND, NEAR, "-", quotes) stays literal.
       const match = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" ");
       return sql<boolean>`trials.id in (select trial_id from temp.trial_search where trial_search match ${match})`;
     }
-    const text = words.join(" ");
+    const text = search.trim().slice(0, 500);
     return sql<boolean>`(to_tsvector('simple', coalesce(trials.final_answer, '')) @@ plainto_tsquery('simple', ${text})
       or exists (select 1 from calls c where c.trial_id = trials.id and to_tsvector('simple',
         coalesce((select string_agg(m ->> 'content', ' ') from jsonb_array_elements(c.messages::jsonb) m), '')
