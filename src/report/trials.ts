@@ -64,16 +64,16 @@ export async function trialKeys(store: TrialStore, run: RunRecord, analysis: Stu
       });
     }
   }
-  const order = (k: TrialKey) => [k.configuration, k.model, k.benchmark];
-  const configurations = [...new Set(keys.map((k) => k.configuration))];
-  // Configurations in first-seen order (as the single page had them), the rest sorted.
-  return keys.sort((a, b) => {
-    const byConfiguration = configurations.indexOf(a.configuration) - configurations.indexOf(b.configuration);
-    if (byConfiguration !== 0) return byConfiguration;
-    const [, ma, ba] = order(a);
-    const [, mb, bb] = order(b);
-    return ma.localeCompare(mb) || ba.localeCompare(bb) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  });
+  // Configurations in first-seen order (as the single page had them); models, benchmarks, ids sorted.
+  const rank = new Map<string, number>();
+  for (const k of keys) if (!rank.has(k.configuration)) rank.set(k.configuration, rank.size);
+  return keys.sort(
+    (a, b) =>
+      rank.get(a.configuration)! - rank.get(b.configuration)! ||
+      a.model.localeCompare(b.model) ||
+      a.benchmark.localeCompare(b.benchmark) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }
 
 /**
