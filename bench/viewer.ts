@@ -12,12 +12,13 @@
  * Part 2 writes a 20k-trial study, runs `parallax analyze` (untimed), then times `parallax
  * report` under /usr/bin/time (wall seconds and maximum RSS) and reports the largest file it
  * wrote. `-- --cli PATH` runs another checkout's src/cli/main.ts (e.g. the commit before the
- * paged trials pages) for the before/after comparison. Prints Markdown.
+ * paged trials pages, with --without-viewer-migration) for the before/after comparison. Prints Markdown.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import Database from "better-sqlite3";
 import { startViewer } from "../src/viewer/serve.js";
 import { writeLargeStudy } from "../tests/viewer/fixture.js";
 
@@ -29,6 +30,8 @@ const { values } = parseArgs({
     "report-trials": { type: "string", default: "20000" },
     cli: { type: "string", default: join(repo, "src/cli/main.ts") },
     skip: { type: "string", default: "" },
+    // For --cli of a checkout older than store migration 0007: the store without it.
+    "without-viewer-migration": { type: "boolean", default: false },
   },
 });
 const runs = Number(values.runs);
@@ -138,6 +141,7 @@ function cli(args: string[], withTime = false): { seconds: number; rssMb: number
 async function reportPart(): Promise<void> {
   const count = Number(values["report-trials"]);
   const { dir } = await writeLargeStudy(count);
+  if (values["without-viewer-migration"]) dropViewerMigration(dir);
   cli(["analyze", dir]);
   const { seconds, rssMb } = cli(["report", dir], true);
   const html = readdirSync(dir).filter((f) => f.endsWith(".html"));
@@ -150,6 +154,17 @@ async function reportPart(): Promise<void> {
   console.log(
     `| ${seconds.toFixed(1)} | ${rssMb.toFixed(0)} | ${html.length} | ${(largest / 1e6).toFixed(1)} | ${(sizes.reduce((a, b) => a + b, 0) / 1e6).toFixed(1)} |\n`,
   );
+}
+
+/** Undoes migration 0007 (two indexes), which an older checkout would refuse as unknown. */
+function dropViewerMigration(dir: string): void {
+  const db = new Database(join(dir, "parallax.db"));
+  try {
+    db.exec("drop index trials_run_group; drop index trials_run_item");
+    db.prepare("delete from kysely_migration where name = ?").run("0007_viewer_indexes");
+  } finally {
+    db.close();
+  }
 }
 
 if (!skip.has("viewer")) await viewerPart();
