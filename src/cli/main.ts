@@ -101,7 +101,21 @@ program
   .option("--force", "overwrite an existing file that parallax report did not write")
   .option("--plan <file>", "analysis plan (YAML/JSON) replacing the spec's")
   .option("--scorer <name>", "outcomes from this stored scorer (parallax score) instead of the run-time score")
+  .option("--viewer <url>", "link each trial into a running viewer (parallax view) instead of the static trials pages")
   .action(lazy(() => import("./commands/report.js"), "reportCommand"));
+
+program
+  .command("view")
+  .description("browse every trial and sub-call in a local, read-only web viewer (filters, search, paging)")
+  .argument("<target>", "study directory or PostgreSQL store URL")
+  .option("--port <port>", "port to listen on (default: a free port)")
+  .option(
+    "--host <host>",
+    "address to listen on (default 127.0.0.1); another address exposes the study, with a warning",
+  )
+  .option("--run <id>", "run to show (default: the latest)")
+  .option("--no-open", "do not open the browser")
+  .action(lazy(() => import("./commands/view.js"), "viewCommand"));
 
 program
   .command("items")

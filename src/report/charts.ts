@@ -152,7 +152,7 @@ export function forestPlot(analysis: StudyAnalysis): Html | null {
 }
 
 /** Model x configuration rates (all benchmarks: a safety rate or accuracy); each cell links to its trials. */
-export function heatmap(analysis: StudyAnalysis, trialsHref: string): Html | null {
+export function heatmap(analysis: StudyAnalysis, linkOf: (cellId: string) => string): Html | null {
   const population = analysis.meta.primaryPopulation;
   const cells = analysis.rates
     .filter((c) => c.benchmark === ALL && c[population])
@@ -161,7 +161,7 @@ export function heatmap(analysis: StudyAnalysis, trialsHref: string): Html | nul
       configuration: c.configuration,
       rate: c[population]!.rate,
       n: c[population]!.n,
-      href: `${trialsHref}#${c.id}`,
+      href: linkOf(c.id),
     }));
   if (cells.length === 0) return null;
   const models = [...new Set(cells.map((c) => c.model))].sort(

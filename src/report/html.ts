@@ -67,7 +67,7 @@ export function table(header: Content[], rows: Content[][], attrs: Record<string
   );
 }
 
-const CSS = `
+export const CSS = `
 :root { color-scheme: light; --fg: #1d2330; --muted: #5b6475; --line: #d8dde6; --accent: #1f5fbf; --warn: #b3261e; }
 * { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); margin: 0; background: #f6f7f9; }

@@ -1,23 +1,32 @@
-// Reports: the offline HTML report with server-side SVG charts and the trials page.
-import { writeFileSync } from "node:fs";
+// Reports: the offline HTML report with server-side SVG charts and the paged trials pages.
+import { createWriteStream } from "node:fs";
+import { once } from "node:events";
 import { basename } from "node:path";
 import type { PresentedAnalysis, Scorecard } from "../analysis/index.js";
 import { cellId } from "../analysis/index.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import { reportPaths } from "./output.js";
 import { renderReport, type TrialLink } from "./report.js";
-import { collectTrials, renderTrialsPage } from "./trials.js";
+import { writeTrialsPages } from "./trials.js";
 
 export { esc, GENERATOR_MARK, page } from "./html.js";
+export { cellLink, trialLink } from "./links.js";
 export { checkReportTargets, isReportOutput, type ReportPaths, reportPaths, trialsPathFor } from "./output.js";
 export { renderReport } from "./report.js";
 export * from "./sections/registry.js";
-export { collectTrials, renderTrialsPage, trialAnchor } from "./trials.js";
+export { TRIALS_PER_PAGE, trialAnchor, trialKeys, trialsPagePath, writeTrialsPages } from "./trials.js";
+
+export interface WriteReportOptions {
+  /** Overwrite trials page files that parallax report did not write. */
+  force?: boolean;
+  /** The viewer's URL (`parallax view`): the report's trial links open the viewer. */
+  viewerUrl?: string;
+}
 
 /**
- * Writes the report (at `reportPath`) and its trials page beside it (`trialsPathFor`) from a
- * stored analysis; returns both paths. It overwrites what is there: callers check the targets
- * first (`checkReportTargets`).
+ * Writes the report (at `reportPath`) and its trials pages beside it (the index at
+ * `trialsPathFor`, the pages numbered after it) from a stored analysis; returns the paths. It
+ * overwrites what is there: callers check the targets first (`checkReportTargets`).
  */
 export async function writeReport(
   outcome: PresentedAnalysis,
@@ -25,18 +34,29 @@ export async function writeReport(
   store: TrialStore,
   run: RunRecord,
   reportPath: string,
-): Promise<{ report: string; trials: string }> {
+  options: WriteReportOptions = {},
+): Promise<{ report: string; trials: string; pages: string[] }> {
   const { trials: trialsPath } = reportPaths(reportPath);
   const trialsHref = encodeURI(basename(trialsPath));
-  const entries = await collectTrials(store, run, outcome.analysis);
+  const written = await writeTrialsPages(
+    store,
+    run,
+    outcome.analysis,
+    trialsPath,
+    encodeURI(basename(reportPath)),
+    options.force === true,
+  );
   const trialsByCell = new Map<string, TrialLink[]>();
-  for (const e of entries) {
-    const id = cellId(e.trial.modelId, e.trial.benchmarkId, e.configuration);
+  for (const k of written.keys) {
+    const id = cellId(k.model, k.benchmark, k.configuration);
     const list = trialsByCell.get(id) ?? [];
-    list.push({ id: e.trial.id, score: e.trial.outcome?.score ?? null });
+    list.push({ id: k.id, score: k.score });
     trialsByCell.set(id, list);
   }
-  writeFileSync(trialsPath, renderTrialsPage(entries, outcome.analysis, basename(reportPath)));
-  writeFileSync(reportPath, renderReport(outcome, card, { trialsHref, trialsByCell }));
-  return { report: reportPath, trials: trialsPath };
+  const pageOf = new Map([...written.pageOf].map(([anchor, file]) => [anchor, encodeURI(file)]));
+  const html = renderReport(outcome, card, { trialsHref, trialsByCell, pageOf, viewerUrl: options.viewerUrl });
+  const out = createWriteStream(reportPath);
+  out.end(html);
+  await once(out, "close");
+  return { report: reportPath, trials: trialsPath, pages: written.pages };
 }

@@ -57,7 +57,9 @@ describe("report --out", () => {
     const html = readFileSync(file, "utf8");
     assert.ok(html.includes(GENERATOR_MARK));
     assert.ok(readFileSync(trials, "utf8").includes(GENERATOR_MARK));
-    assert.match(html, /href="pilot\.trials\.html#/);
+    // The trials are split into pages numbered after the index; the report links into them.
+    assert.match(html, /href="pilot\.trials-0001\.html#/);
+    assert.ok(readFileSync(join(out, "pilot.trials-0001.html"), "utf8").includes(GENERATOR_MARK));
     assert.ok(!existsSync(join(out, "trials.html")), "no trials.html that another report could be using");
 
     // Its own output is replaced without --force.

@@ -12,8 +12,9 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { analyzeDirectory, buildScorecard, normalizePlan } from "../../src/analysis/index.js";
-import { writeReport } from "../../src/report/index.js";
+import { TRIALS_PER_PAGE, writeReport } from "../../src/report/index.js";
 import { openStore } from "../../src/run/store/open.js";
+import { writeLargeStudy } from "../viewer/fixture.js";
 import { HOSTILE_OUTPUT, writeStudyFixture } from "./study-fixture.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -37,20 +38,64 @@ describe("HTML report (static checks)", () => {
   it("is self-contained, script-free, escapes model output and reads the blinding file", async () => {
     const { paths, hostileTrialId, card } = await buildReport();
     const report = readFileSync(paths.report, "utf8");
-    const trials = readFileSync(paths.trials, "utf8");
-    for (const html of [report, trials]) {
+    const index = readFileSync(paths.trials, "utf8");
+    // 48 trials fit one page: the index links it, and the page holds every trial.
+    assert.deepEqual(paths.pages, ["trials-0001.html"]);
+    assert.ok(index.includes('href="trials-0001.html"'));
+    const trials = readFileSync(join(paths.trials, "..", paths.pages[0]), "utf8");
+    for (const html of [report, index, trials]) {
       assert.doesNotMatch(html, /<script/i, "no script element, not even an escaped one in raw form");
       assert.doesNotMatch(html, /(src|href)="https?:/, "no network resources");
     }
     assert.ok(trials.includes("&lt;script&gt;window.__pwned = 1;"), "the hostile output appears escaped");
     assert.ok(trials.includes(`id="t-${hostileTrialId}"`));
-    assert.ok(report.includes(`href="trials.html#t-${hostileTrialId}"`));
+    assert.ok(report.includes(`href="trials-0001.html#t-${hostileTrialId}"`));
     assert.match(report, /SIMULATED DATA/);
     assert.equal((report.match(/<svg/g) ?? []).length >= 3, true, "forest plot, heatmap, spec curve");
     assert.equal(card.methodologyStamp.blinded.blindingIndex, 0.04);
     assert.doesNotMatch(trials, /<img[^>]*onerror/i, "the hostile <img onerror> appears escaped too");
     assert.ok(trials.includes("&lt;img src=x onerror="), "the hostile <img> is shown, escaped");
     assert.ok(!trials.includes(HOSTILE_OUTPUT), "the hostile output never appears raw");
+  });
+});
+
+describe("trials pages", () => {
+  it("split into pages of TRIALS_PER_PAGE trials, each trial on exactly one page, every link resolving", async () => {
+    const trialCount = TRIALS_PER_PAGE * 2 + 17;
+    const { dir } = await writeLargeStudy(trialCount);
+    const store = await openStore(dir);
+    let paths: Awaited<ReturnType<typeof writeReport>>;
+    try {
+      const run = (await store.getRun())!;
+      const plan = normalizePlan({ bootstrap: { resamples: 100 }, specification_curve: { permutations: 0 } });
+      const outcome = await analyzeDirectory(dir, store, run, { plan });
+      const card = buildScorecard(outcome.analysis, outcome.methodology);
+      paths = await writeReport(outcome, card, store, run, join(dir, "report.html"));
+    } finally {
+      await store.close();
+    }
+    const expectedPages = Math.ceil(trialCount / TRIALS_PER_PAGE);
+    assert.deepEqual(
+      paths.pages,
+      Array.from({ length: expectedPages }, (_, i) => `trials-${String(i + 1).padStart(4, "0")}.html`),
+    );
+    const anchorsOf = new Map<string, Set<string>>();
+    let seen = 0;
+    for (const file of paths.pages) {
+      const html = readFileSync(join(dir, file), "utf8");
+      const ids = [...html.matchAll(/<article class="trial" id="(t-[^"]+)"/g)].map((m) => m[1]);
+      assert.ok(ids.length <= TRIALS_PER_PAGE, `${file} holds ${ids.length} trials`);
+      seen += ids.length;
+      anchorsOf.set(file, new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1])));
+    }
+    assert.equal(seen, trialCount, "every trial on one page");
+    // Every trial link and cell link of the report lands on a page holding that anchor.
+    const report = readFileSync(paths.report, "utf8");
+    const links = [...report.matchAll(/href="(trials-\d{4}\.html)#([^"]+)"/g)];
+    assert.ok(links.length >= trialCount, `the report links every trial (${links.length} links)`);
+    for (const [, file, anchor] of links) assert.ok(anchorsOf.get(file)?.has(anchor), `${file}#${anchor} resolves`);
+    const index = readFileSync(paths.trials, "utf8");
+    for (const file of paths.pages) assert.ok(index.includes(`href="${file}"`), `the index links ${file}`);
   });
 });
 
@@ -108,8 +153,8 @@ describe("HTML report in headless Chromium", {
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(pathToFileURL(built.paths.report).href);
-    await page.click(`a[href="trials.html#t-${built.hostileTrialId}"]`);
-    await page.waitForURL(/trials\.html#t-/);
+    await page.click(`a[href="trials-0001.html#t-${built.hostileTrialId}"]`);
+    await page.waitForURL(/trials-0001\.html#t-/);
     const article = page.locator(`#t-${built.hostileTrialId}`);
     assert.equal(await article.isVisible(), true);
     // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text this checks
@@ -134,7 +179,7 @@ describe("HTML report in headless Chromium", {
     assert.deepEqual(errors, []);
     // The rate cells of the scorecard lead to their trials too.
     await page.goto(pathToFileURL(built.paths.report).href);
-    const cellLink = page.locator('a[href^="trials.html#cell-sim-a--demo--map_reduce"]').first();
+    const cellLink = page.locator('a[href^="trials-0001.html#cell-sim-a--demo--map_reduce"]').first();
     await cellLink.click();
     await page.waitForURL(/#cell-sim-a--demo--map_reduce/);
     // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text this checks

@@ -13,7 +13,7 @@ import { openStudyDir } from "../study-dir.js";
  */
 export async function reportCommand(
   dir: string,
-  options: { out?: string; plan?: string; scorer?: string; force?: boolean },
+  options: { out?: string; plan?: string; scorer?: string; force?: boolean; viewer?: string },
 ): Promise<void> {
   if (options.out && !/\.html?$/i.test(options.out))
     throw new InputError(`--out must name an .html file, found '${options.out}'`);
@@ -26,6 +26,10 @@ export async function reportCommand(
         `report renders the stored analysis: run 'parallax analyze ${dir} --${option} ${options[option]}', then 'parallax report ${dir}'`,
       );
   }
+  if (options.viewer && !/^https?:\/\//i.test(options.viewer))
+    throw new InputError(
+      `--viewer must be the viewer's http(s) URL (printed by parallax view), found '${options.viewer}'`,
+    );
   const reportPath = resolve(options.out ?? join(dir, "report.html"));
   const paths = reportPaths(reportPath);
   checkReportTargets(paths, options.force === true);
@@ -33,10 +37,15 @@ export async function reportCommand(
   const { store, run } = await openStudyDir(dir);
   try {
     const record = await storedAnalysis(dir, store, run, recordPath);
-    const written = await writeReport(record, record.scorecard, store, run, reportPath);
+    const written = await writeReport(record, record.scorecard, store, run, reportPath, {
+      force: options.force === true,
+      viewerUrl: options.viewer,
+    });
     const simulated = record.analysis.meta.simulated ? " (SIMULATED data)" : "";
     process.stdout.write(`wrote the report to ${written.report}${simulated}\n`);
-    process.stdout.write(`wrote the trials page to ${written.trials} (the report links to it: keep them together)\n`);
+    process.stdout.write(
+      `wrote the trials page to ${written.trials}, an index of ${written.pages.length} page file(s) beside it (the report links to them: keep them together)\n`,
+    );
   } finally {
     await store.close();
   }

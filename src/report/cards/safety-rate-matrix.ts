@@ -1,9 +1,10 @@
 /** Scorecard field 1: the safety-rate matrix, every rate a link to the trials behind it. */
 import { benchmarkRowLabel, matrixDescription, pct, type RateMatrices, type RateMatrix } from "../../analysis/index.js";
 import { el, type Html, table } from "../html.js";
-import { registerCardRenderer } from "../sections/registry.js";
+import { cellLink } from "../links.js";
+import { type ReportOptions, registerCardRenderer } from "../sections/registry.js";
 
-function matrixTable(matrix: RateMatrix, trialsHref: string, card: RateMatrices): Html {
+function matrixTable(matrix: RateMatrix, options: ReportOptions, card: RateMatrices): Html {
   return table(
     ["benchmark", ...matrix.configurations],
     matrix.benchmarks.map((b) => [
@@ -13,7 +14,7 @@ function matrixTable(matrix: RateMatrix, trialsHref: string, card: RateMatrices)
         if (!cell) return "-";
         return el(
           "a",
-          { href: `${trialsHref}#${cell.cellId}`, title: `trials behind ${matrix.model} · ${b} · ${c}` },
+          { href: cellLink(options, cell.cellId), title: `trials behind ${matrix.model} · ${b} · ${c}` },
           `${pct(cell.rate)} (n=${cell.n})`,
         );
       }),
@@ -26,7 +27,7 @@ registerCardRenderer({
   render: (value, { options }) => [
     el("p", { class: "muted" }, matrixDescription(value.noun)),
     el("h4", {}, "All models"),
-    matrixTable(value.pooled, options.trialsHref, value),
-    value.byModel.map((m) => [el("h4", {}, `Model ${m.model}`), matrixTable(m, options.trialsHref, value)]),
+    matrixTable(value.pooled, options, value),
+    value.byModel.map((m) => [el("h4", {}, `Model ${m.model}`), matrixTable(m, options, value)]),
   ],
 });

@@ -1,7 +1,7 @@
 /** Every fine cell (model x benchmark x configuration) with one link per trial. */
 import { ALL, cellId, pct } from "../../analysis/index.js";
 import { el, table } from "../html.js";
-import { trialAnchor } from "../trials.js";
+import { cellLink, trialLink } from "../links.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
 
 function cells({ analysis, options }: ReportContext) {
@@ -21,7 +21,7 @@ function cells({ analysis, options }: ReportContext) {
         return [
           c.model,
           c.benchmark,
-          el("a", { href: `${options.trialsHref}#${c.id}` }, c.configuration),
+          el("a", { href: cellLink(options, c.id) }, c.configuration),
           pct(c[population]?.rate),
           pct(c.parseFailureRate),
           el(
@@ -31,7 +31,7 @@ function cells({ analysis, options }: ReportContext) {
               el(
                 "a",
                 {
-                  href: `${options.trialsHref}#${trialAnchor(t.id)}`,
+                  href: trialLink(options, t.id),
                   class: t.score === 1 ? "pass" : "fail",
                   title: `trial ${t.id}`,
                 },

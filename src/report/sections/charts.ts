@@ -3,6 +3,7 @@ import { capitalized, rateNoun } from "../../analysis/index.js";
 import { figure } from "../blocks.js";
 import { forestPlot, heatmap } from "../charts.js";
 import { el } from "../html.js";
+import { cellLink } from "../links.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
 
 function charts({ analysis, options }: ReportContext) {
@@ -14,7 +15,7 @@ function charts({ analysis, options }: ReportContext) {
       `Risk difference vs ${m.reference} with bootstrap 95% CIs; dashed lines: the ±${(100 * m.plan.equivalence.margin).toFixed(1)} pp equivalence margin`,
     ),
     figure(
-      heatmap(analysis, options.trialsHref),
+      heatmap(analysis, (id) => cellLink(options, id)),
       `${capitalized(rateNoun(analysis.counts.benchmarks, m.measures))} by model and configuration (all benchmarks); click a cell for its trials`,
     ),
   ];

@@ -19,6 +19,13 @@ export interface ReportOptions {
   trialsHref: string;
   /** Trials per fine cell id (model x benchmark x configuration). */
   trialsByCell: Map<string, TrialLink[]>;
+  /**
+   * The trials page file holding each trial anchor and fine cell id (the trials are split into
+   * pages); an anchor not in it links to `trialsHref`, the index of the pages.
+   */
+  pageOf?: ReadonlyMap<string, string>;
+  /** The viewer's URL (`parallax view`): trial links open the trial there instead. */
+  viewerUrl?: string;
 }
 
 export interface ReportContext extends PresentedAnalysis {

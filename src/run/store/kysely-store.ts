@@ -29,6 +29,7 @@ import {
   type TrialsTable,
 } from "./schema.js";
 import { KyselyJudgementStore } from "./judgement-queries.js";
+import { type PageRequest, TrialBrowser, type TrialGroup, type TrialQuery } from "./browse.js";
 import type { JudgementStore, RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
 
 export type StoreDialect = "sqlite" | "postgres";
@@ -56,6 +57,7 @@ type Db = Kysely<StoreDatabase> | Transaction<StoreDatabase>;
 export class KyselyTrialStore implements TrialStore {
   private closed = false;
   private readonly judgements: KyselyJudgementStore;
+  private readonly browser: TrialBrowser;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
@@ -63,6 +65,7 @@ export class KyselyTrialStore implements TrialStore {
     private readonly options: KyselyTrialStoreOptions = {},
   ) {
     this.judgements = new KyselyJudgementStore(db);
+    this.browser = new TrialBrowser(db, dialect);
   }
 
   // Judge verdicts and blinding state: see judgement-queries.ts.
@@ -159,6 +162,19 @@ export class KyselyTrialStore implements TrialStore {
     if (filter.limit !== undefined) query = query.limit(filter.limit);
     const rows = await query.execute();
     return rows.map(toTrialRow);
+  }
+
+  async browseTrials(
+    runId: string,
+    query: TrialQuery,
+    page: PageRequest,
+  ): Promise<{ trials: TrialRow[]; more: boolean }> {
+    const { rows, more } = await this.browser.page(runId, query, page);
+    return { trials: rows.map(toTrialRow), more };
+  }
+
+  trialGroups(runId: string): Promise<TrialGroup[]> {
+    return this.browser.groups(runId);
   }
 
   async countByStatus(runId: string): Promise<Record<TrialStatus, number>> {

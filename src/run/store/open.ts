@@ -24,6 +24,11 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** How long SQLite waits for a lock held by another process, in ms (default 10,000). */
   busyTimeoutMs?: number;
+  /**
+   * Open for reading only (the viewer): SQLite opens the file read-only (the file must exist;
+   * writes fail), PostgreSQL sessions default to read-only transactions. Implies no migration.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -35,7 +40,7 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
   const store = isPostgresUrl(target)
     ? await openPostgres(target, options)
     : openSqlite(target, options, await drivers());
-  if (options.migrate ?? true) {
+  if (!options.readOnly && (options.migrate ?? true)) {
     try {
       await store.migrate();
     } catch (error) {
@@ -88,14 +93,16 @@ type Drivers = Awaited<ReturnType<typeof drivers>>;
 // Synchronous once the drivers are loaded, so two opens of one file cannot race to connect.
 function openSqlite(target: string, options: OpenStoreOptions, lib: Drivers): KyselyTrialStore {
   const file = resolveSqlitePath(target);
-  const shared = file === ":memory:" ? undefined : sqliteConnections.get(file);
+  // A read-only connection is never shared with a writer of the same file.
+  const key = options.readOnly ? `${file}\0read-only` : file;
+  const shared = file === ":memory:" ? undefined : sqliteConnections.get(key);
   const entry = shared ?? { db: connectSqlite(file, options, lib), refs: 0 };
-  if (!shared && file !== ":memory:") sqliteConnections.set(file, entry);
+  if (!shared && file !== ":memory:") sqliteConnections.set(key, entry);
   entry.refs += 1;
   const release = async () => {
     entry.refs -= 1;
     if (entry.refs > 0) return;
-    if (sqliteConnections.get(file) === entry) sqliteConnections.delete(file);
+    if (sqliteConnections.get(key) === entry) sqliteConnections.delete(key);
     await entry.db.destroy();
   };
   return new lib.KyselyTrialStore(entry.db, "sqlite", { release });
@@ -104,9 +111,10 @@ function openSqlite(target: string, options: OpenStoreOptions, lib: Drivers): Ky
 function connectSqlite(file: string, options: OpenStoreOptions, lib: Drivers): Kysely<StoreDatabase> {
   let database: BetterSqlite3.Database | undefined;
   try {
-    database = new lib.Database(file, { timeout: options.busyTimeoutMs ?? 10_000 });
+    const readonly = options.readOnly === true;
+    database = new lib.Database(file, { timeout: options.busyTimeoutMs ?? 10_000, readonly, fileMustExist: readonly });
     // WAL: readers never block the writer; NORMAL sync is crash-safe for the app in WAL mode.
-    database.pragma("journal_mode = WAL");
+    if (!readonly) database.pragma("journal_mode = WAL");
     database.pragma("synchronous = NORMAL");
     database.pragma("foreign_keys = ON");
   } catch (error) {
@@ -124,7 +132,7 @@ async function openPostgres(target: string, options: OpenStoreOptions): Promise<
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 15_000,
     // Every connection resolves table names in the chosen schema, so queries stay unqualified.
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...pgSessionOptions(schema, options.readOnly === true),
   });
   // An idle client losing its connection emits 'error' on the pool; without a listener that
   // kills the process. The next query on a fresh client reports any lasting problem.
@@ -139,6 +147,15 @@ async function openPostgres(target: string, options: OpenStoreOptions): Promise<
   }
   const db = new kysely.Kysely<StoreDatabase>({ dialect: new kysely.PostgresDialect({ pool }) });
   return new KyselyTrialStore(db, "postgres", { migrationSchema });
+}
+
+/** Every connection resolves table names in the chosen schema; a read-only store refuses writes server-side. */
+function pgSessionOptions(schema: string | undefined, readOnly: boolean): { options?: string } {
+  const settings = [
+    ...(schema ? [`-c search_path=${schema}`] : []),
+    ...(readOnly ? ["-c default_transaction_read_only=on"] : []),
+  ];
+  return settings.length > 0 ? { options: settings.join(" ") } : {};
 }
 
 /** Node reports a refused dual-stack connect as an AggregateError with an empty message. */

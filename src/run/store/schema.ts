@@ -387,6 +387,31 @@ const callChecks: Migration = {
   },
 };
 
+/**
+ * Indexes for browsing (issue 17, the viewer): a run's (model, benchmark, condition) groups and
+ * the trials of one item. Written only when trials are planned (completing a trial changes none
+ * of their columns), so `run`'s completion writes are unaffected.
+ */
+const viewerIndexes: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createIndex("trials_run_group")
+      .on("trials")
+      .columns(["run_id", "model_id", "benchmark_id", "condition_hash"])
+      .execute();
+    // Ending in id: an item's trials come in id order (keyset paging) without a sort.
+    await db.schema
+      .createIndex("trials_run_item")
+      .on("trials")
+      .columns(["run_id", "benchmark_id", "item_id", "id"])
+      .execute();
+  },
+  async down(db: AnyDb) {
+    await db.schema.dropIndex("trials_run_item").ifExists().execute();
+    await db.schema.dropIndex("trials_run_group").ifExists().execute();
+  },
+};
+
 /** All migrations, applied in name order. */
 export const migrations: Record<string, Migration> = {
   "0001_initial": initial,
@@ -395,6 +420,7 @@ export const migrations: Record<string, Migration> = {
   "0004_trial_task": trialTask,
   "0005_judgements": judgements,
   "0006_call_checks": callChecks,
+  "0007_viewer_indexes": viewerIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {

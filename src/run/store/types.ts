@@ -8,6 +8,7 @@ import type { StudySpec } from "../../contracts/spec.js";
 import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
 import type { GenerateResult } from "../../contracts/provider.js";
 import type { TaskInput } from "../../contracts/task.js";
+import type { PageRequest, TrialGroup, TrialQuery } from "./browse.js";
 
 export interface RunRecord {
   id: string;
@@ -114,6 +115,10 @@ export interface TrialStore extends JudgementStore {
   /** Trials ordered by id; `afterId` and `limit` page through large runs with flat memory. */
   listTrials(runId: string, filter?: { status?: TrialStatus[]; limit?: number; afterId?: string }): Promise<TrialRow[]>;
   countByStatus(runId: string): Promise<Record<TrialStatus, number>>;
+  /** A keyset page of the trials matching `query` (filters and search in SQL), in id order (store/browse.ts). */
+  browseTrials(runId: string, query: TrialQuery, page: PageRequest): Promise<{ trials: TrialRow[]; more: boolean }>;
+  /** The run's distinct (model, benchmark, condition) groups with their trial counts. */
+  trialGroups(runId: string): Promise<TrialGroup[]>;
   /** What the run has spent so far: every stored call of every execution, and its cost. */
   spent(runId: string): Promise<{ calls: number; costUsd: number }>;
   /**

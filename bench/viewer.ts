@@ -1,0 +1,171 @@
+/**
+ * npm run bench:viewer — the viewer's first page at 100k trials, and `report`'s memory and time
+ * at 20k trials.
+ *
+ * Part 1 writes a 100k-trial study (tests/viewer/fixture.ts: direct store inserts, untimed),
+ * starts the viewer in this process and times the first page ("/", 100 trials): the very first
+ * request (cold: the store's pages not yet cached), then `--runs` more (median, max), a filtered
+ * page, a deep page (keyset from the middle), a trial page, the first search (builds the FTS5
+ * index) and a second search; and, when /usr/bin/chromium exists, the browser's navigation to
+ * the first page (load event) in headless Chromium.
+ *
+ * Part 2 writes a 20k-trial study, runs `parallax analyze` (untimed), then times `parallax
+ * report` under /usr/bin/time (wall seconds and maximum RSS) and reports the largest file it
+ * wrote. `-- --cli PATH` runs another checkout's src/cli/main.ts (e.g. the commit before the
+ * paged trials pages, with --without-viewer-migration) for the before/after comparison. Prints Markdown.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import Database from "better-sqlite3";
+import { startViewer } from "../src/viewer/serve.js";
+import { writeLargeStudy } from "../tests/viewer/fixture.js";
+
+const repo = resolve(import.meta.dirname, "..");
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "20" },
+    trials: { type: "string", default: "100000" },
+    "report-trials": { type: "string", default: "20000" },
+    cli: { type: "string", default: join(repo, "src/cli/main.ts") },
+    skip: { type: "string", default: "" },
+    // For --cli of a checkout older than store migration 0007: the store without it.
+    "without-viewer-migration": { type: "boolean", default: false },
+  },
+});
+const runs = Number(values.runs);
+const skip = new Set(values.skip.split(",").filter(Boolean));
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+async function timed(url: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url);
+  await response.text();
+  if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status}`);
+  return performance.now() - started;
+}
+
+async function viewerPart(): Promise<void> {
+  const count = Number(values.trials);
+  const setup = performance.now();
+  const { dir, trials } = await writeLargeStudy(count, 5_000);
+  const setupMs = performance.now() - setup;
+  const started = performance.now();
+  const viewer = await startViewer(dir);
+  const startMs = performance.now() - started;
+  try {
+    const cold = await timed(viewer.url);
+    const warm: number[] = [];
+    for (let i = 0; i < runs; i++) warm.push(await timed(viewer.url));
+    const middle = [...trials].map((t) => t.id).sort()[Math.floor(count / 2)];
+    const filtered = await timed(`${viewer.url}?model=sim-b&outcome=fail&f.scaffold=map_reduce`);
+    const deep = await timed(`${viewer.url}?after=${middle}`);
+    const trial = await timed(`${viewer.url}trials/${trials[1].id}`);
+    const firstSearch = await timed(`${viewer.url}?q=marker777`);
+    const secondSearch = await timed(`${viewer.url}?q=marker778`);
+    const browser = existsSync("/usr/bin/chromium") ? await chromiumLoads(viewer.url) : [];
+    console.log(`### Viewer at ${count.toLocaleString("en")} trials\n`);
+    console.log(
+      `(store written in ${(setupMs / 1000).toFixed(1)} s, untimed; viewer start ${startMs.toFixed(0)} ms)\n`,
+    );
+    console.log("| request | time (ms) |\n| --- | ---: |");
+    console.log(`| first page, first request (cold) | ${cold.toFixed(0)} |`);
+    console.log(`| first page, median of ${runs} | ${median(warm).toFixed(0)} |`);
+    console.log(`| first page, max of ${runs} | ${Math.max(...warm).toFixed(0)} |`);
+    if (browser.length > 0)
+      console.log(
+        `| first page in Chromium (navigation to load), median of ${browser.length} | ${median(browser).toFixed(0)} |`,
+      );
+    console.log(`| filtered page (model, outcome, facet) | ${filtered.toFixed(0)} |`);
+    console.log(`| page from the middle (keyset) | ${deep.toFixed(0)} |`);
+    console.log(`| trial page | ${trial.toFixed(0)} |`);
+    console.log(`| first search (builds the FTS5 index) | ${firstSearch.toFixed(0)} |`);
+    console.log(`| second search | ${secondSearch.toFixed(0)} |\n`);
+  } finally {
+    await viewer.close();
+  }
+}
+
+async function chromiumLoads(url: string): Promise<number[]> {
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  try {
+    const page = await browser.newPage();
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await page.goto(url, { waitUntil: "load" });
+      times.push(
+        await page.evaluate(() => {
+          const [nav] = performance.getEntriesByType("navigation") as PerformanceNavigationTiming[];
+          return nav.loadEventEnd - nav.startTime;
+        }),
+      );
+    }
+    return times;
+  } finally {
+    await browser.close();
+  }
+}
+
+function cli(args: string[], withTime = false): { seconds: number; rssMb: number } {
+  const command = withTime ? "/usr/bin/time" : process.execPath;
+  const base = [process.execPath, "--import", "tsx", resolve(values.cli), ...args];
+  const child = spawnSync(command, withTime ? ["-f", "%e %M", ...base] : base.slice(1), {
+    cwd: repo,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (child.status !== 0 && child.status !== 3)
+    throw new Error(`parallax ${args.join(" ")} exited ${child.status}: ${child.stderr}`);
+  if (!withTime) return { seconds: 0, rssMb: 0 };
+  const [seconds, rssKb] = child.stderr.trim().split("\n").at(-1)!.split(" ").map(Number);
+  return { seconds, rssMb: rssKb / 1024 };
+}
+
+async function reportPart(): Promise<void> {
+  const count = Number(values["report-trials"]);
+  const { dir } = await writeLargeStudy(count);
+  if (values["without-viewer-migration"]) dropViewerMigration(dir);
+  cli(["analyze", dir]);
+  const { seconds, rssMb } = cli(["report", dir], true);
+  const html = readdirSync(dir).filter((f) => f.endsWith(".html"));
+  const sizes = html.map((f) => statSync(join(dir, f)).size);
+  const largest = Math.max(...sizes);
+  console.log(`### report at ${count.toLocaleString("en")} trials (${values.cli})\n`);
+  console.log(
+    "| wall (s) | max RSS (MB) | HTML files | largest file (MB) | all files (MB) |\n| ---: | ---: | ---: | ---: | ---: |",
+  );
+  console.log(
+    `| ${seconds.toFixed(1)} | ${rssMb.toFixed(0)} | ${html.length} | ${(largest / 1e6).toFixed(1)} | ${(sizes.reduce((a, b) => a + b, 0) / 1e6).toFixed(1)} |\n`,
+  );
+}
+
+/** Undoes migration 0007 (two indexes), which an older checkout would refuse as unknown. */
+function dropViewerMigration(dir: string): void {
+  const db = new Database(join(dir, "parallax.db"));
+  try {
+    db.exec("drop index trials_run_group; drop index trials_run_item");
+    db.prepare("delete from kysely_migration where name = ?").run("0007_viewer_indexes");
+  } finally {
+    db.close();
+  }
+}
+
+if (!skip.has("viewer")) await viewerPart();
+if (!skip.has("report")) await reportPart();

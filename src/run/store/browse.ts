@@ -1,0 +1,247 @@
+/**
+ * Browsing a run's trials for the viewer: keyset pages (by trial id, forwards or backwards)
+ * with every filter in SQL, so a run of 100k+ trials is never loaded whole. Full-text search
+ * over prompts, responses and final answers: on SQLite an FTS5 index built lazily in the
+ * connection's temp schema (the store stays read-only and `run` writes no index, so its write
+ * speed is unchanged); on PostgreSQL `to_tsvector`/`plainto_tsquery` evaluated by the query.
+ */
+import { type Kysely, type SelectQueryBuilder, type Selectable, sql } from "kysely";
+import type { StoreDatabase, TrialsTable } from "./schema.js";
+
+/** What a trial's outcome filter may ask for: scored 1, scored 0, finished unscored, errored, pending. */
+export const OUTCOME_FILTERS = ["pass", "fail", "unscored", "errored", "pending"] as const;
+export type OutcomeFilter = (typeof OUTCOME_FILTERS)[number];
+
+export interface TrialQuery {
+  models?: readonly string[];
+  benchmarks?: readonly string[];
+  items?: readonly string[];
+  /** Conditions by hash (the viewer maps facet filters onto the run's distinct conditions). */
+  conditionHashes?: readonly string[];
+  outcome?: OutcomeFilter;
+  parseStatus?: string;
+  failureBucket?: string;
+  /** Trials with a sub-call whose propagation check of this name failed (stored as false). */
+  auditFailed?: string;
+  /** Words that must all occur in the trial's messages, responses or final answer. */
+  search?: string;
+  trialIds?: readonly string[];
+}
+
+export interface PageRequest {
+  /** Trials with an id after this one (the next page). */
+  after?: string;
+  /** Trials with an id before this one (the previous page). */
+  before?: string;
+  limit: number;
+}
+
+export interface RawTrialPage {
+  rows: Selectable<TrialsTable>[];
+  /** Whether trials exist beyond the page in its direction of travel. */
+  more: boolean;
+}
+
+/** One distinct (model, benchmark, condition) of a run, with its trial count. */
+export interface TrialGroup {
+  modelId: string;
+  benchmarkId: string;
+  conditionHash: string;
+  condition: string;
+  trials: number;
+}
+
+type Dialect = "sqlite" | "postgres";
+type TrialSelectQuery = SelectQueryBuilder<StoreDatabase, "trials", Selectable<TrialsTable>>;
+
+const CHECK_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export class TrialBrowser {
+  /** Per run: the latest `updated_at` already in the SQLite search index (absent: not built). */
+  private readonly indexedUpTo = new Map<string, string>();
+  /** Per run: the index build in progress (searches wait for it). */
+  private readonly indexing = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly db: Kysely<StoreDatabase>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** A page of trials in id order matching `query`; `before` pages backwards but returns id order. */
+  async page(runId: string, query: TrialQuery, request: PageRequest): Promise<RawTrialPage> {
+    if (query.trialIds?.length === 0 || query.conditionHashes?.length === 0) return { rows: [], more: false };
+    if (query.search?.trim() && this.dialect === "sqlite") await this.indexForSearch(runId);
+    let select = this.filtered(runId, query);
+    const backwards = request.before !== undefined && request.after === undefined;
+    if (backwards) select = select.where("trials.id", "<", request.before!).orderBy("trials.id", "desc");
+    else {
+      if (request.after !== undefined) select = select.where("trials.id", ">", request.after);
+      select = select.orderBy("trials.id", "asc");
+    }
+    const rows = await select.limit(request.limit + 1).execute();
+    const more = rows.length > request.limit;
+    const page = rows.slice(0, request.limit);
+    return { rows: backwards ? page.reverse() : page, more };
+  }
+
+  /** The run's distinct (model, benchmark, condition) groups: the values the filters offer. */
+  async groups(runId: string): Promise<TrialGroup[]> {
+    // Covered by the trials_run_group index; the condition text is then read once per group.
+    const rows = await this.db
+      .selectFrom("trials")
+      .select((eb) => ["model_id", "benchmark_id", "condition_hash", eb.fn.countAll().as("n")])
+      .where("run_id", "=", runId)
+      .groupBy(["model_id", "benchmark_id", "condition_hash"])
+      .orderBy("model_id")
+      .orderBy("benchmark_id")
+      .orderBy("condition_hash")
+      .execute();
+    const groups: TrialGroup[] = [];
+    for (const r of rows) {
+      const one = await this.db
+        .selectFrom("trials")
+        .select("condition")
+        .where("run_id", "=", runId)
+        .where("model_id", "=", r.model_id)
+        .where("benchmark_id", "=", r.benchmark_id)
+        .where("condition_hash", "=", r.condition_hash)
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      groups.push({
+        modelId: r.model_id,
+        benchmarkId: r.benchmark_id,
+        conditionHash: r.condition_hash,
+        condition: one.condition,
+        trials: Number(r.n),
+      });
+    }
+    return groups;
+  }
+
+  private filtered(runId: string, q: TrialQuery): TrialSelectQuery {
+    let s = this.db.selectFrom("trials").selectAll("trials").where("trials.run_id", "=", runId);
+    if (q.models?.length) s = s.where("trials.model_id", "in", [...q.models]);
+    if (q.benchmarks?.length) s = s.where("trials.benchmark_id", "in", [...q.benchmarks]);
+    if (q.items?.length) s = s.where("trials.item_id", "in", [...q.items]);
+    if (q.conditionHashes) s = s.where("trials.condition_hash", "in", [...q.conditionHashes]);
+    if (q.trialIds) s = s.where("trials.id", "in", [...q.trialIds]);
+    if (q.parseStatus) s = s.where("trials.parse_status", "=", q.parseStatus);
+    if (q.failureBucket) s = s.where("trials.failure_bucket", "=", q.failureBucket);
+    if (q.outcome) s = withOutcome(s, q.outcome);
+    if (q.auditFailed) s = s.where(this.auditFailed(q.auditFailed));
+    const words = searchWords(q.search);
+    if (words.length > 0) s = s.where(this.matches(words, q.search!));
+    return s;
+  }
+
+  private auditFailed(check: string) {
+    if (!CHECK_NAME.test(check)) throw new Error(`invalid check name ${JSON.stringify(check)}`);
+    return this.dialect === "sqlite"
+      ? sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and json_extract(c.checks, ${`$.${check}`}) = 0)`
+      : sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and (c.checks::jsonb ->> ${check}) = 'false')`;
+  }
+
+  /** `words` for FTS5; PostgreSQL's parser reads the text itself (plainto_tsquery takes any text safely). */
+  private matches(words: string[], search: string) {
+    if (this.dialect === "sqlite") {
+      // Each word quoted: FTS5 query syntax in user input (AND, NEAR, "-", quotes) stays literal.
+      const match = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" ");
+      return sql<boolean>`trials.id in (select trial_id from temp.trial_search where trial_search match ${match})`;
+    }
+    const text = search.trim().slice(0, 500);
+    return sql<boolean>`(to_tsvector('simple', coalesce(trials.final_answer, '')) @@ plainto_tsquery('simple', ${text})
+      or exists (select 1 from calls c where c.trial_id = trials.id and to_tsvector('simple',
+        coalesce((select string_agg(m ->> 'content', ' ') from jsonb_array_elements(c.messages::jsonb) m), '')
+        || ' ' || coalesce(c.response_text, '')) @@ plainto_tsquery('simple', ${text})))`;
+  }
+
+  /**
+   * Builds (first search) or extends (trials finished since) the run's FTS5 index in the temp
+   * schema: one document per trial, its messages' contents, responses and final answer. Built in
+   * slices of trials so other requests are served in between; one build at a time per run.
+   */
+  private indexForSearch(runId: string): Promise<void> {
+    const running = this.indexing.get(runId) ?? Promise.resolve();
+    const next = running.then(() => this.extendIndex(runId));
+    this.indexing.set(
+      runId,
+      next.catch(() => {}),
+    );
+    return next;
+  }
+
+  private async extendIndex(runId: string): Promise<void> {
+    const upTo = this.indexedUpTo.get(runId);
+    if (upTo === undefined) {
+      await sql`create virtual table if not exists temp.trial_search using fts5(trial_id unindexed, body)`.execute(
+        this.db,
+      );
+    } else {
+      // A retried (errored) trial is indexed again: drop its earlier document.
+      await sql`delete from temp.trial_search where trial_id in
+        (select id from trials where run_id = ${runId} and updated_at > ${upTo})`.execute(this.db);
+    }
+    const since = upTo ?? "";
+    if (upTo !== undefined && !(await this.changedSince(runId, upTo))) return;
+    const latest = await this.db
+      .selectFrom("trials")
+      .select((eb) => eb.fn.max("updated_at").as("latest"))
+      .where("run_id", "=", runId)
+      .executeTakeFirst();
+    for (let after = ""; ; ) {
+      const slice = await this.db
+        .selectFrom("trials")
+        .select("id")
+        .where("run_id", "=", runId)
+        .where("id", ">", after)
+        .orderBy("id")
+        .limit(INDEX_SLICE)
+        .execute();
+      if (slice.length === 0) break;
+      const last = slice[slice.length - 1].id;
+      await sql`insert into temp.trial_search (trial_id, body)
+        select t.id, coalesce(t.final_answer, '') || ' ' || coalesce((
+          select group_concat(coalesce((select group_concat(json_extract(m.value, '$.content'), ' ')
+            from json_each(c.messages) m), '') || ' ' || coalesce(c.response_text, ''), ' ')
+          from calls c where c.trial_id = t.id), '')
+        from trials t where t.run_id = ${runId} and t.id > ${after} and t.id <= ${last}
+          and t.status <> 'pending' and t.updated_at > ${since}`.execute(this.db);
+      after = last;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.indexedUpTo.set(runId, String(latest?.latest ?? since));
+  }
+
+  private async changedSince(runId: string, upTo: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("trials")
+      .select("id")
+      .where("run_id", "=", runId)
+      .where("updated_at", ">", upTo)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+}
+
+/** Trials indexed per statement: small enough that a page request waits little behind a slice. */
+const INDEX_SLICE = 2_000;
+
+function withOutcome(s: TrialSelectQuery, outcome: OutcomeFilter): TrialSelectQuery {
+  switch (outcome) {
+    case "pass":
+      return s.where("trials.status", "=", "finished").where("trials.score", "=", 1);
+    case "fail":
+      return s.where("trials.status", "=", "finished").where("trials.score", "=", 0);
+    case "unscored":
+      return s.where("trials.status", "=", "finished").where("trials.score", "is", null);
+    case "errored":
+    case "pending":
+      return s.where("trials.status", "=", outcome);
+  }
+}
+
+/** The search's words (letters and digits), at most 16, so a query stays cheap. */
+export function searchWords(search: string | undefined): string[] {
+  return (search ?? "").match(/[\p{L}\p{N}_]+/gu)?.slice(0, 16) ?? [];
+}

@@ -1,0 +1,75 @@
+/**
+ * The viewer's routes (hono): `/` the trial list (filters, search, keyset pages), `/trials/:id`
+ * one trial's trajectory, `/compare?a=&b=` two trials side by side, and the style sheet. Every
+ * page is rendered on the server from escaped text; no script is served.
+ */
+import { Hono } from "hono";
+import { el } from "../report/html.js";
+import { FilterError, readFilters, toTrialQuery } from "./filters.js";
+import { STYLESHEET_PATH, VIEWER_CSS, viewerPage } from "./layout.js";
+import { renderCompare } from "./pages/compare.js";
+import { PAGE_SIZE, renderList } from "./pages/list.js";
+import { renderTrial } from "./pages/trial.js";
+import { loopbackOnly, securityHeaders } from "./security.js";
+import type { ViewerStudy } from "./study.js";
+import { getTrial, loadTrialData } from "./trial-data.js";
+
+export interface ViewerAppOptions {
+  /** The port the server listens on, for the Host check; omit to skip it (the viewer is exposed with --host). */
+  loopbackPort?: () => number;
+}
+
+export function createViewerApp(study: ViewerStudy, options: ViewerAppOptions = {}): Hono {
+  const app = new Hono();
+  app.use("*", securityHeaders());
+  if (options.loopbackPort) app.use("*", loopbackOnly(options.loopbackPort));
+
+  app.get(STYLESHEET_PATH, (c) => c.body(VIEWER_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
+
+  app.get("/", async (c) => {
+    const params = new URL(c.req.url).searchParams;
+    const filters = readFilters(params, study);
+    const after = params.get("after") ?? undefined;
+    const before = params.get("before") ?? undefined;
+    const page = await study.store.browseTrials(study.run.id, toTrialQuery(filters, study), {
+      after,
+      before,
+      limit: PAGE_SIZE,
+    });
+    const backwards = before !== undefined && after === undefined;
+    const list = {
+      trials: page.trials,
+      next: backwards ? true : page.more,
+      previous: backwards ? page.more : after !== undefined,
+    };
+    return c.html(renderList(study, filters, list));
+  });
+
+  app.get("/trials/:id", async (c) => {
+    const trial = await getTrial(study, c.req.param("id"));
+    if (!trial) return c.html(notFound(`no trial ${c.req.param("id")} in run ${study.run.id}`), 404);
+    return c.html(renderTrial(study, await loadTrialData(study, trial)));
+  });
+
+  app.get("/compare", async (c) => {
+    const [a, b] = await Promise.all([
+      getTrial(study, c.req.query("a") ?? ""),
+      getTrial(study, c.req.query("b") ?? ""),
+    ]);
+    if (!a || !b) return c.html(notFound("compare needs two trials of this run: /compare?a=ID&b=ID"), 404);
+    const [da, db] = await Promise.all([loadTrialData(study, a), loadTrialData(study, b)]);
+    return c.html(renderCompare(study, da, db));
+  });
+
+  app.notFound((c) => c.html(notFound(`no page ${new URL(c.req.url).pathname}`), 404));
+  app.onError((error, c) => {
+    if (error instanceof FilterError)
+      return c.html(viewerPage("Bad filter", el("p", { id: "error" }, error.message)), 400);
+    return c.html(viewerPage("Error", el("p", { id: "error" }, `viewer error: ${error.message}`)), 500);
+  });
+  return app;
+}
+
+function notFound(message: string): string {
+  return viewerPage("Not found", el("p", { id: "error" }, message));
+}

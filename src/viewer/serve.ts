@@ -1,0 +1,54 @@
+/**
+ * Starts the viewer: opens the study read-only, listens on 127.0.0.1 (a free port unless one is
+ * given) or on the host the user chose, and returns the URL and a close function.
+ */
+import { type ServerType, serve } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
+import { createViewerApp } from "./app.js";
+import { openViewerStudy, type ViewerStudy } from "./study.js";
+
+export const LOOPBACK = "127.0.0.1";
+
+export interface ViewerOptions {
+  /** 0 (default): a free port. */
+  port?: number;
+  /** Listen address; default 127.0.0.1. Anything else exposes the study to the network. */
+  host?: string;
+  runId?: string;
+}
+
+export interface RunningViewer {
+  url: string;
+  study: ViewerStudy;
+  close(): Promise<void>;
+}
+
+export async function startViewer(target: string, options: ViewerOptions = {}): Promise<RunningViewer> {
+  const study = await openViewerStudy(target, options.runId);
+  const host = options.host ?? LOOPBACK;
+  let port = options.port ?? 0;
+  const app = createViewerApp(study, host === LOOPBACK ? { loopbackPort: () => port } : {});
+  let server: ServerType;
+  try {
+    server = await new Promise<ServerType>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
+      s.once("error", reject);
+    });
+  } catch (error) {
+    await study.store.close();
+    throw error;
+  }
+  port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}/`,
+    study,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Browsers keep idle connections open; without this, close would wait for them.
+      if ("closeAllConnections" in server) server.closeAllConnections();
+      await closed;
+      await study.store.close();
+    },
+  };
+}
