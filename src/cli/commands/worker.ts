@@ -82,5 +82,8 @@ export function startLocalWorkers(
         }),
     ),
   );
-  return { done, stop: () => children.forEach((c) => c.kill("SIGINT")) };
+  const stop = () => {
+    for (const child of children) child.kill("SIGINT");
+  };
+  return { done, stop };
 }
