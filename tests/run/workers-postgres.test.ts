@@ -73,7 +73,8 @@ function openaiStudy(items: number, attempts: number, concurrency: number) {
     base_url: ${mock.url}/v1
     api_key_env: PARALLAX_WORKERS_TEST_KEY
     params: { temperature: 0, max_tokens: 16 }`,
-    execution: `  concurrency: ${concurrency}\n  max_retries: 2\n  backoff_base_ms: 1\n  backoff_max_ms: 5`,
+    // A generous timeout: on a loaded machine the mock in this process can be slow to answer.
+    execution: `  concurrency: ${concurrency}\n  timeout_s: 600\n  max_retries: 2\n  backoff_base_ms: 1\n  backoff_max_ms: 5`,
   });
 }
 
@@ -204,7 +205,11 @@ describe("several workers on one run", { skip }, () => {
     const before = chatRequests();
     const { done } = start(["run", specPath, "--out", outDir, "--store", url, "--workers", "4"]);
     const result = await done;
-    assert.equal(result.status, 0, result.stderr);
+    const errors = await query<{ bucket: string; message: string; n: string }>(
+      url,
+      "select failure_bucket as bucket, left(error_message, 200) as message, count(*) as n from trials where status = 'errored' group by 1, 2",
+    );
+    assert.equal(result.status, 0, `${JSON.stringify(errors)}\n${result.stderr.replace(/progress:.*\n/g, "")}`);
     const made = chatRequests() - before;
     const [counts] = await query<{ finished: string; once: string; calls: string; workers: string }>(
       url,
