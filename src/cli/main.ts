@@ -39,7 +39,45 @@ program
   .option("--out <dir>", "study directory (default: runs/<study name>)")
   .option("--store <target>", "trial store: a postgres:// URL (add ?schema=NAME) instead of DIR/parallax.db")
   .option("--concurrency <n>", "trials in flight at once (default: the spec's execution.concurrency)", parsePositiveInt)
+  .option(
+    "--workers <n>",
+    "worker processes on a PostgreSQL store, sharing the concurrency (docs/SCALE.md)",
+    parsePositiveInt,
+  )
+  .option(
+    "--lease-seconds <s>",
+    "how long a claimed trial is held before another worker may take it (default 60)",
+    parsePositiveInt,
+  )
+  .option(
+    "--rate-share <n>",
+    "workers sharing each API key: each keeps 1/n of the declared rate limits (default --workers)",
+    parsePositiveInt,
+  )
   .action(lazy(() => import("./commands/run.js"), "runCommand"));
+
+program
+  .command("worker")
+  .description("join a run in a PostgreSQL store as one more worker (any machine; needs only the URL and API keys)")
+  .argument("<url>", "the run's store: postgres://...")
+  .option("--run <id>", "the run to join (default: the store's run)")
+  .option(
+    "--concurrency <n>",
+    "trials in flight in this worker (default: the spec's execution.concurrency)",
+    parsePositiveInt,
+  )
+  .option(
+    "--lease-seconds <s>",
+    "how long a claimed trial is held before another worker may take it (default 60)",
+    parsePositiveInt,
+  )
+  .option("--errored-before <time>", "retry errored trials last updated before this ISO time (default: now)")
+  .option(
+    "--rate-share <n>",
+    "workers sharing each API key: each keeps 1/n of the declared rate limits (default 1)",
+    parsePositiveInt,
+  )
+  .action(lazy(() => import("./commands/worker.js"), "workerCommand"));
 
 program
   .command("status")

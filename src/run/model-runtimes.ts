@@ -9,13 +9,18 @@ import { modelPrice } from "../models/pricing.js";
 import { providers } from "../models/registry.js";
 import { resilienceFromSpec, withResilience } from "../models/resilience.js";
 import type { ProviderEnv } from "../models/types.js";
+import type { RateLimit } from "../contracts/spec.js";
 import { registeredCallMarkers } from "../scaffolds/registry.js";
 import type { ModelRuntime } from "./execute/types.js";
 import { refuseImpossibleCells } from "./plan.js";
 import { allItems, type PreparedStudy } from "./study.js";
 
 /** Builds every model of the study, one at a time in spec order, so the first bad entry is the one reported. */
-export async function buildModels(study: PreparedStudy, env: ProviderEnv): Promise<Map<string, ModelRuntime>> {
+export async function buildModels(
+  study: PreparedStudy,
+  env: ProviderEnv,
+  options: { rateShare?: number } = {},
+): Promise<Map<string, ModelRuntime>> {
   const { execution } = study.spec;
   const items = allItems(study);
   const runtimes = new Map<string, ModelRuntime>();
@@ -26,7 +31,10 @@ export async function buildModels(study: PreparedStudy, env: ProviderEnv): Promi
     });
     raw.observeItems?.(items);
     raw.observeCallMarkers?.(registeredCallMarkers());
-    const provider = withResilience(raw, resilienceFromSpec(execution, spec.rate_limit));
+    const provider = withResilience(
+      raw,
+      resilienceFromSpec(execution, workerRateLimit(spec.rate_limit, options.rateShare)),
+    );
     runtimes.set(spec.id, {
       spec,
       provider,
@@ -35,6 +43,20 @@ export async function buildModels(study: PreparedStudy, env: ProviderEnv): Promi
     });
   }
   return runtimes;
+}
+
+/**
+ * A model's declared rate limit is per API key; `share` workers using the same key each keep
+ * 1/share of it (rpm, tpm and the model's concurrency), so together they stay within it.
+ */
+export function workerRateLimit(limit: RateLimit | undefined, share = 1): RateLimit | undefined {
+  if (!limit || share <= 1) return limit;
+  const part = (value: number | undefined) => (value === undefined ? undefined : value / share);
+  return {
+    ...(limit.rpm !== undefined ? { rpm: part(limit.rpm) } : {}),
+    ...(limit.tpm !== undefined ? { tpm: part(limit.tpm) } : {}),
+    ...(limit.concurrency !== undefined ? { concurrency: Math.max(1, Math.floor(limit.concurrency / share)) } : {}),
+  };
 }
 
 /** Refuses cells the study's providers cannot run (see refuseImpossibleCells). */

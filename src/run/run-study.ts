@@ -8,6 +8,7 @@ import type { ProviderEnv } from "../models/types.js";
 import { InputError } from "../core/errors.js";
 import { executeTrials } from "./execute/execute-trials.js";
 import { stampGridRules } from "./grid-rules.js";
+import { LeasedTrialSource, type LeaseOptions } from "./execute/leased-source.js";
 import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
 import { buildJudgeModel } from "./judge.js";
 import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
@@ -35,6 +36,12 @@ export interface RunStudyOptions {
   onTrialDone?: (event: TrialEvent) => void;
   /** Hears notes for the user, such as a stale directory lock taken over. */
   onNote?: (message: string) => void;
+  /** Scale-out (PostgreSQL stores): the lease of a claimed trial, and which errored trials this pass retries. */
+  lease?: LeaseOptions;
+  /** Workers sharing each model's API key: each keeps 1/rateShare of its declared rate limit. */
+  rateShare?: number;
+  /** Called once the run and its trials are in the store, before executing (starts other workers). */
+  onRecorded?: (runId: string) => void | Promise<void>;
 }
 
 export interface RunStudyResult {
@@ -52,7 +59,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
   const study = await prepareStudy(options.specPath);
   for (const warning of study.warnings) options.onNote?.(`warning: ${warning}`);
   // Providers are built first so a bad model entry (unknown provider, missing key) writes nothing.
-  const models = await buildModels(study, options.env);
+  const models = await buildModels(study, options.env, { rateShare: options.rateShare });
   try {
     refuseCells(study, models);
   } catch (error) {
@@ -79,6 +86,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
   }
   try {
     const runId = await recordRun(store, study, outDir, storeLabel(options.store ?? outDir));
+    await options.onRecorded?.(runId);
     const before = await store.countByStatus(runId);
     const total = before.pending + before.finished + before.errored;
     options.onStart?.({ runId, total, pending: before.pending + before.errored, alreadyFinished: before.finished });
@@ -112,6 +120,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       },
       onTrialDone: options.onTrialDone,
       judging,
+      source: await sharedSource(store, runId, options.lease),
     });
     const judged = judging ? await judging.finish(study, store, runId, outDir) : undefined;
     const counts = await store.countByStatus(runId);
@@ -143,6 +152,14 @@ export function storeLabel(target: string): string {
   return isPostgresUrl(target) ? parsePostgresUrl(target).description : target;
 }
 
+/**
+ * A PostgreSQL store may be shared by workers on several machines: trials are claimed under
+ * leases there. A SQLite store has one process at a time (the study lock): it is paged.
+ */
+async function sharedSource(store: TrialStore, runId: string, lease: LeaseOptions | undefined) {
+  return store.dialect === "postgres" ? LeasedTrialSource.open(store, runId, lease) : undefined;
+}
+
 async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string, label: string): Promise<string> {
   const runId = runIdFor(study);
   const existing = await store.getRun();
@@ -152,6 +169,7 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
         "use another --out directory (or another --store)",
     );
   }
+  if (existing && store.dialect === "postgres") refuseOtherVersion(existing, label);
   const run: RunRecord = {
     id: runId,
     study: study.spec.study,
@@ -162,6 +180,8 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
     parallaxVersion: PARALLAX_VERSION,
   };
   await store.saveRun(run);
+  // Workers on other machines read the items from a shared (PostgreSQL) store.
+  if (store.dialect === "postgres") await store.saveRunItems(runId, allItems(study));
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(study.manifest, null, 2)}\n`);
   writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(study.spec, null, 2)}\n`);
   stampGridRules(study.spec, study.specPath, outDir);
@@ -175,4 +195,17 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
   }
   if (batch.length > 0) await store.addPlannedTrials(batch);
   return runId;
+}
+
+/**
+ * Workers sharing a run must execute it with the same code: a worker of another Parallax
+ * version would render, call and score differently and mix its results into the run.
+ */
+export function refuseOtherVersion(run: RunRecord, label: string): void {
+  if (run.parallaxVersion !== PARALLAX_VERSION) {
+    throw new InputError(
+      `${label} holds run '${run.id}' started with Parallax ${run.parallaxVersion}; this worker is ${PARALLAX_VERSION}: ` +
+        "run every worker of a run with the same version",
+    );
+  }
 }

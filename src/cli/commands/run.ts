@@ -3,56 +3,64 @@ import { loadSpec } from "../../core/spec-loader.js";
 import { loadSpecPlugins } from "../../run/plugins.js";
 import { runStudy, storeLabel } from "../../run/run-study.js";
 import { createProgress } from "../progress.js";
+import { InputError } from "../../core/errors.js";
+import { openStore } from "../../run/store/open.js";
+import { isPostgresUrl } from "../../run/store/url.js";
+import { startLocalWorkers } from "./worker.js";
+import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
 
-/** Exit code when the run ended with errored trials (or stopped on an authentication failure). */
-export const EXIT_TRIALS_ERRORED = 4;
-/** Exit code when Ctrl-C stopped the run (128 + SIGINT). */
-export const EXIT_INTERRUPTED = 130;
+export { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED } from "../interrupt.js";
 
-/**
- * Ctrl-C once: stop starting trials and let those in flight finish. Twice: abort the calls
- * in flight (their trials stay unfinished and run again on resume). Finished trials are
- * committed one by one, so nothing finished is lost either way.
- */
-function interruptSignals(): { stop: AbortController; abort: AbortController; dispose: () => void } {
-  const stop = new AbortController();
-  const abort = new AbortController();
-  const onSigint = (): void => {
-    if (!stop.signal.aborted) {
-      process.stderr.write("\nstopping: finishing trials in flight (Ctrl-C again to abort them)\n");
-      stop.abort();
-    } else {
-      process.stderr.write("\naborting trials in flight; they will run again on resume\n");
-      abort.abort();
-    }
-  };
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigint);
-  return {
-    stop,
-    abort,
-    dispose: () => {
-      process.off("SIGINT", onSigint);
-      process.off("SIGTERM", onSigint);
-    },
-  };
+export interface RunCommandOptions {
+  out?: string;
+  store?: string;
+  concurrency?: number;
+  /** Worker processes on a PostgreSQL store (this one and N - 1 more), sharing the concurrency. */
+  workers?: number;
+  leaseSeconds?: number;
+  /** Workers sharing each API key (default --workers): each keeps that share of the declared rate limits. */
+  rateShare?: number;
 }
 
-export async function runCommand(
-  specPath: string,
-  options: { out?: string; store?: string; concurrency?: number },
-): Promise<void> {
+export async function runCommand(specPath: string, options: RunCommandOptions): Promise<void> {
   await loadSpecPlugins(specPath);
-  const outDir = options.out ?? join("runs", loadSpec(specPath).spec.study);
+  const spec = loadSpec(specPath).spec;
+  const outDir = options.out ?? join("runs", spec.study);
+  const workers = options.workers ?? 1;
+  if (workers > 1 && !(options.store && isPostgresUrl(options.store))) {
+    throw new InputError(
+      "--workers needs a PostgreSQL store (--store postgres://...): workers share the run through it",
+    );
+  }
+  // The concurrency is the run's total: split across the workers.
+  const perWorker = Math.max(1, Math.ceil((options.concurrency ?? spec.execution.concurrency) / workers));
+  const passStart = new Date().toISOString();
+  let others: ReturnType<typeof startLocalWorkers> | undefined;
   const progress = createProgress();
   const signals = interruptSignals();
+  signals.stop.signal.addEventListener("abort", () => others?.stop());
   try {
     const result = await runStudy({
       specPath,
       outDir,
       store: options.store,
       env: process.env,
-      concurrency: options.concurrency,
+      concurrency: workers > 1 ? perWorker : options.concurrency,
+      rateShare: options.rateShare ?? workers,
+      lease: {
+        leaseMs: options.leaseSeconds === undefined ? undefined : options.leaseSeconds * 1000,
+        erroredBefore: passStart,
+      },
+      onRecorded: (runId) => {
+        if (workers > 1 && options.store) {
+          others = startLocalWorkers(options.store, runId, workers - 1, {
+            concurrency: perWorker,
+            leaseSeconds: options.leaseSeconds,
+            erroredBefore: passStart,
+            rateShare: options.rateShare ?? workers,
+          });
+        }
+      },
       stopSignal: signals.stop.signal,
       abortSignal: signals.abort.signal,
       onNote: (message) => process.stderr.write(`${message}\n`),
@@ -65,7 +73,10 @@ export async function runCommand(
       },
     });
     progress.stop();
-    const { summary, counts } = result;
+    const workerCodes = others ? await others.done : [];
+    const { summary } = result;
+    // The other workers may have finished trials after this one stopped claiming: count again.
+    const counts = others ? await finalCounts(options.store!, result.runId) : result.counts;
     const lines = [
       `ran ${summary.attempted} trial(s): ${summary.finished} finished, ${summary.errored} errored, ${summary.abandoned} not completed`,
       `calls: ${summary.calls}, cost: $${summary.costUsd.toFixed(4)}`,
@@ -78,6 +89,8 @@ export async function runCommand(
         `stopped: authentication failed (${summary.authFailure}); fix the model's API key, then run the same command again`,
       );
     }
+    if (workerCodes.length > 0)
+      lines.push(`workers: this one and ${workerCodes.length} more (exit codes ${workerCodes.join(", ")})`);
     if (counts.errored > 0) lines.push("errored trials are retried when you run the same command again");
     if (options.store) {
       lines.push(
@@ -90,8 +103,18 @@ export async function runCommand(
     process.stdout.write(`${lines.join("\n")}\n`);
     if (summary.stoppedBy === "stop") process.exitCode = EXIT_INTERRUPTED;
     else if (counts.errored > 0 || summary.stoppedBy === "auth") process.exitCode = EXIT_TRIALS_ERRORED;
+    else if (workerCodes.some((code) => code !== 0)) process.exitCode = 1;
   } finally {
     progress.stop();
     signals.dispose();
+  }
+}
+
+async function finalCounts(url: string, runId: string) {
+  const store = await openStore(url);
+  try {
+    return await store.countByStatus(runId);
+  } finally {
+    await store.close();
   }
 }

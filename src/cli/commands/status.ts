@@ -4,6 +4,7 @@ import { conditionLabel } from "../../run/conditions.js";
 import { propagationChecks, roleKind } from "../../scaffolds/propagation.js";
 import { openStudyDir } from "../study-dir.js";
 import { trialPages } from "../../run/store/pages.js";
+import type { LeaseSummary, WorkerRecord } from "../../run/store/types.js";
 
 interface CellStatus {
   model: string;
@@ -127,6 +128,8 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
       propagation: [...propagation.values()].sort(
         (a, b) => a.scaffold.localeCompare(b.scaffold) || a.role.localeCompare(b.role),
       ),
+      workers: await store.listWorkers(run.id),
+      leases: await store.leaseSummary(run.id),
     };
     if (options.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -146,6 +149,8 @@ function formatStatus(report: {
   simulated: boolean;
   cells: CellStatus[];
   propagation: PropagationRow[];
+  workers: WorkerRecord[];
+  leases: LeaseSummary;
 }): string {
   const total = report.counts.finished + report.counts.errored + report.counts.pending;
   const lines = [
@@ -176,7 +181,24 @@ function formatStatus(report: {
       lines.push(`${r.scaffold} | ${r.role} | ${r.calls} | ${cols.join(" | ")}`);
     }
   }
+  lines.push(...workerLines(report.workers, report.leases));
   return `${lines.join("\n")}\n`;
+}
+
+/** The run's workers (scale-out) and its trials' leases; nothing for a run no worker joined. */
+function workerLines(workers: WorkerRecord[], leases: LeaseSummary): string[] {
+  if (workers.length === 0) return [];
+  const ago = (ms: number) => `${((leases.now - ms) / 1000).toFixed(1)} s ago`;
+  const inSeconds = (ms: number | null) => (ms === null ? "-" : `in ${((ms - leases.now) / 1000).toFixed(1)} s`);
+  const lines = ["", "workers: id | host | pid | state | last heartbeat | trials in flight"];
+  for (const w of workers) {
+    lines.push(`${w.id} | ${w.host} | ${w.pid} | ${w.state} | ${ago(w.heartbeatAt)} | ${w.inFlight}`);
+  }
+  lines.push(
+    `leases: ${leases.held} held (next expiry ${inSeconds(leases.nextExpiry)}, last ${inSeconds(leases.lastExpiry)}), ` +
+      `${leases.expired} expired (claimable again)`,
+  );
+  return lines;
 }
 
 /** A percentage, or "-" when nothing applied. */

@@ -11,7 +11,7 @@ import type { TrialRow } from "../store/types.js";
 import { CommitBatcher } from "../commit-batcher.js";
 import { RunBudget } from "./budget.js";
 import { runTrial } from "./run-trial.js";
-import { StoreTrialSource } from "./trial-source.js";
+import { StoreTrialSource, type TrialSource } from "./trial-source.js";
 import type { ExecuteOptions, ExecuteSummary, TrialContext } from "./types.js";
 
 export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSummary> {
@@ -24,7 +24,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     costUsd: 0,
     stoppedBy: "completed",
   };
-  const source = options.source ?? new StoreTrialSource(options.store, options.runId);
+  const source: TrialSource = options.source ?? new StoreTrialSource(options.store, options.runId);
   const budget = await RunBudget.open(options.budget?.ledger ?? options.store, options.runId, options.budget);
   const batcher = new CommitBatcher(options.store);
   // An authentication failure (401/403) stops the run at once: no trial is claimed after it,
@@ -32,7 +32,12 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
   // with the same key would fail the same way.
   const authStop = new AbortController();
   const abortSignal = options.abortSignal ? AbortSignal.any([options.abortSignal, authStop.signal]) : authStop.signal;
-  const context: TrialContext = { ...options, abortSignal, commit: (entry) => batcher.complete(entry) };
+  const leaseOwner = source.leaseOwner;
+  const context: TrialContext = {
+    ...options,
+    abortSignal,
+    commit: (entry) => batcher.complete(leaseOwner === undefined ? entry : { ...entry, leaseOwner }),
+  };
   const limit = pLimit(options.concurrency);
   const inFlight = new Set<Promise<void>>();
   // Resolved whenever a trial settles, so the loop below can claim the freed slot.
@@ -90,6 +95,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     }
   }
   await Promise.all(inFlight);
+  await source.close?.();
   if (failure) throw failure.error;
   if (authStop.signal.aborted) summary.stoppedBy = "auth";
   return summary;

@@ -12,6 +12,10 @@ export interface TrialSource {
   claim(max: number): Promise<TrialRow[]>;
   /** The claimed trial is done: committed as finished or errored, or abandoned (left unfinished). */
   acknowledge(trialId: string, status: TrialEvent["status"]): Promise<void>;
+  /** Set by a source that claims under leases: completions are written only while it holds them. */
+  readonly leaseOwner?: string;
+  /** Ends the source (stops lease renewal); called once the executor has settled every trial. */
+  close?(): Promise<void>;
 }
 
 const PAGE_SIZE = 500;

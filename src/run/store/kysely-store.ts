@@ -30,7 +30,8 @@ import {
 } from "./schema.js";
 import { KyselyJudgementStore } from "./judgement-queries.js";
 import { type PageRequest, TrialBrowser, type TrialGroup, type TrialQuery } from "./browse.js";
-import type { JudgementStore, RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
+import { KyselyLeaseStore } from "./lease-queries.js";
+import type { JudgementStore, LeaseStore, RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
 
 export type StoreDialect = "sqlite" | "postgres";
 
@@ -58,6 +59,7 @@ export class KyselyTrialStore implements TrialStore {
   private closed = false;
   private readonly judgements: KyselyJudgementStore;
   private readonly browser: TrialBrowser;
+  private readonly leases: KyselyLeaseStore;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
@@ -66,7 +68,20 @@ export class KyselyTrialStore implements TrialStore {
   ) {
     this.judgements = new KyselyJudgementStore(db);
     this.browser = new TrialBrowser(db, dialect);
+    this.leases = new KyselyLeaseStore(db, dialect, toTrialRow);
   }
+
+  // Scale-out leases, workers and the run's items: see lease-queries.ts.
+  claimTrials: LeaseStore["claimTrials"] = (...a) => this.leases.claimTrials(...a);
+  renewLeases: LeaseStore["renewLeases"] = (...a) => this.leases.renewLeases(...a);
+  releaseLeases: LeaseStore["releaseLeases"] = (...a) => this.leases.releaseLeases(...a);
+  registerWorker: LeaseStore["registerWorker"] = (...a) => this.leases.registerWorker(...a);
+  heartbeatWorker: LeaseStore["heartbeatWorker"] = (...a) => this.leases.heartbeatWorker(...a);
+  stopWorker: LeaseStore["stopWorker"] = (...a) => this.leases.stopWorker(...a);
+  listWorkers: LeaseStore["listWorkers"] = (...a) => this.leases.listWorkers(...a);
+  leaseSummary: LeaseStore["leaseSummary"] = (...a) => this.leases.leaseSummary(...a);
+  saveRunItems: LeaseStore["saveRunItems"] = (...a) => this.leases.saveRunItems(...a);
+  listRunItems: LeaseStore["listRunItems"] = (...a) => this.leases.listRunItems(...a);
 
   // Judge verdicts and blinding state: see judgement-queries.ts.
   sealBlindingRound: JudgementStore["sealBlindingRound"] = (...a) => this.judgements.sealBlindingRound(...a);
@@ -567,21 +582,24 @@ async function insertTasks(trx: Transaction<StoreDatabase>, written: readonly Tr
 /** One trial's completion inside a transaction; false when the trial was already finished. */
 async function completeOne(
   trx: Transaction<StoreDatabase>,
-  { trialId, outcome, calls, task }: TrialCompletion,
+  { trialId, outcome, calls, task, leaseOwner }: TrialCompletion,
 ): Promise<boolean> {
   // The conditional UPDATE is the claim: on PG a concurrent completion blocks on the row
   // lock, then re-checks the WHERE and sees 'finished'; on SQLite writers are serialised.
-  const claimed = await trx
+  // Under a lease, only the worker that still holds it may complete the trial.
+  let update = trx
     .updateTable("trials")
     .set((eb) => ({
       ...outcomeColumns(outcome),
       task_hash: task?.hash ?? null,
       executions: eb("executions", "+", 1),
+      lease_owner: null,
+      lease_expires_at: null,
     }))
     .where("id", "=", trialId)
-    .where("status", "<>", "finished")
-    .returning("executions")
-    .executeTakeFirst();
+    .where("status", "<>", "finished");
+  if (leaseOwner !== undefined) update = update.where("lease_owner", "=", leaseOwner);
+  const claimed = await update.returning("executions").executeTakeFirst();
   if (!claimed) {
     await assertTrialExists(trx, trialId);
     return false;

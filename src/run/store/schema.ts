@@ -46,6 +46,9 @@ export interface TrialsTable {
   updated_at: string | null;
   /** Migration 0004: hash of the task the trial was sent (tasks.hash); null before. */
   task_hash: string | null;
+  /** Migration 0008: the worker that holds the trial's lease, and when it expires (ms since the epoch, database clock). */
+  lease_owner: string | null;
+  lease_expires_at: number | string | null;
 }
 
 export interface CallsTable {
@@ -155,6 +158,28 @@ export interface BlindingLogTable {
   record: string;
 }
 
+/** Migration 0008: the workers of a run (scale-out), for `status` and lease renewal. */
+export interface WorkersTable {
+  id: string;
+  run_id: string;
+  host: string;
+  pid: number;
+  parallax_version: string;
+  started_at: string;
+  /** ms since the epoch, database clock. */
+  heartbeat_at: number | string;
+  in_flight: number;
+  state: string;
+}
+
+/** Migration 0008: the run's items, so a worker on another machine needs only the store's URL. */
+export interface RunItemsTable {
+  run_id: string;
+  benchmark: string;
+  item_id: string;
+  item: string;
+}
+
 export interface StoreDatabase {
   runs: RunsTable;
   trials: TrialsTable;
@@ -166,6 +191,8 @@ export interface StoreDatabase {
   judge_verdicts: JudgeVerdictsTable;
   judge_calls: JudgeCallsTable;
   blinding_log: BlindingLogTable;
+  workers: WorkersTable;
+  run_items: RunItemsTable;
 }
 
 // Migrations receive an untyped handle: they describe the database as it was at their time.
@@ -412,6 +439,43 @@ const viewerIndexes: Migration = {
   },
 };
 
+/**
+ * Scale-out (issue 16): a lease per trial (its worker and expiry), the run's workers, and the
+ * run's items in the store, so workers on other machines can execute its trials.
+ */
+const workerLeases: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable("trials").addColumn("lease_owner", "text").execute();
+    await db.schema.alterTable("trials").addColumn("lease_expires_at", "bigint").execute();
+    await db.schema
+      .createTable("workers")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("run_id", "text", (c) => c.notNull().references("runs.id"))
+      .addColumn("host", "text", (c) => c.notNull())
+      .addColumn("pid", "integer", (c) => c.notNull())
+      .addColumn("parallax_version", "text", (c) => c.notNull())
+      .addColumn("started_at", "text", (c) => c.notNull())
+      .addColumn("heartbeat_at", "bigint", (c) => c.notNull())
+      .addColumn("in_flight", "integer", (c) => c.notNull())
+      .addColumn("state", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("run_items")
+      .addColumn("run_id", "text", (c) => c.notNull().references("runs.id"))
+      .addColumn("benchmark", "text", (c) => c.notNull())
+      .addColumn("item_id", "text", (c) => c.notNull())
+      .addColumn("item", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("run_items_pk", ["run_id", "benchmark", "item_id"])
+      .execute();
+  },
+  async down(db: AnyDb) {
+    await db.schema.dropTable("run_items").ifExists().execute();
+    await db.schema.dropTable("workers").ifExists().execute();
+    await db.schema.alterTable("trials").dropColumn("lease_expires_at").execute();
+    await db.schema.alterTable("trials").dropColumn("lease_owner").execute();
+  },
+};
+
 /** All migrations, applied in name order. */
 export const migrations: Record<string, Migration> = {
   "0001_initial": initial,
@@ -421,6 +485,7 @@ export const migrations: Record<string, Migration> = {
   "0005_judgements": judgements,
   "0006_call_checks": callChecks,
   "0007_viewer_indexes": viewerIndexes,
+  "0008_worker_leases": workerLeases,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -9,6 +9,7 @@ import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome, TrialStatus }
 import type { GenerateResult } from "../../contracts/provider.js";
 import type { TaskInput } from "../../contracts/task.js";
 import type { PageRequest, TrialGroup, TrialQuery } from "./browse.js";
+import type { Item } from "../../contracts/item.js";
 
 export interface RunRecord {
   id: string;
@@ -42,6 +43,11 @@ export interface TrialCompletion {
   calls: CallRecord[];
   /** The task the trial was sent, stored once per distinct task (absent when rendering failed). */
   task?: StoredTask;
+  /**
+   * The worker that claimed the trial under a lease (scale-out): the completion is written only
+   * while that worker still holds the lease, so a worker that lost it never completes the trial.
+   */
+  leaseOwner?: string;
 }
 
 /** A judge's verdict on one blinded response (keyed by its UUID; linked to its trial only at unblinding). */
@@ -102,7 +108,64 @@ export interface JudgementStore {
   listJudgeCalls(runId: string): Promise<Record<string, unknown>[]>;
 }
 
-export interface TrialStore extends JudgementStore {
+/** A worker of a run (scale-out), as `status` shows it. */
+export interface WorkerRecord {
+  id: string;
+  runId: string;
+  host: string;
+  pid: number;
+  parallaxVersion: string;
+  startedAt: string;
+  /** ms since the epoch (database clock). */
+  heartbeatAt: number;
+  inFlight: number;
+  state: "running" | "stopped";
+}
+
+/** The leases of a run's unfinished trials. */
+export interface LeaseSummary {
+  /** Trials whose lease is still running. */
+  held: number;
+  /** Unfinished trials whose lease ran out (their worker died or stalled): claimable again. */
+  expired: number;
+  /** The earliest and latest expiry of the running leases (ms since the epoch). */
+  nextExpiry: number | null;
+  lastExpiry: number | null;
+  /** The database clock now (ms since the epoch), to compare with. */
+  now: number;
+}
+
+/**
+ * Scale-out (migration 0008): trials claimed under leases by workers on any number of machines
+ * (PostgreSQL: FOR UPDATE SKIP LOCKED), the workers' heartbeats, and the run's items in the store.
+ */
+export interface LeaseStore {
+  /**
+   * Claims up to `max` claimable trials for `worker` in id order: pending ones, errored ones
+   * last updated before `erroredBefore` (errored during this pass wait for the next), with no
+   * lease or an expired one. Each gets a lease of `leaseMs` on the database clock.
+   */
+  claimTrials(
+    runId: string,
+    worker: string,
+    max: number,
+    options: { leaseMs: number; erroredBefore: string },
+  ): Promise<TrialRow[]>;
+  /** Extends the leases `worker` still holds among `trialIds`; returns the ids it still holds. */
+  renewLeases(worker: string, trialIds: readonly string[], leaseMs: number): Promise<string[]>;
+  /** Gives back leases (trials abandoned unfinished), so another worker can claim them at once. */
+  releaseLeases(worker: string, trialIds: readonly string[]): Promise<void>;
+  registerWorker(worker: Omit<WorkerRecord, "heartbeatAt" | "state" | "inFlight">): Promise<void>;
+  heartbeatWorker(workerId: string, inFlight: number): Promise<void>;
+  stopWorker(workerId: string): Promise<void>;
+  listWorkers(runId: string): Promise<WorkerRecord[]>;
+  leaseSummary(runId: string): Promise<LeaseSummary>;
+  /** Stores the run's items (idempotent), for workers that have only the store's URL. */
+  saveRunItems(runId: string, items: readonly Item[]): Promise<void>;
+  listRunItems(runId: string): Promise<Item[]>;
+}
+
+export interface TrialStore extends JudgementStore, LeaseStore {
   readonly dialect: "sqlite" | "postgres";
   /** Creates tables if missing; safe to call on every open. */
   migrate(): Promise<void>;

@@ -1,0 +1,104 @@
+/**
+ * npm run bench:scale-out — workers sharing one run on PostgreSQL (issue 16): 1, 2 and 4 worker
+ * processes (`parallax run --workers N`), each with 16 trials in flight (4 workers: a total
+ * concurrency of 64), against the simulated panel with 200 ms latency per call. Throughput is
+ * measured inside the run (first call started to last trial stored, from the store's
+ * timestamps), so process start-up is not counted; the ideal is N x 16 / 0.2 s.
+ *
+ * Uses PARALLAX_TEST_PG_URL, or starts a throwaway cluster as `npm test` does. Prints Markdown.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+const PER_WORKER = 16;
+const LATENCY_MS = 200;
+const TRIALS = 1_920;
+
+function specYaml(concurrency: number): string {
+  const items = Array.from(
+    { length: TRIALS / 2 },
+    (_, i) =>
+      `      - { id: s${i}, stem: "Scale question ${i} about box ${i * 3}?", options: [one ${i}, two ${i}, three ${i}, four ${i}], gold_index: ${i % 4} }`,
+  ).join("\n");
+  return `study: scale-out\nmodels:\n  - id: sim-a\n    provider: sim\n    model: medium\n    options: { latency_ms: ${LATENCY_MS} }\nbenchmarks:\n  - id: bench\n    loader: inline\n    items:\n${items}\nconditions:\n  facets:\n    format: [mc]\nattempts: 2\nexecution:\n  concurrency: ${concurrency}\n  cache: false\n`;
+}
+
+function startPostgres(): { url: string; stop: () => void } {
+  if (process.env.PARALLAX_TEST_PG_URL) return { url: process.env.PARALLAX_TEST_PG_URL, stop: () => {} };
+  const env = {
+    ...process.env,
+    PARALLAX_TEST_PG_DIR: join(mkdtempSync(join(tmpdir(), "parallax-bench-pg-")), "cluster"),
+    PARALLAX_TEST_PG_PORT: String(20000 + Math.floor(Math.random() * 30000)),
+  };
+  spawnSync("chmod", ["755", join(env.PARALLAX_TEST_PG_DIR, "..")]);
+  const envFile = join(mkdtempSync(join(tmpdir(), "parallax-bench-pg-env-")), "env");
+  const started = spawnSync("bash", ["scripts/start-test-postgres.sh", envFile], { stdio: "inherit", env });
+  if (started.status !== 0) throw new Error("could not start PostgreSQL for the benchmark");
+  const line = readFileSync(envFile, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("PARALLAX_TEST_PG_URL="));
+  return {
+    url: line!.slice("PARALLAX_TEST_PG_URL=".length),
+    stop: () => spawnSync("bash", ["scripts/stop-test-postgres.sh"], { stdio: "inherit", env }),
+  };
+}
+
+async function measure(base: string, workers: number) {
+  const schema = `bench_scale_${workers}_${process.pid}`;
+  const url = new URL(base);
+  url.searchParams.set("schema", schema);
+  const dir = mkdtempSync(join(tmpdir(), "parallax-bench-scale-"));
+  const specPath = join(dir, "spec.yaml");
+  writeFileSync(specPath, specYaml(PER_WORKER * workers));
+  const args = [
+    "--import",
+    "tsx",
+    "src/cli/main.ts",
+    "run",
+    specPath,
+    "--out",
+    join(dir, "out"),
+    "--store",
+    url.toString(),
+  ];
+  const started = Date.now();
+  const run = spawnSync(process.execPath, [...args, "--workers", String(workers)], { encoding: "utf8" });
+  const wallS = (Date.now() - started) / 1000;
+  if (run.status !== 0) throw new Error(`run with ${workers} workers failed: ${run.stderr}`);
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    await client.query(`set search_path to "${schema}"`);
+    const { rows } = await client.query(
+      `select count(*) as n, (select min(started_at) from calls) as first, max(updated_at) as last
+         from trials where status = 'finished'`,
+    );
+    await client.query(`drop schema "${schema}" cascade`);
+    const n = Number(rows[0].n);
+    const seconds = (Date.parse(rows[0].last) - Date.parse(rows[0].first)) / 1000;
+    return { workers, n, seconds, wallS, perSecond: n / seconds, ideal: (workers * PER_WORKER * 1000) / LATENCY_MS };
+  } finally {
+    await client.end();
+  }
+}
+
+const server = startPostgres();
+try {
+  const results = [];
+  for (const workers of [1, 2, 4]) results.push(await measure(server.url, workers));
+  const one = results[0].perSecond;
+  console.log(
+    `| workers | total concurrency | trials | in-run time (s) | wall time (s) | trials/s | of ideal | vs 1 worker |`,
+  );
+  console.log(`| --- | --- | --- | --- | --- | --- | --- | --- |`);
+  for (const r of results) {
+    console.log(
+      `| ${r.workers} | ${r.workers * PER_WORKER} | ${r.n} | ${r.seconds.toFixed(1)} | ${r.wallS.toFixed(1)} | ${r.perSecond.toFixed(1)} | ${((100 * r.perSecond) / r.ideal).toFixed(1)}% | ${(r.perSecond / one).toFixed(2)}x |`,
+    );
+  }
+} finally {
+  server.stop();
+}

@@ -1,0 +1,89 @@
+/**
+ * `parallax worker URL`: joins a run in a PostgreSQL store as one more worker (on this or any
+ * machine), and `startLocalWorkers`, which `parallax run --workers N` uses to start N - 1 of
+ * them beside itself. Each worker claims trials under leases, so none is executed twice.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { runWorker } from "../../run/run-worker.js";
+import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
+
+export interface WorkerCommandOptions {
+  run?: string;
+  concurrency?: number;
+  leaseSeconds?: number;
+  erroredBefore?: string;
+  rateShare?: number;
+}
+
+export async function workerCommand(url: string, options: WorkerCommandOptions): Promise<void> {
+  const signals = interruptSignals();
+  try {
+    const result = await runWorker({
+      store: url,
+      runId: options.run,
+      env: process.env,
+      concurrency: options.concurrency,
+      lease: {
+        leaseMs: options.leaseSeconds === undefined ? undefined : options.leaseSeconds * 1000,
+        erroredBefore: options.erroredBefore,
+      },
+      rateShare: options.rateShare,
+      stopSignal: signals.stop.signal,
+      abortSignal: signals.abort.signal,
+    });
+    const { summary, counts } = result;
+    process.stdout.write(
+      `worker ${result.workerId} on run ${result.runId}: ran ${summary.attempted} trial(s), ${summary.finished} finished, ` +
+        `${summary.errored} errored, ${summary.abandoned} not completed; calls ${summary.calls}\n` +
+        `study status: ${counts.finished} finished, ${counts.errored} errored, ${counts.pending} pending\n`,
+    );
+    if (summary.stoppedBy === "stop") process.exitCode = EXIT_INTERRUPTED;
+    else if (summary.errored > 0 || summary.stoppedBy === "auth") process.exitCode = EXIT_TRIALS_ERRORED;
+  } finally {
+    signals.dispose();
+  }
+}
+
+/**
+ * Starts `count` worker processes on the run (the same executable and loader flags as this
+ * process), each with `concurrency` trials in flight; resolves with their exit codes.
+ */
+export function startLocalWorkers(
+  url: string,
+  runId: string,
+  count: number,
+  options: { concurrency: number; leaseSeconds?: number; erroredBefore: string; rateShare: number },
+): { done: Promise<(number | null)[]>; stop: () => void } {
+  const children: ChildProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    const args = [
+      ...process.execArgv,
+      process.argv[1],
+      "worker",
+      url,
+      "--run",
+      runId,
+      "--concurrency",
+      String(options.concurrency),
+      "--errored-before",
+      options.erroredBefore,
+      "--rate-share",
+      String(options.rateShare),
+      ...(options.leaseSeconds === undefined ? [] : ["--lease-seconds", String(options.leaseSeconds)]),
+    ];
+    children.push(spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] }));
+  }
+  const done = Promise.all(
+    children.map(
+      (child) =>
+        new Promise<number | null>((resolve) => {
+          child.on("error", () => resolve(1));
+          child.on("close", (code) => resolve(code));
+        }),
+    ),
+  );
+  const stop = () => {
+    for (const child of children) child.kill("SIGINT");
+  };
+  return { done, stop };
+}

@@ -1,0 +1,119 @@
+/**
+ * `parallax worker URL`: one more worker on a run that `parallax run SPEC --store URL` started.
+ * Everything it needs is in the store (the spec in the run record, the items in run_items), so
+ * another machine needs only the URL and its own API keys. Trials are claimed under leases
+ * (execute/leased-source.ts); the worker refuses a run of another Parallax version, and runs
+ * that need more than the store holds (plugins, run-time judges) say how to join them instead.
+ */
+import { resolve } from "node:path";
+import type { Item } from "../contracts/item.js";
+import { InputError } from "../core/errors.js";
+import type { ProviderEnv } from "../models/types.js";
+import { executeTrials } from "./execute/execute-trials.js";
+import { LeasedTrialSource, type LeaseOptions } from "./execute/leased-source.js";
+import type { ExecuteSummary, TrialEvent } from "./execute/types.js";
+import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
+import { refuseOtherVersion, storeLabel } from "./run-study.js";
+import { openStore } from "./store/open.js";
+import { isPostgresUrl } from "./store/url.js";
+import type { RunRecord } from "./store/types.js";
+import type { PreparedStudy } from "./study.js";
+
+export interface RunWorkerOptions {
+  /** The run's PostgreSQL URL. */
+  store: string;
+  /** The run to join; default the store's run. */
+  runId?: string;
+  env: ProviderEnv;
+  /** Trials in flight in this worker; default the spec's execution.concurrency. */
+  concurrency?: number;
+  lease?: LeaseOptions;
+  /** Workers sharing each model's API key: each keeps 1/rateShare of its declared rate limit. */
+  rateShare?: number;
+  stopSignal?: AbortSignal;
+  abortSignal?: AbortSignal;
+  onTrialDone?: (event: TrialEvent) => void;
+}
+
+export interface RunWorkerResult {
+  runId: string;
+  workerId: string;
+  summary: ExecuteSummary;
+  counts: Record<"pending" | "finished" | "errored", number>;
+}
+
+export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerResult> {
+  if (!isPostgresUrl(options.store)) {
+    throw new InputError(`a worker joins a run in a PostgreSQL store (postgres://...), not '${options.store}'`);
+  }
+  const label = storeLabel(options.store);
+  const store = await openStore(options.store);
+  try {
+    const run = await store.getRun(options.runId);
+    if (!run) throw new InputError(`${label} holds no run${options.runId ? ` '${options.runId}'` : ""} to work on`);
+    refuseOtherVersion(run, label);
+    refuseWhatTheStoreLacks(run, label);
+    const study = storedStudy(run, await store.listRunItems(run.id), label);
+    const models = await buildModels(study, options.env, { rateShare: options.rateShare });
+    try {
+      refuseCells(study, models);
+      const { logprobOptionsOf, scorerChooser } = await import("./scoring/choose.js");
+      const source = await LeasedTrialSource.open(store, run.id, options.lease);
+      const summary = await executeTrials({
+        store,
+        runId: run.id,
+        items: study.items,
+        models,
+        scorerFor: scorerChooser(run.spec),
+        logprobOptions: logprobOptionsOf(run.spec),
+        concurrency: options.concurrency ?? run.spec.execution.concurrency,
+        cache: run.spec.execution.cache,
+        stopSignal: options.stopSignal,
+        abortSignal: options.abortSignal,
+        budget: { maxCostUsd: run.spec.budget.max_cost_usd, maxCalls: run.spec.budget.max_calls },
+        onTrialDone: options.onTrialDone,
+        source,
+      });
+      return { runId: run.id, workerId: source.leaseOwner, summary, counts: await store.countByStatus(run.id) };
+    } finally {
+      await closeModels(models);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+function refuseWhatTheStoreLacks(run: RunRecord, label: string): void {
+  const joinWithSpec = `start this worker with the spec instead: parallax run SPEC --store ${label}`;
+  if ((run.spec.plugins ?? []).length > 0) {
+    throw new InputError(`run '${run.id}' loads plugins, which the store does not hold; ${joinWithSpec}`);
+  }
+  if ((run.spec.scoring?.judges ?? []).length > 0) {
+    throw new InputError(`run '${run.id}' judges trials at run time, which needs the study directory; ${joinWithSpec}`);
+  }
+}
+
+/** The study as the store holds it: the run's spec and items (paths in the spec resolve against the working directory). */
+function storedStudy(run: RunRecord, items: Item[], label: string): PreparedStudy {
+  if (items.length === 0) {
+    throw new InputError(
+      `${label}: run '${run.id}' has no items in the store (it was started by a Parallax before scale-out); ` +
+        "start this worker with the spec: parallax run SPEC --store URL",
+    );
+  }
+  const byBenchmark = new Map<string, Map<string, Item>>();
+  for (const item of items) {
+    if (!byBenchmark.has(item.benchmark)) byBenchmark.set(item.benchmark, new Map());
+    byBenchmark.get(item.benchmark)?.set(item.id, item);
+  }
+  return {
+    spec: run.spec,
+    specPath: resolve("spec.json"),
+    specHash: run.specHash,
+    manifest: { benchmarks: [] },
+    manifestHash: run.manifestHash,
+    items: byBenchmark,
+    conditions: [],
+    warnings: [],
+  };
+}

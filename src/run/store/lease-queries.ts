@@ -1,0 +1,198 @@
+/**
+ * The LeaseStore half of the kysely store (migration 0008): trials claimed under leases, the
+ * workers' heartbeats, the run's items. Lease times are read from the DATABASE clock, so
+ * workers on machines whose clocks disagree still agree on when a lease ran out.
+ *
+ * The claim is one UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED) on PostgreSQL:
+ * concurrent claims skip each other's rows instead of waiting or taking the same trial. On
+ * SQLite (one file, writers serialised) the same statement without the lock clause is atomic.
+ */
+import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
+import type { Item } from "../../contracts/item.js";
+import type { StoreDatabase, TrialsTable } from "./schema.js";
+import type { LeaseStore, LeaseSummary, TrialRow, WorkerRecord } from "./types.js";
+
+type Dialect = "sqlite" | "postgres";
+
+/** Items per insert: four bound parameters a row, well under both dialects' limits. */
+const ITEM_BATCH = 500;
+
+export class KyselyLeaseStore implements LeaseStore {
+  constructor(
+    private readonly db: Kysely<StoreDatabase>,
+    private readonly dialect: Dialect,
+    private readonly toTrialRow: (row: Selectable<TrialsTable>) => TrialRow,
+  ) {}
+
+  /** Now on the database clock, in ms since the epoch. */
+  private nowMs(): RawBuilder<number> {
+    return this.dialect === "postgres"
+      ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
+      : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+  }
+
+  async claimTrials(
+    runId: string,
+    worker: string,
+    max: number,
+    options: { leaseMs: number; erroredBefore: string },
+  ): Promise<TrialRow[]> {
+    if (max <= 0) return [];
+    const now = this.nowMs();
+    let claimable = this.db
+      .selectFrom("trials")
+      .select("id")
+      .where("run_id", "=", runId)
+      .where((eb) =>
+        eb.or([
+          eb("status", "=", "pending"),
+          eb.and([eb("status", "=", "errored"), eb("updated_at", "<", options.erroredBefore)]),
+        ]),
+      )
+      .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_expires_at", "<", now)]))
+      .orderBy("id")
+      .limit(max);
+    if (this.dialect === "postgres") claimable = claimable.forUpdate().skipLocked();
+    const rows = await this.db
+      .updateTable("trials")
+      .set({ lease_owner: worker, lease_expires_at: sql<number>`${now} + ${options.leaseMs}` })
+      .where("id", "in", claimable)
+      .returningAll()
+      .execute();
+    return rows.map(this.toTrialRow).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async renewLeases(worker: string, trialIds: readonly string[], leaseMs: number): Promise<string[]> {
+    if (trialIds.length === 0) return [];
+    const rows = await this.db
+      .updateTable("trials")
+      .set({ lease_expires_at: sql<number>`${this.nowMs()} + ${leaseMs}` })
+      .where("lease_owner", "=", worker)
+      .where("id", "in", [...trialIds])
+      .where("status", "<>", "finished")
+      .returning("id")
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  async releaseLeases(worker: string, trialIds: readonly string[]): Promise<void> {
+    if (trialIds.length === 0) return;
+    await this.db
+      .updateTable("trials")
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where("lease_owner", "=", worker)
+      .where("id", "in", [...trialIds])
+      .execute();
+  }
+
+  async registerWorker(worker: Omit<WorkerRecord, "heartbeatAt" | "state" | "inFlight">): Promise<void> {
+    await this.db
+      .insertInto("workers")
+      .values({
+        id: worker.id,
+        run_id: worker.runId,
+        host: worker.host,
+        pid: worker.pid,
+        parallax_version: worker.parallaxVersion,
+        started_at: worker.startedAt,
+        heartbeat_at: this.nowMs(),
+        in_flight: 0,
+        state: "running",
+      })
+      .execute();
+  }
+
+  async heartbeatWorker(workerId: string, inFlight: number): Promise<void> {
+    await this.db
+      .updateTable("workers")
+      .set({ heartbeat_at: this.nowMs(), in_flight: inFlight })
+      .where("id", "=", workerId)
+      .execute();
+  }
+
+  async stopWorker(workerId: string): Promise<void> {
+    await this.db
+      .updateTable("workers")
+      .set({ heartbeat_at: this.nowMs(), in_flight: 0, state: "stopped" })
+      .where("id", "=", workerId)
+      .execute();
+  }
+
+  async listWorkers(runId: string): Promise<WorkerRecord[]> {
+    const rows = await this.db
+      .selectFrom("workers")
+      .selectAll()
+      .where("run_id", "=", runId)
+      .orderBy("started_at")
+      .orderBy("id")
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      runId: r.run_id,
+      host: r.host,
+      pid: r.pid,
+      parallaxVersion: r.parallax_version,
+      startedAt: r.started_at,
+      heartbeatAt: Number(r.heartbeat_at),
+      inFlight: r.in_flight,
+      state: r.state === "stopped" ? "stopped" : "running",
+    }));
+  }
+
+  async leaseSummary(runId: string): Promise<LeaseSummary> {
+    const now = this.nowMs();
+    const row = await this.db
+      .selectFrom("trials")
+      .select((eb) => [
+        eb.fn.sum<number | string | null>(sql`case when lease_expires_at >= ${now} then 1 else 0 end`).as("held"),
+        eb.fn.sum<number | string | null>(sql`case when lease_expires_at < ${now} then 1 else 0 end`).as("expired"),
+        eb.fn
+          .min<number | string | null>(sql`case when lease_expires_at >= ${now} then lease_expires_at end`)
+          .as("next"),
+        eb.fn.max<number | string | null>("lease_expires_at").as("last"),
+        sql<number | string>`${now}`.as("now"),
+      ])
+      .where("run_id", "=", runId)
+      .where("status", "<>", "finished")
+      .where("lease_owner", "is not", null)
+      .executeTakeFirst();
+    const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+    const held = num(row?.held) ?? 0;
+    return {
+      held,
+      expired: num(row?.expired) ?? 0,
+      nextExpiry: num(row?.next),
+      lastExpiry: held > 0 ? num(row?.last) : null,
+      now: num(row?.now) ?? Date.now(),
+    };
+  }
+
+  async saveRunItems(runId: string, items: readonly Item[]): Promise<void> {
+    const rows = items.map((item) => ({
+      run_id: runId,
+      benchmark: item.benchmark,
+      item_id: item.id,
+      item: JSON.stringify(item),
+    }));
+    await this.db.transaction().execute(async (trx) => {
+      for (let start = 0; start < rows.length; start += ITEM_BATCH) {
+        await trx
+          .insertInto("run_items")
+          .values(rows.slice(start, start + ITEM_BATCH))
+          .onConflict((oc) => oc.columns(["run_id", "benchmark", "item_id"]).doNothing())
+          .execute();
+      }
+    });
+  }
+
+  async listRunItems(runId: string): Promise<Item[]> {
+    const rows = await this.db
+      .selectFrom("run_items")
+      .select("item")
+      .where("run_id", "=", runId)
+      .orderBy("benchmark")
+      .orderBy("item_id")
+      .execute();
+    return rows.map((r) => JSON.parse(r.item) as Item);
+  }
+}
