@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { ProviderEnv } from "../models/types.js";
 import { InputError } from "../core/errors.js";
+import { agentRuntimeOf } from "./agent-runtime.js";
 import { executeTrials } from "./execute/execute-trials.js";
 import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
 import { buildJudgeModel } from "./judge.js";
@@ -111,6 +112,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       },
       onTrialDone: options.onTrialDone,
       judging,
+      agents: agentRuntimeOf(study.spec),
     });
     const judged = judging ? await judging.finish(study, store, runId, outDir) : undefined;
     const counts = await store.countByStatus(runId);
