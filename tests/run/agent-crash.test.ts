@@ -45,13 +45,19 @@ test("SIGKILL mid agent trial: resume reruns it from its start and stores it onc
     for (const call of calls) byTrial.set(call.trial_id, [...(byTrial.get(call.trial_id) ?? []), call]);
     assert.equal(byTrial.size, planned, "every trial has its calls");
     for (const [id, own] of byTrial) {
-      assert.ok(own.every((c) => c.execution === 1), id);
+      assert.ok(
+        own.every((c) => c.execution === 1),
+        id,
+      );
       assert.deepEqual(
         own.map((c) => c.seq),
         own.map((_, i) => i + 1),
         `${id}: calls 1..n once each`,
       );
-      assert.ok(own.some((c) => c.role === "tool"), `${id}: its tool calls are stored`);
+      assert.ok(
+        own.some((c) => c.role === "tool"),
+        `${id}: its tool calls are stored`,
+      );
     }
   } finally {
     db.close();

@@ -19,11 +19,20 @@ const head: ChatMessage[] = [
 ];
 
 function tokens(messages: ChatMessage[]): number {
-  return messages.reduce((s, m) => s + estimateTokens(m.content) + estimateTokens(JSON.stringify(m.toolCalls ?? [])), 0);
+  return messages.reduce(
+    (s, m) => s + estimateTokens(m.content) + estimateTokens(JSON.stringify(m.toolCalls ?? [])),
+    0,
+  );
 }
 
 describe("truncateToolTraces", () => {
-  const messages = [...head, ...trace(1, 400), ...trace(2, 400), { role: "user" as const, content: "go on" }, ...trace(3, 400)];
+  const messages = [
+    ...head,
+    ...trace(1, 400),
+    ...trace(2, 400),
+    { role: "user" as const, content: "go on" },
+    ...trace(3, 400),
+  ];
 
   test("under the limit nothing is dropped", () => {
     const kept = truncateToolTraces(messages, tokens(messages));
