@@ -203,6 +203,33 @@ export const AgentLimitsSchema = z
   })
   .strict();
 
+/** Limits of each sandboxed tool call (docs/TOOLS.md); the per-trial limits (tokens, time, cost) are the scaffolds'. */
+export const SandboxLimitsSchema = z
+  .object({
+    cpu_seconds: z.number().positive().max(3600).default(30).describe("CPU seconds per tool call (RLIMIT_CPU)"),
+    wall_seconds: z.number().positive().max(3600).default(60).describe("Wall seconds per tool call; then it is killed"),
+    output_bytes: z.number().int().positive().default(16_384).describe("Bytes of stdout+stderr kept per call"),
+    max_processes: z.number().int().min(2).max(4096).default(64).describe("Processes a call may have at once"),
+  })
+  .strict();
+
+/** The agent tools (issue 15, docs/TOOLS.md): which are offered, the sandbox limits, the web backend. */
+export const AgentsSchema = z
+  .object({
+    tools: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe("Registered tools offered to agent scaffolds (default: each scaffold's own set)"),
+    sandbox: SandboxLimitsSchema.default(SandboxLimitsSchema.parse({})),
+    web: z
+      .object({ backend: z.string().min(1).describe("Registered web backend: offline (a local folder) or brave") })
+      .catchall(z.unknown())
+      .optional()
+      .describe("Backend of web_search/web_fetch and its settings, e.g. {backend: offline, folder: docs/}"),
+  })
+  .strict();
+
 export const StudySpecSchema = z
   .object({
     study: identifier.describe("Study name"),
@@ -222,6 +249,7 @@ export const StudySpecSchema = z
     budget: BudgetSchema.default({}),
     prices: z.record(z.string(), PriceSchema).optional().describe("Price overrides by provider model id"),
     scoring: ScoringSchema.optional().describe("Scorers, judges and blinding (docs/SCORING.md)"),
+    agents: AgentsSchema.optional().describe("Agent tools, sandbox limits and web backend (docs/TOOLS.md)"),
     analysis: AnalysisPlanSpecSchema.optional().describe(
       "Analysis plan (docs/ANALYSIS.md); defaults apply when absent",
     ),
@@ -265,5 +293,6 @@ export type RateLimit = z.infer<typeof RateLimitSchema>;
 export type ScoringSpec = z.infer<typeof ScoringSchema>;
 export type JudgeRef = z.infer<typeof JudgeRefSchema>;
 export type SpecGenerationParams = z.infer<typeof GenerationParamsSchema>;
+export type AgentsSpec = z.infer<typeof AgentsSchema>;
 
 export { FAILURE_BUCKETS };

@@ -26,6 +26,8 @@ import { datasetLoaders } from "../datasets/registry.js";
 import { providers } from "../models/registry.js";
 import { judgeRubrics } from "../scoring/judge/rubrics.js";
 import { scorers } from "../scoring/registry.js";
+import { tools } from "../tools/registry.js";
+import { webBackends } from "../tools/web/registry.js";
 import { facets } from "./registry.js";
 
 /** loadSpec, then validateStudy: what plan, run and preregister load a spec (a path, or a file already read) with. */
@@ -48,6 +50,7 @@ export function validateStudy(spec: StudySpec, file: { text: string; path: strin
     ...benchmarkProblems(spec, source),
     ...scoringProblems(spec, source),
     ...unjudgedOpenEndedProblems(spec, source),
+    ...agentsProblems(spec, source),
   ];
   if (problems.length > 0) throw new SpecError(file.path, problems);
 }
@@ -109,6 +112,24 @@ function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecS
   return (descriptor.specProblems?.(model, { specDir }) ?? []).map((p) =>
     problem(source, [...path, ...p.path], p.message),
   );
+}
+
+/** The agent tools named in `agents.tools`, and the web backend's name and settings. */
+function agentsProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
+  if (spec.agents === undefined) return [];
+  const toolProblems = (spec.agents.tools ?? []).flatMap((name, i) =>
+    tools.has(name) ? [] : [unknownName(source, ["agents", "tools", i], "tool", name, tools.names())],
+  );
+  const web = spec.agents.web;
+  if (web === undefined) return toolProblems;
+  const path = ["agents", "web"];
+  if (!webBackends.has(web.backend))
+    return [
+      ...toolProblems,
+      unknownName(source, [...path, "backend"], "web backend", web.backend, webBackends.names()),
+    ];
+  const { backend: _, ...settings } = web;
+  return [...toolProblems, ...settingsProblems(webBackends.get(web.backend).settingsSchema, settings, path, source)];
 }
 
 function benchmarkProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {

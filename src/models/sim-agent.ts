@@ -221,10 +221,11 @@ function workingCall(step: number, offered: Set<string>, item: Item | undefined)
       }),
     });
   }
-  if (offered.has("web_search"))
-    options.push({ name: "web_search", arguments: JSON.stringify({ query: keywords(question) }) });
   if (offered.has("python"))
     options.push({ name: "python", arguments: JSON.stringify({ code: "print(sum(range(10)))" }) });
+  // Searched after computing: without a web backend a search is a tool error the agent must recover from.
+  if (offered.has("web_search"))
+    options.push({ name: "web_search", arguments: JSON.stringify({ query: keywords(question) }) });
   if (offered.has("bash")) options.push({ name: "bash", arguments: JSON.stringify({ cmd: "ls" }) });
   return options.length === 0 ? undefined : options[step % options.length];
 }

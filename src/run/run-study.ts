@@ -112,7 +112,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       },
       onTrialDone: options.onTrialDone,
       judging,
-      agents: agentRuntimeOf(study.spec),
+      agents: agentRuntimeOf(study.spec, { specDir: dirname(resolve(study.specPath)), env: options.env }),
     });
     const judged = judging ? await judging.finish(study, store, runId, outDir) : undefined;
     const counts = await store.countByStatus(runId);

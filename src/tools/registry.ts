@@ -5,9 +5,19 @@ import { submitAnswerTool } from "./submit-answer.js";
 import { submitVerdictTool } from "./submit-verdict.js";
 import { textEditorTool } from "./text-editor.js";
 import type { AnyTool } from "./types.js";
+import { webFetchTool } from "./web-fetch.js";
+import { webSearchTool } from "./web-search.js";
 
 /** The agent tools, one file each; a scaffold offers a subset by name. */
 export const tools = new Registry<AnyTool>("tool");
-for (const tool of [bashTool, pythonTool, textEditorTool, submitAnswerTool, submitVerdictTool]) {
+for (const tool of [
+  bashTool,
+  pythonTool,
+  textEditorTool,
+  webSearchTool,
+  webFetchTool,
+  submitAnswerTool,
+  submitVerdictTool,
+]) {
   tools.register(tool.name, tool);
 }

@@ -10,6 +10,8 @@ import type { SandboxLimits, ToolResult } from "../contracts/tool.js";
  */
 
 export const BWRAP_PATH = "/usr/bin/bwrap";
+/** util-linux's prlimit, which sets the limits bwrap and the command inherit. */
+export const PRLIMIT_PATH = "/usr/bin/prlimit";
 /** Where the trial's work dir appears inside the sandbox (fixed, so observations do not carry host paths). */
 export const SANDBOX_WORK_DIR = "/workspace";
 const SANDBOX_ENV: Readonly<Record<string, string>> = {
@@ -37,10 +39,12 @@ export interface SandboxRequest {
   workDir: string;
   argv: readonly string[];
   limits: SandboxLimits;
-  /** Unprivileged uid the command runs as when Parallax runs as root (see `sandboxUid`). */
+  /** Unprivileged uid the sandbox runs as when Parallax runs as root (see `sandboxUid`). */
   uid?: number;
   /** Text written to the command's stdin. */
   stdin?: string;
+  /** bubblewrap's path (default `BWRAP_PATH`). */
+  bwrapPath?: string;
 }
 
 export interface SandboxRun {
@@ -54,17 +58,23 @@ export interface SandboxRun {
 }
 
 /** Whether bubblewrap is installed; the message says how to install it when not. */
-export function sandboxAvailability(): { ok: true } | { ok: false; message: string } {
-  if (!existsSync(BWRAP_PATH)) {
+export function sandboxAvailability(bwrapPath = BWRAP_PATH): { ok: true } | { ok: false; message: string } {
+  if (!existsSync(bwrapPath)) {
     return {
       ok: false,
-      message: `bubblewrap (${BWRAP_PATH}) is not installed; the agent tools run every call in it. Install it with \`apt-get install bubblewrap\` (Debian/Ubuntu) or your distribution's bubblewrap package.`,
+      message: `bubblewrap (${bwrapPath}) is not installed; the agent tools run every call in it. Install it with \`apt-get install bubblewrap\` (Debian/Ubuntu) or your distribution's bubblewrap package.`,
+    };
+  }
+  if (!existsSync(PRLIMIT_PATH)) {
+    return {
+      ok: false,
+      message: `prlimit (${PRLIMIT_PATH}, from util-linux) is not installed; it sets the sandbox's CPU and process limits. Install it with \`apt-get install util-linux\`.`,
     };
   }
   return { ok: true };
 }
 
-/** Whether the sandbox drops to a per-trial uid (only root can; as root, RLIMIT_NPROC would not bind). */
+/** Whether the sandbox must start as a per-trial uid (as root, RLIMIT_NPROC would not bind). */
 export function runsAsRoot(): boolean {
   return typeof process.getuid === "function" && process.getuid() === 0;
 }
@@ -78,22 +88,15 @@ export function sandboxUid(): number {
   return 1_000_000 + Math.floor(Math.random() * 1_000_000);
 }
 
-/** The bwrap argument list: namespaces, mounts, environment. */
-export function bwrapArgs(workDir: string, asRoot: boolean): string[] {
-  // As root, no user namespace: the command drops to its own uid with setpriv instead, so that
-  // the process limit binds. Unprivileged, bwrap needs the user namespace to create the others.
-  const namespaces = asRoot
-    ? ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-    : ["--unshare-all", "--cap-drop", "ALL"];
+/** The bwrap argument list: namespaces (a user namespace too, so bwrap needs no privilege), mounts, environment. */
+export function bwrapArgs(workDir: string): string[] {
   const systemDirs = ["/usr", "/etc"].flatMap((dir) => ["--ro-bind", dir, dir]);
   const usrMerged = ["bin", "lib", "lib64", "sbin"].flatMap((dir) =>
     existsSync(`/usr/${dir}`) ? ["--symlink", `usr/${dir}`, `/${dir}`] : [],
   );
   const env = Object.entries(SANDBOX_ENV).flatMap(([name, value]) => ["--setenv", name, value]);
   return [
-    ...namespaces,
-    "--die-with-parent",
-    "--new-session",
+    ...["--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session"],
     ...systemDirs,
     ...usrMerged,
     ...["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"],
@@ -103,42 +106,36 @@ export function bwrapArgs(workDir: string, asRoot: boolean): string[] {
   ];
 }
 
-/** The command inside the sandbox: limits set by prlimit, then (as root) the drop to the trial's uid. */
-export function limitedCommand(argv: readonly string[], limits: SandboxLimits, uid: number | undefined): string[] {
+/**
+ * The whole command line: bwrap, then prlimit inside it setting the CPU and process limits the
+ * command inherits. Set inside the user namespace, the process limit counts only the processes
+ * in it (bwrap's init included), not the uid's processes elsewhere; it binds because the uid is
+ * not root (see `sandboxUid`).
+ */
+export function sandboxCommand(
+  workDir: string,
+  argv: readonly string[],
+  limits: SandboxLimits,
+  bwrapPath = BWRAP_PATH,
+): string[] {
   const cpu = Math.max(1, Math.ceil(limits.cpuSeconds));
   // Soft CPU limit sends SIGXCPU (recognisable); the hard one a second later kills a process that ignores it.
-  const prlimit = ["prlimit", `--cpu=${cpu}:${cpu + 1}`, `--nproc=${limits.maxProcesses}`, "--"];
-  const drop =
-    uid === undefined
-      ? []
-      : [
-          "setpriv",
-          `--reuid=${uid}`,
-          `--regid=${uid}`,
-          "--clear-groups",
-          "--inh-caps=-all",
-          "--bounding-set=-all",
-          "--no-new-privs",
-          "--",
-        ];
-  return [...prlimit, ...drop, ...argv];
+  const prlimit = [PRLIMIT_PATH, `--cpu=${cpu}:${cpu + 1}`, `--nproc=${limits.maxProcesses}`, "--"];
+  return [bwrapPath, ...bwrapArgs(workDir), "--", ...prlimit, ...argv];
 }
 
 /** Runs one command in the sandbox. Never throws. */
 export function runSandboxed(request: SandboxRequest): Promise<SandboxRun> {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
-  const availability = sandboxAvailability();
+  const availability = sandboxAvailability(request.bwrapPath);
   if (!availability.ok)
     return Promise.resolve({ output: "", exitCode: null, spawnError: availability.message, durationMs: 0 });
-  const asRoot = request.uid !== undefined;
-  const args = [
-    ...bwrapArgs(request.workDir, asRoot),
-    "--",
-    ...limitedCommand(request.argv, request.limits, request.uid),
-  ];
+  const [command, ...args] = sandboxCommand(request.workDir, request.argv, request.limits, request.bwrapPath);
+  // As root, the sandbox starts as the trial's own uid (RLIMIT_NPROC never binds for root).
+  const identity = request.uid === undefined ? {} : { uid: request.uid, gid: request.uid };
   return new Promise((resolve) => {
-    const child = spawn(BWRAP_PATH, args, { stdio: ["pipe", "pipe", "pipe"], detached: true, env: {} });
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: true, env: {}, ...identity });
     const output = new OutputCap(request.limits.outputBytes);
     let limitHit: SandboxRun["limitHit"];
     const killAll = (reason: NonNullable<SandboxRun["limitHit"]>) => {

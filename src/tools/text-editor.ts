@@ -1,6 +1,7 @@
 import { lstat, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
+import { capText } from "./output.js";
 import type { Tool, ToolContext } from "./types.js";
 import { hostPathIn, sandboxPathOf } from "./work-dir.js";
 
@@ -61,7 +62,7 @@ const EDITORS: Record<
     if (first > lines.length || end < first)
       return failure(`view_range [${first}, ${last}] is outside the file's ${lines.length} lines`);
     const numbered = lines.slice(first - 1, end).map((line, i) => `${String(first + i).padStart(6)}\t${line}`);
-    return { output: capped(numbered.join("\n"), context.limits.outputBytes) };
+    return { output: capText(numbered.join("\n"), context.limits.outputBytes).text };
   },
   create: async (args, path, context) => {
     if (args.file_text === undefined) return failure("create needs file_text");
@@ -115,13 +116,6 @@ async function listing(workDir: string, dir: string): Promise<string> {
     }
   }
   return entries.sort().join("\n") || "(empty directory)";
-}
-
-function capped(text: string, bytes: number): string {
-  const buffer = Buffer.from(text, "utf8");
-  return buffer.length <= bytes
-    ? text
-    : `${buffer.subarray(0, bytes).toString("utf8")}\n[output cut at ${bytes} bytes]`;
 }
 
 function failure(message: string): Observation {

@@ -39,6 +39,11 @@ export function writeAgentStudy(options: AgentSpecOptions = {}): { dir: string; 
   const data = join(dir, "tasks", "validation");
   mkdirSync(data, { recursive: true });
   writeFileSync(join(data, "boxes.csv"), "order,boxes\nA,12\nB,30\nC,5\n");
+  mkdirSync(join(dir, "library"));
+  writeFileSync(
+    join(dir, "library", "products.txt"),
+    "Products\nSeventeen crates of twenty-three jars make 391 jars.\n",
+  );
   writeFileSync(join(data, "report.pdf"), "%PDF-1.4 (a stand-in: the year is 1871)\n");
   writeFileSync(
     join(data, "metadata.jsonl"),
@@ -62,7 +67,9 @@ conditions:
     scaffold: [${scaffolds.join(", ")}]
     format: [oe]
 attempts: ${options.attempts ?? 1}
-${options.limits ? `agent_limits: ${options.limits}\n` : ""}execution:
+${options.limits ? `agent_limits: ${options.limits}\n` : ""}agents:
+  web: { backend: offline, folder: library }
+execution:
   concurrency: 3
 `;
   const specPath = join(dir, "study.yaml");
