@@ -63,7 +63,7 @@ describe("check-layers", () => {
       'src/core/b.ts:2: import "../run/r.js": core may not import run, a layer to its right (core < run)',
       'src/models/m.ts:2: import "../scoring/s.js": models may not import scoring: layers of the same rank stay independent',
       'src/scoring/s.ts:3: import "../run/r.js": scoring may not import run, a layer to its right (scoring < run)',
-      "src/utils/u.ts: not in a known layer (contracts, stats, core, datasets, models, scaffolds, scoring, perturb, facets, run, analysis, report, cli, viewer)",
+      "src/utils/u.ts: not in a known layer (contracts, stats, core, datasets, models, scaffolds, scoring, perturb, tools, facets, run, analysis, report, cli, viewer)",
       'src/viewer/v.ts:1: import "../cli/main.js": viewer may not import cli: layers of the same rank stay independent',
     ]);
   });
