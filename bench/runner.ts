@@ -4,6 +4,9 @@
  *     trials per second and peak memory (RSS and heap), to show memory stays flat.
  *  2. The sim provider with 200 ms latency per call at concurrency 32: achieved throughput
  *     against the ideal 32 / 0.2 s = 160 requests/s.
+ *  3. `--agents` (alone): agent trials (S1-S3) on the simulated panel with real sandboxed tool
+ *     calls on the agents quickstart tasks, 1,000 by default (BENCH_AGENT_TRIALS to change):
+ *     trials per second and the mean duration of a sandboxed tool call.
  * Each case runs in its own process (so peak memory is the case's own) and a fresh temp
  * directory, against the real SQLite store. Prints Markdown.
  */
@@ -108,6 +111,39 @@ const cases: Case[] = [
 ];
 
 type Measurement = Awaited<ReturnType<typeof measure>>;
+
+/** Agent trials on the quickstart's tasks (examples/agents), with the run's real toolbox. */
+async function measureAgents(target: number) {
+  const dir = mkdtempSync(join(tmpdir(), "parallax-bench-agents-"));
+  const specPath = join(dir, "agents.yaml");
+  const tasks = join(import.meta.dirname, "..", "examples", "agents");
+  const attempts = Math.max(1, Math.round(target / (3 * 12)));
+  writeFileSync(
+    specPath,
+    `study: bench-agents\nseed: 1\nmodels:\n  - { id: sim, provider: sim, model: mid, params: { temperature: 0.7 }, options: { ability: 1 } }\nbenchmarks:\n  - { id: tasks, loader: gaia, source: ${tasks} }\nconditions:\n  facets:\n    scaffold: [agent_react, planner_actor_rater, planner_executor]\n    format: [oe]\nattempts: ${attempts}\nagents:\n  web: { backend: offline, folder: ${join(tasks, "library")} }\nexecution:\n  concurrency: 8\n`,
+  );
+  const started = performance.now();
+  const result = await runStudy({ specPath, outDir: join(dir, "out"), env: {} });
+  const seconds = (performance.now() - started) / 1000;
+  const { openStore } = await import("../src/run/store/open.js");
+  const store = await openStore(join(dir, "out"));
+  const tools = (await store.listCalls(result.runId)).filter((c) => c.role === "tool");
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+  const sandboxed = tools.filter((c) => !["submit_answer", "submit_verdict"].includes(String(c.note?.tool)));
+  const meanMs = sandboxed.reduce((sum, c) => sum + c.latencyMs, 0) / Math.max(1, sandboxed.length);
+  return { trials: result.summary.finished + result.summary.errored, seconds, toolCalls: sandboxed.length, meanMs };
+}
+
+if (process.argv.includes("--agents")) {
+  const r = await measureAgents(Number(process.env.BENCH_AGENT_TRIALS ?? 1000));
+  console.log("| case | trials | seconds | trials/s | sandboxed tool calls | mean ms per sandboxed call |");
+  console.log("|---|---:|---:|---:|---:|---:|");
+  console.log(
+    `| agents S1-S3, sim, real sandbox | ${r.trials} | ${r.seconds.toFixed(1)} | ${(r.trials / r.seconds).toFixed(2)} | ${r.toolCalls} | ${r.meanMs.toFixed(0)} |`,
+  );
+  process.exit(0);
+}
 
 const caseIndex = process.argv[2];
 if (caseIndex !== undefined) {

@@ -11,6 +11,12 @@ export const FAILURE_BUCKETS = [
   "parse_error",
   /** 401/403: the key is wrong, revoked or lacks access; the run stops at the first one. */
   "auth",
+  /** The provider's 100-page PDF input limit (GAIA App. D). */
+  "pdf_page_limit",
+  /** A provider reply its own SDK could not deserialise (GAIA App. B/D); the robust slice drops these. */
+  "provider_serialisation_bug",
+  /** A dispatch refused before the model ran, with zero tokens (credit exhaustion, App. D): quarantined, never scored. */
+  "zero_token_rejection",
   "other",
 ] as const;
 

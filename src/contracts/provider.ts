@@ -74,6 +74,10 @@ export interface GenerateRequest {
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens served from the provider's prompt cache, where the wire format reports them. */
+  cacheReadTokens?: number;
+  /** Prompt tokens written to the provider's prompt cache (Anthropic cache_creation_input_tokens). */
+  cacheWriteTokens?: number;
 }
 
 export interface GenerateResult {

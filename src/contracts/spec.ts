@@ -184,6 +184,25 @@ export const ScoringSchema = z
   })
   .strict();
 
+/**
+ * Per-trial limits of agent trials (GAIA study section 3.5-3.6; src/run/execute/agent-limits.ts):
+ * a trial that reaches one stops with what it submitted (none: wrong), and the limit is flagged.
+ */
+export const AgentLimitsSchema = z
+  .object({
+    tokens: z.number().int().positive().optional().describe("Input + output tokens over the trial's calls"),
+    wall_seconds: z.number().positive().optional().describe("Wall-clock seconds from the trial's start"),
+    messages: z.number().int().positive().optional().describe("Model replies plus tool results"),
+    cost_usd: z.number().positive().optional().describe("Dollars over the trial's calls"),
+    context_tokens: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("A call's input above this is truncated, oldest tool traces first (section 3.6)"),
+  })
+  .strict();
+
 /** Limits of each sandboxed tool call (docs/TOOLS.md); the per-trial limits (tokens, time, cost) are the scaffolds'. */
 export const SandboxLimitsSchema = z
   .object({
@@ -234,6 +253,7 @@ export const StudySpecSchema = z
     analysis: AnalysisPlanSpecSchema.optional().describe(
       "Analysis plan (docs/ANALYSIS.md); defaults apply when absent",
     ),
+    agent_limits: AgentLimitsSchema.optional().describe("Per-trial limits of agent (tool) trials"),
   })
   .strict()
   .superRefine(

@@ -21,6 +21,7 @@ import type {
   GenerateResult,
   GenerationParams,
   Provider,
+  TokenUsage,
   ToolCall,
 } from "../contracts/provider.js";
 import type { ModelSpec } from "../contracts/spec.js";
@@ -127,14 +128,23 @@ function parseMessage(raw: unknown): { text: string; toolCalls?: ToolCall[]; fin
     text,
     toolCalls: toolCalls.length ? toolCalls : undefined,
     finish: m.stop_reason ? (STOP_REASONS[m.stop_reason] ?? m.stop_reason) : undefined,
-    usage: { inputTokens, outputTokens: u.output_tokens },
+    usage: {
+      inputTokens,
+      outputTokens: u.output_tokens,
+      ...cacheUsage(u.cache_read_input_tokens, u.cache_creation_input_tokens),
+    },
   };
 }
 
-interface Usage {
-  inputTokens: number;
-  outputTokens: number;
+/** The prompt-cache counts as the wire reports them (absent or null: not reported). */
+function cacheUsage(read: number | null | undefined, write: number | null | undefined): Partial<Usage> {
+  return {
+    ...(typeof read === "number" ? { cacheReadTokens: read } : {}),
+    ...(typeof write === "number" ? { cacheWriteTokens: write } : {}),
+  };
 }
+
+type Usage = TokenUsage;
 
 /** The body is {"type":"error","error":{"type":...,"message":...}}. */
 function errorDetail(error: APIError): { type?: string; message: string } {

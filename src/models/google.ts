@@ -150,6 +150,8 @@ function parseResponse(raw: unknown): { text: string; toolCalls?: ToolCall[]; fi
     usage: {
       inputTokens: u?.promptTokenCount ?? 0,
       outputTokens: (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0),
+      // Tokens served from cached content are part of promptTokenCount.
+      ...(typeof u?.cachedContentTokenCount === "number" ? { cacheReadTokens: u.cachedContentTokenCount } : {}),
     },
   };
 }
@@ -157,6 +159,7 @@ function parseResponse(raw: unknown): { text: string; toolCalls?: ToolCall[]; fi
 interface Usage {
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
 }
 
 interface GoogleErrorBody {

@@ -151,10 +151,26 @@ function parseChat(completion: unknown): { text: string; toolCalls?: ToolCall[];
 interface Usage {
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
 }
 
-function usageOf(usage: { prompt_tokens?: number; completion_tokens?: number } | undefined | null): Usage {
-  return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0 };
+function usageOf(
+  usage:
+    | {
+        prompt_tokens?: number;
+        completion_tokens?: number;
+        prompt_tokens_details?: { cached_tokens?: number } | null;
+      }
+    | undefined
+    | null,
+): Usage {
+  // Cached prompt tokens are part of prompt_tokens (prompt_tokens_details.cached_tokens).
+  const cached = usage?.prompt_tokens_details?.cached_tokens;
+  return {
+    inputTokens: usage?.prompt_tokens ?? 0,
+    outputTokens: usage?.completion_tokens ?? 0,
+    ...(typeof cached === "number" ? { cacheReadTokens: cached } : {}),
+  };
 }
 
 /** SDK errors -> failure buckets (see errors.ts for the status defaults). */
@@ -263,7 +279,11 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
     return {
       text: parsed.text,
       toolCalls: parsed.toolCalls,
-      usage: { inputTokens: parsed.inputTokens, outputTokens: parsed.outputTokens },
+      usage: {
+        inputTokens: parsed.inputTokens,
+        outputTokens: parsed.outputTokens,
+        ...(parsed.cacheReadTokens !== undefined ? { cacheReadTokens: parsed.cacheReadTokens } : {}),
+      },
       finishReason: parsed.finish?.toLowerCase(),
       paramsUsed: params,
       droppedParams: dropped,

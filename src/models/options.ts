@@ -7,6 +7,28 @@ import { z } from "zod";
 import { FAILURE_BUCKETS } from "../contracts/failure.js";
 
 const positive = z.number().positive();
+const probability = z.number().min(0).max(1);
+
+/** Per agent role (S1 agent, S2 actor, S3 executor) values of the sim's agent behaviour. */
+const agentRoles = (value: z.ZodNumber) =>
+  z.object({ agent: value.optional(), actor: value.optional(), executor: value.optional() }).strict();
+
+/** sim-agent.ts: the simulated panel's behaviour in the agent scaffolds (docs/SIMULATION.md). */
+export const SimAgentOptionsSchema = z
+  .object({
+    /** Logit shift of the final answer by role: the planted model x scaffold accuracy. */
+    effects: agentRoles(z.number()).optional(),
+    /** Mean tool calls before submitting, by role. */
+    tool_calls: agentRoles(z.number().min(0)).optional(),
+    tool_error_rate: probability.optional(),
+    /** Probability of recovering from a mid-trajectory tool error, by role. */
+    recovery: agentRoles(probability).optional(),
+    rater_skill: z.number().optional(),
+    serialisation_bug_rate: probability.optional(),
+    pdf_page_limit_rate: probability.optional(),
+    zero_token_rate: probability.optional(),
+  })
+  .strict();
 
 /** sim.ts (readSimOptions): the planted ability, latency, failure injection and seed. */
 export const SimOptionsSchema = z
@@ -26,6 +48,7 @@ export const SimOptionsSchema = z
     reword_noise: z.number().min(0).max(1).optional(),
     /** ... and the chance of answering away from the key when the question asks for the opposite construct. */
     construct_flip: z.number().min(0).max(1).optional(),
+    agent: SimAgentOptionsSchema.optional(),
   })
   .strict();
 

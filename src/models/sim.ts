@@ -76,6 +76,7 @@ import { ProviderError } from "../core/errors.js";
 import { canonicalJson, sha256 } from "../core/hash.js";
 import { estimateTokens } from "../core/tokens.js";
 import { applyParamPolicy, fromSpecParamNames } from "./policy.js";
+import { agentKind, SIM_AGENT_DEFAULTS, type SimAgentOptions, simAgentReply } from "./sim-agent.js";
 import { SIM_JUDGE, simJudgeReply } from "./sim-judge.js";
 import type { ProviderFactory } from "./types.js";
 
@@ -151,6 +152,8 @@ interface SimOptions {
   logprobs: boolean;
   /** Planted perturbation sensitivity (docs/SIMULATION.md); absent: every distinct prompt is its own draw. */
   perturbation?: PerturbationSensitivity;
+  /** As an agent in the tool scaffolds (sim-agent.ts). */
+  agent: SimAgentOptions;
 }
 
 /**
@@ -178,7 +181,7 @@ interface KeyEntry {
   difficulty: number;
 }
 
-const CAPABILITIES: ReadonlySet<Capability> = new Set(["generate", "system_prompt", "seed", "temperature"]);
+const CAPABILITIES: ReadonlySet<Capability> = new Set(["generate", "system_prompt", "seed", "temperature", "tools"]);
 /** With options.logprobs: the log-prob scoring path too (continuationLogprobs). */
 const LOGPROB_CAPABILITIES: ReadonlySet<Capability> = new Set([...CAPABILITIES, "continuation_logprobs"]);
 
@@ -305,6 +308,8 @@ export class SimProvider implements Provider {
     ]);
     const drawKey = canonicalJson([stream, request.messages]);
     this.maybeFail(drawKey, request.execution ?? 1);
+    const kind = agentKind({ messages: request.messages, marks: (k, text) => this.marks(k, text) });
+    if (kind !== undefined) return this.agentResult(kind, request, prompt, stream, params, dropped);
     const text = this.reply(request.messages, prompt, stream, drawKey);
     const outputTokens = estimateTokens(text);
     const truncated = params.maxTokens !== undefined && outputTokens > params.maxTokens;
@@ -312,6 +317,47 @@ export class SimProvider implements Provider {
       text: truncated ? text.slice(0, params.maxTokens! * 4) : text,
       usage: { inputTokens: estimateTokens(prompt), outputTokens: truncated ? params.maxTokens! : outputTokens },
       finishReason: truncated ? "length" : "stop",
+      paramsUsed: params,
+      droppedParams: dropped,
+    };
+  }
+
+  /** A sub-call of an agent scaffold (sim-agent.ts); the conversation prefix counts as a cache read. */
+  private agentResult(
+    kind: SubCallKind,
+    request: GenerateRequest,
+    prompt: string,
+    stream: string,
+    params: GenerateRequest["params"],
+    dropped: GenerateResult["droppedParams"],
+  ): GenerateResult {
+    const reply = simAgentReply(kind, {
+      options: this.options.agent,
+      ability: this.options.ability,
+      stream,
+      execution: request.execution ?? 1,
+      messages: request.messages,
+      tools: request.tools ?? [],
+      item: this.findItem(prompt),
+      marks: (k, text) => this.marks(k, text),
+      uniform,
+    });
+    const previous = request.messages
+      .slice(0, -1)
+      .map((m) => m.content)
+      .join("\n\n");
+    const inputTokens = estimateTokens(prompt);
+    const cacheRead = Math.min(inputTokens, estimateTokens(previous));
+    return {
+      text: reply.text,
+      ...(reply.toolCalls ? { toolCalls: reply.toolCalls } : {}),
+      usage: {
+        inputTokens,
+        outputTokens: estimateTokens(reply.text + JSON.stringify(reply.toolCalls ?? [])),
+        cacheReadTokens: cacheRead,
+        cacheWriteTokens: inputTokens - cacheRead,
+      },
+      finishReason: reply.toolCalls ? "tool_calls" : "stop",
       paramsUsed: params,
       droppedParams: dropped,
     };
@@ -796,6 +842,28 @@ function readSimOptions(spec: ModelSpec, studySeed: number): SimOptions {
           },
         }
       : {}),
+    agent: readAgentOptions(raw.agent),
+  };
+}
+
+/** The `agent` option (SimOptionsSchema checked its shape): per-role maps merge over the defaults. */
+function readAgentOptions(raw: unknown): SimAgentOptions {
+  const o = (raw ?? {}) as Record<string, unknown>;
+  const roles = (key: "effects" | "toolCalls" | "recovery", value: unknown) => ({
+    ...SIM_AGENT_DEFAULTS[key],
+    ...((value ?? {}) as Record<string, number>),
+  });
+  const num = (value: unknown, fallback: number) => (typeof value === "number" ? value : fallback);
+  const d = SIM_AGENT_DEFAULTS;
+  return {
+    effects: roles("effects", o.effects),
+    toolCalls: roles("toolCalls", o.tool_calls),
+    recovery: roles("recovery", o.recovery),
+    toolErrorRate: num(o.tool_error_rate, d.toolErrorRate),
+    raterSkill: num(o.rater_skill, d.raterSkill),
+    serialisationBugRate: num(o.serialisation_bug_rate, d.serialisationBugRate),
+    pdfPageLimitRate: num(o.pdf_page_limit_rate, d.pdfPageLimitRate),
+    zeroTokenRate: num(o.zero_token_rate, d.zeroTokenRate),
   };
 }
 

@@ -6,6 +6,7 @@ import { facetLabel } from "../contracts/condition.js";
 import type { CallRecord, Observation, ScoreRecord } from "../contracts/trial.js";
 import { csvLine } from "../core/csv.js";
 import { callAuditors } from "../scaffolds/audits/registry.js";
+import { AGENT_COLUMNS, trialAgentColumns } from "./agent-columns.js";
 import type { TrialRow, TrialStore } from "./store/types.js";
 import { trialPages } from "./store/pages.js";
 
@@ -165,7 +166,12 @@ export async function exportTable(
       const calls = callsOf.get(trial.id) ?? [];
       if (table === "trials") {
         const audit = trialAuditAggregates(calls);
-        emit({ ...toObservation(trial, facets, scores ? (scores.get(trial.id) ?? null) : undefined), ...audit });
+        const agent = trialAgentColumns(trial, calls);
+        emit({
+          ...toObservation(trial, facets, scores ? (scores.get(trial.id) ?? null) : undefined),
+          ...audit,
+          ...agent,
+        });
         rows++;
       } else {
         for (const call of calls) {
@@ -181,7 +187,14 @@ export async function exportTable(
 /** Observation columns with the facet columns placed after the condition hash. */
 function withFacets(facets: string[]): string[] {
   const at = OBSERVATION_COLUMNS.indexOf("condition_hash") + 1;
-  return [...OBSERVATION_COLUMNS.slice(0, at), ...facets, ...OBSERVATION_COLUMNS.slice(at), ...trialAuditColumns()];
+  return [
+    ...OBSERVATION_COLUMNS.slice(0, at),
+    ...facets,
+    ...OBSERVATION_COLUMNS.slice(at),
+    // Before the audit columns, which end the row so that a registered auditor's come last.
+    ...AGENT_COLUMNS,
+    ...trialAuditColumns(),
+  ];
 }
 
 /** The most recent score of `scorer` (any version) for each trial of the page. */

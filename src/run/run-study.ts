@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { ProviderEnv } from "../models/types.js";
 import { InputError } from "../core/errors.js";
+import { agentRuntimeOf } from "./agent-runtime.js";
 import { executeTrials } from "./execute/execute-trials.js";
 import { stampGridRules } from "./grid-rules.js";
 import { LeasedTrialSource, type LeaseOptions } from "./execute/leased-source.js";
@@ -121,6 +122,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       onTrialDone: options.onTrialDone,
       judging,
       source: await sharedSource(store, runId, options.lease),
+      agents: agentRuntimeOf(study.spec, { specDir: dirname(resolve(study.specPath)), env: options.env }),
     });
     const judged = judging ? await judging.finish(study, store, runId, outDir) : undefined;
     const counts = await store.countByStatus(runId);

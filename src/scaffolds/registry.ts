@@ -1,6 +1,7 @@
 import type { CallMarkers } from "../contracts/call-markers.js";
 import { Registry } from "../core/registry.js";
 import { adjudicatedScaffold } from "./adjudicated.js";
+import { agentReactScaffold } from "./agent-react.js";
 import { collectCallMarkers } from "./call-markers.js";
 import { cotScaffold } from "./cot.js";
 import { criticScaffold } from "./critic.js";
@@ -8,6 +9,8 @@ import { directScaffold } from "./direct.js";
 import { invocationChainScaffold } from "./invocation-chain.js";
 import { mapReduceStandardScaffold } from "./map-reduce.js";
 import { mapReduceOptionsScaffold } from "./map-reduce-options.js";
+import { plannerActorRaterScaffold } from "./planner-actor-rater.js";
+import { plannerExecutorScaffold } from "./planner-executor.js";
 import { reactScaffold } from "./react.js";
 import type { Scaffold } from "./types.js";
 
@@ -21,6 +24,9 @@ for (const scaffold of [
   mapReduceOptionsScaffold,
   invocationChainScaffold,
   adjudicatedScaffold,
+  agentReactScaffold,
+  plannerActorRaterScaffold,
+  plannerExecutorScaffold,
 ]) {
   scaffolds.register(scaffold.name, scaffold);
 }

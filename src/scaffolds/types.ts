@@ -1,6 +1,7 @@
 import type { ScaffoldCallMarkers } from "../contracts/call-markers.js";
-import type { ChatMessage, GenerateResult, GenerationParams } from "../contracts/provider.js";
+import type { ChatMessage, GenerateResult, GenerationParams, ToolCall, ToolSpec } from "../contracts/provider.js";
 import type { TaskInput } from "../contracts/task.js";
+import type { Toolbox, ToolResult } from "../contracts/tool.js";
 import type { z } from "zod";
 
 /** Makes one sub-call; the runner records it (messages, response, usage, audit) under `role`. */
@@ -8,7 +9,15 @@ export type ScaffoldCall = (
   role: string,
   messages: ChatMessage[],
   params?: Partial<GenerationParams>,
+  /** The tools offered to the model on this call (agent scaffolds). */
+  tools?: ToolSpec[],
 ) => Promise<GenerateResult>;
+
+/**
+ * Runs one tool call in the trial's toolbox and records it as a sub-call of role "tool" (the
+ * calling role, tool name, arguments, output, error, limit hit and duration in its note).
+ */
+export type ScaffoldToolCall = (callerRole: string, call: ToolCall) => Promise<ToolResult>;
 
 export interface ScaffoldContext {
   task: TaskInput;
@@ -20,6 +29,12 @@ export interface ScaffoldContext {
    * Optional: callers that do not store notes may leave it out.
    */
   annotate?: (note: Record<string, unknown>) => void;
+  /** The trial's toolbox, for scaffolds that declare `tools` (the runner creates and disposes it). */
+  tools?: Toolbox;
+  /** Runs and records a tool call; present whenever `tools` is. */
+  callTool?: ScaffoldToolCall;
+  /** The task's attachments, by file name, as copied into the toolbox's work dir. */
+  attachments?: readonly string[];
 }
 
 /** Parameters of the scaffold's facet value, e.g. {name: "react", max_iterations: 3}. */
@@ -45,4 +60,6 @@ export interface Scaffold {
    * constants (see call-markers.ts): the simulated panel answers each kind in its own way.
    */
   callMarkers?: ScaffoldCallMarkers;
+  /** The tools this scaffold offers (agent scaffolds): the runner then gives each trial a toolbox. */
+  tools?: readonly string[];
 }

@@ -45,7 +45,7 @@ test("plan and run refuse unknown scaffold and system_prompt values at load, exi
     assert.equal(result.status, 2, `${args[0]}: ${result.stderr}`);
     assert.equal(result.stdout, "", `${args[0]} prints no plan or progress`);
     assert.match(result.stderr, /invalid study spec .*quickstart-copy\.yaml \(2 problems\):/);
-    const cott = `quickstart-copy.yaml:${locationOf(text, "cott")}: at YAML path conditions.facets.scaffold[1]: unknown scaffold 'cott' (did you mean 'cot'?); known: adjudicated, cot, critic, direct, invocation_chain, map_reduce, map_reduce_options, react`;
+    const cott = `quickstart-copy.yaml:${locationOf(text, "cott")}: at YAML path conditions.facets.scaffold[1]: unknown scaffold 'cott' (did you mean 'cot'?); known: adjudicated, agent_react, cot, critic, direct, invocation_chain, map_reduce, map_reduce_options, planner_actor_rater, planner_executor, react`;
     const stricter = `quickstart-copy.yaml:${locationOf(text, "stricter")}: at YAML path conditions.facets.system_prompt[1]: unknown system_prompt 'stricter' (did you mean 'strict'?); known: strict, soft, none`;
     assert.ok(result.stderr.includes(cott), `${args[0]} names cott:\n${result.stderr}`);
     assert.ok(result.stderr.includes(stricter), `${args[0]} names stricter:\n${result.stderr}`);

@@ -131,7 +131,7 @@ async function exported(outDir: string) {
         .trim()
         .split("\n")
         .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .map(({ latency_ms: _l, started_at: _s, ...rest }) => rest)
+        .map(({ latency_ms: _l, working_seconds: _w, started_at: _s, ...rest }) => rest)
         .sort((a, b) => `${a.trial_id}${a.seq ?? ""}`.localeCompare(`${b.trial_id}${b.seq ?? ""}`));
     };
     return { trials: await read("trials"), calls: await read("calls") };

@@ -56,7 +56,10 @@ describe("facet values", () => {
       problem,
       new RegExp(`^study\\.yaml:${line}:\\d+: at YAML path conditions\\.facets\\.scaffold\\[1\\]: `),
     );
-    assert.match(problem, /unknown scaffold 'cott' \(did you mean 'cot'\?\); known: adjudicated, cot, critic, direct,/);
+    assert.match(
+      problem,
+      /unknown scaffold 'cott' \(did you mean 'cot'\?\); known: adjudicated, agent_react, cot, critic, direct,/,
+    );
   });
 
   test("scaffold: an undeclared setting is an error at the setting's key, listing the declared ones", () => {

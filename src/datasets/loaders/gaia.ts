@@ -15,7 +15,11 @@ import type { DatasetLoader } from "../types.js";
 
 export const gaiaLoader: DatasetLoader = {
   name: "gaia",
-  optionsSchema: loaderOptions({ split: z.string().optional() }),
+  optionsSchema: loaderOptions({
+    split: z.string().optional(),
+    /** Only these levels (the GAIA scaffold study runs Levels 1 and 2); default every level. */
+    levels: z.array(z.number().int().min(1).max(3)).min(1).optional(),
+  }),
   meta: {
     outcomeMeaning: "the final answer matches the reference under the official GAIA normaliser",
     scoring: "exact",
@@ -32,8 +36,12 @@ export const gaiaLoader: DatasetLoader = {
     const split = typeof spec.options?.split === "string" ? spec.options.split : "validation";
     const file = pickOne(src, spec, [`2023/${split}/metadata.jsonl`, `${split}/metadata.jsonl`, "metadata.jsonl"]);
     const collector = ItemCollector.forSpec(spec);
+    const levels = Array.isArray(spec.options?.levels) ? (spec.options.levels as number[]) : undefined;
     for (const { text, line } of textLines(readText(file))) {
-      collector.row(file.display, line, () => gaiaItem(parseJsonLine(text), file, spec.id));
+      collector.row(file.display, line, () => {
+        const item = gaiaItem(parseJsonLine(text), file, spec.id);
+        return levels && !levels.includes(item.metadata.level as number) ? undefined : item;
+      });
     }
     return collector.result();
   },

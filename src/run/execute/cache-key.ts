@@ -1,4 +1,4 @@
-import type { ChatMessage, GenerationParams } from "../../contracts/provider.js";
+import type { ChatMessage, GenerationParams, ToolSpec } from "../../contracts/provider.js";
 import { hashValue } from "../../core/hash.js";
 import type { ModelRuntime } from "./types.js";
 
@@ -11,6 +11,7 @@ export function cacheKey(
   messages: ChatMessage[],
   params: GenerationParams,
   attempt: number,
+  tools?: ToolSpec[],
 ): string {
   return hashValue({
     provider: model.provider.name,
@@ -20,5 +21,7 @@ export function cacheKey(
     messages,
     params,
     attempt,
+    // Only agent calls offer tools; without them the key is what it always was.
+    ...(tools?.length ? { tools } : {}),
   });
 }

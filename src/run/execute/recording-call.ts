@@ -10,6 +10,7 @@ import { costUsd } from "../../models/pricing.js";
 import { auditCall } from "../../scaffolds/propagation.js";
 import type { ScaffoldCall } from "../../scaffolds/types.js";
 import type { TrialRow } from "../store/types.js";
+import { type AgentLimits, checkAgentLimits, truncateToolTraces } from "./agent-limits.js";
 import { cacheKey } from "./cache-key.js";
 import type { ModelRuntime, TrialContext } from "./types.js";
 
@@ -22,8 +23,15 @@ export function recordingCall(
   task: TaskInput,
   /** Audit what of the task reached the call (false for judge calls, which are not the subject's). */
   audit = true,
+  /** Agent trials: the per-trial limits, checked before each call, and when the trial started. */
+  agent?: { limits?: AgentLimits; startedMs: number },
 ): ScaffoldCall {
-  return async (role, messages, overrides) => {
+  return async (role, fullMessages, overrides, tools) => {
+    if (agent) checkAgentLimits(agent.limits, calls, agent.startedMs);
+    // Above the context limit the oldest tool traces go first (GAIA section 3.6).
+    const contextTokens = agent?.limits?.contextTokens;
+    const truncation = contextTokens === undefined ? undefined : truncateToolTraces(fullMessages, contextTokens);
+    const messages = truncation?.messages ?? fullMessages;
     const params = { ...model.params, ...overrides };
     const request: GenerateRequest = {
       model: model.spec.model,
@@ -31,8 +39,9 @@ export function recordingCall(
       params,
       attempt: trial.attempt,
       execution,
+      ...(tools?.length ? { tools } : {}),
     };
-    const key = cacheKey(model, messages, params, trial.attempt);
+    const key = cacheKey(model, messages, params, trial.attempt, tools);
     // The simulated panel is deterministic and free: caching its replies would only cost writes.
     const useCache = options.cache && !model.provider.simulated;
     const startedAt = new Date();
@@ -45,6 +54,17 @@ export function recordingCall(
       startedAt: startedAt.toISOString(),
       // What of the task reached this sub-call (options, system prompt, safety instructions).
       ...(audit ? { audit: auditCall(task, role, messages) } : {}),
+      ...(truncation && truncation.dropped > 0
+        ? {
+            note: {
+              truncated: {
+                dropped: truncation.dropped,
+                tokensBefore: truncation.tokensBefore,
+                tokensAfter: truncation.tokensAfter,
+              },
+            },
+          }
+        : {}),
     };
     try {
       const hit = useCache ? await options.store.cacheGet(key) : undefined;
@@ -72,7 +92,7 @@ export function recordingCall(
 }
 
 function callRecord(
-  base: Pick<CallRecord, "trialId" | "execution" | "seq" | "role" | "messages" | "startedAt" | "audit">,
+  base: Pick<CallRecord, "trialId" | "execution" | "seq" | "role" | "messages" | "startedAt" | "audit" | "note">,
   result: GenerateResult,
   model: ModelRuntime,
   cached: boolean,

@@ -7,9 +7,11 @@ import type { Item } from "../../contracts/item.js";
 import type { GenerationParams, Provider } from "../../contracts/provider.js";
 import type { ModelSpec } from "../../contracts/spec.js";
 import type { TaskInput } from "../../contracts/task.js";
+import type { Toolbox } from "../../contracts/tool.js";
 import type { CallRecord } from "../../contracts/trial.js";
 import type { AnyScorer, LogprobOptions, ScoreResult, Scorer } from "../../scoring/types.js";
 import type { TrialCompletion, TrialRow, TrialStore } from "../store/types.js";
+import type { AgentLimits } from "./agent-limits.js";
 import type { BudgetLedger, BudgetLimits } from "./budget.js";
 import type { TrialSource } from "./trial-source.js";
 
@@ -50,6 +52,15 @@ export interface ExecuteOptions {
    * as the trial's own sub-calls (cached, charged to the budget, committed with the trial).
    */
   judging?: TrialJudging;
+  /** Agent trials (scaffolds that declare tools): their toolbox and per-trial limits. */
+  agents?: AgentRuntime;
+}
+
+/** What agent trials need from the run: a toolbox per trial and the spec's per-trial limits. */
+export interface AgentRuntime {
+  /** A fresh toolbox offering `tools`, with the files at `attachments` copied into its work dir. */
+  toolbox(tools: readonly string[], attachments: readonly string[]): Promise<Toolbox>;
+  limits?: AgentLimits;
 }
 
 /** Judging of a trial's answer, inside the trial (src/run/scoring/run-judging.ts). */
@@ -86,7 +97,16 @@ export interface ExecuteSummary {
 export interface TrialContext
   extends Pick<
     ExecuteOptions,
-    "store" | "items" | "models" | "scorer" | "scorerFor" | "logprobOptions" | "cache" | "abortSignal" | "judging"
+    | "store"
+    | "items"
+    | "models"
+    | "scorer"
+    | "scorerFor"
+    | "logprobOptions"
+    | "cache"
+    | "abortSignal"
+    | "judging"
+    | "agents"
   > {
   commit: (entry: TrialCompletion) => Promise<boolean>;
 }

@@ -410,6 +410,8 @@ function callRow(c: CallRecord, execution: number): CallsTable {
     finish_reason: c.finishReason ?? null,
     input_tokens: c.usage.inputTokens,
     output_tokens: c.usage.outputTokens,
+    cache_read_tokens: c.usage.cacheReadTokens ?? null,
+    cache_write_tokens: c.usage.cacheWriteTokens ?? null,
     cost_usd: c.costUsd,
     latency_ms: c.latencyMs,
     cached: c.cached ? 1 : 0,
@@ -508,6 +510,8 @@ function toCallRecord(r: CallSelect): CallRecord {
     startedAt: r.started_at,
   };
   if (r.tool_calls !== null) record.toolCalls = JSON.parse(r.tool_calls);
+  if (r.cache_read_tokens != null) record.usage.cacheReadTokens = toSafeInt(r.cache_read_tokens);
+  if (r.cache_write_tokens != null) record.usage.cacheWriteTokens = toSafeInt(r.cache_write_tokens);
   const audit = toAudit(r);
   if (audit) record.audit = audit;
   if (r.note !== null) record.note = JSON.parse(r.note);

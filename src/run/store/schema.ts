@@ -78,6 +78,9 @@ export interface CallsTable {
   audit_persona_leak: string | null;
   /** JSON note the scaffold attached to the call. */
   note: string | null;
+  /** Migration 0009: prompt-cache tokens read and written (null: not reported, or stored before it). */
+  cache_read_tokens?: number | null;
+  cache_write_tokens?: number | null;
   /**
    * Migration "call_checks": the per-call checks as JSON {name: value} (contracts CallChecks).
    * Written instead of the four audit_* columns, which stay readable for calls stored before it.
@@ -476,6 +479,18 @@ const workerLeases: Migration = {
   },
 };
 
+/** Prompt-cache token counts per call (GAIA App. M), where the provider reports them; null elsewhere. */
+const callCacheTokens: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable("calls").addColumn("cache_read_tokens", "integer").execute();
+    await db.schema.alterTable("calls").addColumn("cache_write_tokens", "integer").execute();
+  },
+  async down(db: AnyDb) {
+    await db.schema.alterTable("calls").dropColumn("cache_read_tokens").execute();
+    await db.schema.alterTable("calls").dropColumn("cache_write_tokens").execute();
+  },
+};
+
 /** All migrations, applied in name order. */
 export const migrations: Record<string, Migration> = {
   "0001_initial": initial,
@@ -486,6 +501,7 @@ export const migrations: Record<string, Migration> = {
   "0006_call_checks": callChecks,
   "0007_viewer_indexes": viewerIndexes,
   "0008_worker_leases": workerLeases,
+  "0009_call_cache_tokens": callCacheTokens,
 };
 
 export const migrationProvider: MigrationProvider = {
