@@ -10,6 +10,7 @@ import { facetLabel } from "../contracts/condition.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
+import { conditionColumns, conditionValues } from "../facets/registry.js";
 import type { Observation, ScoreRecord } from "../contracts/trial.js";
 import {
   latestScoresByScorer,
@@ -45,6 +46,8 @@ export interface AnalysisRow {
   audit?: Record<string, number>;
   /** The parsed answer (an MC letter) where the scorer recorded one. */
   answer?: string;
+  /** Which weights answered (TrialOutcome.modelRevision: "sha256:<hex>" of a GGUF, or the provider's model version). */
+  modelRevision?: string;
 }
 
 /**
@@ -156,7 +159,7 @@ export async function loadStudyTable(
  * a scorer has not scored gets a row without outcome).
  */
 export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, path: string): Promise<AnalysisTable> {
-  const facets = Object.keys(run.spec.conditions.facets);
+  const facets = conditionColumns(run.spec.conditions);
   const runTime: AnalysisRow[] = [];
   const stored = new Map<string, AnalysisRow[]>();
   let pending = 0;
@@ -212,7 +215,10 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
 /** The spec's declared level order of every facet, as export labels them. */
 export function specFacetLevels(spec: StudySpec): Record<string, string[]> {
   return Object.fromEntries(
-    Object.entries(spec.conditions.facets).map(([facet, values]) => [facet, values.map(facetLabel)]),
+    Object.entries(spec.conditions.facets).map(([facet, values]) => [
+      facet,
+      conditionValues(facet, values).map(facetLabel),
+    ]),
   );
 }
 
@@ -245,6 +251,7 @@ export function fromObservation(obs: Observation, facets: readonly string[], sco
     errored: obs.status === "errored",
     simulated: obs.simulated,
     ...(scorer === undefined ? {} : { scorer }),
+    ...(obs.model_revision ? { modelRevision: String(obs.model_revision) } : {}),
     ...auditOf(obs as unknown as Record<string, unknown>),
   });
 }
@@ -280,6 +287,7 @@ function analysisRow(fields: Omit<AnalysisRow, "cluster">): AnalysisRow {
   if (fields.scorer !== undefined) row.scorer = fields.scorer;
   if (fields.audit !== undefined) row.audit = fields.audit;
   if (fields.answer !== undefined) row.answer = fields.answer;
+  if (fields.modelRevision !== undefined) row.modelRevision = fields.modelRevision;
   return row;
 }
 

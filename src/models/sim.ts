@@ -62,7 +62,15 @@ import type { CallMarkers, SubCallKind } from "../contracts/call-markers.js";
 import type { FailureBucket } from "../contracts/failure.js";
 import { FAILURE_BUCKETS } from "../contracts/failure.js";
 import { type Item, OPTION_LETTERS } from "../contracts/item.js";
-import type { Capability, ChatMessage, GenerateRequest, GenerateResult, Provider } from "../contracts/provider.js";
+import type {
+  Capability,
+  ChatMessage,
+  ContinuationLogprobRequest,
+  ContinuationLogprobResult,
+  GenerateRequest,
+  GenerateResult,
+  Provider,
+} from "../contracts/provider.js";
 import type { ModelSpec } from "../contracts/spec.js";
 import { ProviderError } from "../core/errors.js";
 import { canonicalJson, sha256 } from "../core/hash.js";
@@ -139,6 +147,12 @@ interface SimOptions {
   seed: number;
   /** As a judge: how often a reasoning preface gives away the cot arm (sim-judge.ts). */
   traceRecognition: number;
+  /** Planted wording effects: a logit shift where the prompt contains the text (templates). */
+  promptEffects: { contains: string; shift: number }[];
+  /** Planted decoding effect: logit shift per unit of temperature. */
+  temperatureEffect: number;
+  /** Planted scoring-path effect: logit shift of the log-prob ranking relative to generating. */
+  logprobShift: number;
 }
 
 interface KeyEntry {
@@ -146,7 +160,13 @@ interface KeyEntry {
   difficulty: number;
 }
 
-const CAPABILITIES: ReadonlySet<Capability> = new Set(["generate", "system_prompt", "seed", "temperature"]);
+const CAPABILITIES: ReadonlySet<Capability> = new Set([
+  "generate",
+  "system_prompt",
+  "seed",
+  "temperature",
+  "continuation_logprobs",
+]);
 
 export class SimProvider implements Provider {
   readonly name = "sim";
@@ -210,7 +230,8 @@ export class SimProvider implements Provider {
     ]);
     const drawKey = canonicalJson([stream, request.messages]);
     this.maybeFail(drawKey, request.execution ?? 1);
-    const text = this.reply(request.messages, prompt, stream, drawKey);
+    const planted = this.planted(prompt, params.temperature ?? 0);
+    const text = this.reply(request.messages, prompt, stream, drawKey, planted);
     const outputTokens = estimateTokens(text);
     const truncated = params.maxTokens !== undefined && outputTokens > params.maxTokens;
     return {
@@ -233,8 +254,60 @@ export class SimProvider implements Provider {
     }
   }
 
+  /**
+   * The spec's planted grid effects on this call (options prompt_effects, temperature_effect):
+   * read from what the call carries, the prompt's wording and the temperature it is sent with.
+   */
+  private planted(prompt: string, temperature: number): number {
+    const wording = this.options.promptEffects
+      .filter((effect) => prompt.includes(effect.contains))
+      .reduce((sum, effect) => sum + effect.shift, 0);
+    return wording + this.options.temperatureEffect * temperature;
+  }
+
+  /**
+   * Log-prob scoring (the scoring_path logprob): the respondent ranks the continuations. With
+   * probability sigmoid(logit + logprob_shift) the gold option's continuations score highest,
+   * otherwise a drawn wrong option's; deterministic per (model, prompt), as greedy ranking is.
+   * A continuation is matched to an option by its letter (" B") or its text.
+   */
+  async continuationLogprobs(request: ContinuationLogprobRequest): Promise<ContinuationLogprobResult> {
+    const entry = this.findItem(request.prompt);
+    const stream = canonicalJson([this.options.studySeed, this.options.seed, this.modelId, "logprob"]);
+    const drawKey = canonicalJson([stream, request.prompt]);
+    let preferred = -1;
+    if (entry?.item.options) {
+      const ctx: CallContext = {
+        entry,
+        prompt: request.prompt,
+        asked: askedPart(request.prompt, entry.item),
+        stream,
+        drawKey,
+        planted: this.planted(request.prompt, 0),
+      };
+      const correct = uniform(drawKey) < sigmoid(this.logit(ctx, this.options.logprobShift));
+      preferred = this.pick(ctx, correct);
+    }
+    const options = entry?.item.options ?? [];
+    const continuations = request.continuations.map((continuation) => {
+      const text = continuation.trim();
+      const index = /^[A-Z]$/.test(text) ? OPTION_LETTERS.indexOf(text) : options.findIndex((o) => o.trim() === text);
+      // Ranked: the preferred option on top, the rest by a fixed draw (ties are never exact).
+      const base = index === preferred ? -0.5 : -2 - uniform(`${drawKey}|${index}`);
+      const total = index < 0 ? -20 : base * Math.max(1, estimateTokens(continuation));
+      return { continuation, tokens: [{ token: continuation, logprob: total }], total };
+    });
+    return { continuations, usage: { inputTokens: estimateTokens(request.prompt), outputTokens: 0 } };
+  }
+
   /** Dispatches on the kind of sub-call (the scaffolds' markers); plain prompts get `respond`. */
-  private reply(messages: readonly ChatMessage[], prompt: string, stream: string, drawKey: string): string {
+  private reply(
+    messages: readonly ChatMessage[],
+    prompt: string,
+    stream: string,
+    drawKey: string,
+    planted: number,
+  ): string {
     // A judge or blinding-check prompt gets the simulated judge (sim-judge.ts).
     const judged = simJudgeReply(prompt, {
       modelId: this.modelId,
@@ -248,8 +321,9 @@ export class SimProvider implements Provider {
     const system = messages.find((m) => m.role === "system")?.content ?? "";
     const user = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
     const entry = this.findItem(prompt);
-    if (entry === undefined) return this.marks("decompose", user) ? GENERIC_PLAN : this.respond(prompt, drawKey);
-    const ctx: CallContext = { entry, prompt, stream, drawKey };
+    if (entry === undefined)
+      return this.marks("decompose", user) ? GENERIC_PLAN : this.respond(prompt, drawKey, planted);
+    const ctx: CallContext = { entry, prompt, asked: askedPart(prompt, entry.item), stream, drawKey, planted };
     if (this.marks("decompose", user)) return this.decomposeReply(ctx, user);
     if (this.marks("critique", system)) return this.critiqueReply(ctx, user);
     if (this.marks("check", system)) return this.checkReply(ctx, user);
@@ -261,7 +335,7 @@ export class SimProvider implements Provider {
     if (this.marks("react", first)) return this.reactReply(ctx, messages, first);
     const step = this.chainStep(user);
     if (step !== undefined && step !== "1") return this.chainReply(ctx, user);
-    return this.respond(prompt, drawKey);
+    return this.respond(prompt, drawKey, planted);
   }
 
   /** A plain answer draw with an extra logit shift. */
@@ -272,11 +346,12 @@ export class SimProvider implements Provider {
 
   /** Logit of answering correctly with what this prompt shows. */
   private logit(ctx: CallContext, shift: number): number {
-    const visible = optionsVisible(ctx.entry.item, ctx.prompt);
+    const visible = optionsVisible(ctx.entry.item, ctx.asked);
     return (
       this.options.ability -
       ctx.entry.difficulty +
       promptEffects(ctx.prompt) +
+      ctx.planted +
       (visible ? 0 : SIM_EFFECTS.openEnded) +
       shift
     );
@@ -299,7 +374,7 @@ export class SimProvider implements Provider {
     if (choice === GOLD_TEXT) return goldText(item) ?? "I am not sure.";
     if (choice === NOT_SURE) return "I am not sure.";
     const text = item.options![choice];
-    if (optionsVisible(item, ctx.prompt)) return letterBefore(ctx.prompt, text) ?? text;
+    if (optionsVisible(item, ctx.asked)) return letterBefore(ctx.asked, text) ?? text;
     return text;
   }
 
@@ -420,17 +495,19 @@ export class SimProvider implements Provider {
     return `The checker's answer stands.\nAnswer: ${this.render(ctx, checked)}`;
   }
 
-  private respond(prompt: string, drawKey: string): string {
+  private respond(prompt: string, drawKey: string, planted: number): string {
     const entry = this.findItem(prompt);
     if (entry === undefined) return "I could not find a question to answer.\nAnswer: unknown";
     const { item } = entry;
     const options = item.options ?? [];
-    const visible = options.length > 0 && options.every((option) => prompt.includes(option));
+    // Few-shot demonstrations come before the question: read the options as the question shows them.
+    const asked = askedPart(prompt, item);
+    const visible = options.length > 0 && options.every((option) => asked.includes(option));
     const logit =
-      this.options.ability - entry.difficulty + promptEffects(prompt) + (visible ? 0 : SIM_EFFECTS.openEnded);
+      this.options.ability - entry.difficulty + promptEffects(prompt) + planted + (visible ? 0 : SIM_EFFECTS.openEnded);
     const correct = uniform(drawKey) < sigmoid(logit);
     const preface = reasoningPreface(prompt);
-    if (visible) return preface + `Answer: ${this.chooseLetter(prompt, item, correct, drawKey)}`;
+    if (visible) return preface + `Answer: ${this.chooseLetter(asked, item, correct, drawKey)}`;
     return preface + `Answer: ${this.chooseText(item, correct, drawKey)}`;
   }
 
@@ -480,6 +557,10 @@ interface CallContext {
   stream: string;
   /** The stream and this call's messages: the key of every draw of this reply. */
   drawKey: string;
+  /** The spec's planted grid effects on this call (SimProvider.planted). */
+  planted: number;
+  /** The prompt from the item's question on (after any few-shot demonstrations): where its options are read. */
+  asked: string;
 }
 
 /** Choices of an item without options: the gold text, or a non-answer. */
@@ -496,6 +577,12 @@ const SUBTASK_FRAMES = [
   'Consider how different readers might answer: "{q}"',
 ];
 const FINAL_FRAME = 'Answer the question: "{q}"';
+
+/** The prompt from the item's question on (few-shot exemplars before it may list the same option texts). */
+function askedPart(prompt: string, item: Item): string {
+  const at = prompt.lastIndexOf(item.stem);
+  return at > 0 ? prompt.slice(at) : prompt;
+}
 
 function goldText(item: Item): string | undefined {
   return item.goldText ?? (item.goldIndex !== undefined ? item.options?.[item.goldIndex] : undefined);
@@ -612,6 +699,9 @@ function readSimOptions(spec: ModelSpec, studySeed: number): SimOptions {
     failureBucket: bucket,
     seed: Number(raw.seed ?? 0),
     traceRecognition: Number(raw.trace_recognition ?? SIM_JUDGE.traceRecognition),
+    promptEffects: (raw.prompt_effects ?? []) as SimOptions["promptEffects"],
+    temperatureEffect: Number(raw.temperature_effect ?? 0),
+    logprobShift: Number(raw.logprob_shift ?? 0),
   };
 }
 

@@ -7,6 +7,7 @@
 import type { StudyAnalysis } from "../analysis/index.js";
 import { ALL, cellId, configurationOf, trialRow } from "../analysis/index.js";
 import type { CallRecord } from "../contracts/trial.js";
+import { conditionColumns } from "../facets/registry.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 import { trialPages } from "../run/store/pages.js";
 import { type Content, el, type Html, page, raw } from "./html.js";
@@ -23,7 +24,7 @@ interface TrialEntry {
 
 /** Reads every trial and its calls, page by page. */
 export async function collectTrials(store: TrialStore, run: RunRecord, analysis: StudyAnalysis): Promise<TrialEntry[]> {
-  const facets = Object.keys(run.spec.conditions.facets);
+  const facets = conditionColumns(run.spec.conditions);
   const entries: TrialEntry[] = [];
   for await (const trials of trialPages(store, run.id)) {
     const callsOf = await store.listCallsOf(

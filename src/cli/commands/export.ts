@@ -1,6 +1,7 @@
 import { refuseUnscoredScorer } from "../../run/scorer-check.js";
 import { createWriteStream } from "node:fs";
 import { InputError } from "../../core/errors.js";
+import { conditionColumns } from "../../facets/registry.js";
 import { type ExportFormat, type ExportTable, exportTable } from "../../run/export.js";
 import { openStudyDir } from "../study-dir.js";
 
@@ -25,7 +26,7 @@ export async function exportCommand(
   }
   const out = options.output ? createWriteStream(options.output) : process.stdout;
   try {
-    const facets = Object.keys(run.spec.conditions.facets);
+    const facets = conditionColumns(run.spec.conditions);
     await exportTable(
       store,
       run.id,

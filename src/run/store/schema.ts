@@ -43,6 +43,7 @@ export interface TrialsTable {
   latency_ms: number | null;
   dropped_params: string | null;
   simulated: number | null;
+  model_revision?: string | null;
   updated_at: string | null;
   /** Migration 0004: hash of the task the trial was sent (tasks.hash); null before. */
   task_hash: string | null;
@@ -387,6 +388,16 @@ const callChecks: Migration = {
   },
 };
 
+/** Which weights answered each trial (issue 13): a GGUF's SHA-256 or the provider's model version. */
+const trialModelRevision: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable("trials").addColumn("model_revision", "text").execute();
+  },
+  async down(db: AnyDb) {
+    await db.schema.alterTable("trials").dropColumn("model_revision").execute();
+  },
+};
+
 /** All migrations, applied in name order. */
 export const migrations: Record<string, Migration> = {
   "0001_initial": initial,
@@ -395,6 +406,7 @@ export const migrations: Record<string, Migration> = {
   "0004_trial_task": trialTask,
   "0005_judgements": judgements,
   "0006_call_checks": callChecks,
+  "0007_trial_model_revision": trialModelRevision,
 };
 
 export const migrationProvider: MigrationProvider = {
