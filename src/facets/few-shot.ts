@@ -64,15 +64,28 @@ export const fewShotFacet: Facet = {
 function benchmarksWithoutPool(spec: StudySpec): FacetSpecProblem[] {
   const levels = (spec.conditions.facets.few_shot ?? []).filter((v) => isCount(v) && shotCount(v) > 0);
   if (levels.length === 0) return [];
-  return spec.benchmarks.flatMap((benchmark, i) =>
-    benchmark.exemplars
-      ? []
-      : [
-          {
-            path: ["benchmarks", i],
-            message: `benchmark '${benchmark.id}' declares no exemplar pool, but the few_shot facet asks for ${levels.map(facetName).join(", ")} exemplars; add exemplars: {source: <file>} (disjoint from the evaluated items)`,
-          },
-        ],
+  return spec.benchmarks.flatMap((benchmark, i) => {
+    const needed = levels.filter((level) => !excludedFor(spec, benchmark.id, facetName(level)));
+    if (benchmark.exemplars || needed.length === 0) return [];
+    return [
+      {
+        path: ["benchmarks", i],
+        message: `benchmark '${benchmark.id}' declares no exemplar pool, but the few_shot facet asks for ${needed.map(facetName).join(", ")} exemplars; add exemplars: {source: <file>} (disjoint from the evaluated items)`,
+      },
+    ];
+  });
+}
+
+/** Whether an exclude entry of exactly {benchmark, few_shot} removes this level from the benchmark. */
+function excludedFor(spec: StudySpec, benchmarkId: string, level: string): boolean {
+  const names = (raw: unknown) => (Array.isArray(raw) ? raw : [raw]).map((v) => facetName(v as FacetValue));
+  return spec.conditions.exclude.some(
+    (rule) =>
+      Object.keys(rule).length === 2 &&
+      rule.benchmark !== undefined &&
+      rule.few_shot !== undefined &&
+      names(rule.benchmark).includes(benchmarkId) &&
+      names(rule.few_shot).includes(level),
   );
 }
 
@@ -94,9 +107,18 @@ export function drawExemplars(
       `benchmark '${benchmark}': few_shot ${level} needs ${level} exemplars, the pool has ${pool.length}`,
     );
   }
+  const key = `${benchmark}|${level}|${seed}`;
+  const known = draws.get(pool)?.get(key);
+  if (known) return known;
   const drawSeed = Number.parseInt(sha256(canonicalJson(["few_shot", benchmark, level, seed])).slice(0, 8), 16);
-  return sampleItems([...pool], level, drawSeed);
+  const drawn = sampleItems([...pool], level, drawSeed);
+  const byKey = draws.get(pool) ?? new Map<string, Item[]>();
+  draws.set(pool, byKey.set(key, drawn));
+  return drawn;
 }
+
+/** Draws by pool, then (benchmark, level, seed): a draw hashes the whole pool, so every trial reuses it. */
+const draws = new WeakMap<readonly Item[], Map<string, Item[]>>();
 
 /** The exemplars as the task shows them: in the trial's format, each with its gold answer. */
 function fewShotOf(exemplars: Item[], level: number, seed: number, condition: Condition): TaskFewShot {

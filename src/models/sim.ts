@@ -171,7 +171,8 @@ const CAPABILITIES: ReadonlySet<Capability> = new Set([
 export class SimProvider implements Provider {
   readonly name = "sim";
   readonly simulated = true;
-  private readonly byQuestion = new Map<string, KeyEntry>();
+  /** Items by question text; items sharing a question (CrowS-Pairs) are told apart by their options. */
+  private readonly byQuestion = new Map<string, KeyEntry[]>();
   private markers: CallMarkers = {};
   /** How often each draw key has been sent (failure injection: a retry is a fresh draw). */
   private readonly sent = new Map<string, number>();
@@ -188,7 +189,9 @@ export class SimProvider implements Provider {
 
   observeItems(items: readonly Item[]): void {
     for (const item of items) {
-      this.byQuestion.set(normalise(item.stem), { item, difficulty: itemDifficulty(item) });
+      const key = normalise(item.stem);
+      const entry = { item, difficulty: itemDifficulty(item) };
+      this.byQuestion.set(key, [...(this.byQuestion.get(key) ?? []).filter((e) => e.item.id !== item.id), entry]);
     }
   }
 
@@ -272,7 +275,10 @@ export class SimProvider implements Provider {
    * A continuation is matched to an option by its letter (" B") or its text.
    */
   async continuationLogprobs(request: ContinuationLogprobRequest): Promise<ContinuationLogprobResult> {
-    const entry = this.findItem(request.prompt);
+    // The candidates name the item too (CrowS-Pairs items share their question and differ by their sentences).
+    const entry =
+      this.findItem(`${request.prompt}\n${request.continuations.join("\n")}`) ??
+      this.findByOptions(request.continuations);
     const stream = canonicalJson([this.options.studySeed, this.options.seed, this.modelId, "logprob"]);
     const drawKey = canonicalJson([stream, request.prompt]);
     let preferred = -1;
@@ -532,17 +538,27 @@ export class SimProvider implements Provider {
     return wrong[Math.floor(uniform(`${drawKey}|wrong`) * wrong.length)];
   }
 
+  /** The item whose options are exactly these candidates (a CrowS-Pairs pair is scored without its question). */
+  private findByOptions(candidates: readonly string[]): KeyEntry | undefined {
+    const wanted = new Set(candidates.map((c) => c.trim()));
+    for (const entry of [...this.byQuestion.values()].flat()) {
+      const options = entry.item.options ?? [];
+      if (options.length > 0 && options.every((o) => wanted.has(o.trim()))) return entry;
+    }
+    return undefined;
+  }
+
   private findItem(prompt: string): KeyEntry | undefined {
     const match = /Question:\s*([\s\S]*?)(?:\n\s*\n|\n[A-Z][.)]\s|$)/.exec(prompt);
     if (match) {
-      const entry = this.byQuestion.get(normalise(match[1]));
-      if (entry) return entry;
+      const entries = this.byQuestion.get(normalise(match[1]));
+      if (entries) return shownEntry(entries, prompt);
     }
     // Sub-calls of scaffolds may quote the question without the "Question:" label.
     const flat = normalise(prompt);
-    for (const [stem, entry] of this.byQuestion) if (flat.includes(stem)) return entry;
+    for (const [stem, entries] of this.byQuestion) if (flat.includes(stem)) return shownEntry(entries, prompt);
     // Decomposition sub-tasks of persona items quote only the question proper.
-    for (const entry of this.byQuestion.values()) {
+    for (const entry of [...this.byQuestion.values()].flat()) {
       const { persona, question } = splitPersona(entry.item.stem);
       if (persona !== "" && question.length >= 20 && flat.includes(normalise(question))) return entry;
     }
@@ -561,6 +577,12 @@ interface CallContext {
   planted: number;
   /** The prompt from the item's question on (after any few-shot demonstrations): where its options are read. */
   asked: string;
+}
+
+/** Of the items sharing a question, the one whose options the prompt shows (the last one when none is shown). */
+function shownEntry(entries: readonly KeyEntry[], prompt: string): KeyEntry {
+  if (entries.length === 1) return entries[0];
+  return entries.find((e) => (e.item.options ?? []).every((o) => prompt.includes(o))) ?? entries[entries.length - 1];
 }
 
 /** Choices of an item without options: the gold text, or a non-answer. */

@@ -57,11 +57,16 @@ export async function loadExemplarPool(
   return loaded.items.filter((item) => !dropped.has(item.id));
 }
 
-/** Pool item ids that are evaluated items: the same id, or the same question text. */
+/** Pool item ids that are evaluated items: the same id, or the same content (question and options). */
 function overlapping(pool: readonly Item[], evaluated: readonly Item[]): string[] {
   const ids = new Set(evaluated.map((item) => item.id));
-  const stems = new Set(evaluated.map((item) => normalise(item.stem)));
-  return pool.filter((item) => ids.has(item.id) || stems.has(normalise(item.stem))).map((item) => item.id);
+  const contents = new Set(evaluated.map(content));
+  return pool.filter((item) => ids.has(item.id) || contents.has(content(item))).map((item) => item.id);
+}
+
+/** An item's question and options (CrowS-Pairs items share one question and differ by their sentences). */
+function content(item: Item): string {
+  return normalise([item.stem, ...[...(item.options ?? [])].sort()].join("\n"));
 }
 
 function normalise(text: string): string {
