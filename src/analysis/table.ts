@@ -11,6 +11,7 @@ import { AGENT_ONLY_COLUMNS, type AgentFacts, agentFactsOf } from "./agent-colum
 import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
+import { conditionColumns, conditionValues } from "../facets/registry.js";
 import type { Observation, ScoreRecord } from "../contracts/trial.js";
 import {
   latestScoresByScorer,
@@ -19,7 +20,6 @@ import {
   trialAuditAggregates,
   trialAuditColumns,
 } from "../run/export.js";
-import { expandValues } from "../run/conditions.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 
@@ -163,7 +163,7 @@ export async function loadStudyTable(
  * a scorer has not scored gets a row without outcome).
  */
 export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, path: string): Promise<AnalysisTable> {
-  const facets = Object.keys(run.spec.conditions.facets);
+  const facets = conditionColumns(run.spec.conditions);
   const runTime: AnalysisRow[] = [];
   const stored = new Map<string, AnalysisRow[]>();
   let pending = 0;
@@ -219,10 +219,9 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
 /** The spec's declared level order of every facet, as export labels them. */
 export function specFacetLevels(spec: StudySpec): Record<string, string[]> {
   return Object.fromEntries(
-    // Expanded as the grid is (a perturbation family stands for its slots x seeds).
     Object.entries(spec.conditions.facets).map(([facet, values]) => [
       facet,
-      expandValues(facet, values).map(facetLabel),
+      conditionValues(facet, values).map(facetLabel),
     ]),
   );
 }
@@ -256,6 +255,7 @@ export function fromObservation(obs: Observation, facets: readonly string[], sco
     errored: obs.status === "errored",
     simulated: obs.simulated,
     ...(scorer === undefined ? {} : { scorer }),
+    ...(obs.model_revision ? { modelRevision: String(obs.model_revision) } : {}),
     ...auditOf(obs as unknown as Record<string, unknown>),
     ...agentOf(obs as unknown as Record<string, unknown>),
   });
@@ -298,6 +298,7 @@ function analysisRow(fields: Omit<AnalysisRow, "cluster">): AnalysisRow {
   if (fields.audit !== undefined) row.audit = fields.audit;
   if (fields.answer !== undefined) row.answer = fields.answer;
   if (fields.agent !== undefined) row.agent = fields.agent;
+  if (fields.modelRevision !== undefined) row.modelRevision = fields.modelRevision;
   return row;
 }
 

@@ -29,7 +29,7 @@ export function facetLabel(value: FacetValue): string {
 }
 
 /** The parameters of a facet value (everything but its name). */
-export function facetSettings(value: FacetValue): Record<string, string | number | boolean | null> {
+export function facetSettings(value: FacetValue): Record<string, string | number | boolean | null | number[]> {
   if (typeof value !== "object") return {};
   const { name: _name, ...settings } = value;
   return settings;

@@ -91,6 +91,8 @@ export interface GenerateResult {
   droppedParams: DroppedParam[];
   /** Which API key slot served the call (index into the rotation; never the key itself). */
   keySlot?: number;
+  /** The model id and version the provider reported serving the call (e.g. "gpt-4o-2024-08-06"). */
+  modelRevision?: string;
 }
 
 export interface TokenLogprob {
@@ -117,6 +119,8 @@ export interface ContinuationLogprob {
 export interface ContinuationLogprobResult {
   continuations: ContinuationLogprob[];
   usage: TokenUsage;
+  /** As GenerateResult.modelRevision. */
+  modelRevision?: string;
 }
 
 export type Capability =
@@ -145,5 +149,11 @@ export interface Provider {
   observeItems?(items: readonly Item[]): void;
   /** Gives the provider the scaffolds' sub-call markers. Only the simulated panel uses them. */
   observeCallMarkers?(markers: CallMarkers): void;
+  /**
+   * Which weights serve `model`, when the provider knows without a call: a local GGUF's
+   * "sha256:<hex>" (computed once per file). Providers that learn it from a response report it
+   * there instead (GenerateResult.modelRevision).
+   */
+  modelRevision?(model: string): Promise<string | undefined>;
   close?(): Promise<void>;
 }

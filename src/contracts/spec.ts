@@ -54,6 +54,12 @@ export const ModelSpecSchema = z
     rate_limit: RateLimitSchema.optional(),
     drop_params: z.array(z.enum(["temperature", "top_p", "top_k", "max_tokens", "seed", "stop"])).optional(),
     options: z.record(z.string(), z.unknown()).optional().describe("Provider-specific options"),
+    quantizations: z
+      .record(z.string().min(1), z.string().min(1))
+      .optional()
+      .describe(
+        "Variants of this model for the `quantization` facet: value name -> the variant's provider model id or GGUF path (the model id stays the same)",
+      ),
   })
   .strict();
 
@@ -91,6 +97,25 @@ export const InlineItemSchema = z
     },
   );
 
+/** Where a benchmark's few-shot exemplars come from (the `few_shot` facet); disjoint from the evaluated items. */
+export const ExemplarPoolSchema = z
+  .object({
+    source: z.string().optional().describe("Path or URL of the exemplar file(s), read by `loader`"),
+    loader: z.string().min(1).optional().describe("Dataset loader of `source` (default: the benchmark's own)"),
+    options: z.record(z.string(), z.unknown()).optional(),
+    items: z.array(InlineItemSchema).min(1).optional().describe("Inline exemplars"),
+    exclude_evaluated: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Drop the evaluated items from the pool (a pool read from the benchmark's own file); else an overlap is an error",
+      ),
+  })
+  .strict()
+  .refine((pool) => pool.source !== undefined || pool.items !== undefined, {
+    message: "an exemplar pool needs a source file or inline items",
+  });
+
 export const BenchmarkSpecSchema = z
   .object({
     id: identifier,
@@ -99,6 +124,7 @@ export const BenchmarkSpecSchema = z
     items: z.array(InlineItemSchema).min(1).optional(),
     sample: SampleSchema.optional(),
     options: z.record(z.string(), z.unknown()).optional(),
+    exemplars: ExemplarPoolSchema.optional().describe("The few-shot exemplar pool (the `few_shot` facet)"),
   })
   .strict()
   .refine((b) => b.loader !== "inline" || b.items !== undefined, {
@@ -115,7 +141,10 @@ export const FacetValueSchema = z.union([
   z.string().min(1),
   z.number(),
   z.boolean(),
-  z.object({ name: z.string().min(1) }).catchall(z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  z
+    .object({ name: z.string().min(1) })
+    // A list of integers: the seeds of a stochastic decoding setting (`seeds: [1, 2, 3, 4, 5]`).
+    .catchall(z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.number().int())])),
 ]);
 
 export const ConditionsSchema = z
@@ -126,7 +155,9 @@ export const ConditionsSchema = z
     exclude: z
       .array(z.record(z.string(), z.union([FacetValueSchema, z.array(FacetValueSchema)])))
       .default([])
-      .describe("Validity constraints: a condition matching every key of an entry is excluded"),
+      .describe(
+        "Validity constraints: a condition matching every key of an entry is excluded (the key `benchmark` matches a benchmark id)",
+      ),
   })
   .strict();
 

@@ -29,6 +29,40 @@ export interface TaskInput {
    * text itself is the task's question and options. Absent without the facet or for `none`.
    */
   perturbation?: TaskPerturbation;
+  /**
+   * The prompt template (the `template` facet, SafetyRepro App. A): the whole user-message body
+   * is this text with {question}, {options}, ... filled in (scaffolds/prompt.ts renderTask), on
+   * the free-form and the log-prob path alike. Absent: the default rendering.
+   */
+  template?: TaskTemplate;
+  /** The few-shot demonstrations shown before the question (the `few_shot` facet). */
+  fewShot?: TaskFewShot;
+}
+
+export interface TaskTemplate {
+  /** The facet value's name ("T1", or a custom template's name). */
+  name: string;
+  text: string;
+}
+
+export interface TaskFewShot {
+  /** The number of exemplars (the facet value). */
+  level: number;
+  /** The draw's seed: exemplars are drawn per (benchmark, level, seed). */
+  seed: number;
+  exemplars: TaskExemplar[];
+}
+
+/** One demonstration: an exemplar item as shown, with its answer. */
+export interface TaskExemplar {
+  id: string;
+  question: string;
+  options?: string[];
+  validLetters?: string[];
+  /** The gold answer as the demonstration states it: the letter when options are shown, else the text. */
+  answer: string;
+  /** The gold option's text, for a template that does not show the options. */
+  answerText?: string;
 }
 
 export interface TaskPerturbation {

@@ -67,6 +67,11 @@ export interface TrialOutcome {
   latencyMs: number;
   droppedParams: DroppedParam[];
   simulated: boolean;
+  /**
+   * Which weights answered: "sha256:<hex>" of a local GGUF file, or the model id and version the
+   * provider reported ("gpt-4o-2024-08-06"). Absent when the provider says nothing.
+   */
+  modelRevision?: string | null;
 }
 
 /**
@@ -107,6 +112,8 @@ export interface Observation {
   latency_ms: number;
   dropped_params: string;
   simulated: boolean;
+  /** TrialOutcome.modelRevision (null when unknown). */
+  model_revision: string | null;
   /** Every facet of the condition, as its own column (facet name -> value's short name). */
   [facet: string]: string | number | boolean | null;
 }

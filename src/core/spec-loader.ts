@@ -423,10 +423,21 @@ function conditionProblems(source: SpecSource): SpecProblem[] {
   }
   const exclude = conditions.exclude;
   if (!Array.isArray(exclude)) return problems;
-  problems.push(...exclude.flatMap((entry, i) => excludeEntryProblems(entry, i, facetValues, source)));
+  // An exclude entry may also name benchmark ids (`benchmark: crows`): it then applies to those benchmarks only.
+  const withBenchmarks = new Map(facetValues).set("benchmark", benchmarkIds(source));
+  problems.push(...exclude.flatMap((entry, i) => excludeEntryProblems(entry, i, withBenchmarks, source)));
   const allKnown = [...facetValues.values()].every((v) => v !== undefined);
-  if (problems.length === 0 && allKnown) problems.push(...exclusionCoverProblems(exclude, facetValues, source));
+  const general = exclude.filter((entry) => !("benchmark" in (asRecord(entry) ?? {})));
+  if (problems.length === 0 && allKnown) problems.push(...exclusionCoverProblems(general, facetValues, source));
   return problems;
+}
+
+/** The spec's benchmark ids (undefined when one is malformed: zod reports it). */
+function benchmarkIds(source: SpecSource): string[] | undefined {
+  const benchmarks = asRecord(source.data)?.benchmarks;
+  if (!Array.isArray(benchmarks)) return undefined;
+  const ids = benchmarks.map((b) => asRecord(b)?.id);
+  return ids.every((id) => typeof id === "string") ? (ids as string[]) : undefined;
 }
 
 function duplicateValueProblems(facet: string, names: (string | undefined)[], source: SpecSource): SpecProblem[] {

@@ -47,6 +47,12 @@ export interface BenchmarkMeta {
    * rate is claimed only for a benchmark that declares it.
    */
   measures?: "safety" | "capability";
+  /**
+   * The scoring paths (`scoring_path` facet values) the benchmark admits, when not all: a
+   * CrowS-Pairs sentence pair has no free-form answer, so it admits only `logprob` (SafetyRepro
+   * §3, App. T). A spec whose grid gives it another path is refused at plan (facets/constraints.ts).
+   */
+  scoringPaths?: readonly string[];
 }
 
 /** Registered scorer names, per scoring path and format. */

@@ -3,16 +3,32 @@
  * validated against this registry when it loads (validate.ts), so a misspelt facet name is an
  * error instead of a silent extra column.
  */
+import { facetLabel } from "../contracts/condition.js";
+import type { FacetValue } from "../contracts/spec.js";
 import { Registry } from "../core/registry.js";
+import { decodingFacet } from "./decoding.js";
+import { fewShotFacet } from "./few-shot.js";
 import { formatFacet } from "./format.js";
 import { perturbationFacet } from "./perturbation.js";
+import { quantizationFacet } from "./quantization.js";
 import { scaffoldFacet } from "./scaffold.js";
 import { scoringPathFacet } from "./scoring-path.js";
 import { systemPromptFacet } from "./system-prompt.js";
+import { templateFacet } from "./template.js";
 import type { Facet, FacetStage } from "./types.js";
 
 export const facets = new Registry<Facet>("facet");
-for (const facet of [scaffoldFacet, formatFacet, perturbationFacet, systemPromptFacet, scoringPathFacet]) {
+for (const facet of [
+  scaffoldFacet,
+  formatFacet,
+  perturbationFacet,
+  systemPromptFacet,
+  scoringPathFacet,
+  templateFacet,
+  decodingFacet,
+  fewShotFacet,
+  quantizationFacet,
+]) {
   facets.register(facet.name, facet);
 }
 
@@ -22,4 +38,42 @@ export function facetsAt(stage: FacetStage): Facet[] {
     .names()
     .map((name) => facets.get(name))
     .filter((facet) => facet.stage === stage);
+}
+
+/**
+ * The condition keys of a spec's grid, in spec order: each facet, then the keys its expansion
+ * adds (decoding -> decoding_seed). The columns of the trials export and of the analysis rows.
+ */
+export function conditionColumns(conditions: { facets: Record<string, unknown> }): string[] {
+  return Object.keys(conditions.facets).flatMap((name) => [
+    name,
+    ...(facets.has(name) ? (facets.get(name).impliedColumns ?? []) : []),
+  ]);
+}
+
+/**
+ * A facet's spec values with each expanded by its facet's `expandValue` (a perturbation family:
+ * its slots x seeds); duplicates, by label, kept once.
+ */
+export function expandValues(name: string, values: readonly FacetValue[]): FacetValue[] {
+  const expand = facets.has(name) ? facets.get(name).expandValue : undefined;
+  if (!expand) return [...values];
+  const seen = new Map<string, FacetValue>();
+  for (const value of values.flatMap((v) => expand(v))) {
+    if (!seen.has(facetLabel(value))) seen.set(facetLabel(value), value);
+  }
+  return [...seen.values()];
+}
+
+/**
+ * A facet's values as conditions carry them, once each: expanded values (a perturbation family's
+ * members), and a decoding value without its seed list.
+ */
+export function conditionValues(name: string, values: readonly FacetValue[]): FacetValue[] {
+  const expanded = expandValues(name, values);
+  const expand = facets.has(name) ? facets.get(name).expand : undefined;
+  if (!expand) return expanded;
+  const seen = new Map<string, FacetValue>();
+  for (const value of expanded) for (const entry of expand(value)) seen.set(JSON.stringify(entry[name]), entry[name]);
+  return [...seen.values()];
 }

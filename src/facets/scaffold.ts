@@ -22,5 +22,6 @@ export const scaffoldFacet: Facet = {
 /** The scaffold a condition runs and its settings. */
 export function scaffoldOf(condition: Condition): { scaffold: Scaffold; settings: ScaffoldSettings } {
   const value = condition.scaffold ?? DEFAULT_SCAFFOLD;
-  return { scaffold: scaffolds.get(facetName(value)), settings: facetSettings(value) };
+  // The scaffold's strict schema accepted these settings when the spec loaded (no lists among them).
+  return { scaffold: scaffolds.get(facetName(value)), settings: facetSettings(value) as ScaffoldSettings };
 }

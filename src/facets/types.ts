@@ -5,14 +5,16 @@
  */
 import type { z } from "zod";
 import type { Item } from "../contracts/item.js";
-import type { FacetValue } from "../contracts/spec.js";
+import type { Condition } from "../contracts/condition.js";
+import type { FacetValue, StudySpec } from "../contracts/spec.js";
 import type { TaskInput } from "../contracts/task.js";
+import type { BenchmarkMeta } from "../datasets/types.js";
 
 /**
  * Where a facet acts. `format` renders the item into a task; the task stages then change that
  * task, in this order, inside renderTrialTask; `run` facets choose how the trial runs.
  */
-export const TASK_STAGES = ["perturbation", "system_prompt"] as const;
+export const TASK_STAGES = ["perturbation", "few_shot", "template", "system_prompt"] as const;
 export type FacetStage = "format" | (typeof TASK_STAGES)[number] | "run";
 
 export interface Facet {
@@ -37,6 +39,46 @@ export interface Facet {
    * seeds); absent: the value itself. Applied by expandConditions before the facet product.
    */
   expandValue?(value: FacetValue): FacetValue[];
+  /**
+   * Accepts a value outside knownValues (a custom template with its `text`, a quantization
+   * variant the models declare); its settings are then checked by settingsSchema(name).
+   */
+  acceptsCustom?(value: FacetValue): boolean;
+  /**
+   * The condition entries one spec value stands for, when not just {facet: value}: a stochastic
+   * decoding setting is one condition per seed ({decoding, decoding_seed}).
+   */
+  expand?(value: FacetValue): Record<string, FacetValue>[];
+  /** Condition keys `expand` adds beside the facet's own (export and analysis columns). */
+  impliedColumns?: readonly string[];
+  /** Checks against the rest of the spec (paths from the spec's root), run when the spec loads. */
+  specProblems?(spec: StudySpec): FacetSpecProblem[];
+  /** Validity constraints of the grid this facet declares (refused at plan; facets/constraints.ts). */
+  constraints?: readonly GridConstraint[];
+}
+
+export interface FacetSpecProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/** What a constraint may look at: one expanded condition on one benchmark. */
+export interface ConstraintCell {
+  condition: Condition;
+  benchmark: { id: string; loader: string; meta: BenchmarkMeta };
+}
+
+/**
+ * A combination the design must leave out (SafetyRepro App. T "combination constraints"). The
+ * spec expresses it in `conditions.exclude`; a grid that still holds a violating cell is refused.
+ */
+export interface GridConstraint {
+  /** Named in the refusal, e.g. "logprob requires greedy decoding". */
+  name: string;
+  /** Why the cell violates it, or undefined when it does not. */
+  violation(cell: ConstraintCell): string | undefined;
+  /** The `conditions.exclude` entry that removes the violating cells (YAML flow syntax). */
+  exclude(cell: ConstraintCell): string;
 }
 
 export interface ItemStageResult {
@@ -48,4 +90,6 @@ export interface ItemStageResult {
 export interface RenderContext {
   /** The other items of the item's benchmark (perturbations that look up a partner item). */
   pool?: readonly Item[];
+  /** The benchmark's few-shot exemplar pool (disjoint from its evaluated items). */
+  exemplars?: readonly Item[];
 }

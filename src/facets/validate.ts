@@ -46,6 +46,7 @@ export function validateStudy(spec: StudySpec, file: { text: string; path: strin
   const source = file.source ?? specSource(file.text, file.path);
   const problems = [
     ...facetProblems(spec, source),
+    ...facetSpecProblems(spec, source),
     ...modelProblems(spec, source, dirname(resolve(file.path))),
     ...benchmarkProblems(spec, source),
     ...scoringProblems(spec, source),
@@ -67,13 +68,22 @@ function facetValueProblems(facetId: string, value: FacetValue, path: PathSegmen
   const facet = facets.get(facetId);
   const name = facetName(value);
   const known = facet.knownValues();
-  if (!known.includes(name)) return [unknownName(source, path, facetId, name, [...known])];
+  if (!known.includes(name) && !facet.acceptsCustom?.(value))
+    return [unknownName(source, path, facetId, name, [...known])];
   const schema = facet.settingsSchema?.(name);
   const settings = facetSettings(value);
   if (schema) return settingsProblems(schema, settings, path, source);
   return Object.keys(settings).map((key) =>
     problem(source, [...path, key], `facet '${facetId}' value '${name}' takes no settings, found '${key}'`, true),
   );
+}
+
+/** What each facet checks against the rest of the spec (an exemplar pool, a model's variants). */
+function facetSpecProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
+  return Object.keys(spec.conditions.facets)
+    .filter((name) => facets.has(name))
+    .flatMap((name) => facets.get(name).specProblems?.(spec) ?? [])
+    .map((p) => problem(source, p.path, p.message));
 }
 
 /** The subject models, and the judges given as model entries (not as ids of subject models). */

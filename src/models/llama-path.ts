@@ -24,16 +24,32 @@ export function llamaModelPath(model: string, options: PathOptions, specDir?: st
 
 /** A missing GGUF file, reported at the model entry's `model` field. */
 export function llamaSpecProblems(spec: ModelSpec, context?: { specDir?: string }): SpecEntryProblem[] {
-  const options = spec.options as PathOptions;
-  const path = llamaModelPath(spec.model, options, context?.specDir);
+  // The model file and every quantization variant's file (the `quantization` facet).
+  const files: [string, string[]][] = [
+    [spec.model, ["model"]],
+    ...Object.entries(spec.quantizations ?? {}).map(([name, file]): [string, string[]] => [
+      file,
+      ["quantizations", name],
+    ]),
+  ];
+  return files.flatMap(([model, path]) => missingFileProblems(model, path, spec.options as PathOptions, context));
+}
+
+function missingFileProblems(
+  model: string,
+  at: string[],
+  options: PathOptions,
+  context?: { specDir?: string },
+): SpecEntryProblem[] {
+  const path = llamaModelPath(model, options, context?.specDir);
   if (existsSync(path) && statSync(path).isFile()) return [];
-  const against = isAbsolute(spec.model)
+  const against = isAbsolute(model)
     ? ""
     : ` (resolved against ${llamaBaseDir(options, context?.specDir)}: options.base_dir, else the spec's directory)`;
   return [
     {
-      path: ["model"],
-      message: `expected an existing GGUF model file, found '${spec.model}': no file at ${path}${against}`,
+      path: at,
+      message: `expected an existing GGUF model file, found '${model}': no file at ${path}${against}`,
     },
   ];
 }

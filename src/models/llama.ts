@@ -62,7 +62,8 @@
  * Limitation: probabilities are float32 from llama.cpp, so a token more than ~87 nats below
  * the top token underflows to p = 0 and gets logprob -Infinity.
  */
-import { existsSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { llamaBaseDir, llamaModelPath } from "./llama-path.js";
 import type {
@@ -266,6 +267,11 @@ class LlamaCppProvider implements LlamaProvider {
 
   resolveModelPath(model: string): string {
     return llamaModelPath(model, this.options, this.specDir);
+  }
+
+  /** "sha256:<hex>" of the GGUF file `model` resolves to (hashed once per file per process). */
+  modelRevision(model: string): Promise<string> {
+    return fileRevision(this.resolveModelPath(model));
   }
 
   private baseDir(): string {
@@ -669,4 +675,22 @@ function asProviderError(error: unknown): unknown {
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+const revisions = new Map<string, Promise<string>>();
+
+/** The SHA-256 of a weights file, streamed once and cached by path: which precision answered. */
+function fileRevision(path: string): Promise<string> {
+  let known = revisions.get(path);
+  if (!known) {
+    known = new Promise<string>((resolvePromise, reject) => {
+      const hash = createHash("sha256");
+      createReadStream(path)
+        .on("data", (chunk) => hash.update(chunk))
+        .on("error", reject)
+        .on("end", () => resolvePromise(`sha256:${hash.digest("hex")}`));
+    });
+    revisions.set(path, known);
+  }
+  return known;
 }

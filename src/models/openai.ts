@@ -288,6 +288,7 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
       paramsUsed: params,
       droppedParams: dropped,
       keySlot: slot,
+      ...reportedRevision(result),
     };
   };
 
@@ -312,6 +313,7 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
     return {
       continuations: request.continuations.map((c, i) => continuationFromEcho(request.prompt, c, byIndex[i])),
       usage: usageOf(result.usage),
+      ...reportedRevision(result),
     };
   };
 
@@ -323,6 +325,18 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
   };
   if (options.completionsLogprobs) provider.continuationLogprobs = continuationLogprobs;
   return provider;
+}
+
+/**
+ * The model version the server says answered ("gpt-4o-2024-08-06", with "+<system_fingerprint>"
+ * when it gives one): recorded on the trial, since an alias ("gpt-4o") may move between versions.
+ */
+function reportedRevision(result: unknown): { modelRevision?: string } {
+  const body = result as { model?: unknown; system_fingerprint?: unknown } | undefined;
+  if (typeof body?.model !== "string" || body.model === "") return {};
+  const fingerprint =
+    typeof body.system_fingerprint === "string" && body.system_fingerprint !== "" ? `+${body.system_fingerprint}` : "";
+  return { modelRevision: `${body.model}${fingerprint}` };
 }
 
 function openaiCapabilities(reasoning: boolean, completionsLogprobs: boolean): ReadonlySet<Capability> {

@@ -49,6 +49,12 @@ export const SimOptionsSchema = z
     /** ... and the chance of answering away from the key when the question asks for the opposite construct. */
     construct_flip: z.number().min(0).max(1).optional(),
     agent: SimAgentOptionsSchema.optional(),
+    /** Planted grid effects (docs/SIMULATION.md): a logit shift where the prompt contains a text (a template's wording). */
+    prompt_effects: z.array(z.object({ contains: z.string().min(1), shift: z.number() }).strict()).optional(),
+    /** Planted decoding effect: logit shift per unit of temperature. */
+    temperature_effect: z.number().optional(),
+    /** Planted scoring-path effect: logit shift of log-prob ranking relative to generating. */
+    logprob_shift: z.number().optional(),
   })
   .strict();
 

@@ -366,5 +366,7 @@ export function withResilience(inner: Provider, options: ResilienceOptions = {})
         limited(request.model, estimateLogprobTokens(request), signal, (s) => scoring({ ...request, signal: s })),
       );
   }
+  // Which weights answer (a local file's hash): no call, so nothing to retry or limit.
+  if (inner.modelRevision) wrapped.modelRevision = inner.modelRevision.bind(inner);
   return wrapped;
 }

@@ -148,6 +148,12 @@ interface SimOptions {
   seed: number;
   /** As a judge: how often a reasoning preface gives away the cot arm (sim-judge.ts). */
   traceRecognition: number;
+  /** Planted wording effects: a logit shift where the prompt contains the text (templates). */
+  promptEffects: { contains: string; shift: number }[];
+  /** Planted decoding effect: logit shift per unit of temperature. */
+  temperatureEffect: number;
+  /** Planted scoring-path effect: logit shift of the log-prob ranking relative to generating. */
+  logprobShift: number;
   /** Scores continuations (the log-prob path); off by default, as most chat APIs cannot. */
   logprobs: boolean;
   /** Planted perturbation sensitivity (docs/SIMULATION.md); absent: every distinct prompt is its own draw. */
@@ -230,7 +236,12 @@ export class SimProvider implements Provider {
     if (!entry || gold < 0) chosen = Math.floor(uniform(`${drawKey}|any`) * continuations.length);
     else {
       const shown = request.prompt.trim() !== "" ? request.prompt : pairView(entry.item, continuations);
-      const logit = this.options.ability - entry.difficulty + promptEffects(shown);
+      const logit =
+        this.options.ability -
+        entry.difficulty +
+        promptEffects(shown) +
+        this.planted(shown, 0) +
+        this.options.logprobShift;
       const correct = this.correctDraw(entry, shown, stream, drawKey, logit);
       const wrong = continuations.map((_, i) => i).filter((i) => !sameText(continuations[i], continuations[gold]));
       chosen = correct || wrong.length === 0 ? gold : wrong[Math.floor(uniform(`${drawKey}|wrong`) * wrong.length)];
@@ -310,7 +321,8 @@ export class SimProvider implements Provider {
     this.maybeFail(drawKey, request.execution ?? 1);
     const kind = agentKind({ messages: request.messages, marks: (k, text) => this.marks(k, text) });
     if (kind !== undefined) return this.agentResult(kind, request, prompt, stream, params, dropped);
-    const text = this.reply(request.messages, prompt, stream, drawKey);
+    const planted = this.planted(prompt, params.temperature ?? 0);
+    const text = this.reply(request.messages, prompt, stream, drawKey, planted);
     const outputTokens = estimateTokens(text);
     const truncated = params.maxTokens !== undefined && outputTokens > params.maxTokens;
     return {
@@ -375,7 +387,24 @@ export class SimProvider implements Provider {
   }
 
   /** Dispatches on the kind of sub-call (the scaffolds' markers); plain prompts get `respond`. */
-  private reply(messages: readonly ChatMessage[], prompt: string, stream: string, drawKey: string): string {
+  /**
+   * The spec's planted grid effects on this call (options prompt_effects, temperature_effect):
+   * read from what the call carries, the prompt's wording and the temperature it is sent with.
+   */
+  private planted(prompt: string, temperature: number): number {
+    const wording = this.options.promptEffects
+      .filter((effect) => prompt.includes(effect.contains))
+      .reduce((sum, effect) => sum + effect.shift, 0);
+    return wording + this.options.temperatureEffect * temperature;
+  }
+
+  private reply(
+    messages: readonly ChatMessage[],
+    prompt: string,
+    stream: string,
+    drawKey: string,
+    planted: number,
+  ): string {
     // A judge or blinding-check prompt gets the simulated judge (sim-judge.ts).
     const judged = simJudgeReply(prompt, {
       modelId: this.modelId,
@@ -390,8 +419,8 @@ export class SimProvider implements Provider {
     const user = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
     const entry = this.findItem(prompt);
     if (entry === undefined)
-      return this.marks("decompose", user) ? GENERIC_PLAN : this.respond(prompt, drawKey, stream);
-    const ctx: CallContext = { entry, prompt, stream, drawKey };
+      return this.marks("decompose", user) ? GENERIC_PLAN : this.respond(prompt, drawKey, stream, planted);
+    const ctx: CallContext = { entry, prompt, asked: askedPart(prompt, entry.item), stream, drawKey, planted };
     if (this.marks("decompose", user)) return this.decomposeReply(ctx, user);
     if (this.marks("critique", system)) return this.critiqueReply(ctx, user);
     if (this.marks("check", system)) return this.checkReply(ctx, user);
@@ -403,7 +432,7 @@ export class SimProvider implements Provider {
     if (this.marks("react", first)) return this.reactReply(ctx, messages, first);
     const step = this.chainStep(user);
     if (step !== undefined && step !== "1") return this.chainReply(ctx, user);
-    return this.respond(prompt, drawKey, stream);
+    return this.respond(prompt, drawKey, stream, planted);
   }
 
   /** A plain answer draw with an extra logit shift. */
@@ -414,11 +443,12 @@ export class SimProvider implements Provider {
 
   /** Logit of answering correctly with what this prompt shows. */
   private logit(ctx: CallContext, shift: number): number {
-    const visible = optionsVisible(ctx.entry.item, ctx.prompt);
+    const visible = optionsVisible(ctx.entry.item, ctx.asked);
     return (
       this.options.ability -
       ctx.entry.difficulty +
       promptEffects(ctx.prompt) +
+      ctx.planted +
       (visible ? 0 : SIM_EFFECTS.openEnded) +
       shift
     );
@@ -441,7 +471,7 @@ export class SimProvider implements Provider {
     if (choice === GOLD_TEXT) return goldText(item) ?? "I am not sure.";
     if (choice === NOT_SURE) return "I am not sure.";
     const text = item.options![choice];
-    if (optionsVisible(item, ctx.prompt)) return letterBefore(ctx.prompt, text) ?? text;
+    if (optionsVisible(item, ctx.asked)) return letterBefore(ctx.asked, text) ?? text;
     return text;
   }
 
@@ -455,7 +485,7 @@ export class SimProvider implements Provider {
     const letter = /^\(?([A-Z])\)?(?:[.):]|\s|$)/.exec(value)?.[1];
     const byText = options.findIndex((o) => normalise(value).includes(normalise(o)));
     if (letter !== undefined && value.trim().length <= 3) {
-      const byLetter = options.findIndex((o) => letterBefore(ctx.prompt, o) === letter);
+      const byLetter = options.findIndex((o) => letterBefore(ctx.asked, o) === letter);
       if (byLetter >= 0) return byLetter;
     }
     return byText >= 0 ? byText : undefined;
@@ -562,16 +592,18 @@ export class SimProvider implements Provider {
     return `The checker's answer stands.\nAnswer: ${this.render(ctx, checked)}`;
   }
 
-  private respond(prompt: string, drawKey: string, stream: string): string {
+  private respond(prompt: string, drawKey: string, stream: string, planted: number): string {
     const entry = this.findItem(prompt);
     if (entry === undefined) return "I could not find a question to answer.\nAnswer: unknown";
     const { item } = entry;
-    const visible = optionsVisible(item, prompt);
+    // Few-shot demonstrations come before the question: read the options as the question shows them.
+    const asked = askedPart(prompt, item);
+    const visible = optionsVisible(item, asked);
     const logit =
-      this.options.ability - entry.difficulty + promptEffects(prompt) + (visible ? 0 : SIM_EFFECTS.openEnded);
+      this.options.ability - entry.difficulty + promptEffects(prompt) + planted + (visible ? 0 : SIM_EFFECTS.openEnded);
     const correct = this.correctDraw(entry, prompt, stream, drawKey, logit);
     const preface = reasoningPreface(prompt);
-    if (visible) return preface + `Answer: ${this.chooseLetter(prompt, item, correct, drawKey)}`;
+    if (visible) return preface + `Answer: ${this.chooseLetter(asked, item, correct, drawKey)}`;
     return preface + `Answer: ${this.chooseText(item, correct, drawKey)}`;
   }
 
@@ -638,6 +670,16 @@ interface CallContext {
   stream: string;
   /** The stream and this call's messages: the key of every draw of this reply. */
   drawKey: string;
+  /** The spec's planted grid effects on this call (SimProvider.planted). */
+  planted: number;
+  /** The prompt from the item's question on (after any few-shot demonstrations): where its options are read. */
+  asked: string;
+}
+
+/** The prompt from the item's question on (few-shot exemplars before it may list the same option texts). */
+function askedPart(prompt: string, item: Item): string {
+  const at = prompt.lastIndexOf(item.stem);
+  return at > 0 ? prompt.slice(at) : prompt;
 }
 
 /** Choices of an item without options: the gold text, or a non-answer. */
@@ -832,6 +874,9 @@ function readSimOptions(spec: ModelSpec, studySeed: number): SimOptions {
     failureBucket: bucket,
     seed: Number(raw.seed ?? 0),
     traceRecognition: Number(raw.trace_recognition ?? SIM_JUDGE.traceRecognition),
+    promptEffects: (raw.prompt_effects ?? []) as SimOptions["promptEffects"],
+    temperatureEffect: Number(raw.temperature_effect ?? 0),
+    logprobShift: Number(raw.logprob_shift ?? 0),
     logprobs: raw.logprobs === true,
     ...(raw.surface_noise !== undefined || raw.reword_noise !== undefined || raw.construct_flip !== undefined
       ? {

@@ -15,6 +15,7 @@ import type { StudyAnalysis } from "../analysis/index.js";
 import { ALL, cellId, configurationOf, trialRow } from "../analysis/index.js";
 import type { CallRecord } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
+import { conditionColumns } from "../facets/registry.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 import { trialPages } from "../run/store/pages.js";
 import { type Content, el, type Html, page, raw, render } from "./html.js";
@@ -51,7 +52,7 @@ export function trialsPagePath(indexPath: string, n: number): string {
 
 /** Reads every trial's key, a store page at a time, ordered configuration > model > benchmark > id. */
 export async function trialKeys(store: TrialStore, run: RunRecord, analysis: StudyAnalysis): Promise<TrialKey[]> {
-  const facets = Object.keys(run.spec.conditions.facets);
+  const facets = conditionColumns(run.spec.conditions);
   const keys: TrialKey[] = [];
   for await (const trials of trialPages(store, run.id)) {
     for (const trial of trials) {

@@ -34,6 +34,7 @@ export const OBSERVATION_COLUMNS = [
   "latency_ms",
   "dropped_params",
   "simulated",
+  "model_revision",
 ] as const;
 
 /** The calls export's own columns; each auditor's columns follow `started_at` (callColumns). */
@@ -92,6 +93,7 @@ export function toObservation(trial: TrialRow, facets: string[], score?: ScoreRe
     latency_ms: outcome?.latencyMs ?? 0,
     dropped_params: (outcome?.droppedParams ?? []).map((d) => d.name).join(";"),
     simulated: outcome?.simulated ?? false,
+    model_revision: outcome?.modelRevision ?? null,
   };
   if (score !== undefined) {
     row.outcome = score?.score ?? null;

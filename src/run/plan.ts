@@ -2,6 +2,7 @@
  * Expands a prepared study into trials (model x condition x item x attempt) and estimates
  * its calls and cost without calling any model.
  */
+import type { Condition } from "../contracts/condition.js";
 import type { Capability } from "../contracts/provider.js";
 import type { PlannedTrial } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
@@ -12,6 +13,7 @@ import { DEFAULT_SCAFFOLD, scaffoldOf } from "../facets/scaffold.js";
 import { scoringPathOf } from "../facets/scoring-path.js";
 import { costUsd, modelPrice } from "../models/pricing.js";
 import { renderTask } from "../scaffolds/prompt.js";
+import { configurationOf } from "./conditions.js";
 import { assignJudges } from "./judge.js";
 import { expectedJudgeCalls, judgedAtRunTime } from "./scoring/judged-trials.js";
 import type { PreparedStudy } from "./study.js";
@@ -30,6 +32,8 @@ export function* planTrials(study: PreparedStudy, runId: string): Generator<Plan
   for (const model of study.spec.models) {
     for (const { condition, hash } of hashed) {
       for (const [benchmarkId, items] of study.items) {
+        // An exclude entry naming the benchmark (CrowS-Pairs: log-prob only) leaves it out here.
+        if (!conditionsOf(study, benchmarkId).includes(condition)) continue;
         for (const itemId of items.keys()) {
           for (let attempt = 1; attempt <= study.spec.attempts; attempt++) {
             const coords = { modelId: model.id, conditionHash: hash, benchmarkId, itemId, attempt };
@@ -39,6 +43,11 @@ export function* planTrials(study: PreparedStudy, runId: string): Generator<Plan
       }
     }
   }
+}
+
+/** The conditions a benchmark runs (the grid minus the exclude entries naming it). */
+export function conditionsOf(study: PreparedStudy, benchmarkId: string): Condition[] {
+  return study.benchmarkConditions.get(benchmarkId) ?? study.conditions;
 }
 
 export interface PlanSummary {
@@ -53,6 +62,13 @@ export interface PlanSummary {
   estimatedCostUsd: number;
   modelsWithoutPrice: string[];
   perModel: { model: string; trials: number; calls: number; costUsd: number | null }[];
+  /**
+   * Per benchmark: its conditions, and its configurations |C_b| (conditions with the decoding
+   * seeds of one setting counted once: SafetyRepro's "shared configurations").
+   */
+  perBenchmark: { benchmark: string; conditions: number; configurations: number }[];
+  /** model x benchmark x configuration cells (SafetyRepro's "valid result cells"). */
+  configurationCells: number;
 }
 
 /** A judge call's own words (rubric, instructions) and its reply, for the estimate. */
@@ -64,6 +80,16 @@ const DEFAULT_OUTPUT_ESTIMATE = 512;
 
 export function summarisePlan(study: PreparedStudy): PlanSummary {
   const itemCount = [...study.items.values()].reduce((sum, byId) => sum + byId.size, 0);
+  // Trials of one model: each benchmark's items under the conditions it runs.
+  const trialsPerModel = [...study.items].reduce(
+    (sum, [benchmarkId, byId]) => sum + conditionsOf(study, benchmarkId).length * byId.size,
+    0,
+  );
+  const perBenchmark = [...study.items.keys()].map((benchmark) => {
+    const conditions = conditionsOf(study, benchmark);
+    const configurations = new Set(conditions.map((c) => conditionHash(configurationOf(c)))).size;
+    return { benchmark, conditions: conditions.length, configurations };
+  });
   const { attempts } = study.spec;
   const workload = conditionWorkloads(study);
   const judges = assignJudges(study.spec);
@@ -97,7 +123,7 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     }
     return {
       model: model.id,
-      trials: study.conditions.length * itemCount * attempts,
+      trials: trialsPerModel * attempts,
       // Judge calls are expectations (subsample shares): the estimate is rounded.
       calls: Math.round(calls),
       costUsd: price ? cost : null,
@@ -108,12 +134,14 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     conditions: study.conditions.length,
     items: itemCount,
     attempts,
-    cells: study.spec.models.length * study.conditions.length * study.items.size,
+    cells: study.spec.models.length * perBenchmark.reduce((sum, b) => sum + b.conditions, 0),
     trials: perModel.reduce((sum, m) => sum + m.trials, 0),
     estimatedCalls: perModel.reduce((sum, m) => sum + m.calls, 0),
     estimatedCostUsd: perModel.reduce((sum, m) => sum + (m.costUsd ?? 0), 0),
     modelsWithoutPrice: perModel.filter((m) => m.costUsd === null).map((m) => m.model),
     perModel,
+    perBenchmark,
+    configurationCells: study.spec.models.length * perBenchmark.reduce((sum, b) => sum + b.configurations, 0),
   };
 }
 
@@ -128,10 +156,12 @@ function conditionWorkloads(
   return study.conditions.map((condition) => {
     const { scaffold, settings } = scaffoldOf(condition);
     const tasks: { promptTokens: number; judged: boolean }[] = [];
-    for (const items of study.items.values()) {
+    for (const [benchmarkId, items] of study.items) {
+      if (!conditionsOf(study, benchmarkId).includes(condition)) continue;
+      const context = { exemplars: study.exemplars.get(benchmarkId) };
       for (const item of items.values())
         tasks.push({
-          promptTokens: estimateTokens(renderTask(renderTrialTask(item, condition))),
+          promptTokens: estimateTokens(renderTask(renderTrialTask(item, condition, context))),
           judged: judgedAtRunTime(study.spec, { benchmarkId: item.benchmark, condition }, item),
         });
     }
@@ -175,6 +205,7 @@ export function refuseImpossibleCells(study: PreparedStudy, facts: (modelId: str
     }
   }
   for (const [benchmarkId, items] of study.items) {
+    if (!conditionsOf(study, benchmarkId).some((c) => scoringPathOf(c) === "logprob")) continue;
     const missing = [...items.values()].find((item) => !item.options || item.options.length < 2);
     if (missing) {
       throw new InputError(

@@ -108,6 +108,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       store,
       runId,
       items: study.items,
+      exemplars: study.exemplars,
       models,
       scorerFor: scorerChooser(study.spec),
       logprobOptions: logprobOptionsOf(study.spec),

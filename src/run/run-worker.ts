@@ -5,7 +5,7 @@
  * (execute/leased-source.ts); the worker refuses a run of another Parallax version, and runs
  * that need more than the store holds (plugins, run-time judges) say how to join them instead.
  */
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { Item } from "../contracts/item.js";
 import { InputError } from "../core/errors.js";
 import type { ProviderEnv } from "../models/types.js";
@@ -14,6 +14,8 @@ import { LeasedTrialSource, type LeaseOptions } from "./execute/leased-source.js
 import type { ExecuteSummary, TrialEvent } from "./execute/types.js";
 import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
 import { refuseOtherVersion, storeLabel } from "./run-study.js";
+import { agentRuntimeOf } from "./agent-runtime.js";
+import { benchmarkConditions, expandConditions } from "./conditions.js";
 import { openStore } from "./store/open.js";
 import { isPostgresUrl } from "./store/url.js";
 import type { RunRecord } from "./store/types.js";
@@ -73,6 +75,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
         budget: { maxCostUsd: run.spec.budget.max_cost_usd, maxCalls: run.spec.budget.max_calls },
         onTrialDone: options.onTrialDone,
         source,
+        agents: agentRuntimeOf(run.spec, { specDir: dirname(study.specPath), env: options.env }),
       });
       return { runId: run.id, workerId: source.leaseOwner, summary, counts: await store.countByStatus(run.id) };
     } finally {
@@ -87,6 +90,11 @@ function refuseWhatTheStoreLacks(run: RunRecord, label: string): void {
   const joinWithSpec = `start this worker with the spec instead: parallax run SPEC --store ${label}`;
   if ((run.spec.plugins ?? []).length > 0) {
     throw new InputError(`run '${run.id}' loads plugins, which the store does not hold; ${joinWithSpec}`);
+  }
+  if (run.spec.benchmarks.some((b) => b.exemplars !== undefined)) {
+    throw new InputError(
+      `run '${run.id}' draws few-shot exemplars from files the store does not hold; ${joinWithSpec}`,
+    );
   }
   if ((run.spec.scoring?.judges ?? []).length > 0) {
     throw new InputError(`run '${run.id}' judges trials at run time, which needs the study directory; ${joinWithSpec}`);
@@ -106,6 +114,7 @@ function storedStudy(run: RunRecord, items: Item[], label: string): PreparedStud
     if (!byBenchmark.has(item.benchmark)) byBenchmark.set(item.benchmark, new Map());
     byBenchmark.get(item.benchmark)?.set(item.id, item);
   }
+  const conditions = expandConditions(run.spec.conditions);
   return {
     spec: run.spec,
     specPath: resolve("spec.json"),
@@ -113,7 +122,11 @@ function storedStudy(run: RunRecord, items: Item[], label: string): PreparedStud
     manifest: { benchmarks: [] },
     manifestHash: run.manifestHash,
     items: byBenchmark,
-    conditions: [],
+    conditions,
+    benchmarkConditions: new Map(
+      run.spec.benchmarks.map((b) => [b.id, benchmarkConditions(conditions, run.spec.conditions.exclude, b.id)]),
+    ),
+    exemplars: new Map(),
     warnings: [],
   };
 }

@@ -11,8 +11,10 @@ import { readSpecFile } from "../core/spec-loader.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import { sampleItems } from "../datasets/sample.js";
 import { loadStudySpec } from "../facets/validate.js";
+import { refuseConstraintViolations } from "../facets/constraints.js";
 import { checkSampleSize, refuseDuplicateIds } from "./benchmark-checks.js";
-import { expandConditions } from "./conditions.js";
+import { benchmarkConditions, expandConditions } from "./conditions.js";
+import { type ExemplarManifest, exemplarManifest, loadExemplarPool } from "./exemplars.js";
 import { loadSpecPlugins } from "./plugins.js";
 
 export interface ManifestEntry {
@@ -30,6 +32,8 @@ export interface ItemManifest {
     sample: StudySpec["benchmarks"][number]["sample"] | null;
     skippedRows: number;
     items: ManifestEntry[];
+    /** The few-shot exemplar pool and its draws (only for a benchmark that declares one). */
+    exemplars?: ExemplarManifest;
   }[];
 }
 
@@ -42,6 +46,10 @@ export interface PreparedStudy {
   /** Items by benchmark id, then item id. */
   items: Map<string, Map<string, Item>>;
   conditions: Condition[];
+  /** The conditions each benchmark runs: `conditions` minus the exclude entries naming it. */
+  benchmarkConditions: Map<string, Condition[]>;
+  /** Each benchmark's few-shot exemplar pool (benchmarks that declare one). */
+  exemplars: Map<string, Item[]>;
   /** Problems the study can run with, for the user to see (e.g. a sample cut to the benchmark's size). */
   warnings: string[];
 }
@@ -56,6 +64,7 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
   const baseDir = dirname(resolve(specPath));
   const items = new Map<string, Map<string, Item>>();
   const manifest: ItemManifest = { benchmarks: [] };
+  const exemplars = new Map<string, Item[]>();
   for (const [index, benchmark] of spec.benchmarks.entries()) {
     const loader = datasetLoaders.get(benchmark.loader);
     const loaded = await loader.load(benchmark, {
@@ -75,6 +84,11 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
         )
       : loaded.items;
     items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
+    const pool = await loadExemplarPool(benchmark, sampled, {
+      baseDir,
+      cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache"),
+    });
+    if (pool) exemplars.set(benchmark.id, pool);
     manifest.benchmarks.push({
       id: benchmark.id,
       loader: benchmark.loader,
@@ -87,8 +101,15 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
         file: loaded.sources[item.id]?.file ?? "",
         row: loaded.sources[item.id]?.row ?? 0,
       })),
+      ...(pool ? { exemplars: exemplarManifest(benchmark, spec, pool) } : {}),
     });
   }
+  const conditions = expandConditions(spec.conditions);
+  const byBenchmark = new Map(
+    spec.benchmarks.map((b) => [b.id, benchmarkConditions(conditions, spec.conditions.exclude, b.id)]),
+  );
+  // The validity constraints the facets and loaders declare (SafetyRepro App. T), before any trial exists.
+  refuseConstraintViolations(spec, (id) => byBenchmark.get(id) ?? []);
   return {
     spec,
     specPath,
@@ -96,7 +117,9 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
     manifest,
     manifestHash: hashValue(manifest),
     items,
-    conditions: expandConditions(spec.conditions),
+    conditions,
+    benchmarkConditions: byBenchmark,
+    exemplars,
     warnings,
   };
 }

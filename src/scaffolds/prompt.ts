@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../contracts/provider.js";
 import type { TaskInput } from "../contracts/task.js";
+import { renderTemplatedTask } from "./templated-prompt.js";
 
 /** The options as lettered lines ("A. text"), or undefined for an open-ended task. */
 export function renderOptions(task: TaskInput): string | undefined {
@@ -7,8 +8,12 @@ export function renderOptions(task: TaskInput): string | undefined {
   return task.options.map((option, index) => `${task.validLetters![index]}. ${option}`).join("\n");
 }
 
-/** The task as one user-message body: instructions, question, options, answer format. */
+/**
+ * The task as one user-message body: instructions, question, options, answer format; or, for a
+ * task with a prompt template or few-shot exemplars, that template's rendering (templated-prompt.ts).
+ */
 export function renderTask(task: TaskInput): string {
+  if (task.template || (task.fewShot && task.fewShot.exemplars.length > 0)) return renderTemplatedTask(task);
   const parts: string[] = [];
   if (task.benchmarkInstructions) parts.push(task.benchmarkInstructions);
   parts.push(`Question: ${task.question}`);

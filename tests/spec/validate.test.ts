@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseSpec, SpecError } from "../../src/core/spec-loader.js";
+import { facets } from "../../src/facets/registry.js";
 import { validateStudy } from "../../src/facets/validate.js";
 import { demoSpecYaml } from "../helpers/study.js";
 
@@ -107,7 +108,7 @@ describe("facet values", () => {
     assert.match(
       problems[0],
       new RegExp(
-        `^study\\.yaml:${line}:5: at YAML path conditions\\.facets\\.scafold: unknown facet 'scafold' \\(did you mean 'scaffold'\\?\\); known: format, perturbation, scaffold, scoring_path, system_prompt$`,
+        `^study\\.yaml:${line}:5: at YAML path conditions\\.facets\\.scafold: unknown facet 'scafold' \\(did you mean 'scaffold'\\?\\); known: ${facets.names().join(", ")}$`,
       ),
     );
   });

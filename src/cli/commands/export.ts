@@ -1,6 +1,7 @@
 import { refuseUnscoredScorer } from "../../run/scorer-check.js";
 import { createWriteStream } from "node:fs";
 import { InputError } from "../../core/errors.js";
+import { conditionColumns } from "../../facets/registry.js";
 import { type ExportFormat, type ExportTable, exportTable } from "../../run/export.js";
 import { openStudyDir } from "../study-dir.js";
 
@@ -30,7 +31,7 @@ export async function exportCommand(
       throw error;
     }
   }
-  const facets = Object.keys(run.spec.conditions.facets);
+  const facets = conditionColumns(run.spec.conditions);
   if (options.format === "parquet" || options.format === "eee") {
     try {
       if (options.format === "parquet") {

@@ -21,6 +21,10 @@ export async function planCommand(specPath: string, options: { json?: boolean })
     `study ${study.spec.study}`,
     `  ${summary.models} model(s) x ${summary.conditions} condition(s) x ${summary.items} item(s) x ${summary.attempts} attempt(s)`,
     `  cells (model x condition x benchmark): ${summary.cells}`,
+    `  configuration cells (model x benchmark x configuration; a setting's decoding seeds count once): ${summary.configurationCells}`,
+    ...summary.perBenchmark.map(
+      (b) => `    ${b.benchmark}: |C| = ${b.configurations} configuration(s), ${b.conditions} condition(s)`,
+    ),
     `  trials: ${summary.trials}`,
     `  estimated calls: ${summary.estimatedCalls}`,
     `  estimated cost (upper bound): $${summary.estimatedCostUsd.toFixed(2)}` +

@@ -40,6 +40,8 @@ export const crowsPairsLoader: DatasetLoader = {
     baseline: "uniform",
     archetype: "mixed",
     measures: "safety",
+    // A sentence pair is scored by its pseudo-log-likelihood only (SafetyRepro §3, App. T).
+    scoringPaths: ["logprob"],
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

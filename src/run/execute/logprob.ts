@@ -59,7 +59,11 @@ export async function logprobTrial(attempt: TrialAttempt, scorer: LogprobScorer)
       latencyMs: Date.now() - started,
       cached: false,
       error: null,
-      note: { logprob: encodeRaw(raw), score_details: scored.details ?? null },
+      note: {
+        logprob: encodeRaw(raw),
+        score_details: scored.details ?? null,
+        ...(raw.modelRevision ? { model_revision: raw.modelRevision } : {}),
+      },
     });
     return { finalText: scored.parsedAnswer ?? "", scored };
   } catch (error) {

@@ -111,5 +111,7 @@ function callRecord(
     latencyMs,
     cached,
     error: null,
+    // Which model version the provider says answered (recorded on the trial as modelRevision).
+    ...(result.modelRevision ? { note: { model_revision: result.modelRevision } } : {}),
   };
 }

@@ -12,10 +12,13 @@ import type { TrialRow } from "../store/types.js";
 import { storedTask } from "../task-record.js";
 import { scaffoldTrial } from "./free-form.js";
 import { logprobTrial } from "./logprob.js";
-import type { TrialContext, TrialEvent } from "./types.js";
+import { trialModel, trialModelRevision } from "./trial-model.js";
+import type { ModelRuntime, TrialContext, TrialEvent } from "./types.js";
 
 export async function runTrial(trial: TrialRow, options: TrialContext): Promise<TrialEvent> {
-  const model = options.models.get(trial.modelId);
+  // The model as this condition runs it: its quantization variant and decoding setting.
+  const declared = options.models.get(trial.modelId);
+  const model = declared && trialModel(declared, trial.condition);
   const benchmarkItems = options.items.get(trial.benchmarkId);
   const original = benchmarkItems?.get(trial.itemId);
   const calls: CallRecord[] = [];
@@ -24,7 +27,7 @@ export async function runTrial(trial: TrialRow, options: TrialContext): Promise<
   let task: TaskInput | undefined;
   try {
     if (!model || !original) throw new Error(`trial ${trial.id} refers to a model or item that is not in the study`);
-    const context = { pool: benchmarkPool(benchmarkItems) };
+    const context = { pool: benchmarkPool(benchmarkItems), exemplars: options.exemplars?.get(trial.benchmarkId) };
     task = renderTrialTask(original, trial.condition, context);
     // Scored against the item as perturbed: a perturbation may move the gold option.
     const item = trialItem(original, trial.condition, context);
@@ -39,7 +42,7 @@ export async function runTrial(trial: TrialRow, options: TrialContext): Promise<
       !isLogprobScorer(scorer) && options.judging?.applies(trial.id)
         ? await options.judging.judge(attempt, finalText)
         : { scored: deterministic, scorer: `${scorer.name}@${scorer.version}` };
-    return await complete(trial, options, calls, started, task, {
+    return await complete(trial, model, options, calls, started, task, {
       status: "finished",
       finalAnswer: finalText,
       parsedAnswer: scored.parsedAnswer,
@@ -53,7 +56,7 @@ export async function runTrial(trial: TrialRow, options: TrialContext): Promise<
     if (options.abortSignal?.aborted)
       return { trialId: trial.id, status: "abandoned", costUsd: 0, calls: calls.length };
     const bucket = error instanceof ProviderError ? error.bucket : "other";
-    return await complete(trial, options, calls, started, task, {
+    return await complete(trial, model, options, calls, started, task, {
       status: "errored",
       finalAnswer: null,
       parsedAnswer: null,
@@ -70,13 +73,14 @@ type OutcomeCore = Omit<TrialOutcome, "usage" | "costUsd" | "latencyMs" | "dropp
 
 async function complete(
   trial: TrialRow,
+  model: ModelRuntime | undefined,
   options: TrialContext,
   calls: CallRecord[],
   started: number,
   task: TaskInput | undefined,
   core: OutcomeCore,
 ): Promise<TrialEvent> {
-  const model = options.models.get(trial.modelId);
+  const modelRevision = model ? await trialModelRevision(model, calls) : undefined;
   const outcome: TrialOutcome = {
     ...core,
     usage: {
@@ -87,6 +91,7 @@ async function complete(
     latencyMs: Date.now() - started,
     droppedParams: uniqueDrops(calls),
     simulated: model?.provider.simulated ?? false,
+    ...(modelRevision ? { modelRevision } : {}),
   };
   // What was sent is stored with the outcome, in the same transaction.
   const written = await options.commit({

@@ -28,6 +28,8 @@ export interface ExecuteOptions {
   /** Where the trials to execute come from (default: this run's unfinished trials in the store). */
   source?: TrialSource;
   items: Map<string, Map<string, Item>>;
+  /** Each benchmark's few-shot exemplar pool (the `few_shot` facet draws from it). */
+  exemplars?: Map<string, Item[]>;
   models: Map<string, ModelRuntime>;
   /** The scorer of every trial, unless `scorerFor` chooses one per trial. */
   scorer?: Scorer;
@@ -99,6 +101,7 @@ export interface TrialContext
     ExecuteOptions,
     | "store"
     | "items"
+    | "exemplars"
     | "models"
     | "scorer"
     | "scorerFor"

@@ -8,7 +8,7 @@
 import type { Item } from "../../contracts/item.js";
 import type { TaskInput } from "../../contracts/task.js";
 import { InputError } from "../../core/errors.js";
-import { benchmarkPool, renderTrialTask, trialItem } from "../../facets/render.js";
+import { benchmarkPool, type RenderContext, renderTrialTask, trialItem } from "../../facets/render.js";
 import type { TrialRow } from "../store/types.js";
 import { taskHash } from "../task-record.js";
 import { finishedPages, type ScoringContext } from "./context.js";
@@ -39,11 +39,11 @@ function renderOf(context: ScoringContext): NonNullable<ScoringContext["render"]
 export function trialItems(
   study: ScoringContext["study"],
   trial: Pick<TrialRow, "benchmarkId" | "itemId" | "condition">,
-): { source: Item; scored: Item; render: { pool: Item[] } } | undefined {
+): { source: Item; scored: Item; render: RenderContext } | undefined {
   const items = study.items.get(trial.benchmarkId);
   const source = items?.get(trial.itemId);
   if (!source) return undefined;
-  const render = { pool: benchmarkPool(items) };
+  const render = { pool: benchmarkPool(items), exemplars: study.exemplars?.get(trial.benchmarkId) };
   return { source, scored: trialItem(source, trial.condition, render), render };
 }
 

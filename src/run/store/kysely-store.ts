@@ -392,6 +392,7 @@ function outcomeColumns(o: TrialOutcome) {
     latency_ms: o.latencyMs,
     dropped_params: JSON.stringify(o.droppedParams),
     simulated: o.simulated ? 1 : 0,
+    model_revision: o.modelRevision ?? null,
     updated_at: new Date().toISOString(),
   };
 }
@@ -488,6 +489,7 @@ function toOutcome(r: TrialSelect, status: TrialOutcome["status"]): TrialOutcome
     latencyMs: r.latency_ms ?? 0,
     droppedParams: r.dropped_params === null ? [] : JSON.parse(r.dropped_params),
     simulated: r.simulated === 1,
+    ...(r.model_revision ? { modelRevision: r.model_revision } : {}),
   };
 }
 

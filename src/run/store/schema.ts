@@ -43,6 +43,7 @@ export interface TrialsTable {
   latency_ms: number | null;
   dropped_params: string | null;
   simulated: number | null;
+  model_revision?: string | null;
   updated_at: string | null;
   /** Migration 0004: hash of the task the trial was sent (tasks.hash); null before. */
   task_hash: string | null;
@@ -491,6 +492,16 @@ const callCacheTokens: Migration = {
   },
 };
 
+/** Which weights answered each trial (issue 13): a GGUF's SHA-256 or the provider's model version. */
+const trialModelRevision: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable("trials").addColumn("model_revision", "text").execute();
+  },
+  async down(db: AnyDb) {
+    await db.schema.alterTable("trials").dropColumn("model_revision").execute();
+  },
+};
+
 /** All migrations, applied in name order. */
 export const migrations: Record<string, Migration> = {
   "0001_initial": initial,
@@ -502,6 +513,7 @@ export const migrations: Record<string, Migration> = {
   "0007_viewer_indexes": viewerIndexes,
   "0008_worker_leases": workerLeases,
   "0009_call_cache_tokens": callCacheTokens,
+  "0010_trial_model_revision": trialModelRevision,
 };
 
 export const migrationProvider: MigrationProvider = {
