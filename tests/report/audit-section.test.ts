@@ -37,3 +37,29 @@ test("the audit section shows every cell's status, gates and the sampled diff, e
   assert.match(html, /&lt;b&gt;2 \+ 2&lt;\/b&gt;/);
   assert.ok(!/<script/i.test(html));
 });
+
+test("each audit cell cites the self-audit chronology entries that touched it (Box 1)", () => {
+  const { rows, facts } = build();
+  const audit = perturbationAudit({
+    table: { rows },
+    plan: normalizePlan({ audit: { resamples: 100 } }),
+    integrityFacts: facts,
+  } as unknown as AnalysisContext);
+  const entry = {
+    id: "F1a",
+    failure_class: "F1",
+    discovered: { date: "2026-04-20", how: "no-op rate 100% on the log-prob path" },
+    affected_cells: [{ model: "m", benchmark: "noop" }],
+    symptom: "format delta 0",
+    provenance: "inherited",
+    fix: { change: "the prompt builder reads the label style", regression_test: "t.test.ts" },
+    delta: [{ model: "m", benchmark: "noop", statistic: "CSR", before: 9.5, after: 1.2 }],
+    status: "FIXED",
+  };
+  const methodology = { chronology: { file: "c.jsonl", entries: [entry], totals: {} } };
+  const section = reportSections().find((s) => s.name === "audit")!;
+  const html = render(section.render({ analysis: { audit }, methodology } as unknown as ReportContext));
+  const rowOf = (benchmark: string) => html.split("<tr>").find((r) => r.includes(`<td>m × ${benchmark} ×`)) ?? "";
+  assert.match(rowOf("noop"), /href="#chronology-F1a"/);
+  assert.doesNotMatch(rowOf("selective"), /chronology-F1a/);
+});

@@ -9,6 +9,7 @@ import { diffWords } from "diff";
 import { num } from "../../analysis/index.js";
 import type { AuditResult } from "../../analysis/analyses/index.js";
 import { type Content, el, table } from "../html.js";
+import { chronologyCitations } from "./chronology.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
 
 type Cell = AuditResult["cells"][number];
@@ -64,8 +65,8 @@ function samples(cells: readonly Cell[]): Content {
   ]);
 }
 
-function audit({ analysis }: ReportContext): Content {
-  const a = analysis.audit;
+function audit(context: ReportContext): Content {
+  const a = context.analysis.audit;
   if (!a || "skipped" in a) return [];
   return [
     el("h2", { id: "audit" }, "Perturbation audit (G1-G6)"),
@@ -93,6 +94,7 @@ function audit({ analysis }: ReportContext): Content {
         "raw verdict",
         "status",
         "flags",
+        "chronology",
       ],
       a.cells.map((c) => [
         c.cell,
@@ -107,6 +109,8 @@ function audit({ analysis }: ReportContext): Content {
         c.status.raw,
         c.status.bucket,
         c.status.flags.join(", ") || "-",
+        // The self-audit chronology's entries that touched this cell (Box 1), cited beside it.
+        chronologyCitations(context, c.model, c.benchmark),
       ]),
     ),
     el("h3", {}, "Measurement integrity: silent no-ops and parseability"),

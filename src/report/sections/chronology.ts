@@ -14,7 +14,7 @@ export function chronologyAnchor(id: string): string {
 
 /** Links to the chronology entries that name this cell among their affected cells; empty when none. */
 export function chronologyCitations(context: ReportContext, model: string, benchmark: string): Content {
-  const entries = context.methodology.chronology?.entries ?? [];
+  const entries = context.methodology?.chronology?.entries ?? [];
   return chronologyEntriesFor(entries, model, benchmark).map((e) =>
     el("a", { href: `#${chronologyAnchor(e.id)}`, class: "cite", title: `${e.status}: ${e.symptom}` }, `[${e.id}]`),
   );
