@@ -248,12 +248,13 @@ export class SimProvider implements Provider {
     }
     return {
       continuations: continuations.map((continuation, i) => {
-        const tokens = Math.max(1, estimateTokens(continuation));
+        // Word pieces as tokens: first-token scorers tell continuations apart by their first piece.
+        const pieces = continuation.match(/\s*\S+\s*/g) ?? [continuation];
         const total = sameText(continuation, continuations[chosen]) ? -1 : -3 - i / 10;
         return {
           continuation,
           total,
-          tokens: [...Array(tokens).keys()].map((t) => ({ token: `t${t}`, logprob: total / tokens })),
+          tokens: pieces.map((token) => ({ token, logprob: total / pieces.length })),
         };
       }),
       usage: { inputTokens: estimateTokens(request.prompt), outputTokens: 0 },

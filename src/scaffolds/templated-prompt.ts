@@ -15,6 +15,14 @@ export const TEMPLATE_PLACEHOLDERS = ["question", "options", "letters", "answer_
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
+/**
+ * Whether a task's prompt shows its options: always without a template; with one, only when its
+ * text has `{options}` (SafetyRepro's T1 and T2 ask the bare question on purpose).
+ */
+export function templateShowsOptions(task: TaskInput): boolean {
+  return task.template === undefined || task.template.text.includes("{options}");
+}
+
 /** The `{name}` placeholders of a template text that are not in TEMPLATE_PLACEHOLDERS. */
 export function unknownPlaceholders(text: string): string[] {
   const known = new Set<string>(TEMPLATE_PLACEHOLDERS);

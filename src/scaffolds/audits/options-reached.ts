@@ -1,12 +1,16 @@
 import { fold } from "./text.js";
 import type { CallAuditor } from "./types.js";
 import { flagShare } from "./aggregate.js";
+import { templateShowsOptions } from "../templated-prompt.js";
 
-/** Every MC option text occurs in the call's messages (null: not an MC task). */
+/**
+ * Every MC option text occurs in the call's messages (null: not an MC task, or a prompt template
+ * that does not show the options by design, such as SafetyRepro's T1 and T2).
+ */
 export const optionsReachedAuditor: CallAuditor<boolean> = {
   name: "options_reached",
   check({ task, haystack }) {
-    if (!task.options || task.options.length === 0) return null;
+    if (!task.options || task.options.length === 0 || !templateShowsOptions(task)) return null;
     return task.options.every((option) => haystack.includes(fold(option)));
   },
   callColumns: ["options_reached"],
