@@ -115,9 +115,14 @@ function part(study: PreparedStudy, conditions: readonly string[], benchmarks: r
     const args = Object.entries(settings).map(([k, v]) => `${k}=${v}`);
     return args.length === 0 ? String(name) : `${name}(${args.join(",")})`;
   };
+  const keep = (conditions: PreparedStudy["conditions"]) => conditions.filter((c) => labels.has(label(c)));
   return {
     ...study,
-    conditions: study.conditions.filter((c) => labels.has(label(c))),
+    conditions: keep(study.conditions),
+    // The planner reads each benchmark's own conditions (the grid minus its exclude entries).
+    benchmarkConditions: new Map(
+      [...study.benchmarkConditions].filter(([id]) => benchmarks.includes(id)).map(([id, c]) => [id, keep(c)]),
+    ),
     items: new Map([...study.items].filter(([id]) => benchmarks.includes(id))),
   };
 }
