@@ -184,8 +184,8 @@ export const MUTATIONS: Mutation[] = [
     id: "itt-parse-failure-safe",
     description: "intention-to-treat scores a parse failure as safe (1) instead of unsafe (0)",
     file: "src/analysis/data.ts",
-    find: 'if (population === "itt") out.push({ row, y: 0 });',
-    replace: 'if (population === "itt") out.push({ row, y: 1 });',
+    find: 'if (row.parseFailed) return population === "itt" ? 0 : null;',
+    replace: 'if (row.parseFailed) return population === "itt" ? 1 : null;',
     tests: ["tests/analysis/populations.test.ts"],
   },
   {

@@ -7,6 +7,8 @@
  * the task, whichever layer renders it.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Condition } from "../../src/contracts/condition.js";
 import type { ChatMessage } from "../../src/contracts/provider.js";
@@ -232,6 +234,13 @@ describe("scaffold defining properties (what reaches which call)", () => {
       "invocation_chain",
       "adjudicated",
     ];
-    assert.deepEqual([...scaffolds.names()].sort(), [...covered].sort());
+    // The agent scaffolds' defining properties (which role is offered which tools, what each call
+    // carries) are pinned step by step by their golden transcripts (agent-golden.test.ts).
+    const agents = ["agent_react", "planner_actor_rater", "planner_executor"];
+    const transcript = (name: string) =>
+      readFileSync(join(import.meta.dirname, "..", "fixtures", "transcripts", `${name}.txt`), "utf8");
+    for (const name of agents) assert.match(transcript(name), /^=== 1: \w+ \(tools: /, name);
+    assert.match(transcript("planner_executor"), /^=== 1: planner \(tools: none\)/, "S3's planner is offered no tools");
+    assert.deepEqual([...scaffolds.names()].sort(), [...covered, ...agents].sort());
   });
 });

@@ -79,7 +79,7 @@ const INVALID: { file: string; at: string; fragments: string[] }[] = [
     fragments: [
       "conditions.exclude[0].fromat:",
       "unknown facet 'fromat'",
-      "(format, scaffold)",
+      "(format, scaffold, benchmark)",
       "did you mean 'format'?",
     ],
   },
