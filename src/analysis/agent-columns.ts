@@ -3,6 +3,7 @@
  * time, the token streams, cost, the failure bucket and the agent flags), read into the optional
  * `agent` block of an analysis row. A table without the agent-only columns has no block.
  */
+import { AGENT_COLUMNS } from "../run/agent-columns.js";
 import { InputError } from "../core/errors.js";
 
 export interface AgentFacts {
@@ -28,14 +29,9 @@ export interface AgentFacts {
 
 /** Columns only an agent trial fills: one of them non-blank means the row has an agent block. */
 export const AGENT_ONLY_COLUMNS = [
-  "tool_calls",
-  "tool_errors",
-  "tool_error_mid_trajectory",
-  "recovered_after_tool_error",
-  "working_seconds",
-  "cache_read_tokens",
-  "cache_write_tokens",
-  "agent_flags",
+  // The trials export's agent columns (run/agent-columns.ts), and the cost over all executions
+  // a tidy table may add.
+  ...AGENT_COLUMNS,
   "realized_cost_usd",
 ] as const;
 

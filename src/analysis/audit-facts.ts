@@ -4,13 +4,11 @@
  * benchmark's loader meta (archetype, trivial baseline kind, reference scoring) with the trivial
  * baseline computed from the run's items (G2).
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Item } from "../contracts/item.js";
 import type { BenchmarkMeta } from "../datasets/types.js";
 import { type NoOpAudit, noOpAudit } from "../run/scoring/no-op-audit.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
-import { type PreparedStudy, prepareStudy } from "../run/study.js";
+import { reloadStudy } from "./reloaded-study.js";
 
 export interface BenchmarkAuditMeta {
   loader: string;
@@ -41,7 +39,7 @@ export async function studyAuditFacts(
   run: RunRecord,
 ): Promise<AuditFacts | { unavailable: string } | undefined> {
   if (!hasPerturbations(run)) return undefined;
-  const study = await loadStudy(dir, run);
+  const study = await reloadStudy(dir, run);
   const { datasetLoaders } = await import("../datasets/registry.js");
   const benchmarks: Record<string, BenchmarkAuditMeta> = {};
   for (const b of run.spec.benchmarks) {
@@ -58,19 +56,6 @@ export async function studyAuditFacts(
   }
   const prepared = "unavailable" in study ? null : study;
   return { noOp: await noOpAudit(store, run, prepared), benchmarks };
-}
-
-async function loadStudy(dir: string, run: RunRecord): Promise<PreparedStudy | { unavailable: string }> {
-  const path = join(dir, "spec.json");
-  if (!existsSync(path)) return { unavailable: `no ${path} to re-load the items from` };
-  try {
-    const study = await prepareStudy(path);
-    if (study.manifestHash !== run.manifestHash)
-      return { unavailable: `the items loaded from ${path} differ from the run's (manifest hash)` };
-    return study;
-  } catch (error) {
-    return { unavailable: `the items could not be re-loaded from ${path} (${(error as Error).message})` };
-  }
 }
 
 /**

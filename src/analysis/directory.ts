@@ -19,7 +19,7 @@ import { checkAgainstStamp, parseStamp, STAMP_FILE } from "./preregistration.js"
 import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.js";
 import { type AnalysisInputs, inputsOf } from "./inputs.js";
 import { checkGridRules } from "../run/grid-rules.js";
-import { prepareStudy } from "../run/study.js";
+import { reloadStudy } from "./reloaded-study.js";
 import {
   type AnalysisTable,
   clusterKey,
@@ -93,18 +93,12 @@ function attachGridRules(analysis: StudyAnalysis, dir: string): void {
  * those analyses say so.
  */
 async function studyItemFacts(dir: string, run: RunRecord): Promise<{ items?: ItemFacts }> {
-  const path = join(dir, "spec.json");
-  if (!existsSync(path)) return {};
-  try {
-    const study = await prepareStudy(path);
-    if (study.manifestHash !== run.manifestHash) return {};
-    const items: ItemFacts = new Map();
-    for (const [benchmark, byId] of study.items)
-      for (const [id, item] of byId) items.set(clusterKey(benchmark, id), item.metadata);
-    return { items };
-  } catch {
-    return {};
-  }
+  const study = await reloadStudy(dir, run);
+  if ("unavailable" in study) return {};
+  const items: ItemFacts = new Map();
+  for (const [benchmark, byId] of study.items)
+    for (const [id, item] of byId) items.set(clusterKey(benchmark, id), item.metadata);
+  return { items };
 }
 
 export async function analyzeTableFile(path: string, options: DirectoryOptions = {}): Promise<AnalysisOutcome> {

@@ -7,12 +7,10 @@
  * - what scored each trial: its run-time scorer (stored with its outcome), the format of its
  *   stored task, and each benchmark's dataset loader (the run's spec).
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { OPTION_LETTERS } from "../contracts/item.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
-import { prepareStudy } from "../run/study.js";
+import { reloadStudy } from "./reloaded-study.js";
 import { studyAuditFacts } from "./audit-facts.js";
 import type { FormattedGold, IntegrityFacts } from "./integrity/registry.js";
 
@@ -55,22 +53,15 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
 
 /** The gold option text of every item, by benchmark and item id; or why the items are unknown. */
 async function goldTexts(dir: string, run: RunRecord): Promise<Map<string, string> | { unavailable: string }> {
-  const specPath = join(dir, "spec.json");
-  if (!existsSync(specPath)) return { unavailable: `no ${specPath} to re-load the items from` };
-  try {
-    const study = await prepareStudy(specPath);
-    if (study.manifestHash !== run.manifestHash)
-      return { unavailable: `the items loaded from ${specPath} differ from the run's (manifest hash)` };
-    const golds = new Map<string, string>();
-    for (const [benchmark, items] of study.items)
-      for (const item of items.values()) {
-        const gold = item.goldIndex === undefined ? undefined : item.options?.[item.goldIndex];
-        if (gold !== undefined) golds.set(`${benchmark}\u0000${item.id}`, gold);
-      }
-    return golds;
-  } catch (error) {
-    return { unavailable: `the items could not be re-loaded from ${specPath} (${(error as Error).message})` };
-  }
+  const study = await reloadStudy(dir, run);
+  if ("unavailable" in study) return study;
+  const golds = new Map<string, string>();
+  for (const [benchmark, items] of study.items)
+    for (const item of items.values()) {
+      const gold = item.goldIndex === undefined ? undefined : item.options?.[item.goldIndex];
+      if (gold !== undefined) golds.set(`${benchmark}\u0000${item.id}`, gold);
+    }
+  return golds;
 }
 
 function formattedGold(
