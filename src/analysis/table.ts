@@ -21,6 +21,7 @@ import {
   trialAuditColumns,
 } from "../run/export.js";
 import { trialPages } from "../run/store/pages.js";
+import { agentColumnsOf } from "../run/agent-columns.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 
 export interface AnalysisRow {
@@ -187,7 +188,9 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
     for (const trial of page) {
       if (trial.status === "pending") pending++;
       else {
-        const audit = trialAuditAggregates(callsOf.get(trial.id) ?? []);
+        const calls = callsOf.get(trial.id) ?? [];
+        // The per-call checks and, for an agent trial, its agent columns, as the trials export has them.
+        const audit = { ...trialAuditAggregates(calls), ...agentColumnsOf(trial, calls) };
         runTime.push(trialRow(trial, facets, undefined, undefined, audit));
         for (const [name, rows] of stored)
           rows.push(trialRow(trial, facets, scores.get(name)?.get(trial.id) ?? null, name, audit));
@@ -236,7 +239,8 @@ export function trialRow(
   facets: string[],
   score?: ScoreRecord | null,
   scorer?: string,
-  audit: Record<string, number | null> = {},
+  /** The trial's export columns from its calls: the per-call checks' aggregates, the agent columns. */
+  audit: Record<string, number | boolean | string | null> = {},
 ): AnalysisRow {
   return fromObservation({ ...toObservation(trial, facets, score), ...audit }, facets, scorer);
 }

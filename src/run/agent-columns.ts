@@ -4,8 +4,24 @@
  * the trial's latest execution (the one its outcome comes from). Every trial has them: a trial
  * without tools has 0 tool calls, no tool error and no flags.
  */
+import { DEFAULT_SCAFFOLD, facetName } from "../contracts/condition.js";
 import type { CallRecord } from "../contracts/trial.js";
+import { scaffolds } from "../scaffolds/registry.js";
 import type { TrialRow } from "./store/types.js";
+
+/**
+ * Whether a trial ran an agent scaffold (one that declares tools): only those get the agent
+ * columns, so a study without agents exports them blank and no analysis mistakes it for one.
+ */
+export function isAgentTrial(trial: Pick<TrialRow, "condition">): boolean {
+  const name = facetName(trial.condition.scaffold ?? DEFAULT_SCAFFOLD);
+  return scaffolds.has(name) && (scaffolds.get(name).tools?.length ?? 0) > 0;
+}
+
+/** The agent columns of a trial: its aggregates when it ran an agent scaffold, else none (blank). */
+export function agentColumnsOf(trial: TrialRow, calls: readonly CallRecord[]): Partial<AgentColumns> {
+  return isAgentTrial(trial) ? trialAgentColumns(trial, calls) : {};
+}
 
 export const AGENT_COLUMNS = [
   "tool_calls",

@@ -6,7 +6,7 @@ import { facetLabel } from "../contracts/condition.js";
 import type { CallRecord, Observation, ScoreRecord } from "../contracts/trial.js";
 import { csvLine } from "../core/csv.js";
 import { callAuditors } from "../scaffolds/audits/registry.js";
-import { AGENT_COLUMNS, trialAgentColumns } from "./agent-columns.js";
+import { AGENT_COLUMNS, agentColumnsOf } from "./agent-columns.js";
 import type { TrialRow, TrialStore } from "./store/types.js";
 import { trialPages } from "./store/pages.js";
 
@@ -168,7 +168,7 @@ export async function exportTable(
       const calls = callsOf.get(trial.id) ?? [];
       if (table === "trials") {
         const audit = trialAuditAggregates(calls);
-        const agent = trialAgentColumns(trial, calls);
+        const agent = agentColumnsOf(trial, calls);
         emit({
           ...toObservation(trial, facets, scores ? (scores.get(trial.id) ?? null) : undefined),
           ...audit,

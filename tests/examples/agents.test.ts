@@ -11,6 +11,8 @@ import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { loadStudySpec } from "../../src/facets/validate.js";
 import { summarisePlan } from "../../src/run/plan.js";
+import { analyzeDirectory } from "../../src/analysis/directory.js";
+import { normalizePlan } from "../../src/analysis/plan.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { prepareStudy } from "../../src/run/study.js";
@@ -91,6 +93,13 @@ describe("examples/agents-quickstart.yaml", () => {
           /store,units_sold|item,quantity|item,price_usd|Monday: Priya|Harbour:|worker-/.test(String(c.responseText)),
         ),
       );
+      // The run's own analysis is the GAIA comparison's: its agent rows come from the stored calls.
+      const run = (await store.getRun(result.runId))!;
+      const { analysis } = await analyzeDirectory(outDir, store, run, {
+        plan: normalizePlan({ bootstrap: { resamples: 100 }, specification_curve: false, agents: { resamples: 200 } }),
+      });
+      const agents = analysis.agents;
+      assert.ok(agents && !("skipped" in agents), "the agent analyses ran on the agent trials");
     } finally {
       await store.close();
     }
