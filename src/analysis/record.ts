@@ -18,12 +18,11 @@ import { PARALLAX_VERSION } from "../core/version.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import type { AnalysisOutcome } from "./directory.js";
 import { writeAuditGate } from "./audit-report.js";
-import { rowsHash } from "./inputs.js";
 import type { Methodology } from "./methodology.js";
+import { storedRowsHash } from "./rows-hash.js";
 import { gridCardMarkdown } from "./grid/card.js";
 import { cardFields, registeredAnalyses, type StudyAnalysis } from "./registry.js";
 import { buildScorecard, type Scorecard, scorecardMarkdown } from "./scorecard.js";
-import { loadStudyTable } from "./table.js";
 
 export const ANALYSIS_FILE = "analysis.json";
 export const SCORECARD_JSON = "scorecard.json";
@@ -139,8 +138,8 @@ export async function storedAnalysis(
       `${path} is not the analysis of run ${run.id} (it names ${record.inputs.runId ?? "a table file"}); ${rerun}`,
     );
   }
-  const table = await loadStudyTable(store, run, target, record.inputs.scorer ?? undefined);
-  if (rowsHash(table) !== record.inputs.rows) {
+  // Hashed a store page at a time: the report's memory stays flat in the trial count.
+  if ((await storedRowsHash(store, run, target, record.inputs.scorer ?? undefined)) !== record.inputs.rows) {
     throw new InputError(`${path} is out of date: trials or their scores changed since it was written; ${rerun}`);
   }
   return record;

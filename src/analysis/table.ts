@@ -132,18 +132,29 @@ export function tableScorers(table: AnalysisTable): string[] {
  */
 export function selectScorer(table: AnalysisTable, scorer?: string): AnalysisTable {
   const scorers = tableScorers(table);
-  const chosen = scorer ?? (scorers.includes(RUN_TIME_SCORER) || scorers.length !== 1 ? RUN_TIME_SCORER : scorers[0]);
-  if (!scorers.includes(chosen)) {
-    throw new InputError(
-      `${table.source.path}: no outcomes from scorer '${chosen}'; scorers: ${scorers.join(", ")}${
-        table.source.kind === "study"
-          ? ` (store one with 'parallax score ${table.source.path} --scorer ${chosen}')`
-          : ""
-      }`,
-    );
-  }
+  const chosen = chosenScorer(scorers, scorer);
+  requireScorer(table.source, scorers, chosen);
   const rows = scorers.length === 1 ? table.rows : table.rows.filter((r) => scorerOf(r) === chosen);
   return { ...table, rows, source: { ...table.source, scorer: chosen === RUN_TIME_SCORER ? null : chosen } };
+}
+
+/** The scorer a table's rows are taken from: the named one, else run-time (or the only scorer). */
+export function chosenScorer(scorers: readonly string[], scorer?: string): string {
+  return scorer ?? (scorers.includes(RUN_TIME_SCORER) || scorers.length !== 1 ? RUN_TIME_SCORER : scorers[0]);
+}
+
+/** Refuses a scorer the table does not hold, naming the ones it does. */
+export function requireScorer(
+  source: Pick<TableSource, "kind" | "path">,
+  scorers: readonly string[],
+  chosen: string,
+): void {
+  if (scorers.includes(chosen)) return;
+  throw new InputError(
+    `${source.path}: no outcomes from scorer '${chosen}'; scorers: ${scorers.join(", ")}${
+      source.kind === "study" ? ` (store one with 'parallax score ${source.path} --scorer ${chosen}')` : ""
+    }`,
+  );
 }
 
 // ---------------------------------------------------------------- from a study directory
@@ -164,37 +175,21 @@ export async function loadStudyTable(
  * a scorer has not scored gets a row without outcome).
  */
 export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, path: string): Promise<AnalysisTable> {
-  const facets = conditionColumns(run.spec.conditions);
   const runTime: AnalysisRow[] = [];
   const stored = new Map<string, AnalysisRow[]>();
   let pending = 0;
   let firstFinishedAt: string | null = null;
-  for await (const page of trialPages(store, run.id, { pageSize: 2_000 })) {
-    const scores = await latestScoresByScorer(store, run.id, page);
-    // The per-call propagation checks, summarised per trial as the trials export does (the
-    // integrity gate reads them).
-    const callsOf = await store.listCallsOf(
-      run.id,
-      page.map((t) => t.id),
-    );
+  for await (const page of scoredTablePages(store, run)) {
     // A scorer first seen on this page has not scored the trials read so far.
-    for (const name of scores.keys()) {
-      if (!stored.has(name))
-        stored.set(
-          name,
-          runTime.map((r) => ({ ...r, scorer: name, outcome: null, parseFailed: false })),
-        );
-    }
-    for (const trial of page) {
+    for (const name of page.newScorers)
+      stored.set(
+        name,
+        runTime.map((r) => unscoredRow(r, name)),
+      );
+    runTime.push(...page.runTime);
+    for (const [name, rows] of page.byScorer) stored.get(name)!.push(...rows);
+    for (const trial of page.trials) {
       if (trial.status === "pending") pending++;
-      else {
-        const calls = callsOf.get(trial.id) ?? [];
-        // The per-call checks and, for an agent trial, its agent columns, as the trials export has them.
-        const audit = { ...trialAuditAggregates(calls), ...agentColumnsOf(trial, calls) };
-        runTime.push(trialRow(trial, facets, undefined, undefined, audit));
-        for (const [name, rows] of stored)
-          rows.push(trialRow(trial, facets, scores.get(name)?.get(trial.id) ?? null, name, audit));
-      }
       if (trial.status === "finished" && trial.updatedAt && (!firstFinishedAt || trial.updatedAt < firstFinishedAt)) {
         firstFinishedAt = trial.updatedAt;
       }
@@ -203,7 +198,7 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
   const rows = [...runTime, ...[...stored.values()].flat()];
   return {
     rows,
-    facets,
+    facets: conditionColumns(run.spec.conditions),
     facetLevels: specFacetLevels(run.spec),
     source: {
       kind: "study",
@@ -216,6 +211,56 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
       scorer: null,
     },
   };
+}
+
+/** One store page of the scored table (`scoredTablePages`). */
+export interface ScoredTablePage {
+  /** The page's trials, pending ones included. */
+  trials: TrialRow[];
+  /** The run-time row of each trial that is not pending. */
+  runTime: AnalysisRow[];
+  /** Every scorer seen so far (this page included) -> its row of each trial that is not pending. */
+  byScorer: Map<string, AnalysisRow[]>;
+  /** Scorers first seen on this page: their rows of the earlier pages' trials are `unscoredRow`s. */
+  newScorers: string[];
+}
+
+/**
+ * The rows of the scored study table a store page (2,000 trials) at a time, in trial id order:
+ * the one row builder of `loadScoredStudyTable` and of the stored analysis's paged rows hash
+ * (rows-hash.ts), so both see the same rows.
+ */
+export async function* scoredTablePages(store: TrialStore, run: RunRecord): AsyncGenerator<ScoredTablePage> {
+  const facets = conditionColumns(run.spec.conditions);
+  const known: string[] = [];
+  for await (const trials of trialPages(store, run.id, { pageSize: 2_000 })) {
+    const scores = await latestScoresByScorer(store, run.id, trials);
+    // The per-call propagation checks, summarised per trial as the trials export does (the
+    // integrity gate reads them).
+    const callsOf = await store.listCallsOf(
+      run.id,
+      trials.map((t) => t.id),
+    );
+    const newScorers = [...scores.keys()].filter((name) => !known.includes(name));
+    known.push(...newScorers);
+    const runTime: AnalysisRow[] = [];
+    const byScorer = new Map<string, AnalysisRow[]>(known.map((name) => [name, []]));
+    for (const trial of trials) {
+      if (trial.status === "pending") continue;
+      const calls = callsOf.get(trial.id) ?? [];
+      // The per-call checks and, for an agent trial, its agent columns, as the trials export has them.
+      const audit = { ...trialAuditAggregates(calls), ...agentColumnsOf(trial, calls) };
+      runTime.push(trialRow(trial, facets, undefined, undefined, audit));
+      for (const [name, rows] of byScorer)
+        rows.push(trialRow(trial, facets, scores.get(name)?.get(trial.id) ?? null, name, audit));
+    }
+    yield { trials, runTime, byScorer, newScorers };
+  }
+}
+
+/** A scorer's row of a trial read before that scorer was first seen: the run-time row, unscored. */
+export function unscoredRow(runTimeRow: AnalysisRow, scorer: string): AnalysisRow {
+  return { ...runTimeRow, scorer, outcome: null, parseFailed: false };
 }
 
 /** Scorer -> trial -> the most recent score of that scorer (any version) for the page's trials. */

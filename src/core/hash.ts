@@ -26,6 +26,23 @@ export function hashValue(value: unknown): string {
   return sha256(canonicalJson(value));
 }
 
+/**
+ * `hashValue` of an array fed one element at a time, so a long array is hashed without being
+ * held: canonical JSON of an array is its elements' canonical JSON joined by commas in brackets.
+ */
+export function arrayHasher(): { add(value: unknown): void; digest(): string } {
+  const hash = createHash("sha256").update("[");
+  let first = true;
+  return {
+    add(value) {
+      // JSON.stringify writes an undefined element as null; so does this.
+      hash.update(`${first ? "" : ","}${value === undefined ? "null" : canonicalJson(value)}`);
+      first = false;
+    },
+    digest: () => hash.update("]").digest("hex"),
+  };
+}
+
 /** Short stable hash of a condition (12 hex chars = 48 bits). */
 export function conditionHash(condition: unknown): string {
   return hashValue(condition).slice(0, 12);
