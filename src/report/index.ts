@@ -3,18 +3,17 @@ import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { basename } from "node:path";
 import type { PresentedAnalysis, Scorecard } from "../analysis/index.js";
-import { cellId } from "../analysis/index.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import { reportPaths } from "./output.js";
-import { renderReport, type TrialLink } from "./report.js";
+import { renderReport } from "./report.js";
 import { writeTrialsPages } from "./trials.js";
 
 export { esc, GENERATOR_MARK, page } from "./html.js";
-export { cellLink, trialLink } from "./links.js";
+export { cellLink, cellPageLink, cellViewerLink, trialLink } from "./links.js";
 export { checkReportTargets, isReportOutput, type ReportPaths, reportPaths, trialsPathFor } from "./output.js";
 export { renderReport } from "./report.js";
 export * from "./sections/registry.js";
-export { TRIALS_PER_PAGE, trialAnchor, trialKeys, trialsPagePath, writeTrialsPages } from "./trials.js";
+export { TRIALS_PER_PAGE, trialAnchor, trialCells, trialsPagePath, writeTrialsPages } from "./trials.js";
 
 export interface WriteReportOptions {
   /** Overwrite trials page files that parallax report did not write. */
@@ -46,15 +45,9 @@ export async function writeReport(
     encodeURI(basename(reportPath)),
     options.force === true,
   );
-  const trialsByCell = new Map<string, TrialLink[]>();
-  for (const k of written.keys) {
-    const id = cellId(k.model, k.benchmark, k.configuration);
-    const list = trialsByCell.get(id) ?? [];
-    list.push({ id: k.id, score: k.score });
-    trialsByCell.set(id, list);
-  }
+  const cellTrials = new Map(written.cells.map((cell) => [cell.id, cell]));
   const pageOf = new Map([...written.pageOf].map(([anchor, file]) => [anchor, encodeURI(file)]));
-  const html = renderReport(outcome, card, { trialsHref, trialsByCell, pageOf, viewerUrl: options.viewerUrl });
+  const html = renderReport(outcome, card, { trialsHref, cellTrials, pageOf, viewerUrl: options.viewerUrl });
   const out = createWriteStream(reportPath);
   out.end(html);
   await once(out, "close");

@@ -8,7 +8,7 @@ import { el, page, raw, render } from "./html.js";
 import "./sections/index.js";
 import { type ReportOptions, reportSections } from "./sections/registry.js";
 
-export type { ReportOptions, TrialLink } from "./sections/registry.js";
+export type { CellTrials, ReportOptions } from "./sections/registry.js";
 
 export function renderReport(presented: PresentedAnalysis, card: Scorecard, options: ReportOptions): string {
   const { analysis } = presented;

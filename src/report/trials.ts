@@ -2,11 +2,12 @@
  * The trials pages: every trial behind the report's cells, grouped configuration > model >
  * benchmark, each with its exact messages (every sub-call, from the calls table), the response
  * and the score, split into files of `TRIALS_PER_PAGE` trials (trials-0001.html, ...) with an
- * index (trials.html), each written as a stream. Memory stays flat in the trial count: only a
- * small key per trial (id, model, benchmark, configuration, score) is held, to order the trials
- * and to link the report's numbers; the calls are read one page of trials at a time.
- * Anchors: `t-<trial id>` per trial and the rate cells' ids (rates.ts cellId), so the report
- * links straight to a cell or a trial. Everything model-written is escaped.
+ * index (trials.html), each written as a stream. Memory stays flat in the trial count: the cells
+ * come from the run's (model, benchmark, condition) groups (a handful of rows however many trials),
+ * their positions from the groups' counts, and the trials themselves are read in page order from
+ * the store (each cell's trials by id, ORDER BY in SQL, keyset pages), one page of trials and its
+ * calls at a time. Anchors: `t-<trial id>` per trial and the rate cells' ids (rates.ts cellId), so
+ * the report links straight to a cell. Everything model-written is escaped.
  */
 import { createWriteStream, existsSync } from "node:fs";
 import { basename } from "node:path";
@@ -17,29 +18,31 @@ import type { CallRecord } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
 import { conditionColumns } from "../facets/registry.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
-import { trialPages } from "../run/store/pages.js";
 import { type Content, el, type Html, page, raw, render } from "./html.js";
 import { trialAnchor } from "./links.js";
 import { isReportOutput } from "./output.js";
+import type { CellTrials } from "./sections/registry.js";
 
 export { trialAnchor } from "./links.js";
 
 /** Trials per page file: a page stays a few MB however large the study. */
 export const TRIALS_PER_PAGE = 500;
 
-/** What the report keeps of each trial: enough to order, group and link it. */
-export interface TrialKey {
+/** A fine cell (model x benchmark x configuration) of the trials pages. */
+export interface TrialCell extends CellTrials {
+  /** Its id (rates.ts cellId): the anchor of its section on each page that holds its trials. */
   id: string;
-  model: string;
-  benchmark: string;
   configuration: string;
-  score: number | null;
+  /** The run's conditions whose trials fall in this cell. */
+  conditionHashes: string[];
+  /** Where its first trial stands in page order (0-based). */
+  start: number;
 }
 
 export interface TrialsPages {
-  /** Every trial's key, in page order. */
-  keys: TrialKey[];
-  /** Trial anchor or fine cell id -> the page file (its base name) that holds it (a cell: its first page). */
+  /** The cells in page order, each with its trial count and the pages holding its trials. */
+  cells: TrialCell[];
+  /** Fine cell id -> the page file (its base name) holding the cell's first trial. */
   pageOf: Map<string, string>;
   /** The page files written, in order. */
   pages: string[];
@@ -50,31 +53,81 @@ export function trialsPagePath(indexPath: string, n: number): string {
   return indexPath.replace(/(\.html?)?$/i, `-${String(n).padStart(4, "0")}.html`);
 }
 
-/** Reads every trial's key, a store page at a time, ordered configuration > model > benchmark > id. */
-export async function trialKeys(store: TrialStore, run: RunRecord, analysis: StudyAnalysis): Promise<TrialKey[]> {
+/**
+ * The run's cells in page order (configurations in the analysis's order, then models and
+ * benchmarks sorted), from its (model, benchmark, condition) groups: one trial of each group
+ * gives the configuration label, exactly as the analysis derived it. `pages` is left empty.
+ */
+export async function trialCells(store: TrialStore, run: RunRecord, analysis: StudyAnalysis): Promise<TrialCell[]> {
   const facets = conditionColumns(run.spec.conditions);
-  const keys: TrialKey[] = [];
-  for await (const trials of trialPages(store, run.id)) {
-    for (const trial of trials) {
-      keys.push({
-        id: trial.id,
-        model: trial.modelId,
-        benchmark: trial.benchmarkId,
-        configuration: configurationOf(trialRow(trial, facets), analysis.meta.configurationFacets),
-        score: trial.outcome?.score ?? null,
-      });
-    }
+  const varying = analysis.meta.configurationFacets;
+  const cells = new Map<string, TrialCell>();
+  for (const group of await store.trialGroups(run.id)) {
+    const { trials } = await store.browseTrials(
+      run.id,
+      { models: [group.modelId], benchmarks: [group.benchmarkId], conditionHashes: [group.conditionHash] },
+      { limit: 1 },
+    );
+    const row = trialRow(trials[0], facets);
+    const configuration = configurationOf(row, varying);
+    const id = cellId(group.modelId, group.benchmarkId, configuration);
+    const cell = cells.get(id) ?? {
+      id,
+      model: group.modelId,
+      benchmark: group.benchmarkId,
+      configuration,
+      facets: Object.fromEntries(varying.map((f) => [f, row.facets[f]])),
+      conditionHashes: [],
+      trials: 0,
+      start: 0,
+      pages: [],
+      firstPage: 0,
+    };
+    cell.conditionHashes.push(group.conditionHash);
+    cell.trials += group.trials;
+    cells.set(id, cell);
   }
-  // Configurations in first-seen order (as the single page had them); models, benchmarks, ids sorted.
+  // The analysis's configuration order (its rate cells); a configuration it has no rate for
+  // (every trial still pending) after them, as first met.
   const rank = new Map<string, number>();
-  for (const k of keys) if (!rank.has(k.configuration)) rank.set(k.configuration, rank.size);
-  return keys.sort(
+  for (const c of analysis.rates) if (!rank.has(c.configuration)) rank.set(c.configuration, rank.size);
+  for (const c of cells.values()) if (!rank.has(c.configuration)) rank.set(c.configuration, rank.size);
+  const ordered = [...cells.values()].sort(
     (a, b) =>
       rank.get(a.configuration)! - rank.get(b.configuration)! ||
       a.model.localeCompare(b.model) ||
-      a.benchmark.localeCompare(b.benchmark) ||
-      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+      a.benchmark.localeCompare(b.benchmark),
   );
+  let start = 0;
+  for (const cell of ordered) {
+    cell.start = start;
+    start += cell.trials;
+  }
+  return ordered;
+}
+
+/** The cells' trials in page order, `size` at a time: each cell's trials by id, read in keyset pages. */
+async function* trialsInPageOrder(
+  store: TrialStore,
+  run: RunRecord,
+  cells: readonly TrialCell[],
+  size: number,
+): AsyncGenerator<{ cell: TrialCell; trial: TrialRow }[]> {
+  let buffer: { cell: TrialCell; trial: TrialRow }[] = [];
+  for (const cell of cells) {
+    const query = { models: [cell.model], benchmarks: [cell.benchmark], conditionHashes: cell.conditionHashes };
+    for (let after: string | undefined; ; ) {
+      const { trials, more } = await store.browseTrials(run.id, query, { after, limit: size });
+      buffer.push(...trials.map((trial) => ({ cell, trial })));
+      while (buffer.length >= size) {
+        yield buffer.slice(0, size);
+        buffer = buffer.slice(size);
+      }
+      if (!more || trials.length === 0) break;
+      after = trials[trials.length - 1].id;
+    }
+  }
+  if (buffer.length > 0) yield buffer;
 }
 
 /**
@@ -89,41 +142,44 @@ export async function writeTrialsPages(
   reportHref: string,
   force = false,
 ): Promise<TrialsPages> {
-  const keys = await trialKeys(store, run, analysis);
-  const chunks: TrialKey[][] = [];
-  for (let i = 0; i < keys.length; i += TRIALS_PER_PAGE) chunks.push(keys.slice(i, i + TRIALS_PER_PAGE));
-  const pages = chunks.map((_, i) => trialsPagePath(indexPath, i + 1));
+  const cells = await trialCells(store, run, analysis);
+  const total = cells.reduce((sum, c) => sum + c.trials, 0);
+  const pages = Array.from({ length: Math.ceil(total / TRIALS_PER_PAGE) }, (_, i) => trialsPagePath(indexPath, i + 1));
   refuseForeignPages(pages, force);
   const pageOf = new Map<string, string>();
-  chunks.forEach((chunk, i) => {
-    const file = basename(pages[i]);
-    for (const k of chunk) {
-      pageOf.set(trialAnchor(k.id), file);
-      const cell = cellId(k.model, k.benchmark, k.configuration);
-      if (!pageOf.has(cell)) pageOf.set(cell, file);
-    }
-  });
+  for (const cell of cells) {
+    if (cell.trials === 0) continue;
+    const first = Math.floor(cell.start / TRIALS_PER_PAGE);
+    const last = Math.floor((cell.start + cell.trials - 1) / TRIALS_PER_PAGE);
+    cell.pages = pages.slice(first, last + 1).map((p) => basename(p));
+    cell.firstPage = first + 1;
+    pageOf.set(cell.id, cell.pages[0]);
+  }
   const indexHref = basename(indexPath);
-  for (const [i, chunk] of chunks.entries()) {
+  let i = 0;
+  for await (const chunk of trialsInPageOrder(store, run, cells, TRIALS_PER_PAGE)) {
+    // A trial planned while the report is written would shift every later page: refused.
+    if (i >= pages.length) throw new InputError(`the run's trials changed while the report was written; run it again`);
     const nav = pageNav(pages, i, indexHref, reportHref);
     await writeStreamed(
       pages[i],
       pageTitle(analysis, `trials page ${i + 1} of ${pages.length}`),
       [banner(analysis), el("h1", {}, `Trials of ${studyName(analysis)}: page ${i + 1} of ${pages.length}`), nav],
-      pageBody(store, run, chunk, keys),
+      pageBody(store, run, chunk),
       [nav],
     );
+    i++;
   }
   await writeStreamed(
     indexPath,
     pageTitle(analysis, "trials"),
     [],
     (async function* () {
-      yield renderIndex(analysis, keys, pageOf, pages, reportHref);
+      yield renderIndex(analysis, cells, total, pageOf, pages, reportHref);
     })(),
     [],
   );
-  return { keys, pageOf, pages: pages.map((p) => basename(p)) };
+  return { cells, pageOf, pages: pages.map((p) => basename(p)) };
 }
 
 function refuseForeignPages(pages: string[], force: boolean): void {
@@ -162,49 +218,26 @@ function pageNav(pages: string[], i: number, indexHref: string, reportHref: stri
   );
 }
 
-/** A page's trials, grouped by cell, rendered as they are read (one store query per page). */
+/** A page's trials, grouped by cell, rendered as they are read (one calls query per page). */
 async function* pageBody(
   store: TrialStore,
   run: RunRecord,
-  chunk: TrialKey[],
-  keys: TrialKey[],
+  chunk: readonly { cell: TrialCell; trial: TrialRow }[],
 ): AsyncGenerator<string> {
-  const ids = chunk.map((k) => k.id);
-  const { trials } = await store.browseTrials(run.id, { trialIds: ids }, { limit: ids.length });
-  const byId = new Map(trials.map((t) => [t.id, t]));
   const callsOf = await store.listCallsOf(
     run.id,
-    trials.filter((t) => t.status !== "pending").map((t) => t.id),
+    chunk.filter(({ trial }) => trial.status !== "pending").map(({ trial }) => trial.id),
   );
-  let open: string | undefined;
-  for (const key of chunk) {
-    const cell = cellId(key.model, key.benchmark, key.configuration);
+  let open: TrialCell | undefined;
+  for (const { cell, trial } of chunk) {
     if (cell !== open) {
       if (open !== undefined) yield "</section>";
-      const total = cellSize(keys, key);
-      yield `<section id="${cell}">${render(el("h3", {}, `${key.model} · ${key.benchmark} · ${key.configuration}: ${total} trial(s)`))}`;
+      yield `<section id="${cell.id}">${render(el("h3", {}, `${cell.model} · ${cell.benchmark} · ${cell.configuration}: ${cell.trials} trial(s)`))}`;
       open = cell;
     }
-    const trial = byId.get(key.id);
-    if (trial) yield render(trialArticle(trial, callsOf.get(trial.id) ?? []));
+    yield render(trialArticle(trial, callsOf.get(trial.id) ?? []));
   }
   if (open !== undefined) yield "</section>";
-}
-
-const cellSizes = new WeakMap<TrialKey[], Map<string, number>>();
-
-/** How many trials the key's cell has in the whole study (counted once per study). */
-function cellSize(keys: TrialKey[], key: TrialKey): number {
-  let sizes = cellSizes.get(keys);
-  if (!sizes) {
-    sizes = new Map();
-    for (const k of keys) {
-      const id = cellId(k.model, k.benchmark, k.configuration);
-      sizes.set(id, (sizes.get(id) ?? 0) + 1);
-    }
-    cellSizes.set(keys, sizes);
-  }
-  return sizes.get(cellId(key.model, key.benchmark, key.configuration)) ?? 0;
 }
 
 /** Writes a page shell around streamed body parts, waiting on the stream when it is full. */
@@ -235,16 +268,17 @@ async function writeStreamed(
 /** The index: per configuration, per model, each benchmark's cell with its page, and the list of pages. */
 function renderIndex(
   analysis: StudyAnalysis,
-  keys: TrialKey[],
+  cellList: readonly TrialCell[],
+  total: number,
   pageOf: Map<string, string>,
   pages: string[],
   reportHref: string,
 ): string {
   const cells = new Map<string, Map<string, Map<string, number>>>();
-  for (const k of keys) {
+  for (const k of cellList) {
     const models = cells.get(k.configuration) ?? new Map<string, Map<string, number>>();
     const benchmarks = models.get(k.model) ?? new Map<string, number>();
-    benchmarks.set(k.benchmark, (benchmarks.get(k.benchmark) ?? 0) + 1);
+    benchmarks.set(k.benchmark, (benchmarks.get(k.benchmark) ?? 0) + k.trials);
     models.set(k.model, benchmarks);
     cells.set(k.configuration, models);
   }
@@ -295,7 +329,7 @@ function renderIndex(
       { class: "lead" },
       el("a", { href: reportHref }, "back to the report"),
       raw(" · "),
-      `${keys.length} trial(s) on ${pages.length} page(s) of up to ${TRIALS_PER_PAGE}, with every sub-call as sent and received.`,
+      `${total} trial(s) on ${pages.length} page(s) of up to ${TRIALS_PER_PAGE}, with every sub-call as sent and received.`,
     ),
     el(
       "nav",

@@ -98,7 +98,7 @@ describe("analysis registry", () => {
     const markdown = scorecardMarkdown(card);
     assert.match(markdown, /## 4\. Toy field\n\n- toy 120\n/);
     assert.ok(markdown.indexOf("## 3. Methodology stamp") < markdown.indexOf("## 4. Toy field"));
-    const html = renderReport({ analysis, methodology }, card, { trialsHref: "trials.html", trialsByCell: new Map() });
+    const html = renderReport({ analysis, methodology }, card, { trialsHref: "trials.html" });
     assert.match(html, /href="#toy">Toy section/);
     assert.match(html, /toy section: 120/);
     assert.match(html, /4\. Toy field<\/h3>card says toy 120/);

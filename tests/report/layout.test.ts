@@ -61,7 +61,6 @@ async function writeLongNamesReport(): Promise<string> {
   const card = buildScorecard(analysis, METHODOLOGY);
   const html = renderReport({ analysis, methodology: METHODOLOGY }, card, {
     trialsHref: "trials.html",
-    trialsByCell: new Map(),
   });
   const path = join(mkdtempSync(join(tmpdir(), "parallax-layout-")), "report.html");
   writeFileSync(path, html);

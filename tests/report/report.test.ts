@@ -11,13 +11,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
-import { analyzeDirectory, buildScorecard, normalizePlan } from "../../src/analysis/index.js";
+import { analyzeDirectory, buildScorecard, cellId, normalizePlan } from "../../src/analysis/index.js";
 import { TRIALS_PER_PAGE, writeReport } from "../../src/report/index.js";
 import { openStore } from "../../src/run/store/open.js";
-import { writeLargeStudy } from "../viewer/fixture.js";
+import { type PlantedTrial, writeLargeStudy } from "../viewer/fixture.js";
 import { HOSTILE_OUTPUT, writeStudyFixture } from "./study-fixture.js";
 
 const CHROMIUM = "/usr/bin/chromium";
+
+/** The id of the cell section of a trials page that holds the trial's article. */
+function cellHolding(pageHtml: string, trialId: string): string {
+  const before = pageHtml.slice(0, pageHtml.indexOf(`id="t-${trialId}"`));
+  return [...before.matchAll(/<section id="(cell-[^"]+)">/g)].at(-1)![1];
+}
 
 async function buildReport() {
   const { dir, hostileTrialId } = await writeStudyFixture();
@@ -49,7 +55,9 @@ describe("HTML report (static checks)", () => {
     }
     assert.ok(trials.includes("&lt;script&gt;window.__pwned = 1;"), "the hostile output appears escaped");
     assert.ok(trials.includes(`id="t-${hostileTrialId}"`));
-    assert.ok(report.includes(`href="trials-0001.html#t-${hostileTrialId}"`));
+    // The report links the cell holding the trial, on the page that holds it (not each trial).
+    assert.ok(report.includes(`href="trials-0001.html#${cellHolding(trials, hostileTrialId)}"`));
+    assert.doesNotMatch(report, /#t-/, "no per-trial links: report.html does not grow with the trials");
     assert.match(report, /SIMULATED DATA/);
     assert.equal((report.match(/<svg/g) ?? []).length >= 3, true, "forest plot, heatmap, spec curve");
     assert.equal(card.methodologyStamp.blinded.blindingIndex, 0.04);
@@ -62,13 +70,14 @@ describe("HTML report (static checks)", () => {
 describe("trials pages", () => {
   it("split into pages of TRIALS_PER_PAGE trials, each trial on exactly one page, every link resolving", async () => {
     const trialCount = TRIALS_PER_PAGE * 2 + 17;
-    const { dir } = await writeLargeStudy(trialCount);
+    const { dir, trials } = await writeLargeStudy(trialCount);
     const store = await openStore(dir);
     let paths: Awaited<ReturnType<typeof writeReport>>;
+    let outcome: Awaited<ReturnType<typeof analyzeDirectory>>;
     try {
       const run = (await store.getRun())!;
       const plan = normalizePlan({ bootstrap: { resamples: 100 }, specification_curve: { permutations: 0 } });
-      const outcome = await analyzeDirectory(dir, store, run, { plan });
+      outcome = await analyzeDirectory(dir, store, run, { plan });
       const card = buildScorecard(outcome.analysis, outcome.methodology);
       paths = await writeReport(outcome, card, store, run, join(dir, "report.html"));
     } finally {
@@ -80,19 +89,60 @@ describe("trials pages", () => {
       Array.from({ length: expectedPages }, (_, i) => `trials-${String(i + 1).padStart(4, "0")}.html`),
     );
     const anchorsOf = new Map<string, Set<string>>();
-    let seen = 0;
+    // The trials in page order, each with the cell section it sits in, and the pages of each cell.
+    const order: { trial: string; cell: string }[] = [];
+    const pagesOfCell = new Map<string, string[]>();
     for (const file of paths.pages) {
       const html = readFileSync(join(dir, file), "utf8");
-      const ids = [...html.matchAll(/<article class="trial" id="(t-[^"]+)"/g)].map((m) => m[1]);
-      assert.ok(ids.length <= TRIALS_PER_PAGE, `${file} holds ${ids.length} trials`);
-      seen += ids.length;
+      const onPage = [...html.matchAll(/<section id="(cell-[^"]+)">|<article class="trial" id="t-([^"]+)"/g)];
+      let cell = "";
+      let count = 0;
+      for (const [, section, trial] of onPage) {
+        if (section) {
+          cell = section;
+          pagesOfCell.set(cell, [...(pagesOfCell.get(cell) ?? []), file]);
+        } else {
+          order.push({ trial, cell });
+          count++;
+        }
+      }
+      assert.ok(count <= TRIALS_PER_PAGE, `${file} holds ${count} trials`);
       anchorsOf.set(file, new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1])));
     }
-    assert.equal(seen, trialCount, "every trial on one page");
-    // Every trial link and cell link of the report lands on a page holding that anchor.
+    // Page order: configurations in the analysis's order, then model, benchmark, trial id.
+    const varying = outcome.analysis.meta.configurationFacets;
+    const configurationOf = (t: PlantedTrial) =>
+      varying.map((f) => ({ scaffold: t.scaffold, perturbation: t.perturbation })[f as "scaffold"]).join(" · ");
+    const rank = [...new Set(outcome.analysis.rates.map((c) => c.configuration))];
+    const expected = [...trials].sort(
+      (a, b) =>
+        rank.indexOf(configurationOf(a)) - rank.indexOf(configurationOf(b)) ||
+        a.model.localeCompare(b.model) ||
+        (a.id < b.id ? -1 : 1),
+    );
+    assert.ok(expected.every((t) => rank.includes(configurationOf(t))));
+    assert.deepEqual(
+      order.map((o) => o.trial),
+      expected.map((t) => t.id),
+      "every trial once, in page order",
+    );
+    for (const { trial, cell } of order) {
+      const t = trials.find((p) => p.id === trial)!;
+      assert.equal(cell, cellId(t.model, "demo", configurationOf(t)), `trial ${trial} sits in its cell`);
+    }
+    // The report links each cell's first and last page (its own anchor there), never single trials.
     const report = readFileSync(paths.report, "utf8");
+    assert.doesNotMatch(report, /#t-/);
+    for (const [cell, files] of pagesOfCell) {
+      assert.ok(report.includes(`href="${files[0]}#${cell}"`), `the report links ${cell} on ${files[0]}`);
+      assert.ok(report.includes(`href="${files.at(-1)}#${cell}"`), `the report links ${cell} on ${files.at(-1)}`);
+    }
+    assert.ok(
+      [...pagesOfCell.values()].some((files) => files.length > 1),
+      "a cell spans two pages",
+    );
+    // Every link of the report into the pages lands on a page holding that anchor.
     const links = [...report.matchAll(/href="(trials-\d{4}\.html)#([^"]+)"/g)];
-    assert.ok(links.length >= trialCount, `the report links every trial (${links.length} links)`);
     for (const [, file, anchor] of links) assert.ok(anchorsOf.get(file)?.has(anchor), `${file}#${anchor} resolves`);
     const index = readFileSync(paths.trials, "utf8");
     for (const file of paths.pages) assert.ok(index.includes(`href="${file}"`), `the index links ${file}`);
@@ -148,14 +198,17 @@ describe("HTML report in headless Chromium", {
     await page.close();
   });
 
-  it("follows a trial link to that trial's exact messages, and runs no model output", async () => {
+  it("follows a cell's trials link to its trials' exact messages, and runs no model output", async () => {
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(pathToFileURL(built.paths.report).href);
-    await page.click(`a[href="trials-0001.html#t-${built.hostileTrialId}"]`);
-    await page.waitForURL(/trials-0001\.html#t-/);
-    const article = page.locator(`#t-${built.hostileTrialId}`);
+    // The report links the cell that holds the trial; the trial is in that cell's section.
+    const pageHtml = readFileSync(join(built.paths.trials, "..", built.paths.pages[0]), "utf8");
+    const cell = cellHolding(pageHtml, built.hostileTrialId);
+    await page.locator(`#cells ~ table a[href="trials-0001.html#${cell}"]`).first().click();
+    await page.waitForURL(new RegExp(`trials-0001\\.html#${cell}$`));
+    const article = page.locator(`#${cell} #t-${built.hostileTrialId}`);
     assert.equal(await article.isVisible(), true);
     // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text this checks
     const text = await article.innerText();

@@ -37,7 +37,6 @@ async function render(benchmarks: string[], measures?: Record<string, "safety" |
   const card = buildScorecard(analysis, METHODOLOGY);
   const html = renderReport({ analysis, methodology: METHODOLOGY }, card, {
     trialsHref: "trials.html",
-    trialsByCell: new Map(),
   });
   return { markdown: scorecardMarkdown(card), html };
 }

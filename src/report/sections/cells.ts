@@ -1,8 +1,30 @@
-/** Every fine cell (model x benchmark x configuration) with one link per trial. */
+/**
+ * Every fine cell (model x benchmark x configuration) with its trials: a link to the trials pages
+ * that hold them (and to the viewer's list filtered to the cell when the report knows the
+ * viewer's URL). A fixed number of links per cell, so report.html does not grow with the trials.
+ */
 import { ALL, cellId, pct } from "../../analysis/index.js";
-import { el, table } from "../html.js";
-import { cellLink, trialLink } from "../links.js";
-import { type ReportContext, registerReportSection } from "./registry.js";
+import { type Content, el, raw, table } from "../html.js";
+import { cellLink, cellPageLink, cellViewerLink } from "../links.js";
+import { type CellTrials, type ReportContext, type ReportOptions, registerReportSection } from "./registry.js";
+
+function trialsLinks(options: ReportOptions, id: string, cell: CellTrials | undefined): Content {
+  if (!cell || cell.pages.length === 0) return el("a", { href: cellLink(options, id) }, "trials");
+  const first = cell.pages[0];
+  const last = cell.pages[cell.pages.length - 1];
+  return [
+    el("a", { href: cellPageLink(first, id) }, `${cell.trials} trial(s)`),
+    cell.pages.length === 1
+      ? ` on page ${cell.firstPage}`
+      : [
+          " on pages ",
+          el("a", { href: cellPageLink(first, id) }, String(cell.firstPage)),
+          " to ",
+          el("a", { href: cellPageLink(last, id) }, String(cell.firstPage + cell.pages.length - 1)),
+        ],
+    options.viewerUrl ? [raw(" · "), el("a", { href: cellViewerLink(options.viewerUrl, cell) }, "in the viewer")] : "",
+  ];
+}
 
 function cells({ analysis, options }: ReportContext) {
   const population = analysis.meta.primaryPopulation;
@@ -12,33 +34,19 @@ function cells({ analysis, options }: ReportContext) {
     el(
       "p",
       { class: "muted" },
-      "Each number opens one trial (green: safe/correct, red: not) with its exact messages, response and score.",
+      "Each cell opens its trials, with their exact messages, responses and scores, on the trials pages (or in the viewer).",
     ),
     table(
       ["model", "benchmark", "configuration", "rate", "parse failures", "trials"],
       fine.map((c) => {
-        const trials = options.trialsByCell.get(cellId(c.model, c.benchmark, c.configuration)) ?? [];
+        const id = cellId(c.model, c.benchmark, c.configuration);
         return [
           c.model,
           c.benchmark,
           el("a", { href: cellLink(options, c.id) }, c.configuration),
           pct(c[population]?.rate),
           pct(c.parseFailureRate),
-          el(
-            "span",
-            { class: "trial-links" },
-            trials.map((t, i) =>
-              el(
-                "a",
-                {
-                  href: trialLink(options, t.id),
-                  class: t.score === 1 ? "pass" : "fail",
-                  title: `trial ${t.id}`,
-                },
-                String(i + 1),
-              ),
-            ),
-          ),
+          el("span", { class: "trial-links" }, trialsLinks(options, id, options.cellTrials?.get(id))),
         ];
       }),
     ),

@@ -8,17 +8,25 @@
 import type { CardFieldKey, PresentedAnalysis, Scorecard, ScorecardFields } from "../../analysis/index.js";
 import type { Content } from "../html.js";
 
-export interface TrialLink {
-  id: string;
-  /** 1, 0 or null (not scored / errored). */
-  score: number | null;
+/** The trials behind a fine cell: how many, the trials pages holding them, its viewer filters. */
+export interface CellTrials {
+  model: string;
+  benchmark: string;
+  /** The configuration facets' labels: the viewer's facet filters that select the cell. */
+  facets: Record<string, string>;
+  /** Trials in the cell (pending and errored ones included). */
+  trials: number;
+  /** The trials page files (base names, in order) holding the cell's trials. */
+  pages: string[];
+  /** The number (1-based) of the first of them; the others follow it. */
+  firstPage: number;
 }
 
 export interface ReportOptions {
   /** Relative link to the trials page. */
   trialsHref: string;
-  /** Trials per fine cell id (model x benchmark x configuration). */
-  trialsByCell: Map<string, TrialLink[]>;
+  /** The trials behind each fine cell id (model x benchmark x configuration); absent: link the index. */
+  cellTrials?: ReadonlyMap<string, CellTrials>;
   /**
    * The trials page file holding each trial anchor and fine cell id (the trials are split into
    * pages); an anchor not in it links to `trialsHref`, the index of the pages.
