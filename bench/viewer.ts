@@ -9,6 +9,12 @@
  * index) and a second search; and, when /usr/bin/chromium exists, the browser's navigation to
  * the first page (load event) in headless Chromium.
  *
+ * Part 1b (`cold`) starts the viewer on the same study in `--cold-runs` fresh processes, one after
+ * another, each timing its start and its very first request with node:http (median, min, max;
+ * part 1's first request is the process's first fetch, which includes setting up undici): the first
+ * request of a process pays whatever the later ones do not (code not yet compiled, the store's
+ * pages not yet in SQLite's cache), unless the server pays it at start.
+ *
  * Part 2 writes a 20k-trial study, runs `parallax analyze` (untimed), then times `parallax
  * report` under /usr/bin/time (wall seconds and maximum RSS) and reports the largest file it
  * wrote. `-- --cli PATH` runs another checkout's src/cli/main.ts (e.g. the commit before the
@@ -16,11 +22,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
+import http from "node:http";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { startViewer } from "../src/viewer/serve.js";
-import { writeLargeStudy } from "../tests/viewer/fixture.js";
+import { type PlantedTrial, writeLargeStudy } from "../tests/viewer/fixture.js";
 
 const repo = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -30,6 +37,9 @@ const { values } = parseArgs({
     "report-trials": { type: "string", default: "20000" },
     cli: { type: "string", default: join(repo, "src/cli/main.ts") },
     skip: { type: "string", default: "" },
+    "cold-runs": { type: "string", default: "7" },
+    // Internal: one fresh process of part 1b (start the viewer on DIR, time its first request).
+    "cold-child": { type: "string" },
     // For --cli of a checkout older than store migration 0007: the store without it.
     "without-viewer-migration": { type: "boolean", default: false },
   },
@@ -50,11 +60,8 @@ async function timed(url: string): Promise<number> {
   return performance.now() - started;
 }
 
-async function viewerPart(): Promise<void> {
-  const count = Number(values.trials);
-  const setup = performance.now();
-  const { dir, trials } = await writeLargeStudy(count, 5_000);
-  const setupMs = performance.now() - setup;
+async function viewerPart(dir: string, trials: PlantedTrial[], setupMs: number): Promise<void> {
+  const count = trials.length;
   const started = performance.now();
   const viewer = await startViewer(dir);
   const startMs = performance.now() - started;
@@ -167,5 +174,80 @@ function dropViewerMigration(dir: string): void {
   }
 }
 
-if (!skip.has("viewer")) await viewerPart();
-if (!skip.has("report")) await reportPart();
+/**
+ * A GET timed with node:http, which the server has loaded already: fetch's first call in a
+ * process loads and sets up undici (50-350 ms here), a client cost that is not the viewer's.
+ */
+function timedHttp(url: string): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        if (res.statusCode !== 200) reject(new Error(`${url}: HTTP ${res.statusCode}`));
+        res.resume();
+        res.on("end", () => resolve(performance.now() - started));
+      })
+      .on("error", reject);
+  });
+}
+
+/** One fresh process: the viewer's start and its first request, as JSON on stdout. */
+async function coldChild(dir: string): Promise<void> {
+  const started = performance.now();
+  const viewer = await startViewer(dir);
+  const startMs = performance.now() - started;
+  try {
+    const first = await timedHttp(viewer.url);
+    const second = await timedHttp(viewer.url);
+    console.log(JSON.stringify({ startMs, first, second }));
+  } finally {
+    await viewer.close();
+  }
+}
+
+function coldPart(dir: string, count: number): void {
+  const results: { startMs: number; first: number; second: number }[] = [];
+  for (let i = 0; i < Number(values["cold-runs"]); i++) {
+    const child = spawnSync(process.execPath, ["--import", "tsx", join(repo, "bench/viewer.ts"), "--cold-child", dir], {
+      cwd: repo,
+      encoding: "utf8",
+    });
+    if (child.status !== 0) throw new Error(`cold child exited ${child.status}: ${child.stderr}`);
+    results.push(JSON.parse(child.stdout.trim().split("\n").at(-1)!));
+  }
+  const row = (what: string, xs: number[]) =>
+    `| ${what} | ${median(xs).toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |`;
+  console.log(`### Cold first request at ${count.toLocaleString("en")} trials, ${results.length} fresh processes\n`);
+  console.log("| time (ms) | median | min | max |\n| --- | ---: | ---: | ---: |");
+  console.log(
+    row(
+      "viewer start (open store, groups, warm-up)",
+      results.map((r) => r.startMs),
+    ),
+  );
+  console.log(
+    row(
+      "first request of the process (cold)",
+      results.map((r) => r.first),
+    ),
+  );
+  console.log(
+    row(
+      "second request",
+      results.map((r) => r.second),
+    ),
+  );
+  console.log("");
+}
+
+if (values["cold-child"]) await coldChild(values["cold-child"]);
+else {
+  if (!skip.has("viewer") || !skip.has("cold")) {
+    const setup = performance.now();
+    const { dir, trials } = await writeLargeStudy(Number(values.trials), 5_000);
+    const setupMs = performance.now() - setup;
+    if (!skip.has("viewer")) await viewerPart(dir, trials, setupMs);
+    if (!skip.has("cold")) coldPart(dir, trials.length);
+  }
+  if (!skip.has("report")) await reportPart();
+}

@@ -1,8 +1,10 @@
 /**
  * Starts the viewer: opens the study read-only, listens on 127.0.0.1 (a free port unless one is
- * given) or on the host the user chose, and returns the URL and a close function.
+ * given) or on the host the user chose, serves its first page once to itself (warmUp), and
+ * returns the URL and a close function.
  */
 import { type ServerType, serve } from "@hono/node-server";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createViewerApp } from "./app.js";
 import { openViewerStudy, type ViewerStudy } from "./study.js";
@@ -40,6 +42,7 @@ export async function startViewer(target: string, options: ViewerOptions = {}): 
   }
   port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(":") ? `[${host}]` : host;
+  await warmUp(host, port, shownHost);
   return {
     url: `http://${shownHost}:${port}/`,
     study,
@@ -51,4 +54,24 @@ export async function startViewer(target: string, options: ViewerOptions = {}): 
       await study.store.close();
     },
   };
+}
+
+/**
+ * Requests the first page once, over a socket like the browser's, before the URL is handed out:
+ * the first request of a process pays for compiling hono's router (built on the first match), for
+ * V8 compiling the HTTP adapter, the middleware, the query and the page rendering, and for reading
+ * the first page's rows into SQLite's cache. Paid here, at start, the user's first page costs
+ * what later ones do. A failure is left for the real request to report.
+ */
+async function warmUp(host: string, port: number, shownHost: string): Promise<void> {
+  // An unspecified listen address (0.0.0.0, ::) is reached through the loopback address.
+  const connectTo = host === "0.0.0.0" ? LOOPBACK : host === "::" ? "::1" : host;
+  await new Promise<void>((resolve) => {
+    const request = http.get({ host: connectTo, port, path: "/", headers: { host: `${shownHost}:${port}` } }, (res) => {
+      res.resume();
+      res.on("end", resolve);
+      res.on("error", () => resolve());
+    });
+    request.on("error", () => resolve());
+  });
 }
