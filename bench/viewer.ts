@@ -18,7 +18,9 @@
  * Part 2 writes a 20k-trial study, runs `parallax analyze` (untimed), then times `parallax
  * report` under /usr/bin/time (wall seconds and maximum RSS) and reports the largest file it
  * wrote. `-- --cli PATH` runs another checkout's src/cli/main.ts (e.g. the commit before the
- * paged trials pages, with --without-viewer-migration) for the before/after comparison. Prints Markdown.
+ * paged trials pages, with --without-viewer-migration) for the before/after comparison. Then,
+ * for this checkout, the same report in process under --expose-gc (`--report-child`), with a
+ * full GC after each phase: the heap each phase keeps. Prints Markdown.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -40,6 +42,8 @@ const { values } = parseArgs({
     "cold-runs": { type: "string", default: "7" },
     // Internal: one fresh process of part 1b (start the viewer on DIR, time its first request).
     "cold-child": { type: "string" },
+    // Internal: part 2's report in process, under --expose-gc (the heap each phase retains).
+    "report-child": { type: "string" },
     // For --cli of a checkout older than store migration 0007: the store without it.
     "without-viewer-migration": { type: "boolean", default: false },
   },
@@ -161,6 +165,46 @@ async function reportPart(): Promise<void> {
   console.log(
     `| ${seconds.toFixed(1)} | ${rssMb.toFixed(0)} | ${html.length} | ${(largest / 1e6).toFixed(1)} | ${(sizes.reduce((a, b) => a + b, 0) / 1e6).toFixed(1)} |\n`,
   );
+  if (values.cli !== join(repo, "src/cli/main.ts")) return;
+  // The same report in process, with a full GC after each phase: what each phase keeps, as
+  // opposed to the garbage V8 lets accumulate before its next major GC (part of max RSS).
+  const child = spawnSync(
+    process.execPath,
+    ["--expose-gc", "--import", "tsx", join(repo, "bench/viewer.ts"), "--report-child", dir],
+    { cwd: repo, encoding: "utf8" },
+  );
+  if (child.status !== 0) throw new Error(`report child exited ${child.status}: ${child.stderr}`);
+  console.log("| phase (in process, after a full GC) | heap used (MB) | max RSS so far (MB) |\n| --- | ---: | ---: |");
+  for (const line of child.stdout.trim().split("\n")) {
+    const { phase, heapMb, maxRssMb } = JSON.parse(line);
+    console.log(`| ${phase} | ${heapMb.toFixed(1)} | ${maxRssMb.toFixed(0)} |`);
+  }
+  console.log("");
+}
+
+/** Part 2's report in process: the stored analysis (rows hash), then the report and its pages. */
+async function reportChild(dir: string): Promise<void> {
+  const { storedAnalysis } = await import("../src/analysis/record.js");
+  const { writeReport } = await import("../src/report/index.js");
+  const { openStore } = await import("../src/run/store/open.js");
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("run with --expose-gc");
+  const phase = (name: string) => {
+    gc();
+    const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
+    console.log(JSON.stringify({ phase: name, heapMb, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+  };
+  const store = await openStore(dir);
+  try {
+    const run = (await store.getRun())!;
+    phase("store opened");
+    const record = await storedAnalysis(dir, store, run);
+    phase("stored analysis checked (paged rows hash)");
+    await writeReport(record, record.scorecard, store, run, join(dir, "report.html"), { force: true });
+    phase("report and trials pages written");
+  } finally {
+    await store.close();
+  }
 }
 
 /** Undoes migration 0007 (two indexes), which an older checkout would refuse as unknown. */
@@ -241,6 +285,7 @@ function coldPart(dir: string, count: number): void {
 }
 
 if (values["cold-child"]) await coldChild(values["cold-child"]);
+else if (values["report-child"]) await reportChild(values["report-child"]);
 else {
   if (!skip.has("viewer") || !skip.has("cold")) {
     const setup = performance.now();
