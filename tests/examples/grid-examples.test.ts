@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
@@ -140,6 +140,11 @@ describe("examples/grid-quickstart.yaml end to end", { skip }, () => {
     });
     const analyze = spawnSync(process.execPath, [...cli, "analyze", out], { encoding: "utf8" });
     assert.ok([0, 3].includes(analyze.status ?? -1), analyze.stderr);
+    // CrowS-Pairs (here `crows`) has no pass/fail cutoff: its CFR reads N/A with the loader's reason (App. L).
+    const card = readFileSync(join(out, "grid-card.md"), "utf8");
+    const crowsSection = card.slice(card.indexOf(" / crows\n"));
+    assert.match(crowsSection, /\(iv\) Verdict stability: N\/A \(its score is a stereotype-preference rate/);
+    assert.doesNotMatch(card.slice(card.indexOf(" / crows\n")).split("\n## ")[0], /CFR_0\.5 = /);
     const csv = execFileSync(process.execPath, [...cli, "export", out], { encoding: "utf8" });
     const [header, ...lines] = csv.trim().split("\n");
     const columns = header.split(",");
