@@ -14,6 +14,10 @@
 //   --items N       items per benchmark (default 200)
 //   --resamples N   configuration-bootstrap resamples (default 1000)
 //   --keep          keep the study directory (printed)
+//   --analyse DIR   time only the analyse stage, on an existing study directory (e.g. a --keep one)
+//   --synthetic     time only the grid analysis, on a simulated 352,800-row table with planted
+//                   effects (tests/analysis/grid-helpers.ts), --runs N times (default 5): the
+//                   analysis at full size without running the trials first
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -31,6 +35,21 @@ const arg = (name: string) => {
 const items = Number(arg("--items") ?? 200);
 const resamples = Number(arg("--resamples") ?? 1000);
 const keep = process.argv.includes("--keep");
+const seconds = (start: number) => (performance.now() - start) / 1000;
+const cpuSeconds = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+};
+
+const analyseOnly = arg("--analyse");
+if (analyseOnly) {
+  await analyseStudy(analyseOnly);
+  process.exit(0);
+}
+if (process.argv.includes("--synthetic")) {
+  await syntheticGridAnalysis(Number(arg("--runs") ?? 5));
+  process.exit(0);
+}
 
 const repo = resolve(import.meta.dirname, "..");
 const example = join(repo, "examples", "safety-repro.yaml");
@@ -77,12 +96,6 @@ function benchSpec(): string {
   return stringify(spec);
 }
 
-const seconds = (start: number) => (performance.now() - start) / 1000;
-const cpuSeconds = (since: NodeJS.CpuUsage) => {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1e6;
-};
-
 const dir = mkdtempSync(join(tmpdir(), "parallax-bench-grid-"));
 const specPath = join(dir, "study.yaml");
 writeFileSync(specPath, benchSpec());
@@ -113,44 +126,92 @@ console.log(
   `run:     ${runTime.wall.toFixed(1)} s wall, ${runTime.cpu.toFixed(1)} s CPU: ${done} trials (${(done / runTime.wall).toFixed(0)} trials/s); load average ${loadavg()[0].toFixed(2)}; run ${result.runId}`,
 );
 
-// 3. analyse: the whole `analyze`, each registered analysis timed inside it.
-const perAnalysis = new Map<string, number>();
-for (const analysis of registeredAnalyses()) {
-  const inner = analysis.run;
-  if (!inner) continue;
-  (analysis as { run: typeof inner }).run = async (ctx) => {
-    const start = performance.now();
-    try {
-      return await inner.call(analysis, ctx);
-    } finally {
-      perAnalysis.set(analysis.name, (perAnalysis.get(analysis.name) ?? 0) + seconds(start));
-    }
-  };
-}
-const store = await openStore(outDir);
+// 3. analyse
 try {
-  const run = (await store.getRun())!;
-  t = performance.now();
-  cpu = process.cpuUsage();
-  const outcome = await analyzeDirectory(outDir, store, run, { plan: normalizePlan(run.spec.analysis) });
-  const analyseTime = { wall: seconds(t), cpu: cpuSeconds(cpu) };
-  const grid = outcome.analysis.grid;
-  if (!grid || "skipped" in grid) throw new Error(`grid analysis skipped: ${JSON.stringify(grid)}`);
-  console.log(
-    `analyse: ${analyseTime.wall.toFixed(1)} s wall, ${analyseTime.cpu.toFixed(1)} s CPU (whole analyze): ${outcome.analysis.counts.rows} rows, grid ${grid.cells.total} cells (${grid.cells.readable} readable), ${grid.bootstrap.length} bootstrap families x ${resamples} resamples`,
-  );
-  const slowest = [...perAnalysis].sort((a, b) => b[1] - a[1]);
-  console.log(
-    `  per analysis (wall): ${slowest
-      .filter(([, s]) => s >= 0.05)
-      .map(([name, s]) => `${name} ${s.toFixed(2)} s`)
-      .join(", ")}`,
-  );
-  console.log(
-    `  grid analysis: ${(perAnalysis.get("grid") ?? Number.NaN).toFixed(2)} s wall (target < 10 s); load average ${loadavg()[0].toFixed(2)}`,
-  );
+  await analyseStudy(outDir);
 } finally {
-  await store.close();
   if (keep) console.log(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
+}
+
+/** The whole `analyze` of a study directory (its spec's plan), each registered analysis timed inside it. */
+async function analyseStudy(outDir: string): Promise<void> {
+  const perAnalysis = new Map<string, number>();
+  for (const analysis of registeredAnalyses()) {
+    const inner = analysis.run;
+    if (!inner) continue;
+    (analysis as { run: typeof inner }).run = async (ctx) => {
+      const start = performance.now();
+      try {
+        return await inner.call(analysis, ctx);
+      } finally {
+        perAnalysis.set(analysis.name, (perAnalysis.get(analysis.name) ?? 0) + seconds(start));
+      }
+    };
+  }
+  const store = await openStore(outDir);
+  try {
+    const run = (await store.getRun())!;
+    const t = performance.now();
+    const cpu = process.cpuUsage();
+    const outcome = await analyzeDirectory(outDir, store, run, { plan: normalizePlan(run.spec.analysis) });
+    const analyseTime = { wall: seconds(t), cpu: cpuSeconds(cpu) };
+    const grid = outcome.analysis.grid;
+    if (!grid || "skipped" in grid) throw new Error(`grid analysis skipped: ${JSON.stringify(grid)}`);
+    console.log(
+      `analyse: ${analyseTime.wall.toFixed(1)} s wall, ${analyseTime.cpu.toFixed(1)} s CPU (whole analyze): ${outcome.analysis.counts.rows} rows, grid ${grid.cells.total} cells (${grid.cells.readable} readable), ${grid.bootstrap.length} bootstrap families x ${grid.bootstrap[0]?.resamples ?? 0} resamples`,
+    );
+    const slowest = [...perAnalysis].sort((a, b) => b[1] - a[1]);
+    console.log(
+      `  per analysis (wall): ${slowest
+        .filter(([, s]) => s >= 0.05)
+        .map(([name, s]) => `${name} ${s.toFixed(2)} s`)
+        .join(", ")}`,
+    );
+    console.log(
+      `  grid analysis: ${(perAnalysis.get("grid") ?? Number.NaN).toFixed(2)} s wall (target < 10 s); load average ${loadavg()[0].toFixed(2)}`,
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+/** The grid analysis alone on a planted table of the paper's design (the bench before the run was added). */
+async function syntheticGridAnalysis(runs: number): Promise<void> {
+  const { gridAnalysis } = await import("../src/analysis/analyses/grid.js");
+  const { paperDesign, plantedGridTable } = await import("../tests/analysis/grid-helpers.js");
+  const design = paperDesign(
+    items,
+    {
+      truthfulqa: {
+        base: 0.5,
+        template: { T2: 0.05, T3: 0.1, T4: -0.15 },
+        logprob: 0.2,
+        modelTemplate: { m1: { T4: -0.3 } },
+      },
+      bbq: { base: 0.6, template: { T2: 0.1, T3: 0.15, T4: -0.2 }, decoding: { diverse: -0.05 } },
+      toxigen: { base: 0.75, fewShot: { "3": 0.03, "5": 0.05 }, logprob: -0.1 },
+      xstest: { base: 0.8, decoding: { moderate: -0.02, diverse: -0.08 }, modelTemplate: { m2: { T3: 0.2 } } },
+      crows_pairs: { base: 0.3, logprobOnly: true, template: { T4: 0.05 } },
+    },
+    { m1: 0.05, m2: 0, m3: -0.05 },
+  );
+  design.seedShifts = [-0.04, -0.02, 0, 0.02, 0.04];
+  const table = plantedGridTable(design);
+  const plan = normalizePlan({ comparison_facet: "template", grid: { resamples } });
+  const context = { table, plan, resolved: { comparisonFacet: "template" }, results: {} } as unknown as Parameters<
+    typeof gridAnalysis
+  >[0];
+  console.log(
+    `synthetic grid: ${table.rows.length} rows, ${resamples} resamples; load average ${loadavg()[0].toFixed(2)}`,
+  );
+  for (let k = 0; k < runs; k++) {
+    const start = performance.now();
+    const cpu = process.cpuUsage();
+    const result = gridAnalysis(context);
+    if ("skipped" in result) throw new Error(result.skipped);
+    console.log(
+      `run ${k + 1}: ${seconds(start).toFixed(2)} s wall, ${cpuSeconds(cpu).toFixed(2)} s CPU (${result.cells.total} cells); load average ${loadavg()[0].toFixed(2)}`,
+    );
+  }
 }
