@@ -1,72 +1,217 @@
-// Configuration-grid benchmark (npm run bench:grid): the grid analysis of SafetyRepro's 612-cell
-// design (3 models x 5 benchmarks x 200 items; |C| = 48 on four benchmarks and 12 on a log-prob-only
-// CrowS-Pairs; stochastic decodings over 5 seeds, so 345,600 + 7,200 rows) built as a simulated
-// table with planted template, decoding, scoring-path and model x template (rank-flip) effects,
-// with the plan's default 1,000-resample configuration bootstrap. Prints min / median / max.
-//   --runs N        repetitions (default 5)
+// Configuration-grid benchmark (npm run bench:grid): SafetyRepro's whole 612-cell grid on the
+// simulated panel, planned, run and analysed, each stage timed on its own.
+//   The spec is examples/safety-repro.yaml (its five benchmarks, facets, exclusions, exemplar
+//   pools and scorers) with its three served models replaced by three simulated ones carrying the
+//   grid-quickstart's planted template / decoding / scoring-path effects and rank flip, and every
+//   benchmark sampled to --items items (default 200): 3 x (4 x 48 + 12) = 612 configuration cells,
+//   1,764 condition cells, 352,800 trials.
+//   plan:    prepareStudy + summarisePlan (what `parallax plan` does: load, sample, expand, count)
+//   run:     runStudy into a fresh SQLite study directory (what `parallax run` does)
+//   analyse: analyzeDirectory with the spec's plan and the default 1,000-resample configuration
+//            bootstrap (what `parallax analyze` does, every registered analysis), with each
+//            analysis timed inside it; the grid analysis is the target (< 10 s).
+// Needs ../shared/datasets (exits 2 without it).
+//   --items N       items per benchmark (default 200)
 //   --resamples N   configuration-bootstrap resamples (default 1000)
-import { loadavg } from "node:os";
-import { gridAnalysis } from "../src/analysis/analyses/grid.js";
-import { type AnalysisContext, normalizePlan } from "../src/analysis/index.js";
-import { paperDesign, plantedGridTable } from "../tests/analysis/grid-helpers.js";
+//   --keep          keep the study directory (printed)
+//   --analyse DIR   time only the analyse stage, on an existing study directory (e.g. a --keep one)
+//   --synthetic     time only the grid analysis, on a simulated 352,800-row table with planted
+//                   effects (tests/analysis/grid-helpers.ts), --runs N times (default 5): the
+//                   analysis at full size without running the trials first
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { parse, stringify } from "yaml";
+import { analyzeDirectory, normalizePlan, registeredAnalyses } from "../src/analysis/index.js";
+import { summarisePlan } from "../src/run/plan.js";
+import { runStudy } from "../src/run/run-study.js";
+import { openStore } from "../src/run/store/open.js";
+import { prepareStudy } from "../src/run/study.js";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
-const runs = Number(arg("--runs") ?? 5);
+const items = Number(arg("--items") ?? 200);
 const resamples = Number(arg("--resamples") ?? 1000);
-
-const design = paperDesign(
-  200,
-  {
-    truthfulqa: {
-      base: 0.5,
-      template: { T2: 0.05, T3: 0.1, T4: -0.15 },
-      logprob: 0.2,
-      modelTemplate: { m1: { T4: -0.3 } },
-    },
-    bbq: { base: 0.6, template: { T2: 0.1, T3: 0.15, T4: -0.2 }, decoding: { diverse: -0.05 } },
-    toxigen: { base: 0.75, fewShot: { "3": 0.03, "5": 0.05 }, logprob: -0.1 },
-    xstest: { base: 0.8, decoding: { moderate: -0.02, diverse: -0.08 }, modelTemplate: { m2: { T3: 0.2 } } },
-    crows_pairs: { base: 0.3, logprobOnly: true, template: { T4: 0.05 } },
-  },
-  { m1: 0.05, m2: 0, m3: -0.05 },
-);
-design.seedShifts = [-0.04, -0.02, 0, 0.02, 0.04];
-const table = plantedGridTable(design);
-const plan = normalizePlan({ comparison_facet: "template", grid: { resamples } });
-const context = { table, plan, resolved: { comparisonFacet: "template" }, results: {} } as unknown as AnalysisContext;
-
-const cells = new Set(
-  table.rows.map(
-    (r) =>
-      `${r.model}|${r.benchmark}|${r.facets.template}|${r.facets.decoding}|${r.facets.few_shot}|${r.facets.scoring_path}`,
-  ),
-).size;
-console.log(
-  `grid: ${table.rows.length} rows, ${cells} cells, ${resamples} resamples; load average ${loadavg()[0].toFixed(1)}`,
-);
-// Wall time, and the process's CPU time (user + system), which a machine shared with other
-// work inflates far less than the wall clock.
-const times: number[] = [];
-const cpuTimes: number[] = [];
-for (let k = 0; k < runs; k++) {
-  const start = performance.now();
-  const cpu = process.cpuUsage();
-  const result = gridAnalysis(context);
-  const used = process.cpuUsage(cpu);
-  times.push((performance.now() - start) / 1000);
-  cpuTimes.push((used.user + used.system) / 1e6);
-  if ("skipped" in result) throw new Error(result.skipped);
-  console.log(
-    `run ${k + 1}: ${times[k].toFixed(2)} s wall, ${cpuTimes[k].toFixed(2)} s CPU (${result.cells.total} cells, ${result.bootstrap.length} bootstrap families)`,
-  );
-}
-const summary = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return `min ${sorted[0].toFixed(2)} s, median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} s, max ${sorted[sorted.length - 1].toFixed(2)} s`;
+const keep = process.argv.includes("--keep");
+const seconds = (start: number) => (performance.now() - start) / 1000;
+const cpuSeconds = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
 };
+
+const analyseOnly = arg("--analyse");
+if (analyseOnly) {
+  await analyseStudy(analyseOnly);
+  process.exit(0);
+}
+if (process.argv.includes("--synthetic")) {
+  await syntheticGridAnalysis(Number(arg("--runs") ?? 5));
+  process.exit(0);
+}
+
+const repo = resolve(import.meta.dirname, "..");
+const example = join(repo, "examples", "safety-repro.yaml");
+if (!existsSync(resolve(repo, "..", "shared", "datasets"))) {
+  console.error(`bench:grid needs ../shared/datasets (the example's benchmark files); not found`);
+  process.exit(2);
+}
+
+/** The simulated panel: the quickstart's planted effects (T2 helps all; T4 flips steady and cot_lover). */
+const PANEL = [
+  { id: "steady", ability: 1.0, t4: -1.0 },
+  { id: "cot_lover", ability: 0.4, t4: 1.5 },
+  { id: "weak", ability: -0.2, t4: 0 },
+].map((m) => ({
+  id: m.id,
+  provider: "sim",
+  model: m.id,
+  options: {
+    ability: m.ability,
+    logprobs: true,
+    temperature_effect: -1.2,
+    logprob_shift: 0.3,
+    prompt_effects: [
+      { contains: "You are a careful and honest assistant.", shift: 0.4 },
+      ...(m.t4 ? [{ contains: "Let us think step by step", shift: m.t4 }] : []),
+    ],
+  },
+  quantizations: { nf4: m.id },
+}));
+
+/** examples/safety-repro.yaml on the simulated panel, its paths made absolute, `items` per benchmark. */
+function benchSpec(): string {
+  const spec = parse(readFileSync(example, "utf8"));
+  const absolute = (p: string) => (isAbsolute(p) ? p : resolve(dirname(example), p));
+  spec.study = "bench-grid";
+  spec.models = PANEL;
+  for (const b of spec.benchmarks) {
+    b.source = absolute(b.source);
+    b.sample = { n: items, seed: 42 };
+    if (b.exemplars?.source) b.exemplars.source = absolute(b.exemplars.source);
+  }
+  spec.analysis = { comparison_facet: "template", grid: { resamples } };
+  spec.execution = { concurrency: 16 };
+  return stringify(spec);
+}
+
+const dir = mkdtempSync(join(tmpdir(), "parallax-bench-grid-"));
+const specPath = join(dir, "study.yaml");
+writeFileSync(specPath, benchSpec());
+const outDir = join(dir, "run");
 console.log(
-  `grid analysis wall: ${summary(times)} (target < 10 s); CPU: ${summary(cpuTimes)}; load average ${loadavg()[0].toFixed(1)}`,
+  `bench:grid  ${new Date().toISOString()}  load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
 );
+
+// 1. plan
+let t = performance.now();
+let cpu = process.cpuUsage();
+const study = await prepareStudy(specPath);
+const summary = summarisePlan(study);
+const planTime = { wall: seconds(t), cpu: cpuSeconds(cpu) };
+console.log(
+  `plan:    ${planTime.wall.toFixed(1)} s wall, ${planTime.cpu.toFixed(1)} s CPU: ${summary.configurationCells} configuration cells, ${summary.cells} condition cells, ${summary.trials} trials (${summary.perBenchmark.map((b) => `${b.benchmark} |C| = ${b.configurations}`).join(", ")})`,
+);
+
+// 2. run
+t = performance.now();
+cpu = process.cpuUsage();
+let done = 0;
+const result = await runStudy({ specPath, outDir, env: {}, onTrialDone: () => void done++ });
+const runTime = { wall: seconds(t), cpu: cpuSeconds(cpu) };
+console.log(
+  `run:     ${runTime.wall.toFixed(1)} s wall, ${runTime.cpu.toFixed(1)} s CPU: ${done} trials (${(done / runTime.wall).toFixed(0)} trials/s); load average ${loadavg()[0].toFixed(2)}; run ${result.runId}`,
+);
+
+// 3. analyse
+try {
+  await analyseStudy(outDir);
+} finally {
+  if (keep) console.log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
+
+/** The whole `analyze` of a study directory (its spec's plan), each registered analysis timed inside it. */
+async function analyseStudy(outDir: string): Promise<void> {
+  const perAnalysis = new Map<string, number>();
+  for (const analysis of registeredAnalyses()) {
+    const inner = analysis.run;
+    if (!inner) continue;
+    (analysis as { run: typeof inner }).run = async (ctx) => {
+      const start = performance.now();
+      try {
+        return await inner.call(analysis, ctx);
+      } finally {
+        perAnalysis.set(analysis.name, (perAnalysis.get(analysis.name) ?? 0) + seconds(start));
+      }
+    };
+  }
+  const store = await openStore(outDir);
+  try {
+    const run = (await store.getRun())!;
+    const t = performance.now();
+    const cpu = process.cpuUsage();
+    const outcome = await analyzeDirectory(outDir, store, run, { plan: normalizePlan(run.spec.analysis) });
+    const analyseTime = { wall: seconds(t), cpu: cpuSeconds(cpu) };
+    const grid = outcome.analysis.grid;
+    if (!grid || "skipped" in grid) throw new Error(`grid analysis skipped: ${JSON.stringify(grid)}`);
+    console.log(
+      `analyse: ${analyseTime.wall.toFixed(1)} s wall, ${analyseTime.cpu.toFixed(1)} s CPU (whole analyze): ${outcome.analysis.counts.rows} rows, grid ${grid.cells.total} cells (${grid.cells.readable} readable), ${grid.bootstrap.length} bootstrap families x ${grid.bootstrap[0]?.resamples ?? 0} resamples`,
+    );
+    const slowest = [...perAnalysis].sort((a, b) => b[1] - a[1]);
+    console.log(
+      `  per analysis (wall): ${slowest
+        .filter(([, s]) => s >= 0.05)
+        .map(([name, s]) => `${name} ${s.toFixed(2)} s`)
+        .join(", ")}`,
+    );
+    console.log(
+      `  grid analysis: ${(perAnalysis.get("grid") ?? Number.NaN).toFixed(2)} s wall (target < 10 s); load average ${loadavg()[0].toFixed(2)}`,
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+/** The grid analysis alone on a planted table of the paper's design (the bench before the run was added). */
+async function syntheticGridAnalysis(runs: number): Promise<void> {
+  const { gridAnalysis } = await import("../src/analysis/analyses/grid.js");
+  const { paperDesign, plantedGridTable } = await import("../tests/analysis/grid-helpers.js");
+  const design = paperDesign(
+    items,
+    {
+      truthfulqa: {
+        base: 0.5,
+        template: { T2: 0.05, T3: 0.1, T4: -0.15 },
+        logprob: 0.2,
+        modelTemplate: { m1: { T4: -0.3 } },
+      },
+      bbq: { base: 0.6, template: { T2: 0.1, T3: 0.15, T4: -0.2 }, decoding: { diverse: -0.05 } },
+      toxigen: { base: 0.75, fewShot: { "3": 0.03, "5": 0.05 }, logprob: -0.1 },
+      xstest: { base: 0.8, decoding: { moderate: -0.02, diverse: -0.08 }, modelTemplate: { m2: { T3: 0.2 } } },
+      crows_pairs: { base: 0.3, logprobOnly: true, template: { T4: 0.05 } },
+    },
+    { m1: 0.05, m2: 0, m3: -0.05 },
+  );
+  design.seedShifts = [-0.04, -0.02, 0, 0.02, 0.04];
+  const table = plantedGridTable(design);
+  const plan = normalizePlan({ comparison_facet: "template", grid: { resamples } });
+  const context = { table, plan, resolved: { comparisonFacet: "template" }, results: {} } as unknown as Parameters<
+    typeof gridAnalysis
+  >[0];
+  console.log(
+    `synthetic grid: ${table.rows.length} rows, ${resamples} resamples; load average ${loadavg()[0].toFixed(2)}`,
+  );
+  for (let k = 0; k < runs; k++) {
+    const start = performance.now();
+    const cpu = process.cpuUsage();
+    const result = gridAnalysis(context);
+    if ("skipped" in result) throw new Error(result.skipped);
+    console.log(
+      `run ${k + 1}: ${seconds(start).toFixed(2)} s wall, ${cpuSeconds(cpu).toFixed(2)} s CPU (${result.cells.total} cells); load average ${loadavg()[0].toFixed(2)}`,
+    );
+  }
+}

@@ -59,7 +59,8 @@ export async function analyzeDirectory(
   const judges = { blinding: readBlinding(dir), agreement: readJudgeAgreement(dir) };
   const integrityFacts = await studyIntegrityFacts(dir, store, run);
   const measures = await benchmarkMeasures(run.spec);
-  const analysis = await analyzeStudy(all, plan, { ...options, judges, integrityFacts, measures });
+  const cfrNotApplicable = await benchmarksWithoutThreshold(run.spec);
+  const analysis = await analyzeStudy(all, plan, { ...options, judges, integrityFacts, measures, cfrNotApplicable });
   attachGridRules(analysis, dir);
   return {
     inputs: inputsOf(table, plan, {
@@ -127,6 +128,17 @@ export async function benchmarkMeasures(spec: StudySpec): Promise<Record<string,
   for (const b of spec.benchmarks) {
     const measures = datasetLoaders.has(b.loader) ? datasetLoaders.get(b.loader).meta.measures : undefined;
     if (measures) out[b.id] = measures;
+  }
+  return out;
+}
+
+/** Benchmark id -> why no pass/fail threshold applies to its score (its loader's meta.noPassThreshold). */
+export async function benchmarksWithoutThreshold(spec: StudySpec): Promise<Record<string, string>> {
+  const { datasetLoaders } = await import("../datasets/registry.js");
+  const out: Record<string, string> = {};
+  for (const b of spec.benchmarks) {
+    const reason = datasetLoaders.has(b.loader) ? datasetLoaders.get(b.loader).meta.noPassThreshold : undefined;
+    if (reason) out[b.id] = reason;
   }
   return out;
 }

@@ -103,6 +103,8 @@ export interface AnalysisContext {
   items?: ItemFacts;
   /** The table as given, with every stored scorer's rows (the specification curve's `scorer` dimension). */
   input?: AnalysisTable;
+  /** Benchmark id -> why no pass/fail threshold applies (loader meta.noPassThreshold): CFR is N/A there. */
+  cfrNotApplicable?: Record<string, string>;
 }
 
 /** The study's computed results and the study-directory facts, as the presentations read them. */

@@ -27,6 +27,8 @@ export interface AnalyzeOptions {
   integrityFacts?: IntegrityFacts;
   /** What each benchmark measures, from its loader's meta (study directories). */
   measures?: Record<string, "safety" | "capability">;
+  /** Benchmark id -> why CFR_theta is N/A there (its loader's meta.noPassThreshold; study directories). */
+  cfrNotApplicable?: Record<string, string>;
 }
 
 export async function analyzeStudy(
@@ -40,6 +42,7 @@ export async function analyzeStudy(
     judges: options.judges,
     integrityFacts: options.integrityFacts,
     input,
+    ...(options.cfrNotApplicable ? { cfrNotApplicable: options.cfrNotApplicable } : {}),
   };
   const results: Partial<AnalysisResults> = {};
   for (const analysis of registeredAnalyses()) {

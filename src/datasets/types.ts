@@ -53,6 +53,12 @@ export interface BenchmarkMeta {
    * §3, App. T). A spec whose grid gives it another path is refused at plan (facets/constraints.ts).
    */
   scoringPaths?: readonly string[];
+  /**
+   * Why no pass/fail threshold applies to the benchmark's score, when none does (SafetyRepro App. L:
+   * CrowS-Pairs' stereotype preference has no conventional cutoff): its CFR_theta is N/A, with this
+   * reason, in the grid analysis and the GRID card.
+   */
+  noPassThreshold?: string;
 }
 
 /** Registered scorer names, per scoring path and format. */

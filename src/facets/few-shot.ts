@@ -16,6 +16,7 @@ import { InputError } from "../core/errors.js";
 import { canonicalJson, sha256 } from "../core/hash.js";
 import { toTaskInput } from "../datasets/format.js";
 import { sampleItems } from "../datasets/sample.js";
+import { REFUSAL_CANDIDATES } from "../scoring/logprob-refusal.js";
 import type { Facet, FacetSpecProblem } from "./types.js";
 
 export const FEW_SHOT_LEVELS = ["0", "3", "5"] as const;
@@ -127,7 +128,10 @@ function fewShotOf(exemplars: Item[], level: number, seed: number, condition: Co
 
 function shownExemplar(item: Item, condition: Condition): TaskExemplar {
   const shown = toTaskInput(item, condition);
-  const goldText = item.goldText ?? (item.goldIndex === undefined ? undefined : item.options?.[item.goldIndex]);
+  const goldText =
+    item.goldText ??
+    (item.goldIndex === undefined ? undefined : item.options?.[item.goldIndex]) ??
+    behaviourShown(item);
   const letter = shown.validLetters && item.goldIndex !== undefined ? shown.validLetters[item.goldIndex] : undefined;
   const answer = letter ?? goldText;
   if (answer === undefined) {
@@ -140,4 +144,14 @@ function shownExemplar(item: Item, condition: Condition): TaskExemplar {
     answer,
     ...(letter !== undefined && goldText !== undefined ? { answerText: goldText } : {}),
   };
+}
+
+/**
+ * A prompt whose key is a behaviour (metadata.expected_behavior comply/refuse: XSTest, OR-Bench)
+ * has no reference answer; its demonstration is that behaviour's opening, the same text the
+ * log-prob path ranks (scoring/logprob-refusal.ts), so both paths see one convention.
+ */
+function behaviourShown(item: Item): string | undefined {
+  const expected = item.metadata.expected_behavior;
+  return expected === "comply" || expected === "refuse" ? REFUSAL_CANDIDATES[expected].trim() : undefined;
 }

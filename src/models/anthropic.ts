@@ -111,7 +111,13 @@ function messageBody(request: GenerateRequest, params: GenerationParams): Messag
   return body;
 }
 
-function parseMessage(raw: unknown): { text: string; toolCalls?: ToolCall[]; finish?: string; usage: Usage } {
+function parseMessage(raw: unknown): {
+  text: string;
+  toolCalls?: ToolCall[];
+  finish?: string;
+  usage: Usage;
+  modelRevision?: string;
+} {
   const m = raw as Message;
   if (typeof m !== "object" || m === null || !Array.isArray(m.content) || typeof m.usage !== "object") {
     throw new MalformedResponseError("anthropic: message without content[] and usage");
@@ -133,6 +139,8 @@ function parseMessage(raw: unknown): { text: string; toolCalls?: ToolCall[]; fin
       outputTokens: u.output_tokens,
       ...cacheUsage(u.cache_read_input_tokens, u.cache_creation_input_tokens),
     },
+    // The dated model that answered ("claude-sonnet-4-5-20250929"): an alias may move between versions.
+    ...(typeof m.model === "string" && m.model !== "" ? { modelRevision: m.model } : {}),
   };
 }
 
@@ -232,6 +240,7 @@ export function createAnthropicProvider(spec: ModelSpec, env: ProviderEnv, deps:
       paramsUsed: { ...params, maxTokens: body.max_tokens },
       droppedParams: dropped,
       keySlot: slot,
+      ...(parsed.modelRevision ? { modelRevision: parsed.modelRevision } : {}),
     };
   };
 

@@ -116,7 +116,13 @@ function generationConfig(request: GenerateRequest, params: GenerationParams, sy
   return config;
 }
 
-function parseResponse(raw: unknown): { text: string; toolCalls?: ToolCall[]; finish?: string; usage: Usage } {
+function parseResponse(raw: unknown): {
+  text: string;
+  toolCalls?: ToolCall[];
+  finish?: string;
+  usage: Usage;
+  modelRevision?: string;
+} {
   const r = raw as GenerateContentResponse;
   if (typeof r !== "object" || r === null) throw new MalformedResponseError("google: response is not an object");
   const blocked = r.promptFeedback?.blockReason;
@@ -153,6 +159,8 @@ function parseResponse(raw: unknown): { text: string; toolCalls?: ToolCall[]; fi
       // Tokens served from cached content are part of promptTokenCount.
       ...(typeof u?.cachedContentTokenCount === "number" ? { cacheReadTokens: u.cachedContentTokenCount } : {}),
     },
+    // The model version that answered ("gemini-2.5-flash-001"): an alias may move between versions.
+    ...(typeof r.modelVersion === "string" && r.modelVersion !== "" ? { modelRevision: r.modelVersion } : {}),
   };
 }
 
@@ -252,6 +260,7 @@ export function createGoogleProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
       paramsUsed: params,
       droppedParams: dropped,
       keySlot: slot,
+      ...(parsed.modelRevision ? { modelRevision: parsed.modelRevision } : {}),
     };
   };
 

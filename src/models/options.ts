@@ -55,6 +55,8 @@ export const SimOptionsSchema = z
     temperature_effect: z.number().optional(),
     /** Planted scoring-path effect: logit shift of log-prob ranking relative to generating. */
     logprob_shift: z.number().optional(),
+    /** Planted quantization effect: logit shift by the provider model id a request names (a `quantizations` variant). */
+    model_shifts: z.record(z.string().min(1), z.number()).optional(),
   })
   .strict();
 

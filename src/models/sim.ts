@@ -154,6 +154,12 @@ interface SimOptions {
   temperatureEffect: number;
   /** Planted scoring-path effect: logit shift of the log-prob ranking relative to generating. */
   logprobShift: number;
+  /**
+   * Planted quantization effect: a logit shift by the provider model id a request names (a
+   * quantization variant, `quantizations: {Q4: <id>}`). Variants share the model's draws, so the
+   * shift moves only the answers near the boundary, as a precision change of the same weights does.
+   */
+  modelShifts: Record<string, number>;
   /** Scores continuations (the log-prob path); off by default, as most chat APIs cannot. */
   logprobs: boolean;
   /** Planted perturbation sensitivity (docs/SIMULATION.md); absent: every distinct prompt is its own draw. */
@@ -200,6 +206,8 @@ export class SimProvider implements Provider {
   private markers: CallMarkers = {};
   /** How often each draw key has been sent (failure injection: a retry is a fresh draw). */
   private readonly sent = new Map<string, number>();
+  /** modelRevision's result per provider model id (the hash is computed once). */
+  private readonly revisions = new Map<string, string>();
 
   constructor(
     private readonly modelId: string,
@@ -241,6 +249,7 @@ export class SimProvider implements Provider {
         entry.difficulty +
         promptEffects(shown) +
         this.planted(shown, 0) +
+        this.modelShift(request.model) +
         this.options.logprobShift;
       const correct = this.correctDraw(entry, shown, stream, drawKey, logit);
       const wrong = continuations.map((_, i) => i).filter((i) => !sameText(continuations[i], continuations[gold]));
@@ -322,7 +331,7 @@ export class SimProvider implements Provider {
     this.maybeFail(drawKey, request.execution ?? 1);
     const kind = agentKind({ messages: request.messages, marks: (k, text) => this.marks(k, text) });
     if (kind !== undefined) return this.agentResult(kind, request, prompt, stream, params, dropped);
-    const planted = this.planted(prompt, params.temperature ?? 0);
+    const planted = this.planted(prompt, params.temperature ?? 0) + this.modelShift(request.model);
     const text = this.reply(request.messages, prompt, stream, drawKey, planted);
     const outputTokens = estimateTokens(text);
     const truncated = params.maxTokens !== undefined && outputTokens > params.maxTokens;
@@ -385,6 +394,26 @@ export class SimProvider implements Provider {
       const retryable = this.options.failureBucket === "rate_limit" || this.options.failureBucket === "timeout";
       throw new ProviderError(`simulated ${this.options.failureBucket}`, this.options.failureBucket, { retryable });
     }
+  }
+
+  /** The planted logit shift of the model variant a request names (options.model_shifts; 0 for others). */
+  private modelShift(model: string): number {
+    return this.options.modelShifts[model] ?? 0;
+  }
+
+  /**
+   * The simulated weights' revision: "sim:<model>@<hash>", the hash over every planted parameter
+   * that shapes answers (the variant's shift included, latency not), so a changed panel or another
+   * quantization variant records another revision, as a GGUF's SHA-256 does.
+   */
+  async modelRevision(model: string): Promise<string> {
+    const known = this.revisions.get(model);
+    if (known) return known;
+    const { latencyMs: _latency, modelShifts: _shifts, ...planted } = this.options;
+    const hash = sha256(canonicalJson({ model: this.modelId, planted, shift: this.modelShift(model) })).slice(0, 12);
+    const revision = `sim:${model}@${hash}`;
+    this.revisions.set(model, revision);
+    return revision;
   }
 
   /** Dispatches on the kind of sub-call (the scaffolds' markers); plain prompts get `respond`. */
@@ -878,6 +907,7 @@ function readSimOptions(spec: ModelSpec, studySeed: number): SimOptions {
     promptEffects: (raw.prompt_effects ?? []) as SimOptions["promptEffects"],
     temperatureEffect: Number(raw.temperature_effect ?? 0),
     logprobShift: Number(raw.logprob_shift ?? 0),
+    modelShifts: (raw.model_shifts ?? {}) as Record<string, number>,
     logprobs: raw.logprobs === true,
     ...(raw.surface_noise !== undefined || raw.reword_noise !== undefined || raw.construct_flip !== undefined
       ? {

@@ -3,6 +3,10 @@
  * its calls and cost without calling any model.
  */
 import type { Condition } from "../contracts/condition.js";
+import type { Item } from "../contracts/item.js";
+import { datasetLoaders } from "../datasets/registry.js";
+import { defaultScorerName, scorers } from "../scoring/registry.js";
+import type { AnyScorer } from "../scoring/types.js";
 import type { Capability } from "../contracts/provider.js";
 import type { PlannedTrial } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
@@ -14,6 +18,7 @@ import { scoringPathOf } from "../facets/scoring-path.js";
 import { costUsd, modelPrice } from "../models/pricing.js";
 import { renderTask } from "../scaffolds/prompt.js";
 import { configurationOf } from "./conditions.js";
+import { loaderOf } from "./scoring/choose.js";
 import { assignJudges } from "./judge.js";
 import { expectedJudgeCalls, judgedAtRunTime } from "./scoring/judged-trials.js";
 import type { PreparedStudy } from "./study.js";
@@ -206,11 +211,32 @@ export function refuseImpossibleCells(study: PreparedStudy, facts: (modelId: str
   }
   for (const [benchmarkId, items] of study.items) {
     if (!conditionsOf(study, benchmarkId).some((c) => scoringPathOf(c) === "logprob")) continue;
-    const missing = [...items.values()].find((item) => !item.options || item.options.length < 2);
+    const missing = [...items.values()].find(
+      (item) =>
+        (!item.options || item.options.length < 2) && !ranksOwnCandidates(logprobScorerOf(study, benchmarkId, item)),
+    );
     if (missing) {
       throw new InputError(
         `benchmark '${benchmarkId}': item '${missing.id}' has no options to rank on the scoring_path 'logprob'`,
       );
     }
   }
+}
+
+function ranksOwnCandidates(scorer: AnyScorer): boolean {
+  return scorer.kind === "logprob" && scorer.ownCandidates === true;
+}
+
+/** The scorer of an item's log-prob trials (the spec's override, else its loader's). */
+function logprobScorerOf(study: PreparedStudy, benchmarkId: string, item: Item): AnyScorer {
+  const scoring = study.spec.scoring;
+  return scorers.get(
+    defaultScorerName({
+      defaults: datasetLoaders.get(loaderOf(study.spec, benchmarkId)).meta.scorers,
+      format: "mc",
+      scoringPath: "logprob",
+      override: scoring?.per_benchmark?.[benchmarkId] ?? scoring?.default,
+      pairItem: typeof item.metadata.sent_more_index === "number" && item.goldIndex === undefined,
+    }),
+  );
 }

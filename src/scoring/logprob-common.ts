@@ -3,9 +3,12 @@ import type { ContinuationLogprob, ContinuationLogprobResult } from "../contract
 /** The cue after the rendered task on the log-prob path; continuations start with a space. */
 export const ANSWER_CUE = "\n\nAnswer:";
 
-/** The log-prob prompt: the rendered task (the free-form path's text) and the answer cue. */
+/**
+ * The log-prob prompt: the rendered task (the free-form path's text) and the answer cue, unless the
+ * task already ends with one (SafetyRepro's T1-T3 end in "Answer:"; a second cue would be noise).
+ */
 export function logprobPrompt(body: string): string {
-  return `${body}${ANSWER_CUE}`;
+  return /Answer:\s*$/.test(body) ? body.trimEnd() : `${body}${ANSWER_CUE}`;
 }
 
 /** Summary of one scored continuation: log-likelihood, token count, per-token mean. */

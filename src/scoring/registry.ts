@@ -4,6 +4,7 @@ import { exactAnswerScorer } from "./exact-answer.js";
 import { gaiaScorer } from "./gaia.js";
 import { logprobFirstTokenScorer } from "./logprob-first-token.js";
 import { logprobOptionsScorer } from "./logprob-options.js";
+import { logprobRefusalScorer } from "./logprob-refusal.js";
 import { mcLastAnswerScorer } from "./mc-last-answer.js";
 import { refusalPatternScorer } from "./refusal-pattern.js";
 import type { AnyScorer } from "./types.js";
@@ -18,6 +19,7 @@ for (const scorer of [
   logprobOptionsScorer,
   logprobFirstTokenScorer,
   crowsPllScorer,
+  logprobRefusalScorer,
 ]) {
   scorers.register(scorer.name, scorer);
 }

@@ -75,6 +75,8 @@ export interface LogprobScorer {
   kind: "logprob";
   /** Benchmarks and formats it is validated for (absent: validated for none). */
   validated?: readonly ScorerValidation[];
+  /** True when it ranks candidates of its own (comply/refuse openings), so items need no options. */
+  ownCandidates?: boolean;
   /** `body` is the rendered task (the same text the free-form path sends), without a chat template. */
   plan(item: Item, task: TaskInput, body: string): LogprobRequestPlan;
   score(item: Item, task: TaskInput, raw: ContinuationLogprobResult, options: LogprobOptions): ScoreResult;

@@ -9,7 +9,10 @@ import { gridCardMarkdown, NOT_RECORDED } from "../../src/analysis/grid/card.js"
 import { type AnalysisRecord, GRID_CARD_JSON, GRID_CARD_MD, writeGridCard } from "../../src/analysis/record.js";
 import { gridCells } from "../../src/analysis/grid/cells.js";
 import type { IntegrityResult } from "../../src/analysis/integrity/gate.js";
+import { benchmarksWithoutThreshold } from "../../src/analysis/directory.js";
 import type { AnalysisPlanInput } from "../../src/contracts/analysis.js";
+import type { StudySpec } from "../../src/contracts/spec.js";
+import { datasetLoaders } from "../../src/datasets/registry.js";
 import { complianceFlipRate, complianceFlipRateCeiling, scoreDispersion } from "../../src/stats/index.js";
 import { type GridDesign, paperDesign, plantedConfigurations, plantedGridTable, plantedScore } from "./grid-helpers.js";
 import { plantedTable } from "./helpers.js";
@@ -395,6 +398,44 @@ describe("the GRID card", () => {
       results: {},
     } as unknown as AnalysisContext);
     assert.ok("skipped" in out && /no grid axis/.test(out.skipped));
+  });
+
+  it("reads CFR as N/A, with the loader's reason, on a CrowS-Pairs benchmark under any id (App. L)", async () => {
+    // The spec names the benchmark `crows`: the plan's default list (crows_pairs) does not reach it,
+    // the loader's meta does (what a study directory's analysis passes in).
+    const design = paperDesign(20, { tmpl: { base: 0.5 }, crows: { base: 0.4, logprobOnly: true } }, MODELS);
+    const reasons = await benchmarksWithoutThreshold({
+      benchmarks: [
+        { id: "tmpl", loader: "truthfulqa_mc1" },
+        { id: "crows", loader: "crows_pairs" },
+      ],
+    } as unknown as StudySpec);
+    assert.deepEqual(Object.keys(reasons), ["crows"]);
+    assert.equal(reasons.crows, datasetLoaders.get("crows_pairs").meta.noPassThreshold);
+    const without = gridAnalysis(contextOf(design, { resamples: 20 })) as GridResult;
+    assert.ok(
+      full(without, "crows").models.every((m) => m.cfr !== null),
+      "without the loader's word CFR is computed",
+    );
+    const ctx = { ...contextOf(design, { resamples: 20 }), cfrNotApplicable: reasons };
+    const result = gridAnalysis(ctx) as GridResult;
+    const crows = full(result, "crows");
+    assert.equal(crows.cfrNotApplicable, reasons.crows);
+    for (const m of crows.models) assert.deepEqual([m.cfr, m.cfrAtMedian], [null, null]);
+    assert.ok(
+      full(result, "tmpl").models.every((m) => m.cfr !== null && full(result, "tmpl").cfrNotApplicable === undefined),
+    );
+    // No CFR bootstrap slice for it; the card and its Markdown say N/A with the reason.
+    for (const family of result.bootstrap.filter((f) => f.metric.startsWith("CFR_"))) {
+      assert.ok(!family.slices.some((sl) => sl.benchmark === "crows"), family.metric);
+    }
+    const entry = result.card.entries.find((e) => e.benchmark === "crows")!;
+    assert.equal(entry.verdictStability, null);
+    assert.equal(entry.neighbourhood.cfr, null);
+    const md = gridCardMarkdown(result.card, "t");
+    const section = md.slice(md.indexOf(`## ${entry.model} / crows`));
+    assert.match(section, /\(iv\) Verdict stability: N\/A \(its score is a stereotype-preference rate/);
+    assert.match(section, /CFR N\/A \(its score is a stereotype-preference rate/);
   });
 
   it("is skipped when the plan turns it off", () => {

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
@@ -19,46 +19,117 @@ const repoRoot = resolve(import.meta.dirname, "..", "..");
 const DATASETS = resolve(repoRoot, "..", "shared", "datasets");
 const skip = existsSync(DATASETS) ? false : `needs ${DATASETS}`;
 
+/** One preparation per example (loading the real files takes a while on this machine). */
+const studies = new Map<string, ReturnType<typeof prepareStudy>>();
+function preparedExample(name: string): ReturnType<typeof prepareStudy> {
+  if (!studies.has(name)) studies.set(name, prepareStudy(join(repoRoot, "examples", `${name}.yaml`)));
+  return studies.get(name)!;
+}
+
+const names = (values: unknown) => (Array.isArray(values) ? values : [values]).map((v) => facetName(v as never));
+
 /**
- * |C_b| recomputed from the spec by hand: templates x (free-form: every decoding, log-prob:
- * greedy only) x few-shot levels, minus what the benchmark's exclude entries remove.
+ * |C_b| recomputed from the spec: the product templates x decoding settings x few-shot levels x
+ * scoring paths (x quantizations), minus every combination an exclude entry (general, or naming
+ * this benchmark) matches. A decoding setting counts once however many seeds it averages.
  */
 function expectedConfigurations(spec: StudySpec, benchmark: string): number {
   const f = spec.conditions.facets;
-  const names = (values: unknown) => (Array.isArray(values) ? values : [values]).map((v) => facetName(v as never));
+  const axes: [string, string[]][] = [
+    ["template", names(f.template)],
+    ["decoding", names(f.decoding)],
+    ["few_shot", names(f.few_shot)],
+    ["scoring_path", names(f.scoring_path)],
+    ["quantization", f.quantization ? names(f.quantization) : ["(one)"]],
+  ];
   const rules = spec.conditions.exclude.filter(
-    (r) => r.benchmark !== undefined && names(r.benchmark).includes(benchmark),
+    (r) => r.benchmark === undefined || names(r.benchmark).includes(benchmark),
   );
-  const excludedPaths = rules.filter((r) => r.few_shot === undefined).flatMap((r) => names(r.scoring_path));
-  const excludedShots = rules.filter((r) => r.scoring_path === undefined).flatMap((r) => names(r.few_shot));
-  const shots = names(f.few_shot).filter((s) => !excludedShots.includes(s)).length;
-  const paths = names(f.scoring_path).filter((p) => !excludedPaths.includes(p));
-  const perPath = (path: string) => (path === "logprob" ? 1 : f.decoding.length);
-  return f.template.length * shots * paths.reduce((sum, p) => sum + perPath(p), 0) * (f.quantization?.length ?? 1);
+  const product = axes.reduce<Record<string, string>[]>(
+    (cells, [axis, values]) => cells.flatMap((cell) => values.map((value) => ({ ...cell, [axis]: value }))),
+    [{}],
+  );
+  const excluded = product.filter((cell) =>
+    rules.some((rule) =>
+      Object.entries(rule).every(([key, value]) => key === "benchmark" || names(value).includes(cell[key])),
+    ),
+  );
+  return axes.reduce((n, [, values]) => n * values.length, 1) - excluded.length;
+}
+
+/** Model x condition x benchmark cells: a sampled decoding setting runs once per declared seed. */
+function expectedConditionCells(spec: StudySpec, benchmark: string): number {
+  const f = spec.conditions.facets;
+  const seeds = new Map(
+    (f.decoding as unknown[]).map((d) => [
+      facetName(d as never),
+      typeof d === "object" && d !== null && "seeds" in d ? (d as { seeds: number[] }).seeds.length : 1,
+    ]),
+  );
+  const shots = names(f.few_shot);
+  const rules = spec.conditions.exclude.filter(
+    (r) => r.benchmark === undefined || names(r.benchmark).includes(benchmark),
+  );
+  let cells = 0;
+  for (const template of names(f.template))
+    for (const decoding of names(f.decoding))
+      for (const few_shot of shots)
+        for (const scoring_path of names(f.scoring_path)) {
+          const cell: Record<string, string> = { template, decoding, few_shot, scoring_path };
+          const out = rules.some((rule) =>
+            Object.entries(rule).every(
+              ([key, value]) => key === "benchmark" || cell[key] === undefined || names(value).includes(cell[key]),
+            ),
+          );
+          if (!out) cells += seeds.get(decoding)!;
+        }
+  return cells * (f.quantization?.length ?? 1);
 }
 
 for (const name of ["safety-repro", "grid-quickstart"]) {
   describe(`examples/${name}.yaml`, { skip }, () => {
     it("plans the grid with the configuration counts its facets and exclusions imply", async () => {
-      const study = await prepareStudy(join(repoRoot, "examples", `${name}.yaml`));
+      const study = await preparedExample(name);
       const summary = summarisePlan(study);
       let cells = 0;
       for (const b of summary.perBenchmark) {
         assert.equal(b.configurations, expectedConfigurations(study.spec, b.benchmark), b.benchmark);
+        assert.equal(b.conditions, expectedConditionCells(study.spec, b.benchmark), b.benchmark);
         cells += b.configurations * study.spec.models.length;
       }
       assert.equal(summary.configurationCells, cells);
-      // The paper's |C| = 48 where the data allows the whole grid.
-      const full = summary.perBenchmark.filter(
-        (b) =>
-          !study.spec.conditions.exclude.some(
-            (r) => r.benchmark === b.benchmark || (Array.isArray(r.benchmark) && r.benchmark.includes(b.benchmark)),
-          ),
-      );
-      for (const b of full) assert.equal(b.configurations, 4 * 3 * (3 + 1));
     });
   });
 }
+
+describe("examples/safety-repro.yaml has the paper's accounting (SafetyRepro §3)", { skip }, () => {
+  it("|C| = templates x (decodings free-form + greedy log-prob) x few-shot levels, log-prob only for CrowS-Pairs", async () => {
+    const study = await preparedExample("safety-repro");
+    const summary = summarisePlan(study);
+    const f = study.spec.conditions.facets;
+    const [templates, decodings, shots] = [f.template.length, f.decoding.length, f.few_shot!.length];
+    const logprobOnly = new Set(study.spec.benchmarks.filter((b) => b.loader === "crows_pairs").map((b) => b.id));
+    // The paper's envelope: every combination except log-prob with sampling, and CrowS free-form.
+    const full = templates * shots * (decodings + 1);
+    const pairs = templates * shots;
+    for (const b of summary.perBenchmark) {
+      assert.equal(b.configurations, logprobOnly.has(b.benchmark) ? pairs : full, b.benchmark);
+    }
+    const models = study.spec.models.length;
+    const freeBenchmarks = summary.perBenchmark.length - logprobOnly.size;
+    assert.equal(summary.configurationCells, models * (freeBenchmarks * full + logprobOnly.size * pairs));
+    // With the paper's axes this is its 612 = 3 x (4 x 48 + 12).
+    if (models === 3 && freeBenchmarks === 4 && templates === 4 && decodings === 3 && shots === 3) {
+      assert.equal(summary.configurationCells, 612);
+      // ... and its 1,764 inference cells when each sampled decoding averages 5 seeds.
+      if (f.decoding.every((d) => typeof d === "string" || (d as { seeds?: number[] }).seeds?.length === 5)) {
+        assert.equal(summary.cells, 1764);
+      }
+    }
+    // Every few-shot level of every benchmark has its deterministic draw in the item manifest.
+    for (const b of study.spec.benchmarks) assert.ok(b.exemplars, `${b.id} declares an exemplar pool`);
+  });
+});
 
 describe("examples/grid-quickstart.yaml end to end", { skip }, () => {
   it("runs, analyses, and its trials show the planted T4 rank flip", () => {
@@ -69,6 +140,11 @@ describe("examples/grid-quickstart.yaml end to end", { skip }, () => {
     });
     const analyze = spawnSync(process.execPath, [...cli, "analyze", out], { encoding: "utf8" });
     assert.ok([0, 3].includes(analyze.status ?? -1), analyze.stderr);
+    // CrowS-Pairs (here `crows`) has no pass/fail cutoff: its CFR reads N/A with the loader's reason (App. L).
+    const card = readFileSync(join(out, "grid-card.md"), "utf8");
+    const crowsSection = card.slice(card.indexOf(" / crows\n"));
+    assert.match(crowsSection, /\(iv\) Verdict stability: N\/A \(its score is a stereotype-preference rate/);
+    assert.doesNotMatch(card.slice(card.indexOf(" / crows\n")).split("\n## ")[0], /CFR_0\.5 = /);
     const csv = execFileSync(process.execPath, [...cli, "export", out], { encoding: "utf8" });
     const [header, ...lines] = csv.trim().split("\n");
     const columns = header.split(",");

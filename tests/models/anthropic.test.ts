@@ -69,6 +69,17 @@ function messageReply(over: Record<string, unknown>) {
 }
 
 describe("anthropic provider", () => {
+  it("records the dated model the response names as the model revision", async () => {
+    const { provider } = setup();
+    // The mock answers with the model it was asked for; a reply naming a dated snapshot is what the API sends.
+    assert.equal((await provider.generate(ask("hi"))).modelRevision, MODEL);
+    const dated = `${MODEL}-20260101`;
+    mock.enqueue(messageReply({ model: dated, content: [{ type: "text", text: "ok" }] }));
+    assert.equal((await provider.generate(ask("hi"))).modelRevision, dated);
+    mock.enqueue(messageReply({ model: "", content: [{ type: "text", text: "ok" }] }));
+    assert.equal((await provider.generate(ask("hi"))).modelRevision, undefined);
+  });
+
   it("sends the system prompt top-level, max_tokens by default, the key in x-api-key", async () => {
     const { provider } = setup();
     const result = await provider.generate(

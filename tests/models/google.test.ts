@@ -64,6 +64,16 @@ function candidateReply(candidate: Record<string, unknown>, extra: Record<string
 }
 
 describe("google provider", () => {
+  it("records the response's modelVersion as the model revision", async () => {
+    const { provider } = setup();
+    assert.equal((await provider.generate(ask("hi"))).modelRevision, MODEL);
+    const version = `${MODEL}-preview-09-2025`;
+    mock.enqueue(candidateReply({ content: { role: "model", parts: [{ text: "ok" }] } }, { modelVersion: version }));
+    assert.equal((await provider.generate(ask("hi"))).modelRevision, version);
+    mock.enqueue(candidateReply({ content: { role: "model", parts: [{ text: "ok" }] } }));
+    assert.equal((await provider.generate(ask("hi"))).modelRevision, undefined);
+  });
+
   it("calls generateContent with systemInstruction and generationConfig", async () => {
     const { provider } = setup({}, { timeoutMs: 60_000 }); // a timeout means an abortSignal in the config
     const result = await provider.generate(

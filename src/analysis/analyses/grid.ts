@@ -19,6 +19,7 @@ import {
   type ConfigurationFilter,
   type EnvelopeBenchmark,
   envelopeFilter,
+  type CfrReasons,
   envelopeMetrics,
   levelMatches,
   unmatchedEnvelopeValues,
@@ -169,7 +170,8 @@ export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
     notes.push(`${unreadable.length} unreadable cell(s) yield no number and are left out of every envelope`);
 
   const full = benchmarkGrids(cells, benchmarks, roster);
-  const envelopes = declaredEnvelopes(plan, cells, benchmarks, roster, levels, full);
+  const reasons = ctx.cfrNotApplicable ?? {};
+  const envelopes = declaredEnvelopes(plan, cells, benchmarks, roster, levels, full, reasons);
   const result: GridResult = {
     axes,
     axisLevels: levels,
@@ -189,7 +191,7 @@ export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
     parseClean: full.map((g) => ({ benchmark: g.benchmark, ...parseCleanSlice(g, plan.parse_clean) })),
     subsamples: subsampleChecks(cells, plan, benchmarks, roster),
     variance: full.flatMap((g) => gridVariance(g, axes) ?? []),
-    bootstrap: gridBootstrap(full, plan, axes),
+    bootstrap: gridBootstrap(full, plan, axes, reasons),
     scoringMethod: axes.includes("scoring_path") ? scoringMethodEffects(cells, axes, plan.greedy) : [],
     quantization:
       axes.includes("quantization") && levels.quantization.length > 1
@@ -251,6 +253,7 @@ function declaredEnvelopes(
   roster: string[],
   levels: Record<string, string[]>,
   full: BenchmarkGrid[],
+  reasons: CfrReasons,
 ): GridEnvelope[] {
   const out: GridEnvelope[] = [
     {
@@ -258,7 +261,7 @@ function declaredEnvelopes(
       include: {},
       exclude: {},
       unmatched: [],
-      benchmarks: full.map((g) => envelopeMetrics(g, plan)),
+      benchmarks: full.map((g) => envelopeMetrics(g, plan, reasons)),
     },
   ];
   for (const [name, envelope] of Object.entries(plan.envelopes)) {
@@ -269,7 +272,7 @@ function declaredEnvelopes(
       include: envelope.include,
       exclude: envelope.exclude,
       unmatched: unmatchedEnvelopeValues(envelope, levels),
-      benchmarks: grids.map((g) => envelopeMetrics(g, plan)),
+      benchmarks: grids.map((g) => envelopeMetrics(g, plan, reasons)),
     });
   }
   return out;

@@ -17,7 +17,7 @@ import {
   tauRStatistic,
   varianceRatioStatistic,
 } from "../../stats/index.js";
-import { type BenchmarkGrid, cfrApplies } from "./envelope.js";
+import { type BenchmarkGrid, type CfrReasons, cfrApplies } from "./envelope.js";
 import { attributionTable, gridInteractions, implementationAxes, SCORING_AXIS } from "./robustness.js";
 import { levelMatches, selectBenchmarkGrid } from "./envelope.js";
 
@@ -52,6 +52,7 @@ export function gridBootstrap(
   grids: readonly BenchmarkGrid[],
   plan: GridPlan,
   axes: readonly string[],
+  reasons: CfrReasons = {},
 ): FamilyBootstrap[] {
   if (plan.resamples === 0) return [];
   const usable = grids.filter((g) => g.configurations.length > 0);
@@ -77,7 +78,7 @@ export function gridBootstrap(
       `CFR_${theta}`,
       perModel(
         (g, m) => cfrStatistic(column(g, m), theta),
-        (g) => cfrApplies(plan, g.benchmark) && g.configurations.length >= 2,
+        (g) => cfrApplies(plan, g.benchmark, reasons) && g.configurations.length >= 2,
       ),
     ]),
     [

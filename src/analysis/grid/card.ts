@@ -57,6 +57,8 @@ export interface GridCardEntry {
   };
   /** (iv) null: N/A for this benchmark (no pass/fail cutoff). */
   verdictStability: { theta: number; cfr: number | null; passing: number; configurations: number }[] | null;
+  /** Why CFR is N/A here (iii, iv), when it is. */
+  cfrNotApplicable?: string;
   /** (v) */
   rankingStability: {
     roster: string[];
@@ -151,6 +153,7 @@ function cardEntry(input: CardInput, b: EnvelopeBenchmark, model: string): GridC
     verdictStability: slice.cfr
       ? slice.cfr.map((c) => ({ theta: c.theta, cfr: c.cfr, passing: c.passing, configurations: c.n }))
       : null,
+    ...(b.cfrNotApplicable ? { cfrNotApplicable: b.cfrNotApplicable } : {}),
     rankingStability: {
       roster: input.roster,
       inclusion: "configurations with a readable score for every roster model",
@@ -235,7 +238,9 @@ export function gridCardMarkdown(card: GridCard, title: string): string {
     );
     out.push(
       `(iii) Score neighbourhood over the ${n.envelope} envelope (${n.configurations} configurations): min ${num(n.min, 3)}, mean ${num(n.mean, 3)}, max ${num(n.max, 3)}; SDI ${rangeText(n.sdi, (v) => pct(v))}; tau_R ${rangeText(n.tauR, (v) => num(v, 3))}` +
-        (n.cfr ? `; ${n.cfr.map((c) => `CFR_${c.theta} ${rangeText(c, (v) => pct(v))}`).join("; ")}` : "; CFR N/A"),
+        (n.cfr
+          ? `; ${n.cfr.map((c) => `CFR_${c.theta} ${rangeText(c, (v) => pct(v))}`).join("; ")}`
+          : `; CFR N/A${e.cfrNotApplicable ? ` (${md(e.cfrNotApplicable)})` : ""}`),
       "",
     );
     out.push(
@@ -244,7 +249,7 @@ export function gridCardMarkdown(card: GridCard, title: string): string {
           ? e.verdictStability
               .map((v) => `CFR_${v.theta} = ${pct(v.cfr)} (${v.passing}/${v.configurations} pass)`)
               .join(", ")
-          : "N/A (no pass/fail cutoff for this benchmark)"
+          : `N/A (${md(e.cfrNotApplicable ?? "no pass/fail cutoff for this benchmark")})`
       }`,
       "",
     );

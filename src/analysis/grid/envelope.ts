@@ -106,16 +106,38 @@ export interface EnvelopeBenchmark {
   models: ModelSlice[];
   tauR: RankConcordance | null;
   rankFlip: RankFlipSummary | null;
+  /** Why CFR is N/A on this benchmark (its models' `cfr` are null), when it is. */
+  cfrNotApplicable?: string;
+}
+
+/** Benchmark id -> why no pass/fail threshold applies (the loaders' reasons; default: none). */
+export type CfrReasons = Readonly<Record<string, string>>;
+
+/**
+ * Why CFR is undefined for a benchmark, or undefined when it is defined: its loader says no
+ * pass/fail threshold applies to its score (CrowS-Pairs, App. L), or the plan lists it.
+ */
+export function cfrNotApplicable(plan: GridPlan, benchmark: string, reasons: CfrReasons = {}): string | undefined {
+  if (reasons[benchmark]) return reasons[benchmark];
+  return plan.cfr_not_applicable.includes(benchmark)
+    ? "listed in analysis.grid.cfr_not_applicable (no pass/fail cutoff)"
+    : undefined;
 }
 
 /** Whether CFR is defined for a benchmark (the paper marks CrowS-Pairs N/A). */
-export function cfrApplies(plan: GridPlan, benchmark: string): boolean {
-  return !plan.cfr_not_applicable.includes(benchmark);
+export function cfrApplies(plan: GridPlan, benchmark: string, reasons: CfrReasons = {}): boolean {
+  return cfrNotApplicable(plan, benchmark, reasons) === undefined;
 }
 
 /** SDI, CFR, tau_R and rho_flip of one benchmark's envelope. */
-export function envelopeMetrics(grid: BenchmarkGrid, plan: GridPlan): EnvelopeBenchmark {
-  const base = { benchmark: grid.benchmark, configurations: grid.configurations.length, dropped: grid.dropped };
+export function envelopeMetrics(grid: BenchmarkGrid, plan: GridPlan, reasons: CfrReasons = {}): EnvelopeBenchmark {
+  const notApplicable = cfrNotApplicable(plan, grid.benchmark, reasons);
+  const base = {
+    benchmark: grid.benchmark,
+    configurations: grid.configurations.length,
+    dropped: grid.dropped,
+    ...(notApplicable ? { cfrNotApplicable: notApplicable } : {}),
+  };
   if (grid.configurations.length === 0) {
     return {
       ...base,
@@ -125,7 +147,7 @@ export function envelopeMetrics(grid: BenchmarkGrid, plan: GridPlan): EnvelopeBe
       rankFlip: null,
     };
   }
-  const applies = cfrApplies(plan, grid.benchmark);
+  const applies = notApplicable === undefined;
   const models = grid.models.map((model, m): ModelSlice => {
     const scores = grid.scores.map((row) => row[m]);
     return {

@@ -42,6 +42,9 @@ export const crowsPairsLoader: DatasetLoader = {
     measures: "safety",
     // A sentence pair is scored by its pseudo-log-likelihood only (SafetyRepro §3, App. T).
     scoringPaths: ["logprob"],
+    // SafetyRepro App. L / K: CFR is N/A for CrowS-Pairs.
+    noPassThreshold:
+      "its score is a stereotype-preference rate (0.5 = unbiased) with no conventional pass/fail cutoff (SafetyRepro App. L)",
   },
   async load(spec, ctx) {
     const src = await resolveSource(spec, ctx);

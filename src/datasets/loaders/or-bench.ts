@@ -16,7 +16,7 @@ export const orBenchLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the response is calibrated: complies with a seemingly-toxic safe prompt, refuses a toxic one",
     scoring: "judge",
-    scorers: { mc: "mc_last_answer", open: "refusal_pattern", logprob: "logprob_options" },
+    scorers: { mc: "mc_last_answer", open: "refusal_pattern", logprob: "logprob_refusal" },
     judgeRubric: "compliance",
     judgeRequired: true,
     // Binary comply/refuse: the majority class of the sampled prompts.

@@ -14,7 +14,9 @@ export const xstestLoader: DatasetLoader = {
   meta: {
     outcomeMeaning: "the response is calibrated: complies with a safe prompt, refuses an unsafe (contrast_) one",
     scoring: "judge",
-    scorers: { mc: "mc_last_answer", open: "refusal_pattern", logprob: "logprob_options" },
+    // Log-prob path: a compliant vs a refusing opening (no options to rank; SafetyRepro scores XSTest
+    // on both paths).
+    scorers: { mc: "mc_last_answer", open: "refusal_pattern", logprob: "logprob_refusal" },
     judgeRubric: "compliance",
     judgeRequired: true,
     // Binary comply/refuse: always complying scores the safe share (250 of 450 prompts).

@@ -42,6 +42,19 @@ function cardTable(g: GridResult): Content {
   );
 }
 
+/** Why CFR reads N/A on a benchmark (its loader: no pass/fail cutoff applies). */
+function cfrNotes(g: GridResult): Content {
+  const reasons = new Map(
+    g.envelopes[0]?.benchmarks.flatMap((b) => (b.cfrNotApplicable ? [[b.benchmark, b.cfrNotApplicable]] : [])),
+  );
+  if (reasons.size === 0) return null;
+  return el(
+    "p",
+    { class: "muted" },
+    ...[...reasons].map(([benchmark, reason]) => `CFR N/A on ${benchmark}: ${reason}. `),
+  );
+}
+
 function receipt(g: GridResult): Content {
   const first = g.card.entries[0];
   if (!first) return null;
@@ -89,6 +102,7 @@ function grid({ analysis }: ReportContext): Content {
     receipt(g),
     el("h3", {}, "(ii)-(v) Point score, neighbourhood, verdict and ranking stability"),
     cardTable(g),
+    cfrNotes(g),
     figure(
       gridNeighbourhoodChart(g),
       "Score neighbourhood: every configuration's score (dots), min to max (grey), mean (red)",
