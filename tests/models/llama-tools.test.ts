@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ChatMessage, ToolSpec } from "../../src/contracts/provider.js";
+import type { CallRecord } from "../../src/contracts/trial.js";
 import type { ModelSpec } from "../../src/contracts/spec.js";
 import type { Toolbox } from "../../src/contracts/tool.js";
 import { type LlamaProvider, llamaProvider } from "../../src/models/llama.js";
@@ -235,10 +236,15 @@ describe("llama tools on stories260K", { skip }, () => {
 });
 
 describe("an S1 agent trial on llama (stories260K)", { skip }, () => {
-  const dir = mkdtempSync(join(tmpdir(), "parallax-llama-agent-"));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const dirs: string[] = [];
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
 
-  test("completes with its sub-calls stored", { timeout: 600_000 }, async () => {
+  /** One S1 trial on a GAIA-format task written here; returns its trial and stored sub-calls. */
+  async function s1Trial(options: string, maxTokens: number, maxSteps: number) {
+    const dir = mkdtempSync(join(tmpdir(), "parallax-llama-agent-"));
+    dirs.push(dir);
     const data = join(dir, "tasks", "validation");
     mkdirSync(data, { recursive: true });
     writeFileSync(join(data, "crates.csv"), "crate,jars\nA,4\nB,9\n");
@@ -247,6 +253,7 @@ describe("an S1 agent trial on llama (stories260K)", { skip }, () => {
       `${JSON.stringify({ task_id: "t1", Question: "How many jars are in crates.csv?", Level: 1, "Final answer": "13", file_name: "crates.csv" })}\n`,
     );
     const specPath = join(dir, "study.yaml");
+    // S1's four tool descriptions take ~2,000 tokens of stories260K's 512-token vocabulary.
     writeFileSync(
       specPath,
       `study: llama-agent
@@ -255,13 +262,13 @@ models:
   - id: stories
     provider: llama
     model: ${modelPath}
-    params: { max_tokens: 12 }
-    options: { context_size: 2048, threads: 1 }
+    params: { max_tokens: ${maxTokens} }
+    options: { context_size: 4096, threads: 1${options} }
 benchmarks:
   - { id: tasks, loader: gaia, source: tasks }
 conditions:
   facets:
-    scaffold: [{name: agent_react, max_steps: 2}]
+    scaffold: [{name: agent_react, max_steps: ${maxSteps}}]
     format: [oe]
 execution:
   concurrency: 1
@@ -274,26 +281,58 @@ execution:
     try {
       const run = (await store.getRun())!;
       const [trial] = await store.listTrials(run.id);
-      assert.equal(trial.status, "finished", trial.outcome?.errorMessage ?? "");
-      assert.equal(trial.outcome?.score, 0, "stories260K does not answer");
-      const calls = await store.listCalls(run.id);
-      const agentCalls = calls.filter((c) => c.role === "agent");
-      assert.equal(agentCalls.length, 2, "one model call per step, up to max_steps");
-      for (const call of agentCalls) {
-        assert.equal(call.error, null);
-        assert.ok(call.usage.inputTokens > 0 && call.usage.outputTokens > 0);
-      }
-      // Each tool call the model made (if any) is stored as a tool sub-call after its model call.
-      const made = agentCalls.flatMap((c) => c.toolCalls ?? []).map((c) => c.name);
-      assert.deepEqual(
-        calls.filter((c) => c.role === "tool").map((c) => (c.note as { tool?: string } | undefined)?.tool),
-        made,
-      );
-      // The second step's conversation carries the first step's reply.
-      const second = agentCalls[1].messages;
-      assert.ok(second.some((m) => m.role === "assistant" && m.content === (agentCalls[0].responseText ?? "")));
+      return { trial, calls: await store.listCalls(run.id) };
     } finally {
       await store.close();
     }
+  }
+
+  /** Every tool call a model call made is stored as a tool sub-call, and its output reaches the next model call. */
+  function assertToolCallsStored(calls: CallRecord[]): number {
+    let made = 0;
+    for (const [i, call] of calls.entries()) {
+      if (call.role !== "agent") continue;
+      for (const [k, toolCall] of (call.toolCalls ?? []).entries()) {
+        made += 1;
+        const record = calls[i + 1 + k];
+        const note = record?.note as { tool?: string; arguments?: string; output?: string } | undefined;
+        assert.equal(record?.role, "tool");
+        assert.deepEqual([note?.tool, note?.arguments], [toolCall.name, toolCall.arguments]);
+        const next = calls.slice(i + 1).find((c) => c.role === "agent");
+        if (next === undefined) continue;
+        const answer = next.messages.find((m) => m.role === "tool" && m.toolCallId === toolCall.id);
+        assert.ok(answer?.content.includes(note?.output ?? "\u0000"), "the tool's output is in the next prompt");
+      }
+    }
+    return made;
+  }
+
+  test("completes with its sub-calls stored (tool_choice auto: the model just answers)", {
+    timeout: 600_000,
+  }, async () => {
+    const { trial, calls } = await s1Trial("", 12, 2);
+    assert.equal(trial.status, "finished", trial.outcome?.errorMessage ?? "");
+    assert.equal(trial.outcome?.score, 0, "stories260K does not answer");
+    const agentCalls = calls.filter((c) => c.role === "agent");
+    assert.equal(agentCalls.length, 2, "one model call per step, up to max_steps");
+    for (const call of agentCalls) {
+      assert.equal(call.error, null);
+      assert.ok(call.usage.inputTokens > 0 && call.usage.outputTokens > 0);
+    }
+    assertToolCallsStored(calls);
+    // The second step's conversation carries the first step's reply.
+    const second = agentCalls[1].messages;
+    assert.ok(second.some((m) => m.role === "assistant" && m.content === (agentCalls[0].responseText ?? "")));
+  });
+
+  test("with tool_choice required its calls run in the sandbox, stored as tool sub-calls", {
+    timeout: 600_000,
+  }, async () => {
+    const { trial, calls } = await s1Trial(", tool_choice: required", 48, 3);
+    assert.equal(trial.status, "finished", trial.outcome?.errorMessage ?? "");
+    const made = assertToolCallsStored(calls);
+    assert.ok(made >= 1, "a forced reply that fits in max_tokens is a call");
+    const ran = calls.filter((c) => c.role === "tool").map((c) => c.note as { durationMs?: number; output?: string });
+    assert.ok(ran.every((note) => typeof note.durationMs === "number" && typeof note.output === "string"));
   });
 });
