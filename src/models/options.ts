@@ -69,6 +69,7 @@ export const LlamaOptionsSchema = z
     batch_size: z.number().int().min(8).optional(),
     threads: z.number().int().positive().default(1),
     chat_template: z.enum(["plain", "model"]).default("plain"),
+    tool_choice: z.enum(["auto", "required"]).default("auto"),
   })
   .strict();
 

@@ -12,7 +12,7 @@
  * - whether it answers right: sigmoid(ability - difficulty + effects[role]) (the planted model x
  *   scaffold accuracy; `effects` may be set per model).
  * Its tool calls are real: it reads the item's attachment (metadata.file_name) with bash, computes
- * with python, searches with web_search, and submits with submit_answer.
+ * with python, searches with web_search (S1: web_browser's search), and submits with submit_answer.
  * The rater (S2) judges the latest submitted answer right with probability
  * sigmoid(ability - difficulty + rater_skill) and calls submit_verdict accordingly; planners write
  * a short bulleted plan.
@@ -226,6 +226,8 @@ function workingCall(step: number, offered: Set<string>, item: Item | undefined)
   // Searched after computing: without a web backend a search is a tool error the agent must recover from.
   if (offered.has("web_search"))
     options.push({ name: "web_search", arguments: JSON.stringify({ query: keywords(question) }) });
+  else if (offered.has("web_browser"))
+    options.push({ name: "web_browser", arguments: JSON.stringify({ action: "search", query: keywords(question) }) });
   if (offered.has("bash")) options.push({ name: "bash", arguments: JSON.stringify({ cmd: "ls" }) });
   return options.length === 0 ? undefined : options[step % options.length];
 }

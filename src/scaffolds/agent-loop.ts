@@ -18,7 +18,7 @@ export const TOOL_ERROR_PREFIX = "Tool error:";
 export const AGENT_CONTINUE =
   "Please continue working on the task with the tools available. When you have the final answer, call submit_answer with it.";
 
-/** The tools S2's actor and S3's executor get (App. C.1): S1 adds none beyond these. */
+/** The tools S2's actor and S3's executor get (App. C.1); S1 has its own surface (agent-react.ts). */
 export const AGENT_TOOLS = ["bash", "python", "web_search", "text_editor", "submit_answer"] as const;
 
 /**

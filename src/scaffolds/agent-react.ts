@@ -15,8 +15,8 @@ import type { Scaffold } from "./types.js";
  * S1 of the GAIA study (section 3.3): the single-agent ReAct loop with tools, the `inspect_evals`
  * GAIA baseline. The paper does not reproduce its prompt (App. C): the system message below
  * follows Inspect's default basic-agent wording, with submit_answer as the submit tool. Its tool
- * surface is the baseline's (bash, python, web browsing as web_search + web_fetch, no text
- * editor), unlike S2/S3 (section 6: the tool-surface confound of s1 contrasts).
+ * surface is the baseline's (§3.3: bash, python and the stateful web_browser, no web_search and
+ * no text editor), unlike S2/S3 (section 6: the tool-surface confound of s1 contrasts).
  */
 export const AGENT_REACT_DEFAULT_STEPS = 30;
 
@@ -25,7 +25,7 @@ export const AGENT_REACT_SYSTEM = [
   "When you have completed the task and have an answer, call the submit_answer() function to report it.",
 ].join("\n\n");
 
-export const AGENT_REACT_TOOLS = ["bash", "python", "web_search", "web_fetch", "submit_answer"] as const;
+export const AGENT_REACT_TOOLS = ["bash", "python", "web_browser", "submit_answer"] as const;
 
 export const agentReactScaffold: Scaffold = {
   name: "agent_react",

@@ -2,6 +2,6 @@ export { bwrapArgs, DEFAULT_SANDBOX_LIMITS, runSandboxed, SANDBOX_WORK_DIR, sand
 export { tools } from "./registry.js";
 export { createToolbox, type ToolboxOptions, toolSpec } from "./toolbox.js";
 export type { AnyTool, Tool, ToolContext } from "./types.js";
-export type { SearchHit, WebBackend } from "./web/types.js";
+export type { SearchHit, WebBackend, WebPage } from "./web/types.js";
 export { type WebBackendDescriptor, webBackends } from "./web/registry.js";
 export { sandboxLimitsOf, toolboxOptionsOf } from "./from-spec.js";

@@ -5,6 +5,7 @@ import { submitAnswerTool } from "./submit-answer.js";
 import { submitVerdictTool } from "./submit-verdict.js";
 import { textEditorTool } from "./text-editor.js";
 import type { AnyTool } from "./types.js";
+import { webBrowserTool } from "./web-browser.js";
 import { webFetchTool } from "./web-fetch.js";
 import { webSearchTool } from "./web-search.js";
 
@@ -18,6 +19,7 @@ for (const tool of [
   webFetchTool,
   submitAnswerTool,
   submitVerdictTool,
+  webBrowserTool,
 ]) {
   tools.register(tool.name, tool);
 }

@@ -92,13 +92,14 @@ describe("llama provider (stories260K)", { skip: skipReason(MODEL_NAME) }, () =>
     await ref?.dispose();
   });
 
-  test("declares its capabilities: no tools, no batch", () => {
+  test("declares its capabilities: tools (llama-tools.test.ts), no batch", () => {
     assert.deepEqual([...provider.capabilities(modelPath)].sort(), [
       "continuation_logprobs",
       "generate",
       "seed",
       "system_prompt",
       "temperature",
+      "tools",
     ]);
   });
 
@@ -318,16 +319,7 @@ describe("llama provider (stories260K)", { skip: skipReason(MODEL_NAME) }, () =>
     }
   });
 
-  test("tool requests are rejected; drop_params removes parameters and records them", async () => {
-    await assert.rejects(
-      provider.generate({
-        model: modelPath,
-        messages: chat,
-        params: {},
-        tools: [{ name: "search", description: "search", parameters: { type: "object" } }],
-      }),
-      (error: unknown) => error instanceof ProviderError && /tool/.test(error.message) && !error.retryable,
-    );
+  test("drop_params removes parameters and records them", async () => {
     const dropping = llamaProvider(spec({ context_size: 256 }, { drop_params: ["seed"] }), {});
     try {
       const out = await dropping.generate({

@@ -23,7 +23,14 @@ describe("provider descriptors", () => {
   it("accepts the options each provider reads and rejects a misspelt one", () => {
     const valid: Record<string, Record<string, unknown>> = {
       sim: { ability: 1.2, latency_ms: 15, failure_rate: 0.4, failure_bucket: "content_filter", seed: 3 },
-      llama: { base_dir: "models", context_size: 256, batch_size: 64, threads: 1, chat_template: "model" },
+      llama: {
+        base_dir: "models",
+        context_size: 256,
+        batch_size: 64,
+        threads: 1,
+        chat_template: "model",
+        tool_choice: "required",
+      },
       openai: { completions_logprobs: true, top_k: true, reasoning: false, rpm_per_key: 60 },
       anthropic: { rpm_per_key: 50 },
       google: { api_version: "v1", rpm_per_key: 25 },
@@ -38,6 +45,7 @@ describe("provider descriptors", () => {
     assert.equal(providers.get("sim").optionsSchema?.safeParse({ failure_bucket: "nope" }).success, false);
     assert.equal(providers.get("openai").optionsSchema?.safeParse({ top_k: "yes" }).success, false);
     assert.equal(providers.get("llama").optionsSchema?.safeParse({ context_sise: 256 }).success, false);
+    assert.equal(providers.get("llama").optionsSchema?.safeParse({ tool_choice: "always" }).success, false);
   });
 
   it("creates a provider through its module, and still refuses bad options there", async () => {

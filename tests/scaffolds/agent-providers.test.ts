@@ -218,13 +218,7 @@ for (const wire of WIRES) {
       });
       assert.equal(run.finalText, "Answer: 42");
       assert.equal(mock.requests.length, 2);
-      assert.deepEqual(wire.offered(mock.requests[0].body).sort(), [
-        "bash",
-        "python",
-        "submit_answer",
-        "web_fetch",
-        "web_search",
-      ]);
+      assert.deepEqual(wire.offered(mock.requests[0].body).sort(), ["bash", "python", "submit_answer", "web_browser"]);
       const tool = run.steps.find((s) => s.kind === "tool" && s.call.name === "bash");
       assert.ok(tool?.kind === "tool" && tool.result.output.trim() === "42", "the sandbox computed it");
       const sent = wire.results(mock.requests[1].body);

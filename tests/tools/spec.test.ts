@@ -43,12 +43,12 @@ describe("spec: agents", () => {
   });
 
   it("names an unknown tool, web backend or backend setting with its line", () => {
-    const badTool = withAgents("  tools: [bash, web_browser]");
+    const badTool = withAgents("  tools: [bash, web_crawler]");
     const [toolProblem] = problemsOf(badTool);
     assert.match(
       toolProblem,
       new RegExp(
-        `study\\.yaml:${lineOf(badTool, "web_browser")}:.*agents\\.tools\\[1\\].*unknown tool 'web_browser'.*bash`,
+        `study\\.yaml:${lineOf(badTool, "web_crawler")}:.*agents\\.tools\\[1\\].*unknown tool 'web_crawler'.*bash`,
       ),
     );
     const badBackend = withAgents("  web: { backend: google }");

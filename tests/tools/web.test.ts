@@ -172,6 +172,21 @@ describe("web tools, Brave Search backend against a local mock", () => {
     for (const result of [found, page, pdf, gone]) assertNoSecret(result, [KEY]);
   });
 
+  it("web_browser searches through the API and opens the hits' pages over HTTP", async () => {
+    const web = webBackends.get("brave").create(settings(), { specDir: "/", env: { PARALLAX_TEST_BRAVE_KEY: KEY } });
+    const box = await toolbox({ tools: ["web_browser"], webBackend: web });
+    const query = "harbour tides";
+    const results = await call(box, "web_browser", { action: "search", query });
+    assert.equal(results.error, undefined, results.output);
+    assert.ok(results.output.includes(`Result 3 for ${query} [3]`), results.output);
+    const page = await call(box, "web_browser", { action: "click", link: 3 });
+    assert.deepEqual(page.output.split("\n").slice(0, 2), ["Page 3", `${base}/page/3`]);
+    assert.ok(page.output.endsWith("Body of page 3"), page.output);
+    const pdf = await call(box, "web_browser", { action: "go", url: `${base}/report.pdf` });
+    assert.match(pdf.error ?? "", /application\/pdf/);
+    for (const result of [results, page, pdf]) assertNoSecret(result, [KEY]);
+  });
+
   it("reports a rejected key without showing it, and a missing key variable by name", async () => {
     const web = webBackends
       .get("brave")

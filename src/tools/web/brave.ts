@@ -3,7 +3,7 @@ import { isIP } from "node:net";
 import { z } from "zod";
 import { InputError } from "../../core/errors.js";
 import { htmlToText } from "./html-text.js";
-import type { SearchHit, WebBackend } from "./types.js";
+import type { SearchHit, WebBackend, WebPage } from "./types.js";
 
 /**
  * The real web: search through the Brave Search API (GET `endpoint?q=...&count=N`, the key in
@@ -54,16 +54,30 @@ export function createBraveWeb(settings: BraveWebSettings, env: NodeJS.ProcessEn
       return Promise.all((parsed.data.web?.results ?? []).slice(0, maxResults).map(toHit));
     },
     fetch: async (address) => {
-      const url = await checkedUrl(address, settings.allow_private_hosts);
-      const response = await fetch(url, {
-        redirect: "follow",
-        signal: signal(),
-        headers: { "User-Agent": "parallax-eval web_fetch" },
-      });
-      if (!response.ok) throw new Error(`fetching ${address} failed: HTTP ${response.status}`);
-      return pageText(await boundedBody(response, settings.max_page_bytes), response.headers.get("content-type") ?? "");
+      const { response, body } = await get(address);
+      return pageText(body, response.headers.get("content-type") ?? "");
+    },
+    page: async (address): Promise<WebPage> => {
+      const { response, body } = await get(address);
+      const contentType = textType(response.headers.get("content-type") ?? "");
+      return {
+        url: response.url || address,
+        contentType,
+        body: body.cut ? `${body.text}\n[page cut at the size limit]` : body.text,
+      };
     },
   };
+
+  async function get(address: string): Promise<{ response: Response; body: { text: string; cut: boolean } }> {
+    const url = await checkedUrl(address, settings.allow_private_hosts);
+    const response = await fetch(url, {
+      redirect: "follow",
+      signal: signal(),
+      headers: { "User-Agent": "parallax-eval web_fetch" },
+    });
+    if (!response.ok) throw new Error(`fetching ${address} failed: HTTP ${response.status}`);
+    return { response, body: await boundedBody(response, settings.max_page_bytes) };
+  }
 }
 
 async function toHit(result: { title: string; url: string; description: string }): Promise<SearchHit> {
@@ -124,10 +138,16 @@ async function boundedBody(response: Response, maxBytes: number): Promise<{ text
   }
 }
 
-async function pageText(body: { text: string; cut: boolean }, contentType: string): Promise<string> {
+/** The media type of a page that can be shown as text; throws for anything else (a PDF, an image). */
+function textType(contentType: string): string {
   const type = contentType.split(";")[0].trim().toLowerCase();
   if (type !== "" && !type.startsWith("text/") && !/json|xml/.test(type))
     throw new Error(`the page is ${type}, which web_fetch cannot show as text`);
+  return type === "" ? "text/plain" : type;
+}
+
+async function pageText(body: { text: string; cut: boolean }, contentType: string): Promise<string> {
+  const type = textType(contentType);
   const text = type === "text/html" || type === "application/xhtml+xml" ? await htmlToText(body.text) : body.text;
   return body.cut ? `${text}\n[page cut at the size limit]` : text;
 }

@@ -4,7 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { InputError } from "../../core/errors.js";
 import { htmlTitle, htmlToText } from "./html-text.js";
-import type { SearchHit, WebBackend } from "./types.js";
+import type { SearchHit, WebBackend, WebPage } from "./types.js";
 
 /**
  * The offline web: a local folder of documents (.txt, .md, .html) searched by term overlap and
@@ -23,6 +23,8 @@ interface OfflineDocument {
   url: string;
   title: string;
   text: string;
+  /** The document as written (front matter removed), for `web_browser`. */
+  raw: WebPage;
   /** Lower-case word -> occurrences. */
   terms: Map<string, number>;
 }
@@ -39,13 +41,25 @@ export function createOfflineWeb(folder: string): WebBackend {
     name: "offline",
     search: async (query, maxResults) => rank(await documents(), query).slice(0, maxResults),
     fetch: async (url) => {
-      const all = await documents();
-      const document = all.find((doc) => doc.url === url || doc.url === url.replace(/\/$/, ""));
-      if (document === undefined) throw new Error(`no page at ${url} (offline web: ${all.length} documents)`);
+      const document = findDocument(await documents(), url);
       return `${document.title}\n\n${document.text}`;
     },
+    page: async (url) => findDocument(await documents(), url).raw,
   };
 }
+
+function findDocument(all: readonly OfflineDocument[], url: string): OfflineDocument {
+  const document = all.find((doc) => doc.url === url || doc.url === url.replace(/\/$/, ""));
+  if (document === undefined) throw new Error(`no page at ${url} (offline web: ${all.length} documents)`);
+  return document;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html",
+  ".htm": "text/html",
+  ".md": "text/markdown",
+  ".txt": "text/plain",
+};
 
 function readDocuments(folder: string): Promise<OfflineDocument[]> {
   const paths = listFiles(folder).filter((path) => DOCUMENT_EXTENSIONS.has(extname(path).toLowerCase()));
@@ -65,7 +79,9 @@ async function readDocument(folder: string, path: string): Promise<OfflineDocume
   const text = isHtml ? await htmlToText(body) : body.trim();
   const name = relative(folder, path).split(sep).join("/");
   const title = meta.title ?? (isHtml ? htmlTitle(body) : undefined) ?? firstLine(text) ?? name;
-  return { url: meta.url ?? `offline://${name}`, title, text, terms: termCounts(`${title}\n${text}`) };
+  const url = meta.url ?? `offline://${name}`;
+  const page = { url, contentType: CONTENT_TYPES[extname(path).toLowerCase()] ?? "text/plain", body };
+  return { url, title, text, raw: page, terms: termCounts(`${title}\n${text}`) };
 }
 
 function frontMatter(raw: string, path: string): { meta: { title?: string; url?: string }; body: string } {
