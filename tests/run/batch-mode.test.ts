@@ -8,7 +8,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { costUsd } from "../../src/models/pricing.js";
+import { summarisePlan } from "../../src/run/plan.js";
 import { runStudy } from "../../src/run/run-study.js";
+import { prepareStudy } from "../../src/run/study.js";
 import {
   BATCH_TEST_KEY,
   BATCH_TEST_KEY_ENV,
@@ -20,7 +22,9 @@ import {
 } from "../helpers/batch-study.js";
 import type { BatchMockState } from "../helpers/mock-batch.js";
 import type { MockServer } from "../helpers/mock-server.js";
+import { runCli } from "../helpers/cli.js";
 import { startRun } from "../helpers/run-process.js";
+import { writeDemoSpec } from "../helpers/study.js";
 import Database from "better-sqlite3";
 import { join } from "node:path";
 
@@ -166,3 +170,68 @@ for (const c of PROVIDER_CASES) {
     });
   });
 }
+
+describe("batch mode: multi-call scaffolds and the plan", () => {
+  const c = PROVIDER_CASES[0];
+  let server: MockServer;
+  let state: BatchMockState;
+  before(async () => {
+    ({ server, state } = await c.start());
+  });
+  after(() => server.close());
+
+  test("a multi-call scaffold advances one round of sub-calls per batch, scoring as the sync run", async () => {
+    const facets = "    format: [mc]\n    scaffold: [{ name: critic, rounds: 1 }]";
+    state.reset();
+    const sync = batchSpec(c, server.url, { mode: "sync", items: 5, facets });
+    await runStudy({ specPath: sync.specPath, outDir: sync.outDir, env: ENV });
+    state.reset();
+    const batch = batchSpec(c, server.url, { mode: "batch", items: 5, facets });
+    const run = await runStudy({ specPath: batch.specPath, outDir: batch.outDir, env: ENV });
+    assert.equal(run.counts.finished, 5);
+    const a = await readRun(sync.outDir);
+    const b = await readRun(batch.outDir);
+    assert.deepEqual(scoresOf(b.trials), scoresOf(a.trials));
+    // Round k of every trial is batch k: batch sizes are the trials with a k-th sub-call.
+    const perSeq = new Map<number, number>();
+    for (const call of b.calls) perSeq.set(call.seq, (perSeq.get(call.seq) ?? 0) + 1);
+    const rounds = [...perSeq.keys()].sort((x, y) => x - y).map((seq) => perSeq.get(seq)!);
+    assert.ok(rounds.length >= 2, "the critic makes more than one sub-call");
+    assert.deepEqual(
+      [...state.batches.values()].map((x) => x.requests.length),
+      rounds,
+    );
+    for (const call of b.calls) {
+      const batchOfSeq = [...state.batches.values()][call.seq - 1];
+      assert.equal(call.note?.batch_id, batchOfSeq.id);
+    }
+  });
+
+  test("plan estimates the cost in both modes: half price for batch-capable providers, local models free", async () => {
+    const { specPath } = batchSpec(c, server.url, { mode: "sync", items: 4 });
+    const study = await prepareStudy(specPath);
+    const summary = summarisePlan(study);
+    const subject = summary.perModel.find((m) => m.model === "subject")!;
+    assert.ok(subject.costUsd! > 0);
+    assert.equal(subject.batchCostUsd, subject.costUsd! / 2);
+    assert.equal(summary.estimatedBatchCostUsd, summary.estimatedCostUsd / 2);
+    const shown = runCli(["plan", specPath], { env: { ...process.env, ...ENV } });
+    assert.equal(shown.status, 0, shown.stderr);
+    const dollars = (n: number) => `$${n.toFixed(2)}`;
+    assert.ok(shown.stdout.includes(`estimated cost (upper bound): ${dollars(summary.estimatedCostUsd)}`));
+    assert.ok(
+      shown.stdout.includes(
+        `estimated cost in batch mode (execution.mode: batch; now sync): ${dollars(summary.estimatedBatchCostUsd)}`,
+      ),
+    );
+  });
+
+  test("a provider without a batch API (the simulated panel) runs synchronously in batch mode", async () => {
+    const { specPath, outDir } = writeDemoSpec({ items: 4, execution: "  mode: batch" });
+    const run = await runStudy({ specPath, outDir, env: {} });
+    assert.equal(run.counts.finished, 8);
+    const read = await readRun(outDir);
+    assert.equal(read.batches.length, 0);
+    assert.ok(read.calls.every((call) => call.note?.batch_id === undefined));
+  });
+});

@@ -54,6 +54,9 @@ export class KyselyBatchStore implements BatchStore {
               batch_id: batch.batchId,
               state: "submitted",
               submissions: eb(eb.ref("batch_requests.submissions"), "+", 1),
+              // The earlier batch's outcome is spent: the request waits for its new batch.
+              result: null,
+              error: null,
               updated_at: now,
             })),
           )
