@@ -57,7 +57,9 @@ export function batchSpec(
     "  backoff_base_ms: 1",
     "  backoff_max_ms: 5",
     `  mode: ${options.mode}`,
-    "  batch: { max_requests: 100, flush_after_ms: 40, poll_initial_ms: 5, poll_max_ms: 20 }",
+    // A batch as large as the study: the first round fills it and goes out at once, whatever the
+    // machine's speed; resubmissions (queued together when a batch ends) go after the quiet period.
+    `  batch: { max_requests: ${options.items ?? 8}, flush_after_ms: 150, poll_initial_ms: 5, poll_max_ms: 20 }`,
   ].join("\n");
   return writeDemoSpec({
     items: options.items ?? 8,
