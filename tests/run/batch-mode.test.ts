@@ -106,6 +106,10 @@ for (const c of PROVIDER_CASES) {
       await exited;
       assert.equal(state.creates, 1);
       assert.equal(state.resultReads, 0, "killed before any result was read");
+      const pendingStatus = runCli(["status", batch.outDir]);
+      assert.equal(pendingStatus.status, 0, pendingStatus.stderr);
+      assert.match(pendingStatus.stdout, /provider batches: 1 \(1 submitted, 0 ended\)/);
+      assert.match(pendingStatus.stdout, new RegExp(`${c.provider} \\| subject \\| .+ \\| submitted \\| 6 \\|`));
 
       state.hold = false;
       const resumed = await runStudy({ specPath: batch.specPath, outDir: batch.outDir, env: ENV });
@@ -116,6 +120,7 @@ for (const c of PROVIDER_CASES) {
       assert.equal(read.batches.length, 1);
       assert.ok(read.calls.every((call) => call.note?.batch_id === read.batches[0].batchId));
       assert.ok([...read.trials.values()].every((t) => t.executions === 1));
+      assert.match(runCli(["status", batch.outDir]).stdout, /provider batches: 1 \(0 submitted, 1 ended\)/);
 
       // Killed after the results were stored but before the trials committed (the same store
       // state, made by hand): the results come from the store, not from the provider.
