@@ -53,6 +53,7 @@ export class BatchCollector {
   private readonly polls = new Map<string, Promise<void>>();
   /** Batches this process settled: a late caller reads its request from the store. */
   private readonly settled = new Set<string>();
+  private readonly bySignal = new Map<AbortSignal, { waiters: Set<Waiter>; onAbort: () => void }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private submitting: Promise<void> = Promise.resolve();
   private readonly sleep: Sleep;
@@ -67,12 +68,54 @@ export class BatchCollector {
     this.throwIfAborted();
     const customId = batchCustomId(request);
     const known = (await this.o.store.batchRequests(this.o.runId, [customId])).get(customId);
+    const { signal } = request;
     return new Promise<GenerateResult>((resolve, reject) => {
-      const waiter: Waiter = { customId, request, submissions: known?.submissions ?? 0, resolve, reject };
-      request.signal?.addEventListener("abort", () => this.drop(waiter, request.signal?.reason), { once: true });
+      const waiter: Waiter = {
+        customId,
+        request,
+        submissions: known?.submissions ?? 0,
+        resolve: (result) => {
+          this.unwatch(waiter, signal);
+          resolve(result);
+        },
+        reject: (error) => {
+          this.unwatch(waiter, signal);
+          reject(error);
+        },
+      };
+      this.watch(waiter, signal);
       if (known) this.resume(waiter, known);
       else this.enqueue(waiter);
     });
+  }
+
+  /**
+   * The call's own abort drops it. One listener per signal (the trials of a run share theirs),
+   * not one per waiting call: a thousand calls wait at once.
+   */
+  private watch(waiter: Waiter, signal: AbortSignal | undefined): void {
+    if (!signal) return;
+    let group = this.bySignal.get(signal);
+    if (!group) {
+      const watched = new Set<Waiter>();
+      const onAbort = () => {
+        this.bySignal.delete(signal);
+        for (const w of [...watched]) this.drop(w, signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      group = { waiters: watched, onAbort };
+      this.bySignal.set(signal, group);
+    }
+    group.waiters.add(waiter);
+  }
+
+  private unwatch(waiter: Waiter, signal: AbortSignal | undefined): void {
+    const group = signal && this.bySignal.get(signal);
+    if (!group) return;
+    group.waiters.delete(waiter);
+    if (group.waiters.size > 0) return;
+    signal.removeEventListener("abort", group.onAbort);
+    this.bySignal.delete(signal);
   }
 
   /** Stops the flush timer; called when the run's trials have settled. */
