@@ -158,6 +158,23 @@ for (const c of PROVIDER_CASES) {
       assert.equal(state.creates, 3);
     });
 
+    test("a request that keeps failing is resubmitted max_retries times, then errors its trial", async () => {
+      state.reset();
+      state.failures = [{ match: "number 2 ", failure: "server", times: 10 }];
+      const batch = batchSpec(c, server.url, { mode: "batch", items: 4, maxRetries: 1 });
+      const run = await runStudy({ specPath: batch.specPath, outDir: batch.outDir, env: ENV });
+      assert.equal(run.counts.finished, 3);
+      assert.equal(run.counts.errored, 1);
+      assert.equal(state.creates, 2, "the first submission and one retry");
+      assert.deepEqual(
+        [...state.batches.values()].map((b) => b.requests.length),
+        [4, 1],
+      );
+      const read = await readRun(batch.outDir);
+      const errored = [...read.trials.values()].find((t) => t.status === "errored")!;
+      assert.equal(errored.failureBucket, "provider_error");
+    });
+
     test("an expired batch resubmits the requests it did not run", async () => {
       state.reset();
       state.expireNext = 1;
