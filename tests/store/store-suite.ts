@@ -698,8 +698,11 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         await store.settleBatch("r1", "b1", "completed", [
           { customId: "c1", state: "done", raw: response },
           { customId: "c2", state: "failed", raw: failure },
-          { customId: "c3", state: "unfinished" },
         ]);
+        const settled = await store.batchRequests("r1", ["c2", "c3"]);
+        assert.equal(settled.get("c2")?.state, "failed");
+        assert.deepEqual(settled.get("c2")?.raw, failure);
+        assert.equal(settled.get("c3")?.state, "unfinished", "a request the batch did not report was not run");
         // c2 and c3 go into a second batch; settling the first again must not touch them.
         await store.recordBatch("r1", { batchId: "b2", provider: "openai", modelId: "m", submittedAt: at }, [
           "c2",

@@ -102,6 +102,14 @@ export class KyselyBatchStore implements BatchStore {
           .where("batch_id", "=", batchId)
           .execute();
       }
+      // Requests the ended batch did not report were not run: unfinished, to be resubmitted.
+      await trx
+        .updateTable("batch_requests")
+        .set({ state: "unfinished", updated_at: now })
+        .where("run_id", "=", runId)
+        .where("batch_id", "=", batchId)
+        .where("state", "=", "submitted")
+        .execute();
       await trx
         .updateTable("provider_batches")
         .set({ status: "ended", provider_status: providerStatus, ended_at: now })

@@ -206,8 +206,9 @@ export interface BatchStore {
   /** The requests known by these custom ids (those found). */
   batchRequests(runId: string, customIds: readonly string[]): Promise<Map<string, BatchRequestRecord>>;
   /**
-   * Stores the outcomes of an ended batch and marks it ended, in one transaction. A request
-   * resubmitted since in a later batch is left to that batch.
+   * Stores the outcomes of an ended batch and marks it ended, in one transaction; its requests
+   * it did not report become unfinished. A request resubmitted since in a later batch is left to
+   * that batch.
    */
   settleBatch(
     runId: string,

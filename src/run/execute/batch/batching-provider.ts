@@ -39,6 +39,6 @@ export class BatchingProvider implements Provider {
 
   /** Stops the collectors' timers; the wrapped provider is closed by its owner. */
   async close(): Promise<void> {
-    for (const collector of this.collectors.values()) collector.close();
+    await Promise.all([...this.collectors.values()].map((collector) => collector.close()));
   }
 }

@@ -118,10 +118,14 @@ export class BatchCollector {
     this.bySignal.delete(signal);
   }
 
-  /** Stops the flush timer; called when the run's trials have settled. */
-  close(): void {
+  /**
+   * Stops the flush timer and waits for a submission in progress, so a batch the provider
+   * accepted is recorded before the store closes (an aborted run must still find it on resume).
+   */
+  async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    await this.submitting;
   }
 
   /** A call the store knows: its stored outcome, or the batch it was submitted in. */
@@ -291,7 +295,8 @@ export class BatchCollector {
   }
 
   private abortAll(): void {
-    this.close();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     const reason = this.o.signal?.reason ?? new ProviderError("request aborted", "other", { retryable: false });
     for (const waiter of this.pending.values()) waiter.reject(reason);
     this.pending.clear();
