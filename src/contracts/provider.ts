@@ -197,6 +197,8 @@ export type BatchOutcome = { kind: "result"; result: GenerateResult } | { kind: 
 
 /** A provider's batch API, through its official SDK. Types only; adapters live in src/models/batch/. */
 export interface ProviderBatchApi {
+  /** The provider's largest batch, in requests (the spec's max_requests is capped at it). */
+  readonly maxRequests?: number;
   /** Submits the entries as one batch (uploading a file first where the API needs one); returns the batch id. */
   submit(model: string, entries: readonly BatchEntry[], signal?: AbortSignal): Promise<string>;
   status(batchId: string, signal?: AbortSignal): Promise<BatchStatus>;

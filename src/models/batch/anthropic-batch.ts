@@ -39,6 +39,8 @@ function sdkError(outcome: RawBatchOutcome & { kind: "error" }): unknown {
 export function anthropicBatchApi(codec: BatchCodec<Prepared, Anthropic>): ProviderBatchApi {
   const { client } = codec;
   return {
+    // ScaffoldSafety App. J (note c): Message Batches of at most 10K requests.
+    maxRequests: 10_000,
     classify: codec.classify,
     decode: (outcome, request) => decodeWith(codec, outcome, request, sdkError),
     async submit(_model, entries, signal) {

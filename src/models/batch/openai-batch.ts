@@ -54,6 +54,8 @@ function sdkError(outcome: RawBatchOutcome & { kind: "error" }): unknown {
 export function openaiBatchApi(codec: BatchCodec<Prepared, OpenAI>): ProviderBatchApi {
   const { client } = codec;
   return {
+    // The Batch API's documented limit per input file.
+    maxRequests: 50_000,
     classify: codec.classify,
     decode: (outcome, request) => decodeWith(codec, outcome, request, sdkError),
     async submit(_model, entries, signal) {

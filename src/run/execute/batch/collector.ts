@@ -118,6 +118,11 @@ export class BatchCollector {
     this.bySignal.delete(signal);
   }
 
+  /** Requests per batch: the spec's max_requests, capped at the provider's own limit. */
+  private get capacity(): number {
+    return Math.min(this.o.settings.maxRequests, this.o.api.maxRequests ?? Number.POSITIVE_INFINITY);
+  }
+
   /**
    * Stops the flush timer and waits for a submission in progress, so a batch the provider
    * accepted is recorded before the store closes (an aborted run must still find it on resume).
@@ -148,7 +153,7 @@ export class BatchCollector {
 
   private enqueue(waiter: Waiter): void {
     this.pending.set(waiter.customId, waiter);
-    if (this.pending.size >= this.o.settings.maxRequests) {
+    if (this.pending.size >= this.capacity) {
       this.flush();
       return;
     }
@@ -160,7 +165,7 @@ export class BatchCollector {
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const waiters = [...this.pending.values()].slice(0, this.o.settings.maxRequests);
+    const waiters = [...this.pending.values()].slice(0, this.capacity);
     for (const w of waiters) this.pending.delete(w.customId);
     if (waiters.length === 0) return;
     this.submitting = this.submitting.then(() => this.submit(waiters));
