@@ -69,6 +69,12 @@ export interface GenerateRequest {
    * retried trial is a fresh draw and a run with injected failures is still reproducible.
    */
   execution?: number;
+  /**
+   * A stable name of this call within its run (trial, execution, sub-call number), set by the
+   * runner. Batch mode derives the request's custom id from it, so a resumed run finds the
+   * request it already submitted.
+   */
+  callId?: string;
 }
 
 export interface TokenUsage {
@@ -93,6 +99,8 @@ export interface GenerateResult {
   keySlot?: number;
   /** The model id and version the provider reported serving the call (e.g. "gpt-4o-2024-08-06"). */
   modelRevision?: string;
+  /** The provider's batch that served the call (batch mode); recorded in the call's note. */
+  batchId?: string;
 }
 
 export interface TokenLogprob {
@@ -155,5 +163,49 @@ export interface Provider {
    * there instead (GenerateResult.modelRevision).
    */
   modelRevision?(model: string): Promise<string | undefined>;
+  /** The provider's batch API (OpenAI Batch, Anthropic Message Batches, Gemini batch mode), when it has one. */
+  batch?: ProviderBatchApi;
   close?(): Promise<void>;
+}
+
+/** One request of a batch: the custom id that names it in the batch, and the call it stands for. */
+export interface BatchEntry {
+  customId: string;
+  request: GenerateRequest;
+}
+
+/** Where a submitted batch stands: still running, or ended (completed, expired, failed, cancelled). */
+export interface BatchStatus {
+  state: "running" | "ended";
+  /** The provider's own status word ("in_progress", "ended", "JOB_STATE_EXPIRED", ...). */
+  providerStatus: string;
+}
+
+/**
+ * One request's outcome as the batch reports it, kept as JSON (the store holds it until the
+ * call that asked for it reads it): the response body the synchronous call would have received,
+ * the error it would have received (HTTP status and body), or nothing (expired or cancelled
+ * before it ran).
+ */
+export type RawBatchOutcome =
+  | { kind: "response"; body: unknown }
+  | { kind: "error"; status?: number; body?: unknown; message?: string }
+  | { kind: "unfinished"; reason: string };
+
+/** A raw outcome read as the synchronous call reads its answer: a result, or a classified error. */
+export type BatchOutcome = { kind: "result"; result: GenerateResult } | { kind: "error"; error: unknown };
+
+/** A provider's batch API, through its official SDK. Types only; adapters live in src/models/batch/. */
+export interface ProviderBatchApi {
+  /** The provider's largest batch, in requests (the spec's max_requests is capped at it). */
+  readonly maxRequests?: number;
+  /** Submits the entries as one batch (uploading a file first where the API needs one); returns the batch id. */
+  submit(model: string, entries: readonly BatchEntry[], signal?: AbortSignal): Promise<string>;
+  status(batchId: string, signal?: AbortSignal): Promise<BatchStatus>;
+  /** Every request outcome an ended batch reports, by custom id. */
+  results(batchId: string, signal?: AbortSignal): Promise<Map<string, RawBatchOutcome>>;
+  /** Reads a response or error outcome for `request` exactly as the synchronous call would. */
+  decode(outcome: RawBatchOutcome & { kind: "response" | "error" }, request: GenerateRequest): BatchOutcome;
+  /** Classifies an error of submit/status/results into a ProviderError (the synchronous classification). */
+  classify(error: unknown): unknown;
 }

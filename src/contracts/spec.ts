@@ -169,6 +169,32 @@ export const ExecutionSchema = z
     backoff_base_ms: z.number().nonnegative().default(500),
     backoff_max_ms: z.number().positive().default(60_000),
     cache: z.boolean().default(true),
+    mode: z
+      .enum(["sync", "batch"])
+      .optional()
+      .describe(
+        "sync (default), or batch: calls of providers with a batch API go through it, at the batch price (docs/SCALE.md)",
+      ),
+    batch: z
+      .object({
+        max_requests: z
+          .number()
+          .int()
+          .positive()
+          .max(50_000)
+          .default(1000)
+          .describe("Requests per batch (and trials in flight)"),
+        flush_after_ms: z
+          .number()
+          .int()
+          .nonnegative()
+          .default(500)
+          .describe("A batch is submitted once no call joined it for this long"),
+        poll_initial_ms: z.number().int().positive().default(15_000),
+        poll_max_ms: z.number().int().positive().default(300_000),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -37,6 +37,7 @@ import {
 import { callWithKey, KeyPool, type RemoteProviderDeps, resolveApiKeys } from "./keys.js";
 import { applyParamPolicy, fromSpecParamNames } from "./policy.js";
 import type { ProviderEnv, ProviderFactory } from "./types.js";
+import { anthropicBatchApi } from "./batch/anthropic-batch.js";
 
 const NAME = "anthropic";
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -220,32 +221,43 @@ export function createAnthropicProvider(spec: ModelSpec, env: ProviderEnv, deps:
   const pool = new KeyPool(clients, { now, perKeyRpm: readRpmPerKey(spec) });
   const extraDrops = fromSpecParamNames(spec.drop_params);
 
-  const generate = async (request: GenerateRequest): Promise<GenerateResult> => {
+  // Shared by the synchronous call and the batch API, so a batched call is stored as a synchronous one.
+  const prepare = (request: GenerateRequest) => {
     const { params, dropped } = applyParamPolicy(NAME, request.model, request.params, extraDrops);
-    const body = messageBody(request, params);
-    const { result, slot } = await callWithKey(
-      pool,
-      keys,
-      request.signal,
-      (client) => client.messages.create(body, { signal: request.signal }),
-      (e) => classifyAnthropicError(e, now()),
-    );
-    const parsed = parseMessage(result);
+    return { body: messageBody(request, params), params, dropped };
+  };
+  const toResult = (raw: unknown, prepared: ReturnType<typeof prepare>, slot?: number): GenerateResult => {
+    const parsed = parseMessage(raw);
     return {
       text: parsed.text,
       toolCalls: parsed.toolCalls,
       usage: parsed.usage,
       finishReason: parsed.finish,
       // max_tokens is always sent; record the value used.
-      paramsUsed: { ...params, maxTokens: body.max_tokens },
-      droppedParams: dropped,
+      paramsUsed: { ...prepared.params, maxTokens: prepared.body.max_tokens },
+      droppedParams: prepared.dropped,
       keySlot: slot,
       ...(parsed.modelRevision ? { modelRevision: parsed.modelRevision } : {}),
     };
   };
+  const classify = (e: unknown) => classifyAnthropicError(e, now());
+
+  const generate = async (request: GenerateRequest): Promise<GenerateResult> => {
+    const prepared = prepare(request);
+    const { result, slot } = await callWithKey(
+      pool,
+      keys,
+      request.signal,
+      (client) => client.messages.create(prepared.body, { signal: request.signal }),
+      classify,
+    );
+    return toResult(result, prepared, slot);
+  };
 
   const caps: ReadonlySet<Capability> = new Set<Capability>(["generate", "system_prompt", "tools", "temperature"]);
-  return { name: NAME, simulated: false, capabilities: () => caps, generate };
+  // Batches go through the first key: a batch is polled and read with the key that created it.
+  const batch = anthropicBatchApi({ client: clients[0], prepare, toResult, classify });
+  return { name: NAME, simulated: false, capabilities: () => caps, generate, batch };
 }
 
 export const anthropicProvider: ProviderFactory = (spec, env) => createAnthropicProvider(spec, env);

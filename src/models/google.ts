@@ -38,6 +38,7 @@ import {
 import { callWithKey, KeyPool, type RemoteProviderDeps, resolveApiKeys } from "./keys.js";
 import { applyParamPolicy, fromSpecParamNames } from "./policy.js";
 import type { ProviderEnv, ProviderFactory } from "./types.js";
+import { googleBatchApi } from "./batch/google-batch.js";
 
 const NAME = "google";
 
@@ -240,28 +241,37 @@ export function createGoogleProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
   const pool = new KeyPool(clients, { now, perKeyRpm: options.rpmPerKey });
   const extraDrops = fromSpecParamNames(spec.drop_params);
 
-  const generate = async (request: GenerateRequest): Promise<GenerateResult> => {
+  // Shared by the synchronous call and the batch API, so a batched call is stored as a synchronous one.
+  const prepare = (request: GenerateRequest) => {
     const { params, dropped } = applyParamPolicy(NAME, request.model, request.params, extraDrops);
     const { system, contents } = toGeminiContents(request.messages);
-    const config = generationConfig(request, params, system);
-    const { result, slot } = await callWithKey(
-      pool,
-      keys,
-      request.signal,
-      (client) => client.models.generateContent({ model: request.model, contents, config }),
-      classifyGoogleError,
-    );
-    const parsed = parseResponse(result);
+    return { contents, config: generationConfig(request, params, system), params, dropped };
+  };
+  const toResult = (raw: unknown, prepared: ReturnType<typeof prepare>, slot?: number): GenerateResult => {
+    const parsed = parseResponse(raw);
     return {
       text: parsed.text,
       toolCalls: parsed.toolCalls,
       usage: parsed.usage,
       finishReason: parsed.finish,
-      paramsUsed: params,
-      droppedParams: dropped,
+      paramsUsed: prepared.params,
+      droppedParams: prepared.dropped,
       keySlot: slot,
       ...(parsed.modelRevision ? { modelRevision: parsed.modelRevision } : {}),
     };
+  };
+
+  const generate = async (request: GenerateRequest): Promise<GenerateResult> => {
+    const prepared = prepare(request);
+    const { result, slot } = await callWithKey(
+      pool,
+      keys,
+      request.signal,
+      (client) =>
+        client.models.generateContent({ model: request.model, contents: prepared.contents, config: prepared.config }),
+      classifyGoogleError,
+    );
+    return toResult(result, prepared, slot);
   };
 
   const caps: ReadonlySet<Capability> = new Set<Capability>([
@@ -271,7 +281,9 @@ export function createGoogleProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
     "seed",
     "temperature",
   ]);
-  return { name: NAME, simulated: false, capabilities: () => caps, generate };
+  // Batches go through the first key: a batch is polled and read with the key that created it.
+  const batch = googleBatchApi({ client: clients[0], prepare, toResult, classify: classifyGoogleError });
+  return { name: NAME, simulated: false, capabilities: () => caps, generate, batch };
 }
 
 export const googleProvider: ProviderFactory = (spec, env) => createGoogleProvider(spec, env);

@@ -47,6 +47,7 @@ import {
 import { callWithKey, KeyPool, type RemoteProviderDeps, resolveApiKeys } from "./keys.js";
 import { applyParamPolicy, fromSpecParamNames, isOpenAIReasoningModel, type PolicyTraits } from "./policy.js";
 import type { ProviderEnv, ProviderFactory } from "./types.js";
+import { openaiBatchApi } from "./batch/openai-batch.js";
 
 const NAME = "openai";
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -265,17 +266,14 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
   const classify = (e: unknown) => classifyOpenAIError(e, now());
   const reasoningModel = (model: string) => options.traits.reasoning ?? isOpenAIReasoningModel(model);
 
-  const generate = async (request: GenerateRequest): Promise<GenerateResult> => {
+  // One preparation and one reading of a chat completion, shared by the synchronous call and
+  // the batch API, so a batched call is stored exactly as a synchronous one.
+  const prepare = (request: GenerateRequest) => {
     const { params, dropped } = applyParamPolicy(NAME, request.model, request.params, extraDrops, options.traits);
-    const body = chatBody(request, params, reasoningModel(request.model));
-    const { result, slot } = await callWithKey(
-      pool,
-      secrets,
-      request.signal,
-      (client) => client.chat.completions.create(body, { signal: request.signal }),
-      classify,
-    );
-    const parsed = parseChat(result);
+    return { body: chatBody(request, params, reasoningModel(request.model)), params, dropped };
+  };
+  const toResult = (raw: unknown, prepared: ReturnType<typeof prepare>, slot?: number): GenerateResult => {
+    const parsed = parseChat(raw);
     return {
       text: parsed.text,
       toolCalls: parsed.toolCalls,
@@ -285,11 +283,23 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
         ...(parsed.cacheReadTokens !== undefined ? { cacheReadTokens: parsed.cacheReadTokens } : {}),
       },
       finishReason: parsed.finish?.toLowerCase(),
-      paramsUsed: params,
-      droppedParams: dropped,
+      paramsUsed: prepared.params,
+      droppedParams: prepared.dropped,
       keySlot: slot,
-      ...reportedRevision(result),
+      ...reportedRevision(raw),
     };
+  };
+
+  const generate = async (request: GenerateRequest): Promise<GenerateResult> => {
+    const prepared = prepare(request);
+    const { result, slot } = await callWithKey(
+      pool,
+      secrets,
+      request.signal,
+      (client) => client.chat.completions.create(prepared.body, { signal: request.signal }),
+      classify,
+    );
+    return toResult(result, prepared, slot);
   };
 
   const continuationLogprobs = async (request: ContinuationLogprobRequest): Promise<ContinuationLogprobResult> => {
@@ -322,6 +332,8 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
     simulated: false,
     capabilities: (model: string) => openaiCapabilities(reasoningModel(model), options.completionsLogprobs),
     generate,
+    // Batches go through the first key: a batch is polled and read with the key that created it.
+    batch: openaiBatchApi({ client: clients[0], prepare, toResult, classify }),
   };
   if (options.completionsLogprobs) provider.continuationLogprobs = continuationLogprobs;
   return provider;

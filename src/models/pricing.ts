@@ -87,3 +87,19 @@ export function costUsd(usage: TokenUsage, price: Price | undefined): Cost {
   const usd = (usage.inputTokens * price.input_per_mtok + usage.outputTokens * price.output_per_mtok) / 1e6;
   return { usd, priceKnown: true };
 }
+
+/**
+ * The price of a model's calls in batch mode: its synchronous price times its provider's batch
+ * factor (descriptor `batchPriceFactor`); the synchronous price for a provider without a batch API.
+ */
+export function batchPrice(spec: ModelSpec, studyPrices?: Readonly<Record<string, Price>>): Price | undefined {
+  const price = modelPrice(spec, studyPrices);
+  const factor = providers.has(spec.provider) ? providers.get(spec.provider).batchPriceFactor : undefined;
+  if (!price || factor === undefined) return price;
+  return { input_per_mtok: price.input_per_mtok * factor, output_per_mtok: price.output_per_mtok * factor };
+}
+
+/** Whether a model's calls go through its provider's batch API in batch mode. */
+export function batchable(spec: Pick<ModelSpec, "provider">): boolean {
+  return providers.has(spec.provider) && providers.get(spec.provider).batchPriceFactor !== undefined;
+}

@@ -14,6 +14,12 @@ import {
 import { llamaSpecProblems } from "./llama-path.js";
 import type { ProviderDescriptor } from "./types.js";
 
+/**
+ * Batch calls cost half the synchronous price at all three providers (OpenAI Batch API,
+ * Anthropic Message Batches, Gemini batch mode; their pricing pages, checked 2025-11).
+ */
+const BATCH_HALF_PRICE = 0.5;
+
 export const simDescriptor: ProviderDescriptor = {
   name: "sim",
   local: true,
@@ -35,6 +41,7 @@ export const openaiDescriptor: ProviderDescriptor = {
   local: false,
   optionsSchema: OpenAIOptionsSchema,
   create: async (spec, env) => (await import("./openai.js")).openaiProvider(spec, env),
+  batchPriceFactor: BATCH_HALF_PRICE,
 };
 
 export const anthropicDescriptor: ProviderDescriptor = {
@@ -42,6 +49,7 @@ export const anthropicDescriptor: ProviderDescriptor = {
   local: false,
   optionsSchema: AnthropicOptionsSchema,
   create: async (spec, env) => (await import("./anthropic.js")).anthropicProvider(spec, env),
+  batchPriceFactor: BATCH_HALF_PRICE,
 };
 
 export const googleDescriptor: ProviderDescriptor = {
@@ -49,6 +57,7 @@ export const googleDescriptor: ProviderDescriptor = {
   local: false,
   optionsSchema: GoogleOptionsSchema,
   create: async (spec, env) => (await import("./google.js")).googleProvider(spec, env),
+  batchPriceFactor: BATCH_HALF_PRICE,
 };
 
 export const providers = new Registry<ProviderDescriptor>("provider");

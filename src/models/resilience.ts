@@ -368,5 +368,7 @@ export function withResilience(inner: Provider, options: ResilienceOptions = {})
   }
   // Which weights answer (a local file's hash): no call, so nothing to retry or limit.
   if (inner.modelRevision) wrapped.modelRevision = inner.modelRevision.bind(inner);
+  // Batch mode (src/run/execute/batch/) polls with its own backoff; the API passes through.
+  if (inner.batch) wrapped.batch = inner.batch;
   return wrapped;
 }

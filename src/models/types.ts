@@ -42,6 +42,11 @@ export interface ProviderDescriptor {
    * model file), without creating the provider. Paths are relative to the model entry.
    */
   specProblems?(spec: ModelSpec, context?: { specDir?: string }): SpecEntryProblem[];
+  /**
+   * Present when the provider has a batch API (`execution.mode: batch`): the share of the
+   * synchronous price a batched call costs (0.5: half price).
+   */
+  readonly batchPriceFactor?: number;
 }
 
 /** A problem of one model entry: the field (relative to the entry) and what was expected. */

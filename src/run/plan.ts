@@ -15,7 +15,7 @@ import { estimateTokens } from "../core/tokens.js";
 import { renderTrialTask } from "../facets/render.js";
 import { DEFAULT_SCAFFOLD, scaffoldOf } from "../facets/scaffold.js";
 import { scoringPathOf } from "../facets/scoring-path.js";
-import { costUsd, modelPrice } from "../models/pricing.js";
+import { batchPrice, costUsd, modelPrice } from "../models/pricing.js";
 import { renderTask } from "../scaffolds/prompt.js";
 import { configurationOf } from "./conditions.js";
 import { loaderOf } from "./scoring/choose.js";
@@ -65,8 +65,10 @@ export interface PlanSummary {
   estimatedCalls: number;
   /** Upper-bound cost: estimated prompt tokens and max output tokens at the known prices. */
   estimatedCostUsd: number;
+  /** The same estimate in batch mode: models with a batch API at their batch price (judges stay synchronous). */
+  estimatedBatchCostUsd: number;
   modelsWithoutPrice: string[];
-  perModel: { model: string; trials: number; calls: number; costUsd: number | null }[];
+  perModel: { model: string; trials: number; calls: number; costUsd: number | null; batchCostUsd: number | null }[];
   /**
    * Per benchmark: its conditions, and its configurations |C_b| (conditions with the decoding
    * seeds of one setting counted once: SafetyRepro's "shared configurations").
@@ -101,18 +103,21 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
   const judgeCallsPerTrial = expectedJudgeCalls(study.spec);
   const perModel = study.spec.models.map((model) => {
     const price = modelPrice(model, study.spec.prices);
+    const priceInBatch = batchPrice(model, study.spec.prices);
     const outputPerCall = model.params.max_tokens ?? DEFAULT_OUTPUT_ESTIMATE;
     // Judge sub-calls of judged open-ended trials count (they are charged to the run's budget).
     const judge = judges.get(model.id)?.primary;
     const judgePrice = judge ? modelPrice(judge, study.spec.prices) : undefined;
     let calls = 0;
     let cost = 0;
+    let batchCost = 0;
     for (const { perTrial, tasks } of workload) {
       for (const { promptTokens, judged } of tasks) {
         calls += perTrial * attempts;
         if (price) {
           const usage = { inputTokens: promptTokens * perTrial, outputTokens: outputPerCall * perTrial };
           cost += costUsd(usage, price).usd * attempts;
+          batchCost += costUsd(usage, priceInBatch).usd * attempts;
         }
         if (judge && judged) {
           calls += judgeCallsPerTrial * attempts;
@@ -122,6 +127,7 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
               outputTokens: JUDGE_OUTPUT_TOKENS * judgeCallsPerTrial,
             };
             cost += costUsd(usage, judgePrice).usd * attempts;
+            batchCost += costUsd(usage, judgePrice).usd * attempts;
           }
         }
       }
@@ -132,6 +138,7 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
       // Judge calls are expectations (subsample shares): the estimate is rounded.
       calls: Math.round(calls),
       costUsd: price ? cost : null,
+      batchCostUsd: price ? batchCost : null,
     };
   });
   return {
@@ -143,6 +150,7 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     trials: perModel.reduce((sum, m) => sum + m.trials, 0),
     estimatedCalls: perModel.reduce((sum, m) => sum + m.calls, 0),
     estimatedCostUsd: perModel.reduce((sum, m) => sum + (m.costUsd ?? 0), 0),
+    estimatedBatchCostUsd: perModel.reduce((sum, m) => sum + (m.batchCostUsd ?? 0), 0),
     modelsWithoutPrice: perModel.filter((m) => m.costUsd === null).map((m) => m.model),
     perModel,
     perBenchmark,

@@ -8,6 +8,8 @@ import type { ProviderEnv } from "../models/types.js";
 import { InputError } from "../core/errors.js";
 import { agentRuntimeOf } from "./agent-runtime.js";
 import { executeTrials } from "./execute/execute-trials.js";
+import { type BatchedModels, batchConcurrency, batchModels } from "./execute/batch/batch-models.js";
+import { isBatchMode } from "./execute/batch/settings.js";
 import { stampGridRules } from "./grid-rules.js";
 import { LeasedTrialSource, type LeaseOptions } from "./execute/leased-source.js";
 import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
@@ -77,6 +79,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     throw error;
   }
   const judges = new Map<string, ModelRuntime>();
+  let batching: BatchedModels | undefined;
   let store: TrialStore;
   try {
     store = await openStore(options.store ?? outDir);
@@ -104,15 +107,19 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       );
     }
     const judging = await RunJudging.open(study, store, runId, outDir, judges);
+    // Batch mode: calls of providers with a batch API go through it (src/run/execute/batch/).
+    batching = isBatchMode(execution)
+      ? batchModels(models, { store, runId, execution, prices: study.spec.prices, signal: options.abortSignal })
+      : undefined;
     const summary = await executeTrials({
       store,
       runId,
       items: study.items,
       exemplars: study.exemplars,
-      models,
+      models: batching?.models ?? models,
       scorerFor: scorerChooser(study.spec),
       logprobOptions: logprobOptionsOf(study.spec),
-      concurrency: options.concurrency ?? execution.concurrency,
+      concurrency: options.concurrency ?? (batching ? batchConcurrency(execution) : execution.concurrency),
       cache: execution.cache,
       stopSignal: options.stopSignal,
       abortSignal: options.abortSignal,
@@ -136,6 +143,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     };
   } finally {
     try {
+      await batching?.close();
       await closeModels(models);
       await closeModels(judges);
       await store.close();

@@ -10,6 +10,8 @@ import type { Item } from "../contracts/item.js";
 import { InputError } from "../core/errors.js";
 import type { ProviderEnv } from "../models/types.js";
 import { executeTrials } from "./execute/execute-trials.js";
+import { type BatchedModels, batchConcurrency, batchModels } from "./execute/batch/batch-models.js";
+import { isBatchMode } from "./execute/batch/settings.js";
 import { LeasedTrialSource, type LeaseOptions } from "./execute/leased-source.js";
 import type { ExecuteSummary, TrialEvent } from "./execute/types.js";
 import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
@@ -57,18 +59,24 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
     refuseWhatTheStoreLacks(run, label);
     const study = storedStudy(run, await store.listRunItems(run.id), label);
     const models = await buildModels(study, options.env, { rateShare: options.rateShare });
+    let batching: BatchedModels | undefined;
     try {
       refuseCells(study, models);
       const { logprobOptionsOf, scorerChooser } = await import("./scoring/choose.js");
       const source = await LeasedTrialSource.open(store, run.id, options.lease);
+      const { execution } = run.spec;
+      // Batch mode: calls of providers with a batch API go through it (src/run/execute/batch/).
+      batching = isBatchMode(execution)
+        ? batchModels(models, { store, runId: run.id, execution, prices: run.spec.prices, signal: options.abortSignal })
+        : undefined;
       const summary = await executeTrials({
         store,
         runId: run.id,
         items: study.items,
-        models,
+        models: batching?.models ?? models,
         scorerFor: scorerChooser(run.spec),
         logprobOptions: logprobOptionsOf(run.spec),
-        concurrency: options.concurrency ?? run.spec.execution.concurrency,
+        concurrency: options.concurrency ?? (batching ? batchConcurrency(execution) : execution.concurrency),
         cache: run.spec.execution.cache,
         stopSignal: options.stopSignal,
         abortSignal: options.abortSignal,
@@ -79,6 +87,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
       });
       return { runId: run.id, workerId: source.leaseOwner, summary, counts: await store.countByStatus(run.id) };
     } finally {
+      await batching?.close();
       await closeModels(models);
     }
   } finally {

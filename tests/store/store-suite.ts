@@ -678,5 +678,62 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         const tail = await store.listTrials("big", { status: ["pending"] });
         assert.equal(tail.at(-1)?.id, trials.at(-1)?.id);
       }));
+
+    test("provider batches: recorded before polling, outcomes settled once, resubmissions counted", () =>
+      withStore(async (store, reopen) => {
+        await store.saveRun(makeRun("r1"));
+        const at = "2026-01-01T00:00:00.000Z";
+        await store.recordBatch("r1", { batchId: "b1", provider: "openai", modelId: "m", submittedAt: at }, [
+          "c1",
+          "c2",
+          "c3",
+        ]);
+        const submitted = await store.batchRequests("r1", ["c1", "c2", "c3", "unknown"]);
+        assert.deepEqual([...submitted.keys()].sort(), ["c1", "c2", "c3"]);
+        assert.ok(
+          [...submitted.values()].every((r) => r.state === "submitted" && r.submissions === 1 && r.raw === null),
+        );
+        const response = { kind: "response" as const, body: { choices: [{ message: { content: "Answer: B" } }] } };
+        const failure = { kind: "error" as const, status: 500, body: { error: { message: "server" } } };
+        await store.settleBatch("r1", "b1", "completed", [
+          { customId: "c1", state: "done", raw: response },
+          { customId: "c2", state: "failed", raw: failure },
+        ]);
+        const settled = await store.batchRequests("r1", ["c2", "c3"]);
+        assert.equal(settled.get("c2")?.state, "failed");
+        assert.deepEqual(settled.get("c2")?.raw, failure);
+        assert.equal(settled.get("c3")?.state, "unfinished", "a request the batch did not report was not run");
+        // c2 and c3 go into a second batch; settling the first again must not touch them.
+        await store.recordBatch("r1", { batchId: "b2", provider: "openai", modelId: "m", submittedAt: at }, [
+          "c2",
+          "c3",
+        ]);
+        await store.settleBatch("r1", "b1", "completed", [{ customId: "c2", state: "failed", raw: failure }]);
+        const again = await (await reopen()).batchRequests("r1", ["c1", "c2", "c3"]);
+        assert.deepEqual(again.get("c1"), {
+          customId: "c1",
+          batchId: "b1",
+          state: "done",
+          submissions: 1,
+          raw: response,
+        });
+        assert.deepEqual(again.get("c2"), {
+          customId: "c2",
+          batchId: "b2",
+          state: "submitted",
+          submissions: 2,
+          raw: null,
+        });
+        assert.equal(again.get("c3")?.submissions, 2);
+        const batches = await store.listBatches("r1");
+        assert.deepEqual(
+          batches.map((b) => [b.batchId, b.status, b.providerStatus, b.requests]),
+          [
+            ["b1", "ended", "completed", 3],
+            ["b2", "submitted", null, 2],
+          ],
+        );
+        assert.deepEqual(await store.listBatches("other"), []);
+      }));
   });
 }

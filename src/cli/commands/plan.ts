@@ -29,6 +29,7 @@ export async function planCommand(specPath: string, options: { json?: boolean })
     `  estimated calls: ${summary.estimatedCalls}`,
     `  estimated cost (upper bound): $${summary.estimatedCostUsd.toFixed(2)}` +
       (summary.modelsWithoutPrice.length > 0 ? ` (no price for: ${summary.modelsWithoutPrice.join(", ")})` : ""),
+    `  estimated cost in batch mode (execution.mode: batch; now ${study.spec.execution.mode ?? "sync"}): $${summary.estimatedBatchCostUsd.toFixed(2)}`,
     unchecked === undefined
       ? "  provider capability checks: passed"
       : `  provider capability checks skipped (${unchecked})`,
@@ -37,7 +38,7 @@ export async function planCommand(specPath: string, options: { json?: boolean })
     "per model:",
     ...summary.perModel.map(
       (m) =>
-        `  ${m.model}: ${m.trials} trials, ${m.calls} calls, ${m.costUsd === null ? "price unknown" : `$${m.costUsd.toFixed(2)}`}`,
+        `  ${m.model}: ${m.trials} trials, ${m.calls} calls, ${m.costUsd === null ? "price unknown" : `$${m.costUsd.toFixed(2)} ($${m.batchCostUsd?.toFixed(2)} in batch mode)`}`,
     ),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -4,7 +4,7 @@ import { conditionLabel } from "../../run/conditions.js";
 import { propagationChecks, roleKind } from "../../scaffolds/propagation.js";
 import { openStudyDir } from "../study-dir.js";
 import { trialPages } from "../../run/store/pages.js";
-import type { LeaseSummary, WorkerRecord } from "../../run/store/types.js";
+import type { LeaseSummary, ProviderBatchRecord, WorkerRecord } from "../../run/store/types.js";
 
 interface CellStatus {
   model: string;
@@ -130,6 +130,7 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
       ),
       workers: await store.listWorkers(run.id),
       leases: await store.leaseSummary(run.id),
+      batches: await store.listBatches(run.id),
     };
     if (options.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -151,6 +152,7 @@ function formatStatus(report: {
   propagation: PropagationRow[];
   workers: WorkerRecord[];
   leases: LeaseSummary;
+  batches: ProviderBatchRecord[];
 }): string {
   const total = report.counts.finished + report.counts.errored + report.counts.pending;
   const lines = [
@@ -182,6 +184,7 @@ function formatStatus(report: {
     }
   }
   lines.push(...workerLines(report.workers, report.leases));
+  lines.push(...batchLines(report.batches));
   return `${lines.join("\n")}\n`;
 }
 
@@ -198,6 +201,22 @@ function workerLines(workers: WorkerRecord[], leases: LeaseSummary): string[] {
     `leases: ${leases.held} held (next expiry ${inSeconds(leases.nextExpiry)}, last ${inSeconds(leases.lastExpiry)}), ` +
       `${leases.expired} expired (claimable again)`,
   );
+  return lines;
+}
+
+/** Batch mode's provider batches: those still being polled first; nothing for a synchronous run. */
+function batchLines(batches: ProviderBatchRecord[]): string[] {
+  if (batches.length === 0) return [];
+  const open = batches.filter((b) => b.status === "submitted");
+  const lines = [
+    "",
+    `provider batches: ${batches.length} (${open.length} submitted, ${batches.length - open.length} ended)`,
+  ];
+  lines.push("provider | model | batch id | status | requests | submitted at");
+  for (const b of [...open, ...batches.filter((x) => x.status === "ended")]) {
+    const status = b.status === "ended" ? `ended (${b.providerStatus})` : "submitted";
+    lines.push(`${b.provider} | ${b.modelId} | ${b.batchId} | ${status} | ${b.requests} | ${b.submittedAt}`);
+  }
   return lines;
 }
 

@@ -39,6 +39,8 @@ export function recordingCall(
       params,
       attempt: trial.attempt,
       execution,
+      // Names the call within the run: batch mode's custom id is derived from it.
+      callId: `${trial.id}:${execution}:${calls.length + 1}`,
       ...(tools?.length ? { tools } : {}),
     };
     const key = cacheKey(model, messages, params, trial.attempt, tools);
@@ -111,7 +113,16 @@ function callRecord(
     latencyMs,
     cached,
     error: null,
-    // Which model version the provider says answered (recorded on the trial as modelRevision).
-    ...(result.modelRevision ? { note: { model_revision: result.modelRevision } } : {}),
+    // Which model version the provider says answered (recorded on the trial as modelRevision),
+    // and the provider batch that served the call in batch mode.
+    ...(result.modelRevision || result.batchId
+      ? {
+          note: {
+            ...base.note,
+            ...(result.modelRevision ? { model_revision: result.modelRevision } : {}),
+            ...(result.batchId ? { batch_id: result.batchId } : {}),
+          },
+        }
+      : {}),
   };
 }

@@ -31,7 +31,16 @@ import {
 import { KyselyJudgementStore } from "./judgement-queries.js";
 import { type PageRequest, TrialBrowser, type TrialGroup, type TrialQuery } from "./browse.js";
 import { KyselyLeaseStore } from "./lease-queries.js";
-import type { JudgementStore, LeaseStore, RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
+import { KyselyBatchStore } from "./batch-queries.js";
+import type {
+  BatchStore,
+  JudgementStore,
+  LeaseStore,
+  RunRecord,
+  TrialCompletion,
+  TrialRow,
+  TrialStore,
+} from "./types.js";
 
 export type StoreDialect = "sqlite" | "postgres";
 
@@ -60,6 +69,7 @@ export class KyselyTrialStore implements TrialStore {
   private readonly judgements: KyselyJudgementStore;
   private readonly browser: TrialBrowser;
   private readonly leases: KyselyLeaseStore;
+  private readonly batches: KyselyBatchStore;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
@@ -69,7 +79,14 @@ export class KyselyTrialStore implements TrialStore {
     this.judgements = new KyselyJudgementStore(db);
     this.browser = new TrialBrowser(db, dialect);
     this.leases = new KyselyLeaseStore(db, dialect, toTrialRow);
+    this.batches = new KyselyBatchStore(db);
   }
+
+  // Batch mode's provider batches and their requests: see batch-queries.ts.
+  recordBatch: BatchStore["recordBatch"] = (...a) => this.batches.recordBatch(...a);
+  batchRequests: BatchStore["batchRequests"] = (...a) => this.batches.batchRequests(...a);
+  settleBatch: BatchStore["settleBatch"] = (...a) => this.batches.settleBatch(...a);
+  listBatches: BatchStore["listBatches"] = (...a) => this.batches.listBatches(...a);
 
   // Scale-out leases, workers and the run's items: see lease-queries.ts.
   claimTrials: LeaseStore["claimTrials"] = (...a) => this.leases.claimTrials(...a);

@@ -184,6 +184,33 @@ export interface RunItemsTable {
   item: string;
 }
 
+/** Migration 0011: the provider batches submitted in batch mode (execution.mode: batch). */
+export interface ProviderBatchesTable {
+  run_id: string;
+  batch_id: string;
+  provider: string;
+  model_id: string;
+  /** submitted | ended */
+  status: string;
+  provider_status: string | null;
+  requests: number;
+  submitted_at: string;
+  ended_at: string | null;
+}
+
+/** Migration 0011: each batched request by custom id: its latest batch, and its outcome once read. */
+export interface BatchRequestsTable {
+  run_id: string;
+  custom_id: string;
+  batch_id: string;
+  /** submitted | done | failed | unfinished */
+  state: string;
+  submissions: number;
+  result: string | null;
+  error: string | null;
+  updated_at: string;
+}
+
 export interface StoreDatabase {
   runs: RunsTable;
   trials: TrialsTable;
@@ -197,6 +224,8 @@ export interface StoreDatabase {
   blinding_log: BlindingLogTable;
   workers: WorkersTable;
   run_items: RunItemsTable;
+  provider_batches: ProviderBatchesTable;
+  batch_requests: BatchRequestsTable;
 }
 
 // Migrations receive an untyped handle: they describe the database as it was at their time.
@@ -502,6 +531,45 @@ const trialModelRevision: Migration = {
   },
 };
 
+/**
+ * Batch mode (issue 16): every submitted provider batch, recorded before it is polled, and each
+ * request's outcome, stored once when its batch ends, so a resumed run polls instead of
+ * resubmitting and never reads a result twice.
+ */
+const providerBatches: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("provider_batches")
+      .addColumn("run_id", "text", (c) => c.notNull().references("runs.id"))
+      .addColumn("batch_id", "text", (c) => c.notNull())
+      .addColumn("provider", "text", (c) => c.notNull())
+      .addColumn("model_id", "text", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("provider_status", "text")
+      .addColumn("requests", "integer", (c) => c.notNull())
+      .addColumn("submitted_at", "text", (c) => c.notNull())
+      .addColumn("ended_at", "text")
+      .addPrimaryKeyConstraint("provider_batches_pk", ["run_id", "batch_id"])
+      .execute();
+    await db.schema
+      .createTable("batch_requests")
+      .addColumn("run_id", "text", (c) => c.notNull().references("runs.id"))
+      .addColumn("custom_id", "text", (c) => c.notNull())
+      .addColumn("batch_id", "text", (c) => c.notNull())
+      .addColumn("state", "text", (c) => c.notNull())
+      .addColumn("submissions", "integer", (c) => c.notNull())
+      .addColumn("result", "text")
+      .addColumn("error", "text")
+      .addColumn("updated_at", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("batch_requests_pk", ["run_id", "custom_id"])
+      .execute();
+  },
+  async down(db: AnyDb) {
+    await db.schema.dropTable("batch_requests").ifExists().execute();
+    await db.schema.dropTable("provider_batches").ifExists().execute();
+  },
+};
+
 /** All migrations, applied in name order. */
 export const migrations: Record<string, Migration> = {
   "0001_initial": initial,
@@ -514,6 +582,7 @@ export const migrations: Record<string, Migration> = {
   "0008_worker_leases": workerLeases,
   "0009_call_cache_tokens": callCacheTokens,
   "0010_trial_model_revision": trialModelRevision,
+  "0011_provider_batches": providerBatches,
 };
 
 export const migrationProvider: MigrationProvider = {

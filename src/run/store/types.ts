@@ -6,7 +6,7 @@
  */
 import type { StudySpec } from "../../contracts/spec.js";
 import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
-import type { GenerateResult } from "../../contracts/provider.js";
+import type { GenerateResult, RawBatchOutcome } from "../../contracts/provider.js";
 import type { TaskInput } from "../../contracts/task.js";
 import type { PageRequest, TrialGroup, TrialQuery } from "./browse.js";
 import type { Item } from "../../contracts/item.js";
@@ -165,7 +165,61 @@ export interface LeaseStore {
   listRunItems(runId: string): Promise<Item[]>;
 }
 
-export interface TrialStore extends JudgementStore, LeaseStore {
+/** A provider batch of a run (batch mode), as recorded before it was polled. */
+export interface ProviderBatchRecord {
+  batchId: string;
+  provider: string;
+  modelId: string;
+  status: "submitted" | "ended";
+  providerStatus: string | null;
+  requests: number;
+  submittedAt: string;
+  endedAt: string | null;
+}
+
+/** A batched request by custom id: its latest batch, how often it was submitted, and its stored outcome. */
+export interface BatchRequestRecord {
+  customId: string;
+  batchId: string;
+  state: "submitted" | "done" | "failed" | "unfinished";
+  submissions: number;
+  /** The outcome as the batch reported it (response or error), read by the call that asked for it. */
+  raw: RawBatchOutcome | null;
+}
+
+/** One request's outcome as its ended batch is settled. */
+export type BatchRequestOutcome =
+  | { customId: string; state: "done" | "failed"; raw: RawBatchOutcome }
+  | { customId: string; state: "unfinished" };
+
+/** Batch mode's record of provider batches (migration 0011; batch-queries.ts). */
+export interface BatchStore {
+  /**
+   * Records a submitted batch and points each of its requests at it (submissions counted), in
+   * one transaction, before the batch is polled.
+   */
+  recordBatch(
+    runId: string,
+    batch: Omit<ProviderBatchRecord, "status" | "providerStatus" | "endedAt" | "requests">,
+    customIds: readonly string[],
+  ): Promise<void>;
+  /** The requests known by these custom ids (those found). */
+  batchRequests(runId: string, customIds: readonly string[]): Promise<Map<string, BatchRequestRecord>>;
+  /**
+   * Stores the outcomes of an ended batch and marks it ended, in one transaction; its requests
+   * it did not report become unfinished. A request resubmitted since in a later batch is left to
+   * that batch.
+   */
+  settleBatch(
+    runId: string,
+    batchId: string,
+    providerStatus: string,
+    outcomes: readonly BatchRequestOutcome[],
+  ): Promise<void>;
+  listBatches(runId: string): Promise<ProviderBatchRecord[]>;
+}
+
+export interface TrialStore extends JudgementStore, LeaseStore, BatchStore {
   readonly dialect: "sqlite" | "postgres";
   /** Creates tables if missing; safe to call on every open. */
   migrate(): Promise<void>;

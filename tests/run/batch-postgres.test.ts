@@ -1,0 +1,88 @@
+/**
+ * Batch mode on a PostgreSQL store: a run aborted after its batch is recorded (as Ctrl-C twice,
+ * or a dead worker) is finished by a `parallax worker` with only the store's URL, which polls the
+ * recorded batch instead of submitting it again. Skipped without PARALLAX_TEST_PG_URL.
+ */
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, test } from "node:test";
+import pg from "pg";
+import { runStudy } from "../../src/run/run-study.js";
+import { runWorker } from "../../src/run/run-worker.js";
+import { openStore } from "../../src/run/store/open.js";
+import { BATCH_TEST_KEY, BATCH_TEST_KEY_ENV, batchSpec, PROVIDER_CASES } from "../helpers/batch-study.js";
+
+const PG_URL = process.env.PARALLAX_TEST_PG_URL;
+const skip = PG_URL ? false : "PARALLAX_TEST_PG_URL is not set (scripts/start-test-postgres.sh starts a test server)";
+const schema = `parallax_batch_${process.pid}_${randomBytes(4).toString("hex")}`;
+const ENV = { [BATCH_TEST_KEY_ENV]: BATCH_TEST_KEY };
+
+function storeUrl(): string {
+  const url = new URL(PG_URL!);
+  url.searchParams.set("schema", schema);
+  return url.toString();
+}
+
+after(async () => {
+  if (!PG_URL) return;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+});
+
+test("a worker finishes an aborted batch-mode run by polling its recorded batch", {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  const c = PROVIDER_CASES[1];
+  const { server, state } = await c.start();
+  try {
+    state.hold = true;
+    const { specPath, outDir } = batchSpec(c, server.url, { mode: "batch", items: 6 });
+    const abort = new AbortController();
+    const running = runStudy({ specPath, outDir, store: storeUrl(), env: ENV, abortSignal: abort.signal });
+    const watcher = await openStore(storeUrl());
+    try {
+      for (;;) {
+        const run = await watcher.getRun();
+        // Every trial's call is in a recorded batch (PostgreSQL may be slow enough to split them in two).
+        const batches = run ? await watcher.listBatches(run.id) : [];
+        if (batches.reduce((n, b) => n + b.requests, 0) === 6) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      await watcher.close();
+    }
+    abort.abort();
+    const aborted = await running;
+    assert.equal(aborted.counts.finished, 0);
+    assert.equal(aborted.summary.abandoned, 6);
+    const submitted = state.creates;
+    assert.ok(submitted >= 1);
+
+    state.hold = false;
+    const worker = await runWorker({ store: storeUrl(), env: ENV, lease: { leaseMs: 5_000 } });
+    assert.equal(worker.counts.finished, 6);
+    assert.equal(state.creates, submitted, "the worker polled the recorded batches");
+    assert.equal(state.resultReads, submitted, "each batch's results read once");
+    const store = await openStore(storeUrl());
+    try {
+      const run = (await store.getRun())!;
+      const batches = await store.listBatches(run.id);
+      assert.equal(batches.length, submitted);
+      assert.ok(batches.every((b) => b.status === "ended"));
+      const calls = await store.listCalls(run.id);
+      assert.equal(calls.length, 6);
+      const ids = new Set(batches.map((b) => b.batchId));
+      assert.ok(calls.every((call) => ids.has(call.note?.batch_id as string)));
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await server.close();
+  }
+});
