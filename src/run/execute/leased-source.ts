@@ -31,7 +31,7 @@ export function newWorkerId(): string {
 
 export class LeasedTrialSource implements TrialSource {
   readonly leaseOwner: string;
-  private readonly leaseMs: number;
+  readonly leaseMs: number;
   private readonly erroredBefore: string;
   private readonly inFlight = new Set<string>();
   private timer: NodeJS.Timeout | undefined;

@@ -31,7 +31,16 @@ import {
 import { KyselyJudgementStore } from "./judgement-queries.js";
 import { type PageRequest, TrialBrowser, type TrialGroup, type TrialQuery } from "./browse.js";
 import { KyselyLeaseStore } from "./lease-queries.js";
-import type { JudgementStore, LeaseStore, RunRecord, TrialCompletion, TrialRow, TrialStore } from "./types.js";
+import { KyselyBudgetStore } from "./budget-queries.js";
+import type {
+  BudgetStore,
+  JudgementStore,
+  LeaseStore,
+  RunRecord,
+  TrialCompletion,
+  TrialRow,
+  TrialStore,
+} from "./types.js";
 
 export type StoreDialect = "sqlite" | "postgres";
 
@@ -60,6 +69,7 @@ export class KyselyTrialStore implements TrialStore {
   private readonly judgements: KyselyJudgementStore;
   private readonly browser: TrialBrowser;
   private readonly leases: KyselyLeaseStore;
+  private readonly budget: KyselyBudgetStore;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
@@ -69,7 +79,17 @@ export class KyselyTrialStore implements TrialStore {
     this.judgements = new KyselyJudgementStore(db);
     this.browser = new TrialBrowser(db, dialect);
     this.leases = new KyselyLeaseStore(db, dialect, toTrialRow);
+    this.budget = new KyselyBudgetStore(db, dialect, (runId) => this.spent(runId));
   }
+
+  // The run's shared budget counter: see budget-queries.ts.
+  openBudget: BudgetStore["openBudget"] = (...a) => this.budget.openBudget(...a);
+  reserveBudget: BudgetStore["reserveBudget"] = (...a) => this.budget.reserveBudget(...a);
+  settleBudget: BudgetStore["settleBudget"] = (...a) => this.budget.settleBudget(...a);
+  renewBudgetReservations: BudgetStore["renewBudgetReservations"] = (...a) => this.budget.renewBudgetReservations(...a);
+  expireBudgetReservations: BudgetStore["expireBudgetReservations"] = (...a) =>
+    this.budget.expireBudgetReservations(...a);
+  budgetState: BudgetStore["budgetState"] = (...a) => this.budget.budgetState(...a);
 
   // Scale-out leases, workers and the run's items: see lease-queries.ts.
   claimTrials: LeaseStore["claimTrials"] = (...a) => this.leases.claimTrials(...a);
