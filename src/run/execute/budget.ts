@@ -130,16 +130,7 @@ export class RunBudget {
   async report(): Promise<BudgetReport | undefined> {
     if (!this.store) return undefined;
     const state = (await this.store.budgetState(this.runId)) ?? this.last!;
-    const { maxCalls, maxCostUsd } = this.limits;
-    return {
-      limits: this.limits,
-      state,
-      refused: this.refused,
-      over: {
-        calls: maxCalls === undefined ? 0 : Math.max(0, state.usedCalls - maxCalls),
-        costUsd: maxCostUsd === undefined ? 0 : Math.max(0, state.usedCostUsd - maxCostUsd),
-      },
-    };
+    return budgetReport(this.limits, state, this.refused);
   }
 
   /** Stops renewing this process's reservations (call once its calls have settled). */
@@ -179,6 +170,20 @@ export class RunBudget {
   }
 }
 
+/** The counter against the limits: how far past each one it is. */
+export function budgetReport(limits: BudgetLimits, state: BudgetState, refused: number): BudgetReport {
+  const { maxCalls, maxCostUsd } = limits;
+  return {
+    limits,
+    state,
+    refused,
+    over: {
+      calls: maxCalls === undefined ? 0 : Math.max(0, state.usedCalls - maxCalls),
+      costUsd: maxCostUsd === undefined ? 0 : Math.max(0, state.usedCostUsd - maxCostUsd),
+    },
+  };
+}
+
 export function describeLimits(limits: BudgetLimits): string {
   const parts = [];
   if (limits.maxCalls !== undefined) parts.push(`max_calls ${limits.maxCalls}`);
@@ -203,4 +208,18 @@ export function estimatedCallCost(
 export function mayHaveBeenPaid(error: unknown, signal: AbortSignal | undefined): boolean {
   if (signal?.aborted) return true;
   return (error as { bucket?: string } | undefined)?.bucket === "timeout";
+}
+
+/** One line for the run's summary: the shared counter, the reservations still in flight, and any overrun. */
+export function describeBudget(report: BudgetReport): string {
+  const { state, limits, over } = report;
+  const used = [
+    `${state.usedCalls} call(s)${limits.maxCalls === undefined ? "" : ` of max_calls ${limits.maxCalls}`}`,
+    `$${state.usedCostUsd.toFixed(4)}${limits.maxCostUsd === undefined ? "" : ` of max_cost_usd ${limits.maxCostUsd}`}`,
+  ];
+  return (
+    `budget (shared by every worker): used ${used.join(", ")}; ` +
+    `reserved in flight ${state.reservedCalls} call(s) ($${state.reservedCostUsd.toFixed(4)}); ` +
+    `over the limit ${over.calls} call(s), $${over.costUsd.toFixed(4)}; refused here ${report.refused}`
+  );
 }
