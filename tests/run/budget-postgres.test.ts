@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { LeasedTrialSource } from "../../src/run/execute/leased-source.js";
 import { openStore } from "../../src/run/store/open.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";
 import type { MockServer } from "../helpers/mock-server.js";
@@ -87,6 +88,47 @@ describe("the budget counter on PostgreSQL", { skip }, () => {
       assert.equal(Number(n), room, "one reservation row per granted call");
     } finally {
       await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+});
+
+describe("claiming ahead", { skip }, () => {
+  test("a worker claims a few trials ahead in one statement, and gives back those it never started", async () => {
+    const { specPath, outDir } = openaiStudy({ items: 12, concurrency: 1 });
+    const url = testStoreUrl("parallax_prefetch");
+    const stopped = await startCli(["run", specPath, "--out", outDir, "--store", url], env).done;
+    assert.equal(stopped.status, 0, stopped.stderr);
+    await queryStore(
+      url,
+      "update trials set status = 'pending', executions = 0, lease_owner = null, lease_expires_at = null",
+    );
+    const store = await openStore(url);
+    try {
+      const runId = (await store.getRun())!.id;
+      const prefetch = 3;
+      const source = await LeasedTrialSource.open(store, runId, { workerId: "ahead", prefetch });
+      const leased = async (owner: string) =>
+        Number(
+          (await queryStore<{ n: string }>(url, `select count(*) as n from trials where lease_owner = '${owner}'`))[0]
+            .n,
+        );
+      const first = await source.claim(2);
+      assert.equal(first.length, 2);
+      assert.equal(await leased("ahead"), 2 + prefetch, "claimed what was asked plus the prefetch");
+      const next = await source.claim(prefetch);
+      assert.equal(next.length, prefetch, "served from the trials claimed ahead");
+      assert.equal(await leased("ahead"), 2 + prefetch, "without claiming again");
+      await source.claim(1);
+      for (const t of [...first, ...next]) await source.acknowledge(t.id, "abandoned");
+      await source.close();
+      assert.equal(await leased("ahead"), 1, "only the trial it handed out and never acknowledged stays leased");
+      const other = await store.claimTrials(runId, "other", 100, {
+        leaseMs: 60_000,
+        erroredBefore: new Date().toISOString(),
+      });
+      assert.equal(other.length, 12 - 1, "the trials claimed ahead are claimable at once");
+    } finally {
+      await store.close();
     }
   });
 });
