@@ -11,6 +11,7 @@ import { BudgetExhausted, RunBudget } from "../../src/run/executor.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { BudgetReservation, TrialStore } from "../../src/run/store/types.js";
+import { runCli } from "../helpers/cli.js";
 import { writeDemoSpec } from "../helpers/study.js";
 
 /** A recorded run with every trial pending, and its store. */
@@ -271,5 +272,13 @@ describe("the budget in a run (SQLite, one process)", () => {
     assert.equal(again.summary.stoppedBy, "budget");
     assert.equal(again.summary.attempted, 0, "the budget was spent by earlier invocations");
     assert.equal(again.counts.finished, maxCalls - leftBehind);
+    const status = runCli(["status", outDir]);
+    assert.equal(status.status, 0, status.stderr);
+    assert.match(
+      status.stdout,
+      new RegExp(
+        `budget \\(max_calls ${maxCalls}\\): used ${maxCalls} call\\(s\\), \\$0\\.0000; reserved in flight 0 call`,
+      ),
+    );
   });
 });
