@@ -58,6 +58,9 @@ export interface KyselyTrialStoreOptions {
 const MAX_BOUND_PARAMS = 30_000;
 const MAX_ROWS_PER_BATCH = 2_000;
 
+/** How many stored task hashes a store remembers before it starts over (bounded memory). */
+const STORED_TASKS_REMEMBERED = 100_000;
+
 const STATUSES: readonly TrialStatus[] = ["pending", "finished", "errored"];
 
 type TrialSelect = Selectable<TrialsTable>;
@@ -70,6 +73,8 @@ export class KyselyTrialStore implements TrialStore {
   private readonly browser: TrialBrowser;
   private readonly leases: KyselyLeaseStore;
   private readonly budget: KyselyBudgetStore;
+  /** Hashes of tasks this store committed (tasks are never deleted): their insert is skipped. */
+  private readonly storedTasks = new Set<string>();
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
@@ -241,15 +246,19 @@ export class KyselyTrialStore implements TrialStore {
 
   async completeTrials(entries: readonly TrialCompletion[]): Promise<boolean[]> {
     for (const entry of entries) checkCompletion(entry);
-    return this.db.transaction().execute(async (trx) => {
+    const written = await this.db.transaction().execute(async (trx) => {
       const written: boolean[] = [];
       for (const entry of entries) written.push(await completeOne(trx, entry));
       await insertTasks(
         trx,
-        entries.filter((_, i) => written[i]),
+        entries.filter((_, i) => written[i] && !this.storedTasks.has(entries[i].task?.hash ?? "")),
       );
       return written;
     });
+    // Committed: later completions of the same task (other attempts, models) skip its insert.
+    if (this.storedTasks.size > STORED_TASKS_REMEMBERED) this.storedTasks.clear();
+    for (const [i, entry] of entries.entries()) if (written[i] && entry.task) this.storedTasks.add(entry.task.hash);
+    return written;
   }
 
   async getTasks(hashes: readonly string[]): Promise<Map<string, TaskInput>> {
