@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ProviderError } from "../../src/core/errors.js";
+import { estimatedCallCost } from "../../src/run/execute/budget.js";
 import { BudgetExhausted, RunBudget } from "../../src/run/executor.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
@@ -235,6 +236,41 @@ describe("the budget in a run (SQLite, one process)", () => {
     const store = await openStore(outDir);
     try {
       assert.equal((await store.spent(result.runId)).calls, maxCalls);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("a cost limit stops where the next call's estimate no longer fits, and the spend stays under it", async () => {
+    const price = { input_per_mtok: 1_000, output_per_mtok: 2_000 };
+    const maxCostUsd = 0.3;
+    const { specPath, outDir } = writeDemoSpec({
+      items: 30,
+      facets: "    format: [mc]",
+      models: `  - id: sim-priced
+    provider: sim
+    model: medium
+    price: { input_per_mtok: ${price.input_per_mtok}, output_per_mtok: ${price.output_per_mtok} }
+    params: { temperature: 0, max_tokens: 16 }`,
+      execution: "  concurrency: 1",
+      budget: `  max_cost_usd: ${maxCostUsd}`,
+    });
+    const result = await runStudy({ specPath, outDir, env: {} });
+    assert.equal(result.summary.stoppedBy, "budget");
+    const store = await openStore(outDir);
+    try {
+      const calls = await store.listCalls(result.runId);
+      const spent = calls.reduce((sum, c) => sum + c.costUsd, 0);
+      const state = result.summary.budget!.state;
+      assert.ok(Math.abs(state.usedCostUsd - spent) < 1e-9, "the counter holds what the stored calls cost");
+      // The sim never answers past max_tokens, so no call cost more than its estimate: no overrun.
+      for (const c of calls) assert.ok(c.costUsd <= estimatedCallCost(c.messages, c.paramsUsed, price) + 1e-12);
+      assert.ok(spent <= maxCostUsd, `spent ${spent} of ${maxCostUsd}`);
+      assert.equal(result.summary.budget!.over.costUsd, 0);
+      // It stopped because the next call's estimate did not fit (the prompts are about the same size).
+      const largest = Math.max(...calls.map((c) => estimatedCallCost(c.messages, c.paramsUsed, price)));
+      assert.ok(maxCostUsd - spent < largest * 1.5, `stopped with ${maxCostUsd - spent} left; a call is ~${largest}`);
+      assert.ok(calls.length > 1 && result.counts.pending > 0);
     } finally {
       await store.close();
     }
