@@ -5,11 +5,16 @@
  * measured inside the run (first call started to last trial stored, from the store's
  * timestamps), so process start-up is not counted; the ideal is N x 16 / 0.2 s.
  *
+ * The CLI runs from the build (`npm run build` first, as `parallax` is installed): under tsx every
+ * worker process would compile the sources again as it starts, which on 2 cores costs each worker
+ * about 3 s of CPU while the others run. The CPU of the worker processes (user + system, from
+ * /usr/bin/time, which counts the workers `run` waits for) is reported per trial.
+ *
  * Uses PARALLAX_TEST_PG_URL, or starts a throwaway cluster as `npm test` does. Prints Markdown.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 
@@ -54,9 +59,10 @@ async function measure(base: string, workers: number) {
   const specPath = join(dir, "spec.yaml");
   writeFileSync(specPath, specYaml(PER_WORKER * workers));
   const args = [
-    "--import",
-    "tsx",
-    "src/cli/main.ts",
+    "-f",
+    "%U %S",
+    process.execPath,
+    "dist/cli/main.js",
     "run",
     specPath,
     "--out",
@@ -65,9 +71,11 @@ async function measure(base: string, workers: number) {
     url.toString(),
   ];
   const started = Date.now();
-  const run = spawnSync(process.execPath, [...args, "--workers", String(workers)], { encoding: "utf8" });
+  const run = spawnSync("/usr/bin/time", [...args, "--workers", String(workers)], { encoding: "utf8" });
   const wallS = (Date.now() - started) / 1000;
   if (run.status !== 0) throw new Error(`run with ${workers} workers failed: ${run.stderr}`);
+  const [user, system] = run.stderr.trim().split("\n").at(-1)!.split(" ").map(Number);
+  const cpuS = user + system;
   const client = new pg.Client({ connectionString: base });
   await client.connect();
   try {
@@ -79,26 +87,46 @@ async function measure(base: string, workers: number) {
     await client.query(`drop schema "${schema}" cascade`);
     const n = Number(rows[0].n);
     const seconds = (Date.parse(rows[0].last) - Date.parse(rows[0].first)) / 1000;
-    return { workers, n, seconds, wallS, perSecond: n / seconds, ideal: (workers * PER_WORKER * 1000) / LATENCY_MS };
+    return {
+      workers,
+      n,
+      seconds,
+      wallS,
+      cpuMsPerTrial: (1000 * cpuS) / n,
+      perSecond: n / seconds,
+      ideal: (workers * PER_WORKER * 1000) / LATENCY_MS,
+    };
   } finally {
     await client.end();
   }
 }
 
+const build = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
+if (build.status !== 0) throw new Error("npm run build failed");
+console.log(
+  `load average at start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ")}`,
+);
 const server = startPostgres();
 try {
   const results = [];
   for (const workers of [1, 2, 4]) results.push(await measure(server.url, workers));
   const one = results[0].perSecond;
   console.log(
-    `| workers | total concurrency | trials | in-run time (s) | wall time (s) | trials/s | of ideal | vs 1 worker |`,
+    `| workers | total concurrency | trials | in-run time (s) | wall time (s) | CPU per trial, all processes with start-up (ms) | trials/s | of ideal | vs 1 worker |`,
   );
-  console.log(`| --- | --- | --- | --- | --- | --- | --- | --- |`);
+  console.log(`| --- | --- | --- | --- | --- | --- | --- | --- | --- |`);
   for (const r of results) {
     console.log(
-      `| ${r.workers} | ${r.workers * PER_WORKER} | ${r.n} | ${r.seconds.toFixed(1)} | ${r.wallS.toFixed(1)} | ${r.perSecond.toFixed(1)} | ${((100 * r.perSecond) / r.ideal).toFixed(1)}% | ${(r.perSecond / one).toFixed(2)}x |`,
+      `| ${r.workers} | ${r.workers * PER_WORKER} | ${r.n} | ${r.seconds.toFixed(1)} | ${r.wallS.toFixed(1)} | ${r.cpuMsPerTrial.toFixed(2)} | ${r.perSecond.toFixed(1)} | ${((100 * r.perSecond) / r.ideal).toFixed(1)}% | ${(r.perSecond / one).toFixed(2)}x |`,
     );
   }
+  console.log(
+    `load average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")}`,
+  );
 } finally {
   server.stop();
 }

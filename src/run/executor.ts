@@ -1,5 +1,12 @@
 // The executor's public surface; each part lives in its own module under execute/.
-export { RunBudget, type BudgetLedger, type BudgetLimits, type Spend } from "./execute/budget.js";
+export {
+  BudgetExhausted,
+  RunBudget,
+  type BudgetLedger,
+  type BudgetLimits,
+  type BudgetReport,
+  type Spend,
+} from "./execute/budget.js";
 export { cacheKey } from "./execute/cache-key.js";
 export { executeTrials } from "./execute/execute-trials.js";
 export { StoreTrialSource, type TrialSource } from "./execute/trial-source.js";

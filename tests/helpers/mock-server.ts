@@ -18,6 +18,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   // biome-ignore lint/suspicious/noExplicitAny: request bodies are asserted field by field in tests
   body: any;
+  /** When the mock received it (ms since the epoch), for rate measurements. */
+  receivedAt?: number;
 }
 
 type Server = ReturnType<typeof serve>;
@@ -52,7 +54,7 @@ export class MockServer {
     c.req.raw.headers.forEach((value, key) => {
       headers[key] = value;
     });
-    const recorded = { method: c.req.method, path: new URL(c.req.url).pathname, headers, body };
+    const recorded = { method: c.req.method, path: new URL(c.req.url).pathname, headers, body, receivedAt: Date.now() };
     this.requests.push(recorded);
     return recorded;
   }

@@ -8,7 +8,6 @@ import { describe, test } from "node:test";
 import { fromSpecParams } from "../../src/models/policy.js";
 import { providers } from "../../src/models/registry.js";
 import {
-  type BudgetLedger,
   executeTrials,
   type ModelRuntime,
   RunBudget,
@@ -116,49 +115,43 @@ describe("trial source", () => {
 });
 
 describe("budget through the store", () => {
-  test("what the ledger says the run spent counts: nothing starts once the limit is reached", async () => {
+  test("what the run spent counts across invocations: nothing starts once the limit is reached", async () => {
     const { study, store, runId } = await plannedStudy(4);
     try {
-      const asked: string[] = [];
-      const ledger: BudgetLedger = {
-        spent: async (id) => {
-          asked.push(id);
-          return { calls: 5, costUsd: 0 };
-        },
-      };
-      const summary = await execute(study, store, runId, { budget: { maxCalls: 5, ledger } });
-      assert.deepEqual(asked, [runId]);
-      assert.equal(summary.stoppedBy, "budget");
-      assert.equal(summary.attempted, 0);
-
-      // The store is the default ledger: 2 calls committed, a limit of 3 allows exactly one more trial.
+      // The store is the ledger: 2 calls spent, a limit of 3 allows exactly one more trial.
       const first = await execute(study, store, runId, { budget: { maxCalls: 2 }, concurrency: 1 });
       assert.equal(first.calls, 2);
       const second = await execute(study, store, runId, { budget: { maxCalls: 3 }, concurrency: 1 });
       assert.equal(second.attempted, 1);
       assert.equal(second.stoppedBy, "budget");
       assert.deepEqual(await store.spent(runId), { calls: 3, costUsd: 0 });
+      const third = await execute(study, store, runId, { budget: { maxCalls: 3 } });
+      assert.equal(third.stoppedBy, "budget");
+      assert.equal(third.attempted, 0);
+      assert.deepEqual(third.budget?.state, { usedCalls: 3, usedCostUsd: 0, reservedCalls: 0, reservedCostUsd: 0 });
     } finally {
       await store.close();
     }
   });
 
-  test("RunBudget charges committed trials against the limits; without limits it reads nothing", async () => {
-    let reads = 0;
-    const ledger: BudgetLedger = {
-      spent: async () => {
-        reads++;
-        return { calls: 1, costUsd: 0.5 };
-      },
-    };
-    const unlimited = await RunBudget.open(ledger, "r", {});
-    assert.equal(reads, 0);
-    assert.equal(unlimited.exhausted(), false);
-    const budget = await RunBudget.open(ledger, "r", { maxCostUsd: 1 });
-    assert.equal(budget.exhausted(), false);
-    budget.charge({ calls: 1, costUsd: 0.49 });
-    assert.equal(budget.exhausted(), false);
-    budget.charge({ calls: 0, costUsd: 0.01 });
-    assert.equal(budget.exhausted(), true);
+  test("without limits the budget never touches the store", async () => {
+    const { store, runId } = await plannedStudy(1);
+    try {
+      const budget = await RunBudget.open(store, runId, {});
+      assert.equal(budget.exhausted(), false);
+      assert.equal(
+        await budget.charged(
+          0,
+          async () => "sent",
+          () => 0,
+          () => false,
+        ),
+        "sent",
+      );
+      assert.equal(await store.budgetState(runId), undefined, "no counter row was written");
+      assert.equal(await budget.report(), undefined);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -256,7 +256,11 @@ describe("several workers on one run", { skip }, () => {
     const second = start(["worker", url, "--lease-seconds", "2"]);
     const third = start(["worker", url, "--lease-seconds", "2"]);
     const results = await Promise.all([second.done, third.done]);
-    for (const r of results) assert.equal(r.status, 0, r.stderr);
+    const errored = await query<{ bucket: string; message: string }>(
+      url,
+      "select failure_bucket as bucket, left(error_message, 300) as message from trials where status = 'errored'",
+    );
+    for (const r of results) assert.equal(r.status, 0, `${r.stderr}\nerrored: ${JSON.stringify(errored)}`);
     const [counts] = await query<{ finished: string; once: string; calls: string }>(
       url,
       `select (select count(*) from trials where status = 'finished') as finished,

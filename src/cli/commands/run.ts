@@ -7,6 +7,7 @@ import { InputError } from "../../core/errors.js";
 import { openStore } from "../../run/store/open.js";
 import { isPostgresUrl } from "../../run/store/url.js";
 import { startLocalWorkers } from "./worker.js";
+import { budgetReport, describeBudget } from "../../run/execute/budget.js";
 import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
 
 export { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED } from "../interrupt.js";
@@ -76,13 +77,19 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
     const workerCodes = others ? await others.done : [];
     const { summary } = result;
     // The other workers may have finished trials after this one stopped claiming: count again.
-    const counts = others ? await finalCounts(options.store!, result.runId) : result.counts;
+    const final = others ? await finalState(options.store!, result.runId) : undefined;
+    const counts = final?.counts ?? result.counts;
+    // The budget as every worker left it (this one's report was read before the others stopped).
+    if (summary.budget && final?.budget) {
+      summary.budget = budgetReport(summary.budget.limits, final.budget, summary.budget.refused);
+    }
     const lines = [
       `ran ${summary.attempted} trial(s): ${summary.finished} finished, ${summary.errored} errored, ${summary.abandoned} not completed`,
       `calls: ${summary.calls}, cost: $${summary.costUsd.toFixed(4)}`,
       `study status: ${counts.finished} finished, ${counts.errored} errored, ${counts.pending} pending`,
     ];
     if (summary.stoppedBy === "budget") lines.push("stopped: the spec's budget was reached");
+    if (summary.budget) lines.push(describeBudget(summary.budget));
     if (summary.stoppedBy === "stop") lines.push("stopped by interrupt: run the same command again to resume");
     if (summary.stoppedBy === "auth") {
       lines.push(
@@ -110,10 +117,10 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
   }
 }
 
-async function finalCounts(url: string, runId: string) {
+async function finalState(url: string, runId: string) {
   const store = await openStore(url);
   try {
-    return await store.countByStatus(runId);
+    return { counts: await store.countByStatus(runId), budget: await store.budgetState(runId) };
   } finally {
     await store.close();
   }

@@ -4,7 +4,8 @@ import { conditionLabel } from "../../run/conditions.js";
 import { propagationChecks, roleKind } from "../../scaffolds/propagation.js";
 import { openStudyDir } from "../study-dir.js";
 import { trialPages } from "../../run/store/pages.js";
-import type { LeaseSummary, ProviderBatchRecord, WorkerRecord } from "../../run/store/types.js";
+import type { BudgetState, LeaseSummary, ProviderBatchRecord, WorkerRecord } from "../../run/store/types.js";
+import { describeLimits } from "../../run/execute/budget.js";
 
 interface CellStatus {
   model: string;
@@ -131,6 +132,9 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
       workers: await store.listWorkers(run.id),
       leases: await store.leaseSummary(run.id),
       batches: await store.listBatches(run.id),
+      // A store written before the budget counter (migration 0012), opened read-only, has no table for it.
+      budget: await store.budgetState(run.id).catch(() => undefined),
+      budgetLimits: describeLimits({ maxCalls: run.spec.budget?.max_calls, maxCostUsd: run.spec.budget?.max_cost_usd }),
     };
     if (options.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -153,6 +157,8 @@ function formatStatus(report: {
   workers: WorkerRecord[];
   leases: LeaseSummary;
   batches: ProviderBatchRecord[];
+  budget?: BudgetState;
+  budgetLimits: string;
 }): string {
   const total = report.counts.finished + report.counts.errored + report.counts.pending;
   const lines = [
@@ -185,6 +191,13 @@ function formatStatus(report: {
   }
   lines.push(...workerLines(report.workers, report.leases));
   lines.push(...batchLines(report.batches));
+  if (report.budget) {
+    const b = report.budget;
+    lines.push(
+      `budget (${report.budgetLimits || "no limits"}): used ${b.usedCalls} call(s), $${b.usedCostUsd.toFixed(4)}; ` +
+        `reserved in flight ${b.reservedCalls} call(s), $${b.reservedCostUsd.toFixed(4)}`,
+    );
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -4,6 +4,7 @@
  * them beside itself. Each worker claims trials under leases, so none is executed twice.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { describeBudget } from "../../run/execute/budget.js";
 import { runWorker } from "../../run/run-worker.js";
 import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
 
@@ -35,7 +36,9 @@ export async function workerCommand(url: string, options: WorkerCommandOptions):
     process.stdout.write(
       `worker ${result.workerId} on run ${result.runId}: ran ${summary.attempted} trial(s), ${summary.finished} finished, ` +
         `${summary.errored} errored, ${summary.abandoned} not completed; calls ${summary.calls}\n` +
-        `study status: ${counts.finished} finished, ${counts.errored} errored, ${counts.pending} pending\n`,
+        `study status: ${counts.finished} finished, ${counts.errored} errored, ${counts.pending} pending\n` +
+        (summary.stoppedBy === "budget" ? "stopped: the spec's budget was reached\n" : "") +
+        (summary.budget ? `${describeBudget(summary.budget)}\n` : ""),
     );
     if (summary.stoppedBy === "stop") process.exitCode = EXIT_INTERRUPTED;
     else if (summary.errored > 0 || summary.stoppedBy === "auth") process.exitCode = EXIT_TRIALS_ERRORED;

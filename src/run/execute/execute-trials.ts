@@ -25,7 +25,12 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     stoppedBy: "completed",
   };
   const source: TrialSource = options.source ?? new StoreTrialSource(options.store, options.runId);
-  const budget = await RunBudget.open(options.budget?.ledger ?? options.store, options.runId, options.budget);
+  // Shared by every worker of the run: this process's reservations are held under its lease owner id.
+  const budget = await RunBudget.open(options.budget?.ledger ?? options.store, options.runId, options.budget, {
+    holder: source.leaseOwner,
+    ttlMs: source.leaseMs,
+    shared: source.leaseOwner !== undefined,
+  });
   const batcher = new CommitBatcher(options.store);
   // An authentication failure (401/403) stops the run at once: no trial is claimed after it,
   // and the calls in flight are aborted (their trials stay pending), since every other call
@@ -36,6 +41,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
   const context: TrialContext = {
     ...options,
     abortSignal,
+    budget,
     commit: (entry) => batcher.complete(leaseOwner === undefined ? entry : { ...entry, leaseOwner }),
   };
   const limit = pLimit(options.concurrency);
@@ -57,7 +63,6 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     summary[event.status]++;
     summary.calls += event.calls;
     summary.costUsd += event.costUsd;
-    budget.charge(event);
     if (event.failure?.bucket === "auth" && !authStop.signal.aborted) {
       summary.authFailure = event.failure.message;
       authStop.abort();
@@ -95,7 +100,10 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     }
   }
   await Promise.all(inFlight);
+  budget.close();
   await source.close?.();
+  const budgetReport = await budget.report();
+  if (budgetReport) summary.budget = budgetReport;
   if (failure) throw failure.error;
   if (authStop.signal.aborted) summary.stoppedBy = "auth";
   return summary;

@@ -7,6 +7,8 @@ import type { TaskInput } from "../../contracts/task.js";
 import type { LogprobRequestPlan, LogprobScorer } from "../../scoring/types.js";
 import type { ScoredRun } from "./free-form.js";
 import type { TrialAttempt } from "./types.js";
+import { BudgetExhausted, mayHaveBeenPaid } from "./budget.js";
+import { estimateTokens } from "../../core/tokens.js";
 
 /**
  * The log-prob path (scoring_path: logprob): no generation. The rendered task (the same text the
@@ -43,12 +45,23 @@ export async function logprobTrial(attempt: TrialAttempt, scorer: LogprobScorer)
   };
   const started = Date.now();
   try {
-    const raw = await provider.continuationLogprobs({
+    const request = {
       model: model.spec.model,
       prompt: plan.prompt,
       continuations: plan.continuations,
       signal: options.abortSignal,
-    });
+    };
+    const send = () => provider.continuationLogprobs!(request);
+    // Reserved in the run's shared budget: the prompt and every continuation are input tokens.
+    const estimate = costUsd({ inputTokens: logprobTokens(plan), outputTokens: 0 }, model.price).usd;
+    const raw = options.budget
+      ? await options.budget.charged(
+          estimate,
+          send,
+          (r) => costUsd(r.usage, model.price).usd,
+          (error) => mayHaveBeenPaid(error, options.abortSignal),
+        )
+      : await send();
     const scored = scorer.score(item, task, raw, options.logprobOptions ?? { basis: "text", lengthNormalise: false });
     calls.push({
       ...base,
@@ -67,6 +80,7 @@ export async function logprobTrial(attempt: TrialAttempt, scorer: LogprobScorer)
     });
     return { finalText: scored.parsedAnswer ?? "", scored };
   } catch (error) {
+    if (error instanceof BudgetExhausted) throw error;
     const bucket = error instanceof ProviderError ? error.bucket : "other";
     calls.push({
       ...base,
@@ -79,4 +93,9 @@ export async function logprobTrial(attempt: TrialAttempt, scorer: LogprobScorer)
     });
     throw error;
   }
+}
+
+/** The log-prob call's input tokens before it is made: the prompt with each continuation. */
+function logprobTokens(plan: LogprobRequestPlan): number {
+  return plan.continuations.reduce((sum, c) => sum + estimateTokens(plan.prompt + c), 0);
 }

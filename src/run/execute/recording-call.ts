@@ -11,6 +11,7 @@ import { auditCall } from "../../scaffolds/propagation.js";
 import type { ScaffoldCall } from "../../scaffolds/types.js";
 import type { TrialRow } from "../store/types.js";
 import { type AgentLimits, checkAgentLimits, truncateToolTraces } from "./agent-limits.js";
+import { BudgetExhausted, estimatedCallCost, mayHaveBeenPaid } from "./budget.js";
 import { cacheKey } from "./cache-key.js";
 import type { ModelRuntime, TrialContext } from "./types.js";
 
@@ -19,7 +20,7 @@ export function recordingCall(
   execution: number,
   model: ModelRuntime,
   calls: CallRecord[],
-  options: Pick<TrialContext, "store" | "cache" | "abortSignal">,
+  options: Pick<TrialContext, "store" | "cache" | "abortSignal" | "budget">,
   task: TaskInput,
   /** Audit what of the task reached the call (false for judge calls, which are not the subject's). */
   audit = true,
@@ -70,11 +71,13 @@ export function recordingCall(
     };
     try {
       const hit = useCache ? await options.store.cacheGet(key) : undefined;
-      const result = hit ?? (await model.provider.generate({ ...request, signal: options.abortSignal }));
+      const result = hit ?? (await budgeted(options, model, request));
       if (useCache && !hit) await options.store.cachePut(key, result);
       calls.push(callRecord(base, result, model, hit !== undefined, Date.now() - startedAt.getTime()));
       return result;
     } catch (error) {
+      // Refused by the budget: nothing was sent, so there is no call to record.
+      if (error instanceof BudgetExhausted) throw error;
       const bucket = error instanceof ProviderError ? error.bucket : "other";
       const message = error instanceof Error ? error.message : String(error);
       calls.push({
@@ -91,6 +94,22 @@ export function recordingCall(
       throw error;
     }
   };
+}
+
+/** The provider call, reserved in the run's shared budget before it is sent and settled after. */
+function budgeted(
+  options: Pick<TrialContext, "abortSignal" | "budget">,
+  model: ModelRuntime,
+  request: GenerateRequest,
+): Promise<GenerateResult> {
+  const send = () => model.provider.generate({ ...request, signal: options.abortSignal });
+  if (!options.budget) return send();
+  return options.budget.charged(
+    estimatedCallCost(request.messages, request.params, model.price),
+    send,
+    (result) => costUsd(result.usage, model.price).usd,
+    (error) => mayHaveBeenPaid(error, options.abortSignal),
+  );
 }
 
 function callRecord(

@@ -10,6 +10,7 @@ import { benchmarkPool, renderTrialTask, trialItem } from "../../facets/render.j
 import { isLogprobScorer } from "../../scoring/types.js";
 import type { TrialRow } from "../store/types.js";
 import { storedTask } from "../task-record.js";
+import { BudgetExhausted } from "./budget.js";
 import { scaffoldTrial } from "./free-form.js";
 import { logprobTrial } from "./logprob.js";
 import { trialModel, trialModelRevision } from "./trial-model.js";
@@ -53,7 +54,8 @@ export async function runTrial(trial: TrialRow, options: TrialContext): Promise<
       errorMessage: null,
     });
   } catch (error) {
-    if (options.abortSignal?.aborted)
+    // Stopped by the budget (nothing sent for the refused call) or an abort: left unfinished.
+    if (options.abortSignal?.aborted || error instanceof BudgetExhausted)
       return { trialId: trial.id, status: "abandoned", costUsd: 0, calls: calls.length };
     const bucket = error instanceof ProviderError ? error.bucket : "other";
     return await complete(trial, model, options, calls, started, task, {

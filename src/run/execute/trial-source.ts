@@ -14,6 +14,8 @@ export interface TrialSource {
   acknowledge(trialId: string, status: TrialEvent["status"]): Promise<void>;
   /** Set by a source that claims under leases: completions are written only while it holds them. */
   readonly leaseOwner?: string;
+  /** Its lease length (ms): the budget's reservations of this process expire with the same delay. */
+  readonly leaseMs?: number;
   /** Ends the source (stops lease renewal); called once the executor has settled every trial. */
   close?(): Promise<void>;
 }

@@ -12,7 +12,7 @@ import type { CallRecord } from "../../contracts/trial.js";
 import type { AnyScorer, LogprobOptions, ScoreResult, Scorer } from "../../scoring/types.js";
 import type { TrialCompletion, TrialRow, TrialStore } from "../store/types.js";
 import type { AgentLimits } from "./agent-limits.js";
-import type { BudgetLedger, BudgetLimits } from "./budget.js";
+import type { BudgetLedger, BudgetLimits, BudgetReport, RunBudget } from "./budget.js";
 import type { TrialSource } from "./trial-source.js";
 
 export interface ModelRuntime {
@@ -44,8 +44,8 @@ export interface ExecuteOptions {
   /** Aborts in-flight calls; their trials stay unfinished. */
   abortSignal?: AbortSignal;
   /**
-   * Limits for the whole run. What earlier invocations spent is read from `ledger` (default:
-   * the store), so the budget holds across resumes.
+   * Limits for the whole run, kept in a counter shared by every worker and resume (`ledger`,
+   * default the store): each call is reserved before it is made (execute/budget.ts).
    */
   budget?: BudgetLimits & { ledger?: BudgetLedger };
   onTrialDone?: (event: TrialEvent) => void;
@@ -93,6 +93,8 @@ export interface ExecuteSummary {
   stoppedBy: "completed" | "stop" | "budget" | "auth";
   /** The first authentication failure's message, when one stopped the run. */
   authFailure?: string;
+  /** The shared budget when this pass ended (with limits only): spent, reserved in flight, past the limits. */
+  budget?: BudgetReport;
 }
 
 /** What one trial's execution needs: the pass's options and where its completion goes (group commit). */
@@ -112,6 +114,8 @@ export interface TrialContext
     | "agents"
   > {
   commit: (entry: TrialCompletion) => Promise<boolean>;
+  /** Every provider call is made through it (reserved before, settled after). */
+  budget?: RunBudget;
 }
 
 /** One execution of one trial, as both answer paths (free form and log-prob) receive it. */

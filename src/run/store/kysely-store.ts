@@ -32,8 +32,10 @@ import { KyselyJudgementStore } from "./judgement-queries.js";
 import { type PageRequest, TrialBrowser, type TrialGroup, type TrialQuery } from "./browse.js";
 import { KyselyLeaseStore } from "./lease-queries.js";
 import { KyselyBatchStore } from "./batch-queries.js";
+import { KyselyBudgetStore } from "./budget-queries.js";
 import type {
   BatchStore,
+  BudgetStore,
   JudgementStore,
   LeaseStore,
   RunRecord,
@@ -58,6 +60,9 @@ export interface KyselyTrialStoreOptions {
 const MAX_BOUND_PARAMS = 30_000;
 const MAX_ROWS_PER_BATCH = 2_000;
 
+/** How many stored task hashes a store remembers before it starts over (bounded memory). */
+const STORED_TASKS_REMEMBERED = 100_000;
+
 const STATUSES: readonly TrialStatus[] = ["pending", "finished", "errored"];
 
 type TrialSelect = Selectable<TrialsTable>;
@@ -70,6 +75,9 @@ export class KyselyTrialStore implements TrialStore {
   private readonly browser: TrialBrowser;
   private readonly leases: KyselyLeaseStore;
   private readonly batches: KyselyBatchStore;
+  private readonly budget: KyselyBudgetStore;
+  /** Hashes of tasks this store committed (tasks are never deleted): their insert is skipped. */
+  private readonly storedTasks = new Set<string>();
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
@@ -80,6 +88,7 @@ export class KyselyTrialStore implements TrialStore {
     this.browser = new TrialBrowser(db, dialect);
     this.leases = new KyselyLeaseStore(db, dialect, toTrialRow);
     this.batches = new KyselyBatchStore(db);
+    this.budget = new KyselyBudgetStore(db, dialect, (runId) => this.spent(runId));
   }
 
   // Batch mode's provider batches and their requests: see batch-queries.ts.
@@ -87,6 +96,15 @@ export class KyselyTrialStore implements TrialStore {
   batchRequests: BatchStore["batchRequests"] = (...a) => this.batches.batchRequests(...a);
   settleBatch: BatchStore["settleBatch"] = (...a) => this.batches.settleBatch(...a);
   listBatches: BatchStore["listBatches"] = (...a) => this.batches.listBatches(...a);
+
+  // The run's shared budget counter: see budget-queries.ts.
+  openBudget: BudgetStore["openBudget"] = (...a) => this.budget.openBudget(...a);
+  reserveBudget: BudgetStore["reserveBudget"] = (...a) => this.budget.reserveBudget(...a);
+  settleBudget: BudgetStore["settleBudget"] = (...a) => this.budget.settleBudget(...a);
+  renewBudgetReservations: BudgetStore["renewBudgetReservations"] = (...a) => this.budget.renewBudgetReservations(...a);
+  expireBudgetReservations: BudgetStore["expireBudgetReservations"] = (...a) =>
+    this.budget.expireBudgetReservations(...a);
+  budgetState: BudgetStore["budgetState"] = (...a) => this.budget.budgetState(...a);
 
   // Scale-out leases, workers and the run's items: see lease-queries.ts.
   claimTrials: LeaseStore["claimTrials"] = (...a) => this.leases.claimTrials(...a);
@@ -238,15 +256,19 @@ export class KyselyTrialStore implements TrialStore {
 
   async completeTrials(entries: readonly TrialCompletion[]): Promise<boolean[]> {
     for (const entry of entries) checkCompletion(entry);
-    return this.db.transaction().execute(async (trx) => {
+    const written = await this.db.transaction().execute(async (trx) => {
       const written: boolean[] = [];
       for (const entry of entries) written.push(await completeOne(trx, entry));
       await insertTasks(
         trx,
-        entries.filter((_, i) => written[i]),
+        entries.filter((_, i) => written[i] && !this.storedTasks.has(entries[i].task?.hash ?? "")),
       );
       return written;
     });
+    // Committed: later completions of the same task (other attempts, models) skip its insert.
+    if (this.storedTasks.size > STORED_TASKS_REMEMBERED) this.storedTasks.clear();
+    for (const [i, entry] of entries.entries()) if (written[i] && entry.task) this.storedTasks.add(entry.task.hash);
+    return written;
   }
 
   async getTasks(hashes: readonly string[]): Promise<Map<string, TaskInput>> {

@@ -17,6 +17,13 @@ type Dialect = "sqlite" | "postgres";
 /** Items per insert: four bound parameters a row, well under both dialects' limits. */
 const ITEM_BATCH = 500;
 
+/** Now on the database clock, in ms since the epoch. */
+export function databaseNowMs(dialect: Dialect): RawBuilder<number> {
+  return dialect === "postgres"
+    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
+    : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+}
+
 export class KyselyLeaseStore implements LeaseStore {
   constructor(
     private readonly db: Kysely<StoreDatabase>,
@@ -24,11 +31,8 @@ export class KyselyLeaseStore implements LeaseStore {
     private readonly toTrialRow: (row: Selectable<TrialsTable>) => TrialRow,
   ) {}
 
-  /** Now on the database clock, in ms since the epoch. */
   private nowMs(): RawBuilder<number> {
-    return this.dialect === "postgres"
-      ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
-      : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+    return databaseNowMs(this.dialect);
   }
 
   async claimTrials(

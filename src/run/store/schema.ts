@@ -211,6 +211,26 @@ export interface BatchRequestsTable {
   updated_at: string;
 }
 
+/** Migration 0012: the run's shared budget counter (issue 16): spent, and reserved by calls in flight. */
+export interface RunBudgetTable {
+  run_id: string;
+  used_calls: number | string;
+  used_cost_usd: number;
+  reserved_calls: number | string;
+  reserved_cost_usd: number;
+}
+
+/** Migration 0012: one row per call in flight that holds a reservation; expires unless its holder renews it. */
+export interface BudgetReservationsTable {
+  id: string;
+  run_id: string;
+  holder: string;
+  calls: number;
+  cost_usd: number;
+  /** ms since the epoch, database clock. */
+  expires_at: number | string;
+}
+
 export interface StoreDatabase {
   runs: RunsTable;
   trials: TrialsTable;
@@ -226,6 +246,8 @@ export interface StoreDatabase {
   run_items: RunItemsTable;
   provider_batches: ProviderBatchesTable;
   batch_requests: BatchRequestsTable;
+  run_budget: RunBudgetTable;
+  budget_reservations: BudgetReservationsTable;
 }
 
 // Migrations receive an untyped handle: they describe the database as it was at their time.
@@ -570,6 +592,37 @@ const providerBatches: Migration = {
   },
 };
 
+/**
+ * The shared budget (issue 16): one counter row per run, charged before a call is made
+ * (reserve, then settle with the real cost), and the reservations of calls in flight.
+ */
+const runBudget: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("run_budget")
+      .addColumn("run_id", "text", (c) => c.primaryKey().references("runs.id"))
+      .addColumn("used_calls", "bigint", (c) => c.notNull())
+      .addColumn("used_cost_usd", "double precision", (c) => c.notNull())
+      .addColumn("reserved_calls", "bigint", (c) => c.notNull())
+      .addColumn("reserved_cost_usd", "double precision", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("budget_reservations")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("run_id", "text", (c) => c.notNull().references("runs.id"))
+      .addColumn("holder", "text", (c) => c.notNull())
+      .addColumn("calls", "integer", (c) => c.notNull())
+      .addColumn("cost_usd", "double precision", (c) => c.notNull())
+      .addColumn("expires_at", "bigint", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("budget_reservations_holder").on("budget_reservations").column("holder").execute();
+  },
+  async down(db: AnyDb) {
+    await db.schema.dropTable("budget_reservations").ifExists().execute();
+    await db.schema.dropTable("run_budget").ifExists().execute();
+  },
+};
+
 /** All migrations, applied in name order. */
 export const migrations: Record<string, Migration> = {
   "0001_initial": initial,
@@ -583,6 +636,7 @@ export const migrations: Record<string, Migration> = {
   "0009_call_cache_tokens": callCacheTokens,
   "0010_trial_model_revision": trialModelRevision,
   "0011_provider_batches": providerBatches,
+  "0012_run_budget": runBudget,
 };
 
 export const migrationProvider: MigrationProvider = {

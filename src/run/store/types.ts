@@ -219,7 +219,62 @@ export interface BatchStore {
   listBatches(runId: string): Promise<ProviderBatchRecord[]>;
 }
 
-export interface TrialStore extends JudgementStore, LeaseStore, BatchStore {
+/** Calls and their cost in USD. */
+export interface Spend {
+  calls: number;
+  costUsd: number;
+}
+
+/** The spec's budget: `budget.max_calls` and `budget.max_cost_usd`. */
+export interface BudgetLimits {
+  maxCostUsd?: number;
+  maxCalls?: number;
+}
+
+/** The run's shared budget counter: what was spent, and what calls in flight have reserved. */
+export interface BudgetState {
+  usedCalls: number;
+  usedCostUsd: number;
+  reservedCalls: number;
+  reservedCostUsd: number;
+}
+
+/** One call's reservation: its id, the process holding it, and the calls and estimated cost reserved. */
+export interface BudgetReservation extends Spend {
+  id: string;
+  holder: string;
+}
+
+/**
+ * The shared budget (migration 0012, store/budget-queries.ts): charged before a call is made, so
+ * any number of workers sharing a run stay within its limits together.
+ */
+export interface BudgetStore {
+  /** The run's counter; created on first use from what the run's committed calls spent. */
+  openBudget(runId: string): Promise<BudgetState>;
+  /**
+   * Atomically reserves `reservation` if used + reserved + it stays within every limit; the
+   * counter after it, or undefined when refused. The reservation expires after `ttlMs` unless renewed.
+   */
+  reserveBudget(
+    runId: string,
+    reservation: BudgetReservation,
+    limits: BudgetLimits,
+    ttlMs: number,
+  ): Promise<BudgetState | undefined>;
+  /** Ends a reservation with what the call really spent (zero: released, nothing was paid). */
+  settleBudget(runId: string, reservation: BudgetReservation, spent: Spend): Promise<BudgetState>;
+  /** Extends the expiry of every reservation `holder` holds (it is alive). */
+  renewBudgetReservations(holder: string, ttlMs: number): Promise<void>;
+  /**
+   * Charges expired reservations (with `all`, every reservation of the run: a single-process
+   * store resuming after a crash) at their estimate, and returns what was charged.
+   */
+  expireBudgetReservations(runId: string, options?: { all?: boolean }): Promise<Spend>;
+  budgetState(runId: string): Promise<BudgetState | undefined>;
+}
+
+export interface TrialStore extends JudgementStore, LeaseStore, BatchStore, BudgetStore {
   readonly dialect: "sqlite" | "postgres";
   /** Creates tables if missing; safe to call on every open. */
   migrate(): Promise<void>;
