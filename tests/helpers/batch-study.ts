@@ -49,7 +49,14 @@ export const PROVIDER_CASES: ProviderCase[] = [
 export function batchSpec(
   c: ProviderCase,
   url: string,
-  options: { mode: "sync" | "batch"; items?: number; maxRetries?: number; facets?: string; hold?: boolean },
+  options: {
+    mode: "sync" | "batch";
+    items?: number;
+    maxRetries?: number;
+    facets?: string;
+    hold?: boolean;
+    budget?: string;
+  },
 ) {
   const execution = [
     "  concurrency: 4",
@@ -64,6 +71,7 @@ export function batchSpec(
   return writeDemoSpec({
     items: options.items ?? 8,
     facets: options.facets ?? "    format: [mc]",
+    budget: options.budget,
     execution,
     models: `  - id: subject
     provider: ${c.provider}

@@ -257,3 +257,27 @@ describe("batch mode: multi-call scaffolds and the plan", () => {
     assert.ok(read.calls.every((call) => call.note?.batch_id === undefined));
   });
 });
+
+describe("batch mode: the shared budget", () => {
+  const c = PROVIDER_CASES[0];
+  let server: MockServer;
+  let state: BatchMockState;
+  before(async () => {
+    ({ server, state } = await c.start());
+  });
+  after(() => server.close());
+
+  test("a batched call reserves its place in the budget before it joins a batch: max_calls is never passed", async () => {
+    state.reset();
+    const items = 8;
+    const maxCalls = 5;
+    const study = batchSpec(c, server.url, { mode: "batch", items, budget: `  max_calls: ${maxCalls}` });
+    const result = await runStudy({ specPath: study.specPath, outDir: study.outDir, env: ENV });
+    const submitted = [...state.batches.values()].reduce((n, b) => n + b.requests.length, 0);
+    assert.equal(submitted, maxCalls, "only the reserved calls were submitted");
+    assert.equal(result.counts.finished, maxCalls);
+    const { trials } = await readRun(study.outDir);
+    const unfinished = [...trials.values()].filter((t) => t.status !== "finished").length;
+    assert.equal(unfinished, items - maxCalls, "the refused trials stay pending for a later run");
+  });
+});
