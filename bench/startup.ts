@@ -8,7 +8,7 @@
  * commit's). Prints Markdown.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -30,10 +30,21 @@ if (!existsSync(cli)) {
 }
 const quickstart = join(repo, "examples/quickstart.yaml");
 
+/** An executable CLI runs as `bin` does, through its shebang (with the Node flags it names). */
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+const [command, prefix] = isExecutable(cli) ? [cli, []] : [process.execPath, [cli]];
+
 /** Runs the CLI once and returns its wall time in ms; a failing command stops the benchmark. */
 function time(args: string[]): number {
   const started = performance.now();
-  const child = spawnSync(process.execPath, [cli, ...args], { cwd: repo, encoding: "utf8" });
+  const child = spawnSync(command, [...prefix, ...args], { cwd: repo, encoding: "utf8" });
   const ms = performance.now() - started;
   if (child.status !== 0) throw new Error(`parallax ${args.join(" ")} exited ${child.status}: ${child.stderr}`);
   return ms;
