@@ -12,7 +12,7 @@
  *
  * Usage: tsx scripts/bundle-cli.ts [--from src|dist] [--outdir DIR] (defaults: dist, dist/bundle).
  */
-import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
@@ -54,14 +54,6 @@ export const BUNDLE_EXTERNAL: readonly string[] = [
 export const BUNDLED_CLI = "parallax.js";
 
 /**
- * The bundled CLI's first line. V8 starts the young generation at 1 MB and doubles it as needed;
- * `plan` allocates about 25 MB while starting, so it paid eight scavenges (copying up to 14 MB of
- * live code and schemas each) and a mark-compact. Starting at 16 MB leaves one scavenge: 7% fewer
- * instructions for `plan`. The maximum is V8's default (32 MB here), so long runs are unchanged.
- */
-export const BUNDLED_CLI_SHEBANG = "#!/usr/bin/env -S node --min-semi-space-size=16";
-
-/**
  * Bundles from `root`/src (TypeScript, for tests) or `root`/dist (tsc's output) into `outdir`.
  * `outdir` must be two folders below the package root: core/version.ts reads "../../package.json".
  */
@@ -88,9 +80,10 @@ export async function bundleCli(options: { root: string; from: "src" | "dist"; o
     },
     logLevel: "warning",
   });
-  const cli = join(options.outdir, BUNDLED_CLI);
-  writeFileSync(cli, readFileSync(cli, "utf8").replace(/^#![^\n]*/, BUNDLED_CLI_SHEBANG));
-  chmodSync(cli, 0o755);
+  // No V8 flags in its shebang: a young generation started at 8 or 16 MB (--min-semi-space-size)
+  // spares plan's eight scavenges, but touching the larger space costs more CPU than they did
+  // (docs/PERFORMANCE.md, "Startup").
+  chmodSync(join(options.outdir, BUNDLED_CLI), 0o755);
 }
 
 if (process.argv[1] === import.meta.filename) {

@@ -19,7 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { BUNDLE_ENTRIES, BUNDLED_CLI, BUNDLED_CLI_SHEBANG, bundleCli } from "../../scripts/bundle-cli.js";
+import { BUNDLE_ENTRIES, BUNDLED_CLI, bundleCli } from "../../scripts/bundle-cli.js";
 import { runCli } from "../helpers/cli.js";
 
 const REPO = resolve(import.meta.dirname, "..", "..");
@@ -58,11 +58,10 @@ describe("the bundled CLI", () => {
   });
 
   test("--version and plan print what the unbundled CLI prints", () => {
-    // Run as `bin` is: the file itself, through its shebang and the Node flags it names.
+    // Run as `bin` is: the file itself, through its shebang.
     const version = spawnSync(join(BUNDLE, BUNDLED_CLI), ["--version"], { encoding: "utf8" });
     assert.equal(version.status, 0, version.stderr);
     assert.equal(version.stdout.trim(), packageJson.version);
-    assert.equal(readFileSync(join(BUNDLE, BUNDLED_CLI), "utf8").split("\n")[0], BUNDLED_CLI_SHEBANG);
 
     const quickstart = join(REPO, "examples", "quickstart.yaml");
     const bundled = runBundle(["plan", quickstart, "--json"]);
