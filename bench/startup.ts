@@ -1,22 +1,25 @@
 /**
  * npm run bench:startup — how long the built CLI takes to start, per command.
- * Spawns `node dist/cli/main.js` N times (default 15, or `-- --runs N`) for `--version`,
- * `plan examples/quickstart.yaml` and `status` on a quickstart study directory (made once,
- * untimed), interleaving the commands so machine load affects each alike. Reports the
+ * Spawns the package's `bin` (the bundled CLI, dist/bundle/parallax.js) N times (default 15, or
+ * `-- --runs N`) for `--version`, `plan examples/quickstart.yaml` and `status` on a quickstart
+ * study directory (made once, untimed), interleaving the commands so machine load affects each alike. Reports the
  * median, min and max wall time and each command's median as a multiple of `--version`.
- * `-- --cli PATH` times another build (e.g. an older commit's dist/cli/main.js). Prints Markdown.
+ * `-- --cli PATH` times another build (e.g. dist/cli/main.js, tsc's unbundled output, or an older
+ * commit's). Prints Markdown.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 const repo = resolve(import.meta.dirname, "..");
+const bin = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { bin: { parallax: string } }).bin
+  .parallax;
 const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "15" },
-    cli: { type: "string", default: join(repo, "dist/cli/main.js") },
+    cli: { type: "string", default: join(repo, bin) },
   },
 });
 const runs = Number(values.runs);
@@ -27,10 +30,21 @@ if (!existsSync(cli)) {
 }
 const quickstart = join(repo, "examples/quickstart.yaml");
 
+/** An executable CLI runs as `bin` does, through its shebang (with the Node flags it names). */
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+const [command, prefix] = isExecutable(cli) ? [cli, []] : [process.execPath, [cli]];
+
 /** Runs the CLI once and returns its wall time in ms; a failing command stops the benchmark. */
 function time(args: string[]): number {
   const started = performance.now();
-  const child = spawnSync(process.execPath, [cli, ...args], { cwd: repo, encoding: "utf8" });
+  const child = spawnSync(command, [...prefix, ...args], { cwd: repo, encoding: "utf8" });
   const ms = performance.now() - started;
   if (child.status !== 0) throw new Error(`parallax ${args.join(" ")} exited ${child.status}: ${child.stderr}`);
   return ms;

@@ -33,6 +33,18 @@ export function wordPattern(words: Iterable<string>): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}'-])(${sorted.join("|")})(?![\\p{L}\\p{N}-])`, "giu");
 }
 
+/**
+ * `wordPattern` built on first use: sorting a word list with localeCompare starts ICU's collator,
+ * which every command that loads the perturbation registry (plan too) would otherwise pay.
+ */
+export function lazyWordPattern(words: () => Iterable<string>): () => RegExp {
+  let pattern: RegExp | undefined;
+  return () => {
+    pattern ??= wordPattern(words());
+    return pattern;
+  };
+}
+
 /** The index of the last question sentence of a paragraph: its start offset, or -1. */
 export function lastSentenceStart(paragraph: string): number {
   const trimmed = paragraph.trimEnd();

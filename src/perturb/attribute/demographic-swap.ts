@@ -11,16 +11,16 @@
  * Variant 0 exchanges (else list-swaps), variant 1 list-swaps (else exchanges), variant 2 does both.
  */
 import type { Item } from "../../contracts/item.js";
-import { copyItem, escapeRegExp, matchCase, wordPattern } from "../text.js";
+import { copyItem, escapeRegExp, lazyWordPattern, matchCase } from "../text.js";
 import type { Perturbation } from "../types.js";
 import { DEMOGRAPHIC_TERMS } from "../words.js";
 import { constructMismatch } from "./signatures.js";
 
-const PATTERN = wordPattern(Object.keys(DEMOGRAPHIC_TERMS));
+const pattern = lazyWordPattern(() => Object.keys(DEMOGRAPHIC_TERMS));
 
 /** The listed terms of `texts` mapped one-to-one to their replacements (alternatives from index `variant`). */
 export function termMapping(texts: readonly string[], variant: number): Map<string, string> {
-  const found = [...new Set(texts.flatMap((t) => [...t.matchAll(PATTERN)].map((m) => m[0].toLowerCase())))].sort();
+  const found = [...new Set(texts.flatMap((t) => [...t.matchAll(pattern())].map((m) => m[0].toLowerCase())))].sort();
   const mapping = new Map<string, string>();
   const used = new Set<string>();
   for (const term of found) {
@@ -34,7 +34,7 @@ export function termMapping(texts: readonly string[], variant: number): Map<stri
 }
 
 function listSwap(text: string, mapping: Map<string, string>): string {
-  return text.replace(PATTERN, (word) => matchCase(word, mapping.get(word.toLowerCase()) ?? word));
+  return text.replace(pattern(), (word) => matchCase(word, mapping.get(word.toLowerCase()) ?? word));
 }
 
 /** The two people an item with an unknown option names, as the stem can mention them ("The grandson" -> "grandson"). */

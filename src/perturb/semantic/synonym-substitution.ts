@@ -1,10 +1,10 @@
 /** Semantic: words of the stem replaced by synonyms from the bundled list (App. C "synonym substitution"). */
 import { z } from "zod";
-import { copyItem, matchCase, wordPattern } from "../text.js";
+import { copyItem, lazyWordPattern, matchCase } from "../text.js";
 import type { Perturbation } from "../types.js";
 import { SYNONYMS } from "../words.js";
 
-const PATTERN = wordPattern(Object.keys(SYNONYMS));
+const pattern = lazyWordPattern(() => Object.keys(SYNONYMS));
 
 const settingsSchema = z
   .object({
@@ -20,7 +20,7 @@ export const synonymSubstitution: Perturbation = {
   writes: ["stem"],
   settingsSchema,
   apply(item, ctx) {
-    const hits = [...item.stem.matchAll(PATTERN)];
+    const hits = [...item.stem.matchAll(pattern())];
     if (hits.length === 0) return { notApplicable: "no word of the stem is in the synonym list" };
     const max = ctx.settings.max_substitutions as number;
     // Choose which occurrences to replace: a seeded partial shuffle of the hits.
@@ -33,7 +33,7 @@ export const synonymSubstitution: Perturbation = {
     let k = 0;
     const replaced: string[] = [];
     const out = copyItem(item);
-    out.stem = item.stem.replace(PATTERN, (word) => {
+    out.stem = item.stem.replace(pattern(), (word) => {
       const index = k++;
       if (!chosen.has(index)) return word;
       const options = SYNONYMS[word.toLowerCase()];
