@@ -4,35 +4,20 @@
  * recorded batch instead of submitting it again. Skipped without PARALLAX_TEST_PG_URL.
  */
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { after, test } from "node:test";
-import pg from "pg";
 import { runStudy } from "../../src/run/run-study.js";
 import { runWorker } from "../../src/run/run-worker.js";
 import { openStore } from "../../src/run/store/open.js";
 import { BATCH_TEST_KEY, BATCH_TEST_KEY_ENV, batchSpec, PROVIDER_CASES } from "../helpers/batch-study.js";
+import { dropTestSchemas, PG_URL, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";
 
-const PG_URL = process.env.PARALLAX_TEST_PG_URL;
-const skip = PG_URL ? false : "PARALLAX_TEST_PG_URL is not set (scripts/start-test-postgres.sh starts a test server)";
-const schema = `parallax_batch_${process.pid}_${randomBytes(4).toString("hex")}`;
+const skip = skipWithoutPostgres;
+// One schema for the whole file (dropped after it).
+const url = PG_URL ? testStoreUrl("parallax_batch") : "";
+const storeUrl = () => url;
 const ENV = { [BATCH_TEST_KEY_ENV]: BATCH_TEST_KEY };
 
-function storeUrl(): string {
-  const url = new URL(PG_URL!);
-  url.searchParams.set("schema", schema);
-  return url.toString();
-}
-
-after(async () => {
-  if (!PG_URL) return;
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
-});
+after(() => dropTestSchemas());
 
 test("a worker finishes an aborted batch-mode run by polling its recorded batch", {
   skip,

@@ -5,35 +5,20 @@
  * it when PostgreSQL is installed).
  */
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import pg from "pg";
 import { runStudy } from "../../src/run/run-study.js";
 import { runCli } from "../helpers/cli.js";
 import { writeDemoSpec } from "../helpers/study.js";
+import { dropTestSchemas, PG_URL, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";
 
-const PG_URL = process.env.PARALLAX_TEST_PG_URL;
-const skip = PG_URL ? false : "PARALLAX_TEST_PG_URL is not set (scripts/start-test-postgres.sh starts a test server)";
-const schema = `parallax_run_${process.pid}_${randomBytes(4).toString("hex")}`;
+const skip = skipWithoutPostgres;
+// One schema for the whole file (dropped after it).
+const url = PG_URL ? testStoreUrl("parallax_run") : "";
+const storeUrl = () => url;
 
-function storeUrl(): string {
-  const url = new URL(PG_URL!);
-  url.searchParams.set("schema", schema);
-  return url.toString();
-}
-
-after(async () => {
-  if (!PG_URL) return;
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
-});
+after(() => dropTestSchemas());
 
 test("run into PostgreSQL, then status, export and analyze through the URL", { skip }, async () => {
   const { specPath, outDir } = writeDemoSpec({ items: 5, facets: "    scaffold: [direct, cot]" });

@@ -6,11 +6,8 @@
  * Skipped without PARALLAX_TEST_PG_URL (npm test sets it when PostgreSQL is installed).
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import pg from "pg";
 import type { TrialOutcome } from "../../src/contracts/trial.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialStore } from "../../src/run/store/types.js";
@@ -18,32 +15,19 @@ import { runCli } from "../helpers/cli.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";
 import type { MockServer } from "../helpers/mock-server.js";
 import { writeDemoSpec } from "../helpers/study.js";
+import {
+  dropTestSchemas,
+  PG_URL,
+  queryStore,
+  skipWithoutPostgres,
+  startCli,
+  testStoreUrl,
+} from "../helpers/postgres-run.js";
 
-const PG_URL = process.env.PARALLAX_TEST_PG_URL;
-const skip = PG_URL ? false : "PARALLAX_TEST_PG_URL is not set (scripts/start-test-postgres.sh starts a test server)";
-const CLI = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
 const KEY = "sk-workers-test-1234567890abcdef";
-const schemas: string[] = [];
-
-function storeUrl(): string {
-  const schema = `parallax_workers_${process.pid}_${randomBytes(4).toString("hex")}`;
-  schemas.push(schema);
-  const url = new URL(PG_URL!);
-  url.searchParams.set("schema", schema);
-  return url.toString();
-}
-
-async function query<T>(url: string, text: string): Promise<T[]> {
-  const schema = new URL(url).searchParams.get("schema");
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(`set search_path to "${schema}"`);
-    return (await client.query(text)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const skip = skipWithoutPostgres;
+const storeUrl = () => testStoreUrl("parallax_workers");
+const query = queryStore;
 
 let mock: MockServer;
 before(async () => {
@@ -51,14 +35,7 @@ before(async () => {
 });
 after(async () => {
   await mock?.close();
-  if (!PG_URL) return;
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    for (const schema of schemas) await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
+  await dropTestSchemas();
 });
 
 /** A study of `items` x `attempts` one-call trials (direct scaffold, MC) on the OpenAI mock. */
@@ -84,15 +61,8 @@ function chatRequests(): number {
   return mock.requests.filter((r) => r.path.endsWith("/chat/completions")).length;
 }
 
-function start(args: string[]): { child: ChildProcess; done: Promise<{ status: number | null; stderr: string }> } {
-  const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => (stderr += chunk));
-  child.stdout?.resume();
-  const done = new Promise<{ status: number | null; stderr: string }>((resolve) =>
-    child.on("close", (status) => resolve({ status, stderr })),
-  );
-  return { child, done };
+function start(args: string[]) {
+  return startCli(args, env);
 }
 
 function outcome(): TrialOutcome {
