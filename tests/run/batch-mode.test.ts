@@ -193,7 +193,7 @@ for (const c of PROVIDER_CASES) {
   });
 }
 
-describe("batch mode: multi-call scaffolds and the plan", () => {
+describe("batch mode: multi-call scaffolds, the plan and the shared budget", () => {
   const c = PROVIDER_CASES[0];
   let server: MockServer;
   let state: BatchMockState;
@@ -256,16 +256,6 @@ describe("batch mode: multi-call scaffolds and the plan", () => {
     assert.equal(read.batches.length, 0);
     assert.ok(read.calls.every((call) => call.note?.batch_id === undefined));
   });
-});
-
-describe("batch mode: the shared budget", () => {
-  const c = PROVIDER_CASES[0];
-  let server: MockServer;
-  let state: BatchMockState;
-  before(async () => {
-    ({ server, state } = await c.start());
-  });
-  after(() => server.close());
 
   test("a batched call reserves its place in the budget before it joins a batch: max_calls is never passed", async () => {
     state.reset();
