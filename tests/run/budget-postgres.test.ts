@@ -200,10 +200,7 @@ describe("workers sharing a budget and a rate limit", { skip }, () => {
       worst.excess <= tolerance,
       `${worst.calls} calls in ${worst.windowMs} ms: more than ${rpm} + ${rpm}/min (+${tolerance}) across both workers`,
     );
-    const tail = times.slice(rpm);
-    const seconds = (tail.at(-1)! - times[rpm - 1]) / 1000;
-    const rate = tail.length / seconds;
-    // Past the first bucket the two workers together refill at R per minute (each R/2).
-    assert.ok(rate <= (rpm / 60) * 1.5, `${rate.toFixed(2)} calls/s after the first bucket; R/60 is ${rpm / 60}`);
+    // Every window is checked above, the ones after the first bucket included; a separate rate over
+    // the tail measured from one call's arrival time depended on the machine's load (flaky), so none.
   });
 });
