@@ -112,6 +112,32 @@ describe("trial source", () => {
       await store.close();
     }
   });
+  test("a store failure while committing is the run's error, not the trial's: the trial stays unfinished", async () => {
+    const { study, store, runId } = await plannedStudy(3);
+    try {
+      let failures = 0;
+      // The store refuses the first commit, as a full disk or a dropped connection would.
+      const failingOnce = new Proxy(store, {
+        get(target, key, receiver) {
+          if (key !== "completeTrials") return Reflect.get(target, key, receiver);
+          return async (entries: Parameters<TrialStore["completeTrials"]>[0]) => {
+            if (failures++ === 0) throw new Error("store unavailable: disk full");
+            return target.completeTrials(entries);
+          };
+        },
+      });
+      await assert.rejects(execute(study, failingOnce, runId, { concurrency: 1 }), /disk full/);
+      const counts = await store.countByStatus(runId);
+      assert.equal(counts.errored, 0, "no trial recorded the store's failure as its own error");
+      assert.equal(counts.pending + counts.finished, 3);
+      assert.ok(counts.pending >= 1, "the trial whose commit failed is still pending");
+      const rerun = await execute(study, store, runId, {});
+      assert.equal(rerun.finished, counts.pending);
+      assert.deepEqual(await store.countByStatus(runId), { pending: 0, finished: 3, errored: 0 });
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe("budget through the store", () => {

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import pg from "pg";
 import { openStore, parsePostgresUrl } from "../../src/run/store/index.js";
+import { retryLockConflicts } from "../../src/run/store/lock-conflicts.js";
 import { type StoreTarget, storeBehaviours } from "./store-suite.js";
 
 const PG_URL = process.env.PARALLAX_TEST_PG_URL;
@@ -82,4 +83,58 @@ test("PostgreSQL URLs: schema parameter is validated and stripped", () => {
   assert.match(parsed.connectionString, /sslmode=disable/);
   assert.throws(() => parsePostgresUrl("postgres://h/db?schema=x;drop"), /invalid PostgreSQL schema name/);
   assert.throws(() => parsePostgresUrl("postgres://[bad"), /invalid PostgreSQL URL/);
+});
+
+test("PostgreSQL: a transaction aborted as a deadlock victim runs again and commits", { skip }, async () => {
+  const table = `parallax_deadlock_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const [setup, holder, retried] = [0, 1, 2].map(() => new pg.Client({ connectionString: PG_URL }));
+  await Promise.all([setup, holder, retried].map((c) => c.connect()));
+  try {
+    await setup.query(`create table "${table}" (id int primary key, v int)`);
+    await setup.query(`insert into "${table}" values (1, 0), (2, 0)`);
+    await holder.query("begin");
+    await holder.query(`update "${table}" set v = v + 1 where id = 1`);
+    let attempts = 0;
+    let rowTwoTaken: () => void = () => {};
+    const holderMayGo = new Promise<void>((resolve) => {
+      rowTwoTaken = resolve;
+    });
+    // Row 2, then row 1 (held): this transaction waits first, so the deadlock check picks it.
+    const victim = retryLockConflicts(async () => {
+      attempts++;
+      await retried.query("begin");
+      try {
+        await retried.query(`update "${table}" set v = v + 10 where id = 2`);
+        if (attempts === 1) setTimeout(rowTwoTaken, 200);
+        await retried.query(`update "${table}" set v = v + 10 where id = 1`);
+        await retried.query("commit");
+      } catch (error) {
+        await retried.query("rollback");
+        throw error;
+      }
+    });
+    await holderMayGo;
+    await holder.query(`update "${table}" set v = v + 1 where id = 2`);
+    await holder.query("commit");
+    await victim;
+    assert.equal(attempts, 2, "aborted once as the victim, then committed");
+    const rows = await setup.query<{ id: number; v: number }>(`select id, v from "${table}" order by id`);
+    assert.deepEqual(
+      rows.rows.map((r) => r.v),
+      [11, 11],
+    );
+    // Other errors are not retried.
+    let plain = 0;
+    await assert.rejects(
+      retryLockConflicts(async () => {
+        plain++;
+        await setup.query("select 1/0");
+      }),
+      /division by zero/,
+    );
+    assert.equal(plain, 1);
+  } finally {
+    await setup.query(`drop table if exists "${table}"`);
+    await Promise.all([setup, holder, retried].map((c) => c.end()));
+  }
 });

@@ -535,6 +535,57 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.deepEqual(executions, [1, 2, 3]);
       }));
 
+    test("workers completing groups that share tasks, in opposite orders, while renewing their leases: nothing fails", () =>
+      withStore(async (store, reopen) => {
+        await store.saveRun(makeRun("r1"));
+        const trials = makeTrials("r1", 160);
+        await store.addPlannedTrials(trials);
+        const workers = [store, await reopen(), await reopen(), await reopen()];
+        const lease = { leaseMs: 60_000, erroredBefore: new Date().toISOString() };
+        const claimed = await Promise.all(workers.map((w, k) => w.claimTrials("r1", `w${k}`, 40, lease)));
+        const hashes = Array.from({ length: 40 }, (_, h) => `h-${String(h).padStart(2, "0")}`);
+        const taskOf = (h: string) => ({ hash: h, json: JSON.stringify({ question: h }) });
+        const results = await Promise.all(
+          workers.map(async (w, k) => {
+            const mine = claimed[k];
+            const ids = mine.map((t) => t.id);
+            let renewing = true;
+            const renewals = (async () => {
+              while (renewing) await w.renewLeases(`w${k}`, ids, 60_000);
+            })();
+            const written: boolean[] = [];
+            try {
+              // Groups of 8 in reverse id order; odd workers name the shared tasks in reverse order.
+              for (let g = 0; g < mine.length; g += 8) {
+                const group = mine.slice(g, g + 8).reverse();
+                const order = k % 2 === 0 ? hashes : [...hashes].reverse();
+                written.push(
+                  ...(await w.completeTrials(
+                    group.map((t, i) => ({
+                      trialId: t.id,
+                      outcome: makeOutcome("finished"),
+                      calls: [makeCall(t.id, 0)],
+                      task: taskOf(order[(g + i) % order.length]),
+                      leaseOwner: `w${k}`,
+                    })),
+                  )),
+                );
+              }
+            } finally {
+              renewing = false;
+              await renewals;
+            }
+            return written;
+          }),
+        );
+        assert.deepEqual(
+          results.map((written) => written.filter(Boolean).length),
+          [40, 40, 40, 40],
+        );
+        assert.deepEqual(await store.countByStatus("r1"), { pending: 0, finished: 160, errored: 0 });
+        assert.equal((await store.getTasks(hashes)).size, hashes.length);
+      }));
+
     test("the task a trial was sent is stored with its completion, once per distinct task", () =>
       withStore(async (store) => {
         await store.saveRun(makeRun("r1"));

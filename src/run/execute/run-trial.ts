@@ -17,6 +17,24 @@ import { trialModel, trialModelRevision } from "./trial-model.js";
 import type { ModelRuntime, TrialContext, TrialEvent } from "./types.js";
 
 export async function runTrial(trial: TrialRow, options: TrialContext): Promise<TrialEvent> {
+  const attempted = await attemptTrial(trial, options);
+  if ("abandoned" in attempted) return attempted.abandoned;
+  const { model, calls, started, task, core } = attempted;
+  // Outside the attempt: a store failure while committing is not the trial's error. Recording
+  // it as one would lose a paid answer and pay for it again on the retry.
+  return complete(trial, model, options, calls, started, task, core);
+}
+
+interface Attempted {
+  model: ModelRuntime | undefined;
+  calls: CallRecord[];
+  started: number;
+  task: TaskInput | undefined;
+  core: OutcomeCore;
+}
+
+/** Runs the trial's calls and scores them; what to commit, or the event of a trial left unfinished. */
+async function attemptTrial(trial: TrialRow, options: TrialContext): Promise<Attempted | { abandoned: TrialEvent }> {
   // The model as this condition runs it: its quantization variant and decoding setting.
   const declared = options.models.get(trial.modelId);
   const model = declared && trialModel(declared, trial.condition);
@@ -43,31 +61,43 @@ export async function runTrial(trial: TrialRow, options: TrialContext): Promise<
       !isLogprobScorer(scorer) && options.judging?.applies(trial.id)
         ? await options.judging.judge(attempt, finalText)
         : { scored: deterministic, scorer: `${scorer.name}@${scorer.version}` };
-    return await complete(trial, model, options, calls, started, task, {
-      status: "finished",
-      finalAnswer: finalText,
-      parsedAnswer: scored.parsedAnswer,
-      parseStatus: scored.parseStatus,
-      score: scored.score,
-      scorer: scorerLabel,
-      failureBucket: null,
-      errorMessage: null,
-    });
+    return {
+      model,
+      calls,
+      started,
+      task,
+      core: {
+        status: "finished",
+        finalAnswer: finalText,
+        parsedAnswer: scored.parsedAnswer,
+        parseStatus: scored.parseStatus,
+        score: scored.score,
+        scorer: scorerLabel,
+        failureBucket: null,
+        errorMessage: null,
+      },
+    };
   } catch (error) {
     // Stopped by the budget (nothing sent for the refused call) or an abort: left unfinished.
     if (options.abortSignal?.aborted || error instanceof BudgetExhausted)
-      return { trialId: trial.id, status: "abandoned", costUsd: 0, calls: calls.length };
+      return { abandoned: { trialId: trial.id, status: "abandoned", costUsd: 0, calls: calls.length } };
     const bucket = error instanceof ProviderError ? error.bucket : "other";
-    return await complete(trial, model, options, calls, started, task, {
-      status: "errored",
-      finalAnswer: null,
-      parsedAnswer: null,
-      parseStatus: "not_applicable",
-      score: null,
-      scorer: null,
-      failureBucket: bucket,
-      errorMessage: error instanceof Error ? error.message : String(error),
-    });
+    return {
+      model,
+      calls,
+      started,
+      task,
+      core: {
+        status: "errored",
+        finalAnswer: null,
+        parsedAnswer: null,
+        parseStatus: "not_applicable",
+        score: null,
+        scorer: null,
+        failureBucket: bucket,
+        errorMessage: error instanceof Error ? error.message : String(error),
+      },
+    };
   }
 }
 

@@ -33,6 +33,7 @@ import { type PageRequest, TrialBrowser, type TrialGroup, type TrialQuery } from
 import { KyselyLeaseStore } from "./lease-queries.js";
 import { KyselyBatchStore } from "./batch-queries.js";
 import { KyselyBudgetStore } from "./budget-queries.js";
+import { compareKeys, retryLockConflicts } from "./lock-conflicts.js";
 import type {
   BatchStore,
   BudgetStore,
@@ -256,15 +257,19 @@ export class KyselyTrialStore implements TrialStore {
 
   async completeTrials(entries: readonly TrialCompletion[]): Promise<boolean[]> {
     for (const entry of entries) checkCompletion(entry);
-    const written = await this.db.transaction().execute(async (trx) => {
-      const written: boolean[] = [];
-      for (const entry of entries) written.push(await completeOne(trx, entry));
-      await insertTasks(
-        trx,
-        entries.filter((_, i) => written[i] && !this.storedTasks.has(entries[i].task?.hash ?? "")),
-      );
-      return written;
-    });
+    // Trials in id order (tasks in hash order, below): concurrent workers lock rows in one order.
+    const order = [...entries.keys()].sort((a, b) => compareKeys(entries[a].trialId, entries[b].trialId));
+    const written = await retryLockConflicts(() =>
+      this.db.transaction().execute(async (trx) => {
+        const written: boolean[] = new Array(entries.length);
+        for (const i of order) written[i] = await completeOne(trx, entries[i]);
+        await insertTasks(
+          trx,
+          entries.filter((_, i) => written[i] && !this.storedTasks.has(entries[i].task?.hash ?? "")),
+        );
+        return written;
+      }),
+    );
     // Committed: later completions of the same task (other attempts, models) skip its insert.
     if (this.storedTasks.size > STORED_TASKS_REMEMBERED) this.storedTasks.clear();
     for (const [i, entry] of entries.entries()) if (written[i] && entry.task) this.storedTasks.add(entry.task.hash);
@@ -614,7 +619,7 @@ function checkCompletion({ trialId, outcome, calls }: TrialCompletion): void {
 async function insertTasks(trx: Transaction<StoreDatabase>, written: readonly TrialCompletion[]): Promise<void> {
   const byHash = new Map<string, string>();
   for (const { task } of written) if (task) byHash.set(task.hash, task.json);
-  const rows = [...byHash].map(([hash, task]) => ({ hash, task }));
+  const rows = [...byHash].map(([hash, task]) => ({ hash, task })).sort((a, b) => compareKeys(a.hash, b.hash));
   for (const batch of chunks(rows, MAX_ROWS_PER_BATCH)) {
     await trx
       .insertInto("tasks")

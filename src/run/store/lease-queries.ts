@@ -9,6 +9,7 @@
  */
 import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import type { Item } from "../../contracts/item.js";
+import { compareKeys } from "./lock-conflicts.js";
 import type { StoreDatabase, TrialsTable } from "./schema.js";
 import type { LeaseStore, LeaseSummary, TrialRow, WorkerRecord } from "./types.js";
 
@@ -63,7 +64,7 @@ export class KyselyLeaseStore implements LeaseStore {
       .where("id", "in", claimable)
       .returningAll()
       .execute();
-    return rows.map(this.toTrialRow).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return rows.map(this.toTrialRow).sort((a, b) => compareKeys(a.id, b.id));
   }
 
   async renewLeases(worker: string, trialIds: readonly string[], leaseMs: number): Promise<string[]> {
@@ -71,8 +72,7 @@ export class KyselyLeaseStore implements LeaseStore {
     const rows = await this.db
       .updateTable("trials")
       .set({ lease_expires_at: sql<number>`${this.nowMs()} + ${leaseMs}` })
-      .where("lease_owner", "=", worker)
-      .where("id", "in", [...trialIds])
+      .where("id", "in", this.heldInKeyOrder(worker, trialIds))
       .where("status", "<>", "finished")
       .returning("id")
       .execute();
@@ -84,9 +84,23 @@ export class KyselyLeaseStore implements LeaseStore {
     await this.db
       .updateTable("trials")
       .set({ lease_owner: null, lease_expires_at: null })
-      .where("lease_owner", "=", worker)
-      .where("id", "in", [...trialIds])
+      .where("id", "in", this.heldInKeyOrder(worker, trialIds))
       .execute();
+  }
+
+  /**
+   * The worker's leased trials among `trialIds`. On PostgreSQL they are row-locked in key order,
+   * the order a completion transaction takes them in, so a lease renewal running beside the
+   * same worker's commit waits for it instead of deadlocking with it.
+   */
+  private heldInKeyOrder(worker: string, trialIds: readonly string[]) {
+    let held = this.db
+      .selectFrom("trials")
+      .select("id")
+      .where("lease_owner", "=", worker)
+      .where("id", "in", [...trialIds]);
+    if (this.dialect === "postgres") held = held.orderBy(sql`id collate "C"`).forUpdate();
+    return held;
   }
 
   async registerWorker(worker: Omit<WorkerRecord, "heartbeatAt" | "state" | "inFlight">): Promise<void> {
