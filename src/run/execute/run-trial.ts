@@ -44,6 +44,7 @@ async function attemptTrial(trial: TrialRow, options: TrialContext): Promise<Att
   const execution = trial.executions + 1;
   const started = Date.now();
   let task: TaskInput | undefined;
+  const attempted = (core: OutcomeCore): Attempted => ({ model, calls, started, task, core });
   try {
     if (!model || !original) throw new Error(`trial ${trial.id} refers to a model or item that is not in the study`);
     const context = { pool: benchmarkPool(benchmarkItems), exemplars: options.exemplars?.get(trial.benchmarkId) };
@@ -61,43 +62,31 @@ async function attemptTrial(trial: TrialRow, options: TrialContext): Promise<Att
       !isLogprobScorer(scorer) && options.judging?.applies(trial.id)
         ? await options.judging.judge(attempt, finalText)
         : { scored: deterministic, scorer: `${scorer.name}@${scorer.version}` };
-    return {
-      model,
-      calls,
-      started,
-      task,
-      core: {
-        status: "finished",
-        finalAnswer: finalText,
-        parsedAnswer: scored.parsedAnswer,
-        parseStatus: scored.parseStatus,
-        score: scored.score,
-        scorer: scorerLabel,
-        failureBucket: null,
-        errorMessage: null,
-      },
-    };
+    return attempted({
+      status: "finished",
+      finalAnswer: finalText,
+      parsedAnswer: scored.parsedAnswer,
+      parseStatus: scored.parseStatus,
+      score: scored.score,
+      scorer: scorerLabel,
+      failureBucket: null,
+      errorMessage: null,
+    });
   } catch (error) {
     // Stopped by the budget (nothing sent for the refused call) or an abort: left unfinished.
     if (options.abortSignal?.aborted || error instanceof BudgetExhausted)
       return { abandoned: { trialId: trial.id, status: "abandoned", costUsd: 0, calls: calls.length } };
     const bucket = error instanceof ProviderError ? error.bucket : "other";
-    return {
-      model,
-      calls,
-      started,
-      task,
-      core: {
-        status: "errored",
-        finalAnswer: null,
-        parsedAnswer: null,
-        parseStatus: "not_applicable",
-        score: null,
-        scorer: null,
-        failureBucket: bucket,
-        errorMessage: error instanceof Error ? error.message : String(error),
-      },
-    };
+    return attempted({
+      status: "errored",
+      finalAnswer: null,
+      parsedAnswer: null,
+      parseStatus: "not_applicable",
+      score: null,
+      scorer: null,
+      failureBucket: bucket,
+      errorMessage: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 
