@@ -1,0 +1,174 @@
+/**
+ * Batch mode's submissions survive a crash at any point of the create, for each provider's wire
+ * format through its official SDK: a SIGKILL after the provider accepted the batch but before the
+ * store recorded its id resumes by finding the batch by its submission token (one batch created,
+ * polled, never paid twice); a create whose reply was lost is looked up before it is retried; a
+ * create that never reached the provider is sent again, once.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { runStudy } from "../../src/run/run-study.js";
+import { openStore } from "../../src/run/store/open.js";
+import type { BatchSubmissionRecord } from "../../src/run/store/types.js";
+import {
+  BATCH_TEST_KEY,
+  BATCH_TEST_KEY_ENV,
+  batchSpec,
+  PROVIDER_CASES,
+  type ProviderCase,
+  readRun,
+} from "../helpers/batch-study.js";
+import type { BatchMockState, MockBatch } from "../helpers/mock-batch.js";
+import type { MockServer } from "../helpers/mock-server.js";
+import { startRun } from "../helpers/run-process.js";
+
+const ENV = { [BATCH_TEST_KEY_ENV]: BATCH_TEST_KEY };
+const ITEMS = 6;
+
+async function submissionsOf(outDir: string): Promise<BatchSubmissionRecord[]> {
+  const store = await openStore(outDir);
+  try {
+    const run = await store.getRun();
+    return run ? await store.listSubmissions(run.id) : [];
+  } finally {
+    await store.close();
+  }
+}
+
+/** The token a provider batch carries, read from what the mock received. */
+function tokenOf(c: ProviderCase, batch: MockBatch): string | undefined {
+  if (c.provider === "openai") return batch.metadata?.parallax_submission;
+  if (c.provider === "google") return batch.displayName?.replace(/^parallax-/, "");
+  const tokens = new Set(batch.requests.map((r) => r.customId.split("_")[1]));
+  return tokens.size === 1 ? [...tokens][0] : undefined;
+}
+
+async function until(condition: () => boolean, what: string, gone: () => boolean): Promise<void> {
+  while (!condition()) {
+    assert.ok(!gone(), `the run ended before ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * What every crash test checks once the resumed run is done: every planned call went out in
+ * exactly one batch, each trial finished once with the calls of that batch, and the submission
+ * that created the batch is recorded with its id and is the batch's tag at the provider.
+ */
+async function assertPaidOnce(c: ProviderCase, state: BatchMockState, outDir: string): Promise<void> {
+  const read = await readRun(outDir);
+  assert.equal(read.trials.size, ITEMS);
+  assert.ok([...read.trials.values()].every((t) => t.status === "finished" && t.executions === 1));
+  assert.equal(state.creates, 1, "one batch created for these calls");
+  assert.equal(state.syncCalls, 0);
+  const [batch] = [...state.batches.values()];
+  assert.equal(batch.requests.length, ITEMS, "calls made = calls planned");
+  assert.deepEqual(
+    read.batches.map((b) => [b.batchId, b.status, b.requests]),
+    [[batch.id, "ended", ITEMS]],
+  );
+  assert.equal(read.calls.length, ITEMS);
+  assert.ok(read.calls.every((call) => call.note?.batch_id === batch.id));
+  const submitted = (await submissionsOf(outDir)).filter((s) => s.state === "submitted");
+  assert.equal(submitted.length, 1);
+  assert.equal(submitted[0].batchId, batch.id);
+  assert.equal(submitted[0].requests, ITEMS);
+  assert.equal(tokenOf(c, batch), submitted[0].token, "the provider's batch carries the submission's token");
+}
+
+for (const c of PROVIDER_CASES) {
+  describe(`batch crash safety: ${c.provider}`, () => {
+    let server: MockServer;
+    let state: BatchMockState;
+    before(async () => {
+      ({ server, state } = await c.start());
+    });
+    after(async () => {
+      state.release();
+      await server.close();
+    });
+
+    test("SIGKILL after the provider accepted the batch, before its id was stored: the resume finds it by its token", {
+      timeout: 120_000,
+    }, async () => {
+      state.reset();
+      state.afterCreate = "stall";
+      const study = batchSpec(c, server.url, { mode: "batch", items: ITEMS });
+      process.env[BATCH_TEST_KEY_ENV] = BATCH_TEST_KEY;
+      const child = startRun(study.specPath, study.outDir);
+      let stderr = "";
+      child.stderr?.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      let gone = false;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      void exited.then(() => {
+        gone = true;
+      });
+      await until(
+        () => state.creates === 1,
+        `the provider made its batch: ${stderr}`,
+        () => gone,
+      );
+      child.kill("SIGKILL");
+      await exited;
+      state.release();
+
+      const lost = await submissionsOf(study.outDir);
+      assert.deepEqual(
+        lost.map((s) => [s.state, s.batchId, s.requests]),
+        [["submitting", null, ITEMS]],
+        "the submission was recorded before the create; its batch id never was",
+      );
+      assert.equal((await readRun(study.outDir)).batches.length, 0);
+
+      const resumed = await runStudy({ specPath: study.specPath, outDir: study.outDir, env: ENV });
+      assert.equal(resumed.counts.finished, ITEMS);
+      assert.equal(state.createRequests, 1, "the resume sent no create: it found the batch");
+      assert.ok(state.lists >= 1, "it looked the batch up with the list endpoint");
+      assert.equal(state.resultReads, 1, "the batch's results were read once");
+      await assertPaidOnce(c, state, study.outDir);
+    });
+
+    test("a create whose reply was lost (the batch made, a 500 returned) is looked up before it is retried", async () => {
+      state.reset();
+      state.afterCreate = "error";
+      const study = batchSpec(c, server.url, { mode: "batch", items: ITEMS });
+      const run = await runStudy({ specPath: study.specPath, outDir: study.outDir, env: ENV });
+      assert.equal(run.counts.finished, ITEMS);
+      assert.equal(state.createRequests, 1, "the lookup found the batch: no second create");
+      assert.ok(state.lists >= 1);
+      await assertPaidOnce(c, state, study.outDir);
+    });
+
+    test("a create that never reached the provider (the run killed while it was under way) is sent again, once", async () => {
+      state.reset();
+      state.beforeCreate = "stall";
+      const study = batchSpec(c, server.url, { mode: "batch", items: ITEMS });
+      const abort = new AbortController();
+      const running = runStudy({
+        specPath: study.specPath,
+        outDir: study.outDir,
+        env: ENV,
+        abortSignal: abort.signal,
+      });
+      while (state.createRequests === 0) await new Promise((r) => setTimeout(r, 10));
+      abort.abort();
+      const aborted = await running;
+      assert.equal(aborted.counts.finished, 0);
+      state.release();
+      assert.equal(state.creates, 0, "the provider never made the batch");
+      assert.deepEqual(
+        (await submissionsOf(study.outDir)).map((s) => s.state),
+        ["submitting"],
+      );
+
+      const resumed = await runStudy({ specPath: study.specPath, outDir: study.outDir, env: ENV });
+      assert.equal(resumed.counts.finished, ITEMS);
+      assert.equal(state.createRequests, 2, "sent again once, after the lookup found nothing");
+      const states = (await submissionsOf(study.outDir)).map((s) => s.state).sort();
+      assert.deepEqual(states, ["absent", "submitted"]);
+      await assertPaidOnce(c, state, study.outDir);
+    });
+  });
+}
