@@ -7,6 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { ModelSpecSchema } from "../../src/contracts/spec.js";
+import { createAnthropicProvider } from "../../src/models/anthropic.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { BatchSubmissionRecord } from "../../src/run/store/types.js";
@@ -19,6 +21,7 @@ import {
   readRun,
 } from "../helpers/batch-study.js";
 import type { BatchMockState, MockBatch } from "../helpers/mock-batch.js";
+import { type AnthropicBatchMock, startAnthropicBatchMock } from "../helpers/mock-batch-anthropic.js";
 import type { MockServer } from "../helpers/mock-server.js";
 import { startRun } from "../helpers/run-process.js";
 
@@ -172,3 +175,71 @@ for (const c of PROVIDER_CASES) {
     });
   });
 }
+
+describe("batch crash safety: the Anthropic lookup (no metadata: custom ids carry the token)", () => {
+  let mock: AnthropicBatchMock;
+  before(async () => {
+    mock = await startAnthropicBatchMock(BATCH_TEST_KEY);
+  });
+  after(async () => {
+    mock.state.release();
+    await mock.server.close();
+  });
+
+  function api() {
+    const spec = ModelSpecSchema.parse({
+      id: "subject",
+      provider: "anthropic",
+      model: "claude-haiku-4-5",
+      base_url: mock.server.url,
+      api_key_env: BATCH_TEST_KEY_ENV,
+    });
+    return createAnthropicProvider(spec, ENV).batch!;
+  }
+
+  const entries = (n: number, prefix: string) =>
+    Array.from({ length: n }, (_, i) => ({
+      customId: `px${prefix}${i}`,
+      request: {
+        model: "claude-haiku-4-5",
+        messages: [{ role: "user" as const, content: `${prefix} question ${i}` }],
+        params: { maxTokens: 16 },
+      },
+    }));
+
+  const nothingRecorded = async () => new Set<string>();
+
+  test("a running batch of the same size leaves the lookup undecided; once it ended, its results decide", async () => {
+    mock.state.reset();
+    mock.state.hold = true;
+    const batchApi = api();
+    const since = Date.now();
+    const ours = entries(3, "a");
+    const batchId = await batchApi.submit("claude-haiku-4-5", ours, undefined, "00aa11bb22cc33dd");
+    // Batches someone else made with the same key (no token in their custom ids): one of the same size.
+    await batchApi.submit("claude-haiku-4-5", entries(3, "b"));
+    await batchApi.submit("claude-haiku-4-5", entries(2, "c"));
+    const lookup = { model: "claude-haiku-4-5", requests: 3, since, recorded: nothingRecorded };
+    assert.deepEqual(await batchApi.find!("00aa11bb22cc33dd", lookup), { state: "undecided" });
+    assert.equal(mock.state.resultReads, 0, "a running batch has no results to read");
+
+    mock.state.hold = false;
+    assert.deepEqual(await batchApi.find!("00aa11bb22cc33dd", lookup), { state: "found", batchId });
+    // Read: the foreign batch of the same size (newest, first line only) and ours; never the 2-request one.
+    assert.equal(mock.state.resultReads, 2);
+    const outcomes = await batchApi.results(batchId);
+    assert.equal(mock.state.resultReads, 2, "the lookup's read is handed to results()");
+    assert.deepEqual([...outcomes.keys()].sort(), ours.map((e) => e.customId).sort(), "our own custom ids");
+    assert.ok([...outcomes.values()].every((o) => o.kind === "response"));
+
+    assert.deepEqual(await batchApi.find!("ffffffffffffffff", lookup), { state: "absent" }, "another token");
+    const recorded = async (ids: readonly string[]) => new Set(ids.filter((id) => id === batchId));
+    assert.deepEqual(
+      await batchApi.find!("00aa11bb22cc33dd", { ...lookup, recorded }),
+      { state: "absent" },
+      "a batch the store holds is not the lost one",
+    );
+    const later = { ...lookup, since: Date.now() + 3_600_000 };
+    assert.deepEqual(await batchApi.find!("00aa11bb22cc33dd", later), { state: "absent" }, "older than the submission");
+  });
+});

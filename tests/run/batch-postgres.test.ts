@@ -9,6 +9,7 @@ import { runStudy } from "../../src/run/run-study.js";
 import { runWorker } from "../../src/run/run-worker.js";
 import { openStore } from "../../src/run/store/open.js";
 import { BATCH_TEST_KEY, BATCH_TEST_KEY_ENV, batchSpec, PROVIDER_CASES } from "../helpers/batch-study.js";
+import { checkSubmissions } from "../helpers/batch-submissions.js";
 import { dropTestSchemas, PG_URL, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";
 
 const skip = skipWithoutPostgres;
@@ -69,5 +70,16 @@ test("a worker finishes an aborted batch-mode run by polling its recorded batch"
     }
   } finally {
     await server.close();
+  }
+});
+
+test("batch submissions on PostgreSQL: recorded before the create, then the batch id; absent ones uncounted", {
+  skip,
+}, async () => {
+  const store = await openStore(PG_URL ? testStoreUrl("parallax_submissions") : "");
+  try {
+    await checkSubmissions(store);
+  } finally {
+    await store.close();
   }
 });
