@@ -23,6 +23,7 @@ import {
 import type { BatchMockState, MockBatch } from "../helpers/mock-batch.js";
 import { type AnthropicBatchMock, startAnthropicBatchMock } from "../helpers/mock-batch-anthropic.js";
 import type { MockServer } from "../helpers/mock-server.js";
+import { runCli } from "../helpers/cli.js";
 import { startRun } from "../helpers/run-process.js";
 
 const ENV = { [BATCH_TEST_KEY_ENV]: BATCH_TEST_KEY };
@@ -124,6 +125,12 @@ for (const c of PROVIDER_CASES) {
         "the submission was recorded before the create; its batch id never was",
       );
       assert.equal((await readRun(study.outDir)).batches.length, 0);
+      if (c.provider === "openai") {
+        const status = runCli(["status", study.outDir]);
+        assert.equal(status.status, 0, status.stderr);
+        assert.match(status.stdout, /batch submissions without a batch id: 1 \(looked up at the provider by token/);
+        assert.match(status.stdout, new RegExp(`openai \\| subject \\| ${lost[0].token} \\| ${ITEMS} \\|`));
+      }
 
       const resumed = await runStudy({ specPath: study.specPath, outDir: study.outDir, env: ENV });
       assert.equal(resumed.counts.finished, ITEMS);
