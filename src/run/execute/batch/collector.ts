@@ -227,7 +227,10 @@ export class BatchCollector {
       // Recorded before any poll, whatever the abort signal says: a resumed run must find it.
       await this.o.store.recordSubmitted(this.o.runId, token, this.batchRecord(batchId));
     } catch (error) {
-      // The submission stays `submitting`: a resumed run looks it up before sending it again.
+      // A refusal made no batch (and each earlier attempt was looked up before it was retried):
+      // the submission is absent. Otherwise (aborted, or the last attempt's reply lost) it stays
+      // `submitting`, and a resumed run looks it up before sending it again.
+      if (this.refused(error)) await this.o.store.abandonSubmission(this.o.runId, token).catch(() => undefined);
       for (const w of waiters) w.reject(error);
       return;
     }
@@ -258,6 +261,11 @@ export class BatchCollector {
         delay = Math.min(delay * 2, this.o.settings.pollMaxMs);
       }
     }
+  }
+
+  /** The provider refused the create for good (a 4xx): it made no batch. */
+  private refused(error: unknown): boolean {
+    return !this.o.signal?.aborted && error instanceof ProviderError && !error.retryable;
   }
 
   private batchRecord(batchId: string) {
