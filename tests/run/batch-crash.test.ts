@@ -22,6 +22,7 @@ import {
 } from "../helpers/batch-study.js";
 import type { BatchMockState, MockBatch } from "../helpers/mock-batch.js";
 import { type AnthropicBatchMock, startAnthropicBatchMock } from "../helpers/mock-batch-anthropic.js";
+import { startOpenAIBatchMock } from "../helpers/mock-batch-openai.js";
 import type { MockServer } from "../helpers/mock-server.js";
 import { runCli } from "../helpers/cli.js";
 import { startRun } from "../helpers/run-process.js";
@@ -182,6 +183,49 @@ for (const c of PROVIDER_CASES) {
     });
   });
 }
+
+describe("batch crash safety: a SIGKILL before the create reached OpenAI (after the file upload)", () => {
+  test("the resume finds no batch for the token and sends the submission again, once", {
+    timeout: 120_000,
+  }, async () => {
+    const mock = await startOpenAIBatchMock(BATCH_TEST_KEY);
+    try {
+      const c = PROVIDER_CASES[0];
+      mock.state.beforeCreate = "stall";
+      const study = batchSpec(c, mock.server.url, { mode: "batch", items: ITEMS });
+      process.env[BATCH_TEST_KEY_ENV] = BATCH_TEST_KEY;
+      const child = startRun(study.specPath, study.outDir);
+      let gone = false;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      void exited.then(() => {
+        gone = true;
+      });
+      await until(
+        () => mock.state.createRequests === 1,
+        "its create request arrived",
+        () => gone,
+      );
+      child.kill("SIGKILL");
+      await exited;
+      mock.state.release();
+      const [lost] = await submissionsOf(study.outDir);
+      assert.equal(lost.state, "submitting");
+      assert.deepEqual(mock.fileNames, [`parallax-${lost.token}.jsonl`], "the input file carries the token");
+
+      const resumed = await runStudy({ specPath: study.specPath, outDir: study.outDir, env: ENV });
+      assert.equal(resumed.counts.finished, ITEMS);
+      assert.equal(mock.state.createRequests, 2);
+      const submissions = await submissionsOf(study.outDir);
+      assert.deepEqual(submissions.find((s) => s.token === lost.token)?.state, "absent");
+      const sent = submissions.find((s) => s.state === "submitted")!;
+      assert.deepEqual(mock.fileNames, [`parallax-${lost.token}.jsonl`, `parallax-${sent.token}.jsonl`]);
+      await assertPaidOnce(c, mock.state, study.outDir);
+    } finally {
+      mock.state.release();
+      await mock.server.close();
+    }
+  });
+});
 
 describe("batch crash safety: the Anthropic lookup (no metadata: custom ids carry the token)", () => {
   let mock: AnthropicBatchMock;
