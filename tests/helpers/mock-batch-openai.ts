@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { BatchMockState, type MockBatch, type RequestFate, tokenCount } from "./mock-batch.js";
-import { json, MockServer } from "./mock-server.js";
+import { json, MockServer, mockTokenize } from "./mock-server.js";
 
 interface ChatBody {
   model: string;
@@ -56,6 +56,29 @@ function failureReply(fate: RequestFate & { kind: "fail" }) {
       };
 }
 
+/** An echoed prompt with a log-probability per token (its length-based), as the legacy endpoint returns it. */
+function echoChoice(prompt: string, index: number) {
+  const tokens = mockTokenize(prompt);
+  const offsets: number[] = [];
+  let at = 0;
+  for (const t of tokens) {
+    offsets.push(at);
+    at += [...t].length;
+  }
+  const logprob = (t: string) => -(t.trim().length + 1) / 10;
+  return {
+    index,
+    text: prompt,
+    logprobs: {
+      tokens,
+      token_logprobs: tokens.map((t, i) => (i === 0 ? null : logprob(t))),
+      top_logprobs: tokens.map((t, i) => (i === 0 ? null : { [t]: logprob(t) })),
+      text_offset: offsets,
+    },
+    finish_reason: "length",
+  };
+}
+
 const SERVER_ERROR = { error: { message: "The server had an error.", type: "server_error", param: null, code: null } };
 
 /** The Batch API's metadata rules: at most 16 string pairs, keys up to 64 and values up to 512 characters. */
@@ -100,6 +123,29 @@ export async function startOpenAIBatchMock(key: string): Promise<OpenAIBatchMock
       return json(reply.status, reply.body);
     }
     return json(200, completion(body, fate.kind === "ok" ? fate.text : ""));
+  });
+  // The legacy completions endpoint with echo logprobs (the log-prob scoring path, never batched).
+  app.post("/v1/completions", async (c) => {
+    const body = (await c.req.json()) as {
+      model: string;
+      prompt: string | string[];
+      echo?: boolean;
+      max_tokens?: number;
+    };
+    state.syncCalls++;
+    const prompts = Array.isArray(body.prompt) ? body.prompt : [body.prompt];
+    if (body.echo !== true || body.max_tokens !== 0) {
+      return json(400, { error: { message: "echo and max_tokens 0 expected", type: "invalid_request_error" } });
+    }
+    const promptTokens = prompts.reduce((n, p) => n + tokenCount(p), 0);
+    return json(200, {
+      id: "cmpl-mock",
+      object: "text_completion",
+      created: 1_700_000_000,
+      model: body.model,
+      choices: prompts.map((prompt, index) => echoChoice(prompt, index)),
+      usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens },
+    });
   });
   app.post("/v1/files", async (c) => {
     const form = await c.req.parseBody();

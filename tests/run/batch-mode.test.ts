@@ -248,6 +248,27 @@ describe("batch mode: multi-call scaffolds, the plan and the shared budget", () 
     );
   });
 
+  test("log-prob scoring stays synchronous in batch mode and is paid at the synchronous price", async () => {
+    state.reset();
+    const study = batchSpec(c, server.url, {
+      mode: "batch",
+      items: 3,
+      facets: "    format: [mc]\n    scoring_path: [logprob]",
+      options: "{ completions_logprobs: true }",
+    });
+    const run = await runStudy({ specPath: study.specPath, outDir: study.outDir, env: ENV });
+    assert.equal(run.counts.finished, 3);
+    assert.equal(state.creates, 0, "no batch: the completions echo is not batched");
+    assert.equal(state.syncCalls, 3);
+    const { calls } = await readRun(study.outDir);
+    assert.equal(calls.length, 3);
+    for (const call of calls) {
+      assert.equal(call.role, "logprob");
+      assert.ok(call.usage.inputTokens > 0);
+      assert.equal(call.costUsd, costUsd(call.usage, PRICE).usd, "the synchronous price, not the batch price");
+    }
+  });
+
   test("a provider without a batch API (the simulated panel) runs synchronously in batch mode", async () => {
     const { specPath, outDir } = writeDemoSpec({ items: 4, execution: "  mode: batch" });
     const run = await runStudy({ specPath, outDir, env: {} });
