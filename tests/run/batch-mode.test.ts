@@ -237,6 +237,22 @@ describe("batch mode: multi-call scaffolds, the plan and the shared budget", () 
     assert.ok(subject.costUsd! > 0);
     assert.equal(subject.batchCostUsd, subject.costUsd! / 2);
     assert.equal(summary.estimatedBatchCostUsd, summary.estimatedCostUsd / 2);
+    // Log-prob cells are never batched: no discount on them.
+    const mixed = batchSpec(c, server.url, {
+      mode: "sync",
+      items: 4,
+      facets: "    format: [mc]\n    scoring_path: [free_form, logprob]",
+      options: "{ completions_logprobs: true }",
+    });
+    const both = summarisePlan(await prepareStudy(mixed.specPath)).perModel[0];
+    const onlyFree = summarisePlan(
+      await prepareStudy(
+        batchSpec(c, server.url, { mode: "sync", items: 4, options: "{ completions_logprobs: true }" }).specPath,
+      ),
+    ).perModel[0];
+    const logprobCost = both.costUsd! - onlyFree.costUsd!;
+    assert.ok(logprobCost > 0);
+    assert.ok(Math.abs(both.batchCostUsd! - (onlyFree.costUsd! / 2 + logprobCost)) < 1e-12);
     const shown = runCli(["plan", specPath], { env: { ...process.env, ...ENV } });
     assert.equal(shown.status, 0, shown.stderr);
     const dollars = (n: number) => `$${n.toFixed(2)}`;
