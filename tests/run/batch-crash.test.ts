@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ModelSpecSchema } from "../../src/contracts/spec.js";
 import { createAnthropicProvider } from "../../src/models/anthropic.js";
+import { createOpenAIProvider } from "../../src/models/openai.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { BatchSubmissionRecord } from "../../src/run/store/types.js";
@@ -292,5 +293,42 @@ describe("batch crash safety: the Anthropic lookup (no metadata: custom ids carr
     );
     const later = { ...lookup, since: Date.now() + 3_600_000 };
     assert.deepEqual(await batchApi.find!("00aa11bb22cc33dd", later), { state: "absent" }, "older than the submission");
+  });
+});
+
+describe("batch crash safety: the OpenAI lookup (batch metadata, the cursor list)", () => {
+  test("finds the token's batch on a later page; stops a page after the submission's time", async () => {
+    const mock = await startOpenAIBatchMock(BATCH_TEST_KEY);
+    try {
+      const spec = ModelSpecSchema.parse({
+        id: "subject",
+        provider: "openai",
+        model: "gpt-4o-mini",
+        base_url: `${mock.server.url}/v1`,
+        api_key_env: BATCH_TEST_KEY_ENV,
+      });
+      const batchApi = createOpenAIProvider(spec, ENV).batch!;
+      mock.state.hold = true; // all still running: the lookup reads only the list
+      const since = Date.now();
+      const request = (i: number) => ({
+        customId: `px${i}`,
+        request: { model: "gpt-4o-mini", messages: [{ role: "user" as const, content: `question ${i}` }], params: {} },
+      });
+      const ours = await batchApi.submit("gpt-4o-mini", [request(0)], undefined, "0123456789abcdef");
+      // 120 newer batches of other clients push ours to the second page of 100.
+      for (let i = 0; i < 120; i++) {
+        mock.state.create("batch_", [{ customId: `theirs${i}`, prompt: "q", promptTokens: 1 }], { metadata: {} });
+      }
+      const lookup = { model: "gpt-4o-mini", requests: 1, since, recorded: async () => new Set<string>() };
+      assert.deepEqual(await batchApi.find!("0123456789abcdef", lookup), { state: "found", batchId: ours });
+      assert.equal(mock.state.lists, 2, "two pages read");
+      assert.deepEqual(await batchApi.find!("fedcba9876543210", lookup), { state: "absent" });
+      mock.state.lists = 0;
+      const later = { ...lookup, since: Date.now() + 3_600_000 };
+      assert.deepEqual(await batchApi.find!("fedcba9876543210", later), { state: "absent" });
+      assert.equal(mock.state.lists, 1, "a page of batches older than the submission ends the search");
+    } finally {
+      await mock.server.close();
+    }
   });
 });

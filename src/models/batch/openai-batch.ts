@@ -22,6 +22,8 @@ import { type BatchCodec, decodeWith, detached, LOOKUP_SKEW_MS, submissionTag } 
 type Prepared = { body: ChatCompletionCreateParamsNonStreaming; params: GenerationParams; dropped: DroppedParam[] };
 
 const ENDPOINT = "/v1/chat/completions";
+/** Batches per list page (the API's largest). */
+const PAGE = 100;
 /** The batch metadata key holding the submission's token. */
 const TOKEN_KEY = "parallax_submission";
 const RUNNING = new Set(["validating", "in_progress", "finalizing", "cancelling"]);
@@ -87,10 +89,13 @@ export function openaiBatchApi(codec: BatchCodec<Prepared, OpenAI>): ProviderBat
     },
     async find(token, lookup, signal) {
       const oldest = lookup.since - LOOKUP_SKEW_MS;
-      for await (const batch of client.batches.list({ limit: 100 }, { signal })) {
+      let older = 0;
+      for await (const batch of client.batches.list({ limit: PAGE }, { signal })) {
         if (batch.metadata?.[TOKEN_KEY] === token) return { state: "found", batchId: batch.id };
-        // Newest first: past the submission's time (less the clock skew) it cannot be there.
-        if (batch.created_at * 1000 < oldest) break;
+        // Listed newest first: a page's worth of batches older than the submission (less the
+        // clock skew) in a row ends the search, even on a compatible server that orders loosely.
+        older = batch.created_at * 1000 < oldest ? older + 1 : 0;
+        if (older >= PAGE) break;
       }
       return { state: "absent" };
     },
