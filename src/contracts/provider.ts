@@ -195,12 +195,36 @@ export type RawBatchOutcome =
 /** A raw outcome read as the synchronous call reads its answer: a result, or a classified error. */
 export type BatchOutcome = { kind: "result"; result: GenerateResult } | { kind: "error"; error: unknown };
 
+/** What a lookup by token knows of the submission: its size, when it was recorded, and the store's own batches. */
+export interface BatchLookup {
+  model: string;
+  requests: number;
+  /** When the submission was recorded (ms since the epoch), before the provider was called. */
+  since: number;
+  /** Which of these batch ids the store already holds (they are not the lost batch). */
+  recorded(batchIds: readonly string[]): Promise<Set<string>>;
+}
+
+/**
+ * A lookup's answer: the batch; no such batch (the submission never reached the provider); or
+ * not decidable yet (a batch that may be it cannot be told apart until it ends: ask again later).
+ */
+export type BatchFound = { state: "found"; batchId: string } | { state: "absent" } | { state: "undecided" };
+
 /** A provider's batch API, through its official SDK. Types only; adapters live in src/models/batch/. */
 export interface ProviderBatchApi {
   /** The provider's largest batch, in requests (the spec's max_requests is capped at it). */
   readonly maxRequests?: number;
-  /** Submits the entries as one batch (uploading a file first where the API needs one); returns the batch id. */
-  submit(model: string, entries: readonly BatchEntry[], signal?: AbortSignal): Promise<string>;
+  /**
+   * Submits the entries as one batch (uploading a file first where the API needs one); returns the
+   * batch id. `token` (the submission's client token) tags the batch so `find` can look it up.
+   */
+  submit(model: string, entries: readonly BatchEntry[], signal?: AbortSignal, token?: string): Promise<string>;
+  /**
+   * Looks up the batch a submission tagged with `token` created, for a run that lost its id (a
+   * kill, or a lost reply, between the provider accepting the batch and the store recording it).
+   */
+  find?(token: string, lookup: BatchLookup, signal?: AbortSignal): Promise<BatchFound>;
   status(batchId: string, signal?: AbortSignal): Promise<BatchStatus>;
   /** Every request outcome an ended batch reports, by custom id. */
   results(batchId: string, signal?: AbortSignal): Promise<Map<string, RawBatchOutcome>>;

@@ -111,13 +111,13 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     let calls = 0;
     let cost = 0;
     let batchCost = 0;
-    for (const { perTrial, tasks } of workload) {
+    for (const { perTrial, tasks, synchronous } of workload) {
       for (const { promptTokens, judged } of tasks) {
         calls += perTrial * attempts;
         if (price) {
           const usage = { inputTokens: promptTokens * perTrial, outputTokens: outputPerCall * perTrial };
           cost += costUsd(usage, price).usd * attempts;
-          batchCost += costUsd(usage, priceInBatch).usd * attempts;
+          batchCost += costUsd(usage, synchronous ? price : priceInBatch).usd * attempts;
         }
         if (judge && judged) {
           calls += judgeCallsPerTrial * attempts;
@@ -165,7 +165,7 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
  */
 function conditionWorkloads(
   study: PreparedStudy,
-): { perTrial: number; tasks: { promptTokens: number; judged: boolean }[] }[] {
+): { perTrial: number; tasks: { promptTokens: number; judged: boolean }[]; synchronous: boolean }[] {
   return study.conditions.map((condition) => {
     const { scaffold, settings } = scaffoldOf(condition);
     const tasks: { promptTokens: number; judged: boolean }[] = [];
@@ -178,7 +178,8 @@ function conditionWorkloads(
           judged: judgedAtRunTime(study.spec, { benchmarkId: item.benchmark, condition }, item),
         });
     }
-    return { perTrial: scaffold.expectedCalls(settings), tasks };
+    // Log-prob scoring is never batched: its calls cost the synchronous price in batch mode too.
+    return { perTrial: scaffold.expectedCalls(settings), tasks, synchronous: scoringPathOf(condition) === "logprob" };
   });
 }
 

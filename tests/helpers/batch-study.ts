@@ -56,6 +56,8 @@ export function batchSpec(
     facets?: string;
     hold?: boolean;
     budget?: string;
+    /** The model's provider options, as YAML flow mapping (e.g. "{ completions_logprobs: true }"). */
+    options?: string;
   },
 ) {
   const execution = [
@@ -79,7 +81,9 @@ export function batchSpec(
     base_url: ${c.baseUrl(url)}
     api_key_env: ${BATCH_TEST_KEY_ENV}
     params: { temperature: 0, max_tokens: 32 }
-    price: { input_per_mtok: ${PRICE.input_per_mtok}, output_per_mtok: ${PRICE.output_per_mtok} }`,
+    price: { input_per_mtok: ${PRICE.input_per_mtok}, output_per_mtok: ${PRICE.output_per_mtok} }${
+      options.options ? `\n    options: ${options.options}` : ""
+    }`,
   });
 }
 

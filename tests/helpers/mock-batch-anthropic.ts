@@ -1,7 +1,9 @@
 /**
  * The Anthropic Message Batches wire format (and POST /v1/messages answering alike):
- * POST /v1/messages/batches, GET /v1/messages/batches/{id} (results_url once ended), and the
- * results JSONL (succeeded / errored / expired per request).
+ * POST /v1/messages/batches, GET /v1/messages/batches (the list, newest first: limit, after_id,
+ * before_id; data, has_more, first_id, last_id), GET /v1/messages/batches/{id} (results_url once
+ * ended), and the results JSONL (succeeded / errored / expired per request), available only once
+ * the batch has ended. A message batch carries no metadata and no listing of its requests.
  */
 import { Hono } from "hono";
 import { BatchMockState, type MockBatch, type RequestFate, tokenCount } from "./mock-batch.js";
@@ -83,19 +85,55 @@ export async function startAnthropicBatchMock(key: string): Promise<AnthropicBat
     if (!Array.isArray(requests) || requests.some((r) => !/^[a-zA-Z0-9_-]{1,64}$/.test(r.custom_id))) {
       return json(400, { type: "error", error: { type: "invalid_request_error", message: "bad custom_id" } });
     }
-    const batch = state.create(
-      "msgbatch_",
-      requests.map((r) => ({
-        customId: r.custom_id,
-        prompt: lastUser(r.params),
-        promptTokens: promptTokens(r.params),
-      })),
-    );
-    bodies.set(
-      batch.id,
-      requests.map((r) => r.params),
-    );
-    return json(200, batchObject(batch, server.url));
+    if (new Set(requests.map((r) => r.custom_id)).size !== requests.length) {
+      return json(400, { type: "error", error: { type: "invalid_request_error", message: "duplicate custom_id" } });
+    }
+    const made = await state.createRequest(() => {
+      const batch = state.create(
+        "msgbatch_",
+        requests.map((r) => ({
+          customId: r.custom_id,
+          prompt: lastUser(r.params),
+          promptTokens: promptTokens(r.params),
+        })),
+      );
+      bodies.set(
+        batch.id,
+        requests.map((r) => r.params),
+      );
+      return batch;
+    });
+    if (made === "error") {
+      return json(500, { type: "error", error: { type: "api_error", message: "Internal server error" } });
+    }
+    return json(200, batchObject(made, server.url));
+  });
+  app.get("/v1/messages/batches", (c) => {
+    const limit = Number(c.req.query("limit") ?? 20);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      return json(400, { type: "error", error: { type: "invalid_request_error", message: "limit: 1 to 1000" } });
+    }
+    const all = state.listed();
+    const afterId = c.req.query("after_id");
+    const beforeId = c.req.query("before_id");
+    let page: MockBatch[];
+    if (beforeId !== undefined) {
+      const end = Math.max(
+        0,
+        all.findIndex((b) => b.id === beforeId),
+      );
+      page = all.slice(Math.max(0, end - limit), end);
+    } else {
+      const start = afterId === undefined ? 0 : all.findIndex((b) => b.id === afterId) + 1;
+      page = all.slice(start, start + limit);
+    }
+    const last = page.at(-1);
+    return json(200, {
+      data: page.map((b) => batchObject(b, server.url)),
+      has_more: beforeId !== undefined ? all[0] !== page[0] : last !== undefined && all.at(-1) !== last,
+      first_id: page[0]?.id ?? null,
+      last_id: last?.id ?? null,
+    });
   });
   app.get("/v1/messages/batches/:id/results", (c) => {
     const batch = state.batches.get(c.req.param("id"));
@@ -135,9 +173,9 @@ export async function startAnthropicBatchMock(key: string): Promise<AnthropicBat
         canceled: 0,
         expired: count("unrun"),
       },
-      ended_at: batch.ended ? "2026-01-01T00:00:00Z" : null,
-      created_at: "2026-01-01T00:00:00Z",
-      expires_at: "2026-01-02T00:00:00Z",
+      ended_at: batch.ended ? new Date(batch.createdAt).toISOString() : null,
+      created_at: new Date(batch.createdAt).toISOString(),
+      expires_at: new Date(batch.createdAt + 86_400_000).toISOString(),
       archived_at: null,
       cancel_initiated_at: null,
       results_url: batch.ended ? `${url}/v1/messages/batches/${batch.id}/results` : null,

@@ -1,7 +1,9 @@
 /**
  * The Gemini API batch mode wire format (and :generateContent answering alike):
  * POST /v1beta/models/{model}:batchGenerateContent with inlined requests (metadata.key), GET
- * /v1beta/batches/{id} whose metadata holds the state and, once ended, the inlined responses.
+ * /v1beta/batches/{id} whose metadata holds the state, the display name given at creation and,
+ * once ended, the inlined responses; GET /v1beta/batches (pageSize, pageToken; operations,
+ * nextPageToken), the jobs listed newest first.
  */
 import { Hono } from "hono";
 import { BatchMockState, type MockBatch, type RequestFate, tokenCount } from "./mock-batch.js";
@@ -74,25 +76,42 @@ export async function startGoogleBatchMock(key: string): Promise<GoogleBatchMock
     }
     if (method !== "batchGenerateContent")
       return json(404, { error: { code: 404, message: "not found", status: "NOT_FOUND" } });
-    const inlined = (
-      body as {
-        batch: { inputConfig: { requests: { requests: Array<{ request: GenerateBody; metadata: { key: string } }> } } };
-      }
-    ).batch.inputConfig.requests.requests;
-    const batch = state.create(
-      "batches/mock",
-      inlined.map((r) => ({
-        customId: r.metadata.key,
-        prompt: lastUser(r.request),
-        promptTokens: promptTokens(r.request),
-      })),
-    );
-    bodies.set(
-      batch.id,
-      inlined.map((r) => r.request),
-    );
-    models.set(batch.id, model);
-    return json(200, operation(batch));
+    const { batch: spec } = body as {
+      batch: {
+        displayName?: string;
+        inputConfig: { requests: { requests: Array<{ request: GenerateBody; metadata: { key: string } }> } };
+      };
+    };
+    const inlined = spec.inputConfig.requests.requests;
+    const made = await state.createRequest(() => {
+      const batch = state.create(
+        "batches/mock",
+        inlined.map((r) => ({
+          customId: r.metadata.key,
+          prompt: lastUser(r.request),
+          promptTokens: promptTokens(r.request),
+        })),
+        { displayName: spec.displayName ?? null },
+      );
+      bodies.set(
+        batch.id,
+        inlined.map((r) => r.request),
+      );
+      models.set(batch.id, model);
+      return batch;
+    });
+    if (made === "error") {
+      return json(500, { error: { code: 500, message: "Internal error encountered.", status: "INTERNAL" } });
+    }
+    return json(200, operation(made));
+  });
+  app.get("/:version/batches", (c) => {
+    const size = Number(c.req.query("pageSize") ?? 50);
+    const all = state.listed();
+    const start = Number(c.req.query("pageToken") ?? 0);
+    const page = all.slice(start, start + size);
+    const next = start + size < all.length ? { nextPageToken: String(start + size) } : {};
+    return json(200, { operations: page.map(operation), ...next });
   });
   app.get("/:version/batches/:id", (c) => {
     const batch = state.poll(`batches/${c.req.param("id")}`);
@@ -119,11 +138,13 @@ export async function startGoogleBatchMock(key: string): Promise<GoogleBatchMock
       metadata: {
         "@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch",
         name: batch.id,
-        displayName: "parallax",
+        ...(batch.displayName ? { displayName: batch.displayName } : {}),
         model: `models/${models.get(batch.id)}`,
         state,
-        createTime: "2026-01-01T00:00:00Z",
-        ...(batch.ended ? { endTime: "2026-01-01T01:00:00Z", output: { inlinedResponses: { inlinedResponses } } } : {}),
+        createTime: new Date(batch.createdAt).toISOString(),
+        ...(batch.ended
+          ? { endTime: new Date(batch.createdAt).toISOString(), output: { inlinedResponses: { inlinedResponses } } }
+          : {}),
       },
       ...(batch.ended ? { done: true } : {}),
     };

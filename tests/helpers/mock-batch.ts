@@ -4,6 +4,9 @@
  * scriptable life of a batch: held in progress, expired (the first half of its requests run, the
  * rest not), requests that fail (a retryable server error a given number of times, or a
  * non-retryable context-length error), and the counts the tests check (creations, result reads).
+ * A create can be scripted to stall before the batch is made (the request never reached the
+ * provider) or after (the provider accepted it but its reply never arrived), or to fail with a
+ * server error after the batch is made (a lost reply), for the crash tests.
  */
 import { createHash } from "node:crypto";
 import { mockTokenize } from "./mock-server.js";
@@ -31,14 +34,33 @@ export type RequestFate = { kind: "ok"; text: string } | { kind: "fail"; failure
 
 export interface MockBatch {
   id: string;
+  /** When it was created (ms since the epoch): what the list endpoints report and order by. */
+  createdAt: number;
+  /** The client's tag: OpenAI metadata, Gemini display name (Anthropic has none). */
+  metadata: Record<string, string> | null;
+  displayName: string | null;
+  /** Creation order (ties of createdAt are broken by it). */
+  seq: number;
   requests: MockBatchRequest[];
   ended: boolean;
   expired: boolean;
   fates: Map<string, RequestFate>;
 }
 
+/** What a scripted create does: stall (until released) or fail with a server error. */
+export type CreateFault = "stall" | "error" | null;
+
 export class BatchMockState {
   creates = 0;
+  /** Create requests received, whether or not they made a batch. */
+  createRequests = 0;
+  /** The next create stalls before making its batch (and never makes it). */
+  beforeCreate: "stall" | null = null;
+  /** The next create makes its batch, then stalls or fails instead of replying with it. */
+  afterCreate: CreateFault = null;
+  /** List requests served. */
+  lists = 0;
+  private stalls: Array<() => void> = [];
   /** Reads of a batch's results (output file, results stream, or an ended job's inlined responses). */
   resultReads = 0;
   syncCalls = 0;
@@ -52,7 +74,12 @@ export class BatchMockState {
   private nextId = 1;
 
   reset(): void {
+    this.release();
     this.creates = 0;
+    this.createRequests = 0;
+    this.beforeCreate = null;
+    this.afterCreate = null;
+    this.lists = 0;
     this.resultReads = 0;
     this.syncCalls = 0;
     this.hold = false;
@@ -61,10 +88,57 @@ export class BatchMockState {
     this.batches.clear();
   }
 
-  create(prefix: string, requests: MockBatchRequest[]): MockBatch {
+  /** Lets every stalled create go on (its client is gone by then: it only gets an error reply). */
+  release(): void {
+    for (const go of this.stalls.splice(0)) go();
+  }
+
+  /**
+   * A create request as scripted: the batch made (returned), or "error" when the script stalled or
+   * failed it (the endpoint then replies with a server error).
+   */
+  async createRequest(make: () => MockBatch): Promise<MockBatch | "error"> {
+    this.createRequests++;
+    const before = this.beforeCreate;
+    this.beforeCreate = null;
+    if (before === "stall") {
+      await this.stall();
+      return "error";
+    }
+    const batch = make();
+    const after = this.afterCreate;
+    this.afterCreate = null;
+    if (after === "stall") await this.stall();
+    return after === null ? batch : "error";
+  }
+
+  private stall(): Promise<void> {
+    return new Promise((resolve) => this.stalls.push(resolve));
+  }
+
+  /**
+   * The batches newest first, as the list endpoints return them. Listing, like polling, lets an
+   * unheld batch end: a real batch ends whether or not anyone polls it.
+   */
+  listed(): MockBatch[] {
+    this.lists++;
+    for (const id of this.batches.keys()) this.poll(id);
+    return [...this.batches.values()].sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq);
+  }
+
+  create(
+    prefix: string,
+    requests: MockBatchRequest[],
+    tag: { metadata?: Record<string, string> | null; displayName?: string | null } = {},
+  ): MockBatch {
     this.creates++;
+    const seq = this.nextId++;
     const batch: MockBatch = {
-      id: `${prefix}${this.nextId++}`,
+      id: `${prefix}${seq}`,
+      seq,
+      createdAt: Date.now(),
+      metadata: tag.metadata ?? null,
+      displayName: tag.displayName ?? null,
       requests,
       ended: false,
       expired: false,

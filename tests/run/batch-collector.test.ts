@@ -11,6 +11,7 @@ import { test } from "node:test";
 import type { BatchEntry, GenerateRequest, ProviderBatchApi, RawBatchOutcome } from "../../src/contracts/provider.js";
 import { ProviderError } from "../../src/core/errors.js";
 import { BatchCollector } from "../../src/run/execute/batch/collector.js";
+import { batchCustomId } from "../../src/run/execute/batch/custom-id.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialStore } from "../../src/run/store/types.js";
 import { makeRun } from "../store/store-suite.js";
@@ -97,4 +98,33 @@ test("a submission that fails for good fails every waiting call with its error, 
     await collector.close();
     assert.ok(settled.every((s) => s.status === "rejected" && s.reason === denied));
     assert.deepEqual(await store.listBatches("r"), []);
+    // Refused: no batch exists, so the submission is absent (not left for a resume to look up).
+    assert.deepEqual(
+      (await store.listSubmissions("r")).map((s) => [s.state, s.requests]),
+      [["absent", 3]],
+    );
+  }));
+
+test("a create that keeps failing with a transient error stays submitting: its last reply may have been lost", () =>
+  withStore(async (store) => {
+    const unavailable = new ProviderError("p: HTTP 503", "provider_error", { retryable: true });
+    const { api } = scriptedApi(10, unavailable);
+    let lookups = 0;
+    api.find = async () => {
+      lookups++;
+      return { state: "absent" };
+    };
+    const collector = new BatchCollector({ api, store, runId: "r", provider: "p", modelId: "m", settings });
+    const settled = await Promise.allSettled([0, 1].map((i) => collector.generate(request(i))));
+    await collector.close();
+    assert.ok(settled.every((s) => s.status === "rejected" && s.reason === unavailable));
+    assert.equal(lookups, settings.maxRetries, "looked up before each retry");
+    const [submission] = await store.listSubmissions("r");
+    assert.equal(submission.state, "submitting");
+    const ids = [0, 1].map((i) => batchCustomId(request(i)));
+    const requests = await store.batchRequests("r", ids);
+    assert.deepEqual(
+      ids.map((id) => [requests.get(id)?.state, requests.get(id)?.token]),
+      ids.map(() => ["submitting", submission.token]),
+    );
   }));

@@ -237,6 +237,22 @@ describe("batch mode: multi-call scaffolds, the plan and the shared budget", () 
     assert.ok(subject.costUsd! > 0);
     assert.equal(subject.batchCostUsd, subject.costUsd! / 2);
     assert.equal(summary.estimatedBatchCostUsd, summary.estimatedCostUsd / 2);
+    // Log-prob cells are never batched: no discount on them.
+    const mixed = batchSpec(c, server.url, {
+      mode: "sync",
+      items: 4,
+      facets: "    format: [mc]\n    scoring_path: [free_form, logprob]",
+      options: "{ completions_logprobs: true }",
+    });
+    const both = summarisePlan(await prepareStudy(mixed.specPath)).perModel[0];
+    const onlyFree = summarisePlan(
+      await prepareStudy(
+        batchSpec(c, server.url, { mode: "sync", items: 4, options: "{ completions_logprobs: true }" }).specPath,
+      ),
+    ).perModel[0];
+    const logprobCost = both.costUsd! - onlyFree.costUsd!;
+    assert.ok(logprobCost > 0);
+    assert.ok(Math.abs(both.batchCostUsd! - (onlyFree.costUsd! / 2 + logprobCost)) < 1e-12);
     const shown = runCli(["plan", specPath], { env: { ...process.env, ...ENV } });
     assert.equal(shown.status, 0, shown.stderr);
     const dollars = (n: number) => `$${n.toFixed(2)}`;
@@ -246,6 +262,27 @@ describe("batch mode: multi-call scaffolds, the plan and the shared budget", () 
         `estimated cost in batch mode (execution.mode: batch; now sync): ${dollars(summary.estimatedBatchCostUsd)}`,
       ),
     );
+  });
+
+  test("log-prob scoring stays synchronous in batch mode and is paid at the synchronous price", async () => {
+    state.reset();
+    const study = batchSpec(c, server.url, {
+      mode: "batch",
+      items: 3,
+      facets: "    format: [mc]\n    scoring_path: [logprob]",
+      options: "{ completions_logprobs: true }",
+    });
+    const run = await runStudy({ specPath: study.specPath, outDir: study.outDir, env: ENV });
+    assert.equal(run.counts.finished, 3);
+    assert.equal(state.creates, 0, "no batch: the completions echo is not batched");
+    assert.equal(state.syncCalls, 3);
+    const { calls } = await readRun(study.outDir);
+    assert.equal(calls.length, 3);
+    for (const call of calls) {
+      assert.equal(call.role, "logprob");
+      assert.ok(call.usage.inputTokens > 0);
+      assert.equal(call.costUsd, costUsd(call.usage, PRICE).usd, "the synchronous price, not the batch price");
+    }
   });
 
   test("a provider without a batch API (the simulated panel) runs synchronously in batch mode", async () => {

@@ -9,6 +9,7 @@ import { runStudy } from "../../src/run/run-study.js";
 import { runWorker } from "../../src/run/run-worker.js";
 import { openStore } from "../../src/run/store/open.js";
 import { BATCH_TEST_KEY, BATCH_TEST_KEY_ENV, batchSpec, PROVIDER_CASES } from "../helpers/batch-study.js";
+import { checkSubmissions } from "../helpers/batch-submissions.js";
 import { dropTestSchemas, PG_URL, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";
 
 const skip = skipWithoutPostgres;
@@ -68,6 +69,59 @@ test("a worker finishes an aborted batch-mode run by polling its recorded batch"
       await store.close();
     }
   } finally {
+    await server.close();
+  }
+});
+
+test("batch submissions on PostgreSQL: recorded before the create, then the batch id; absent ones uncounted", {
+  skip,
+}, async () => {
+  const store = await openStore(PG_URL ? testStoreUrl("parallax_submissions") : "");
+  try {
+    await checkSubmissions(store);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a worker finds by its token a batch the provider accepted but the aborted run never recorded", {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  const c = PROVIDER_CASES[0];
+  const { server, state } = await c.start();
+  const url = PG_URL ? testStoreUrl("parallax_batch_lost") : "";
+  try {
+    state.afterCreate = "stall";
+    const { specPath, outDir } = batchSpec(c, server.url, { mode: "batch", items: 6 });
+    const abort = new AbortController();
+    const running = runStudy({ specPath, outDir, store: url, env: ENV, abortSignal: abort.signal });
+    while (state.creates === 0) await new Promise((r) => setTimeout(r, 20));
+    abort.abort();
+    const aborted = await running;
+    assert.equal(aborted.counts.finished, 0);
+    state.release();
+
+    const worker = await runWorker({ store: url, env: ENV, lease: { leaseMs: 5_000 } });
+    assert.equal(worker.counts.finished, 6);
+    assert.equal(state.createRequests, 1, "found by its token: never created again");
+    assert.equal(state.creates, 1);
+    const store = await openStore(url);
+    try {
+      const run = (await store.getRun())!;
+      const [submission, ...more] = await store.listSubmissions(run.id);
+      assert.equal(more.length, 0);
+      const [batch] = [...state.batches.values()];
+      assert.deepEqual([submission.state, submission.batchId], ["submitted", batch.id]);
+      assert.equal(batch.metadata?.parallax_submission, submission.token);
+      const calls = await store.listCalls(run.id);
+      assert.equal(calls.length, 6);
+      assert.ok(calls.every((call) => call.note?.batch_id === batch.id));
+    } finally {
+      await store.close();
+    }
+  } finally {
+    state.release();
     await server.close();
   }
 });

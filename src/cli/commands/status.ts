@@ -4,7 +4,13 @@ import { conditionLabel } from "../../run/conditions.js";
 import { propagationChecks, roleKind } from "../../scaffolds/propagation.js";
 import { openStudyDir } from "../study-dir.js";
 import { trialPages } from "../../run/store/pages.js";
-import type { BudgetState, LeaseSummary, ProviderBatchRecord, WorkerRecord } from "../../run/store/types.js";
+import type {
+  BatchSubmissionRecord,
+  BudgetState,
+  LeaseSummary,
+  ProviderBatchRecord,
+  WorkerRecord,
+} from "../../run/store/types.js";
 import { describeLimits } from "../../run/execute/budget.js";
 
 interface CellStatus {
@@ -132,6 +138,8 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
       workers: await store.listWorkers(run.id),
       leases: await store.leaseSummary(run.id),
       batches: await store.listBatches(run.id),
+      // A store written before migration 0013, opened read-only, has no submissions table.
+      batchSubmissions: await store.listSubmissions(run.id).catch((): BatchSubmissionRecord[] => []),
       // A store written before the budget counter (migration 0012), opened read-only, has no table for it.
       budget: await store.budgetState(run.id).catch(() => undefined),
       budgetLimits: describeLimits({ maxCalls: run.spec.budget?.max_calls, maxCostUsd: run.spec.budget?.max_cost_usd }),
@@ -157,6 +165,7 @@ function formatStatus(report: {
   workers: WorkerRecord[];
   leases: LeaseSummary;
   batches: ProviderBatchRecord[];
+  batchSubmissions: BatchSubmissionRecord[];
   budget?: BudgetState;
   budgetLimits: string;
 }): string {
@@ -191,6 +200,7 @@ function formatStatus(report: {
   }
   lines.push(...workerLines(report.workers, report.leases));
   lines.push(...batchLines(report.batches));
+  lines.push(...lostSubmissionLines(report.batchSubmissions));
   if (report.budget) {
     const b = report.budget;
     lines.push(
@@ -230,6 +240,19 @@ function batchLines(batches: ProviderBatchRecord[]): string[] {
     const status = b.status === "ended" ? `ended (${b.providerStatus})` : "submitted";
     lines.push(`${b.provider} | ${b.modelId} | ${b.batchId} | ${status} | ${b.requests} | ${b.submittedAt}`);
   }
+  return lines;
+}
+
+/** Batch submissions sent (or about to be) whose batch id the store lacks: looked up by token on resume. */
+function lostSubmissionLines(submissions: BatchSubmissionRecord[]): string[] {
+  const waiting = submissions.filter((s) => s.state === "submitting");
+  if (waiting.length === 0) return [];
+  const lines = [
+    "",
+    `batch submissions without a batch id: ${waiting.length} (looked up at the provider by token when the run resumes)`,
+    "provider | model | token | requests | recorded at",
+  ];
+  for (const s of waiting) lines.push(`${s.provider} | ${s.modelId} | ${s.token} | ${s.requests} | ${s.createdAt}`);
   return lines;
 }
 

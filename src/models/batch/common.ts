@@ -35,3 +35,14 @@ export function decodeWith<Prepared>(
     return { kind: "error", error: codec.classify(error) };
   }
 }
+
+/**
+ * How far before its recorded time a lost submission's batch may carry a provider timestamp: the
+ * provider's clock and ours may disagree. Lookups read back this far.
+ */
+export const LOOKUP_SKEW_MS = 10 * 60_000;
+
+/** The name a submission's token gives its batch where the API has one (OpenAI's file, Gemini's display name). */
+export function submissionTag(token: string | undefined): string {
+  return token ? `parallax-${token}` : "parallax";
+}

@@ -2,7 +2,8 @@
  * Gemini batch mode through @google/genai: batches.create with the requests inlined (each with
  * its custom id as metadata.key), batches.get until the job ends, and the inlined responses of
  * the ended job: a response as the synchronous call's, or the request's error (google.rpc.Status).
- * An expired or cancelled job's requests without a response were not run.
+ * An expired or cancelled job's requests without a response were not run. A submission's token
+ * is the job's display name; `find` lists the jobs for it.
  */
 import {
   ApiError,
@@ -20,7 +21,7 @@ import type {
   RawBatchOutcome,
 } from "../../contracts/provider.js";
 import { ProviderError } from "../../core/errors.js";
-import { type BatchCodec, decodeWith, detached } from "./common.js";
+import { type BatchCodec, decodeWith, detached, LOOKUP_SKEW_MS, submissionTag } from "./common.js";
 
 type Prepared = {
   contents: Content[];
@@ -53,15 +54,30 @@ export function googleBatchApi(codec: BatchCodec<Prepared, GoogleGenAI>): Provid
   return {
     classify: codec.classify,
     decode: (outcome, request) => decodeWith(codec, outcome, request, sdkError),
-    async submit(model, entries, signal) {
+    async submit(model, entries, signal, token) {
       const src = entries.map((entry) => {
         const { contents, config } = codec.prepare(detached(entry.request));
         return { contents, config, metadata: { key: entry.customId } };
       });
-      const job = await client.batches.create({ model, src, config: { displayName: "parallax", abortSignal: signal } });
+      const job = await client.batches.create({
+        model,
+        src,
+        config: { displayName: submissionTag(token), abortSignal: signal },
+      });
       if (!job.name)
         throw new ProviderError("google: batch created without a name", "provider_error", { retryable: true });
       return job.name;
+    },
+    async find(token, lookup, signal) {
+      const name = submissionTag(token);
+      const oldest = lookup.since - LOOKUP_SKEW_MS;
+      // The list's order is not documented: every page is read.
+      for await (const job of await client.batches.list({ config: { pageSize: 100, abortSignal: signal } })) {
+        if (job.displayName !== name || !job.name) continue;
+        if (job.createTime && Date.parse(job.createTime) < oldest) continue;
+        return { state: "found", batchId: job.name };
+      }
+      return { state: "absent" };
     },
     async status(batchId, signal): Promise<BatchStatus> {
       const job = await client.batches.get({ name: batchId, config: { abortSignal: signal } });

@@ -3,7 +3,8 @@
  * purpose "batch"), batches.create on /v1/chat/completions with a 24 h window, batches.retrieve,
  * and files.content of the output and error files. Each output line carries the HTTP status
  * and body the synchronous call would have had; an error-file line of code batch_expired or
- * batch_cancelled names a request the batch never ran.
+ * batch_cancelled names a request the batch never ran. A submission's token goes into the batch's
+ * metadata (and the input file's name); `find` lists the batches, newest first, for it.
  */
 import type OpenAI from "openai";
 import { APIError, toFile } from "openai";
@@ -16,11 +17,15 @@ import type {
   RawBatchOutcome,
 } from "../../contracts/provider.js";
 import { ProviderError } from "../../core/errors.js";
-import { type BatchCodec, decodeWith, detached } from "./common.js";
+import { type BatchCodec, decodeWith, detached, LOOKUP_SKEW_MS, submissionTag } from "./common.js";
 
 type Prepared = { body: ChatCompletionCreateParamsNonStreaming; params: GenerationParams; dropped: DroppedParam[] };
 
 const ENDPOINT = "/v1/chat/completions";
+/** Batches per list page (the API's largest). */
+const PAGE = 100;
+/** The batch metadata key holding the submission's token. */
+const TOKEN_KEY = "parallax_submission";
 const RUNNING = new Set(["validating", "in_progress", "finalizing", "cancelling"]);
 /** Error-file codes of requests the batch did not run: resubmitted, not failed. */
 const NOT_RUN = new Set(["batch_expired", "batch_cancelled"]);
@@ -58,7 +63,7 @@ export function openaiBatchApi(codec: BatchCodec<Prepared, OpenAI>): ProviderBat
     maxRequests: 50_000,
     classify: codec.classify,
     decode: (outcome, request) => decodeWith(codec, outcome, request, sdkError),
-    async submit(_model, entries, signal) {
+    async submit(_model, entries, signal, token) {
       const lines = entries.map((entry) =>
         JSON.stringify({
           custom_id: entry.customId,
@@ -68,14 +73,31 @@ export function openaiBatchApi(codec: BatchCodec<Prepared, OpenAI>): ProviderBat
         }),
       );
       const file = await client.files.create(
-        { file: await toFile(Buffer.from(`${lines.join("\n")}\n`), "parallax-batch.jsonl"), purpose: "batch" },
+        { file: await toFile(Buffer.from(`${lines.join("\n")}\n`), `${submissionTag(token)}.jsonl`), purpose: "batch" },
         { signal },
       );
       const batch = await client.batches.create(
-        { input_file_id: file.id, endpoint: ENDPOINT, completion_window: "24h" },
+        {
+          input_file_id: file.id,
+          endpoint: ENDPOINT,
+          completion_window: "24h",
+          ...(token ? { metadata: { [TOKEN_KEY]: token } } : {}),
+        },
         { signal },
       );
       return batch.id;
+    },
+    async find(token, lookup, signal) {
+      const oldest = lookup.since - LOOKUP_SKEW_MS;
+      let older = 0;
+      for await (const batch of client.batches.list({ limit: PAGE }, { signal })) {
+        if (batch.metadata?.[TOKEN_KEY] === token) return { state: "found", batchId: batch.id };
+        // Listed newest first: a page's worth of batches older than the submission (less the
+        // clock skew) in a row ends the search, even on a compatible server that orders loosely.
+        older = batch.created_at * 1000 < oldest ? older + 1 : 0;
+        if (older >= PAGE) break;
+      }
+      return { state: "absent" };
     },
     async status(batchId, signal): Promise<BatchStatus> {
       const batch = await client.batches.retrieve(batchId, { signal });

@@ -33,6 +33,8 @@ export async function logprobTrial(attempt: TrialAttempt, scorer: LogprobScorer)
     throw new ProviderError(`provider '${provider.name}' cannot score continuations`, "provider_error");
   }
   const plan = logprobRequestPlan(scorer, item, task);
+  // The log-prob call is synchronous even in batch mode: it is paid at the synchronous price.
+  const price = "syncPrice" in model ? model.syncPrice : model.price;
   const base = {
     trialId: trial.id,
     execution,
@@ -53,12 +55,12 @@ export async function logprobTrial(attempt: TrialAttempt, scorer: LogprobScorer)
     };
     const send = () => provider.continuationLogprobs!(request);
     // Reserved in the run's shared budget: the prompt and every continuation are input tokens.
-    const estimate = costUsd({ inputTokens: logprobTokens(plan), outputTokens: 0 }, model.price).usd;
+    const estimate = costUsd({ inputTokens: logprobTokens(plan), outputTokens: 0 }, price).usd;
     const raw = options.budget
       ? await options.budget.charged(
           estimate,
           send,
-          (r) => costUsd(r.usage, model.price).usd,
+          (r) => costUsd(r.usage, price).usd,
           (error) => mayHaveBeenPaid(error, options.abortSignal),
         )
       : await send();
@@ -68,7 +70,7 @@ export async function logprobTrial(attempt: TrialAttempt, scorer: LogprobScorer)
       responseText: scored.parsedAnswer,
       finishReason: null,
       usage: raw.usage,
-      costUsd: costUsd(raw.usage, model.price).usd,
+      costUsd: costUsd(raw.usage, price).usd,
       latencyMs: Date.now() - started,
       cached: false,
       error: null,

@@ -20,6 +20,8 @@ export interface ModelRuntime {
   provider: Provider;
   params: GenerationParams;
   price: { input_per_mtok: number; output_per_mtok: number } | undefined;
+  /** Batch mode: the synchronous price, for the calls that stay synchronous (log-prob scoring); `price` is the batch price. */
+  syncPrice?: { input_per_mtok: number; output_per_mtok: number } | undefined;
 }
 
 export interface ExecuteOptions {

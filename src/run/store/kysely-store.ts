@@ -97,6 +97,12 @@ export class KyselyTrialStore implements TrialStore {
   batchRequests: BatchStore["batchRequests"] = (...a) => this.batches.batchRequests(...a);
   settleBatch: BatchStore["settleBatch"] = (...a) => this.batches.settleBatch(...a);
   listBatches: BatchStore["listBatches"] = (...a) => this.batches.listBatches(...a);
+  recordSubmission: BatchStore["recordSubmission"] = (...a) => this.batches.recordSubmission(...a);
+  recordSubmitted: BatchStore["recordSubmitted"] = (...a) => this.batches.recordSubmitted(...a);
+  abandonSubmission: BatchStore["abandonSubmission"] = (...a) => this.batches.abandonSubmission(...a);
+  batchSubmission: BatchStore["batchSubmission"] = (...a) => this.batches.batchSubmission(...a);
+  listSubmissions: BatchStore["listSubmissions"] = (...a) => this.batches.listSubmissions(...a);
+  recordedBatchIds: BatchStore["recordedBatchIds"] = (...a) => this.batches.recordedBatchIds(...a);
 
   // The run's shared budget counter: see budget-queries.ts.
   openBudget: BudgetStore["openBudget"] = (...a) => this.budget.openBudget(...a);

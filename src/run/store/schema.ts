@@ -8,6 +8,7 @@
  * Add a migration for every change; never edit one that has shipped.
  */
 import { type Generated, type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
+import { batchSubmissions } from "./migrations/0013-batch-submissions.js";
 
 export interface RunsTable {
   id: string;
@@ -209,6 +210,8 @@ export interface BatchRequestsTable {
   result: string | null;
   error: string | null;
   updated_at: string;
+  /** Migration 0013: the submission (batch_submissions.token) the request last went out in. */
+  token: string | null;
 }
 
 /** Migration 0012: the run's shared budget counter (issue 16): spent, and reserved by calls in flight. */
@@ -231,6 +234,21 @@ export interface BudgetReservationsTable {
   expires_at: number | string;
 }
 
+/** Migration 0013: a batch submission, recorded before the provider is called (state submitting, then submitted or absent). */
+export interface BatchSubmissionsTable {
+  run_id: string;
+  token: string;
+  provider: string;
+  model_id: string;
+  /** The provider's model name the batch is for. */
+  model: string;
+  /** submitting | submitted | absent */
+  state: string;
+  batch_id: string | null;
+  requests: number;
+  created_at: string;
+}
+
 export interface StoreDatabase {
   runs: RunsTable;
   trials: TrialsTable;
@@ -248,6 +266,7 @@ export interface StoreDatabase {
   batch_requests: BatchRequestsTable;
   run_budget: RunBudgetTable;
   budget_reservations: BudgetReservationsTable;
+  batch_submissions: BatchSubmissionsTable;
 }
 
 // Migrations receive an untyped handle: they describe the database as it was at their time.
@@ -637,6 +656,7 @@ export const migrations: Record<string, Migration> = {
   "0010_trial_model_revision": trialModelRevision,
   "0011_provider_batches": providerBatches,
   "0012_run_budget": runBudget,
+  "0013_batch_submissions": batchSubmissions,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -181,10 +181,30 @@ export interface ProviderBatchRecord {
 export interface BatchRequestRecord {
   customId: string;
   batchId: string;
-  state: "submitted" | "done" | "failed" | "unfinished";
+  /** submitting: in a submission recorded before the provider was called, whose batch id is not known yet. */
+  state: "submitting" | "submitted" | "done" | "failed" | "unfinished";
   submissions: number;
   /** The outcome as the batch reported it (response or error), read by the call that asked for it. */
   raw: RawBatchOutcome | null;
+  /** The token of the submission the request last went out in (absent for batches recorded before 0013). */
+  token?: string;
+}
+
+/**
+ * A batch submission (migration 0013), recorded before the provider is called: `submitting`
+ * until the provider's batch id is known (`submitted`), or until a lookup by its token showed
+ * the provider never received it (`absent`).
+ */
+export interface BatchSubmissionRecord {
+  token: string;
+  provider: string;
+  modelId: string;
+  /** The provider's model name the batch is for. */
+  model: string;
+  state: "submitting" | "submitted" | "absent";
+  batchId: string | null;
+  requests: number;
+  createdAt: string;
 }
 
 /** One request's outcome as its ended batch is settled. */
@@ -217,6 +237,33 @@ export interface BatchStore {
     outcomes: readonly BatchRequestOutcome[],
   ): Promise<void>;
   listBatches(runId: string): Promise<ProviderBatchRecord[]>;
+  /**
+   * Records a submission before the provider is called (migration 0013): the submission in state
+   * submitting and each of its requests pointed at its token (submissions counted), in one transaction.
+   */
+  recordSubmission(
+    runId: string,
+    submission: Omit<BatchSubmissionRecord, "state" | "batchId" | "requests">,
+    customIds: readonly string[],
+  ): Promise<void>;
+  /**
+   * The provider accepted submission `token` as batch `batch.batchId`: records the batch and points
+   * the submission's requests at it, in one transaction (idempotent: workers may race to record it).
+   */
+  recordSubmitted(
+    runId: string,
+    token: string,
+    batch: Omit<ProviderBatchRecord, "status" | "providerStatus" | "endedAt" | "requests">,
+  ): Promise<void>;
+  /**
+   * A submission the provider never received (its token found no batch): marked absent, and its
+   * requests that still wait for it become unfinished (their submission uncounted), to go out again.
+   */
+  abandonSubmission(runId: string, token: string): Promise<void>;
+  batchSubmission(runId: string, token: string): Promise<BatchSubmissionRecord | undefined>;
+  listSubmissions(runId: string): Promise<BatchSubmissionRecord[]>;
+  /** Which of these provider batch ids this store has recorded (any run). */
+  recordedBatchIds(batchIds: readonly string[]): Promise<Set<string>>;
 }
 
 /** Calls and their cost in USD. */

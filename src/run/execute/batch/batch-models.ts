@@ -50,7 +50,7 @@ export function batchModels(
     );
     batching.push(provider);
     batched.push(id);
-    out.set(id, { ...runtime, provider, price: batchPrice(runtime.spec, context.prices) });
+    out.set(id, { ...runtime, provider, price: batchPrice(runtime.spec, context.prices), syncPrice: runtime.price });
   }
   return {
     models: out,

@@ -8,12 +8,18 @@
  *
  * Crash safety: a resumed run renders the same calls, so their custom ids (custom-id.ts) find
  * the stored state: a result is read from the store (never fetched twice), a submitted batch is
- * polled (never resubmitted). A failed request is classified as the synchronous error and, when
+ * polled (never resubmitted). Each batch is first recorded as a submission with a client token
+ * (before the provider is called) and tagged with that token at the provider; a call whose
+ * submission has no batch id yet (a kill, or a lost reply, after the create went out) looks the
+ * batch up by its token: found, it is recorded and polled; absent, the submission never reached
+ * the provider and the call goes out again in a new one. A failed request is classified as the synchronous error and, when
  * retryable, resubmitted in a later batch up to max_retries; requests an expired or cancelled
  * batch did not run are resubmitted (at most max(1, max_retries) times).
  */
+import { randomBytes } from "node:crypto";
 import type {
   BatchEntry,
+  BatchFound,
   GenerateRequest,
   GenerateResult,
   ProviderBatchApi,
@@ -28,11 +34,14 @@ import type { BatchSettings } from "./settings.js";
 interface Waiter {
   customId: string;
   request: GenerateRequest;
-  /** Submissions so far (counted by the store when a batch is recorded). */
+  /** Submissions so far (counted by the store when a submission is recorded). */
   submissions: number;
   resolve(result: GenerateResult): void;
   reject(error: unknown): void;
 }
+
+/** What a lookup by token needs of a submission: its model, its size and when it was recorded (ms). */
+type Submission = { model: string; requests: number; since: number };
 
 export interface BatchCollectorOptions {
   api: ProviderBatchApi;
@@ -54,6 +63,10 @@ export class BatchCollector {
   /** Batches this process settled: a late caller reads its request from the store. */
   private readonly settled = new Set<string>();
   private readonly bySignal = new Map<AbortSignal, { waiters: Set<Waiter>; onAbort: () => void }>();
+  /** Lookups of submissions whose batch id the store lacks, once per token and process. */
+  private readonly resolutions = new Map<string, Promise<string | null>>();
+  /** This process's submissions whose create call is under way, by token. */
+  private readonly creating = new Map<string, Promise<string>>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private submitting: Promise<void> = Promise.resolve();
   private readonly sleep: Sleep;
@@ -133,8 +146,22 @@ export class BatchCollector {
     await this.submitting;
   }
 
-  /** A call the store knows: its stored outcome, or the batch it was submitted in. */
+  /** A call the store knows: its stored outcome, the batch it was submitted in, or its submission. */
   private resume(waiter: Waiter, known: BatchRequestRecord): void {
+    if (known.state === "submitting" && known.token) {
+      const token = known.token;
+      this.resolveSubmission(token).then((batchId) => {
+        if (batchId !== null) {
+          this.attach(waiter, batchId);
+          void this.poll(batchId, true);
+          return;
+        }
+        // The provider never received it: the store uncounted that submission; send the call again.
+        waiter.submissions = Math.max(0, known.submissions - 1);
+        this.enqueue(waiter);
+      }, waiter.reject);
+      return;
+    }
     if (known.state === "submitted" && !this.settled.has(known.batchId)) {
       this.attach(waiter, known.batchId);
       void this.poll(known.batchId, true);
@@ -172,31 +199,122 @@ export class BatchCollector {
     if (this.pending.size > 0) this.enqueue(this.pending.values().next().value!);
   }
 
+  /**
+   * Records the submission (token, requests) before the provider is called, creates the batch
+   * tagged with the token, then records its id. A kill between the create and that last write
+   * leaves the submission to be found by its token (resolveSubmission).
+   */
   private async submit(waiters: Waiter[]): Promise<void> {
     const entries: BatchEntry[] = waiters.map((w) => ({ customId: w.customId, request: w.request }));
+    const model = waiters[0].request.model;
+    const token = randomBytes(8).toString("hex");
+    const since = Date.now();
     let batchId: string;
     try {
-      batchId = await this.withRetries(() => this.o.api.submit(waiters[0].request.model, entries, this.o.signal));
-    } catch (error) {
-      for (const w of waiters) w.reject(error);
-      return;
-    }
-    // Recorded before any poll, whatever the abort signal says: a resumed run must find it.
-    try {
-      await this.o.store.recordBatch(
+      await this.o.store.recordSubmission(
         this.o.runId,
-        { batchId, provider: this.o.provider, modelId: this.o.modelId, submittedAt: new Date().toISOString() },
+        { token, provider: this.o.provider, modelId: this.o.modelId, model, createdAt: new Date(since).toISOString() },
         entries.map((e) => e.customId),
       );
+      for (const w of waiters) w.submissions++;
+      const creating = this.create(token, { model, requests: entries.length, since }, entries);
+      this.creating.set(token, creating);
+      try {
+        batchId = await creating;
+      } finally {
+        this.creating.delete(token);
+      }
+      // Recorded before any poll, whatever the abort signal says: a resumed run must find it.
+      await this.o.store.recordSubmitted(this.o.runId, token, this.batchRecord(batchId));
     } catch (error) {
+      // A refusal made no batch (and each earlier attempt was looked up before it was retried):
+      // the submission is absent. Otherwise (aborted, or the last attempt's reply lost) it stays
+      // `submitting`, and a resumed run looks it up before sending it again.
+      if (this.refused(error)) await this.o.store.abandonSubmission(this.o.runId, token).catch(() => undefined);
       for (const w of waiters) w.reject(error);
       return;
     }
-    for (const w of waiters) {
-      w.submissions++;
-      this.attach(w, batchId);
-    }
+    for (const w of waiters) this.attach(w, batchId);
     void this.poll(batchId, false);
+  }
+
+  /**
+   * The provider's create, retried on transient errors; before each retry the batch is looked up
+   * by its token, since a create whose reply was lost (a timeout, a 5xx from a proxy) may have
+   * been accepted.
+   */
+  private async create(token: string, submission: Submission, entries: BatchEntry[]): Promise<string> {
+    let delay = this.o.settings.pollInitialMs;
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 0) {
+        const found = await this.lookup(token, submission);
+        if (found !== null) return found;
+      }
+      try {
+        return await this.o.api.submit(submission.model, entries, this.o.signal, token);
+      } catch (raw) {
+        this.throwIfAborted();
+        const error = this.o.api.classify(raw);
+        const retryable = error instanceof ProviderError && error.retryable;
+        if (!retryable || attempt >= this.o.settings.maxRetries) throw error;
+        await this.sleep(delay, this.o.signal);
+        delay = Math.min(delay * 2, this.o.settings.pollMaxMs);
+      }
+    }
+  }
+
+  /** The provider refused the create for good (a 4xx): it made no batch. */
+  private refused(error: unknown): boolean {
+    return !this.o.signal?.aborted && error instanceof ProviderError && !error.retryable;
+  }
+
+  private batchRecord(batchId: string) {
+    return { batchId, provider: this.o.provider, modelId: this.o.modelId, submittedAt: new Date().toISOString() };
+  }
+
+  /**
+   * The batch of a submission whose id the store lacks (once per token and process): the store's
+   * record if another process has found it meanwhile, else a lookup at the provider by token.
+   * Found, it is recorded; absent, the submission is marked so and null is returned.
+   */
+  private resolveSubmission(token: string): Promise<string | null> {
+    let resolution = this.resolutions.get(token);
+    if (!resolution) {
+      resolution = this.resolveOnce(token);
+      this.resolutions.set(token, resolution);
+    }
+    return resolution;
+  }
+
+  private async resolveOnce(token: string): Promise<string | null> {
+    const own = this.creating.get(token);
+    if (own) return own;
+    const submission = await this.o.store.batchSubmission(this.o.runId, token);
+    if (!submission || submission.state === "absent") return null;
+    if (submission.state === "submitted") return submission.batchId;
+    const since = Date.parse(submission.createdAt);
+    const found = await this.lookup(token, { model: submission.model, requests: submission.requests, since });
+    if (found === null) {
+      await this.o.store.abandonSubmission(this.o.runId, token);
+      return null;
+    }
+    await this.o.store.recordSubmitted(this.o.runId, token, this.batchRecord(found));
+    return found;
+  }
+
+  /** The batch tagged with `token` at the provider, or null; an undecided answer is asked again with backoff. */
+  private async lookup(token: string, submission: Submission): Promise<string | null> {
+    const find = this.o.api.find?.bind(this.o.api);
+    if (!find) return null;
+    const lookup = { ...submission, recorded: (ids: readonly string[]) => this.o.store.recordedBatchIds(ids) };
+    let delay = this.o.settings.pollInitialMs;
+    for (;;) {
+      const found: BatchFound = await this.withRetries(() => find(token, lookup, this.o.signal));
+      if (found.state === "found") return found.batchId;
+      if (found.state === "absent") return null;
+      await this.sleep(delay, this.o.signal);
+      delay = Math.min(delay * 2, this.o.settings.pollMaxMs);
+    }
   }
 
   private attach(waiter: Waiter, batchId: string): void {
