@@ -4,6 +4,7 @@
  * table, so its memory stays flat in the trial count. The rows come from the same page builder as
  * `loadScoredStudyTable` (table.ts `scoredTablePages`), so the digest is the same.
  */
+import { setImmediate } from "node:timers/promises";
 import { arrayHasher } from "../core/hash.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import {
@@ -14,6 +15,14 @@ import {
   scoredTablePages,
   unscoredRow,
 } from "./table.js";
+
+/**
+ * Trials per store page while hashing: a page (its trials, calls and rows) is garbage once hashed,
+ * and a small one dies in V8's young generation. Larger pages outlived scavenges, were promoted
+ * (or V8 pretenured their allocation sites), and old space filled with dead pages until a major
+ * GC, so report's peak RSS grew with the trial count (docs/PERFORMANCE.md).
+ */
+const HASH_PAGE_SIZE = 50;
 
 /**
  * `rowsHash(await loadStudyTable(store, run, path, scorer))`, without holding the table: a
@@ -33,12 +42,15 @@ export async function storedRowsHash(
   const wanted = scorer ?? RUN_TIME_SCORER;
   const stored = new Set<string>();
   let analysed = 0;
-  for await (const page of scoredTablePages(store, run)) {
+  for await (const page of scoredTablePages(store, run, HASH_PAGE_SIZE)) {
     analysed += page.runTime.length;
     for (const name of page.newScorers) stored.add(name);
     if (wanted === RUN_TIME_SCORER) add(page.runTime);
     // Until the scorer is first seen, its rows are the run-time rows unscored (as the loader fills them in).
     else add(page.byScorer.get(wanted) ?? page.runTime.map((r) => unscoredRow(r, wanted)));
+    // SQLite answers synchronously, so without this the whole hash is one macrotask and V8 cannot
+    // run the tasks that finish its incremental marking: dead pages pile up in old space.
+    await setImmediate();
   }
   // The scorers the loaded table would hold: none without rows, else run-time first, then the stored ones.
   const scorers = analysed === 0 ? [] : [RUN_TIME_SCORER, ...[...stored].sort()];
