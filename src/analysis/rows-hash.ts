@@ -4,7 +4,6 @@
  * table, so its memory stays flat in the trial count. The rows come from the same page builder as
  * `loadScoredStudyTable` (table.ts `scoredTablePages`), so the digest is the same.
  */
-import { setImmediate } from "node:timers/promises";
 import { arrayHasher } from "../core/hash.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import {
@@ -48,9 +47,6 @@ export async function storedRowsHash(
     if (wanted === RUN_TIME_SCORER) add(page.runTime);
     // Until the scorer is first seen, its rows are the run-time rows unscored (as the loader fills them in).
     else add(page.byScorer.get(wanted) ?? page.runTime.map((r) => unscoredRow(r, wanted)));
-    // SQLite answers synchronously, so without this the whole hash is one macrotask and V8 cannot
-    // run the tasks that finish its incremental marking: dead pages pile up in old space.
-    await setImmediate();
   }
   // The scorers the loaded table would hold: none without rows, else run-time first, then the stored ones.
   const scorers = analysed === 0 ? [] : [RUN_TIME_SCORER, ...[...stored].sort()];
