@@ -191,6 +191,7 @@ async function reportChild(dir: string): Promise<void> {
   const { storedAnalysis } = await import("../src/analysis/record.js");
   const { writeReport } = await import("../src/report/index.js");
   const { openStore } = await import("../src/run/store/open.js");
+  const { REPORT_CACHE_KIB } = await import("../src/cli/commands/report.js");
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("run with --expose-gc");
   const phase = (name: string) => {
@@ -198,7 +199,8 @@ async function reportChild(dir: string): Promise<void> {
     const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
     console.log(JSON.stringify({ phase: name, heapMb, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
   };
-  const store = await openStore(dir);
+  // The page cache `parallax report` asks for.
+  const store = await openStore(dir, { cacheKiB: REPORT_CACHE_KIB });
   try {
     const run = (await store.getRun())!;
     phase("store opened");

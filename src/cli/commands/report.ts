@@ -6,7 +6,7 @@ import { isPostgresUrl } from "../../run/store/open.js";
 import { openStudyDir } from "../study-dir.js";
 
 /** SQLite's page cache while reporting (its own default, which better-sqlite3 raises to 16 MB). */
-const REPORT_CACHE_KIB = 2_000;
+export const REPORT_CACHE_KIB = 2_000;
 
 /**
  * Writes the self-contained HTML report (default DIR/report.html) and its trials page beside it
