@@ -16,8 +16,8 @@
  * pages not yet in SQLite's cache), unless the server pays it at start.
  *
  * Part 2 writes a 20k-trial study, runs `parallax analyze` (untimed), then times `parallax
- * report` under /usr/bin/time (wall seconds and maximum RSS) and reports the largest file it
- * wrote. `-- --cli PATH` runs another checkout's src/cli/main.ts (e.g. the commit before the
+ * report` `--report-runs` times under /usr/bin/time (wall seconds and maximum RSS: median and
+ * range, since the peak depends on when V8 collects) and reports the largest file it wrote. `-- --cli PATH` runs another checkout's src/cli/main.ts (e.g. the commit before the
  * paged trials pages, with --without-viewer-migration) for the before/after comparison. Then,
  * for this checkout, the same report in process under --expose-gc (`--report-child`), with a
  * full GC after each phase: the heap each phase keeps. Prints Markdown.
@@ -37,6 +37,8 @@ const { values } = parseArgs({
     runs: { type: "string", default: "20" },
     trials: { type: "string", default: "100000" },
     "report-trials": { type: "string", default: "20000" },
+    // Part 2: `report` is timed this many times (max RSS varies run to run with GC timing): the median and the range.
+    "report-runs": { type: "string", default: "3" },
     cli: { type: "string", default: join(repo, "src/cli/main.ts") },
     skip: { type: "string", default: "" },
     "cold-runs": { type: "string", default: "7" },
@@ -154,16 +156,18 @@ async function reportPart(): Promise<void> {
   const { dir } = await writeLargeStudy(count);
   if (values["without-viewer-migration"]) dropViewerMigration(dir);
   cli(["analyze", dir]);
-  const { seconds, rssMb } = cli(["report", dir], true);
+  const timings = Array.from({ length: Number(values["report-runs"]) }, () => cli(["report", dir], true));
+  const seconds = median(timings.map((t) => t.seconds));
+  const rss = timings.map((t) => t.rssMb);
   const html = readdirSync(dir).filter((f) => f.endsWith(".html"));
   const sizes = html.map((f) => statSync(join(dir, f)).size);
   const largest = Math.max(...sizes);
-  console.log(`### report at ${count.toLocaleString("en")} trials (${values.cli})\n`);
+  console.log(`### report at ${count.toLocaleString("en")} trials (${values.cli}), ${timings.length} run(s)\n`);
   console.log(
-    "| wall (s) | max RSS (MB) | HTML files | largest file (MB) | all files (MB) |\n| ---: | ---: | ---: | ---: | ---: |",
+    "| wall (s), median | max RSS (MB), median | max RSS (MB), min-max | HTML files | largest file (MB) | all files (MB) |\n| ---: | ---: | ---: | ---: | ---: | ---: |",
   );
   console.log(
-    `| ${seconds.toFixed(1)} | ${rssMb.toFixed(0)} | ${html.length} | ${(largest / 1e6).toFixed(1)} | ${(sizes.reduce((a, b) => a + b, 0) / 1e6).toFixed(1)} |\n`,
+    `| ${seconds.toFixed(1)} | ${median(rss).toFixed(0)} | ${Math.min(...rss).toFixed(0)}-${Math.max(...rss).toFixed(0)} | ${html.length} | ${(largest / 1e6).toFixed(1)} | ${(sizes.reduce((a, b) => a + b, 0) / 1e6).toFixed(1)} |\n`,
   );
   if (values.cli !== join(repo, "src/cli/main.ts")) return;
   // The same report in process, with a full GC after each phase: what each phase keeps, as
@@ -187,6 +191,7 @@ async function reportChild(dir: string): Promise<void> {
   const { storedAnalysis } = await import("../src/analysis/record.js");
   const { writeReport } = await import("../src/report/index.js");
   const { openStore } = await import("../src/run/store/open.js");
+  const { REPORT_CACHE_KIB } = await import("../src/cli/commands/report.js");
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("run with --expose-gc");
   const phase = (name: string) => {
@@ -194,7 +199,8 @@ async function reportChild(dir: string): Promise<void> {
     const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
     console.log(JSON.stringify({ phase: name, heapMb, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
   };
-  const store = await openStore(dir);
+  // The page cache `parallax report` asks for.
+  const store = await openStore(dir, { cacheKiB: REPORT_CACHE_KIB });
   try {
     const run = (await store.getRun())!;
     phase("store opened");

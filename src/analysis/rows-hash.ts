@@ -16,6 +16,14 @@ import {
 } from "./table.js";
 
 /**
+ * Trials per store page while hashing: a page (its trials, calls and rows) is garbage once hashed,
+ * and a small one dies in V8's young generation. Larger pages outlived scavenges, were promoted
+ * (or V8 pretenured their allocation sites), and old space filled with dead pages until a major
+ * GC, so report's peak RSS grew with the trial count (docs/PERFORMANCE.md).
+ */
+const HASH_PAGE_SIZE = 50;
+
+/**
  * `rowsHash(await loadStudyTable(store, run, path, scorer))`, without holding the table: a
  * scorer the run does not hold is refused with the same message.
  */
@@ -33,7 +41,7 @@ export async function storedRowsHash(
   const wanted = scorer ?? RUN_TIME_SCORER;
   const stored = new Set<string>();
   let analysed = 0;
-  for await (const page of scoredTablePages(store, run)) {
+  for await (const page of scoredTablePages(store, run, HASH_PAGE_SIZE)) {
     analysed += page.runTime.length;
     for (const name of page.newScorers) stored.add(name);
     if (wanted === RUN_TIME_SCORER) add(page.runTime);

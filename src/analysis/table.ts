@@ -226,14 +226,19 @@ export interface ScoredTablePage {
 }
 
 /**
- * The rows of the scored study table a store page (2,000 trials) at a time, in trial id order:
- * the one row builder of `loadScoredStudyTable` and of the stored analysis's paged rows hash
- * (rows-hash.ts), so both see the same rows.
+ * The rows of the scored study table a store page (2,000 trials by default) at a time, in trial
+ * id order: the one row builder of `loadScoredStudyTable` and of the stored analysis's paged rows
+ * hash (rows-hash.ts), so both see the same rows. A reader that keeps no rows asks for smaller
+ * pages, so that a page dies young instead of being promoted to V8's old space as garbage.
  */
-export async function* scoredTablePages(store: TrialStore, run: RunRecord): AsyncGenerator<ScoredTablePage> {
+export async function* scoredTablePages(
+  store: TrialStore,
+  run: RunRecord,
+  pageSize = 2_000,
+): AsyncGenerator<ScoredTablePage> {
   const facets = conditionColumns(run.spec.conditions);
   const known: string[] = [];
-  for await (const trials of trialPages(store, run.id, { pageSize: 2_000 })) {
+  for await (const trials of trialPages(store, run.id, { pageSize })) {
     const scores = await latestScoresByScorer(store, run.id, trials);
     // The per-call propagation checks, summarised per trial as the trials export does (the
     // integrity gate reads them).
@@ -249,7 +254,7 @@ export async function* scoredTablePages(store: TrialStore, run: RunRecord): Asyn
       if (trial.status === "pending") continue;
       const calls = callsOf.get(trial.id) ?? [];
       // The per-call checks and, for an agent trial, its agent columns, as the trials export has them.
-      const audit = { ...trialAuditAggregates(calls), ...agentColumnsOf(trial, calls) };
+      const audit = Object.assign(trialAuditAggregates(calls), agentColumnsOf(trial, calls));
       runTime.push(trialRow(trial, facets, undefined, undefined, audit));
       for (const [name, rows] of byScorer)
         rows.push(trialRow(trial, facets, scores.get(name)?.get(trial.id) ?? null, name, audit));
@@ -260,7 +265,7 @@ export async function* scoredTablePages(store: TrialStore, run: RunRecord): Asyn
 
 /** A scorer's row of a trial read before that scorer was first seen: the run-time row, unscored. */
 export function unscoredRow(runTimeRow: AnalysisRow, scorer: string): AnalysisRow {
-  return { ...runTimeRow, scorer, outcome: null, parseFailed: false };
+  return Object.assign({}, runTimeRow, { scorer, outcome: null, parseFailed: false });
 }
 
 /** Scorer -> trial -> the most recent score of that scorer (any version) for the page's trials. */
@@ -287,7 +292,10 @@ export function trialRow(
   /** The trial's export columns from its calls: the per-call checks' aggregates, the agent columns. */
   audit: Record<string, number | boolean | string | null> = {},
 ): AnalysisRow {
-  return fromObservation({ ...toObservation(trial, facets, score), ...audit }, facets, scorer);
+  // Object.assign onto the fresh observation, not `{ ...a, ...b }`: Node 20's V8 allocates an object
+  // literal that adds keys after a spread in old space, so each row was garbage only a major GC
+  // frees (report's peak RSS grew with the trial count; docs/PERFORMANCE.md).
+  return fromObservation(Object.assign(toObservation(trial, facets, score), audit), facets, scorer);
 }
 
 export function fromObservation(obs: Observation, facets: readonly string[], scorer?: string): AnalysisRow {

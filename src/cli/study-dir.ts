@@ -1,17 +1,20 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../core/errors.js";
-import { isPostgresUrl, openStore } from "../run/store/open.js";
+import { isPostgresUrl, type OpenStoreOptions, openStore } from "../run/store/open.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 
 /** Opens a study directory's store and its run, with a clear error when there is none. */
-export async function openStudyDir(dir: string): Promise<{ store: TrialStore; run: RunRecord }> {
+export async function openStudyDir(
+  dir: string,
+  options: OpenStoreOptions = {},
+): Promise<{ store: TrialStore; run: RunRecord }> {
   if (!isPostgresUrl(dir) && !existsSync(join(dir, "parallax.db"))) {
     throw new InputError(
       `${dir} is not a study directory (no parallax.db); run 'parallax run SPEC --out ${dir}' first`,
     );
   }
-  const store = await openStore(dir);
+  const store = await openStore(dir, options);
   const run = await store.getRun();
   if (!run) {
     await store.close();

@@ -106,28 +106,47 @@ export async function trialCells(store: TrialStore, run: RunRecord, analysis: St
   return ordered;
 }
 
+/**
+ * Trials read, rendered and written at a time: their rows and calls are garbage once written, and
+ * a batch this small dies in V8's young generation. A whole page (500 trials and their calls)
+ * outlived two scavenges while its writes drained, so old space filled with dead pages and the
+ * peak RSS grew with the trial count (docs/PERFORMANCE.md). It divides `TRIALS_PER_PAGE`, so a
+ * batch never straddles two page files.
+ */
+const TRIALS_PER_BATCH = 50;
+
+/** Trials in page order: `start` is the position of the batch's first trial. */
+interface TrialBatch {
+  start: number;
+  trials: { cell: TrialCell; trial: TrialRow }[];
+}
+
 /** The cells' trials in page order, `size` at a time: each cell's trials by id, read in keyset pages. */
 async function* trialsInPageOrder(
   store: TrialStore,
   run: RunRecord,
   cells: readonly TrialCell[],
   size: number,
-): AsyncGenerator<{ cell: TrialCell; trial: TrialRow }[]> {
+): AsyncGenerator<TrialBatch> {
   let buffer: { cell: TrialCell; trial: TrialRow }[] = [];
+  let start = 0;
+  const take = (): TrialBatch => {
+    const batch = { start, trials: buffer.slice(0, size) };
+    buffer = buffer.slice(size);
+    start += batch.trials.length;
+    return batch;
+  };
   for (const cell of cells) {
     const query = { models: [cell.model], benchmarks: [cell.benchmark], conditionHashes: cell.conditionHashes };
     for (let after: string | undefined; ; ) {
       const { trials, more } = await store.browseTrials(run.id, query, { after, limit: size });
       buffer.push(...trials.map((trial) => ({ cell, trial })));
-      while (buffer.length >= size) {
-        yield buffer.slice(0, size);
-        buffer = buffer.slice(size);
-      }
+      while (buffer.length >= size) yield take();
       if (!more || trials.length === 0) break;
       after = trials[trials.length - 1].id;
     }
   }
-  if (buffer.length > 0) yield buffer;
+  if (buffer.length > 0) yield take();
 }
 
 /**
@@ -156,29 +175,39 @@ export async function writeTrialsPages(
     pageOf.set(cell.id, cell.pages[0]);
   }
   const indexHref = basename(indexPath);
-  let i = 0;
-  for await (const chunk of trialsInPageOrder(store, run, cells, TRIALS_PER_PAGE)) {
-    // A trial planned while the report is written would shift every later page: refused.
-    if (i >= pages.length) throw new InputError(`the run's trials changed while the report was written; run it again`);
-    const nav = pageNav(pages, i, indexHref, reportHref);
-    await writeStreamed(
-      pages[i],
-      pageTitle(analysis, `trials page ${i + 1} of ${pages.length}`),
-      [banner(analysis), el("h1", {}, `Trials of ${studyName(analysis)}: page ${i + 1} of ${pages.length}`), nav],
-      pageBody(store, run, chunk),
-      [nav],
-    );
-    i++;
+  let current: { i: number; out: StreamedPage; nav: Html; cell?: TrialCell } | undefined;
+  const closeCurrent = async () => {
+    if (!current) return;
+    if (current.cell !== undefined) await current.out.write("</section>");
+    await current.out.close([current.nav]);
+  };
+  try {
+    for await (const batch of trialsInPageOrder(store, run, cells, TRIALS_PER_BATCH)) {
+      const i = Math.floor(batch.start / TRIALS_PER_PAGE);
+      if (current?.i !== i) {
+        await closeCurrent();
+        current = undefined;
+        // A trial planned while the report is written would shift every later page: refused.
+        if (i >= pages.length)
+          throw new InputError(`the run's trials changed while the report was written; run it again`);
+        const nav = pageNav(pages, i, indexHref, reportHref);
+        const out = await openStreamed(pages[i], pageTitle(analysis, `trials page ${i + 1} of ${pages.length}`), [
+          banner(analysis),
+          el("h1", {}, `Trials of ${studyName(analysis)}: page ${i + 1} of ${pages.length}`),
+          nav,
+        ]);
+        current = { i, out, nav };
+      }
+      current.cell = await writeBatch(store, run, batch, current.out, current.cell);
+    }
+  } catch (error) {
+    current?.out.abort();
+    throw error;
   }
-  await writeStreamed(
-    indexPath,
-    pageTitle(analysis, "trials"),
-    [],
-    (async function* () {
-      yield renderIndex(analysis, cells, total, pageOf, pages, reportHref);
-    })(),
-    [],
-  );
+  await closeCurrent();
+  const index = await openStreamed(indexPath, pageTitle(analysis, "trials"), []);
+  await index.write(renderIndex(analysis, cells, total, pageOf, pages, reportHref));
+  await index.close([]);
   return { cells, pageOf, pages: pages.map((p) => basename(p)) };
 }
 
@@ -218,51 +247,68 @@ function pageNav(pages: string[], i: number, indexHref: string, reportHref: stri
   );
 }
 
-/** A page's trials, grouped by cell, rendered as they are read (one calls query per page). */
-async function* pageBody(
+/**
+ * Writes a batch's trials onto their page, grouped by cell (one calls query per batch): a cell's
+ * section opens at its first trial on the page. `open` is the page's open cell section; returns it.
+ */
+async function writeBatch(
   store: TrialStore,
   run: RunRecord,
-  chunk: readonly { cell: TrialCell; trial: TrialRow }[],
-): AsyncGenerator<string> {
+  batch: TrialBatch,
+  out: StreamedPage,
+  open: TrialCell | undefined,
+): Promise<TrialCell | undefined> {
   const callsOf = await store.listCallsOf(
     run.id,
-    chunk.filter(({ trial }) => trial.status !== "pending").map(({ trial }) => trial.id),
+    batch.trials.filter(({ trial }) => trial.status !== "pending").map(({ trial }) => trial.id),
   );
-  let open: TrialCell | undefined;
-  for (const { cell, trial } of chunk) {
+  for (const { cell, trial } of batch.trials) {
     if (cell !== open) {
-      if (open !== undefined) yield "</section>";
-      yield `<section id="${cell.id}">${render(el("h3", {}, `${cell.model} · ${cell.benchmark} · ${cell.configuration}: ${cell.trials} trial(s)`))}`;
+      if (open !== undefined) await out.write("</section>");
+      await out.write(
+        `<section id="${cell.id}">${render(el("h3", {}, `${cell.model} · ${cell.benchmark} · ${cell.configuration}: ${cell.trials} trial(s)`))}`,
+      );
       open = cell;
     }
-    yield render(trialArticle(trial, callsOf.get(trial.id) ?? []));
+    await out.write(render(trialArticle(trial, callsOf.get(trial.id) ?? [])));
   }
-  if (open !== undefined) yield "</section>";
+  return open;
 }
 
-/** Writes a page shell around streamed body parts, waiting on the stream when it is full. */
-async function writeStreamed(
-  path: string,
-  title: string,
-  before: Content[],
-  body: AsyncIterable<string>,
-  after: Content[],
-): Promise<void> {
+/** A page file being written: its shell's head is written, its body parts are written as they come. */
+interface StreamedPage {
+  /** Writes a body part, waiting on the stream when it is full. */
+  write(text: string): Promise<void>;
+  /** Writes `after` and the shell's tail, and closes the file. */
+  close(after: Content[]): Promise<void>;
+  /** Closes the file as it is (after a failure). */
+  abort(): void;
+}
+
+/** Opens a page file and writes the head of its shell (`page` around `before` and the body). */
+async function openStreamed(path: string, title: string, before: Content[]): Promise<StreamedPage> {
   const mark = "\u0000BODY\u0000";
   const [head, tail] = page(title, [before, raw(mark)]).split(mark);
   const out = createWriteStream(path);
   const write = async (text: string) => {
     if (!out.write(text)) await once(out, "drain");
   };
+  const close = async (after: Content[]) => {
+    try {
+      await write(render(after));
+      await write(tail);
+    } finally {
+      out.end();
+      await once(out, "close");
+    }
+  };
   try {
     await write(head);
-    for await (const part of body) await write(part);
-    await write(render(after));
-    await write(tail);
-  } finally {
-    out.end();
-    await once(out, "close");
+  } catch (error) {
+    out.destroy();
+    throw error;
   }
+  return { write, close, abort: () => out.destroy() };
 }
 
 /** The index: per configuration, per model, each benchmark's cell with its page, and the list of pages. */

@@ -5,6 +5,9 @@ import { checkReportTargets, reportPaths, writeReport } from "../../report/index
 import { isPostgresUrl } from "../../run/store/open.js";
 import { openStudyDir } from "../study-dir.js";
 
+/** SQLite's page cache while reporting (its own default, which better-sqlite3 raises to 16 MB). */
+export const REPORT_CACHE_KIB = 2_000;
+
 /**
  * Writes the self-contained HTML report (default DIR/report.html) and its trials page beside it
  * (trials.html, or NAME.trials.html for --out NAME.html) from the analysis `parallax analyze`
@@ -34,7 +37,9 @@ export async function reportCommand(
   const paths = reportPaths(reportPath);
   checkReportTargets(paths, options.force === true);
   const recordPath = isPostgresUrl(dir) ? join(dirname(reportPath), ANALYSIS_FILE) : join(dir, ANALYSIS_FILE);
-  const { store, run } = await openStudyDir(dir);
+  // SQLite's default 16 MB page cache would fill with pages the report reads once: a small one
+  // keeps its memory flat in the store's size (docs/PERFORMANCE.md).
+  const { store, run } = await openStudyDir(dir, { cacheKiB: REPORT_CACHE_KIB });
   try {
     const record = await storedAnalysis(dir, store, run, recordPath);
     const written = await writeReport(record, record.scorecard, store, run, reportPath, {
