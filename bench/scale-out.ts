@@ -5,9 +5,9 @@
  * measured inside the run (first call started to last trial stored, from the store's
  * timestamps), so process start-up is not counted; the ideal is N x 16 / 0.2 s.
  *
- * The CLI runs from the build (`npm run build` first, as `parallax` is installed): under tsx every
- * worker process would compile the sources again as it starts, which on 2 cores costs each worker
- * about 3 s of CPU while the others run. The CPU of the worker processes (user + system, from
+ * The CLI runs from the build (`npm run build` first) as `parallax` is installed: the package's
+ * `bin`, the bundle with its code cache (under tsx every worker process would compile the sources
+ * again as it starts, about 3 s of CPU each on 2 cores while the others run). The CPU of the worker processes (user + system, from
  * /usr/bin/time, which counts the workers `run` waits for) is reported per trial.
  *
  * Uses PARALLAX_TEST_PG_URL, or starts a throwaway cluster as `npm test` does. Prints Markdown.
@@ -18,6 +18,12 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 
+/** The package's `bin`: the command users run (and that `run --workers` starts again for each worker). */
+const REPO = join(import.meta.dirname, "..");
+const BIN = join(
+  REPO,
+  (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { bin: { parallax: string } }).bin.parallax,
+);
 const PER_WORKER = 16;
 const LATENCY_MS = 200;
 const TRIALS = 1_920;
@@ -62,7 +68,7 @@ async function measure(base: string, workers: number) {
     "-f",
     "%U %S",
     process.execPath,
-    "dist/cli/main.js",
+    BIN,
     "run",
     specPath,
     "--out",

@@ -46,11 +46,16 @@ export const BUNDLE_ENTRIES: Readonly<Record<string, string>> = {
   tools: "tools/index",
 };
 
-/** Dependencies left out of the bundle: native, large and lazily loaded, or reading their own files. */
+/**
+ * Dependencies left out of the bundle: native, large and lazily loaded, or reading their own files.
+ * kysely and pg are bundled: a worker loads them before its first claim, and from the body they are
+ * code-cached (a third of a worker's start-up instructions; docs/PERFORMANCE.md). pg's optional
+ * pg-native and pg-cloudflare stay out.
+ */
 export const BUNDLE_EXTERNAL: readonly string[] = [
   "better-sqlite3",
-  "pg",
-  "kysely",
+  "pg-native",
+  "pg-cloudflare",
   "node-llama-cpp",
   "playwright-core",
   "openai",
@@ -122,6 +127,30 @@ function commandsFromBody(): Plugin {
         path: "./loader.cjs",
         external: true,
       }));
+    },
+  };
+}
+
+/**
+ * pg asks at load whether it runs in a Cloudflare Worker; where there is no `navigator` (Node 20)
+ * it constructs a fetch `Response`, which loads Node's whole fetch implementation (undici): about
+ * 100 M instructions of a worker's start-up for nothing. In the bundle, Node answers first. The
+ * build fails if pg's code changed, so the patch is never silently lost.
+ */
+function pgWithoutCloudflareProbe(): Plugin {
+  const probe = "function isCloudflareRuntime() {";
+  return {
+    name: "pg-without-cloudflare-probe",
+    setup(build) {
+      build.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+        const source = readFileSync(args.path, "utf8");
+        if (!source.includes(probe)) throw new Error(`${args.path}: '${probe}' not found; review the pg patch`);
+        const patched = source.replace(
+          probe,
+          `${probe}\n  if (typeof process === "object" && process.release && process.release.name === "node") return false;`,
+        );
+        return { contents: patched, loader: "js" };
+      });
     },
   };
 }
@@ -223,7 +252,7 @@ export async function bundleCli(options: {
   await build({
     ...commonJs(join(outdir, "body.cjs")),
     stdin: { contents: bodyEntry(sources, extension, commands), resolveDir: root, sourcefile: "body-entry.cjs" },
-    plugins: [sharedErrors(errorsModule)],
+    plugins: [sharedErrors(errorsModule), pgWithoutCloudflareProbe()],
   });
   await build({
     ...commonJs(join(outdir, "cli.cjs")),

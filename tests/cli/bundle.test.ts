@@ -26,6 +26,7 @@ import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { BUNDLE_ENTRIES, BUNDLED_CLI, bundleCli, CODE_CACHED } from "../../scripts/bundle-cli.js";
 import { runCli } from "../helpers/cli.js";
+import { dropTestSchemas, queryStore, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";
 
 const REPO = resolve(import.meta.dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "parallax-bundle-"));
@@ -51,7 +52,10 @@ before(async () => {
   symlinkSync(join(REPO, "node_modules"), join(PKG, "node_modules"));
   await bundleCli({ root: REPO, from: "src", outdir: BUNDLE });
 });
-after(() => rmSync(work, { recursive: true, force: true }));
+after(async () => {
+  rmSync(work, { recursive: true, force: true });
+  await dropTestSchemas();
+});
 
 describe("the bundled CLI", () => {
   test("package.json's bin and every subpath export point at files of the bundle", () => {
@@ -313,5 +317,53 @@ describe("the bundled CLI's code cache", () => {
     const child = spawnSync(process.execPath, [join(user, "main.mjs")], { cwd: user, encoding: "utf8" });
     assert.equal(child.status, 0, child.stderr);
     assert.equal(child.stdout.trim(), "true");
+  });
+});
+
+describe("the bundled CLI on PostgreSQL", () => {
+  test("run --workers 2 starts its second worker through the launcher; pg and kysely come from the body", {
+    skip: skipWithoutPostgres,
+  }, async () => {
+    // pg and kysely are bundled into body.cjs (code-cached), not loaded from node_modules.
+    const body = readFileSync(join(BUNDLE, "body.cjs"), "latin1");
+    assert.doesNotMatch(body, /require\("(pg|kysely)"\)|__parallax_import\("(pg|kysely)"\)/);
+    const spec = join(work, "workers.yaml");
+    const items = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `      - { id: w${i}, stem: "Worker question ${i}?", options: [a${i}, b${i}, c${i}], gold_index: ${i % 3} }`,
+    );
+    writeFileSync(
+      spec,
+      `study: bundle-workers\nmodels:\n  - { id: sim-a, provider: sim, model: medium, options: { latency_ms: 20 } }\nbenchmarks:\n  - id: bench\n    loader: inline\n    items:\n${items.join("\n")}\nconditions:\n  facets:\n    format: [mc]\nattempts: 2\nexecution:\n  concurrency: 4\n  cache: false\n`,
+    );
+    const url = testStoreUrl("bundle_workers");
+    const report = join(work, "workers-report.jsonl");
+    const run = runBundle(
+      ["run", spec, "--out", join(work, "workers-study"), "--store", url, "--workers", "2"],
+      REPO,
+      BUNDLE,
+      {
+        ...process.env,
+        PARALLAX_CODE_CACHE_REPORT: report,
+      },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const rows = await queryStore<{ status: string; n: string }>(
+      url,
+      "select status, count(*) as n from trials group by status",
+    );
+    assert.deepEqual(
+      rows.map((row) => [row.status, Number(row.n)]),
+      [["finished", 24]],
+    );
+    // Two processes loaded the body through the loader, each accepting the build's cache.
+    const bodyLoads = readFileSync(report, "utf8")
+      .trim()
+      .split("\n")
+      .flatMap((line) => JSON.parse(line) as CacheEvent[])
+      .filter((event) => event.file.endsWith("body.cjs"));
+    assert.equal(bodyLoads.length, 2);
+    for (const event of bodyLoads) assert.equal(event.outcome, "accepted");
   });
 });
