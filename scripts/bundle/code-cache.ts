@@ -5,8 +5,8 @@
  * no code cache for ES modules (no `module.enableCompileCache`), which is why the bundle is
  * CommonJS.
  *
- * A cache file is keyed by the bundled file's content hash (given at build time), V8's version
- * and the CPU architecture. It is read from dist/bundle/code-cache/ (written at build time by a
+ * A cache file is keyed by the bundled file's content hash (given at build time), V8's version,
+ * the CPU architecture and Node's command-line options. It is read from dist/bundle/code-cache/ (written at build time by a
  * warm-up run) or else from the user's cache folder. A missing or rejected cache (other Node
  * flags, a corrupt file) only means compiling as usual; the cache is then written when the
  * process exits, from the functions that the run compiled, where a folder is writable. Nothing
@@ -52,10 +52,22 @@ function cacheDirs(bundleDir: string): string[] {
   return [join(bundleDir, "code-cache"), join(userBase, "parallax-eval", "code-cache")];
 }
 
+/** A short hash of a string (FNV-1a): it names a cache file; node:crypto would cost `--version` its load. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash.toString(16).padStart(8, "0");
+}
+
+/**
+ * V8 rejects a cache made under other V8 flags, so Node options (`node --max-old-space-size=...`)
+ * get caches of their own instead of rewriting the common one on every run.
+ */
 function cacheKey(file: string): string {
   const name = basename(file);
   const hash = hashes[name] ?? "unhashed";
-  return `${name}-${hash.slice(0, 16)}-v8-${process.versions.v8}-${process.arch}.bin`;
+  const flags = process.execArgv.length === 0 ? "" : `-flags-${fnv1a(process.execArgv.join("\0"))}`;
+  return `${name}-${hash.slice(0, 16)}-v8-${process.versions.v8}-${process.arch}${flags}.bin`;
 }
 
 function readCache(dirs: string[], key: string): { path: string; data: Buffer } | undefined {

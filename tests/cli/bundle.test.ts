@@ -289,6 +289,29 @@ describe("the bundled CLI's code cache", () => {
     }
   });
 
+  test("Node options get a cache of their own, written on the first run and accepted on the next", () => {
+    const bundle = copyPackage();
+    const quickstart = join(REPO, "examples", "quickstart.yaml");
+    const withOption = () => {
+      const report = join(work, `flags-report-${copies++}.jsonl`);
+      const child = spawnSync(
+        process.execPath,
+        ["--max-semi-space-size=4", join(bundle, BUNDLED_CLI), "plan", quickstart, "--json"],
+        { cwd: REPO, encoding: "utf8", env: { ...process.env, PARALLAX_CODE_CACHE_REPORT: report } },
+      );
+      assert.equal(child.status, 0, child.stderr);
+      return JSON.parse(readFileSync(report, "utf8").trim()) as CacheEvent[];
+    };
+    const first = withOption();
+    for (const event of first) {
+      assert.equal(event.outcome, "missing", event.file);
+      assert.match(event.written ?? "", /-flags-[0-9a-f]{8}\.bin$/);
+    }
+    for (const event of withOption()) assert.equal(event.outcome, "accepted", event.file);
+    // The build's cache, for no options, is still there and still accepted.
+    for (const name of CODE_CACHED) assert.equal(planWithReport(bundle).events[name].outcome, "accepted", name);
+  });
+
   test("PARALLAX_CODE_CACHE=0 compiles without reading or writing a cache", () => {
     const bundle = copyPackage();
     rmSync(join(bundle, "code-cache"), { recursive: true });
