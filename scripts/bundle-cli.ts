@@ -48,14 +48,14 @@ export const BUNDLE_ENTRIES: Readonly<Record<string, string>> = {
 
 /**
  * Dependencies left out of the bundle: native, large and lazily loaded, or reading their own files.
- * kysely and pg are bundled: a worker loads them before its first claim, and from the body they are
- * code-cached (a third of a worker's start-up instructions; docs/PERFORMANCE.md). pg's optional
- * pg-native and pg-cloudflare stay out.
+ * kysely and pg stay out too: bundled into the code-cached body they cut an idle worker's start-up
+ * by a further 36% of instructions, but `bench:scale-out` with 4 workers ran slower in three runs
+ * (2.4x one worker against 3.0x), for a reason not found yet (docs/PERFORMANCE.md, "Code cache").
  */
 export const BUNDLE_EXTERNAL: readonly string[] = [
   "better-sqlite3",
-  "pg-native",
-  "pg-cloudflare",
+  "pg",
+  "kysely",
   "node-llama-cpp",
   "playwright-core",
   "openai",
@@ -131,30 +131,6 @@ function commandsFromBody(): Plugin {
   };
 }
 
-/**
- * pg asks at load whether it runs in a Cloudflare Worker; where there is no `navigator` (Node 20)
- * it constructs a fetch `Response`, which loads Node's whole fetch implementation (undici): about
- * 100 M instructions of a worker's start-up for nothing. In the bundle, Node answers first. The
- * build fails if pg's code changed, so the patch is never silently lost.
- */
-function pgWithoutCloudflareProbe(): Plugin {
-  const probe = "function isCloudflareRuntime() {";
-  return {
-    name: "pg-without-cloudflare-probe",
-    setup(build) {
-      build.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
-        const source = readFileSync(args.path, "utf8");
-        if (!source.includes(probe)) throw new Error(`${args.path}: '${probe}' not found; review the pg patch`);
-        const patched = source.replace(
-          probe,
-          `${probe}\n  if (typeof process === "object" && process.release && process.release.name === "node") return false;`,
-        );
-        return { contents: patched, loader: "js" };
-      });
-    },
-  };
-}
-
 /** The body's entry: a switch over subpaths and commands, each a lazily evaluated require(). */
 function bodyEntry(sources: string, extension: string, commands: string[]): string {
   const cases = (entries: [string, string][]) =>
@@ -223,8 +199,15 @@ const IMPORT_HELPER = "__parallax_import";
  */
 function prepareForCodeCache(file: string): void {
   const text = readFileSync(file, "utf8");
+  // An external package that the file also require()s (kysely: the store's modules import it
+  // statically, its opener dynamically) is loaded by require for both, so one copy of it runs
+  // (an import() would load its ES build beside the CommonJS one).
+  const required = new Set([...text.matchAll(/\brequire\("([^".][^"]*)"\)/g)].map((match) => match[1]));
   const prepared = text
     .replace(DYNAMIC_IMPORT, `${IMPORT_HELPER}(`)
+    .replace(new RegExp(`${IMPORT_HELPER}\\("([^".][^"]*)"\\)`, "g"), (call, id: string) =>
+      required.has(id) ? `Promise.resolve().then(() => require(${JSON.stringify(id)}))` : call,
+    )
     .replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
   if (prepared !== text) writeFileSync(file, prepared);
 }
@@ -252,7 +235,7 @@ export async function bundleCli(options: {
   await build({
     ...commonJs(join(outdir, "body.cjs")),
     stdin: { contents: bodyEntry(sources, extension, commands), resolveDir: root, sourcefile: "body-entry.cjs" },
-    plugins: [sharedErrors(errorsModule), pgWithoutCloudflareProbe()],
+    plugins: [sharedErrors(errorsModule)],
   });
   await build({
     ...commonJs(join(outdir, "cli.cjs")),
