@@ -5,19 +5,32 @@
  * measured inside the run (first call started to last trial stored, from the store's
  * timestamps), so process start-up is not counted; the ideal is N x 16 / 0.2 s.
  *
- * The CLI runs from the build (`npm run build` first, as `parallax` is installed): under tsx every
- * worker process would compile the sources again as it starts, which on 2 cores costs each worker
- * about 3 s of CPU while the others run. The CPU of the worker processes (user + system, from
+ * The CLI runs from the build (`npm run build` first) as `parallax` is installed: the package's
+ * `bin`, the bundle with its code cache (under tsx every worker process would compile the sources
+ * again as it starts, about 3 s of CPU each on 2 cores while the others run). The CPU of the worker processes (user + system, from
  * /usr/bin/time, which counts the workers `run` waits for) is reported per trial.
+ *
+ * `-- --cli PATH` runs another build of the CLI instead (e.g. dist/cli/main.js, tsc's output).
  *
  * Uses PARALLAX_TEST_PG_URL, or starts a throwaway cluster as `npm test` does. Prints Markdown.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import pg from "pg";
 
+/** The package's `bin`: the command users run (and that `run --workers` starts again for each worker). */
+const REPO = join(import.meta.dirname, "..");
+const { values } = parseArgs({ options: { cli: { type: "string" } } });
+/** `-- --cli PATH` runs another build of the CLI (e.g. dist/cli/main.js, tsc's unbundled output). */
+const BIN = values.cli
+  ? resolve(values.cli)
+  : join(
+      REPO,
+      (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { bin: { parallax: string } }).bin.parallax,
+    );
 const PER_WORKER = 16;
 const LATENCY_MS = 200;
 const TRIALS = 1_920;
@@ -62,7 +75,7 @@ async function measure(base: string, workers: number) {
     "-f",
     "%U %S",
     process.execPath,
-    "dist/cli/main.js",
+    BIN,
     "run",
     specPath,
     "--out",
@@ -103,6 +116,7 @@ async function measure(base: string, workers: number) {
 
 const build = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
 if (build.status !== 0) throw new Error("npm run build failed");
+console.log(`CLI: ${BIN}`);
 console.log(
   `load average at start: ${loadavg()
     .map((l) => l.toFixed(2))

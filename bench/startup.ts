@@ -1,15 +1,21 @@
 /**
  * npm run bench:startup — how long the built CLI takes to start, per command.
- * Spawns the package's `bin` (the bundled CLI, dist/bundle/parallax.js) N times (default 15, or
- * `-- --runs N`) for `--version`, `plan examples/quickstart.yaml` and `status` on a quickstart
- * study directory (made once, untimed), interleaving the commands so machine load affects each alike. Reports the
- * median, min and max wall time and each command's median as a multiple of `--version`.
- * `-- --cli PATH` times another build (e.g. dist/cli/main.js, tsc's unbundled output, or an older
- * commit's). Prints Markdown.
+ * Spawns the package's `bin` (the bundled CLI, dist/bundle/parallax.cjs, which loads its code
+ * through V8's code cache) N times (default 15, or `-- --runs N`) for `--version`,
+ * `plan examples/quickstart.yaml` and `status` on a quickstart study directory (made once,
+ * untimed), interleaving the commands so machine load affects each alike. With `-- --worker URL`
+ * (a PostgreSQL store) it also times `worker URL` joining a run whose trials are all finished: a
+ * worker's start-up, connection and first claim, then exit. Reports the median, min and max wall
+ * time, the median CPU time (user + system, from /usr/bin/time) and each command's median as a
+ * multiple of `--version`.
+ *
+ * `-- --no-cache` runs the bundle with PARALLAX_CODE_CACHE=0 (compiling everything, as without a
+ * cache); `-- --cli PATH` times another build (e.g. dist/cli/main.js, tsc's unbundled output, or an
+ * older commit's). Prints Markdown.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
@@ -20,6 +26,8 @@ const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "15" },
     cli: { type: "string", default: join(repo, bin) },
+    "no-cache": { type: "boolean", default: false },
+    worker: { type: "string" },
   },
 });
 const runs = Number(values.runs);
@@ -29,6 +37,8 @@ if (!existsSync(cli)) {
   process.exit(2);
 }
 const quickstart = join(repo, "examples/quickstart.yaml");
+const env = { ...process.env, ...(values["no-cache"] ? { PARALLAX_CODE_CACHE: "0" } : {}) };
+const timeCommand = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 
 /** An executable CLI runs as `bin` does, through its shebang (with the Node flags it names). */
 function isExecutable(file: string): boolean {
@@ -41,13 +51,40 @@ function isExecutable(file: string): boolean {
 }
 const [command, prefix] = isExecutable(cli) ? [cli, []] : [process.execPath, [cli]];
 
-/** Runs the CLI once and returns its wall time in ms; a failing command stops the benchmark. */
-function time(args: string[]): number {
+/** Runs the CLI once: wall time and CPU time (user + system) in ms; a failing command stops the benchmark. */
+function time(args: string[]): { wall: number; cpu: number } {
+  const [file, argv] = timeCommand
+    ? [timeCommand, ["-f", "%U %S", command, ...prefix, ...args]]
+    : [command, [...prefix, ...args]];
   const started = performance.now();
-  const child = spawnSync(command, [...prefix, ...args], { cwd: repo, encoding: "utf8" });
-  const ms = performance.now() - started;
+  const child = spawnSync(file, argv, { cwd: repo, encoding: "utf8", env });
+  const wall = performance.now() - started;
   if (child.status !== 0) throw new Error(`parallax ${args.join(" ")} exited ${child.status}: ${child.stderr}`);
-  return ms;
+  const times = timeCommand ? child.stderr.trim().split("\n").at(-1)!.split(" ").map(Number) : [Number.NaN, 0];
+  return { wall, cpu: 1000 * (times[0] + times[1]) };
+}
+
+/** A run in the worker's store whose trials are all finished: a worker joins, claims nothing and exits. */
+function idleRun(dir: string, url: string): string {
+  const store = new URL(url);
+  store.searchParams.set("schema", `bench_startup_${process.pid}`);
+  const spec = join(dir, "idle.yaml");
+  const items = Array.from(
+    { length: 8 },
+    (_, i) =>
+      `      - { id: q${i}, stem: "Start-up question ${i}?", options: [a${i}, b${i}, c${i}], gold_index: ${i % 3} }`,
+  );
+  writeFileSync(
+    spec,
+    `study: startup-worker\nmodels:\n  - { id: sim-a, provider: sim, model: medium }\nbenchmarks:\n  - id: bench\n    loader: inline\n    items:\n${items.join("\n")}\nconditions:\n  facets:\n    format: [mc]\nexecution:\n  cache: false\n`,
+  );
+  time(["run", spec, "--out", join(dir, "idle"), "--store", store.toString()]);
+  return store.toString();
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 const dir = mkdtempSync(join(tmpdir(), "parallax-startup-"));
@@ -59,23 +96,29 @@ try {
     { label: "plan examples/quickstart.yaml", args: ["plan", quickstart] },
     { label: "status <quickstart run>", args: ["status", studyDir] },
   ];
-  const samples = commands.map(() => [] as number[]);
+  if (values.worker) commands.push({ label: "worker <idle run>", args: ["worker", idleRun(dir, values.worker)] });
+  const samples = commands.map(() => [] as { wall: number; cpu: number }[]);
   time(["--version"]); // warm the file cache before timing
   for (let run = 0; run < runs; run++) {
     for (const [i, c] of commands.entries()) samples[i].push(time(c.args));
   }
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  };
-  const base = median(samples[0]);
-  console.log(`${runs} runs each of ${cli}\n`);
-  console.log("| command | median (s) | min (s) | max (s) | median / --version |");
-  console.log("|---|---:|---:|---:|---:|");
+  const base = median(samples[0].map((s) => s.wall));
+  const baseCpu = median(samples[0].map((s) => s.cpu));
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ");
+  console.log(
+    `${runs} runs each of ${cli}${values["no-cache"] ? " (PARALLAX_CODE_CACHE=0)" : ""}; load average ${load}\n`,
+  );
+  console.log("| command | median (s) | min (s) | max (s) | median / --version | CPU median (s) | CPU / --version |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|");
   commands.forEach((c, i) => {
-    const s = samples[i];
-    const cells = [median(s), Math.min(...s), Math.max(...s)].map((ms) => (ms / 1000).toFixed(2));
-    console.log(`| ${c.label} | ${cells.join(" | ")} | ${(median(s) / base).toFixed(1)}x |`);
+    const walls = samples[i].map((s) => s.wall);
+    const cpu = median(samples[i].map((s) => s.cpu));
+    const cells = [median(walls), Math.min(...walls), Math.max(...walls)].map((ms) => (ms / 1000).toFixed(2));
+    console.log(
+      `| ${c.label} | ${cells.join(" | ")} | ${(median(walls) / base).toFixed(1)}x | ${(cpu / 1000).toFixed(2)} | ${(cpu / baseCpu).toFixed(1)}x |`,
+    );
   });
 } finally {
   rmSync(dir, { recursive: true, force: true });

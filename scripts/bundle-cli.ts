@@ -1,25 +1,40 @@
 /**
- * The bundled build (step two of `npm run build`, after tsc): the CLI and every package subpath
- * (`parallax-eval`, `/contracts`, `/stats`, ...) bundled together by esbuild into dist/bundle/,
- * with their pure-JS dependencies, as ESM with code splitting. One build for all entries means one
- * copy of each module: the registries a user's plugin imports from `parallax-eval/scaffolds` are
- * the ones the bundled CLI runs with. Lazy `import()`s stay lazy (each is its own chunk), so a
- * command loads only what it uses. Native packages, the provider SDKs and the store, chart and
- * server libraries stay external: they are loaded lazily anyway, and some find files of their own.
+ * The bundled build (step two of `npm run build`, after tsc), into dist/bundle/:
  *
- * Why: `plan` loaded about 200 module files (our ~90 and zod's ~95); resolving and reading them
- * was a large part of its start-up (docs/PERFORMANCE.md, "Startup").
+ * - `body.cjs`: every package subpath (`parallax-eval`, `/contracts`, `/stats`, ...) and every CLI
+ *   command module, bundled together by esbuild with their pure-JS dependencies as one CommonJS
+ *   file. Each subpath and command is a lazily evaluated init function in it (`load(name)`,
+ *   `command(name)`), so a command evaluates only what it uses. One file for all of them means one
+ *   copy of each module: the registries a user's plugin imports from `parallax-eval/scaffolds`
+ *   are the ones the CLI runs with.
+ * - `cli.cjs`: the CLI's shell (src/cli/main.ts and commander); a command's `import()` loads the
+ *   body. `--version` and `--help` never load the body.
+ * - `errors.cjs`: core/errors.ts, shared by shell and body, so `instanceof ParallaxError` holds
+ *   across them.
+ * - `loader.cjs` (scripts/bundle/code-cache.ts): loads `cli.cjs` and `body.cjs` through
+ *   `vm.Script` with V8's code cache; `parallax.cjs` (package.json `bin`) calls it.
+ * - `code-cache/`: the caches, written by a warm-up run of `plan` on the quickstart at build time.
+ * - `<subpath>.js` (package.json `exports`): ES module files that re-export the body's subpath,
+ *   loaded through the same loader (so through `require.cache`, the same instance).
+ * - `bootstrap-worker.js`: the bootstrap's worker thread (stats/parallel-bootstrap.ts starts it
+ *   from beside its own module, which in the bundle is this folder).
  *
- * Usage: tsx scripts/bundle-cli.ts [--from src|dist] [--outdir DIR] (defaults: dist, dist/bundle).
+ * Native packages, the provider SDKs and the chart, browser and server libraries stay external.
+ *
+ * Why CommonJS: Node 20 has no code cache for ES modules, and compiling was about a sixth of
+ * `plan`'s start-up (docs/PERFORMANCE.md, "Startup").
+ *
+ * Usage: tsx scripts/bundle-cli.ts [--from src|dist] [--outdir DIR] [--no-warm] (defaults: dist, dist/bundle).
  */
-import { chmodSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { build } from "esbuild";
+import { type BuildOptions, build, type Plugin } from "esbuild";
 
-/** Output name -> module path under src/ or dist/ (without extension). */
+/** Package subpath file name (without .js) -> module path under src/ or dist/ (without extension). */
 export const BUNDLE_ENTRIES: Readonly<Record<string, string>> = {
-  parallax: "cli/main",
   index: "index",
   contracts: "contracts/index",
   stats: "stats/index",
@@ -29,12 +44,14 @@ export const BUNDLE_ENTRIES: Readonly<Record<string, string>> = {
   scoring: "scoring/index",
   run: "run/index",
   tools: "tools/index",
-  // parallel-bootstrap.ts starts its worker from "./bootstrap-worker.js" beside its own module: in
-  // the bundle that is this entry, since entries and chunks share one folder.
-  "bootstrap-worker": "stats/bootstrap-worker",
 };
 
-/** Dependencies left out of the bundle: native, large and lazily loaded, or reading their own files. */
+/**
+ * Dependencies left out of the bundle: native, large and lazily loaded, or reading their own files.
+ * kysely and pg stay out too: bundled into the code-cached body they cut an idle worker's start-up
+ * by a further 36% of instructions, but `bench:scale-out` with 4 workers ran slower in three runs
+ * (2.4x one worker against 3.0x), for a reason not found yet (docs/PERFORMANCE.md, "Code cache").
+ */
 export const BUNDLE_EXTERNAL: readonly string[] = [
   "better-sqlite3",
   "pg",
@@ -51,47 +68,249 @@ export const BUNDLE_EXTERNAL: readonly string[] = [
 ];
 
 /** The CLI's file in the bundle (package.json `bin`). */
-export const BUNDLED_CLI = "parallax.js";
+export const BUNDLED_CLI = "parallax.cjs";
+/** The bundle's files that the loader compiles with a code cache. */
+export const CODE_CACHED = ["cli.cjs", "body.cjs"] as const;
+
+/** The CLI launcher: everything else is in the loader, the shell and the body. */
+const LAUNCHER = '#!/usr/bin/env node\n"use strict";\nrequire("./loader.cjs").runCli();\n';
+
+/** Options common to the CommonJS files. `import.meta.url` becomes the file's own URL. */
+function commonJs(outfile: string): BuildOptions {
+  return {
+    outfile,
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    external: [...BUNDLE_EXTERNAL],
+    define: { "import.meta.url": "__parallax_import_meta_url" },
+    banner: {
+      js: [
+        'var __parallax_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
+        `var ${IMPORT_HELPER} = (specifier) => require("./loader.cjs").importModule(specifier);`,
+      ].join("\n"),
+    },
+    // import.meta.resolve is only used when running from source (tsx), never in the bundle.
+    logOverride: { "empty-import-meta": "silent" },
+    logLevel: "warning",
+  };
+}
+
+/** Resolves every import of core/errors to the shared errors.cjs beside the importing file. */
+function sharedErrors(errorsModule: string): Plugin {
+  return {
+    name: "shared-errors",
+    setup(build) {
+      build.onResolve({ filter: /(^|\/)errors(\.js|\.ts)?$/ }, (args) => {
+        const target = resolve(args.resolveDir, args.path).replace(/\.(js|ts)$/, "");
+        return target === errorsModule ? { path: "./errors.cjs", external: true } : undefined;
+      });
+    },
+  };
+}
+
+/** In the shell, `import("./commands/NAME.js")` loads that command from the body, through the loader. */
+function commandsFromBody(): Plugin {
+  return {
+    name: "commands-from-body",
+    setup(build) {
+      build.onResolve({ filter: /^\.\/commands\/[\w-]+\.js$/ }, (args) => ({
+        path: args.path.slice("./commands/".length, -".js".length),
+        namespace: "body-command",
+      }));
+      build.onLoad({ filter: /.*/, namespace: "body-command" }, (args) => ({
+        contents: `module.exports = require("./loader.cjs").body().command(${JSON.stringify(args.path)});`,
+        loader: "js",
+      }));
+      build.onResolve({ filter: /^\.\/loader\.cjs$/, namespace: "body-command" }, () => ({
+        path: "./loader.cjs",
+        external: true,
+      }));
+    },
+  };
+}
+
+/** The body's entry: a switch over subpaths and commands, each a lazily evaluated require(). */
+function bodyEntry(sources: string, extension: string, commands: string[]): string {
+  const cases = (entries: [string, string][]) =>
+    entries
+      .map(([name, path]) => `    case ${JSON.stringify(name)}: return require(${JSON.stringify(path)});`)
+      .join("\n");
+  const subpaths = Object.entries(BUNDLE_ENTRIES).map(([name, path]): [string, string] => [
+    name,
+    join(sources, path + extension),
+  ]);
+  const commandFiles = commands.map((name): [string, string] => [
+    name,
+    join(sources, "cli", "commands", name + extension),
+  ]);
+  return [
+    "exports.load = function load(name) {",
+    "  switch (name) {",
+    cases(subpaths),
+    '    default: throw new Error("parallax-eval has no subpath " + name);',
+    "  }",
+    "};",
+    "exports.command = function command(name) {",
+    "  switch (name) {",
+    cases(commandFiles),
+    '    default: throw new Error("parallax has no command module " + name);',
+    "  }",
+    "};",
+    "",
+  ].join("\n");
+}
+
+/** An ES module file re-exporting one subpath of the body (package.json `exports`). */
+function subpathModule(name: string, exportNames: string[]): string {
+  const named = exportNames.filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
+  return [
+    "// Generated by scripts/bundle-cli.ts: this subpath of the bundle's body, the instance the CLI uses.",
+    'import { createRequire } from "node:module";',
+    `const subpath = createRequire(import.meta.url)("./loader.cjs").body().load(${JSON.stringify(name)});`,
+    ...(named.length > 0 ? [`export const { ${named.join(", ")} } = subpath;`] : []),
+    ...(exportNames.includes("default") ? ["export default subpath.default;"] : []),
+    "",
+  ].join("\n");
+}
+
+function sha256(file: string): string {
+  return createHash("sha256").update(readFileSync(file)).digest("hex");
+}
 
 /**
- * Bundles from `root`/src (TypeScript, for tests) or `root`/dist (tsc's output) into `outdir`.
+ * A dynamic `import()` in code that `vm.Script` compiled with a code cache fails in Node 20
+ * ("A dynamic import callback was not specified": the deserialised script loses Node's import
+ * callback; a callback function needs --experimental-vm-modules). So each `import(` that esbuild
+ * left in the output (external packages, user plugins) calls the loader's `importModule`, a normally
+ * loaded module whose `import()` is Node's own. Skipped: `import(` after a backtick or a name
+ * character (a comment's code span, a name such as `dynamicImport(`) and `import(${` (a template
+ * string, in code that runs only from source).
+ */
+const DYNAMIC_IMPORT = /(?<![\w$.`])import\((?!\$\{)/g;
+const IMPORT_HELPER = "__parallax_import";
+
+/**
+ * Post-processes a CommonJS file the loader compiles: dynamic imports through the loader, and
+ * ASCII only. The loader reads the file as latin1, which is faster than UTF-8 and keeps V8's
+ * source a one-byte string; esbuild already escapes non-ASCII characters in strings, regular
+ * expressions and names, so what is left is in comments, where an escape changes nothing.
+ */
+function prepareForCodeCache(file: string): void {
+  const text = readFileSync(file, "utf8");
+  // An external package that the file also require()s (kysely: the store's modules import it
+  // statically, its opener dynamically) is loaded by require for both, so one copy of it runs
+  // (an import() would load its ES build beside the CommonJS one).
+  const required = new Set([...text.matchAll(/\brequire\("([^".][^"]*)"\)/g)].map((match) => match[1]));
+  const prepared = text
+    .replace(DYNAMIC_IMPORT, `${IMPORT_HELPER}(`)
+    .replace(new RegExp(`${IMPORT_HELPER}\\("([^".][^"]*)"\\)`, "g"), (call, id: string) =>
+      required.has(id) ? `Promise.resolve().then(() => require(${JSON.stringify(id)}))` : call,
+    )
+    .replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  if (prepared !== text) writeFileSync(file, prepared);
+}
+
+/**
+ * Bundles from `root`/src (TypeScript, for tests) or `root`/dist (tsc's output) into `outdir`,
+ * then (unless `warm` is false) runs `plan` on the quickstart once to write the code caches.
  * `outdir` must be two folders below the package root: core/version.ts reads "../../package.json".
  */
-export async function bundleCli(options: { root: string; from: "src" | "dist"; outdir: string }): Promise<void> {
+export async function bundleCli(options: {
+  root: string;
+  from: "src" | "dist";
+  outdir: string;
+  warm?: boolean;
+}): Promise<void> {
+  const { root, outdir } = options;
   const extension = options.from === "src" ? ".ts" : ".js";
-  const entryPoints = Object.fromEntries(
-    Object.entries(BUNDLE_ENTRIES).map(([name, path]) => [name, join(options.root, options.from, path + extension)]),
-  );
-  // Chunk names are content hashes: an old build's chunks would otherwise stay beside the new ones.
-  rmSync(options.outdir, { recursive: true, force: true });
+  const sources = join(root, options.from);
+  const errorsModule = join(sources, "core", "errors");
+  const commands = readdirSync(join(sources, "cli", "commands"))
+    .filter((file) => file.endsWith(extension) && !file.endsWith(".d.ts"))
+    .map((file) => file.slice(0, -extension.length));
+  rmSync(outdir, { recursive: true, force: true });
+  await build({ ...commonJs(join(outdir, "errors.cjs")), entryPoints: [errorsModule + extension] });
   await build({
-    entryPoints,
-    outdir: options.outdir,
+    ...commonJs(join(outdir, "body.cjs")),
+    stdin: { contents: bodyEntry(sources, extension, commands), resolveDir: root, sourcefile: "body-entry.cjs" },
+    plugins: [sharedErrors(errorsModule)],
+  });
+  await build({
+    ...commonJs(join(outdir, "cli.cjs")),
+    entryPoints: [join(sources, "cli", "main" + extension)],
+    plugins: [sharedErrors(errorsModule), commandsFromBody()],
+  });
+  for (const name of CODE_CACHED) prepareForCodeCache(join(outdir, name));
+  const hashes = Object.fromEntries(CODE_CACHED.map((name) => [name, sha256(join(outdir, name))]));
+  await build({
+    ...commonJs(join(outdir, "loader.cjs")),
+    entryPoints: [join(root, "scripts", "bundle", "code-cache.ts")],
+    define: { __PARALLAX_BUNDLE_HASHES__: JSON.stringify(hashes) },
+    banner: {},
+  });
+  await build({
+    entryPoints: [join(sources, "stats", "bootstrap-worker" + extension)],
+    outfile: join(outdir, "bootstrap-worker.js"),
     bundle: true,
-    splitting: true,
     format: "esm",
     platform: "node",
     target: "node20",
-    chunkNames: "chunk-[hash]",
-    external: [...BUNDLE_EXTERNAL],
-    // CommonJS dependencies (commander, yaml) call require() for Node's built-ins.
-    banner: {
-      js: 'import { createRequire as __parallaxCreateRequire } from "node:module";\nconst require = __parallaxCreateRequire(import.meta.url);',
-    },
     logLevel: "warning",
   });
-  // No V8 flags in its shebang: a young generation started at 8 or 16 MB (--min-semi-space-size)
-  // spares plan's eight scavenges, but touching the larger space costs more CPU than they did
-  // (docs/PERFORMANCE.md, "Startup").
-  chmodSync(join(options.outdir, BUNDLED_CLI), 0o755);
+  writeFileSync(join(outdir, BUNDLED_CLI), LAUNCHER);
+  chmodSync(join(outdir, BUNDLED_CLI), 0o755);
+  writeSubpathModules(outdir);
+  if (options.warm !== false) warmCodeCache(root, outdir);
+}
+
+/** Writes the subpath files, with the export names the body's subpaths have. */
+function writeSubpathModules(outdir: string): void {
+  // Loaded in a child process: evaluating the subpaths here would leave their state in the build.
+  const names = Object.keys(BUNDLE_ENTRIES);
+  const listing = spawnSync(
+    process.execPath,
+    [
+      "-e",
+      `const body = require(${JSON.stringify(join(outdir, "body.cjs"))});` +
+        `console.log(JSON.stringify(Object.fromEntries(${JSON.stringify(names)}.map((n) => [n, Object.keys(body.load(n))]))));`,
+    ],
+    { encoding: "utf8", env: { ...process.env, PARALLAX_CODE_CACHE: "0" } },
+  );
+  if (listing.status !== 0) throw new Error(`listing the subpaths' exports failed: ${listing.stderr}`);
+  const exportsOf = JSON.parse(listing.stdout) as Record<string, string[]>;
+  for (const name of names) writeFileSync(join(outdir, `${name}.js`), subpathModule(name, exportsOf[name]));
+}
+
+/**
+ * Runs `plan` on the quickstart with the fresh bundle, which writes the code caches of the shell
+ * and the body (with every function that plan compiled) into outdir/code-cache/.
+ */
+function warmCodeCache(root: string, outdir: string): void {
+  const warm = spawnSync(
+    process.execPath,
+    [join(outdir, BUNDLED_CLI), "plan", join(root, "examples", "quickstart.yaml")],
+    {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, PARALLAX_CODE_CACHE: "1" },
+    },
+  );
+  if (warm.status !== 0)
+    throw new Error(`the code-cache warm-up (plan examples/quickstart.yaml) failed: ${warm.stderr}`);
 }
 
 if (process.argv[1] === import.meta.filename) {
   const { values } = parseArgs({
-    options: { from: { type: "string", default: "dist" }, outdir: { type: "string", default: "dist/bundle" } },
+    options: {
+      from: { type: "string", default: "dist" },
+      outdir: { type: "string", default: "dist/bundle" },
+      "no-warm": { type: "boolean", default: false },
+    },
   });
   const root = resolve(import.meta.dirname, "..");
   if (values.from !== "src" && values.from !== "dist")
     throw new Error(`--from: expected src or dist, found ${values.from}`);
-  await bundleCli({ root, from: values.from, outdir: resolve(root, values.outdir) });
+  await bundleCli({ root, from: values.from, outdir: resolve(root, values.outdir), warm: !values["no-warm"] });
 }

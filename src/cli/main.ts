@@ -218,12 +218,12 @@ function parsePositiveInt(value: string): number {
 
 endQuietlyOnClosedPipe();
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
+// No top-level await: the code-cached CommonJS build of the CLI (scripts/bundle-cli.ts) cannot
+// hold one. Any other failure is rethrown and ends the process as an uncaught error (exit 1).
+program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ParallaxError) {
     process.stderr.write(`parallax: ${error.message}\n`);
     process.exit(error.exitCode);
   }
   throw error;
-}
+});

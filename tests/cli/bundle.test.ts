@@ -3,11 +3,16 @@
  * into a throwaway package, it prints what the unbundled CLI prints, runs the external plugin
  * fixture, and shares its registries with the package subpaths a user's plugin imports (a plugin
  * that registers through `parallax-eval/scaffolds` itself, not through `api`, is seen by `plan`).
+ * Its V8 code cache (scripts/bundle/code-cache.ts) is written by the build and accepted by V8; a
+ * corrupt, foreign or unwritable cache only means compiling, and the command still runs.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
+  cpSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -19,8 +24,9 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { BUNDLE_ENTRIES, BUNDLED_CLI, bundleCli } from "../../scripts/bundle-cli.js";
+import { BUNDLE_ENTRIES, BUNDLED_CLI, bundleCli, CODE_CACHED } from "../../scripts/bundle-cli.js";
 import { runCli } from "../helpers/cli.js";
+import { dropTestSchemas, queryStore, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";
 
 const REPO = resolve(import.meta.dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "parallax-bundle-"));
@@ -29,8 +35,13 @@ const BUNDLE = join(PKG, "dist", "bundle");
 const packageJson = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
 
 /** Runs the bundled CLI as `bin` would. */
-function runBundle(args: string[], cwd = REPO) {
-  return spawnSync(process.execPath, [join(BUNDLE, BUNDLED_CLI), ...args], { cwd, encoding: "utf8", timeout: 120_000 });
+function runBundle(args: string[], cwd = REPO, bundle = BUNDLE, env: NodeJS.ProcessEnv = process.env) {
+  return spawnSync(process.execPath, [join(bundle, BUNDLED_CLI), ...args], {
+    cwd,
+    encoding: "utf8",
+    timeout: 120_000,
+    env,
+  });
 }
 
 before(async () => {
@@ -41,7 +52,10 @@ before(async () => {
   symlinkSync(join(REPO, "node_modules"), join(PKG, "node_modules"));
   await bundleCli({ root: REPO, from: "src", outdir: BUNDLE });
 });
-after(() => rmSync(work, { recursive: true, force: true }));
+after(async () => {
+  rmSync(work, { recursive: true, force: true });
+  await dropTestSchemas();
+});
 
 describe("the bundled CLI", () => {
   test("package.json's bin and every subpath export point at files of the bundle", () => {
@@ -152,5 +166,224 @@ describe("the bundled CLI", () => {
     assert.equal(plan.status, 0, plan.stderr);
     assert.match(plan.stdout, /scaffold=imported_direct format=mc/);
     assert.match(plan.stdout, /trials: 4\b/);
+  });
+});
+
+interface CacheEvent {
+  file: string;
+  cache?: string;
+  outcome: "accepted" | "rejected" | "missing" | "off";
+  written?: string;
+}
+
+let copies = 0;
+/** A second installed package with a copy of the built bundle, so a test can spoil its caches. */
+function copyPackage(): string {
+  const pkg = join(work, `copy-${copies++}`);
+  mkdirSync(pkg);
+  copyFileSync(join(REPO, "package.json"), join(pkg, "package.json"));
+  symlinkSync(join(REPO, "node_modules"), join(pkg, "node_modules"));
+  cpSync(BUNDLE, join(pkg, "dist", "bundle"), { recursive: true });
+  return join(pkg, "dist", "bundle");
+}
+
+/** Runs `plan` on the quickstart with the bundle in `bundle`; returns its output and the loader's cache events. */
+function planWithReport(bundle: string, env: NodeJS.ProcessEnv = {}) {
+  const report = join(work, `report-${copies++}.jsonl`);
+  const quickstart = join(REPO, "examples", "quickstart.yaml");
+  const child = runBundle(["plan", quickstart, "--json"], REPO, bundle, {
+    ...process.env,
+    XDG_CACHE_HOME: join(work, "no-user-cache"),
+    ...env,
+    PARALLAX_CODE_CACHE_REPORT: report,
+  });
+  assert.equal(child.status, 0, child.stderr);
+  const events = JSON.parse(readFileSync(report, "utf8").trim()) as CacheEvent[];
+  const byFile = Object.fromEntries(events.map((event) => [event.file.slice(bundle.length + 1), event]));
+  return { plan: JSON.parse(child.stdout), events: byFile };
+}
+
+/** The cache file the build wrote for one of the bundle's files. */
+function cacheFileOf(bundle: string, name: string): string {
+  const hash = createHash("sha256")
+    .update(readFileSync(join(bundle, name)))
+    .digest("hex")
+    .slice(0, 16);
+  const file = readdirSync(join(bundle, "code-cache")).find((entry) => entry.startsWith(`${name}-${hash}-`));
+  assert.ok(file, `no cache file for ${name} with its content hash ${hash}`);
+  return join(bundle, "code-cache", file);
+}
+
+describe("the bundled CLI's code cache", () => {
+  test("the build writes a cache per file, keyed by its content and V8's version, and V8 accepts it", () => {
+    for (const name of CODE_CACHED) {
+      const file = cacheFileOf(BUNDLE, name);
+      assert.ok(file.includes(`-v8-${process.versions.v8}-${process.arch}.bin`), file);
+    }
+    const { plan, events } = planWithReport(BUNDLE);
+    assert.deepEqual(Object.keys(events).sort(), [...CODE_CACHED].sort());
+    for (const name of CODE_CACHED) {
+      assert.equal(events[name].outcome, "accepted", `${name}: ${JSON.stringify(events[name])}`);
+      assert.equal(events[name].cache, cacheFileOf(BUNDLE, name));
+      assert.equal(events[name].written, undefined, "an accepted cache is not rewritten");
+    }
+    const unbundled = runCli(["plan", join(REPO, "examples", "quickstart.yaml"), "--json"], { cwd: REPO });
+    assert.deepEqual(plan, JSON.parse(unbundled.stdout));
+  });
+
+  test("--version loads only the shell, not the body", () => {
+    const report = join(work, "version-report.jsonl");
+    const child = runBundle(["--version"], REPO, BUNDLE, { ...process.env, PARALLAX_CODE_CACHE_REPORT: report });
+    assert.equal(child.status, 0, child.stderr);
+    const events = JSON.parse(readFileSync(report, "utf8").trim()) as CacheEvent[];
+    assert.deepEqual(
+      events.map((event) => [event.file.slice(BUNDLE.length + 1), event.outcome]),
+      [["cli.cjs", "accepted"]],
+    );
+  });
+
+  test("a corrupt or foreign cache is rejected, the command runs, and a good cache replaces it", () => {
+    const bundle = copyPackage();
+    const body = cacheFileOf(bundle, "body.cjs");
+    const shell = cacheFileOf(bundle, "cli.cjs");
+    const expected = planWithReport(BUNDLE).plan;
+    // Corrupt: the body's cache with its bytes reversed. Foreign: the shell's cache holds the body's.
+    writeFileSync(body, Buffer.from(readFileSync(body)).reverse());
+    copyFileSync(cacheFileOf(BUNDLE, "body.cjs"), shell);
+    const spoilt = planWithReport(bundle);
+    assert.deepEqual(spoilt.plan, expected);
+    for (const name of CODE_CACHED) {
+      assert.equal(spoilt.events[name].outcome, "rejected", name);
+      assert.equal(spoilt.events[name].written, cacheFileOf(bundle, name), `${name}'s cache rewritten in place`);
+    }
+    const again = planWithReport(bundle);
+    for (const name of CODE_CACHED) assert.equal(again.events[name].outcome, "accepted", name);
+  });
+
+  test("without a cache and with no writable folder the command runs; the user's cache folder serves next", () => {
+    const bundle = copyPackage();
+    rmSync(join(bundle, "code-cache"), { recursive: true });
+    // A file where the cache folder would be: as root no permission bit stops a write, this does.
+    writeFileSync(join(bundle, "code-cache"), "not a folder");
+    const blocked = join(work, "blocked-user-cache");
+    writeFileSync(blocked, "not a folder either");
+    const expected = planWithReport(BUNDLE).plan;
+    const nowhere = planWithReport(bundle, { XDG_CACHE_HOME: blocked });
+    assert.deepEqual(nowhere.plan, expected);
+    for (const name of CODE_CACHED) {
+      assert.equal(nowhere.events[name].outcome, "missing", name);
+      assert.equal(nowhere.events[name].written, undefined, name);
+    }
+    const userCache = join(work, "user-cache");
+    const first = planWithReport(bundle, { XDG_CACHE_HOME: userCache });
+    for (const name of CODE_CACHED) {
+      assert.equal(first.events[name].outcome, "missing", name);
+      assert.ok(first.events[name].written?.startsWith(join(userCache, "parallax-eval", "code-cache")), name);
+      assert.ok(existsSync(first.events[name].written!), name);
+    }
+    const second = planWithReport(bundle, { XDG_CACHE_HOME: userCache });
+    assert.deepEqual(second.plan, expected);
+    for (const name of CODE_CACHED) {
+      assert.equal(second.events[name].outcome, "accepted", name);
+      assert.equal(second.events[name].cache, first.events[name].written, name);
+    }
+  });
+
+  test("Node options get a cache of their own, written on the first run and accepted on the next", () => {
+    const bundle = copyPackage();
+    const quickstart = join(REPO, "examples", "quickstart.yaml");
+    const withOption = () => {
+      const report = join(work, `flags-report-${copies++}.jsonl`);
+      const child = spawnSync(
+        process.execPath,
+        ["--max-semi-space-size=4", join(bundle, BUNDLED_CLI), "plan", quickstart, "--json"],
+        { cwd: REPO, encoding: "utf8", env: { ...process.env, PARALLAX_CODE_CACHE_REPORT: report } },
+      );
+      assert.equal(child.status, 0, child.stderr);
+      return JSON.parse(readFileSync(report, "utf8").trim()) as CacheEvent[];
+    };
+    const first = withOption();
+    for (const event of first) {
+      assert.equal(event.outcome, "missing", event.file);
+      assert.match(event.written ?? "", /-flags-[0-9a-f]{8}\.bin$/);
+    }
+    for (const event of withOption()) assert.equal(event.outcome, "accepted", event.file);
+    // The build's cache, for no options, is still there and still accepted.
+    for (const name of CODE_CACHED) assert.equal(planWithReport(bundle).events[name].outcome, "accepted", name);
+  });
+
+  test("PARALLAX_CODE_CACHE=0 compiles without reading or writing a cache", () => {
+    const bundle = copyPackage();
+    rmSync(join(bundle, "code-cache"), { recursive: true });
+    const off = planWithReport(bundle, { PARALLAX_CODE_CACHE: "0" });
+    for (const name of CODE_CACHED) assert.equal(off.events[name].outcome, "off", name);
+    assert.equal(existsSync(join(bundle, "code-cache")), false);
+  });
+
+  test("a script importing the package's subpaths without the CLI gets one copy of each registry", () => {
+    const user = join(work, "library-user");
+    mkdirSync(join(user, "node_modules"), { recursive: true });
+    symlinkSync(PKG, join(user, "node_modules", "parallax-eval"));
+    writeFileSync(
+      join(user, "main.mjs"),
+      [
+        'import { scaffolds } from "parallax-eval/scaffolds";',
+        'import { datasetLoaders } from "parallax-eval/datasets";',
+        'import { pluginApi } from "parallax-eval/run";',
+        'import { InputError } from "parallax-eval";',
+        "if (pluginApi.scaffolds !== scaffolds || pluginApi.loaders !== datasetLoaders) throw new Error('second copy');",
+        "if (typeof InputError !== 'function') throw new Error('no InputError');",
+        "console.log(scaffolds.names().includes('direct'));",
+        "",
+      ].join("\n"),
+    );
+    const child = spawnSync(process.execPath, [join(user, "main.mjs")], { cwd: user, encoding: "utf8" });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout.trim(), "true");
+  });
+});
+
+describe("the bundled CLI on PostgreSQL", () => {
+  test("run --workers 2 starts its second worker through the launcher, which accepts the build's cache", {
+    skip: skipWithoutPostgres,
+  }, async () => {
+    const spec = join(work, "workers.yaml");
+    const items = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `      - { id: w${i}, stem: "Worker question ${i}?", options: [a${i}, b${i}, c${i}], gold_index: ${i % 3} }`,
+    );
+    writeFileSync(
+      spec,
+      `study: bundle-workers\nmodels:\n  - { id: sim-a, provider: sim, model: medium, options: { latency_ms: 20 } }\nbenchmarks:\n  - id: bench\n    loader: inline\n    items:\n${items.join("\n")}\nconditions:\n  facets:\n    format: [mc]\nattempts: 2\nexecution:\n  concurrency: 4\n  cache: false\n`,
+    );
+    const url = testStoreUrl("bundle_workers");
+    const report = join(work, "workers-report.jsonl");
+    const run = runBundle(
+      ["run", spec, "--out", join(work, "workers-study"), "--store", url, "--workers", "2"],
+      REPO,
+      BUNDLE,
+      {
+        ...process.env,
+        PARALLAX_CODE_CACHE_REPORT: report,
+      },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const rows = await queryStore<{ status: string; n: string }>(
+      url,
+      "select status, count(*) as n from trials group by status",
+    );
+    assert.deepEqual(
+      rows.map((row) => [row.status, Number(row.n)]),
+      [["finished", 24]],
+    );
+    // Two processes loaded the body through the loader, each accepting the build's cache.
+    const bodyLoads = readFileSync(report, "utf8")
+      .trim()
+      .split("\n")
+      .flatMap((line) => JSON.parse(line) as CacheEvent[])
+      .filter((event) => event.file.endsWith("body.cjs"));
+    assert.equal(bodyLoads.length, 2);
+    for (const event of bodyLoads) assert.equal(event.outcome, "accepted");
   });
 });
