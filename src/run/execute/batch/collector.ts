@@ -244,23 +244,13 @@ export class BatchCollector {
    * been accepted.
    */
   private async create(token: string, submission: Submission, entries: BatchEntry[]): Promise<string> {
-    let delay = this.o.settings.pollInitialMs;
-    for (let attempt = 0; ; attempt++) {
+    return this.withRetries(async (attempt) => {
       if (attempt > 0) {
         const found = await this.lookup(token, submission);
         if (found !== null) return found;
       }
-      try {
-        return await this.o.api.submit(submission.model, entries, this.o.signal, token);
-      } catch (raw) {
-        this.throwIfAborted();
-        const error = this.o.api.classify(raw);
-        const retryable = error instanceof ProviderError && error.retryable;
-        if (!retryable || attempt >= this.o.settings.maxRetries) throw error;
-        await this.sleep(delay, this.o.signal);
-        delay = Math.min(delay * 2, this.o.settings.pollMaxMs);
-      }
-    }
+      return this.o.api.submit(submission.model, entries, this.o.signal, token);
+    });
   }
 
   /** The provider refused the create for good (a 4xx): it made no batch. */
@@ -388,11 +378,11 @@ export class BatchCollector {
   }
 
   /** Submit, status and results calls: transient failures are retried with backoff, up to max_retries. */
-  private async withRetries<T>(call: () => Promise<T>): Promise<T> {
+  private async withRetries<T>(call: (attempt: number) => Promise<T>): Promise<T> {
     let delay = this.o.settings.pollInitialMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await call();
+        return await call(attempt);
       } catch (raw) {
         this.throwIfAborted();
         const error = this.o.api.classify(raw);
