@@ -6,7 +6,8 @@
  */
 import { Hono } from "hono";
 import { BatchMockState, type MockBatch, type RequestFate, tokenCount } from "./mock-batch.js";
-import { json, MockServer, mockTokenize } from "./mock-server.js";
+import { json, MockServer } from "./mock-server.js";
+import { echoChoice } from "./mock-openai.js";
 
 interface ChatBody {
   model: string;
@@ -54,29 +55,6 @@ function failureReply(fate: RequestFate & { kind: "fail" }) {
           },
         },
       };
-}
-
-/** An echoed prompt with a log-probability per token (its length-based), as the legacy endpoint returns it. */
-function echoChoice(prompt: string, index: number) {
-  const tokens = mockTokenize(prompt);
-  const offsets: number[] = [];
-  let at = 0;
-  for (const t of tokens) {
-    offsets.push(at);
-    at += [...t].length;
-  }
-  const logprob = (t: string) => -(t.trim().length + 1) / 10;
-  return {
-    index,
-    text: prompt,
-    logprobs: {
-      tokens,
-      token_logprobs: tokens.map((t, i) => (i === 0 ? null : logprob(t))),
-      top_logprobs: tokens.map((t, i) => (i === 0 ? null : { [t]: logprob(t) })),
-      text_offset: offsets,
-    },
-    finish_reason: "length",
-  };
 }
 
 const SERVER_ERROR = { error: { message: "The server had an error.", type: "server_error", param: null, code: null } };

@@ -104,7 +104,8 @@ export function mockLogprob(token: string): number {
   return -(token.trim().length + 1) / 10;
 }
 
-function echoChoice(prompt: string, index: number) {
+/** An echoed prompt with a log-probability per token (`mockLogprob`), as the legacy completions endpoint returns it. */
+export function echoChoice(prompt: string, index: number) {
   const tokens = mockTokenize(prompt);
   const offsets: number[] = [];
   let at = 0;
