@@ -28,10 +28,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { type BuildOptions, build, type Plugin } from "esbuild";
+import { type BuildOptions, build, type Metafile, type Plugin } from "esbuild";
+import { wrapModule } from "./bundle/module-wrapper.js";
 
 /** Package subpath file name (without .js) -> module path under src/ or dist/ (without extension). */
 export const BUNDLE_ENTRIES: Readonly<Record<string, string>> = {
@@ -67,10 +69,18 @@ export const BUNDLE_EXTERNAL: readonly string[] = [
   "@hono/node-server",
 ];
 
+/**
+ * The commands built into `core.cjs` with every module they import; the other commands and the
+ * package subpaths are in `body.cjs`, which takes the modules it shares with them from the core.
+ * `plan` is the command whose start-up has a target (within 2x of `--version`): it then reads,
+ * and V8 deserialises, less than half of the code.
+ */
+export const CORE_COMMANDS: readonly string[] = ["plan"];
+
 /** The CLI's file in the bundle (package.json `bin`). */
 export const BUNDLED_CLI = "parallax.cjs";
 /** The bundle's files that the loader compiles with a code cache. */
-export const CODE_CACHED = ["cli.cjs", "body.cjs"] as const;
+export const CODE_CACHED = ["cli.cjs", "core.cjs", "body.cjs"] as const;
 
 /** The CLI launcher: everything else is in the loader, the shell and the body. */
 const LAUNCHER = '#!/usr/bin/env node\n"use strict";\nrequire("./loader.cjs").runCli();\n';
@@ -94,6 +104,11 @@ function commonJs(outfile: string): BuildOptions {
     // import.meta.resolve is only used when running from source (tsx), never in the bundle.
     logOverride: { "empty-import-meta": "silent" },
     logLevel: "warning",
+    // Whitespace and syntax only: names stay as written, for stack traces. A third less text to
+    // read and keep in memory (docs/PERFORMANCE.md, "Startup").
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: "none",
   };
 }
 
@@ -110,8 +125,31 @@ function sharedErrors(errorsModule: string): Plugin {
   };
 }
 
-/** In the shell, `import("./commands/NAME.js")` loads that command from the body, through the loader. */
-function commandsFromBody(): Plugin {
+/**
+ * zod's `locales` namespace (error messages in some 50 languages, a fifth of the code `plan`
+ * loads) holds only English in the bundle: Parallax never calls `z.config(z.locales.xx())`, and
+ * zod's schemas import English directly as their default.
+ */
+function englishZodOnly(): Plugin {
+  return {
+    name: "english-zod-only",
+    setup(build) {
+      build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+          ? { path: join(args.resolveDir, "..", "locales", "en.js"), namespace: "zod-locales" }
+          : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+        contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+        resolveDir: dirname(args.path),
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/** In the shell, `import("./commands/NAME.js")` loads that command from the core or the body, through the loader. */
+function commandsFromBundle(): Plugin {
   return {
     name: "commands-from-body",
     setup(build) {
@@ -120,7 +158,7 @@ function commandsFromBody(): Plugin {
         namespace: "body-command",
       }));
       build.onLoad({ filter: /.*/, namespace: "body-command" }, (args) => ({
-        contents: `module.exports = require("./loader.cjs").body().command(${JSON.stringify(args.path)});`,
+        contents: `module.exports = require("./loader.cjs").${CORE_COMMANDS.includes(args.path) ? "core" : "body"}().command(${JSON.stringify(args.path)});`,
         loader: "js",
       }));
       build.onResolve({ filter: /^\.\/loader\.cjs$/, namespace: "body-command" }, () => ({
@@ -131,35 +169,130 @@ function commandsFromBody(): Plugin {
   };
 }
 
-/** The body's entry: a switch over subpaths and commands, each a lazily evaluated require(). */
+/** One exported function of an entry: a switch from a name to a lazily evaluated require(). */
+interface EntrySwitch {
+  exportName: string;
+  cases: [name: string, path: string][];
+  /** The error's text before the name, when no case matches. */
+  missing: string;
+}
+
+/** An entry of the core or the body: its switches, each case evaluated on first use. */
+function switchEntry(switches: EntrySwitch[]): string {
+  return switches
+    .flatMap(({ exportName, cases, missing }) => [
+      `exports.${exportName} = function ${exportName}(name) {`,
+      "  switch (name) {",
+      ...cases.map(([name, path]) => `    case ${JSON.stringify(name)}: return require(${JSON.stringify(path)});`),
+      `    default: throw new Error(${JSON.stringify(`${missing} `)} + name);`,
+      "  }",
+      "};",
+    ])
+    .concat("")
+    .join("\n");
+}
+
+function commandSwitch(sources: string, extension: string, commands: readonly string[]): EntrySwitch {
+  return {
+    exportName: "command",
+    cases: commands.map((name) => [name, join(sources, "cli", "commands", name + extension)]),
+    missing: "parallax has no command module",
+  };
+}
+
+/** The body's entry: the package subpaths and the commands outside the core. */
 function bodyEntry(sources: string, extension: string, commands: string[]): string {
-  const cases = (entries: [string, string][]) =>
-    entries
-      .map(([name, path]) => `    case ${JSON.stringify(name)}: return require(${JSON.stringify(path)});`)
-      .join("\n");
-  const subpaths = Object.entries(BUNDLE_ENTRIES).map(([name, path]): [string, string] => [
-    name,
-    join(sources, path + extension),
-  ]);
-  const commandFiles = commands.map((name): [string, string] => [
-    name,
-    join(sources, "cli", "commands", name + extension),
-  ]);
-  return [
-    "exports.load = function load(name) {",
-    "  switch (name) {",
-    cases(subpaths),
-    '    default: throw new Error("parallax-eval has no subpath " + name);',
-    "  }",
-    "};",
-    "exports.command = function command(name) {",
-    "  switch (name) {",
-    cases(commandFiles),
-    '    default: throw new Error("parallax has no command module " + name);',
-    "  }",
-    "};",
-    "",
-  ].join("\n");
+  const subpaths: EntrySwitch = {
+    exportName: "load",
+    cases: Object.entries(BUNDLE_ENTRIES).map(([name, path]) => [name, join(sources, path + extension)]),
+    missing: "parallax-eval has no subpath",
+  };
+  const outsideCore = commands.filter((name) => !CORE_COMMANDS.includes(name));
+  return switchEntry([subpaths, commandSwitch(sources, extension, outsideCore)]);
+}
+
+/**
+ * The core's entry: its commands, and (by their path from the package root) the modules of the
+ * core that the body imports.
+ */
+function coreEntry(root: string, sources: string, extension: string, shared: readonly string[]): string {
+  const modules: EntrySwitch = {
+    exportName: "module",
+    cases: [...shared].sort().map((key) => [key, join(root, key)]),
+    missing: "the bundle's core has no module",
+  };
+  return switchEntry([commandSwitch(sources, extension, CORE_COMMANDS), modules]);
+}
+
+/** The body's view of a core module: an ES module over `CORE_EXPORTS` (for an ES module), or that itself. */
+const CORE_MODULE = "core-module";
+/** The core's instance of a module, as CommonJS: `module.exports = core().module(path)`. */
+const CORE_EXPORTS = "core-exports";
+
+/**
+ * In the body, an import of a module that the core holds becomes the core's instance of it
+ * (`core().module(path)`), so each module is in one file and has one state: the registries
+ * that plan fills are the ones the subpaths and the other commands use. `shared` collects the
+ * paths the body imports this way.
+ *
+ * An ES module of the core reaches the body through an ES module that re-exports it from a
+ * CommonJS stub outside any package: there esbuild reads `default` as the ES module's default
+ * export, where an importer in a `"type": "module"` package would take the whole exports object
+ * as Node does for CommonJS. A CommonJS module of the core is the stub itself, so its importer
+ * reads it as it would the module.
+ */
+function modulesFromCore(root: string, coreModules: ReadonlyMap<string, ModuleFormat>, shared: Set<string>): Plugin {
+  return {
+    name: "modules-from-core",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === CORE_MODULE || args.namespace === CORE_MODULE || args.namespace === CORE_EXPORTS)
+          return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: CORE_MODULE,
+        });
+        const format = coreModules.get(resolved.path);
+        if (resolved.errors.length > 0 || resolved.external || format === undefined) return undefined;
+        const key = relative(root, resolved.path);
+        shared.add(key);
+        return { path: key, namespace: format === "esm" ? CORE_MODULE : CORE_EXPORTS };
+      });
+      build.onLoad({ filter: /.*/, namespace: CORE_MODULE }, (args) => {
+        const exports = JSON.stringify(`${CORE_EXPORTS}:${args.path}`);
+        return {
+          contents: `import * as core from ${exports};\nexport * from ${exports};\nexport default core.default;\n`,
+          loader: "js",
+        };
+      });
+      build.onResolve({ filter: new RegExp(`^${CORE_EXPORTS}:`), namespace: CORE_MODULE }, (args) => ({
+        path: args.path.slice(CORE_EXPORTS.length + 1),
+        namespace: CORE_EXPORTS,
+      }));
+      build.onLoad({ filter: /.*/, namespace: CORE_EXPORTS }, (args) => ({
+        contents: `module.exports = require("./loader.cjs").core().module(${JSON.stringify(args.path)});`,
+        loader: "js",
+      }));
+      build.onResolve({ filter: /^\.\/loader\.cjs$/, namespace: CORE_EXPORTS }, () => ({
+        path: "./loader.cjs",
+        external: true,
+      }));
+    },
+  };
+}
+
+type ModuleFormat = "esm" | "cjs" | "none";
+
+/** The source files an esbuild build took in (absolute paths), each with its module format. */
+function inputsOf(root: string, metafile: Metafile | undefined): Map<string, ModuleFormat> {
+  if (!metafile) throw new Error("esbuild returned no metafile");
+  return new Map(
+    Object.entries(metafile.inputs)
+      .filter(([input]) => !input.includes(":") && !input.startsWith("<"))
+      .map(([input, { format }]): [string, ModuleFormat] => [resolve(root, input), format ?? "none"]),
+  );
 }
 
 /** An ES module file re-exporting one subpath of the body (package.json `exports`). */
@@ -192,9 +325,10 @@ const DYNAMIC_IMPORT = /(?<![\w$.`])import\((?!\$\{)/g;
 const IMPORT_HELPER = "__parallax_import";
 
 /**
- * Post-processes a CommonJS file the loader compiles: dynamic imports through the loader, and
- * ASCII only. The loader reads the file as latin1, which is faster than UTF-8 and keeps V8's
- * source a one-byte string; esbuild already escapes non-ASCII characters in strings, regular
+ * Post-processes a CommonJS file the loader compiles: dynamic imports through the loader, ASCII
+ * only, and wrapped as Node wraps a module (module-wrapper.ts), so the file is only loaded
+ * through the loader. The loader reads the file as latin1, which is faster than UTF-8 and keeps
+ * V8's source a one-byte string; esbuild already escapes non-ASCII characters in strings, regular
  * expressions and names, so what is left is in comments, where an escape changes nothing.
  */
 function prepareForCodeCache(file: string): void {
@@ -209,7 +343,7 @@ function prepareForCodeCache(file: string): void {
       required.has(id) ? `Promise.resolve().then(() => require(${JSON.stringify(id)}))` : call,
     )
     .replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  if (prepared !== text) writeFileSync(file, prepared);
+  writeFileSync(file, wrapModule(prepared));
 }
 
 /**
@@ -232,15 +366,33 @@ export async function bundleCli(options: {
     .map((file) => file.slice(0, -extension.length));
   rmSync(outdir, { recursive: true, force: true });
   await build({ ...commonJs(join(outdir, "errors.cjs")), entryPoints: [errorsModule + extension] });
+  // The core is built twice: first to learn which modules it holds, then with a switch over those
+  // the body imports (requiring them adds no module, so both builds hold the same modules).
+  const coreBuild = (shared: readonly string[], write: boolean) =>
+    build({
+      ...commonJs(join(outdir, "core.cjs")),
+      absWorkingDir: root,
+      stdin: { contents: coreEntry(root, sources, extension, shared), resolveDir: root, sourcefile: "core-entry.cjs" },
+      plugins: [sharedErrors(errorsModule), englishZodOnly()],
+      metafile: true,
+      write,
+    });
+  const coreModules = inputsOf(root, (await coreBuild([], false)).metafile);
+  const shared = new Set<string>();
   await build({
     ...commonJs(join(outdir, "body.cjs")),
+    absWorkingDir: root,
     stdin: { contents: bodyEntry(sources, extension, commands), resolveDir: root, sourcefile: "body-entry.cjs" },
-    plugins: [sharedErrors(errorsModule)],
+    plugins: [sharedErrors(errorsModule), englishZodOnly(), modulesFromCore(root, coreModules, shared)],
   });
+  const core = inputsOf(root, (await coreBuild([...shared], true)).metafile);
+  const added = [...core.keys()].filter((file) => !coreModules.has(file));
+  if (added.length > 0)
+    throw new Error(`the core's second build took in modules the first did not: ${added.join(", ")}`);
   await build({
     ...commonJs(join(outdir, "cli.cjs")),
     entryPoints: [join(sources, "cli", "main" + extension)],
-    plugins: [sharedErrors(errorsModule), commandsFromBody()],
+    plugins: [sharedErrors(errorsModule), commandsFromBundle()],
   });
   for (const name of CODE_CACHED) prepareForCodeCache(join(outdir, name));
   const hashes = Object.fromEntries(CODE_CACHED.map((name) => [name, sha256(join(outdir, name))]));
@@ -262,7 +414,7 @@ export async function bundleCli(options: {
   writeFileSync(join(outdir, BUNDLED_CLI), LAUNCHER);
   chmodSync(join(outdir, BUNDLED_CLI), 0o755);
   writeSubpathModules(outdir);
-  if (options.warm !== false) warmCodeCache(root, outdir);
+  if (options.warm !== false) warmCodeCache(root, outdir, commands);
 }
 
 /** Writes the subpath files, with the export names the body's subpaths have. */
@@ -273,7 +425,7 @@ function writeSubpathModules(outdir: string): void {
     process.execPath,
     [
       "-e",
-      `const body = require(${JSON.stringify(join(outdir, "body.cjs"))});` +
+      `const body = require(${JSON.stringify(join(outdir, "loader.cjs"))}).body();` +
         `console.log(JSON.stringify(Object.fromEntries(${JSON.stringify(names)}.map((n) => [n, Object.keys(body.load(n))]))));`,
     ],
     { encoding: "utf8", env: { ...process.env, PARALLAX_CODE_CACHE: "0" } },
@@ -284,21 +436,37 @@ function writeSubpathModules(outdir: string): void {
 }
 
 /**
- * Runs `plan` on the quickstart with the fresh bundle, which writes the code caches of the shell
- * and the body (with every function that plan compiled) into outdir/code-cache/.
+ * Writes the code caches into outdir/code-cache/: `plan` on the quickstart with the fresh bundle
+ * caches the shell and the core (with every function that plan compiled); then a script that
+ * evaluates every other command's modules caches the body.
  */
-function warmCodeCache(root: string, outdir: string): void {
-  const warm = spawnSync(
-    process.execPath,
-    [join(outdir, BUNDLED_CLI), "plan", join(root, "examples", "quickstart.yaml")],
-    {
+function warmCodeCache(root: string, outdir: string, commands: string[]): void {
+  const warmUp = (label: string, args: string[]) => {
+    // A script file, not `node -e`: Node options would key the caches for themselves.
+    const warm = spawnSync(process.execPath, args, {
       cwd: root,
       encoding: "utf8",
       env: { ...process.env, PARALLAX_CODE_CACHE: "1" },
-    },
+    });
+    if (warm.status !== 0) throw new Error(`the code-cache warm-up (${label}) failed: ${warm.stderr}`);
+  };
+  warmUp("plan examples/quickstart.yaml", [
+    join(outdir, BUNDLED_CLI),
+    "plan",
+    join(root, "examples", "quickstart.yaml"),
+  ]);
+  const script = join(mkdtempSync(join(tmpdir(), "parallax-warm-")), "warm-body.cjs");
+  const others = commands.filter((name) => !CORE_COMMANDS.includes(name));
+  writeFileSync(
+    script,
+    `const body = require(${JSON.stringify(join(outdir, "loader.cjs"))}).body();\n` +
+      `for (const name of ${JSON.stringify(others)}) body.command(name);\n`,
   );
-  if (warm.status !== 0)
-    throw new Error(`the code-cache warm-up (plan examples/quickstart.yaml) failed: ${warm.stderr}`);
+  try {
+    warmUp("the body's commands", [script]);
+  } finally {
+    rmSync(dirname(script), { recursive: true, force: true });
+  }
 }
 
 if (process.argv[1] === import.meta.filename) {

@@ -20,6 +20,7 @@ import Module, { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import vm from "node:vm";
+import { setYoungGeneration, type YoungGeneration, youngGeneration } from "./young-generation.js";
 
 /** File name -> SHA-256 of its content, filled in by the build (esbuild `define`). */
 declare const __PARALLAX_BUNDLE_HASHES__: Record<string, string>;
@@ -32,14 +33,12 @@ export interface CacheEvent {
   /** "accepted", "rejected" (V8 refused it), "missing", or "off". */
   outcome: "accepted" | "rejected" | "missing" | "off";
   written?: string;
+  /** The young-generation setting the file was compiled in (young-generation.ts). */
+  youngGeneration: YoungGeneration;
 }
 
 const events: CacheEvent[] = [];
 const pendingWrites: { script: vm.Script; event: CacheEvent; key: string }[] = [];
-
-/** The CommonJS wrapper Node puts around a module's source. */
-const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) { ";
-const WRAPPER_END = "\n});";
 
 function cacheEnabled(): boolean {
   const setting = process.env.PARALLAX_CODE_CACHE;
@@ -60,13 +59,15 @@ function fnv1a(text: string): string {
 }
 
 /**
- * V8 rejects a cache made under other V8 flags, so Node options (`node --max-old-space-size=...`)
- * get caches of their own instead of rewriting the common one on every run.
+ * V8 rejects a cache made under other V8 flags, so Node options (`node --max-old-space-size=...`,
+ * or the same in NODE_OPTIONS) get caches of their own instead of rewriting the common one on
+ * every run.
  */
 function cacheKey(file: string): string {
   const name = basename(file);
   const hash = hashes[name] ?? "unhashed";
-  const flags = process.execArgv.length === 0 ? "" : `-flags-${fnv1a(process.execArgv.join("\0"))}`;
+  const options = [...process.execArgv, ...(process.env.NODE_OPTIONS ? [process.env.NODE_OPTIONS] : [])];
+  const flags = options.length === 0 ? "" : `-flags-${fnv1a(options.join("\0"))}`;
   return `${name}-${hash.slice(0, 16)}-v8-${process.versions.v8}-${process.arch}${flags}.bin`;
 }
 
@@ -102,6 +103,8 @@ function writeCache(dirs: string[], key: string, data: Buffer): string | undefin
 function writePendingCaches(): void {
   for (const { script, event, key } of pendingWrites.splice(0)) {
     try {
+      // The cache carries V8's flags: those the file was compiled under.
+      setYoungGeneration(event.youngGeneration);
       event.written = writeCache(cacheDirs(dirname(event.file)), key, script.createCachedData());
     } catch {
       // a cache is an optimisation: never fail the command for it
@@ -128,20 +131,22 @@ function onExit(): void {
  * Loads a CommonJS file of the bundle as `require` would, compiling it with the code cache.
  * A file already loaded (by this or by `require`) is returned from `require.cache`.
  */
-export function requireCached(file: string): unknown {
+export function requireCached(file: string, young: YoungGeneration = youngGeneration()): unknown {
   const cached = createRequire(file).cache[file];
   if (cached) return cached.exports;
-  const source = readFileSync(file, "latin1").replace(/^#!/, "//");
+  setYoungGeneration(young);
+  // Wrapped at build time (module-wrapper.ts): V8 compiles the text as read, without a copy.
+  const source = readFileSync(file, "latin1");
   const enabled = cacheEnabled();
   const key = cacheKey(file);
   const dirs = cacheDirs(dirname(file));
   const found = enabled ? readCache(dirs, key) : undefined;
-  const script = new vm.Script(WRAPPER_START + source + WRAPPER_END, {
+  const script = new vm.Script(source, {
     filename: file,
     cachedData: found?.data,
   });
   const outcome = !enabled ? "off" : !found ? "missing" : script.cachedDataRejected ? "rejected" : "accepted";
-  const event: CacheEvent = { file, cache: found?.path, outcome };
+  const event: CacheEvent = { file, cache: found?.path, outcome, youngGeneration: youngGeneration() };
   events.push(event);
   if (enabled && outcome !== "accepted") {
     pendingWrites.push({ script, event, key });
@@ -163,9 +168,25 @@ export function requireCached(file: string): unknown {
   return module.exports;
 }
 
-/** The bundle's body (every package subpath and CLI command), loaded once per process. */
-export function body(): { load(name: string): unknown; command(name: string): unknown } {
-  return requireCached(join(__dirname, "body.cjs")) as ReturnType<typeof body>;
+/** The bundle's core (`plan` and the modules it imports), loaded once per process, in the start-up setting. */
+export function core(): { command(name: string): unknown; module(path: string): unknown } {
+  return requireCached(join(__dirname, "core.cjs"), "startup") as ReturnType<typeof core>;
+}
+
+type Body = { load(name: string): unknown; command(name: string): unknown };
+
+/**
+ * The bundle's body (every package subpath and the other commands), loaded once per process
+ * after the core, whose modules it imports; then V8's default young generation comes back for
+ * the body's long-running commands.
+ */
+export function body(): Body {
+  const file = join(__dirname, "body.cjs");
+  if (createRequire(file).cache[file]) return requireCached(file) as Body;
+  core();
+  const loaded = requireCached(file, "startup") as Body;
+  setYoungGeneration("default");
+  return loaded;
 }
 
 /** Runs the CLI: its small shell (commander and the command list), which loads the body on demand. */

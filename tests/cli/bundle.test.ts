@@ -4,7 +4,9 @@
  * fixture, and shares its registries with the package subpaths a user's plugin imports (a plugin
  * that registers through `parallax-eval/scaffolds` itself, not through `api`, is seen by `plan`).
  * Its V8 code cache (scripts/bundle/code-cache.ts) is written by the build and accepted by V8; a
- * corrupt, foreign or unwritable cache only means compiling, and the command still runs.
+ * corrupt, foreign or unwritable cache only means compiling, and the command still runs. `plan`
+ * loads the shell and the core only; the other commands load the body too, which takes the core's
+ * modules from it.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -24,7 +26,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { BUNDLE_ENTRIES, BUNDLED_CLI, bundleCli, CODE_CACHED } from "../../scripts/bundle-cli.js";
+import { BUNDLE_ENTRIES, BUNDLED_CLI, bundleCli, CODE_CACHED, CORE_COMMANDS } from "../../scripts/bundle-cli.js";
 import { runCli } from "../helpers/cli.js";
 import { dropTestSchemas, queryStore, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";
 
@@ -174,7 +176,11 @@ interface CacheEvent {
   cache?: string;
   outcome: "accepted" | "rejected" | "missing" | "off";
   written?: string;
+  youngGeneration: "default" | "startup";
 }
+
+/** The files `plan` loads: the shell and the core, never the body. */
+const PLAN_FILES = ["cli.cjs", "core.cjs"] as const;
 
 let copies = 0;
 /** A second installed package with a copy of the built bundle, so a test can spoil its caches. */
@@ -221,8 +227,8 @@ describe("the bundled CLI's code cache", () => {
       assert.ok(file.includes(`-v8-${process.versions.v8}-${process.arch}.bin`), file);
     }
     const { plan, events } = planWithReport(BUNDLE);
-    assert.deepEqual(Object.keys(events).sort(), [...CODE_CACHED].sort());
-    for (const name of CODE_CACHED) {
+    assert.deepEqual(Object.keys(events).sort(), [...PLAN_FILES].sort());
+    for (const name of PLAN_FILES) {
       assert.equal(events[name].outcome, "accepted", `${name}: ${JSON.stringify(events[name])}`);
       assert.equal(events[name].cache, cacheFileOf(BUNDLE, name));
       assert.equal(events[name].written, undefined, "an accepted cache is not rewritten");
@@ -231,7 +237,7 @@ describe("the bundled CLI's code cache", () => {
     assert.deepEqual(plan, JSON.parse(unbundled.stdout));
   });
 
-  test("--version loads only the shell, not the body", () => {
+  test("--version loads only the shell, not the core or the body", () => {
     const report = join(work, "version-report.jsonl");
     const child = runBundle(["--version"], REPO, BUNDLE, { ...process.env, PARALLAX_CODE_CACHE_REPORT: report });
     assert.equal(child.status, 0, child.stderr);
@@ -242,22 +248,93 @@ describe("the bundled CLI's code cache", () => {
     );
   });
 
+  test("plan loads the core, another command the core and the body, each in the setting its cache was made in", () => {
+    assert.deepEqual(CORE_COMMANDS, ["plan"]);
+    const user = join(work, "young-generation");
+    mkdirSync(user, { recursive: true });
+    // A plugin that keeps 400,000 objects alive through scavenges, then reads the young
+    // generation's size: V8 grows it for such survivors unless growth is off.
+    writeFileSync(
+      join(user, "probe.mjs"),
+      [
+        'import { appendFileSync } from "node:fs";',
+        'import { getHeapSpaceStatistics } from "node:v8";',
+        "export function register() {",
+        "  const kept = [];",
+        "  for (let i = 0; i < 400_000; i++) kept.push({ i, text: 'kept ' + i });",
+        '  const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space");',
+        "  appendFileSync(process.env.YOUNG_PROBE, young.space_size + ' ' + kept.length + '\\n');",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    const spec = join(user, "study.yaml");
+    writeFileSync(
+      spec,
+      [
+        "study: young-generation",
+        "plugins: [./probe.mjs]",
+        "models:",
+        "  - { id: sim-a, provider: sim, model: medium }",
+        "benchmarks:",
+        "  - id: own",
+        "    loader: inline",
+        "    items:",
+        "      - { id: q1, stem: Which is a prime number?, options: [Four, Seven, Nine], gold_index: 1 }",
+        "conditions:",
+        "  facets:",
+        "    format: [mc]",
+        "execution:",
+        "  cache: false",
+        "",
+      ].join("\n"),
+    );
+    const probe = join(user, "young.txt");
+    const withReport = (args: string[]) => {
+      const report = join(user, `report-${copies++}.jsonl`);
+      const child = runBundle(args, user, BUNDLE, {
+        ...process.env,
+        PARALLAX_CODE_CACHE_REPORT: report,
+        YOUNG_PROBE: probe,
+      });
+      assert.equal(child.status, 0, child.stderr);
+      const events = JSON.parse(readFileSync(report, "utf8").trim()) as CacheEvent[];
+      return events.map((event) => [event.file.slice(BUNDLE.length + 1), event.outcome, event.youngGeneration]);
+    };
+    assert.deepEqual(withReport(["plan", spec]), [
+      ["cli.cjs", "accepted", "default"],
+      ["core.cjs", "accepted", "startup"],
+    ]);
+    assert.deepEqual(withReport(["run", spec, "--out", join(user, "study")]), [
+      ["cli.cjs", "accepted", "default"],
+      ["core.cjs", "accepted", "startup"],
+      ["body.cjs", "accepted", "startup"],
+    ]);
+    const [planYoung, runYoung] = readFileSync(probe, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => Number(line.split(" ")[0]));
+    // plan keeps V8's initial young generation; run, once the body is loaded, lets it grow.
+    assert.ok(planYoung <= 2 * 1024 * 1024, `plan's young generation grew to ${planYoung} bytes`);
+    assert.ok(runYoung > 2 * 1024 * 1024, `run's young generation stayed at ${runYoung} bytes`);
+  });
+
   test("a corrupt or foreign cache is rejected, the command runs, and a good cache replaces it", () => {
     const bundle = copyPackage();
-    const body = cacheFileOf(bundle, "body.cjs");
+    const core = cacheFileOf(bundle, "core.cjs");
     const shell = cacheFileOf(bundle, "cli.cjs");
     const expected = planWithReport(BUNDLE).plan;
-    // Corrupt: the body's cache with its bytes reversed. Foreign: the shell's cache holds the body's.
-    writeFileSync(body, Buffer.from(readFileSync(body)).reverse());
-    copyFileSync(cacheFileOf(BUNDLE, "body.cjs"), shell);
+    // Corrupt: the core's cache with its bytes reversed. Foreign: the shell's cache holds the core's.
+    writeFileSync(core, Buffer.from(readFileSync(core)).reverse());
+    copyFileSync(cacheFileOf(BUNDLE, "core.cjs"), shell);
     const spoilt = planWithReport(bundle);
     assert.deepEqual(spoilt.plan, expected);
-    for (const name of CODE_CACHED) {
+    for (const name of PLAN_FILES) {
       assert.equal(spoilt.events[name].outcome, "rejected", name);
       assert.equal(spoilt.events[name].written, cacheFileOf(bundle, name), `${name}'s cache rewritten in place`);
     }
     const again = planWithReport(bundle);
-    for (const name of CODE_CACHED) assert.equal(again.events[name].outcome, "accepted", name);
+    for (const name of PLAN_FILES) assert.equal(again.events[name].outcome, "accepted", name);
   });
 
   test("without a cache and with no writable folder the command runs; the user's cache folder serves next", () => {
@@ -270,20 +347,20 @@ describe("the bundled CLI's code cache", () => {
     const expected = planWithReport(BUNDLE).plan;
     const nowhere = planWithReport(bundle, { XDG_CACHE_HOME: blocked });
     assert.deepEqual(nowhere.plan, expected);
-    for (const name of CODE_CACHED) {
+    for (const name of PLAN_FILES) {
       assert.equal(nowhere.events[name].outcome, "missing", name);
       assert.equal(nowhere.events[name].written, undefined, name);
     }
     const userCache = join(work, "user-cache");
     const first = planWithReport(bundle, { XDG_CACHE_HOME: userCache });
-    for (const name of CODE_CACHED) {
+    for (const name of PLAN_FILES) {
       assert.equal(first.events[name].outcome, "missing", name);
       assert.ok(first.events[name].written?.startsWith(join(userCache, "parallax-eval", "code-cache")), name);
       assert.ok(existsSync(first.events[name].written!), name);
     }
     const second = planWithReport(bundle, { XDG_CACHE_HOME: userCache });
     assert.deepEqual(second.plan, expected);
-    for (const name of CODE_CACHED) {
+    for (const name of PLAN_FILES) {
       assert.equal(second.events[name].outcome, "accepted", name);
       assert.equal(second.events[name].cache, first.events[name].written, name);
     }
@@ -309,14 +386,14 @@ describe("the bundled CLI's code cache", () => {
     }
     for (const event of withOption()) assert.equal(event.outcome, "accepted", event.file);
     // The build's cache, for no options, is still there and still accepted.
-    for (const name of CODE_CACHED) assert.equal(planWithReport(bundle).events[name].outcome, "accepted", name);
+    for (const name of PLAN_FILES) assert.equal(planWithReport(bundle).events[name].outcome, "accepted", name);
   });
 
   test("PARALLAX_CODE_CACHE=0 compiles without reading or writing a cache", () => {
     const bundle = copyPackage();
     rmSync(join(bundle, "code-cache"), { recursive: true });
     const off = planWithReport(bundle, { PARALLAX_CODE_CACHE: "0" });
-    for (const name of CODE_CACHED) assert.equal(off.events[name].outcome, "off", name);
+    for (const name of PLAN_FILES) assert.equal(off.events[name].outcome, "off", name);
     assert.equal(existsSync(join(bundle, "code-cache")), false);
   });
 
