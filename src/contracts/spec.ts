@@ -278,7 +278,7 @@ export const AgentsSchema = z
       .min(1)
       .optional()
       .describe("Registered tools offered to agent scaffolds (default: each scaffold's own set)"),
-    sandbox: SandboxLimitsSchema.default(SandboxLimitsSchema.parse({})),
+    sandbox: SandboxLimitsSchema.default(() => SandboxLimitsSchema.parse({})),
     web: z
       .object({ backend: z.string().min(1).describe("Registered web backend: offline (a local folder) or brave") })
       .catchall(z.unknown())
@@ -302,14 +302,16 @@ export const StudySpecSchema = z
     benchmarks: z.array(BenchmarkSpecSchema).min(1),
     conditions: ConditionsSchema,
     attempts: z.number().int().positive().max(100).default(1),
-    execution: ExecutionSchema.default(ExecutionSchema.parse({})),
+    execution: ExecutionSchema.default(() => ExecutionSchema.parse({})),
     budget: BudgetSchema.default({}),
     prices: z.record(z.string(), PriceSchema).optional().describe("Price overrides by provider model id"),
     scoring: ScoringSchema.optional().describe("Scorers, judges and blinding (docs/SCORING.md)"),
     agents: AgentsSchema.optional().describe("Agent tools, sandbox limits and web backend (docs/TOOLS.md)"),
-    analysis: AnalysisPlanSpecSchema.optional().describe(
-      "Analysis plan (docs/ANALYSIS.md); defaults apply when absent",
-    ),
+    // Built when a spec has an analysis block (or the JSON Schema is written), not when this loads.
+    analysis: z
+      .lazy(() => AnalysisPlanSpecSchema)
+      .optional()
+      .describe("Analysis plan (docs/ANALYSIS.md); defaults apply when absent"),
     agent_limits: AgentLimitsSchema.optional().describe("Per-trial limits of agent (tool) trials"),
   })
   .strict()

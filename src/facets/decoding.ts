@@ -8,6 +8,7 @@
  * `decoding_seed`. The analysis averages per item over the seeds.
  */
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import type { Condition } from "../contracts/condition.js";
 import { facetName, facetSettings } from "../contracts/condition.js";
 import type { GenerationParams } from "../contracts/provider.js";
@@ -26,10 +27,12 @@ export const DECODING_PRESETS: Readonly<Record<string, { temperature: number; to
 /** Seeds of a stochastic setting that declares none (the paper averages 5). */
 export const DEFAULT_DECODING_SEEDS = [1, 2, 3, 4, 5] as const;
 
-const seedsSchema = z
-  .array(z.number().int())
-  .min(1)
-  .refine((seeds) => new Set(seeds).size === seeds.length, "the seeds must differ");
+const seedsSchema = lazySchema(() =>
+  z
+    .array(z.number().int())
+    .min(1)
+    .refine((seeds) => new Set(seeds).size === seeds.length, "the seeds must differ"),
+);
 
 function settingsSchema(valueName: string): z.ZodType {
   const preset = DECODING_PRESETS[valueName];

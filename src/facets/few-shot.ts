@@ -7,6 +7,7 @@
  * draw is also on the rendered task (`task.fewShot`, stored with each trial).
  */
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import { facetName, facetSettings } from "../contracts/condition.js";
 import type { Condition } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";
@@ -23,7 +24,7 @@ export const FEW_SHOT_LEVELS = ["0", "3", "5"] as const;
 /** Counts above this are out of any practice envelope (the paper stops at 5). */
 export const MAX_SHOTS = 10;
 
-const settingsSchema = z.object({ seed: z.number().int().optional() }).strict();
+const settingsSchema = lazySchema(() => z.object({ seed: z.number().int().optional() }).strict());
 
 /** The number of exemplars a value asks for. */
 export function shotCount(value: FacetValue): number {

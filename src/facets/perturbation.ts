@@ -9,6 +9,7 @@
  * task. A perturbation that does not apply leaves the item as it is and says so in the record.
  */
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import { facetLabel, facetName, facetSettings } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";
 import type { FacetValue } from "../contracts/spec.js";
@@ -28,19 +29,21 @@ import type { Facet, ItemStageResult, RenderContext } from "./types.js";
 
 export const NO_PERTURBATION = "none";
 
-const seed = z.number().int();
+const seed = lazySchema(() => z.number().int());
 
-const familySettings = z
-  .object({
-    seed: seed.optional(),
-    slot: z.number().int().min(0).optional(),
-    per_item: z.number().int().min(1).optional(),
-  })
-  .strict()
-  .refine((s) => (s.slot ?? 0) < (s.per_item ?? DEFAULT_PER_ITEM), {
-    message: `slot must be below per_item (default ${DEFAULT_PER_ITEM})`,
-    path: ["slot"],
-  });
+const familySettings = lazySchema(() =>
+  z
+    .object({
+      seed: seed.optional(),
+      slot: z.number().int().min(0).optional(),
+      per_item: z.number().int().min(1).optional(),
+    })
+    .strict()
+    .refine((s) => (s.slot ?? 0) < (s.per_item ?? DEFAULT_PER_ITEM), {
+      message: `slot must be below per_item (default ${DEFAULT_PER_ITEM})`,
+      path: ["slot"],
+    }),
+);
 
 /** seed and variant, plus the perturbation's own settings (its strict schema, or none). */
 function perturbationSettings(p: Perturbation): z.ZodType {

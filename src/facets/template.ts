@@ -7,6 +7,7 @@
  * spec loads: an unknown `{name}` is an error at its YAML location.
  */
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import { facetName, facetSettings } from "../contracts/condition.js";
 import type { FacetValue } from "../contracts/spec.js";
 import type { TaskInput } from "../contracts/task.js";
@@ -25,23 +26,25 @@ export const PROMPT_TEMPLATES: Readonly<Record<string, string>> = {
     "Question: {question}\nOptions: {options}",
 };
 
-const customTemplateSchema = z
-  .object({
-    text: z
-      .string()
-      .min(1)
-      .superRefine((text, ctx) => {
-        for (const name of unknownPlaceholders(text)) {
-          ctx.addIssue({
-            code: "custom",
-            message: `unknown placeholder '{${name}}' in the template text; known: ${TEMPLATE_PLACEHOLDERS.map((p) => `{${p}}`).join(", ")}`,
-          });
-        }
-        if (!/\{question\}/.test(text))
-          ctx.addIssue({ code: "custom", message: "a template must show the {question}" });
-      }),
-  })
-  .strict();
+const customTemplateSchema = lazySchema(() =>
+  z
+    .object({
+      text: z
+        .string()
+        .min(1)
+        .superRefine((text, ctx) => {
+          for (const name of unknownPlaceholders(text)) {
+            ctx.addIssue({
+              code: "custom",
+              message: `unknown placeholder '{${name}}' in the template text; known: ${TEMPLATE_PLACEHOLDERS.map((p) => `{${p}}`).join(", ")}`,
+            });
+          }
+          if (!/\{question\}/.test(text))
+            ctx.addIssue({ code: "custom", message: "a template must show the {question}" });
+        }),
+    })
+    .strict(),
+);
 
 /** The template text of a facet value: the paper's, or the spec's own. */
 export function templateText(value: FacetValue): string {

@@ -1,3 +1,4 @@
+import { lazySchema } from "../contracts/lazy-schema.js";
 import { z } from "zod";
 import type { TaskInput } from "../contracts/task.js";
 import { phraseMarker } from "./call-markers.js";
@@ -36,7 +37,7 @@ export function adjudicationRequest(task: TaskInput, answer: string, check: stri
 
 export const adjudicatedScaffold: Scaffold = {
   name: "adjudicated",
-  settingsSchema: scaffoldSettings({ adjudicator: z.boolean().nullish() }),
+  settingsSchema: lazySchema(() => scaffoldSettings({ adjudicator: z.boolean().nullish() })),
   expectedCalls: (settings) => (boolSetting(settings, "adjudicator", true) ? 3 : 2),
   async run({ task, params, call }, settings) {
     const overrides = callParams(params, settings, "scaffolded");

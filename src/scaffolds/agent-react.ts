@@ -1,3 +1,4 @@
+import { lazySchema } from "../contracts/lazy-schema.js";
 import {
   AGENT_CONTINUE,
   offeredSpecs,
@@ -29,7 +30,7 @@ export const AGENT_REACT_TOOLS = ["bash", "python", "web_browser", "submit_answe
 
 export const agentReactScaffold: Scaffold = {
   name: "agent_react",
-  settingsSchema: scaffoldSettings({ max_steps: intRange(1, 200) }),
+  settingsSchema: lazySchema(() => scaffoldSettings({ max_steps: intRange(1, 200) })),
   expectedCalls: (settings) => intSetting(settings, "max_steps", AGENT_REACT_DEFAULT_STEPS, 1, 200),
   tools: AGENT_REACT_TOOLS,
   async run(context, settings) {

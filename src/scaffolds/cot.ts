@@ -1,3 +1,4 @@
+import { lazySchema } from "../contracts/lazy-schema.js";
 import { renderTask, taskMessages } from "./prompt.js";
 import { callParams, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
@@ -12,7 +13,7 @@ export const COT_PREFIX =
 
 export const cotScaffold: Scaffold = {
   name: "cot",
-  settingsSchema: scaffoldSettings(),
+  settingsSchema: lazySchema(() => scaffoldSettings()),
   expectedCalls: () => 1,
   async run({ task, params, call }, settings) {
     const body = `${COT_PREFIX}\n\n${renderTask(task)}`;

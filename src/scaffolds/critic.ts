@@ -1,3 +1,4 @@
+import { lazySchema } from "../contracts/lazy-schema.js";
 import type { ChatMessage } from "../contracts/provider.js";
 import type { TaskInput } from "../contracts/task.js";
 import { phraseMarker } from "./call-markers.js";
@@ -46,7 +47,7 @@ export function parseVerdict(critique: string): Verdict {
 
 export const criticScaffold: Scaffold = {
   name: "critic",
-  settingsSchema: scaffoldSettings({ rounds: intRange(1, 10) }),
+  settingsSchema: lazySchema(() => scaffoldSettings({ rounds: intRange(1, 10) })),
   expectedCalls: (settings) => 1 + 2 * intSetting(settings, "rounds", CRITIC_DEFAULT_ROUNDS, 1, 10),
   async run({ task, params, call, annotate }, settings) {
     const rounds = intSetting(settings, "rounds", CRITIC_DEFAULT_ROUNDS, 1, 10);

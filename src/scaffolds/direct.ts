@@ -1,3 +1,4 @@
+import { lazySchema } from "../contracts/lazy-schema.js";
 import { renderTask, taskMessages } from "./prompt.js";
 import { callParams, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
@@ -5,7 +6,7 @@ import type { Scaffold } from "./types.js";
 /** One call: the task as the user message (benchmark instructions embedded, D-001). */
 export const directScaffold: Scaffold = {
   name: "direct",
-  settingsSchema: scaffoldSettings(),
+  settingsSchema: lazySchema(() => scaffoldSettings()),
   expectedCalls: () => 1,
   async run({ task, params, call }, settings) {
     const response = await call("answer", taskMessages(task, renderTask(task)), callParams(params, settings, "direct"));

@@ -1,3 +1,4 @@
+import { lazySchema } from "../contracts/lazy-schema.js";
 import { z } from "zod";
 import type { TaskInput } from "../contracts/task.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
@@ -84,10 +85,12 @@ export function chainRequest(task: TaskInput, instruction: string, previous: str
 
 export const invocationChainScaffold: Scaffold = {
   name: "invocation_chain",
-  settingsSchema: scaffoldSettings({
-    intensity: z.enum(INTENSITIES).nullish(),
-    property: z.enum(PROPERTIES).nullish(),
-  }),
+  settingsSchema: lazySchema(() =>
+    scaffoldSettings({
+      intensity: z.enum(INTENSITIES).nullish(),
+      property: z.enum(PROPERTIES).nullish(),
+    }),
+  ),
   expectedCalls: (settings) =>
     choiceSetting(settings, "intensity", "moderate", INTENSITIES) === "passthrough" ? 1 : 4,
   async run({ task, params, call }, settings) {

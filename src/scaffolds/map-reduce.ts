@@ -1,3 +1,4 @@
+import { lazySchema } from "../contracts/lazy-schema.js";
 import type { TaskInput } from "../contracts/task.js";
 import { phraseMarker } from "./call-markers.js";
 import { decompose } from "./decomposition.js";
@@ -61,7 +62,7 @@ function chunkCount(settings: ScaffoldSettings): number {
 export function mapReduceScaffold(name: string, preserveOptions: boolean): Scaffold {
   return {
     name,
-    settingsSchema: scaffoldSettings({ chunks: intRange(1, 10) }),
+    settingsSchema: lazySchema(() => scaffoldSettings({ chunks: intRange(1, 10) })),
     expectedCalls: (settings) => chunkCount(settings) + 2,
     async run({ task, params, call, annotate }, settings) {
       const chunks = chunkCount(settings);

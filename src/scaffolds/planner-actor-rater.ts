@@ -1,3 +1,4 @@
+import { lazySchema } from "../contracts/lazy-schema.js";
 import type { ChatMessage } from "../contracts/provider.js";
 import {
   AGENT_CONTINUE,
@@ -58,7 +59,9 @@ function system(context: ScaffoldContext, prompt: string): string {
 
 export const plannerActorRaterScaffold: Scaffold = {
   name: "planner_actor_rater",
-  settingsSchema: scaffoldSettings({ max_rounds: intRange(1, 20), max_actor_steps: intRange(1, 200) }),
+  settingsSchema: lazySchema(() =>
+    scaffoldSettings({ max_rounds: intRange(1, 20), max_actor_steps: intRange(1, 200) }),
+  ),
   expectedCalls: (settings) =>
     intSetting(settings, "max_rounds", PAR_DEFAULT_ROUNDS, 1, 20) *
     (2 + intSetting(settings, "max_actor_steps", PAR_DEFAULT_ACTOR_STEPS, 1, 200)),

@@ -1,3 +1,4 @@
+import { lazySchema } from "../contracts/lazy-schema.js";
 import {
   AGENT_CONTINUE,
   offeredSpecs,
@@ -29,7 +30,7 @@ export const PLAN_HEADING = "Plan from the planner:";
 
 export const plannerExecutorScaffold: Scaffold = {
   name: "planner_executor",
-  settingsSchema: scaffoldSettings({ max_steps: intRange(1, 200) }),
+  settingsSchema: lazySchema(() => scaffoldSettings({ max_steps: intRange(1, 200) })),
   expectedCalls: (settings) => 1 + intSetting(settings, "max_steps", PLANNER_EXECUTOR_DEFAULT_STEPS, 1, 200),
   tools: AGENT_TOOLS,
   async run(context, settings) {

@@ -1,3 +1,4 @@
+import { lazySchema } from "../contracts/lazy-schema.js";
 import type { ChatMessage } from "../contracts/provider.js";
 import { phraseMarker } from "./call-markers.js";
 import { lastAnswer, renderTask, taskMessages, withAnswerLine } from "./prompt.js";
@@ -44,7 +45,7 @@ export function reactFinalRequest(maxIterations: number): string {
 
 export const reactScaffold: Scaffold = {
   name: "react",
-  settingsSchema: scaffoldSettings({ max_iterations: intRange(1, 50) }),
+  settingsSchema: lazySchema(() => scaffoldSettings({ max_iterations: intRange(1, 50) })),
   expectedCalls: (settings) => intSetting(settings, "max_iterations", REACT_DEFAULT_ITERATIONS, 1, 50) + 1,
   async run({ task, params, call, annotate }, settings) {
     const maxIterations = intSetting(settings, "max_iterations", REACT_DEFAULT_ITERATIONS, 1, 50);

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import type { Tool } from "./types.js";
 
-const BashArgs = z.strictObject({ cmd: z.string().min(1).describe("The bash command to run.") });
+const BashArgs = lazySchema(() => z.strictObject({ cmd: z.string().min(1).describe("The bash command to run.") }));
 
 /** A bash command in the sandbox, run from the work dir; each call is a fresh shell (files persist, shell state does not). */
 export const bashTool: Tool<z.infer<typeof BashArgs>> = {

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import type { Tool } from "./types.js";
 
-const PythonArgs = z.strictObject({ code: z.string().min(1).describe("The Python code to run.") });
+const PythonArgs = lazySchema(() => z.strictObject({ code: z.string().min(1).describe("The Python code to run.") }));
 
 /** Python code run by python3 in the sandbox; the code comes on stdin, so no quoting reaches a shell. */
 export const pythonTool: Tool<z.infer<typeof PythonArgs>> = {

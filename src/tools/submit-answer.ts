@@ -1,9 +1,12 @@
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import type { Tool } from "./types.js";
 
-const SubmitAnswerArgs = z.strictObject({
-  answer: z.string().describe("The final answer, in the format the question asks for."),
-});
+const SubmitAnswerArgs = lazySchema(() =>
+  z.strictObject({
+    answer: z.string().describe("The final answer, in the format the question asks for."),
+  }),
+);
 
 /** The agent's final answer; the scaffold ends the attempt when it sees `ToolResult.answer`. */
 export const submitAnswerTool: Tool<z.infer<typeof SubmitAnswerArgs>> = {

@@ -1,10 +1,13 @@
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import type { Tool } from "./types.js";
 
-const SubmitVerdictArgs = z.strictObject({
-  done: z.boolean().describe("True if the answer is correct and well-formatted; false if more work is needed."),
-  reason: z.string().describe("When done is false, a short reason saying what is wrong."),
-});
+const SubmitVerdictArgs = lazySchema(() =>
+  z.strictObject({
+    done: z.boolean().describe("True if the answer is correct and well-formatted; false if more work is needed."),
+    reason: z.string().describe("When done is false, a short reason saying what is wrong."),
+  }),
+);
 
 /** The rater's verdict in the Planner-Actor-Rater scaffold (paper App. C.1). */
 export const submitVerdictTool: Tool<z.infer<typeof SubmitVerdictArgs>> = {

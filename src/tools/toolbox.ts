@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { chmod, chown, copyFile, mkdtemp, rm, stat } from "node:fs/promises";
+// fs.promises, not node:fs/promises: Node loads it (and readline with it) on first use, not with `plan`.
+import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { z } from "zod";
@@ -29,15 +30,15 @@ export async function createToolbox(options: ToolboxOptions = {}): Promise<Toolb
   const offered = new Map((options.tools ?? registeredTools.names()).map((name) => [name, registeredTools.get(name)]));
   const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const uid = runsAsRoot() ? sandboxUid() : undefined;
-  const workDir = await mkdtemp(join(options.parentDir ?? tmpdir(), "parallax-trial-"));
+  const workDir = await fs.mkdtemp(join(options.parentDir ?? tmpdir(), "parallax-trial-"));
   const ownFile = async (path: string) => {
-    if (uid !== undefined) await chown(path, uid, uid);
+    if (uid !== undefined) await fs.chown(path, uid, uid);
   };
-  await chmod(workDir, 0o700);
+  await fs.chmod(workDir, 0o700);
   await ownFile(workDir);
   for (const attachment of await checkedAttachments(options.attachments ?? [])) {
     const copy = join(workDir, basename(attachment));
-    await copyFile(attachment, copy);
+    await fs.copyFile(attachment, copy);
     await ownFile(copy);
   }
   const context: ToolContext = {
@@ -115,7 +116,7 @@ function failure(message: string): Omit<ToolResult, "durationMs"> {
 async function checkedAttachments(paths: readonly string[]): Promise<string[]> {
   const names = new Set<string>();
   for (const path of paths) {
-    const stats = await stat(path).catch(() => undefined);
+    const stats = await fs.stat(path).catch(() => undefined);
     if (!stats?.isFile()) throw new InputError(`attachment '${path}' is not a readable file`);
     if (names.has(basename(path)))
       throw new InputError(`two attachments are named '${basename(path)}'; the work dir holds one file per name`);
@@ -127,9 +128,9 @@ async function checkedAttachments(paths: readonly string[]): Promise<string[]> {
 /** Removes the work dir, even when the sandboxed code made parts of it unwritable. */
 async function removeWorkDir(workDir: string): Promise<void> {
   try {
-    await rm(workDir, { recursive: true, force: true });
+    await fs.rm(workDir, { recursive: true, force: true });
   } catch {
     spawnSync("chmod", ["-R", "u+rwX", workDir]);
-    await rm(workDir, { recursive: true, force: true });
+    await fs.rm(workDir, { recursive: true, force: true });
   }
 }

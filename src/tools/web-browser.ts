@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import { capText } from "./output.js";
 import type { Tool, ToolContext } from "./types.js";
 import { type RenderedPage, renderInSandbox } from "./web/render-page.js";
@@ -25,23 +26,25 @@ const NEEDS: Partial<Record<(typeof ACTIONS)[number], "url" | "query" | "link">>
   click: "link",
 };
 
-const WebBrowserArgs = z
-  .strictObject({
-    action: z
-      .enum(ACTIONS)
-      .describe(
-        "go: open url; search: search the web for query; click: follow link number `link` of the page; scroll: move `direction` by one view; back/forward: through the history.",
-      ),
-    url: z.string().min(1).optional().describe("For go: the URL to open."),
-    query: z.string().min(1).optional().describe("For search: what to search for."),
-    link: z.number().int().min(1).optional().describe("For click: the number shown as [n] after the link."),
-    direction: z.enum(["down", "up"]).optional().describe("For scroll (default down)."),
-  })
-  .superRefine((args, context) => {
-    const field = NEEDS[args.action];
-    if (field !== undefined && args[field] === undefined)
-      context.addIssue({ code: "custom", path: [field], message: `action '${args.action}' needs ${field}` });
-  });
+const WebBrowserArgs = lazySchema(() =>
+  z
+    .strictObject({
+      action: z
+        .enum(ACTIONS)
+        .describe(
+          "go: open url; search: search the web for query; click: follow link number `link` of the page; scroll: move `direction` by one view; back/forward: through the history.",
+        ),
+      url: z.string().min(1).optional().describe("For go: the URL to open."),
+      query: z.string().min(1).optional().describe("For search: what to search for."),
+      link: z.number().int().min(1).optional().describe("For click: the number shown as [n] after the link."),
+      direction: z.enum(["down", "up"]).optional().describe("For scroll (default down)."),
+    })
+    .superRefine((args, context) => {
+      const field = NEEDS[args.action];
+      if (field !== undefined && args[field] === undefined)
+        context.addIssue({ code: "custom", path: [field], message: `action '${args.action}' needs ${field}` });
+    }),
+);
 type WebBrowserArgs = z.infer<typeof WebBrowserArgs>;
 
 interface Visit {

@@ -1,8 +1,11 @@
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import { capText } from "./output.js";
 import type { Tool } from "./types.js";
 
-const WebFetchArgs = z.strictObject({ url: z.string().min(1).describe("The URL of the page to read.") });
+const WebFetchArgs = lazySchema(() =>
+  z.strictObject({ url: z.string().min(1).describe("The URL of the page to read.") }),
+);
 
 /** A page's text through the toolbox's backend, cut at the sandbox's output cap. */
 export const webFetchTool: Tool<z.infer<typeof WebFetchArgs>> = {

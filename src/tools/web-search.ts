@@ -1,10 +1,13 @@
 import { z } from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import type { Tool } from "./types.js";
 
-const WebSearchArgs = z.strictObject({
-  query: z.string().min(1).describe("What to search for."),
-  max_results: z.number().int().min(1).max(20).optional().describe("How many results (default 5)."),
-});
+const WebSearchArgs = lazySchema(() =>
+  z.strictObject({
+    query: z.string().min(1).describe("What to search for."),
+    max_results: z.number().int().min(1).max(20).optional().describe("How many results (default 5)."),
+  }),
+);
 
 /** A web search through the toolbox's backend (runs on the host: the sandbox has no network). */
 export const webSearchTool: Tool<z.infer<typeof WebSearchArgs>> = {

@@ -5,6 +5,7 @@
  * split has no answers ("?"): such items get no goldText. A directory source takes
  * options.split (default "validation").
  */
+import { lazySchema } from "../../contracts/lazy-schema.js";
 import { dirname, join, posix } from "node:path";
 import { z } from "zod";
 import type { Item } from "../../contracts/item.js";
@@ -15,11 +16,13 @@ import type { DatasetLoader } from "../types.js";
 
 export const gaiaLoader: DatasetLoader = {
   name: "gaia",
-  optionsSchema: loaderOptions({
-    split: z.string().optional(),
-    /** Only these levels (the GAIA scaffold study runs Levels 1 and 2); default every level. */
-    levels: z.array(z.number().int().min(1).max(3)).min(1).optional(),
-  }),
+  optionsSchema: lazySchema(() =>
+    loaderOptions({
+      split: z.string().optional(),
+      /** Only these levels (the GAIA scaffold study runs Levels 1 and 2); default every level. */
+      levels: z.array(z.number().int().min(1).max(3)).min(1).optional(),
+    }),
+  ),
   meta: {
     outcomeMeaning: "the final answer matches the reference under the official GAIA normaliser",
     scoring: "exact",

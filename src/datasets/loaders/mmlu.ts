@@ -5,6 +5,7 @@
  * source loads options.split (default "test"; "dev", "val", "test" or "all"), optionally
  * narrowed to options.subjects.
  */
+import { lazySchema } from "../../contracts/lazy-schema.js";
 import { basename } from "node:path";
 import type { BenchmarkSpec } from "../../contracts/spec.js";
 import { InputError } from "../../core/errors.js";
@@ -21,10 +22,12 @@ const FILE_NAME = /^(.+)_(dev|val|test)\.csv$/;
 
 export const mmluLoader: DatasetLoader = {
   name: "mmlu",
-  optionsSchema: loaderOptions({
-    split: z.enum([...SPLITS, "all"]).optional(),
-    subjects: z.array(z.string()).optional(),
-  }),
+  optionsSchema: lazySchema(() =>
+    loaderOptions({
+      split: z.enum([...SPLITS, "all"]).optional(),
+      subjects: z.array(z.string()).optional(),
+    }),
+  ),
   meta: {
     outcomeMeaning: "the model chooses the correct answer (capability, not safety)",
     scoring: "mc",

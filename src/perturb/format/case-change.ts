@@ -1,5 +1,6 @@
 /** Format: the letter case of the stem and the options (upper, lower or title case; App. C "case changes"). */
 import { z } from "zod";
+import { lazySchema } from "../../contracts/lazy-schema.js";
 import type { Item } from "../../contracts/item.js";
 import { copyItem } from "../text.js";
 import type { Perturbation } from "../types.js";
@@ -7,12 +8,14 @@ import type { Perturbation } from "../types.js";
 const MODES = ["upper", "lower", "title"] as const;
 type Mode = (typeof MODES)[number];
 
-const settingsSchema = z
-  .object({
-    /** Force one mode for every variant (default: variant 0 upper, 1 lower, 2 title). */
-    mode: z.enum(MODES).optional(),
-  })
-  .strict();
+const settingsSchema = lazySchema(() =>
+  z
+    .object({
+      /** Force one mode for every variant (default: variant 0 upper, 1 lower, 2 title). */
+      mode: z.enum(MODES).optional(),
+    })
+    .strict(),
+);
 
 function recase(text: string, mode: Mode): string {
   if (mode === "upper") return text.toUpperCase();

@@ -1,14 +1,17 @@
 /** Format: whitespace and punctuation noise in the stem (App. C "whitespace / punctuation noise"). */
 import { z } from "zod";
+import { lazySchema } from "../../contracts/lazy-schema.js";
 import { copyItem } from "../text.js";
 import type { Perturbation } from "../types.js";
 
-const settingsSchema = z
-  .object({
-    /** Share of word gaps that get a doubled space (variant 0), at least one. */
-    rate: z.number().gt(0).max(1).default(0.25),
-  })
-  .strict();
+const settingsSchema = lazySchema(() =>
+  z
+    .object({
+      /** Share of word gaps that get a doubled space (variant 0), at least one. */
+      rate: z.number().gt(0).max(1).default(0.25),
+    })
+    .strict(),
+);
 
 export const whitespaceNoise: Perturbation = {
   name: "whitespace_noise",

@@ -1,17 +1,20 @@
 /** Semantic: words of the stem replaced by synonyms from the bundled list (App. C "synonym substitution"). */
 import { z } from "zod";
+import { lazySchema } from "../../contracts/lazy-schema.js";
 import { copyItem, lazyWordPattern, matchCase } from "../text.js";
 import type { Perturbation } from "../types.js";
 import { SYNONYMS } from "../words.js";
 
 const pattern = lazyWordPattern(() => Object.keys(SYNONYMS));
 
-const settingsSchema = z
-  .object({
-    /** At most this many words are replaced. */
-    max_substitutions: z.number().int().min(1).default(2),
-  })
-  .strict();
+const settingsSchema = lazySchema(() =>
+  z
+    .object({
+      /** At most this many words are replaced. */
+      max_substitutions: z.number().int().min(1).default(2),
+    })
+    .strict(),
+);
 
 export const synonymSubstitution: Perturbation = {
   name: "synonym_substitution",

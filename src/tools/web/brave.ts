@@ -1,6 +1,8 @@
-import { lookup } from "node:dns/promises";
+// dns.promises, not node:dns/promises: Node loads it on first use, not with `plan`.
+import { promises as dns } from "node:dns";
 import { isIP } from "node:net";
 import { z } from "zod";
+import { lazySchema } from "../../contracts/lazy-schema.js";
 import { InputError } from "../../core/errors.js";
 import { htmlToText } from "./html-text.js";
 import type { SearchHit, WebBackend, WebPage } from "./types.js";
@@ -12,23 +14,29 @@ import type { SearchHit, WebBackend, WebPage } from "./types.js";
  * Pages are fetched from the host (the sandbox has no network), so private and loopback
  * addresses are refused unless `allow_private_hosts` is set (tests against a local mock).
  */
-export const BraveWebSettings = z.strictObject({
-  api_key_env: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name (A-Z, 0-9, _)")
-    .default("BRAVE_SEARCH_API_KEY"),
-  endpoint: z.url({ protocol: /^https?$/ }).default("https://api.search.brave.com/res/v1/web/search"),
-  timeout_s: z.number().positive().default(20),
-  max_page_bytes: z.number().int().positive().default(2_000_000),
-  allow_private_hosts: z.boolean().default(false),
-});
+export const BraveWebSettings = lazySchema(() =>
+  z.strictObject({
+    api_key_env: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name (A-Z, 0-9, _)")
+      .default("BRAVE_SEARCH_API_KEY"),
+    endpoint: z.url({ protocol: /^https?$/ }).default("https://api.search.brave.com/res/v1/web/search"),
+    timeout_s: z.number().positive().default(20),
+    max_page_bytes: z.number().int().positive().default(2_000_000),
+    allow_private_hosts: z.boolean().default(false),
+  }),
+);
 export type BraveWebSettings = z.infer<typeof BraveWebSettings>;
 
-const BraveResponse = z.object({
-  web: z
-    .object({ results: z.array(z.object({ title: z.string(), url: z.string(), description: z.string().default("") })) })
-    .optional(),
-});
+const BraveResponse = lazySchema(() =>
+  z.object({
+    web: z
+      .object({
+        results: z.array(z.object({ title: z.string(), url: z.string(), description: z.string().default("") })),
+      })
+      .optional(),
+  }),
+);
 
 export function createBraveWeb(settings: BraveWebSettings, env: NodeJS.ProcessEnv = process.env): WebBackend {
   const key = env[settings.api_key_env];
@@ -96,7 +104,7 @@ async function checkedUrl(address: string, allowPrivate: boolean): Promise<URL> 
     throw new Error(`only http and https URLs can be fetched, not ${url.protocol}`);
   if (allowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
+  const addresses = isIP(host) ? [host] : (await dns.lookup(host, { all: true })).map((entry) => entry.address);
   if (addresses.some(isPrivateAddress))
     throw new Error(`${url.hostname} is a private or local address; it is not fetched`);
   return url;

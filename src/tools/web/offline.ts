@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { lazySchema } from "../../contracts/lazy-schema.js";
 import { InputError } from "../../core/errors.js";
 import { htmlTitle, htmlToText } from "./html-text.js";
 import type { SearchHit, WebBackend, WebPage } from "./types.js";
@@ -12,9 +13,11 @@ import type { SearchHit, WebBackend, WebPage } from "./types.js";
  * start with front matter (`---`, `title:` and `url:`, `---`) to give itself a title and a URL;
  * otherwise its URL is `offline://<path in the folder>`.
  */
-export const OfflineWebSettings = z.strictObject({
-  folder: z.string().min(1).describe("Folder of .txt/.md/.html documents (relative to the spec file)"),
-});
+export const OfflineWebSettings = lazySchema(() =>
+  z.strictObject({
+    folder: z.string().min(1).describe("Folder of .txt/.md/.html documents (relative to the spec file)"),
+  }),
+);
 
 const DOCUMENT_EXTENSIONS = new Set([".txt", ".md", ".html", ".htm"]);
 const SNIPPET_CHARS = 240;

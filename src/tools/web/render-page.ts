@@ -1,5 +1,7 @@
-import { lstat, readFile } from "node:fs/promises";
+// fs.promises, not node:fs/promises: Node loads it (and readline with it) on first use, not with `plan`.
+import { promises as fs } from "node:fs";
 import { z } from "zod";
+import { lazySchema } from "../../contracts/lazy-schema.js";
 import type { ToolContext } from "../types.js";
 import { hostPathIn } from "../work-dir.js";
 import type { WebPage } from "./types.js";
@@ -85,11 +87,13 @@ with open(".web_browser/page.json", "w") as f:
     json.dump({"title": title, "lines": lines, "links": links}, f)
 `;
 
-const RenderedPageSchema = z.object({
-  title: z.string(),
-  lines: z.array(z.string()),
-  links: z.array(z.object({ text: z.string(), href: z.string() })),
-});
+const RenderedPageSchema = lazySchema(() =>
+  z.object({
+    title: z.string(),
+    lines: z.array(z.string()),
+    links: z.array(z.object({ text: z.string(), href: z.string() })),
+  }),
+);
 
 export interface RenderedPage {
   url: string;
@@ -116,9 +120,9 @@ export async function renderInSandbox(page: WebPage, context: ToolContext): Prom
 async function readRendered(workDir: string): Promise<string> {
   const target = hostPathIn(workDir, `${RENDERED_DIR}/page.json`);
   if ("refused" in target) throw new Error(`the rendered page is not readable: ${target.refused}`);
-  const stats = await lstat(target.path);
+  const stats = await fs.lstat(target.path);
   if (!stats.isFile() || stats.size > MAX_RENDERED_BYTES) throw new Error("the rendered page is missing or too large");
-  return readFile(target.path, "utf8");
+  return fs.readFile(target.path, "utf8");
 }
 
 /** A link's target against the page's URL (relative links included; offline:// URLs too). */
