@@ -87,7 +87,9 @@ export function parseSpec(text: string, fileName: string): StudySpec {
 function validateSpecFile(file: SpecFile): { spec: StudySpec; source: SpecSource } {
   const source = file.yaml;
   if ("problems" in source) throw new SpecError(file.path, source.problems);
-  const parsed = StudySpecSchema.safeParse(source.data);
+  // A spec is parsed once: zod's compiled fast path (a function generated per object schema on
+  // its first parse) would cost more than it saves (docs/PERFORMANCE.md, "Startup").
+  const parsed = StudySpecSchema.safeParse(source.data, { jitless: true });
   const problems = parsed.success ? [] : parsed.error.issues.flatMap((issue) => issueProblems(issue, [], source));
   problems.push(...crossFieldProblems(source));
   if (!parsed.success || problems.length > 0) throw new SpecError(file.path, problems);

@@ -46,8 +46,20 @@ export function toTaskInput(item: Item, condition: Condition): TaskInput {
 
 /** The open-ended question of an item: MC stems are cleaned, stems of items without options are kept verbatim. */
 export function openEndedQuestion(item: Item): string {
-  return item.options ? openEndedStem(item.stem, item.options).question : item.stem;
+  if (!item.options) return item.stem;
+  const known = openEndedQuestions.get(item);
+  if (known?.stem === item.stem && known.options === item.options) return known.question;
+  const question = openEndedStem(item.stem, item.options).question;
+  openEndedQuestions.set(item, { stem: item.stem, options: item.options, question });
+  return question;
 }
+
+/**
+ * The rewrite of each item's stem, kept while the item lives: a study renders every item once
+ * per condition (plan estimates each trial's prompt), and the rewrite is a dozen regular
+ * expressions. Reused only while the stem and the options are the ones it was made from.
+ */
+const openEndedQuestions = new WeakMap<Item, { stem: string; options: readonly string[]; question: string }>();
 
 export function forcedInstruction(item: Item): string {
   const custom = item.metadata.forced_answer_instruction;

@@ -220,7 +220,8 @@ function unjudgedOpenEndedProblems(spec: StudySpec, source: SpecSource): SpecPro
 }
 
 function settingsProblems(schema: z.ZodType, settings: unknown, path: PathSegment[], source: SpecSource) {
-  const parsed = schema.safeParse(settings);
+  // Parsed once per spec, so without zod's compiled fast path (as the spec itself, spec-loader.ts).
+  const parsed = schema.safeParse(settings, { jitless: true });
   return parsed.success ? [] : zodProblems(parsed.error.issues, path, source, schema);
 }
 

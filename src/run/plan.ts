@@ -172,11 +172,13 @@ function conditionWorkloads(
     for (const [benchmarkId, items] of study.items) {
       if (!conditionsOf(study, benchmarkId).includes(condition)) continue;
       const context = { exemplars: study.exemplars.get(benchmarkId) };
-      for (const item of items.values())
+      for (const item of items.values()) {
+        const task = renderTrialTask(item, condition, context);
         tasks.push({
-          promptTokens: estimateTokens(renderTask(renderTrialTask(item, condition, context))),
-          judged: judgedAtRunTime(study.spec, { benchmarkId: item.benchmark, condition }, item),
+          promptTokens: estimateTokens(renderTask(task)),
+          judged: judgedAtRunTime(study.spec, { benchmarkId: item.benchmark, condition }, item, () => task),
         });
+      }
     }
     // Log-prob scoring is never batched: its calls cost the synchronous price in batch mode too.
     return { perTrial: scaffold.expectedCalls(settings), tasks, synchronous: scoringPathOf(condition) === "logprob" };

@@ -5,6 +5,7 @@
 import type { Condition } from "../../contracts/condition.js";
 import type { Item } from "../../contracts/item.js";
 import type { StudySpec } from "../../contracts/spec.js";
+import type { TaskInput } from "../../contracts/task.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import { renderTrialTask } from "../../facets/render.js";
 import { scoringPathOf } from "../../facets/scoring-path.js";
@@ -17,18 +18,20 @@ function loaderOf(spec: StudySpec, benchmarkId: string): string {
 /**
  * Whether a trial is judged at run time: the spec has judges, the task is open-ended, the path
  * free form, the loader names a rubric, and the spec does not name the benchmark's scorer.
+ * `task` gives the trial's rendered task, when the caller has rendered it already.
  */
 export function judgedAtRunTime(
   spec: StudySpec,
   trial: { benchmarkId: string; condition: Condition },
   item: Item,
+  task: () => TaskInput = () => renderTrialTask(item, trial.condition),
 ): boolean {
   if ((spec.scoring?.judges ?? []).length === 0) return false;
   if ((spec.scoring?.per_benchmark?.[trial.benchmarkId] ?? spec.scoring?.default) !== undefined) return false;
   if (scoringPathOf(trial.condition) !== "free_form") return false;
   const rubricId = datasetLoaders.get(loaderOf(spec, trial.benchmarkId)).meta.judgeRubric;
   if (rubricId === null) return false;
-  if (renderTrialTask(item, trial.condition).format === "mc") return false;
+  if (task().format === "mc") return false;
   // Reference-answer grading needs a reference; without one the item keeps its deterministic score.
   return !(rubricId === "factual_oe" && rubricFor(rubricId).reference(item) === "");
 }
