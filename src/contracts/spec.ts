@@ -3,327 +3,387 @@
  * schema/spec.schema.json is generated from these same types (npm run schema).
  */
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema.js";
 import { AnalysisPlanSpecSchema } from "./analysis.js";
 import { FAILURE_BUCKETS } from "./failure.js";
 
-const identifier = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/, "an identifier of letters, digits and _ . : @ / -");
+const identifier = lazySchema(() =>
+  z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/, "an identifier of letters, digits and _ . : @ / -"),
+);
 
-const envVarName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name (A-Z, 0-9, _)");
+const envVarName = lazySchema(() =>
+  z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name (A-Z, 0-9, _)"),
+);
 
-export const GenerationParamsSchema = z
-  .object({
-    temperature: z.number().min(0).max(2).optional(),
-    top_p: z.number().gt(0).max(1).optional(),
-    top_k: z.number().int().positive().optional(),
-    max_tokens: z.number().int().positive().optional(),
-    seed: z.number().int().optional(),
-    stop: z.array(z.string()).optional(),
-  })
-  .strict();
+export const GenerationParamsSchema = lazySchema(() =>
+  z
+    .object({
+      temperature: z.number().min(0).max(2).optional(),
+      top_p: z.number().gt(0).max(1).optional(),
+      top_k: z.number().int().positive().optional(),
+      max_tokens: z.number().int().positive().optional(),
+      seed: z.number().int().optional(),
+      stop: z.array(z.string()).optional(),
+    })
+    .strict(),
+);
 
-export const PriceSchema = z
-  .object({
-    input_per_mtok: z.number().nonnegative(),
-    output_per_mtok: z.number().nonnegative(),
-  })
-  .strict();
+export const PriceSchema = lazySchema(() =>
+  z
+    .object({
+      input_per_mtok: z.number().nonnegative(),
+      output_per_mtok: z.number().nonnegative(),
+    })
+    .strict(),
+);
 
-export const RateLimitSchema = z
-  .object({
-    rpm: z.number().positive().optional(),
-    tpm: z.number().positive().optional(),
-    concurrency: z.number().int().positive().optional(),
-  })
-  .strict();
+export const RateLimitSchema = lazySchema(() =>
+  z
+    .object({
+      rpm: z.number().positive().optional(),
+      tpm: z.number().positive().optional(),
+      concurrency: z.number().int().positive().optional(),
+    })
+    .strict(),
+);
 
-export const ModelSpecSchema = z
-  .object({
-    id: identifier.describe("Label of this model in tables and reports"),
-    provider: z.string().min(1).describe("Registered provider: sim, llama, openai, anthropic, google"),
-    model: z.string().min(1).describe("The provider's model identifier or GGUF path"),
-    params: GenerationParamsSchema.default({}),
-    // http(s) only: a bare "localhost:8000" parses as a URL with scheme "localhost:".
-    base_url: z.url({ protocol: /^https?$/, error: "an http(s) URL such as http://localhost:8000/v1" }).optional(),
-    api_key_env: z
-      .union([envVarName, z.array(envVarName).min(1)])
-      .optional()
-      .describe("Environment variable(s) holding API keys; several rotate"),
-    price: PriceSchema.optional(),
-    rate_limit: RateLimitSchema.optional(),
-    drop_params: z.array(z.enum(["temperature", "top_p", "top_k", "max_tokens", "seed", "stop"])).optional(),
-    options: z.record(z.string(), z.unknown()).optional().describe("Provider-specific options"),
-    quantizations: z
-      .record(z.string().min(1), z.string().min(1))
-      .optional()
-      .describe(
-        "Variants of this model for the `quantization` facet: value name -> the variant's provider model id or GGUF path (the model id stays the same)",
-      ),
-  })
-  .strict();
+export const ModelSpecSchema = lazySchema(() =>
+  z
+    .object({
+      id: identifier.describe("Label of this model in tables and reports"),
+      provider: z.string().min(1).describe("Registered provider: sim, llama, openai, anthropic, google"),
+      model: z.string().min(1).describe("The provider's model identifier or GGUF path"),
+      params: GenerationParamsSchema.default({}),
+      // http(s) only: a bare "localhost:8000" parses as a URL with scheme "localhost:".
+      base_url: z.url({ protocol: /^https?$/, error: "an http(s) URL such as http://localhost:8000/v1" }).optional(),
+      api_key_env: z
+        .union([envVarName, z.array(envVarName).min(1)])
+        .optional()
+        .describe("Environment variable(s) holding API keys; several rotate"),
+      price: PriceSchema.optional(),
+      rate_limit: RateLimitSchema.optional(),
+      drop_params: z.array(z.enum(["temperature", "top_p", "top_k", "max_tokens", "seed", "stop"])).optional(),
+      options: z.record(z.string(), z.unknown()).optional().describe("Provider-specific options"),
+      quantizations: z
+        .record(z.string().min(1), z.string().min(1))
+        .optional()
+        .describe(
+          "Variants of this model for the `quantization` facet: value name -> the variant's provider model id or GGUF path (the model id stays the same)",
+        ),
+    })
+    .strict(),
+);
 
-export const SampleSchema = z
-  .object({
-    n: z.number().int().positive(),
-    seed: z.number().int().default(0),
-    stratify_by: z.string().optional().describe("Item metadata field whose values are the strata"),
-    allocation: z
-      .enum(["proportional", "equal"])
-      .default("proportional")
-      .describe("Stratum sizes: proportional to the strata, or equal (balanced, e.g. BBQ category x ambiguity)"),
-    allow_smaller: z
-      .boolean()
-      .optional()
-      .describe("Take every item, with a warning, when the benchmark has fewer than n (default: an error)"),
-  })
-  .strict();
+export const SampleSchema = lazySchema(() =>
+  z
+    .object({
+      n: z.number().int().positive(),
+      seed: z.number().int().default(0),
+      stratify_by: z.string().optional().describe("Item metadata field whose values are the strata"),
+      allocation: z
+        .enum(["proportional", "equal"])
+        .default("proportional")
+        .describe("Stratum sizes: proportional to the strata, or equal (balanced, e.g. BBQ category x ambiguity)"),
+      allow_smaller: z
+        .boolean()
+        .optional()
+        .describe("Take every item, with a warning, when the benchmark has fewer than n (default: an error)"),
+    })
+    .strict(),
+);
 
-export const InlineItemSchema = z
-  .object({
-    id: identifier,
-    stem: z.string().min(1),
-    options: z.array(z.string().min(1)).min(2).optional(),
-    gold_index: z.number().int().nonnegative().optional(),
-    gold_text: z.string().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict()
-  .refine(
-    (item) => item.gold_index === undefined || (item.options !== undefined && item.gold_index < item.options.length),
-    {
-      message: "gold_index must point at one of the options",
-      path: ["gold_index"],
-    },
-  );
+export const InlineItemSchema = lazySchema(() =>
+  z
+    .object({
+      id: identifier,
+      stem: z.string().min(1),
+      options: z.array(z.string().min(1)).min(2).optional(),
+      gold_index: z.number().int().nonnegative().optional(),
+      gold_text: z.string().optional(),
+      metadata: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict()
+    .refine(
+      (item) => item.gold_index === undefined || (item.options !== undefined && item.gold_index < item.options.length),
+      {
+        message: "gold_index must point at one of the options",
+        path: ["gold_index"],
+      },
+    ),
+);
 
 /** Where a benchmark's few-shot exemplars come from (the `few_shot` facet); disjoint from the evaluated items. */
-export const ExemplarPoolSchema = z
-  .object({
-    source: z.string().optional().describe("Path or URL of the exemplar file(s), read by `loader`"),
-    loader: z.string().min(1).optional().describe("Dataset loader of `source` (default: the benchmark's own)"),
-    options: z.record(z.string(), z.unknown()).optional(),
-    items: z.array(InlineItemSchema).min(1).optional().describe("Inline exemplars"),
-    exclude_evaluated: z
-      .boolean()
-      .default(false)
-      .describe(
-        "Drop the evaluated items from the pool (a pool read from the benchmark's own file); else an overlap is an error",
-      ),
-  })
-  .strict()
-  .refine((pool) => pool.source !== undefined || pool.items !== undefined, {
-    message: "an exemplar pool needs a source file or inline items",
-  });
+export const ExemplarPoolSchema = lazySchema(() =>
+  z
+    .object({
+      source: z.string().optional().describe("Path or URL of the exemplar file(s), read by `loader`"),
+      loader: z.string().min(1).optional().describe("Dataset loader of `source` (default: the benchmark's own)"),
+      options: z.record(z.string(), z.unknown()).optional(),
+      items: z.array(InlineItemSchema).min(1).optional().describe("Inline exemplars"),
+      exclude_evaluated: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Drop the evaluated items from the pool (a pool read from the benchmark's own file); else an overlap is an error",
+        ),
+    })
+    .strict()
+    .refine((pool) => pool.source !== undefined || pool.items !== undefined, {
+      message: "an exemplar pool needs a source file or inline items",
+    }),
+);
 
-export const BenchmarkSpecSchema = z
-  .object({
-    id: identifier,
-    loader: z.string().min(1).describe("Registered dataset loader, or 'inline'"),
-    source: z.string().optional().describe("Path or URL of the published file(s)"),
-    items: z.array(InlineItemSchema).min(1).optional(),
-    sample: SampleSchema.optional(),
-    options: z.record(z.string(), z.unknown()).optional(),
-    exemplars: ExemplarPoolSchema.optional().describe("The few-shot exemplar pool (the `few_shot` facet)"),
-  })
-  .strict()
-  .refine((b) => b.loader !== "inline" || b.items !== undefined, {
-    message: "an inline benchmark needs items",
-    path: ["items"],
-  })
-  .refine((b) => b.loader === "inline" || b.source !== undefined, {
-    message: "a benchmark with a loader needs a source path or URL",
-    path: ["source"],
-  });
+export const BenchmarkSpecSchema = lazySchema(() =>
+  z
+    .object({
+      id: identifier,
+      loader: z.string().min(1).describe("Registered dataset loader, or 'inline'"),
+      source: z.string().optional().describe("Path or URL of the published file(s)"),
+      items: z.array(InlineItemSchema).min(1).optional(),
+      sample: SampleSchema.optional(),
+      options: z.record(z.string(), z.unknown()).optional(),
+      exemplars: ExemplarPoolSchema.optional().describe("The few-shot exemplar pool (the `few_shot` facet)"),
+    })
+    .strict()
+    .refine((b) => b.loader !== "inline" || b.items !== undefined, {
+      message: "an inline benchmark needs items",
+      path: ["items"],
+    })
+    .refine((b) => b.loader === "inline" || b.source !== undefined, {
+      message: "a benchmark with a loader needs a source path or URL",
+      path: ["source"],
+    }),
+);
 
 /** A facet value: a bare name/number/flag, or a named value with parameters. */
-export const FacetValueSchema = z.union([
-  z.string().min(1),
-  z.number(),
-  z.boolean(),
+export const FacetValueSchema = lazySchema(() =>
+  z.union([
+    z.string().min(1),
+    z.number(),
+    z.boolean(),
+    z
+      .object({ name: z.string().min(1) })
+      // A list of integers: the seeds of a stochastic decoding setting (`seeds: [1, 2, 3, 4, 5]`).
+      .catchall(z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.number().int())])),
+  ]),
+);
+
+export const ConditionsSchema = lazySchema(() =>
   z
-    .object({ name: z.string().min(1) })
-    // A list of integers: the seeds of a stochastic decoding setting (`seeds: [1, 2, 3, 4, 5]`).
-    .catchall(z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.number().int())])),
-]);
+    .object({
+      facets: z
+        .record(z.string().regex(/^[a-z][a-z0-9_]*$/, "a facet name in snake_case"), z.array(FacetValueSchema).min(1))
+        .refine((facets) => Object.keys(facets).length > 0, "at least one facet"),
+      exclude: z
+        .array(z.record(z.string(), z.union([FacetValueSchema, z.array(FacetValueSchema)])))
+        .default([])
+        .describe(
+          "Validity constraints: a condition matching every key of an entry is excluded (the key `benchmark` matches a benchmark id)",
+        ),
+    })
+    .strict(),
+);
 
-export const ConditionsSchema = z
-  .object({
-    facets: z
-      .record(z.string().regex(/^[a-z][a-z0-9_]*$/, "a facet name in snake_case"), z.array(FacetValueSchema).min(1))
-      .refine((facets) => Object.keys(facets).length > 0, "at least one facet"),
-    exclude: z
-      .array(z.record(z.string(), z.union([FacetValueSchema, z.array(FacetValueSchema)])))
-      .default([])
-      .describe(
-        "Validity constraints: a condition matching every key of an entry is excluded (the key `benchmark` matches a benchmark id)",
-      ),
-  })
-  .strict();
+export const ExecutionSchema = lazySchema(() =>
+  z
+    .object({
+      concurrency: z.number().int().positive().max(1024).default(8),
+      max_retries: z.number().int().nonnegative().max(20).default(4),
+      timeout_s: z.number().positive().default(120),
+      backoff_base_ms: z.number().nonnegative().default(500),
+      backoff_max_ms: z.number().positive().default(60_000),
+      cache: z.boolean().default(true),
+      mode: z
+        .enum(["sync", "batch"])
+        .optional()
+        .describe(
+          "sync (default), or batch: calls of providers with a batch API go through it, at the batch price (docs/SCALE.md)",
+        ),
+      batch: z
+        .object({
+          max_requests: z
+            .number()
+            .int()
+            .positive()
+            .max(50_000)
+            .default(1000)
+            .describe("Requests per batch (and trials in flight)"),
+          flush_after_ms: z
+            .number()
+            .int()
+            .nonnegative()
+            .default(500)
+            .describe("A batch is submitted once no call joined it for this long"),
+          poll_initial_ms: z.number().int().positive().default(15_000),
+          poll_max_ms: z.number().int().positive().default(300_000),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+);
 
-export const ExecutionSchema = z
-  .object({
-    concurrency: z.number().int().positive().max(1024).default(8),
-    max_retries: z.number().int().nonnegative().max(20).default(4),
-    timeout_s: z.number().positive().default(120),
-    backoff_base_ms: z.number().nonnegative().default(500),
-    backoff_max_ms: z.number().positive().default(60_000),
-    cache: z.boolean().default(true),
-    mode: z
-      .enum(["sync", "batch"])
-      .optional()
-      .describe(
-        "sync (default), or batch: calls of providers with a batch API go through it, at the batch price (docs/SCALE.md)",
-      ),
-    batch: z
-      .object({
-        max_requests: z
-          .number()
-          .int()
-          .positive()
-          .max(50_000)
-          .default(1000)
-          .describe("Requests per batch (and trials in flight)"),
-        flush_after_ms: z
-          .number()
-          .int()
-          .nonnegative()
-          .default(500)
-          .describe("A batch is submitted once no call joined it for this long"),
-        poll_initial_ms: z.number().int().positive().default(15_000),
-        poll_max_ms: z.number().int().positive().default(300_000),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
-
-export const BudgetSchema = z
-  .object({
-    max_cost_usd: z.number().positive().optional(),
-    max_calls: z.number().int().positive().optional(),
-  })
-  .strict();
+export const BudgetSchema = lazySchema(() =>
+  z
+    .object({
+      max_cost_usd: z.number().positive().optional(),
+      max_calls: z.number().int().positive().optional(),
+    })
+    .strict(),
+);
 
 /** A judge: a model spec of its own, or the id of a model in `models` (it never judges its own outputs). */
-export const JudgeRefSchema = z.union([identifier, ModelSpecSchema]);
+export const JudgeRefSchema = lazySchema(() => z.union([identifier, ModelSpecSchema]));
 
 /** Scoring choices (docs/SCORING.md): scorers per benchmark, log-prob options, judges, blinding. */
-export const ScoringSchema = z
-  .object({
-    default: z.string().min(1).optional().describe("Scorer for every benchmark, replacing the per-format default"),
-    per_benchmark: z.record(z.string(), z.string().min(1)).optional().describe("Scorer by benchmark id"),
-    logprob_basis: z.enum(["text", "letter"]).default("text").describe("Log-prob argmax over option texts or letters"),
-    length_normalise: z.boolean().default(false).describe("Log-prob: divide option log-likelihoods by token count"),
-    judges: z
-      .array(JudgeRefSchema)
-      .default([])
-      .describe("Judges in order of preference; the first that is not the subject judges"),
-    validation: z
-      .object({
-        judge: JudgeRefSchema.optional().describe("Default: the next judge in `judges` that is not the subject"),
-        fraction: z.number().gt(0).max(1).default(0.1),
-      })
-      .strict()
-      .optional(),
-    blinding: z
-      .object({
-        guess_fraction: z.number().min(0).max(1).default(0.1).describe("Stratified share asked to guess the condition"),
-        redact: z.array(z.string().min(1)).default([]).describe("Extra strings removed from responses before judging"),
-      })
-      .strict()
-      .default({ guess_fraction: 0.1, redact: [] }),
-    seed: z.number().int().default(0).describe("Seed of the validation and guessing subsamples"),
-    rubrics: z
-      .record(z.string(), z.record(z.string(), z.unknown()))
-      .optional()
-      .describe("Options of judge rubrics by rubric id, checked against each rubric's schema (docs/SCORING.md)"),
-  })
-  .strict();
+export const ScoringSchema = lazySchema(() =>
+  z
+    .object({
+      default: z.string().min(1).optional().describe("Scorer for every benchmark, replacing the per-format default"),
+      per_benchmark: z.record(z.string(), z.string().min(1)).optional().describe("Scorer by benchmark id"),
+      logprob_basis: z
+        .enum(["text", "letter"])
+        .default("text")
+        .describe("Log-prob argmax over option texts or letters"),
+      length_normalise: z.boolean().default(false).describe("Log-prob: divide option log-likelihoods by token count"),
+      judges: z
+        .array(JudgeRefSchema)
+        .default([])
+        .describe("Judges in order of preference; the first that is not the subject judges"),
+      validation: z
+        .object({
+          judge: JudgeRefSchema.optional().describe("Default: the next judge in `judges` that is not the subject"),
+          fraction: z.number().gt(0).max(1).default(0.1),
+        })
+        .strict()
+        .optional(),
+      blinding: z
+        .object({
+          guess_fraction: z
+            .number()
+            .min(0)
+            .max(1)
+            .default(0.1)
+            .describe("Stratified share asked to guess the condition"),
+          redact: z
+            .array(z.string().min(1))
+            .default([])
+            .describe("Extra strings removed from responses before judging"),
+        })
+        .strict()
+        .default({ guess_fraction: 0.1, redact: [] }),
+      seed: z.number().int().default(0).describe("Seed of the validation and guessing subsamples"),
+      rubrics: z
+        .record(z.string(), z.record(z.string(), z.unknown()))
+        .optional()
+        .describe("Options of judge rubrics by rubric id, checked against each rubric's schema (docs/SCORING.md)"),
+    })
+    .strict(),
+);
 
 /**
  * Per-trial limits of agent trials (GAIA study section 3.5-3.6; src/run/execute/agent-limits.ts):
  * a trial that reaches one stops with what it submitted (none: wrong), and the limit is flagged.
  */
-export const AgentLimitsSchema = z
-  .object({
-    tokens: z.number().int().positive().optional().describe("Input + output tokens over the trial's calls"),
-    wall_seconds: z.number().positive().optional().describe("Wall-clock seconds from the trial's start"),
-    messages: z.number().int().positive().optional().describe("Model replies plus tool results"),
-    cost_usd: z.number().positive().optional().describe("Dollars over the trial's calls"),
-    context_tokens: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe("A call's input above this is truncated, oldest tool traces first (section 3.6)"),
-  })
-  .strict();
+export const AgentLimitsSchema = lazySchema(() =>
+  z
+    .object({
+      tokens: z.number().int().positive().optional().describe("Input + output tokens over the trial's calls"),
+      wall_seconds: z.number().positive().optional().describe("Wall-clock seconds from the trial's start"),
+      messages: z.number().int().positive().optional().describe("Model replies plus tool results"),
+      cost_usd: z.number().positive().optional().describe("Dollars over the trial's calls"),
+      context_tokens: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe("A call's input above this is truncated, oldest tool traces first (section 3.6)"),
+    })
+    .strict(),
+);
 
 /** Limits of each sandboxed tool call (docs/TOOLS.md); the per-trial limits (tokens, time, cost) are the scaffolds'. */
-export const SandboxLimitsSchema = z
-  .object({
-    cpu_seconds: z.number().positive().max(3600).default(30).describe("CPU seconds per tool call (RLIMIT_CPU)"),
-    wall_seconds: z.number().positive().max(3600).default(60).describe("Wall seconds per tool call; then it is killed"),
-    output_bytes: z.number().int().positive().default(16_384).describe("Bytes of stdout+stderr kept per call"),
-    max_processes: z.number().int().min(2).max(4096).default(64).describe("Processes a call may have at once"),
-  })
-  .strict();
+export const SandboxLimitsSchema = lazySchema(() =>
+  z
+    .object({
+      cpu_seconds: z.number().positive().max(3600).default(30).describe("CPU seconds per tool call (RLIMIT_CPU)"),
+      wall_seconds: z
+        .number()
+        .positive()
+        .max(3600)
+        .default(60)
+        .describe("Wall seconds per tool call; then it is killed"),
+      output_bytes: z.number().int().positive().default(16_384).describe("Bytes of stdout+stderr kept per call"),
+      max_processes: z.number().int().min(2).max(4096).default(64).describe("Processes a call may have at once"),
+    })
+    .strict(),
+);
 
 /** The agent tools (issue 15, docs/TOOLS.md): which are offered, the sandbox limits, the web backend. */
-export const AgentsSchema = z
-  .object({
-    tools: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .describe("Registered tools offered to agent scaffolds (default: each scaffold's own set)"),
-    sandbox: SandboxLimitsSchema.default(() => SandboxLimitsSchema.parse({})),
-    web: z
-      .object({ backend: z.string().min(1).describe("Registered web backend: offline (a local folder) or brave") })
-      .catchall(z.unknown())
-      .optional()
-      .describe("Backend of web_search/web_fetch and its settings, e.g. {backend: offline, folder: docs/}"),
-  })
-  .strict();
+export const AgentsSchema = lazySchema(() =>
+  z
+    .object({
+      tools: z
+        .array(z.string().min(1))
+        .min(1)
+        .optional()
+        .describe("Registered tools offered to agent scaffolds (default: each scaffold's own set)"),
+      sandbox: SandboxLimitsSchema.default(() => SandboxLimitsSchema.parse({})),
+      web: z
+        .object({ backend: z.string().min(1).describe("Registered web backend: offline (a local folder) or brave") })
+        .catchall(z.unknown())
+        .optional()
+        .describe("Backend of web_search/web_fetch and its settings, e.g. {backend: offline, folder: docs/}"),
+    })
+    .strict(),
+);
 
-export const StudySpecSchema = z
-  .object({
-    study: identifier.describe("Study name"),
-    description: z.string().optional(),
-    plugins: z
-      .array(z.string().min(1))
-      .optional()
-      .describe(
-        "Modules that register loaders, scaffolds, scorers or providers (docs/EXTENDING.md): paths relative to the spec file, or package names; each exports register(api)",
-      ),
-    seed: z.number().int().default(0),
-    models: z.array(ModelSpecSchema).min(1),
-    benchmarks: z.array(BenchmarkSpecSchema).min(1),
-    conditions: ConditionsSchema,
-    attempts: z.number().int().positive().max(100).default(1),
-    execution: ExecutionSchema.default(() => ExecutionSchema.parse({})),
-    budget: BudgetSchema.default({}),
-    prices: z.record(z.string(), PriceSchema).optional().describe("Price overrides by provider model id"),
-    scoring: ScoringSchema.optional().describe("Scorers, judges and blinding (docs/SCORING.md)"),
-    agents: AgentsSchema.optional().describe("Agent tools, sandbox limits and web backend (docs/TOOLS.md)"),
-    // Built when a spec has an analysis block (or the JSON Schema is written), not when this loads.
-    analysis: z
-      .lazy(() => AnalysisPlanSpecSchema)
-      .optional()
-      .describe("Analysis plan (docs/ANALYSIS.md); defaults apply when absent"),
-    agent_limits: AgentLimitsSchema.optional().describe("Per-trial limits of agent (tool) trials"),
-  })
-  .strict()
-  .superRefine(
-    (spec, ctx) => {
-      reportDuplicates(spec.models, ["models"], "model id", ctx);
-      reportDuplicates(spec.benchmarks, ["benchmarks"], "benchmark id", ctx);
-    },
-    // Also run when other parts of the spec are invalid, so a user sees every problem in one pass;
-    // the entries may then be unvalidated, hence the defensive reads in reportDuplicates.
-    { when: (payload) => hasEntryLists(payload.value) },
-  );
+export const StudySpecSchema = lazySchema(() =>
+  z
+    .object({
+      study: identifier.describe("Study name"),
+      description: z.string().optional(),
+      plugins: z
+        .array(z.string().min(1))
+        .optional()
+        .describe(
+          "Modules that register loaders, scaffolds, scorers or providers (docs/EXTENDING.md): paths relative to the spec file, or package names; each exports register(api)",
+        ),
+      seed: z.number().int().default(0),
+      models: z.array(ModelSpecSchema).min(1),
+      benchmarks: z.array(BenchmarkSpecSchema).min(1),
+      conditions: ConditionsSchema,
+      attempts: z.number().int().positive().max(100).default(1),
+      execution: ExecutionSchema.default(() => ExecutionSchema.parse({})),
+      budget: BudgetSchema.default({}),
+      prices: z.record(z.string(), PriceSchema).optional().describe("Price overrides by provider model id"),
+      scoring: ScoringSchema.optional().describe("Scorers, judges and blinding (docs/SCORING.md)"),
+      agents: z
+        .lazy(() => AgentsSchema)
+        .optional()
+        .describe("Agent tools, sandbox limits and web backend (docs/TOOLS.md)"),
+      // The optional sections that most specs lack are built when a spec has them (or the JSON
+      // Schema is written), not whenever a spec is checked.
+      analysis: z
+        .lazy(() => AnalysisPlanSpecSchema)
+        .optional()
+        .describe("Analysis plan (docs/ANALYSIS.md); defaults apply when absent"),
+      agent_limits: z
+        .lazy(() => AgentLimitsSchema)
+        .optional()
+        .describe("Per-trial limits of agent (tool) trials"),
+    })
+    .strict()
+    .superRefine(
+      (spec, ctx) => {
+        reportDuplicates(spec.models, ["models"], "model id", ctx);
+        reportDuplicates(spec.benchmarks, ["benchmarks"], "benchmark id", ctx);
+      },
+      // Also run when other parts of the spec are invalid, so a user sees every problem in one pass;
+      // the entries may then be unvalidated, hence the defensive reads in reportDuplicates.
+      { when: (payload) => hasEntryLists(payload.value) },
+    ),
+);
 
 function hasEntryLists(value: unknown): boolean {
   const spec = value as { models?: unknown; benchmarks?: unknown } | null;

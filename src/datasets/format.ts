@@ -3,7 +3,7 @@ import { facetName } from "../contracts/condition.js";
 import { type Item, OPTION_LETTERS } from "../contracts/item.js";
 import type { TaskInput } from "../contracts/task.js";
 import { InputError } from "../core/errors.js";
-import { openEndedStem } from "./stem.js";
+import { openEndedRewrite, openEndedStem } from "./stem.js";
 
 export const ANSWER_FORMATS = ["mc", "oe", "forced"] as const;
 
@@ -48,18 +48,18 @@ export function toTaskInput(item: Item, condition: Condition): TaskInput {
 export function openEndedQuestion(item: Item): string {
   if (!item.options) return item.stem;
   const known = openEndedQuestions.get(item);
-  if (known?.stem === item.stem && known.options === item.options) return known.question;
-  const question = openEndedStem(item.stem, item.options).question;
-  openEndedQuestions.set(item, { stem: item.stem, options: item.options, question });
+  if (known?.stem === item.stem) return known.question;
+  const { question } = openEndedRewrite(item.stem);
+  openEndedQuestions.set(item, { stem: item.stem, question });
   return question;
 }
 
 /**
  * The rewrite of each item's stem, kept while the item lives: a study renders every item once
  * per condition (plan estimates each trial's prompt), and the rewrite is a dozen regular
- * expressions. Reused only while the stem and the options are the ones it was made from.
+ * expressions. Reused only while the stem is the one it was made from.
  */
-const openEndedQuestions = new WeakMap<Item, { stem: string; options: readonly string[]; question: string }>();
+const openEndedQuestions = new WeakMap<Item, { stem: string; question: string }>();
 
 export function forcedInstruction(item: Item): string {
   const custom = item.metadata.forced_answer_instruction;

@@ -98,6 +98,17 @@ const VACUOUS =
 
 /** Rewrites an MC stem as an open question and reports whether it depends on its options. */
 export function openEndedStem(stem: string, options: readonly string[] = []): OpenEndedStem {
+  const { question, removed } = openEndedRewrite(stem);
+  const reasons = dependenceReasons(stem, question, options);
+  return { question, optionDependent: reasons.length > 0, reasons, removed };
+}
+
+/**
+ * The rewrite alone, without the dependence check: what rendering an open-ended task needs
+ * (`openEndedStem(...).question`, without testing the stem and every option against two dozen
+ * more patterns).
+ */
+export function openEndedRewrite(stem: string): { question: string; removed: string[] } {
   const removed: string[] = [];
   let text = stripTrailing(stem, removed);
   text = text.replace(LEAD_IN, (match, before: string) => {
@@ -116,8 +127,7 @@ export function openEndedStem(stem: string, options: readonly string[] = []): Op
   });
   text = rewriteWhichOf(text, removed);
   text = capitaliseSentences(text).trim();
-  const reasons = dependenceReasons(stem, text, options);
-  return { question: text, optionDependent: reasons.length > 0, reasons, removed };
+  return { question: text, removed };
 }
 
 function stripTrailing(stem: string, removed: string[]): string {

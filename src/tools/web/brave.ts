@@ -1,5 +1,3 @@
-// dns.promises, not node:dns/promises: Node loads it on first use, not with `plan`.
-import { promises as dns } from "node:dns";
 import { isIP } from "node:net";
 import { z } from "zod";
 import { lazySchema } from "../../contracts/lazy-schema.js";
@@ -104,7 +102,9 @@ async function checkedUrl(address: string, allowPrivate: boolean): Promise<URL> 
     throw new Error(`only http and https URLs can be fetched, not ${url.protocol}`);
   if (allowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  const addresses = isIP(host) ? [host] : (await dns.lookup(host, { all: true })).map((entry) => entry.address);
+  // Imported here: node:dns is not otherwise loaded, and `plan` has no use for it.
+  const { lookup } = await import("node:dns/promises");
+  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
   if (addresses.some(isPrivateAddress))
     throw new Error(`${url.hostname} is a private or local address; it is not fetched`);
   return url;
