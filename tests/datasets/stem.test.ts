@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { openEndedStem, singular } from "../../src/datasets/stem.js";
+import { openEndedQuestion } from "../../src/datasets/format.js";
+import { openEndedRewrite, openEndedStem, singular } from "../../src/datasets/stem.js";
 
 /** [MC stem, expected open-ended question, option-dependent?] */
 const TABLE: [string, string, boolean][] = [
@@ -115,5 +116,29 @@ describe("openEndedStem: MC artefact table", () => {
       "gas",
       "bus",
     ]);
+  });
+});
+
+describe("openEndedRewrite and openEndedQuestion", () => {
+  it("give openEndedStem's question and removed parts without its dependence check", () => {
+    for (const [stem] of TABLE) {
+      const { question, removed } = openEndedStem(stem, ["Alpha", "Beta"]);
+      assert.deepEqual(openEndedRewrite(stem), { question, removed }, stem);
+    }
+  });
+
+  it("rewrite an item's stem once per stem, and again when the stem changes", () => {
+    const item = {
+      id: "q",
+      benchmark: "b",
+      stem: "Which of the following is the capital of Norway?",
+      options: ["Oslo", "Bergen"],
+      metadata: {},
+    };
+    assert.equal(openEndedQuestion(item), "What is the capital of Norway?");
+    assert.equal(openEndedQuestion(item), "What is the capital of Norway?");
+    item.stem = "Which of the following gases is most abundant in air?";
+    assert.equal(openEndedQuestion(item), "Which gas is most abundant in air?");
+    assert.equal(openEndedQuestion({ ...item, options: undefined }), item.stem);
   });
 });
