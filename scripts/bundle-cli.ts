@@ -1,19 +1,23 @@
 /**
  * The bundled build (step two of `npm run build`, after tsc), into dist/bundle/:
  *
- * - `body.cjs`: every package subpath (`parallax-eval`, `/contracts`, `/stats`, ...) and every CLI
- *   command module, bundled together by esbuild with their pure-JS dependencies as one CommonJS
- *   file. Each subpath and command is a lazily evaluated init function in it (`load(name)`,
- *   `command(name)`), so a command evaluates only what it uses. One file for all of them means one
- *   copy of each module: the registries a user's plugin imports from `parallax-eval/scaffolds`
- *   are the ones the CLI runs with.
+ * - `core.cjs`: the `plan` command (CORE_COMMANDS) and every module it imports, with their pure-JS
+ *   dependencies, bundled by esbuild as one CommonJS file. Each module is a lazily evaluated init
+ *   function (`command(name)`, and `module(path)` for the modules the body takes from it).
+ * - `body.cjs`: every package subpath (`parallax-eval`, `/contracts`, `/stats`, ...) and the other
+ *   CLI commands (`load(name)`, `command(name)`), without the core's modules: its imports of those
+ *   are the core's instances. So each module has one copy: the registries a user's plugin imports
+ *   from `parallax-eval/scaffolds` are the ones the CLI runs with.
  * - `cli.cjs`: the CLI's shell (src/cli/main.ts and commander); a command's `import()` loads the
- *   body. `--version` and `--help` never load the body.
- * - `errors.cjs`: core/errors.ts, shared by shell and body, so `instanceof ParallaxError` holds
- *   across them.
- * - `loader.cjs` (scripts/bundle/code-cache.ts): loads `cli.cjs` and `body.cjs` through
- *   `vm.Script` with V8's code cache; `parallax.cjs` (package.json `bin`) calls it.
- * - `code-cache/`: the caches, written by a warm-up run of `plan` on the quickstart at build time.
+ *   core (`plan`) or the body. `--version` and `--help` load neither.
+ * - `errors.cjs`: core/errors.ts, shared by shell, core and body, so `instanceof ParallaxError`
+ *   holds across them.
+ * - `loader.cjs` (scripts/bundle/code-cache.ts): loads `cli.cjs`, `core.cjs` and `body.cjs`
+ *   through `vm.Script` with V8's code cache; `parallax.cjs` (package.json `bin`) calls it. The
+ *   three are written already wrapped as Node wraps a module (bundle/module-wrapper.ts), so only
+ *   the loader loads them.
+ * - `code-cache/`: the caches, written at build time by a warm-up `plan` on the quickstart (shell
+ *   and core) and a script that evaluates the other commands (body).
  * - `<subpath>.js` (package.json `exports`): ES module files that re-export the body's subpath,
  *   loaded through the same loader (so through `require.cache`, the same instance).
  * - `bootstrap-worker.js`: the bootstrap's worker thread (stats/parallel-bootstrap.ts starts it

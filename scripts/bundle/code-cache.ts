@@ -189,7 +189,7 @@ export function body(): Body {
   return loaded;
 }
 
-/** Runs the CLI: its small shell (commander and the command list), which loads the body on demand. */
+/** Runs the CLI: its small shell (commander and the command list), which loads the core or the body on demand. */
 export function runCli(): void {
   requireCached(join(__dirname, "cli.cjs"));
 }
