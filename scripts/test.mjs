@@ -1,6 +1,12 @@
 #!/usr/bin/env node
-// Runs every tests/**/*.test.ts with node:test through tsx (Node 20 does not expand globs,
-// so the file list is built here). Extra arguments filter files by substring.
+// Runs the tests with node:test through tsx (Node 20 does not expand globs, so the file list
+// is built here): `npm test` runs every tests/**/*.test.ts outside tests/e2e/, and
+// `npm run test:e2e` (--e2e) the slow end-to-end suites in tests/e2e/ (real llama.cpp runs,
+// agent runs in the sandbox, PostgreSQL scale-out, headless Chromium). Extra arguments filter
+// files by substring.
+//
+// A test whose machine prerequisite is missing skips with "needs NAME: ..." (tests/helpers/
+// prerequisites.ts); the closing summary counts the skipped tests by reason.
 //
 // The store tests also run against PostgreSQL: when PARALLAX_TEST_PG_URL is not set and a
 // PostgreSQL installation is found, a throwaway cluster is started for the run and stopped
@@ -56,9 +62,12 @@ function startPostgres() {
   return line?.slice("PARALLAX_TEST_PG_URL=".length);
 }
 
-const filters = process.argv.slice(2);
+const E2E_DIR = join("tests", "e2e");
+const e2e = process.argv.includes("--e2e");
+const filters = process.argv.slice(2).filter((a) => a !== "--e2e");
 const files = walk("tests")
   .map((f) => relative(".", f))
+  .filter((f) => f.startsWith(E2E_DIR + "/") === e2e)
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
 if (files.length === 0) {
@@ -76,14 +85,57 @@ if (!env.PARALLAX_TEST_PG_URL && files.some((f) => f.includes("postgres")) && po
   }
 }
 
+/**
+ * The closing lines: the skipped tests and suites by reason, then one plain count line
+ * ("test: N passed, N failed, N skipped") from the outcomes reporter's lines.
+ */
+function closingSummary(outcomesFile) {
+  const outcomes = existsSync(outcomesFile)
+    ? readFileSync(outcomesFile, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
+  const tests = outcomes.filter((o) => !o.suite);
+  const skips = outcomes.filter((o) => o.outcome === "skip");
+  const byReason = new Map();
+  for (const skip of skips) {
+    const entry = byReason.get(skip.reason) ?? { tests: 0, suites: 0 };
+    entry[skip.suite ? "suites" : "tests"] += 1;
+    byReason.set(skip.reason, entry);
+  }
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const count = ({ tests, suites }) =>
+    [tests > 0 && plural(tests, "test"), suites > 0 && plural(suites, "whole suite")].filter(Boolean).join(" and ");
+  const count_ = (outcome) => tests.filter((o) => o.outcome === outcome).length;
+  return [
+    ...(skips.length === 0 ? [] : ["test: skipped, by reason:"]),
+    ...[...byReason].sort((a, b) => b[1].tests - a[1].tests).map(([reason, n]) => `  ${count(n)}: ${reason}`),
+    `test: ${count_("pass")} passed, ${count_("fail")} failed, ${count_("skip")} skipped`,
+  ];
+}
+
+const outcomesFile = join(mkdtempSync(join(tmpdir(), "parallax-test-outcomes-")), "outcomes.jsonl");
 let status = 1;
 try {
   const result = spawnSync(
     process.execPath,
-    ["--import", "tsx", "--test", "--test-reporter=spec", "--test-concurrency=2", ...files],
+    [
+      "--import",
+      "tsx",
+      "--test",
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      `--test-reporter=${join(import.meta.dirname, "test-skips-reporter.mjs")}`,
+      `--test-reporter-destination=${outcomesFile}`,
+      "--test-concurrency=2",
+      ...files,
+    ],
     { stdio: "inherit", env },
   );
   status = result.status ?? 1;
+  console.log(closingSummary(outcomesFile).join("\n"));
+  rmSync(dirname(outcomesFile), { recursive: true, force: true });
 } finally {
   if (ownPostgres) {
     spawnSync("bash", ["scripts/stop-test-postgres.sh"], { stdio: "inherit", env: pgEnv });

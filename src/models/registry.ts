@@ -11,6 +11,7 @@ import {
   OpenAIOptionsSchema,
   SimOptionsSchema,
 } from "./options.js";
+import { llamaEngineProblems } from "./llama-engine.js";
 import { llamaSpecProblems } from "./llama-path.js";
 import type { ProviderDescriptor } from "./types.js";
 
@@ -33,7 +34,7 @@ export const llamaDescriptor: ProviderDescriptor = {
   local: true,
   optionsSchema: LlamaOptionsSchema,
   create: async (spec, env) => (await import("./llama.js")).llamaProvider(spec, env),
-  specProblems: llamaSpecProblems,
+  specProblems: (spec, context) => [...llamaEngineProblems(), ...llamaSpecProblems(spec, context)],
 };
 
 export const openaiDescriptor: ProviderDescriptor = {

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LlamaContext, LlamaContextSequence, LlamaModel } from "node-llama-cpp";
+import { needsLlamaEngine } from "./prerequisites.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -18,7 +19,10 @@ export function sharedModel(name: string): string | undefined {
   return existsSync(path) ? path : undefined;
 }
 
+/** Why a test of the llama provider on `name` cannot run here: no engine, or no model file. */
 export function skipReason(name: string): string | false {
+  const engine = needsLlamaEngine();
+  if (engine) return engine;
   return sharedModel(name) === undefined
     ? `${name} not found in ${resolve(sharedDir, "models")} (set PARALLAX_SHARED_DIR to the shared materials folder)`
     : false;

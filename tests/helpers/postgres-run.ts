@@ -6,11 +6,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import pg from "pg";
+import { needsPostgres } from "./prerequisites.js";
 
 export const PG_URL = process.env.PARALLAX_TEST_PG_URL;
-export const skipWithoutPostgres = PG_URL
-  ? false
-  : "PARALLAX_TEST_PG_URL is not set (scripts/start-test-postgres.sh starts a test server)";
+export const skipWithoutPostgres = needsPostgres();
 const CLI = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
 const schemas: string[] = [];
 

@@ -4,9 +4,9 @@
  * chart (log x axis) render, and hostile model and scaffold names come out escaped.
  */
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import { pathToFileURL } from "node:url";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -20,6 +20,7 @@ import {
 import { type ReportContext, reportSections } from "../../src/report/index.js";
 import { page, render } from "../../src/report/html.js";
 import { leveledAgentTable } from "../analysis/agents-helpers.js";
+import { CHROMIUM, describeNeeding, it, needsChromium } from "../helpers/prerequisites.js";
 
 const HOSTILE_MODEL = '<img src=x onerror="alert(1)">';
 const HOSTILE_SCAFFOLD = "<b>plan&exec</b>";
@@ -117,11 +118,7 @@ describe("report section: agent scaffolds", () => {
   });
 });
 
-const CHROMIUM = "/usr/bin/chromium";
-
-describe("the Pareto chart in headless Chromium", {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} not found (CI installs Debian's chromium)`,
-}, () => {
+describeNeeding(needsChromium(), "the Pareto chart in headless Chromium", () => {
   it("keeps every label and point inside the chart, with distinct dollar ticks on the log axis", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "parallax-pareto-")), "agents.html");
     writeFileSync(path, page("agents", { html: await section() }));

@@ -6,10 +6,10 @@
  * points and no label is clipped.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import { pathToFileURL } from "node:url";
 import { gridAnalysis, type GridResult } from "../../src/analysis/analyses/grid.js";
 import { type AnalysisContext, normalizePlan, num } from "../../src/analysis/index.js";
@@ -17,8 +17,8 @@ import { esc, page, raw, render } from "../../src/report/html.js";
 import "../../src/report/sections/index.js";
 import { type ReportContext, reportSections } from "../../src/report/sections/registry.js";
 import { paperDesign, plantedGridTable } from "../analysis/grid-helpers.js";
+import { CHROMIUM, describeNeeding, it, needsChromium } from "../helpers/prerequisites.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const EVIL = "<b>evil-model</b>";
 
 function sectionHtml(): { html: string; grid: GridResult } {
@@ -69,9 +69,7 @@ describe("grid report section", () => {
   });
 });
 
-describe("grid section in headless Chromium", {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} not found (CI installs Debian's chromium)`,
-}, () => {
+describeNeeding(needsChromium(), "grid section in headless Chromium", () => {
   it("draws every configuration's point and the flip matrix, with no label clipped", async () => {
     const { html, grid } = sectionHtml();
     const path = join(mkdtempSync(join(tmpdir(), "parallax-grid-")), "grid.html");

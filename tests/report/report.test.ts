@@ -6,18 +6,17 @@
  * model output holding <script> is shown as text and never runs.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe } from "node:test";
 import { pathToFileURL } from "node:url";
 import { analyzeDirectory, buildScorecard, cellId, normalizePlan } from "../../src/analysis/index.js";
 import { TRIALS_PER_PAGE, writeReport } from "../../src/report/index.js";
 import { openStore } from "../../src/run/store/open.js";
 import { type PlantedTrial, writeLargeStudy } from "../viewer/fixture.js";
 import { HOSTILE_OUTPUT, writeStudyFixture } from "./study-fixture.js";
-
-const CHROMIUM = "/usr/bin/chromium";
+import { after, before, CHROMIUM, describeNeeding, it, needsChromium } from "../helpers/prerequisites.js";
 
 /** The id of the cell section of a trials page that holds the trial's article. */
 function cellHolding(pageHtml: string, trialId: string): string {
@@ -149,9 +148,7 @@ describe("trials pages", () => {
   });
 });
 
-describe("HTML report in headless Chromium", {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} not found (CI installs Debian's chromium)`,
-}, () => {
+describeNeeding(needsChromium(), "HTML report in headless Chromium", () => {
   let context: import("playwright-core").BrowserContext;
   let built: Awaited<ReturnType<typeof buildReport>>;
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe } from "node:test";
 import { fileURLToPath } from "node:url";
 import type {
   Capability,
@@ -21,6 +21,7 @@ import type {
 import { PAR_ACTOR_PROMPT, PAR_PLANNER_PROMPT, PAR_RATER_PROMPT } from "../../src/scaffolds/planner-actor-rater.js";
 import { S3_EXECUTOR_PROMPT, S3_PLANNER_PROMPT } from "../../src/scaffolds/planner-executor.js";
 import { type AgentStep, agentTask, runAgentScaffold } from "../helpers/agent-harness.js";
+import { after, describeNeeding, needsBubblewrap, test } from "../helpers/prerequisites.js";
 
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "transcripts");
 const PAPER = "/work/shared/papers/gaia-scaffold-comparison.txt";
@@ -122,7 +123,7 @@ function renderStep(step: AgentStep, n: number): string {
   return `=== ${n}: ${step.role} (tools: ${step.tools.join(", ") || "none"})\n${step.messages.map(renderMessage).join("\n")}\n--- reply\n${step.text}${calls}`;
 }
 
-describe("agent golden transcripts", () => {
+describeNeeding(needsBubblewrap(), "agent golden transcripts", () => {
   for (const c of CASES) {
     test(`${c.scaffold}: prompts, tools and observations match tests/fixtures/transcripts/${c.scaffold}.txt`, async () => {
       const run = await runAgentScaffold({

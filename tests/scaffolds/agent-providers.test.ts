@@ -5,7 +5,7 @@
  * next request must carry the tools and the tool results in that same native format.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Provider } from "../../src/contracts/provider.js";
 import { ModelSpecSchema } from "../../src/contracts/spec.js";
 import { createAnthropicProvider } from "../../src/models/anthropic.js";
@@ -16,6 +16,7 @@ import { startAnthropicMock } from "../helpers/mock-anthropic.js";
 import { startGoogleMock } from "../helpers/mock-google.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";
 import type { MockServer, Scripted } from "../helpers/mock-server.js";
+import { after, before, describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";
 
 const KEY = "sk-test-agents-000000000001";
 const ENV = { AGENT_KEY: KEY };
@@ -197,7 +198,7 @@ function googleBody(parts: unknown[], cached: number) {
 const TASK = agentTask("What is six times seven, computed with a tool? Give the number only.");
 
 for (const wire of WIRES) {
-  describe(`agent scaffolds on ${wire.name} (native tool calls)`, () => {
+  describeNeeding(needsBubblewrap(), `agent scaffolds on ${wire.name} (native tool calls)`, () => {
     let mock: MockServer;
     before(async () => {
       mock = await wire.start();

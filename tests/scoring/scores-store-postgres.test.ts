@@ -8,12 +8,13 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, test } from "node:test";
+import { describe } from "node:test";
 import pg from "pg";
 import type { ScoreRecord } from "../../src/contracts/trial.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialStore } from "../../src/run/store/types.js";
 import { makeRun, makeTrials } from "../store/store-suite.js";
+import { describeNeeding, needsPostgres, test } from "../helpers/prerequisites.js";
 
 const PG_URL = process.env.PARALLAX_TEST_PG_URL;
 
@@ -59,8 +60,8 @@ function record(trialId: string, scorer: string, version: string, extra: Partial
   };
 }
 
-function suite(name: string, make: () => Target, skip?: string): void {
-  describe(name, { skip }, () => {
+function suite(name: string, make: () => Target, skip?: string | false): void {
+  describeNeeding(skip, name, () => {
     test("saves, upserts by (trial, scorer, version) and lists with filters", async () => {
       const target = make();
       const store = await target.open();
@@ -109,8 +110,4 @@ function suite(name: string, make: () => Target, skip?: string): void {
 }
 
 suite("scores on SQLite", sqlite);
-suite(
-  "scores on PostgreSQL",
-  () => postgres(PG_URL!),
-  PG_URL ? undefined : "PARALLAX_TEST_PG_URL is not set: PostgreSQL score tests skipped",
-);
+suite("scores on PostgreSQL", () => postgres(PG_URL!), needsPostgres());

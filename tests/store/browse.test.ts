@@ -17,6 +17,7 @@ import type { TrialQuery } from "../../src/run/store/browse.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialRow, TrialStore } from "../../src/run/store/types.js";
 import { makeRun } from "./store-suite.js";
+import { needsPostgres } from "../helpers/prerequisites.js";
 
 const RUN = "browse-run";
 const COUNT = 230;
@@ -254,7 +255,7 @@ if (PG_URL) {
   });
 } else {
   describe("browsing trials (PostgreSQL)", {
-    skip: "PARALLAX_TEST_PG_URL is not set (scripts/start-test-postgres.sh prints one)",
+    skip: needsPostgres(),
   }, () => {
     it("runs on PostgreSQL", () => {});
   });

@@ -4,10 +4,11 @@
  * (a temp directory, a fresh PG schema) that can be opened several times.
  */
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { describe } from "node:test";
 import type { GenerateResult } from "../../src/contracts/provider.js";
 import type { CallRecord, PlannedTrial, TrialOutcome } from "../../src/contracts/trial.js";
 import type { RunRecord, TrialStore } from "../../src/run/store/index.js";
+import { describeNeeding, test } from "../helpers/prerequisites.js";
 
 export interface StoreTarget {
   /** Opens (and migrates) a store on this location; may be called several times. */
@@ -95,7 +96,7 @@ function asStored(calls: CallRecord[], execution: number): CallRecord[] {
 }
 
 export function storeBehaviours(label: string, newTarget: () => Promise<StoreTarget>, skip?: string): void {
-  describe(label, { skip }, () => {
+  describeNeeding(skip, label, () => {
     /** Runs `body` on a fresh target; closes every store it opened and removes the target. */
     async function withStore(
       body: (store: TrialStore, reopen: () => Promise<TrialStore>) => Promise<void>,

@@ -3,11 +3,12 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Toolbox } from "../../src/contracts/tool.js";
 import { InputError } from "../../src/core/errors.js";
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, toolResultOf } from "../../src/tools/sandbox.js";
 import { createToolbox } from "../../src/tools/toolbox.js";
+import { after, describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";
 
 const boxes: Toolbox[] = [];
 async function toolbox(options: Parameters<typeof createToolbox>[0] = {}): Promise<Toolbox> {
@@ -43,7 +44,7 @@ function processesWith(marker: string): number[] {
     .map(Number);
 }
 
-describe("sandbox: network", () => {
+describeNeeding(needsBubblewrap(), "sandbox: network", () => {
   it("cannot connect to a port the test listens on, and cannot resolve names", async () => {
     let connections = 0;
     const server = createServer((socket) => {
@@ -81,7 +82,7 @@ describe("sandbox: network", () => {
   });
 });
 
-describe("sandbox: filesystem", () => {
+describeNeeding(needsBubblewrap(), "sandbox: filesystem", () => {
   it("cannot write outside its work dir; writes inside persist to the next call", async () => {
     const box = await toolbox();
     const probe = `parallax-probe-${process.pid}-${Date.now()}`;
@@ -130,7 +131,7 @@ describe("sandbox: filesystem", () => {
   });
 });
 
-describe("sandbox: processes and scratch space", () => {
+describeNeeding(needsBubblewrap(), "sandbox: processes and scratch space", () => {
   it("sees only its own processes, and a size-capped private /tmp", async () => {
     const box = await toolbox();
     const result = await call(box, "bash", {
@@ -147,7 +148,7 @@ describe("sandbox: processes and scratch space", () => {
   });
 });
 
-describe("sandbox: environment", () => {
+describeNeeding(needsBubblewrap(), "sandbox: environment", () => {
   it("sees none of the parent's variables, API keys included", async () => {
     const secrets = {
       OPENAI_API_KEY: "sk-test-sandbox-0000000000000001",
@@ -181,7 +182,7 @@ describe("sandbox: environment", () => {
   });
 });
 
-describe("sandbox: limits", () => {
+describeNeeding(needsBubblewrap(), "sandbox: limits", () => {
   it("kills a sleep loop at the wall time limit, with everything it started", async () => {
     const marker = `wall-marker-${process.pid}`;
     const box = await toolbox({ limits: { wallSeconds: 1 } });
@@ -246,7 +247,7 @@ describe("sandbox: limits", () => {
   });
 });
 
-describe("toolbox: errors are observations", () => {
+describeNeeding(needsBubblewrap(), "toolbox: errors are observations", () => {
   it("returns bad JSON, schema violations, unknown tools and failing commands as observations", async () => {
     const box = await toolbox({ tools: ["bash", "submit_answer"] });
     const badJson = await call(box, "bash", "{cmd: ls");

@@ -10,6 +10,7 @@ import { toolboxOptionsOf } from "../../src/tools/from-spec.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../../src/tools/sandbox.js";
 import { createToolbox } from "../../src/tools/toolbox.js";
 import { demoSpecYaml } from "../helpers/study.js";
+import { needsBubblewrap } from "../helpers/prerequisites.js";
 
 const FILE = "study.yaml";
 const withAgents = (agents: string) => `${demoSpecYaml()}agents:\n${agents}\n`;
@@ -64,7 +65,9 @@ describe("spec: agents", () => {
     assert.throws(() => parseSpec(withAgents("  sandbox: { wall_secs: 5 }"), FILE), /wall_secs/);
   });
 
-  it("builds the offline web from a folder relative to the spec, and the limits reach the sandbox", async () => {
+  it("builds the offline web from a folder relative to the spec, and the limits reach the sandbox", {
+    skip: needsBubblewrap(),
+  }, async () => {
     mkdirSync(join(dir, "docs"));
     writeFileSync(join(dir, "docs", "tides.txt"), "Tide tables\nHigh tide at Kettle Point is at 06:12.\n");
     const spec = parseSpec(

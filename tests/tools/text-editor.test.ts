@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Toolbox } from "../../src/contracts/tool.js";
 import { createToolbox } from "../../src/tools/toolbox.js";
+import { after, before, describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";
 
 let box: Toolbox;
 before(async () => {
@@ -22,7 +23,7 @@ function bash(cmd: string) {
 }
 const onHost = (name: string) => readFileSync(join(box.workDir, name), "utf8");
 
-describe("text_editor", () => {
+describeNeeding(needsBubblewrap(), "text_editor", () => {
   const lines = ["alpha", "beta", "gamma", "delta"];
 
   it("creates a file the sandbox then sees and can change", async () => {

@@ -6,12 +6,13 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import { runsAsRoot } from "../../src/tools/sandbox.js";
+import { describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";
 
 const PROBE = join(import.meta.dirname, "..", "fixtures", "tools", "unprivileged-probe.ts");
 
-describe("sandbox without root", () => {
+describeNeeding(needsBubblewrap(), "sandbox without root", () => {
   it("keeps its limits, its network isolation and its read-only system", () => {
     const uid = runsAsRoot() ? 2_100_000 + (process.pid % 100_000) : undefined;
     const maxProcesses = 9;

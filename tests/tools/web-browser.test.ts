@@ -8,13 +8,14 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Toolbox } from "../../src/contracts/tool.js";
 import { createToolbox, toolSpec } from "../../src/tools/index.js";
 import { tools } from "../../src/tools/registry.js";
 import { VIEW_LINES } from "../../src/tools/web-browser.js";
 import { createOfflineWeb } from "../../src/tools/web/offline.js";
 import type { WebBackend } from "../../src/tools/web/types.js";
+import { after, before, describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";
 
 const boxes: Toolbox[] = [];
 after(async () => {
@@ -33,7 +34,7 @@ function browse(box: Toolbox, args: Record<string, unknown>) {
 
 const LONG_LINES = 2 * VIEW_LINES + 15;
 
-describe("web_browser on the offline web", () => {
+describeNeeding(needsBubblewrap(), "web_browser on the offline web", () => {
   const folder = mkdtempSync(join(tmpdir(), "parallax-browser-web-"));
   after(() => rmSync(folder, { recursive: true, force: true }));
   const web = createOfflineWeb(folder);

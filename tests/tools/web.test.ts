@@ -3,12 +3,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Toolbox } from "../../src/contracts/tool.js";
 import { InputError } from "../../src/core/errors.js";
 import { createToolbox } from "../../src/tools/toolbox.js";
 import { webBackends } from "../../src/tools/web/registry.js";
 import { assertNoSecret } from "../helpers/mock-secrets.js";
+import { after, before, describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";
 
 const boxes: Toolbox[] = [];
 after(async () => {
@@ -99,7 +100,7 @@ describe("web tools, offline backend", () => {
   });
 });
 
-describe("web tools, Brave Search backend against a local mock", () => {
+describeNeeding(needsBubblewrap(), "web tools, Brave Search backend against a local mock", () => {
   const KEY = "brave-test-key-000000000000000001";
   const requests: { url: URL; headers: IncomingMessage["headers"] }[] = [];
   let server: Server;

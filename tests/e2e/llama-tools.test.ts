@@ -22,6 +22,7 @@ import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { createToolbox, toolSpec, tools as registeredTools } from "../../src/tools/index.js";
 import { sharedModel, skipReason } from "../helpers/llama-model.js";
+import { needsBubblewrap } from "../helpers/prerequisites.js";
 
 const MODEL_NAME = "stories260K.gguf";
 const modelPath = sharedModel(MODEL_NAME) ?? "";
@@ -184,7 +185,9 @@ describe("llama tools on stories260K", { skip }, () => {
     assert.equal(again.text, withTools.text, "greedy: the same reply twice");
   });
 
-  test("a forced call runs in the sandbox and its result goes back into the conversation", async () => {
+  test("a forced call runs in the sandbox and its result goes back into the conversation", {
+    skip: needsBubblewrap(),
+  }, async () => {
     // The call's argument is pinned by the schema, so the greedy model writes exactly this command.
     const [a, b] = [6, 7];
     const command = `echo $((${a}*${b}))`;

@@ -7,18 +7,17 @@
  * strict CSP. Every expectation is computed from the planted trials (fixture.ts).
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe } from "node:test";
 import Database from "better-sqlite3";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { openStore } from "../../src/run/store/open.js";
 import { CONTENT_SECURITY_POLICY } from "../../src/viewer/security.js";
 import { type RunningViewer, startViewer } from "../../src/viewer/serve.js";
-import { type PlantedTrial, RUN_ID, writeLargeStudy } from "./fixture.js";
+import { type PlantedTrial, RUN_ID, writeLargeStudy } from "../viewer/fixture.js";
+import { after, before, CHROMIUM, describeNeeding, it, needsChromium } from "../helpers/prerequisites.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const PAGE_SIZE = 100;
 const LARGE = 100_000;
 const SMALL = 400;
@@ -35,9 +34,7 @@ async function listedIds(page: Page): Promise<string[]> {
   return page.$$eval("#trials a.trial-link", (links) => links.map((a) => a.textContent ?? ""));
 }
 
-describe("parallax view in headless Chromium", {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} not found (CI installs Debian's chromium)`,
-}, () => {
+describeNeeding(needsChromium(), "parallax view in headless Chromium", () => {
   let browser: Browser;
   let context: BrowserContext;
   let large: { viewer: RunningViewer; trials: PlantedTrial[] };

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
-import { after, describe, test } from "node:test";
+import { describe } from "node:test";
 import { facetName } from "../../src/contracts/condition.js";
 import type { CallRecord } from "../../src/contracts/trial.js";
 import { exportTable } from "../../src/run/export.js";
@@ -14,6 +14,7 @@ import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialRow } from "../../src/run/store/types.js";
 import { AGENT_TASKS, type AgentSpecOptions, writeAgentStudy } from "../helpers/agent-study.js";
+import { after, describeNeeding, needsBubblewrap, test } from "../helpers/prerequisites.js";
 
 const dirs: string[] = [];
 after(() => {
@@ -61,7 +62,7 @@ const gold = new Map(AGENT_TASKS.map((t) => [t.id, t.answer]));
 const scaffoldOf = (trial: TrialRow) => facetName(trial.condition.scaffold);
 const toolRecords = (calls: CallRecord[]) => calls.filter((c) => c.role === "tool");
 
-describe("agent trials on the simulated panel", () => {
+describeNeeding(needsBubblewrap(), "agent trials on the simulated panel", () => {
   test("S1-S3 store the whole trajectory, score the submitted answer, and export its aggregates", {
     timeout: 300_000,
   }, async () => {
@@ -158,7 +159,7 @@ describe("outcomes, buckets and flags (App. D/E)", () => {
   });
 });
 
-describe("per-trial limits and truncation", () => {
+describeNeeding(needsBubblewrap(), "per-trial limits and truncation", () => {
   test("the message limit ends a trajectory unanswered (wrong), flagged", { timeout: 120_000 }, async () => {
     const { trials, calls, rows } = await run({
       scaffolds: ["agent_react"],

@@ -7,17 +7,16 @@
  * repeats a tick label. The unit checks of the tick helpers run without a browser.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import { pathToFileURL } from "node:url";
 import { analyzeStudy, buildScorecard, normalizePlan } from "../../src/analysis/index.js";
 import { distinctTickFormat, logTicks, niceTicks } from "../../src/report/charts.js";
 import { renderReport } from "../../src/report/index.js";
 import { plantedTable } from "../analysis/helpers.js";
-
-const CHROMIUM = "/usr/bin/chromium";
+import { CHROMIUM, describeNeeding, it, needsChromium } from "../helpers/prerequisites.js";
 
 const METHODOLOGY = {
   preregistration: { status: "not preregistered" as const, note: "test" },
@@ -67,9 +66,7 @@ async function writeLongNamesReport(): Promise<string> {
   return path;
 }
 
-describe("chart layout in headless Chromium", {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} not found (CI installs Debian's chromium)`,
-}, () => {
+describeNeeding(needsChromium(), "chart layout in headless Chromium", () => {
   it("clips no label and repeats no tick label at the default width", async () => {
     const { chromium } = await import("playwright-core");
     const path = await writeLongNamesReport();

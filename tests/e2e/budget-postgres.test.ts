@@ -8,7 +8,7 @@
  * Skipped without PARALLAX_TEST_PG_URL (npm test sets it when PostgreSQL is installed).
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe } from "node:test";
 import { LeasedTrialSource } from "../../src/run/execute/leased-source.js";
 import { openStore } from "../../src/run/store/open.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";
@@ -22,6 +22,7 @@ import {
   testStoreUrl,
 } from "../helpers/postgres-run.js";
 import { writeDemoSpec } from "../helpers/study.js";
+import { after, before, describeNeeding, test } from "../helpers/prerequisites.js";
 
 const KEY = "sk-budget-test-1234567890abcdef";
 const env = { ...process.env, PARALLAX_BUDGET_TEST_KEY: KEY };
@@ -55,7 +56,7 @@ function chatRequests() {
   return mock.requests.filter((r) => r.path.endsWith("/chat/completions"));
 }
 
-describe("the budget counter on PostgreSQL", { skip }, () => {
+describeNeeding(skip, "the budget counter on PostgreSQL", () => {
   test("reservations racing from four connections grant exactly the limit", async () => {
     const { specPath, outDir } = openaiStudy({ items: 2, concurrency: 1 });
     const url = testStoreUrl("parallax_budget_race");
@@ -92,7 +93,7 @@ describe("the budget counter on PostgreSQL", { skip }, () => {
   });
 });
 
-describe("claiming ahead", { skip }, () => {
+describeNeeding(skip, "claiming ahead", () => {
   test("a worker claims a few trials ahead in one statement, and gives back those it never started", async () => {
     const { specPath, outDir } = openaiStudy({ items: 12, concurrency: 1 });
     const url = testStoreUrl("parallax_prefetch");
@@ -133,7 +134,7 @@ describe("claiming ahead", { skip }, () => {
   });
 });
 
-describe("workers sharing a budget and a rate limit", { skip }, () => {
+describeNeeding(skip, "workers sharing a budget and a rate limit", () => {
   test("4 workers with max_calls stop at the limit together; the overrun is reported", async (t) => {
     const items = 600;
     const maxCalls = 250;

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe } from "node:test";
 import type { TrialOutcome } from "../../src/contracts/trial.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialStore } from "../../src/run/store/types.js";
@@ -23,6 +23,7 @@ import {
   startCli,
   testStoreUrl,
 } from "../helpers/postgres-run.js";
+import { after, before, describeNeeding, test } from "../helpers/prerequisites.js";
 
 const KEY = "sk-workers-test-1234567890abcdef";
 const skip = skipWithoutPostgres;
@@ -83,7 +84,7 @@ function outcome(): TrialOutcome {
   } as TrialOutcome;
 }
 
-describe("leases on PostgreSQL", { skip }, () => {
+describeNeeding(skip, "leases on PostgreSQL", () => {
   let url = "";
   let store: TrialStore;
   let runId = "";
@@ -168,7 +169,7 @@ describe("leases on PostgreSQL", { skip }, () => {
   });
 });
 
-describe("several workers on one run", { skip }, () => {
+describeNeeding(skip, "several workers on one run", () => {
   test("run --workers 4 executes 2,000 trials exactly once: calls made = calls planned", async () => {
     const { specPath, outDir } = openaiStudy(1_000, 2, 16);
     const url = storeUrl();

@@ -16,6 +16,7 @@ import { normalizePlan } from "../../src/analysis/plan.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { prepareStudy } from "../../src/run/study.js";
+import { needsBubblewrap } from "../helpers/prerequisites.js";
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");
 const GAIA = join(repoRoot, "examples", "gaia.yaml");
@@ -66,6 +67,7 @@ describe("examples/agents-quickstart.yaml", () => {
   });
 
   it("runs end to end with real sandboxed tool calls (one model, one attempt, a sample of tasks)", {
+    skip: needsBubblewrap(),
     timeout: 300_000,
   }, async () => {
     const copy = join(dir, "quickstart");
