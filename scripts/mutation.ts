@@ -273,8 +273,8 @@ export const MUTATIONS: Mutation[] = [
     id: "gate-flips-ignore-reference",
     description: "a failing reference cell no longer downgrades the paired flips that use it",
     file: "src/analysis/integrity/gate.ts",
-    find: "flip.benchmark === \"all\" ? null : flip.benchmark, [flip.condition, reference]);",
-    replace: "flip.benchmark === \"all\" ? null : flip.benchmark, [flip.condition]);",
+    find: 'flip.benchmark === "all" ? null : flip.benchmark, [flip.condition, reference]);',
+    replace: 'flip.benchmark === "all" ? null : flip.benchmark, [flip.condition]);',
     tests: [INTEGRITY_TEST],
   },
   {
