@@ -110,7 +110,7 @@ export const MUTATIONS: Mutation[] = [
     file: "src/stats/equivalence.ts",
     find: "percentileInterval(finite, 1 - 2 * alpha)",
     replace: "percentileInterval(finite, 1 - alpha)",
-    tests: ["tests/stats/equivalence.test.ts", CLUSTER_TEST],
+    tests: ["tests/stats/equivalence.test.ts", "tests/stats/equivalence-properties.test.ts", CLUSTER_TEST],
   },
   {
     id: "wald-tost-95",
@@ -118,7 +118,7 @@ export const MUTATIONS: Mutation[] = [
     file: "src/stats/equivalence.ts",
     find: "const ciTost: Interval = [difference - zOneSided * se, difference + zOneSided * se];",
     replace: "const ciTost: Interval = [difference - zTwoSided * se, difference + zTwoSided * se];",
-    tests: ["tests/stats/equivalence.test.ts"],
+    tests: ["tests/stats/equivalence.test.ts", "tests/stats/equivalence-properties.test.ts"],
   },
   {
     id: "wald-wrong-df",

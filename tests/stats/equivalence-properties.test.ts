@@ -1,8 +1,9 @@
 /**
  * Every TOST verdict is monotone over a seeded grid of inputs: a larger margin never turns
  * equivalence into non-equivalence, and neither does a larger alpha (a narrower 1 - 2 alpha
- * interval). The Wald forms are also checked against their definition: equivalent iff the
- * (1 - 2 alpha) interval d -/+ z_(1 - alpha) SE lies inside (-margin, margin).
+ * interval). Each is also checked against its definition at alpha = 0.05: equivalent iff the 90%
+ * interval (Wald: d -/+ z_0.95 SE; bootstrap: the type-7 5% and 95% percentiles) lies inside
+ * (-margin, margin).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -77,7 +78,15 @@ test("Wald TOST (estimate, two proportions, paired): monotone in the margin and 
   }
 });
 
-test("bootstrap TOST: monotone in the margin and alpha over seeded replicate sets", () => {
+/** Type-7 quantile of sorted values (R's default, numpy's linear). */
+function quantile7(sorted: readonly number[], p: number): number {
+  const h = (sorted.length - 1) * p;
+  const below = Math.floor(h);
+  const above = Math.min(below + 1, sorted.length - 1);
+  return sorted[below] + (h - below) * (sorted[above] - sorted[below]);
+}
+
+test("bootstrap TOST: monotone in the margin and alpha, and read on the 5% and 95% percentiles at alpha 0.05", () => {
   const stream = RandomStream.fromSeed(7);
   for (let round = 0; round < 30; round++) {
     const centre = (stream.uniform() - 0.5) * 0.1;
@@ -88,10 +97,18 @@ test("bootstrap TOST: monotone in the margin and alpha over seeded replicate set
         `round ${round}, alpha ${alpha}`,
         MARGINS.map((margin) => ({ at: margin, equivalent: tostFromBootstrap(replicates, margin, alpha).equivalent })),
       );
-    for (const margin of MARGINS)
+    const sorted = [...replicates].sort((a, b) => a - b);
+    const [lo, hi] = [quantile7(sorted, 0.05), quantile7(sorted, 0.95)];
+    for (const margin of MARGINS) {
       assertMonotone(
         `round ${round}, margin ${margin}`,
         ALPHAS.map((alpha) => ({ at: alpha, equivalent: tostFromBootstrap(replicates, margin, alpha).equivalent })),
       );
+      assert.equal(
+        tostFromBootstrap(replicates, margin, 0.05).equivalent,
+        lo > -margin && hi < margin,
+        `round ${round}: 90% percentile interval [${lo}, ${hi}] against margin ${margin}`,
+      );
+    }
   }
 });
