@@ -50,6 +50,10 @@ export interface Mutation {
 
 const CLUSTER_TEST = "tests/analysis/cluster-resampling.test.ts";
 const SCAFFOLD_TEST = "tests/scaffolds/defining-properties.test.ts";
+const GATE_TEST = "tests/audit/gate-properties.test.ts";
+const INTEGRITY_TEST = "tests/analysis/integrity-properties.test.ts";
+const FORMAT_TOST_TEST = "tests/analysis/format-tost.test.ts";
+const R_REFERENCE_TEST = "tests/stats/reference-r.test.ts";
 
 export const MUTATIONS: Mutation[] = [
   {
@@ -106,7 +110,7 @@ export const MUTATIONS: Mutation[] = [
     file: "src/stats/equivalence.ts",
     find: "percentileInterval(finite, 1 - 2 * alpha)",
     replace: "percentileInterval(finite, 1 - alpha)",
-    tests: ["tests/stats/equivalence.test.ts", CLUSTER_TEST],
+    tests: ["tests/stats/equivalence.test.ts", "tests/stats/equivalence-properties.test.ts", CLUSTER_TEST],
   },
   {
     id: "wald-tost-95",
@@ -114,7 +118,7 @@ export const MUTATIONS: Mutation[] = [
     file: "src/stats/equivalence.ts",
     find: "const ciTost: Interval = [difference - zOneSided * se, difference + zOneSided * se];",
     replace: "const ciTost: Interval = [difference - zTwoSided * se, difference + zTwoSided * se];",
-    tests: ["tests/stats/equivalence.test.ts"],
+    tests: ["tests/stats/equivalence.test.ts", "tests/stats/equivalence-properties.test.ts"],
   },
   {
     id: "wald-wrong-df",
@@ -211,6 +215,115 @@ export const MUTATIONS: Mutation[] = [
     find: "content: revisionRequest(critique) }",
     replace: 'content: revisionRequest("") }',
     tests: [SCAFFOLD_TEST],
+  },
+  {
+    id: "audit-parse-failure-kept",
+    description: "the audit cell keeps a parse failure's ITT score 0 instead of dropping its pairs symmetrically",
+    file: "src/analysis/audit-cells.ts",
+    find: "const score = row.errored || row.outcome === null || row.parseFailed ? null : row.outcome;",
+    replace: "const score = row.errored || row.outcome === null ? null : row.outcome;",
+    tests: [GATE_TEST],
+  },
+  {
+    id: "audit-parseability-drops-miss-parse-failures",
+    description: "G1's parseability half counts a parse failure (outcome 0) as a parsed side of its pair",
+    file: "src/analysis/audit-cells.ts",
+    find: "const unparsed = (row: AnalysisRow) => row.errored || row.outcome === null || row.parseFailed;",
+    replace: "const unparsed = (row: AnalysisRow) => row.errored || row.outcome === null;",
+    tests: [GATE_TEST],
+  },
+  {
+    id: "status-archetype-before-scorer",
+    description: "the status algorithm checks the archetype (step 4) before the scorer (step 3)",
+    file: "src/perturb/gate.ts",
+    find: `  if (!e.scorerValidated) return result(3, "uninterpretable_scorer", "the benchmark's scorer is not validated");
+  // 4. ineligible (F5-type): archetype-mismatched under CSR-as-defined.
+  if (archetypeMismatch)
+    return result(4, "attribute_family_mismatch", \`archetype \${e.archetype}: CSR is a diagnostic ratio\`);`,
+    replace: `  if (archetypeMismatch)
+    return result(4, "attribute_family_mismatch", \`archetype \${e.archetype}: CSR is a diagnostic ratio\`);
+  if (!e.scorerValidated) return result(3, "uninterpretable_scorer", "the benchmark's scorer is not validated");`,
+    tests: [GATE_TEST],
+  },
+  {
+    id: "g2-se-at-score",
+    description: "G2's standard error taken at the score instead of under the null (at the baseline)",
+    file: "src/perturb/gate.ts",
+    find: "Math.sqrt((baseline * (1 - baseline)) / n)",
+    replace: "Math.sqrt((score * (1 - score)) / n)",
+    tests: [GATE_TEST],
+  },
+  {
+    id: "parse-imbalance-one-sided",
+    description: "the parse-failure imbalance is one-sided (own - reference, not its absolute value)",
+    file: "src/analysis/integrity/parse-imbalance.ts",
+    find: "const gap = Math.abs(own - base);",
+    replace: "const gap = own - base;",
+    tests: [INTEGRITY_TEST],
+  },
+  {
+    id: "gate-contrast-ignores-reference",
+    description: "a failing reference cell no longer downgrades the contrasts that use it",
+    file: "src/analysis/integrity/gate.ts",
+    find: "const cells = cellsOf(integrity, benchmark, [contrast.condition, reference]);",
+    replace: "const cells = cellsOf(integrity, benchmark, [contrast.condition]);",
+    tests: [INTEGRITY_TEST],
+  },
+  {
+    id: "gate-flips-ignore-reference",
+    description: "a failing reference cell no longer downgrades the paired flips that use it",
+    file: "src/analysis/integrity/gate.ts",
+    find: 'flip.benchmark === "all" ? null : flip.benchmark, [flip.condition, reference]);',
+    replace: 'flip.benchmark === "all" ? null : flip.benchmark, [flip.condition]);',
+    tests: [INTEGRITY_TEST],
+  },
+  {
+    id: "gate-format-ignores-reference",
+    description: "a failing reference cell no longer downgrades the within-format TOST that reads it",
+    file: "src/analysis/integrity/gate.ts",
+    find: "cellsOf(integrity, null, [w.condition, reference])",
+    replace: "cellsOf(integrity, null, [w.condition])",
+    tests: [INTEGRITY_TEST],
+  },
+  {
+    id: "gate-recovery-ignores-reference",
+    description: "a failing reference cell no longer downgrades the option-preserving recovery",
+    file: "src/analysis/integrity/gate.ts",
+    find: "cellsOf(integrity, null, [reference, op.standard, op.preserving])",
+    replace: "cellsOf(integrity, null, [op.standard, op.preserving])",
+    tests: [INTEGRITY_TEST],
+  },
+  {
+    id: "within-format-tost-95",
+    description: "the within-format TOST judges equivalence on the 95% instead of the 90% interval",
+    file: "src/analysis/format.ts",
+    find: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha)",
+    replace: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha / 2)",
+    tests: [FORMAT_TOST_TEST],
+  },
+  {
+    id: "within-format-tost-80",
+    description: "the within-format TOST judges equivalence on the 80% instead of the 90% interval",
+    file: "src/analysis/format.ts",
+    find: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha)",
+    replace: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha * 2)",
+    tests: [FORMAT_TOST_TEST],
+  },
+  {
+    id: "mcnemar-corrected-without-minus-one",
+    description: "McNemar's continuity-corrected statistic without its -1",
+    file: "src/stats/paired.ts",
+    find: "(Math.abs(b - c) - 1) ** 2 / discordant",
+    replace: "Math.abs(b - c) ** 2 / discordant",
+    tests: [R_REFERENCE_TEST],
+  },
+  {
+    id: "wilson-one-sided-z",
+    description: "the Wilson interval built with the one-sided z (z_(1 - alpha) instead of z_(1 - alpha/2))",
+    file: "src/stats/proportions.ts",
+    find: "      return wilsonInterval(count, nobs, z);",
+    replace: "      return wilsonInterval(count, nobs, normalQuantile(1 - alpha));",
+    tests: [R_REFERENCE_TEST],
   },
 ];
 

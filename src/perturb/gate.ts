@@ -8,8 +8,9 @@
  *   scorer-consumed prompt (uninstrumented), when any method's no-op rate is at or above the cap
  *   (App. E: a cap ≤ 83% keeps CrowS "F1-ineligible"), or when a regex-based scorer's parseability
  *   is below 0.95 (G1 folds F2; the paper does not say which bucket a parseability failure takes).
- * - G2's SE is the binomial SE of the unperturbed score, sqrt(s(1 − s)/n) (it reproduces App. F's
- *   "2 SE ≈ 6.7 pp" at s = 0.340, n = 200).
+ * - G2's SE is taken under the null hypothesis, sqrt(b(1 − b)/n) at the trivial baseline b: the
+ *   textbook one-sample test of the score against b (it gives App. F's "2 SE ≈ 6.7 pp" at
+ *   b = 1/3, n = 200, and §6's "2 SE ≈ 0.07" at p = 0.5, n = 200).
  * - G4's n_items_ok guard has no published threshold: `minItems` (default 30). An undefined seed CV
  *   (fewer than two seeds, or a mean CSR of 0) fails seed_cv_lt_03.
  * - Step 4 fires for `invariance` and for `mixed` archetypes (a diagnostic ratio cannot be read
@@ -112,7 +113,7 @@ function g1(e: CellEvidence, t: GateThresholds): GateResult {
 
 function g2(e: CellEvidence, t: GateThresholds): GateResult {
   const { score, n, baseline } = e.original;
-  const se = n > 0 ? Math.sqrt((score * (1 - score)) / n) : Number.NaN;
+  const se = n > 0 ? Math.sqrt((baseline * (1 - baseline)) / n) : Number.NaN;
   const margin = t.baselineSe * se;
   const passed = n > 0 && score - baseline >= margin;
   return {

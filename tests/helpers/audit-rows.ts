@@ -41,7 +41,8 @@ export function build(): { rows: AnalysisRow[]; facts: IntegrityFacts } {
       cluster: `${benchmark}\u0000i${i}`,
       attempt: 1,
       facets: { format: "mc", perturbation },
-      outcome: parseFailed ? null : outcome,
+      // As the scorers return it: a parse failure is a scored 0 with parse status failed.
+      outcome: parseFailed ? 0 : outcome,
       parseFailed,
       errored: false,
       simulated: false,

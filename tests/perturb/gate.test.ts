@@ -45,7 +45,7 @@ test("one case per branch of the status algorithm (first match wins)", () => {
       "not_applicable",
       "ineligible (F1)",
     ],
-    // G2: 0.34 vs 1/3 + 2 * sqrt(0.34 * 0.66 / 200) = 0.3333 + 0.0670 (App. F: "2SE ≈ 6.7 pp").
+    // G2: 0.34 vs 1/3 + 2 * sqrt((1/3) * (2/3) / 200) = 0.3333 + 0.0667 (App. F: "2SE ≈ 6.7 pp").
     [
       "G2 below baseline + 2 SE",
       passing({ original: { score: 0.34, n: 200, baseline: 1 / 3 } }),
