@@ -8,7 +8,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { perturbationAudit } from "../src/analysis/analyses/audit.js";
+import { perturbationAudit } from "../src/analysis/audit/audit-analysis.js";
 import { studyIntegrityFacts } from "../src/analysis/integrity-facts.js";
 import { normalizePlan } from "../src/analysis/plan.js";
 import type { AnalysisContext } from "../src/analysis/registry.js";

@@ -178,7 +178,7 @@ async function analyseStudy(outDir: string): Promise<void> {
 
 /** The grid analysis alone on a planted table of the paper's design (the bench before the run was added). */
 async function syntheticGridAnalysis(runs: number): Promise<void> {
-  const { gridAnalysis } = await import("../src/analysis/analyses/grid.js");
+  const { gridAnalysis } = await import("../src/analysis/grid/grid-analysis.js");
   const { paperDesign, plantedGridTable } = await import("../tests/analysis/grid-helpers.js");
   const design = paperDesign(
     items,

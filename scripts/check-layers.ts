@@ -8,11 +8,20 @@
  * are independent plugins and may not import each other. src/index.ts is the public barrel and may
  * import anything. Usage: npm run check:layers (exit 1 and a list of violations on failure).
  *
+ * Inside a layer, study-kind folders (STUDY_KIND_AREAS: src/analysis/comparison, grid, audit,
+ * agents, and the report's sections and cards that mirror them) hold one study kind each. A file
+ * of a kind imports its own kind and the shared core (the rest of the layer, and lower layers),
+ * never another kind, anywhere in src/; the core of an area imports none of its kind folders,
+ * except the area's index files that list every kind (the registry index, the public barrel).
+ *
  * It also refuses import cycles (in practice inside one layer, since the rank order forbids
  * them across layers). A cycle means one module of it runs while another's exports are still
- * uninitialised, and the two can no longer be understood apart. Only imports that run when the
- * module loads count: `import type` / `export type` are erased by the compiler, and a dynamic
- * `import()` runs after both modules have loaded, so neither can create that hazard.
+ * uninitialised, and the two can no longer be understood apart. Imports that run when the
+ * module loads make an "import cycle"; a cycle that closes only through `import type` /
+ * `export type` (erased by the compiler, so no load-order hazard) is still refused as a
+ * "type-level import cycle": its modules cannot be understood apart either. A dynamic `import()`
+ * runs after both modules have loaded and is how a registry loads its plugins lazily, so it
+ * never counts.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -45,6 +54,34 @@ const SAME_RANK_ALLOWED = new Set(["cli->viewer"]);
 /** Files directly under src/ that sit above every layer. */
 const TOP_LEVEL_FILES = new Set(["index.ts"]);
 
+/** An area of a layer split by study kind: its kind folders and the core files that may import them all. */
+export interface StudyKindArea {
+  /** Path under src/, e.g. `analysis`. */
+  area: string;
+  /** Its folders, one per study kind; every other file of the area is its shared core. */
+  kinds: readonly string[];
+  /** Core files (relative to the area) that list every kind and so may import the kind folders. */
+  indexes: readonly string[];
+}
+
+/** The study kinds: the scaffold and format comparison, the configuration grid, the perturbation audit, the agents. */
+export const STUDY_KINDS = ["comparison", "grid", "audit", "agents"] as const;
+
+export const STUDY_KIND_AREAS: readonly StudyKindArea[] = [
+  // all-analyses.ts is the registry index (it imports every registered analysis, in output
+  // order); index.ts is the layer's public barrel.
+  { area: "analysis", kinds: STUDY_KINDS, indexes: ["all-analyses.ts", "index.ts"] },
+  // index.ts imports every section (cards: every card renderer) in page order.
+  { area: "report/sections", kinds: STUDY_KINDS, indexes: ["index.ts"] },
+  { area: "report/cards", kinds: STUDY_KINDS, indexes: ["index.ts"] },
+];
+
+/**
+ * Imports from one study kind into another that are allowed, as "from->to" (kind names), each
+ * with the reason. None is needed today: what two kinds share lives in the core.
+ */
+const KIND_EDGES_ALLOWED: ReadonlyMap<string, string> = new Map();
+
 export interface LayerViolation {
   /** Path relative to the checked src directory's parent, e.g. `src/core/x.ts`. */
   file: string;
@@ -57,7 +94,50 @@ export interface LayerViolation {
 export function checkLayers(srcDir: string): LayerViolation[] {
   const root = resolve(srcDir);
   const files = listTsFiles(root);
-  return [...files.flatMap((file) => checkFile(root, file)), ...findCycles(root, files)];
+  return [
+    ...files.flatMap((file) => [...checkFile(root, file), ...checkStudyKinds(root, file)]),
+    ...findCycles(root, files),
+  ];
+}
+
+/** Where a file sits among the study-kind areas: its area and kind (null: the area's core). */
+export function studyKindOf(root: string, file: string): { area: StudyKindArea; kind: string | null } | undefined {
+  const path = relative(root, file).split(sep).join("/");
+  for (const area of STUDY_KIND_AREAS) {
+    if (!path.startsWith(`${area.area}/`)) continue;
+    const rest = path.slice(area.area.length + 1).split("/");
+    return { area, kind: rest.length > 1 && area.kinds.includes(rest[0]) ? rest[0] : null };
+  }
+  return undefined;
+}
+
+/** The study-kind rules for one file's relative imports (static and dynamic). */
+function checkStudyKinds(root: string, file: string): LayerViolation[] {
+  const from = studyKindOf(root, file);
+  return importsOf(readFileSync(file, "utf8")).flatMap(({ specifier, line }) => {
+    if (!specifier.startsWith(".")) return [];
+    const to = studyKindOf(root, resolve(dirname(file), specifier));
+    if (!to?.kind) return [];
+    const reason = kindViolation(root, file, from, to as { area: StudyKindArea; kind: string });
+    return reason ? [{ file: displayName(root, file), line, specifier, reason }] : [];
+  });
+}
+
+/** Why a file may not import a file of study kind `to.kind`, or undefined when it may. */
+function kindViolation(
+  root: string,
+  file: string,
+  from: { area: StudyKindArea; kind: string | null } | undefined,
+  to: { area: StudyKindArea; kind: string },
+): string | undefined {
+  if (from?.kind) {
+    if (from.kind === to.kind || KIND_EDGES_ALLOWED.has(`${from.kind}->${to.kind}`)) return undefined;
+    return `study kind ${from.kind} may not import study kind ${to.kind} (${to.area.area}/${to.kind}/); move what both need to the core`;
+  }
+  if (from?.area !== to.area) return undefined; // another area's core (e.g. report core) is checked by its own area
+  const local = relative(join(root, from.area.area), file).split(sep).join("/");
+  if (from.area.indexes.includes(local)) return undefined;
+  return `the ${from.area.area} core may not import its study-kind folder ${to.kind}/ (only ${from.area.indexes.join(", ")} list every kind)`;
 }
 
 interface Edge {
@@ -66,21 +146,55 @@ interface Edge {
   specifier: string;
 }
 
-/** One violation per import cycle, at the import that starts it from its first file (sorted). */
+/**
+ * One violation per import cycle, at the import that starts it from its first file (sorted):
+ * cycles of load-time imports, then the cycles that close only through type-only imports.
+ */
 export function findCycles(root: string, files: readonly string[]): LayerViolation[] {
+  const texts = new Map(files.map((file) => [file, readFileSync(file, "utf8")]));
+  const loadTime = cyclesOf(
+    root,
+    files,
+    importGraph(files, (file) => loadTimeImportsOf(texts.get(file)!)),
+  );
+  const inLoadTimeCycle = new Set(loadTime.flatMap((c) => c.members));
+  const typeLevel = cyclesOf(
+    root,
+    files,
+    importGraph(files, (file) => staticImportsOf(texts.get(file)!)),
+  ).filter((c) => !c.members.some((member) => inLoadTimeCycle.has(member)));
+  return [
+    ...loadTime.map((c) => c.violation),
+    ...typeLevel.map((c) => ({ ...c.violation, reason: `type-level ${c.violation.reason}` })),
+  ].sort((a, b) => a.file.localeCompare(b.file));
+}
+
+/** The import graph over `files`, by the imports `importsIn` reads from each. */
+function importGraph(
+  files: readonly string[],
+  importsIn: (file: string) => { specifier: string; line: number }[],
+): Map<string, Edge[]> {
   const known = new Set(files);
   const graph = new Map<string, Edge[]>();
   for (const file of files) {
-    const edges = loadTimeImportsOf(readFileSync(file, "utf8"))
+    const edges = importsIn(file)
       .filter(({ specifier }) => specifier.startsWith("."))
       .map(({ specifier, line }) => ({ specifier, line, to: sourceFileOf(resolve(dirname(file), specifier)) }))
       .filter((edge) => known.has(edge.to));
     graph.set(file, edges);
   }
+  return graph;
+}
+
+/** The cycles of a graph: each strongly connected component that loops, with its members and violation. */
+function cyclesOf(
+  root: string,
+  files: readonly string[],
+  graph: Map<string, Edge[]>,
+): { members: string[]; violation: LayerViolation }[] {
   return stronglyConnected(files, graph)
     .filter((component) => component.length > 1 || graph.get(component[0])!.some((e) => e.to === component[0]))
-    .map((component) => cycleViolation(root, component, graph))
-    .sort((a, b) => a.file.localeCompare(b.file));
+    .map((component) => ({ members: component, violation: cycleViolation(root, component, graph) }));
 }
 
 /** `./x.js` names the source file x.ts (or x.tsx). */
@@ -223,6 +337,21 @@ export function loadTimeImportsOf(text: string): { specifier: string; line: numb
     let specifier: ts.Expression | undefined;
     if (ts.isImportDeclaration(statement) && !isTypeOnlyImport(statement)) specifier = statement.moduleSpecifier;
     if (ts.isExportDeclaration(statement) && !isTypeOnlyExport(statement)) specifier = statement.moduleSpecifier;
+    if (specifier && ts.isStringLiteral(specifier)) {
+      const line = source.getLineAndCharacterOfPosition(specifier.getStart(source)).line + 1;
+      out.push({ specifier: specifier.text, line });
+    }
+  }
+  return out;
+}
+
+/** Every static import and re-export, type-only ones included (no dynamic `import()`), with 1-based lines. */
+export function staticImportsOf(text: string): { specifier: string; line: number }[] {
+  const source = ts.createSourceFile("module.ts", text, ts.ScriptTarget.Latest, false);
+  const out: { specifier: string; line: number }[] = [];
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
+    const specifier = statement.moduleSpecifier;
     if (specifier && ts.isStringLiteral(specifier)) {
       const line = source.getLineAndCharacterOfPosition(specifier.getStart(source)).line + 1;
       out.push({ specifier: specifier.text, line });

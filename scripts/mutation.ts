@@ -59,7 +59,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "contrast-row-resampling",
     description: "the analysis contrast bootstrap resamples rows instead of case clusters",
-    file: "src/analysis/contrasts.ts",
+    file: "src/analysis/contrast-model.ts",
     find: "cluster: scored.map((s) => s.row.cluster),",
     replace: "cluster: scored.map((_s, i) => String(i)),",
     tests: [CLUSTER_TEST],
@@ -67,7 +67,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "format-row-resampling",
     description: "the format-gap / recovery bootstrap resamples rows instead of case clusters",
-    file: "src/analysis/format.ts",
+    file: "src/analysis/comparison/format.ts",
     find: "cluster: kept.map((s) => s.row.cluster),",
     replace: "cluster: kept.map((_s, i) => String(i)),",
     tests: [CLUSTER_TEST],
@@ -139,7 +139,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "flip-pairs-off-by-one",
     description: "the analysis drops the first matched pair before counting flips",
-    file: "src/analysis/paired.ts",
+    file: "src/analysis/comparison/paired.ts",
     find: "const table = pairedTableFromOutcomes(a, b);",
     replace: "const table = pairedTableFromOutcomes(a.slice(1), b.slice(1));",
     tests: [CLUSTER_TEST],
@@ -171,7 +171,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "recovery-wrong-numerator",
     description: "recovery % measured from the reference instead of from the standard variant",
-    file: "src/analysis/format.ts",
+    file: "src/analysis/comparison/format.ts",
     find: "loss > 0 ? (pPres - pStd) / loss : Number.NaN",
     replace: "loss > 0 ? (pRef - pPres) / loss : Number.NaN",
     tests: [CLUSTER_TEST],
@@ -179,7 +179,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "reference-rate-wald-ci",
     description: "the contrast's reference rate gets a Wald instead of a Wilson interval",
-    file: "src/analysis/contrasts.ts",
+    file: "src/analysis/contrast-model.ts",
     find: 'ci95: proportionCi(successes, n, 0.05, "wilson")',
     replace: 'ci95: proportionCi(successes, n, 0.05, "wald")',
     tests: [CLUSTER_TEST],

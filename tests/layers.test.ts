@@ -1,11 +1,20 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { checkLayers, formatViolation, importsOf, LAYER_RANK, loadTimeImportsOf } from "../scripts/check-layers.js";
+import {
+  checkLayers,
+  findCycles,
+  formatViolation,
+  importsOf,
+  LAYER_RANK,
+  loadTimeImportsOf,
+  STUDY_KINDS,
+  staticImportsOf,
+} from "../scripts/check-layers.js";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 
@@ -94,17 +103,85 @@ describe("check-layers", () => {
     ]);
   });
 
-  it("does not count type-only or dynamic imports as cycles: they do not run at load", () => {
+  it("refuses a cycle that closes only through type-only imports, and never counts dynamic imports", () => {
     const src = tree({
       "run/plan.ts": 'import type { J } from "./judge.js";\nexport type P = { j?: J };\nexport const p = 1;\n',
-      "run/judge.ts":
-        'import { type P, p } from "./plan.js";\nexport type J = P;\nexport const j = p;\nexport { type J as K } from "./judge2.js";\n',
-      "run/judge2.ts": 'export type J = 1;\nexport { type P } from "./judge.js";\n',
+      "run/judge.ts": 'import { type P, p } from "./plan.js";\nexport type J = P;\nexport const j = p;\n',
+      "run/budget.ts": 'import { lease } from "./lease.js";\nexport type B = 1;\nexport const b = lease;\n',
+      "run/lease.ts": 'import type { E } from "./types.js";\nexport const lease = 1;\nexport type L = E;\n',
+      "run/types.ts": 'import type { B } from "./budget.js";\nexport type E = { b: B };\n',
       "models/registry.ts": 'export const load = () => import("./sim.js");\n',
       "models/sim.ts": 'import { load } from "./registry.js";\nexport const s = load;\n',
     });
     made.push(src);
-    assert.deepEqual(checkLayers(src).map(formatViolation), []);
+    assert.deepEqual(checkLayers(src).map(formatViolation), [
+      'src/run/budget.ts:1: import "./lease.js": type-level import cycle: src/run/budget.ts -> src/run/lease.ts -> src/run/types.ts -> src/run/budget.ts',
+      'src/run/judge.ts:1: import "./plan.js": type-level import cycle: src/run/judge.ts -> src/run/plan.ts -> src/run/judge.ts',
+    ]);
+  });
+
+  it("names a load-time cycle once, not again as a type-level one", () => {
+    const src = tree({
+      "run/a.ts":
+        'import { b } from "./b.js";\nimport type { C } from "./c.js";\nexport const a = b;\nexport type A = C;\n',
+      "run/b.ts": 'import { a } from "./a.js";\nexport const b = () => a;\n',
+      "run/c.ts": 'import type { A } from "./a.js";\nexport type C = A;\n',
+    });
+    made.push(src);
+    assert.deepEqual(checkLayers(src).map(formatViolation), [
+      'src/run/a.ts:1: import "./b.js": import cycle: src/run/a.ts -> src/run/b.ts -> src/run/a.ts',
+    ]);
+  });
+
+  it("finds no import cycle in src/, type-only imports included", () => {
+    const files = listSources(join(repo, "src"));
+    assert.ok(files.length > 100, `expected the whole src/ tree, found ${files.length} files`);
+    assert.deepEqual(findCycles(join(repo, "src"), files).map(formatViolation), []);
+  });
+
+  it("keeps each study kind to itself and the core: kinds do not import each other, the core imports no kind", () => {
+    const src = tree({
+      "analysis/table.ts": "export const table = 1;\n",
+      "analysis/registry.ts": 'import { table } from "./table.js";\nexport const registry = table;\n',
+      "analysis/integrity/gate.ts": 'import type { G } from "../grid/cells.js";\nexport type Gate = G;\n',
+      "analysis/grid/cells.ts":
+        'import { table } from "../table.js";\nexport type G = 1;\nexport const cells = table;\n',
+      "analysis/grid/grid-analysis.ts":
+        'import { registry } from "../registry.js";\nimport { cells } from "./cells.js";\nimport { rates } from "../comparison/rates.js";\nexport const g = [registry, cells, rates];\n',
+      "analysis/comparison/rates.ts": 'import { table } from "../table.js";\nexport const rates = table;\n',
+      "analysis/audit/audit-analysis.ts": 'export const later = () => import("../agents/units.js");\n',
+      "analysis/agents/units.ts": "export const units = 1;\n",
+      "analysis/all-analyses.ts":
+        'import "./grid/grid-analysis.js";\nimport "./comparison/rates.js";\nimport "./audit/audit-analysis.js";\n',
+      "analysis/index.ts": 'export * from "./all-analyses.js";\nexport * from "./grid/cells.js";\n',
+      "analysis/study.ts":
+        'import "./all-analyses.js";\nimport { rates } from "./comparison/rates.js";\nexport const s = rates;\n',
+      "report/sections/index.ts": 'import "./grid/grid.js";\n',
+      "report/sections/registry.ts": "export const sections = 1;\n",
+      "report/sections/grid/grid.ts":
+        'import { sections } from "../registry.js";\nimport { cells } from "../../../analysis/grid/cells.js";\nimport type { A } from "../../../analysis/audit/audit-analysis.js";\nexport const x = [sections, cells];\n',
+      "report/cards/comparison/nnh.ts":
+        'import { sections } from "../../sections/registry.js";\nexport const n = sections;\n',
+      "report/report.ts":
+        'import "./sections/index.js";\nimport { rates } from "../analysis/comparison/rates.js";\nexport const r = rates;\n',
+    });
+    made.push(src);
+    assert.deepEqual(checkLayers(src).map(formatViolation), [
+      'src/analysis/audit/audit-analysis.ts:1: import "../agents/units.js": study kind audit may not import study kind agents (analysis/agents/); move what both need to the core',
+      'src/analysis/grid/grid-analysis.ts:3: import "../comparison/rates.js": study kind grid may not import study kind comparison (analysis/comparison/); move what both need to the core',
+      'src/analysis/integrity/gate.ts:1: import "../grid/cells.js": the analysis core may not import its study-kind folder grid/ (only all-analyses.ts, index.ts list every kind)',
+      'src/analysis/study.ts:2: import "./comparison/rates.js": the analysis core may not import its study-kind folder comparison/ (only all-analyses.ts, index.ts list every kind)',
+      'src/report/sections/grid/grid.ts:3: import "../../../analysis/audit/audit-analysis.js": study kind grid may not import study kind audit (analysis/audit/); move what both need to the core',
+    ]);
+  });
+
+  it("splits src/analysis into the shared core and one folder per study kind, mirrored by the report", () => {
+    for (const area of ["analysis", "report/sections"]) {
+      for (const kind of STUDY_KINDS) {
+        const files = listSources(join(repo, "src", area, kind));
+        assert.ok(files.length > 0, `src/${area}/${kind}/ should hold the ${kind} study's files`);
+      }
+    }
   });
 
   it("reads the load-time imports: static and side-effect, without type-only and dynamic ones", () => {
@@ -121,6 +198,20 @@ describe("check-layers", () => {
     assert.deepEqual(
       loadTimeImportsOf(text).map((i) => `${i.line}:${i.specifier}`),
       ["1:./a.js", "4:./ef.js", "5:./g.js", "8:./side.js"],
+    );
+  });
+
+  it("reads every static import and re-export, type-only ones included, without dynamic ones", () => {
+    const text = [
+      'import a from "./a.js";',
+      "import type { B } from './b.js';",
+      'export type { H } from "./h.js";',
+      'const i = await import("./i.js");',
+      'import "./side.js";',
+    ].join("\n");
+    assert.deepEqual(
+      staticImportsOf(text).map((i) => `${i.line}:${i.specifier}`),
+      ["1:./a.js", "2:./b.js", "3:./h.js", "5:./side.js"],
     );
   });
 
@@ -143,3 +234,11 @@ describe("check-layers", () => {
     ]);
   });
 });
+
+/** Every .ts file under dir. */
+function listSources(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => join(dir, name))
+    .sort();
+}

@@ -1,23 +1,26 @@
-// Study-level analyses on the tidy table (ScaffoldSafety 3.7, 4-6, App. D, F, G, I, O).
-export * from "./analyses/index.js";
-export * from "./contrasts.js";
+// The analysis layer's public face: the shared core, then each study kind's computations.
+export * from "./all-analyses.js";
+export * from "./contrast-model.js";
 export * from "./data.js";
 export * from "./directory.js";
-export * from "./format.js";
-export * from "./hypotheses.js";
 export * from "./inputs.js";
-export * from "./item-facts.js";
 export * from "./methodology.js";
-export * from "./paired.js";
 export * from "./plan.js";
 export * from "./preregistration.js";
-export * from "./rates.js";
 export * from "./record.js";
 export * from "./registry.js";
 export * from "./scorecard.js";
-export * from "./spec-curve.js";
 export * from "./study.js";
 export * from "./summary.js";
 export * from "./table.js";
 export * from "./text.js";
-export * from "./variance.js";
+// The scaffold and format comparison (ScaffoldSafety 3.7, 4-6, App. D, G, I, O).
+export * from "./comparison/format.js";
+export * from "./comparison/hypotheses.js";
+export * from "./comparison/item-facts.js";
+export * from "./comparison/paired.js";
+export * from "./comparison/rates.js";
+export * from "./comparison/spec-curve.js";
+export * from "./comparison/variance.js";
+// The configuration grid's card file (SafetyRepro App. B).
+export { GRID_CARD_JSON, GRID_CARD_MD, writeGridCard } from "./grid/card.js";

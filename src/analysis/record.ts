@@ -17,18 +17,14 @@ import { InputError } from "../core/errors.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import type { AnalysisOutcome } from "./directory.js";
-import { writeAuditGate } from "./audit-report.js";
 import type { Methodology } from "./methodology.js";
 import { storedRowsHash } from "./rows-hash.js";
-import { gridCardMarkdown } from "./grid/card.js";
 import { cardFields, registeredAnalyses, type StudyAnalysis } from "./registry.js";
 import { buildScorecard, type Scorecard, scorecardMarkdown } from "./scorecard.js";
 
 export const ANALYSIS_FILE = "analysis.json";
 export const SCORECARD_JSON = "scorecard.json";
 export const SCORECARD_MD = "scorecard.md";
-export const GRID_CARD_JSON = "grid-card.json";
-export const GRID_CARD_MD = "grid-card.md";
 
 export interface AnalysisRecord {
   format: typeof ANALYSIS_RECORD_FORMAT;
@@ -59,29 +55,17 @@ export function recordJson(record: AnalysisRecord): string {
   return `${JSON.stringify(record, null, 2)}\n`;
 }
 
-/** Writes DIR/analysis.json, DIR/scorecard.json and DIR/scorecard.md; returns their paths. */
+/**
+ * Writes DIR/analysis.json, DIR/scorecard.json and DIR/scorecard.md, then each registered
+ * analysis's own files beside them (the audit gate report, the GRID card); returns their paths.
+ */
 export function writeAnalysisRecord(dir: string, record: AnalysisRecord): string[] {
   const written = [join(dir, ANALYSIS_FILE), join(dir, SCORECARD_JSON), join(dir, SCORECARD_MD)];
   writeFileSync(written[0], recordJson(record));
   writeFileSync(written[1], `${JSON.stringify(record.scorecard, null, 2)}\n`);
   writeFileSync(written[2], scorecardMarkdown(record.scorecard));
-  // A perturbation study's audit gate report, beside the scorecard.
-  const audit = record.analysis.audit;
-  if (audit && !("skipped" in audit))
-    written.push(...writeAuditGate(dir, audit, record.analysis.meta.source.study ?? record.analysis.meta.source.path));
-  return [...written, ...writeGridCard(dir, record)];
-}
-
-/** The GRID card (SafetyRepro App. B) beside the scorecard, when the analysis has a grid. */
-export function writeGridCard(dir: string, record: AnalysisRecord): string[] {
-  const grid = record.analysis.grid;
-  if (!grid || "skipped" in grid) return [];
-  const title = record.analysis.meta.source.study ?? record.analysis.meta.source.path;
-  const card = { ...grid.card, ...(grid.rules ? { rules: grid.rules } : {}) };
-  const paths = [join(dir, GRID_CARD_JSON), join(dir, GRID_CARD_MD)];
-  writeFileSync(paths[0], `${JSON.stringify(card, null, 2)}\n`);
-  writeFileSync(paths[1], gridCardMarkdown(card, title));
-  return paths;
+  for (const analysis of registeredAnalyses()) written.push(...(analysis.writeFiles?.(dir, record.analysis) ?? []));
+  return written;
 }
 
 /**

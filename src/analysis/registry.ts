@@ -1,9 +1,12 @@
 /**
  * The analysis registry: every study analysis (rates, contrasts, hypotheses, format, ...) is one
- * file in `analyses/` that registers its name, the part of the plan it reads, its function, its
- * lines in the text summary and its scorecard fields. `analyzeStudy`, `formatSummary` and
- * `buildScorecard` iterate the registry, so a new study type (the grid, the audit) adds files
- * instead of editing them. Its result type joins `StudyAnalysis` by augmenting `AnalysisResults`:
+ * `*-analysis.ts` file, in the folder of its study kind (comparison/, grid/, audit/, agents/) or
+ * in this core when it serves every study (integrity, methodology, chronology), that registers
+ * its name, the part of the plan it reads, its function, its lines in the text summary, its
+ * scorecard fields and any files of its own. all-analyses.ts imports them in order.
+ * `analyzeStudy`, `formatSummary`, `buildScorecard` and `writeAnalysisRecord` iterate the
+ * registry, so a new study kind adds files instead of editing them. Its result type joins
+ * `StudyAnalysis` by augmenting `AnalysisResults`:
  *
  *   declare module "../registry.js" { interface AnalysisResults { grid: GridResult } }
  *
@@ -12,7 +15,7 @@
  */
 import type { z } from "zod";
 import type { AnalysisPlan } from "../contracts/analysis.js";
-import type { GlmSetup } from "./contrasts.js";
+import type { GlmSetup } from "./contrast-model.js";
 import type { Population, ScoredRow } from "./data.js";
 import type { Methodology } from "./methodology.js";
 import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
@@ -137,6 +140,8 @@ export interface RegisteredAnalysis<K extends ResultKey = ResultKey> {
   summary?(input: PresentedAnalysis): string[];
   /** Its fields of the Scaffold Safety Scorecard, in order. */
   card?: CardField[];
+  /** Files of its own that `analyze` writes beside the scorecard (the GRID card); returns their paths. */
+  writeFiles?(dir: string, analysis: StudyAnalysis): string[];
 }
 
 const registered: RegisteredAnalysis[] = [];

@@ -8,11 +8,11 @@
  * (App. O).
  */
 import type { Methodology } from "./methodology.js";
-import "./analyses/index.js";
+import "./all-analyses.js";
 import { cardFields, cardHeading, type ScorecardFields, type ScorecardHeader, type StudyAnalysis } from "./registry.js";
 import { md } from "./text.js";
 
-export type { MatrixCell, MethodologyStamp, NnhCard, NnhRow, RateMatrix, ResidualNnhRow } from "./analyses/index.js";
+export type { MatrixCell, MethodologyStamp, NnhCard, NnhRow, RateMatrix, ResidualNnhRow } from "./all-analyses.js";
 
 export const SIMULATED_NOTICE =
   "SIMULATED DATA: every response in this study comes from a simulated respondent with planted effects. These numbers describe the simulator, not any real model.";

@@ -1,12 +1,12 @@
 /**
- * analyzeStudy: every registered analysis (analyses/) on one table, as one typed,
+ * analyzeStudy: every registered analysis (all-analyses.ts) on one table, as one typed,
  * JSON-serialisable result. Pure (no I/O): the study-directory wrapper adds the methodology
  * stamp and deviations.
  */
 import type { AnalysisPlan } from "../contracts/analysis.js";
 import { PARALLAX_VERSION } from "../core/version.js";
-import "./analyses/index.js";
-import type { GlmSetup } from "./contrasts.js";
+import "./all-analyses.js";
+import type { GlmSetup } from "./contrast-model.js";
 import { gateVerdicts } from "./integrity/gate.js";
 import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
 import { distinctValues, scoredRows, varyingFacets } from "./data.js";

@@ -2,7 +2,7 @@
  * The readable summary `parallax analyze` prints (the JSON result holds everything): a header,
  * then each registered analysis's lines in registration order.
  */
-import "./analyses/index.js";
+import "./all-analyses.js";
 import type { Methodology } from "./methodology.js";
 import { registeredAnalyses, type StudyAnalysis } from "./registry.js";
 import { SIMULATED_NOTICE } from "./scorecard.js";

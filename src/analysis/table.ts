@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { facetLabel } from "../contracts/condition.js";
-import { AGENT_ONLY_COLUMNS, type AgentFacts, agentFactsOf } from "./agent-columns.js";
+import { AGENT_ONLY_COLUMNS, type AgentFacts, agentFactsOf } from "./agent-facts.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { parseCsv } from "../datasets/csv.js";
@@ -21,7 +21,7 @@ import {
   trialAuditColumns,
 } from "../run/export.js";
 import { trialPages } from "../run/store/pages.js";
-import { agentColumnsOf } from "../run/agent-columns.js";
+import { agentColumnsOf } from "../run/trial-agent-columns.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 
 export interface AnalysisRow {
@@ -48,7 +48,7 @@ export interface AnalysisRow {
   audit?: Record<string, number>;
   /** The parsed answer (an MC letter) where the scorer recorded one. */
   answer?: string;
-  /** Agent trials: tool calls, tool errors, working time, token streams, cost, flags (agent-columns.ts). */
+  /** Agent trials: tool calls, tool errors, working time, token streams, cost, flags (agent-facts.ts). */
   agent?: AgentFacts;
   /** The weights' SHA-256 ("sha256:<hex>") or the provider's model version, where recorded. */
   modelRevision?: string;

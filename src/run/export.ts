@@ -6,7 +6,7 @@ import { facetLabel } from "../contracts/condition.js";
 import type { CallRecord, Observation, ScoreRecord } from "../contracts/trial.js";
 import { csvLine } from "../core/csv.js";
 import { callAuditors } from "../scaffolds/audits/registry.js";
-import { AGENT_COLUMNS, agentColumnsOf } from "./agent-columns.js";
+import { AGENT_COLUMNS, agentColumnsOf } from "./trial-agent-columns.js";
 import type { TrialRow, TrialStore } from "./store/types.js";
 import { trialPages } from "./store/pages.js";
 

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { agentsAnalysis } from "../../src/analysis/analyses/agents.js";
+import { agentsAnalysis } from "../../src/analysis/agents/agents-analysis.js";
 import { dodReading, sliceLevelEstimates } from "../../src/analysis/agents/estimates.js";
 import { scaffoldModelGlmm } from "../../src/analysis/agents/glmm.js";
 import { cellOutcomes } from "../../src/analysis/agents/outcomes.js";

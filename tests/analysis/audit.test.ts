@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type AuditResult, perturbationAudit } from "../../src/analysis/analyses/audit.js";
+import { type AuditResult, perturbationAudit } from "../../src/analysis/audit/audit-analysis.js";
 import { normalizePlan, parsePlan } from "../../src/analysis/plan.js";
 import type { AnalysisContext } from "../../src/analysis/registry.js";
 import { build, ITEMS } from "../helpers/audit-rows.js";

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { analyzeDirectory, normalizePlan } from "../../src/analysis/index.js";
-import type { GridResult } from "../../src/analysis/analyses/grid.js";
+import type { GridResult } from "../../src/analysis/grid/grid-analysis.js";
 import type { Item } from "../../src/contracts/item.js";
 import { itemDifficulty, SIM_EFFECTS } from "../../src/models/sim.js";
 import { exportTable } from "../../src/run/export.js";

@@ -3,10 +3,16 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { gridAnalysis, type GridResult } from "../../src/analysis/analyses/grid.js";
+import { gridAnalysis, type GridResult } from "../../src/analysis/grid/grid-analysis.js";
 import { type AnalysisContext, type AnalysisRow, clusterKey, normalizePlan } from "../../src/analysis/index.js";
-import { gridCardMarkdown, NOT_RECORDED } from "../../src/analysis/grid/card.js";
-import { type AnalysisRecord, GRID_CARD_JSON, GRID_CARD_MD, writeGridCard } from "../../src/analysis/record.js";
+import {
+  GRID_CARD_JSON,
+  GRID_CARD_MD,
+  gridCardMarkdown,
+  NOT_RECORDED,
+  writeGridCard,
+} from "../../src/analysis/grid/card.js";
+import type { AnalysisRecord } from "../../src/analysis/record.js";
 import { gridCells } from "../../src/analysis/grid/cells.js";
 import type { IntegrityResult } from "../../src/analysis/integrity/gate.js";
 import { benchmarksWithoutThreshold } from "../../src/analysis/directory.js";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { scoredRows } from "../../src/analysis/data.js";
-import { optionPreservingAnalysis, recoveryCell } from "../../src/analysis/format.js";
+import { optionPreservingAnalysis, recoveryCell } from "../../src/analysis/comparison/format.js";
 import { normalizePlan } from "../../src/analysis/plan.js";
 import { type AnalysisRow, clusterKey } from "../../src/analysis/table.js";
 

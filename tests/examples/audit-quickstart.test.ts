@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { parse, stringify } from "yaml";
-import type { AuditResult } from "../../src/analysis/analyses/index.js";
+import type { AuditResult } from "../../src/analysis/all-analyses.js";
 import { analyzeDirectory } from "../../src/analysis/directory.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";

@@ -4,11 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { perturbationAudit } from "../../src/analysis/analyses/audit.js";
+import { perturbationAudit } from "../../src/analysis/audit/audit-analysis.js";
 import { normalizePlan } from "../../src/analysis/plan.js";
 import type { AnalysisContext } from "../../src/analysis/registry.js";
 import { render } from "../../src/report/html.js";
-import { diffView } from "../../src/report/sections/audit.js";
+import { diffView } from "../../src/report/sections/audit/audit.js";
 import "../../src/report/sections/index.js";
 import { type ReportContext, reportSections } from "../../src/report/sections/registry.js";
 import { build } from "../helpers/audit-rows.js";

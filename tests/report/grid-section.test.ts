@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { pathToFileURL } from "node:url";
-import { gridAnalysis, type GridResult } from "../../src/analysis/analyses/grid.js";
+import { gridAnalysis, type GridResult } from "../../src/analysis/grid/grid-analysis.js";
 import { type AnalysisContext, normalizePlan, num } from "../../src/analysis/index.js";
 import { esc, page, raw, render } from "../../src/report/html.js";
 import "../../src/report/sections/index.js";

@@ -4,7 +4,7 @@
  * reported under (section 4).
  */
 import type { AgentsPlan } from "../../contracts/analysis.js";
-import { type AgentFacts, normalizeFlag } from "../agent-columns.js";
+import { type AgentFacts, normalizeFlag } from "../agent-facts.js";
 import { clusterKey, type AnalysisRow, type ItemFacts } from "../table.js";
 
 /** App. E's buckets: completed (correct, wrong) or errored (p2l, cf, pdf, bug, other). */

@@ -5,12 +5,18 @@
  * over the declared roster, and (vi) the scope statement: what was not varied, generated from
  * the table and the plan, never typed by hand. Written as grid-card.md and grid-card.json.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { GRID_AXES, type GridPlan } from "../../contracts/analysis.js";
 import type { Interval } from "../../stats/index.js";
+import type { StudyAnalysis } from "../registry.js";
 import { md, num, pct } from "../text.js";
 import type { FamilyBootstrap } from "./bootstrap.js";
 import type { GridCell } from "./cells.js";
 import type { EnvelopeBenchmark } from "./envelope.js";
+
+export const GRID_CARD_JSON = "grid-card.json";
+export const GRID_CARD_MD = "grid-card.md";
 
 /** The receipt's axes, in App. B's order, and their wording. */
 const RECEIPT_AXES: readonly [string, string][] = [
@@ -261,4 +267,16 @@ export function gridCardMarkdown(card: GridCard, title: string): string {
   }
   out.push("## (vi) Scope statement: not varied", "", ...card.scope.map((s) => `- ${md(s)}`), "");
   return out.join("\n");
+}
+
+/** The GRID card (SafetyRepro App. B) beside the scorecard, when the analysis has a grid. */
+export function writeGridCard(dir: string, record: { analysis: StudyAnalysis }): string[] {
+  const grid = record.analysis.grid;
+  if (!grid || "skipped" in grid) return [];
+  const title = record.analysis.meta.source.study ?? record.analysis.meta.source.path;
+  const card = { ...grid.card, ...(grid.rules ? { rules: grid.rules } : {}) };
+  const paths = [join(dir, GRID_CARD_JSON), join(dir, GRID_CARD_MD)];
+  writeFileSync(paths[0], `${JSON.stringify(card, null, 2)}\n`);
+  writeFileSync(paths[1], gridCardMarkdown(card, title));
+  return paths;
 }

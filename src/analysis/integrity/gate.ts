@@ -4,7 +4,7 @@
  * verdicts each check downgraded.
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
-import { allContrastScopes, type Contrast } from "../contrasts.js";
+import { allContrastScopes, type Contrast } from "../contrast-model.js";
 import type { AnalysisResults } from "../registry.js";
 import type { AnalysisRow } from "../table.js";
 import "./index.js";

@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { configurationOf, varyingFacets } from "../../analysis/data.js";
-import { cellId, type RateCell, rateCells } from "../../analysis/rates.js";
+import { cellId, type RateCell, rateCells } from "../../analysis/comparison/rates.js";
 import { ANALYSIS_FILE, type AnalysisRecord, storedAnalysis } from "../../analysis/record.js";
 import { type AnalysisRow, clusterKey, loadStudyTable } from "../../analysis/table.js";
 import type { CallRecord } from "../../contracts/trial.js";

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { CallRecord } from "../../contracts/trial.js";
 import type { TrialRow } from "../../run/store/types.js";
-import type { RateCell } from "../../analysis/rates.js";
+import type { RateCell } from "../../analysis/comparison/rates.js";
 import { PARALLAX_VERSION } from "../../core/version.js";
 
 export const EEE_SCHEMA_VERSION = "0.3.0";

@@ -1,5 +1,5 @@
 // One renderer per scorecard field a registered analysis declares.
 import "./integrity.js";
-import "./safety-rate-matrix.js";
-import "./nnh.js";
+import "./comparison/safety-rate-matrix.js";
+import "./comparison/nnh.js";
 import "./methodology-stamp.js";

@@ -2,8 +2,9 @@
  * The report-section registry: each section of report.html is one file here, registered under
  * the name of the analysis it renders (or a report-wide name: scorecard, charts, cells), in page
  * order. Scorecard fields render through the card registry (src/report/cards/), keyed by the
- * field a registered analysis declares. A new study type adds its analysis in src/analysis/analyses
- * and its section here; report.ts does not change.
+ * field a registered analysis declares. A study kind's sections sit in the folder named as its
+ * analyses' folder in src/analysis (comparison/, grid/, audit/, agents/); a new analysis adds its
+ * section there and one import in index.ts; report.ts does not change.
  */
 import type { CardFieldKey, PresentedAnalysis, Scorecard, ScorecardFields } from "../../analysis/index.js";
 import type { Content } from "../html.js";

@@ -12,7 +12,7 @@ import { PARALLAX_VERSION } from "../../core/version.js";
 import type { LeaseStore } from "../store/types.js";
 import type { TrialRow } from "../store/types.js";
 import type { TrialSource } from "./trial-source.js";
-import type { TrialEvent } from "./types.js";
+import type { TrialEvent } from "./trial-event.js";
 
 /** Default lease: long enough for a slow trial between renewals, short enough to recover a dead worker soon. */
 export const DEFAULT_LEASE_MS = 60_000;

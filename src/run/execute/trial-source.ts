@@ -5,7 +5,7 @@
  * the executor.
  */
 import type { TrialStore, TrialRow } from "../store/types.js";
-import type { TrialEvent } from "./types.js";
+import type { TrialEvent } from "./trial-event.js";
 
 export interface TrialSource {
   /** Up to `max` trials to execute next; an empty list when there is no more work. */

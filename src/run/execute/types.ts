@@ -2,7 +2,6 @@
  * The executor's vocabulary: a model ready to call, the options of a run pass, and what a
  * trial and a whole pass report back.
  */
-import type { FailureBucket } from "../../contracts/failure.js";
 import type { Item } from "../../contracts/item.js";
 import type { GenerationParams, Provider } from "../../contracts/provider.js";
 import type { ModelSpec } from "../../contracts/spec.js";
@@ -13,7 +12,10 @@ import type { AnyScorer, LogprobOptions, ScoreResult, Scorer } from "../../scori
 import type { TrialCompletion, TrialRow, TrialStore } from "../store/types.js";
 import type { AgentLimits } from "./agent-limits.js";
 import type { BudgetLedger, BudgetLimits, BudgetReport, RunBudget } from "./budget.js";
+import type { TrialEvent } from "./trial-event.js";
 import type { TrialSource } from "./trial-source.js";
+
+export type { TrialEvent } from "./trial-event.js";
 
 export interface ModelRuntime {
   spec: ModelSpec;
@@ -73,15 +75,6 @@ export interface TrialJudging {
   applies(trialId: string): boolean;
   /** Makes the judge calls (pushed to `attempt.calls`) and returns the primary judge's score. */
   judge(attempt: TrialAttempt, finalText: string): Promise<{ scored: ScoreResult; scorer: string }>;
-}
-
-export interface TrialEvent {
-  trialId: string;
-  status: "finished" | "errored" | "abandoned";
-  /** An errored trial's failure bucket and message. */
-  failure?: { bucket: FailureBucket; message: string };
-  costUsd: number;
-  calls: number;
 }
 
 export interface ExecuteSummary {

@@ -1,0 +1,301 @@
+/**
+ * The agent-scaffold analyses of the GAIA scaffold comparison (sections 4.1-4.5, App. D-O), on
+ * rows that carry agent columns: per-cell outcomes in App. E's buckets, the primary / robust /
+ * intersection slices, question-clustered bootstrap CIs (B and the seed shared by every slice),
+ * the scaffold gap with shared resamples and the H1 rule, all pairwise scaffold contrasts, the
+ * GLMM likelihood-ratio test (H2), the file-task difference of differences (H4, both subset
+ * definitions), behavioural signatures, realized and happy-path cost per correct with the
+ * accuracy / cost Pareto frontier, and the tier ladder (RQ5).
+ */
+import { AnalysisPlanSchema } from "../../contracts/analysis.js";
+import { type Monotonicity, monotonicity, paretoFrontier } from "../../stats/index.js";
+import {
+  type CellEstimates,
+  type DodEstimate,
+  type GapEstimate,
+  type PairEstimate,
+  sliceLevelEstimates,
+} from "./estimates.js";
+import { type GlmmComparison, scaffoldModelGlmm } from "./glmm.js";
+import { type CellOutcomes, cellOutcomes } from "./outcomes.js";
+import { agentUnits, cellKey, SLICES, type SliceName, sliceUnits } from "./units.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import { bracket, num, pct, pp, pValue, textTable } from "../text.js";
+
+export interface AgentCell extends CellEstimates {
+  model: string;
+  scaffold: string;
+  outcomes: CellOutcomes;
+  /** On the accuracy vs realized cost-per-correct Pareto frontier of its slice and level. */
+  onFrontier: boolean;
+}
+
+export interface TierLadder {
+  models: string[];
+  gaps: (number | null)[];
+  /** How the gap moves from the least to the most capable model; null when a gap is undefined. */
+  reading: Monotonicity | null;
+}
+
+export interface AgentSliceLevel {
+  slice: SliceName;
+  level: string;
+  questions: number;
+  cells: AgentCell[];
+  gaps: GapEstimate[];
+  pairwise: PairEstimate[];
+  dod: DodEstimate[];
+  /** Cells on the Pareto frontier, cheapest first ("model · scaffold"). */
+  frontier: string[];
+  ladder: TierLadder | null;
+}
+
+export interface H1Decision {
+  slice: SliceName;
+  level: string;
+  threshold: number;
+  /** Some model's gap (point estimate) reaches the threshold; null when the level is absent. */
+  supported: boolean | null;
+  models: string[];
+  /** Models whose gap CI lies wholly at or above the threshold. */
+  modelsCiAbove: string[];
+}
+
+export interface AgentsResult {
+  facet: string;
+  scaffolds: string[];
+  models: string[];
+  levels: string[];
+  resamples: number;
+  seed: number;
+  units: number;
+  quarantined: number;
+  slices: AgentSliceLevel[];
+  h1: H1Decision[];
+  glmm: ({ slice: SliceName } & (GlmmComparison | Skipped))[];
+  h4: { treatment: string; control: string };
+  notes: string[];
+}
+
+declare module "../registry.js" {
+  interface AnalysisResults {
+    agents: AgentsResult | Skipped;
+  }
+}
+
+const distinct = (values: readonly string[]) => [...new Set(values)];
+export const cellLabel = (model: string, scaffold: string) => `${model} · ${scaffold}`;
+
+function sortLevels(levels: string[]): string[] {
+  return levels.sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+}
+
+export function agentsAnalysis(ctx: AnalysisContext): AgentsResult | Skipped {
+  const plan = ctx.plan.agents;
+  const facet = ctx.resolved.comparisonFacet;
+  const { units, quarantined } = agentUnits(ctx.rows, facet, ctx.items ?? ctx.table.items, plan);
+  if (units.length === 0) return { skipped: "no rows carry agent columns (tool_calls, agent_flags, ...)" };
+  const declared = ctx.table.facetLevels[facet] ?? [];
+  const present = distinct(units.map((u) => u.scaffold));
+  const scaffolds = [...declared.filter((l) => present.includes(l)), ...present.filter((l) => !declared.includes(l))];
+  const models = distinct(units.map((u) => u.model)).sort();
+  const levels = sortLevels(distinct(units.map((u) => u.level)));
+  const h4 = {
+    treatment: plan.dod.treatment ?? scaffolds[scaffolds.length - 1],
+    control: plan.dod.control ?? scaffolds[0],
+  };
+  const notes: string[] = [];
+  if (!units.some((u) => u.document !== null))
+    notes.push("no item attachment metadata: the H4 difference of differences is not computed");
+
+  const slices: AgentSliceLevel[] = [];
+  const glmm: AgentsResult["glmm"] = [];
+  for (const slice of SLICES) {
+    const inSlice = sliceUnits(units, slice, plan);
+    for (const level of levels) {
+      const atLevel = inSlice.filter((u) => u.level === level);
+      if (atLevel.length === 0) continue;
+      slices.push(sliceLevel(slice, level, atLevel, models, scaffolds, quarantined, plan, h4));
+    }
+    glmm.push({
+      slice,
+      ...scaffoldModelGlmm(inSlice, {
+        scaffold:
+          plan.reference_scaffold ??
+          (scaffolds.includes(ctx.resolved.reference) ? ctx.resolved.reference : scaffolds[0]),
+        model: plan.reference_model,
+      }),
+    });
+  }
+  const h1Level = levels.includes(plan.h1_level) ? plan.h1_level : levels.length === 1 ? levels[0] : plan.h1_level;
+  const h1 = SLICES.map((slice) => h1Decision(slices, slice, h1Level, plan.gap_threshold));
+  return {
+    facet,
+    scaffolds,
+    models,
+    levels,
+    resamples: plan.resamples,
+    seed: plan.seed,
+    units: units.length,
+    quarantined: [...quarantined.values()].reduce((a, b) => a + b, 0),
+    slices,
+    h1,
+    glmm,
+    h4,
+    notes,
+  };
+}
+
+function sliceLevel(
+  slice: SliceName,
+  level: string,
+  units: ReturnType<typeof sliceUnits>,
+  models: string[],
+  scaffolds: string[],
+  quarantined: Map<string, number>,
+  plan: AnalysisContext["plan"]["agents"],
+  h4: { treatment: string; control: string },
+): AgentSliceLevel {
+  const estimates = sliceLevelEstimates(units, models, scaffolds, plan, h4);
+  const cells: AgentCell[] = [];
+  for (const model of models)
+    for (const scaffold of scaffolds) {
+      const est = estimates.cells.get(`${model}\u0001${scaffold}`);
+      if (!est) continue;
+      const inCell = units.filter((u) => u.model === model && u.scaffold === scaffold);
+      const q = slice === "primary" ? (quarantined.get(cellKey(model, scaffold, level)) ?? 0) : 0;
+      cells.push({ model, scaffold, outcomes: cellOutcomes(inCell, q), ...est, onFrontier: false });
+    }
+  const frontier = paretoFrontier(
+    cells.map((c) => ({
+      benefit: c.outcomes.accuracyOverall ?? Number.NaN,
+      cost: c.cost.realized.estimate ?? Number.NaN,
+    })),
+  );
+  for (const i of frontier) cells[i].onFrontier = true;
+  return {
+    slice,
+    level,
+    questions: new Set(units.map((u) => u.cluster)).size,
+    cells,
+    gaps: estimates.gaps,
+    pairwise: estimates.pairwise,
+    dod: estimates.dod,
+    frontier: frontier.map((i) => cellLabel(cells[i].model, cells[i].scaffold)),
+    ladder: tierLadder(estimates.gaps, plan.tiers),
+  };
+}
+
+function tierLadder(gaps: GapEstimate[], tiers: readonly string[]): TierLadder | null {
+  const models = tiers.filter((m) => gaps.some((g) => g.model === m));
+  if (models.length < 2) return null;
+  const values = models.map((m) => gaps.find((g) => g.model === m)?.gap.estimate ?? null);
+  return {
+    models,
+    gaps: values,
+    reading: values.every((v) => v !== null) ? monotonicity(values as number[]) : null,
+  };
+}
+
+function h1Decision(slices: AgentSliceLevel[], slice: SliceName, level: string, threshold: number): H1Decision {
+  const at = slices.find((s) => s.slice === slice && s.level === level);
+  if (!at) return { slice, level, threshold, supported: null, models: [], modelsCiAbove: [] };
+  // A tolerance so that a gap of exactly the threshold (e.g. 0.1 from 0.3 - 0.2) counts.
+  const reaches = (v: number | null | undefined) => v !== null && v !== undefined && v >= threshold - 1e-12;
+  const models = at.gaps.filter((g) => reaches(g.gap.estimate)).map((g) => g.model);
+  return {
+    slice,
+    level,
+    threshold,
+    supported: models.length > 0,
+    models,
+    modelsCiAbove: at.gaps.filter((g) => reaches(g.gap.ci?.[0])).map((g) => g.model),
+  };
+}
+
+// ---------------------------------------------------------------- text summary
+
+function est(e: { estimate: number | null; ci: [number, number] | null }, f: (v: number) => string): string {
+  return e.estimate === null ? "n/a" : `${f(e.estimate)} ${bracket(e.ci, f)}`;
+}
+
+function summaryLines(analysis: StudyAnalysis): string[] {
+  const a = analysis.agents;
+  // A study without agent rows says nothing about agents.
+  if (!a || "skipped" in a) return [];
+  const lines = [
+    `agent analyses: ${a.units} attempt-units, ${a.quarantined} zero-token rejection(s) quarantined; ${a.resamples} question-clustered resamples, seed ${a.seed}`,
+  ];
+  const primary = a.slices.filter((s) => s.slice === "primary");
+  for (const s of primary) {
+    lines.push(`outcomes, level ${s.level} (primary slice)`);
+    lines.push(
+      ...textTable(
+        ["model", a.facet, "att", "comp", "correct", "wrong", "p2l", "cf", "pdf", "bug", "other", "acc", "acc comp"],
+        s.cells.map((c) => [
+          c.model,
+          c.scaffold,
+          String(c.outcomes.attempts),
+          pct(c.outcomes.completionRate),
+          ...(["correct", "wrong", "p2l", "cf", "pdf", "bug", "other"] as const).map((b) =>
+            String(c.outcomes.buckets[b]),
+          ),
+          pct(c.outcomes.accuracyOverall),
+          pct(c.outcomes.accuracyCompleted),
+        ]),
+      ),
+    );
+  }
+  lines.push("scaffold gap (max - min accuracy, shared resamples)");
+  lines.push(
+    ...textTable(
+      ["slice", "level", "model", "gap [95% CI]", "max", "min"],
+      a.slices.flatMap((s) =>
+        s.gaps.map((g) => [s.slice, s.level, g.model, est(g.gap, (v) => pp(v)), g.max ?? "-", g.min ?? "-"]),
+      ),
+    ),
+  );
+  for (const h of a.h1)
+    lines.push(
+      `H1 (${h.slice}, level ${h.level}, gap >= ${Math.round(100 * h.threshold)} pp): ${
+        h.supported === null
+          ? "not evaluable (level absent)"
+          : h.supported
+            ? `supported by ${h.models.join(", ")}`
+            : "not supported"
+      }${h.modelsCiAbove.length ? `; CI wholly above for ${h.modelsCiAbove.join(", ")}` : ""}`,
+    );
+  for (const g of a.glmm) {
+    if ("skipped" in g) lines.push(`GLMM (${g.slice}): skipped (${g.skipped})`);
+    else
+      lines.push(
+        `GLMM (${g.slice}): LRT scaffold x model ${
+          g.lrt ? `chi2(${g.lrt.df}) = ${num(g.lrt.chi2)}, p ${pValue(g.lrt.p)}` : "not computed"
+        }; full model converged ${g.full.converged ? "yes" : "no"}, max |gradient| ${num(g.full.maxAbsGradient, 4)}`,
+      );
+  }
+  const h4 = a.slices.flatMap((s) => s.dod.filter((d) => d.h4).map((d) => ({ s, d })));
+  if (h4.length > 0) {
+    lines.push(`H4 difference of differences (${a.h4.treatment} - ${a.h4.control}, file tasks minus the rest)`);
+    lines.push(
+      ...textTable(
+        ["slice", "subset", "level", "model", "DoD [95% CI]", "reading"],
+        h4.map(({ s, d }) => [s.slice, d.subset, s.level, d.model, est(d.dod, (v) => num(v, 3)), d.reading ?? "n/a"]),
+      ),
+    );
+  }
+  for (const s of primary)
+    lines.push(
+      `Pareto frontier, level ${s.level} (primary; accuracy vs realized cost per correct): ${s.frontier.join("; ") || "none"}`,
+    );
+  lines.push("");
+  return lines;
+}
+
+registerAnalysis({
+  name: "agents",
+  plan: AnalysisPlanSchema.pick({ agents: true }),
+  result: "agents",
+  run: agentsAnalysis,
+  summary: ({ analysis }) => summaryLines(analysis),
+});

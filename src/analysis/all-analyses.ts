@@ -1,0 +1,43 @@
+/**
+ * The registered analyses, in the order of their results, summary lines, scorecard fields and
+ * files. A new analysis adds its import here, nothing else in the core. This is the one core file
+ * that imports the study-kind folders (comparison/, grid/, audit/, agents/); check:layers holds it.
+ */
+import "./integrity/integrity-analysis.js";
+import "./comparison/rates-analysis.js";
+import "./comparison/contrasts-analysis.js";
+import "./comparison/hypotheses-analysis.js";
+import "./comparison/subhypotheses-analysis.js";
+import "./comparison/bbq-bias-analysis.js";
+import "./comparison/pairwise-analysis.js";
+import "./comparison/independence-ci-analysis.js";
+import "./comparison/format-analysis.js";
+import "./comparison/option-preserving-analysis.js";
+import "./comparison/paired-analysis.js";
+import "./comparison/variance-analysis.js";
+import "./comparison/baseline-dependence-analysis.js";
+import "./comparison/sensitivity-profiles-analysis.js";
+import "./comparison/spec-curve-analysis.js";
+import "./agents/agents-analysis.js";
+import "./audit/audit-analysis.js";
+import "./grid/grid-analysis.js";
+import "./methodology-analysis.js";
+import "./chronology-analysis.js";
+
+export type { NnhCard, NnhRow, ResidualNnhRow } from "./comparison/contrasts-analysis.js";
+export { nnhExplanation, residualExplanation } from "./comparison/contrasts-analysis.js";
+export { INTEGRITY_FAILED_LINE } from "./integrity/integrity-analysis.js";
+export type { HypothesesResult } from "./comparison/hypotheses-analysis.js";
+export type { BbqBias, BbqBiasRow, BbqContextScore } from "./comparison/bbq-bias-analysis.js";
+export type { SubHypothesesResult, SubHypothesisResult } from "./comparison/subhypotheses-analysis.js";
+export type { BaselineCell, BaselineDependence } from "./comparison/baseline-dependence-analysis.js";
+export type { IndependenceCi, IndependenceCiRow } from "./comparison/independence-ci-analysis.js";
+export type { PairwiseContrast, PairwiseFamily } from "./comparison/pairwise-analysis.js";
+export type { SensitivityProfile, SensitivityProfiles } from "./comparison/sensitivity-profiles-analysis.js";
+export type { MethodologyStamp } from "./methodology-analysis.js";
+export type { MatrixCell, RateMatrices, RateMatrix } from "./comparison/rates-analysis.js";
+export { benchmarkRowLabel, matrixDescription } from "./comparison/rates-analysis.js";
+export type { AgentCell, AgentSliceLevel, AgentsResult, H1Decision, TierLadder } from "./agents/agents-analysis.js";
+export { cellLabel } from "./agents/agents-analysis.js";
+export type { AuditResult, ScorerFidelityRow } from "./audit/audit-analysis.js";
+export type { GridEnvelope, GridResult } from "./grid/grid-analysis.js";

@@ -1,0 +1,407 @@
+/**
+ * Each condition vs the reference, pooled and per benchmark, in both populations (OR with
+ * cluster-robust CIs, bootstrap RD/RR, TOST, NNH, adjusted p), and the scorecard's NNH table.
+ */
+import { type AnalysisPlan, AnalysisPlanSchema } from "../../contracts/analysis.js";
+import type { Interval } from "../../stats/index.js";
+import { adjustPValues } from "../../stats/index.js";
+import {
+  analyzeScope,
+  type Contrast,
+  type ContrastGroup,
+  type ContrastScope,
+  contrastGroups,
+  type GlmSetup,
+  type NumberNeededEstimate,
+  type PopulationContrasts,
+  scopeLabel,
+  verdictOf,
+} from "../contrast-model.js";
+import type { ResolvedFamily } from "../plan.js";
+
+export type { ContrastGroup, PopulationContrasts } from "../contrast-model.js";
+export { allContrastScopes, contrastGroups, scopeLabel } from "../contrast-model.js";
+import { distinctValues, type Population, type ScoredRow } from "../data.js";
+import { type AnalysisContext, cardField, registerAnalysis, type StudyAnalysis } from "../registry.js";
+import {
+  bracket,
+  md,
+  NUMBER_NEEDED_HEADING,
+  num,
+  numberNeededText,
+  pct,
+  pp,
+  pValue,
+  recoveryText,
+  textTable,
+} from "../text.js";
+
+declare module "../registry.js" {
+  interface AnalysisResults {
+    contrasts: Record<Population, PopulationContrasts>;
+  }
+  interface ScorecardFields {
+    nnh: NnhCard;
+  }
+}
+
+/** One NNH row of the scorecard: a configuration against the reference in one scope. */
+export interface NnhRow {
+  /** The scope's label ("pooled", a benchmark, "model m1"), with its format when stratified. */
+  scope: string;
+  kind: "pooled" | "benchmark" | "model";
+  format: string | null;
+  condition: string;
+  riskDifference: number | null;
+  rdCi95: Interval | null;
+  /** Value, direction (harm: NNH, benefit: NNT) and Altman's interval. */
+  nnh: NumberNeededEstimate | null;
+  equivalent: boolean | null;
+  verdict: string;
+}
+
+/** App. I: per model, the headline NNH of the standard variant and the residual NNH once options propagate. */
+export interface ResidualNnhRow {
+  model: string;
+  /** The loss of the standard variant vs the reference, as an NNH with Altman's interval. */
+  headline: NumberNeededEstimate | null;
+  residual: NumberNeededEstimate | null;
+  recovery: number | null;
+  recoveryCi95?: Interval | null;
+  /** Why the row has no reading (the integrity gate, or no loss to recover). */
+  note: string | null;
+}
+
+/** The scorecard's NNH field (ScaffoldSafety App. F.2 (2) and App. I). */
+export interface NnhCard {
+  reference: string;
+  rows: NnhRow[];
+  /** Option-preserving decomposition, or why it is absent. */
+  residual:
+    | { standard: string; preserving: string; restrictedTo: string | null; rows: ResidualNnhRow[] }
+    | { skipped: string };
+}
+
+function contrasts(ctx: AnalysisContext): Record<Population, PopulationContrasts> {
+  const { levels } = ctx.resolved;
+  const formats = formatStrata(ctx);
+  const { families } = ctx.resolved;
+  return {
+    itt: contrastsFor("itt", ctx.scored.itt, ctx.benchmarks, levels, ctx.setup, ctx.plan, formats, families),
+    pp: contrastsFor("pp", ctx.scored.pp, ctx.benchmarks, levels, ctx.setup, ctx.plan, formats, families),
+  };
+}
+
+/** The format facet and its levels when the analysed rows show two or more formats; else null. */
+function formatStrata(ctx: AnalysisContext): { facet: string; levels: string[] } | null {
+  const facet = ctx.plan.format.facet;
+  if (facet === ctx.resolved.comparisonFacet || !ctx.table.facets.includes(facet)) return null;
+  const present = new Set(ctx.rows.map((r) => r.facets[facet]));
+  if (present.size < 2) return null;
+  const order = ctx.table.facetLevels[facet] ?? [];
+  return { facet, levels: [...order.filter((l) => present.has(l)), ...[...present].filter((l) => !order.includes(l))] };
+}
+
+function groupFor(
+  format: string | null,
+  population: Population,
+  scored: ScoredRow[],
+  benchmarks: string[],
+  levels: string[],
+  setup: GlmSetup,
+  plan: AnalysisPlan,
+): ContrastGroup {
+  const tag = (scope: ContrastScope, kind: ContrastScope["kind"]): ContrastScope => ({
+    ...scope,
+    kind,
+    ...(format === null ? {} : { format }),
+  });
+  const pooled = tag(analyzeScope("pooled", population, scored, levels, setup, plan), "pooled");
+  const byBenchmark =
+    benchmarks.length > 1
+      ? benchmarks.map((b) =>
+          tag(
+            analyzeScope(
+              b,
+              population,
+              scored.filter((s) => s.row.benchmark === b),
+              levels,
+              setup,
+              plan,
+            ),
+            "benchmark",
+          ),
+        )
+      : [];
+  const models = distinctValues(scored.map((s) => s.row.model));
+  const byModel =
+    models.length > 1
+      ? models.map((m) =>
+          tag(
+            analyzeScope(
+              m,
+              population,
+              scored.filter((s) => s.row.model === m),
+              levels,
+              setup,
+              plan,
+            ),
+            "model",
+          ),
+        )
+      : [];
+  return { format, pooled, byBenchmark, byModel };
+}
+
+function contrastsFor(
+  population: Population,
+  scored: ScoredRow[],
+  benchmarks: string[],
+  levels: string[],
+  setup: GlmSetup,
+  plan: AnalysisPlan,
+  formats: { facet: string; levels: string[] } | null,
+  families: readonly ResolvedFamily[],
+): PopulationContrasts {
+  const { primary, secondary, alpha } = plan.multiplicity;
+  // Each declared family (the primary configurations, then the plan's `families`) is adjusted within.
+  const adjustPooled = (pooled: ContrastScope[]) => {
+    for (const family of families) adjustFamily(pooled, primary, alpha, family);
+  };
+  if (formats === null) {
+    const group = groupFor(null, population, scored, benchmarks, levels, setup, plan);
+    adjustPooled([group.pooled]);
+    adjustFamily(group.byBenchmark, secondary, alpha);
+    adjustFamily(group.byModel, secondary, alpha);
+    return { pooled: group.pooled, byBenchmark: group.byBenchmark, byModel: group.byModel };
+  }
+  // Format is a facet: every presented contrast is within one format. The all-format scope
+  // (format as a fixed effect) is kept for the omnibus test only.
+  const pooled: ContrastScope = {
+    ...analyzeScope("pooled", population, scored, levels, setup, plan),
+    kind: "pooled",
+    acrossFormats: true,
+  };
+  adjustPooled([pooled]);
+  const byFormat = formats.levels.map((format) =>
+    groupFor(
+      format,
+      population,
+      scored.filter((s) => s.row.facets[formats.facet] === format),
+      benchmarks,
+      levels,
+      setup,
+      plan,
+    ),
+  );
+  // The primary families: each format's pooled contrasts, adjusted together within a family.
+  adjustPooled(byFormat.map((g) => g.pooled));
+  adjustFamily(
+    byFormat.flatMap((g) => g.byBenchmark),
+    secondary,
+    alpha,
+  );
+  adjustFamily(
+    byFormat.flatMap((g) => g.byModel),
+    secondary,
+    alpha,
+  );
+  return { pooled, byBenchmark: [], byModel: [], byFormat };
+}
+
+/** Adjusts the odds-ratio p-values of every contrast in these scopes as one family, then sets verdicts. */
+function adjustFamily(
+  scopes: ContrastScope[],
+  method: AnalysisPlan["multiplicity"]["primary"],
+  alpha: number,
+  family?: ResolvedFamily,
+): void {
+  const inFamily = (c: Contrast) => !family || family.conditions.includes(c.condition);
+  const members = scopes
+    .flatMap((s) => s.contrasts)
+    .filter((c) => inFamily(c) && !("error" in c.oddsRatio) && Number.isFinite(c.oddsRatio.p));
+  if (members.length > 0) {
+    const adjusted = adjustPValues(
+      members.map((c) => (c.oddsRatio as { p: number }).p),
+      method,
+      alpha,
+    );
+    members.forEach((c, i) => {
+      const or = c.oddsRatio as { pAdjusted: number | null; adjustment: string | null };
+      or.pAdjusted = adjusted.adjusted[i];
+      or.adjustment = `${method} over ${members.length} test(s)${family ? ` (family ${family.name})` : ""}`;
+    });
+  }
+  for (const c of scopes.flatMap((s) => s.contrasts).filter(inFamily)) c.verdict = verdictOf(c, alpha);
+}
+
+function contrastRow(c: Contrast): string[] {
+  const or = c.oddsRatio;
+  return [
+    c.condition,
+    pct(c.rate?.rate),
+    `${pp(c.riskDifference?.estimate)} ${bracket(c.riskDifference?.ci95, (v) => pp(v))}`,
+    "error" in or ? "n/a" : `${num(or.estimate)} ${bracket(or.ci95, (v) => num(v))}`,
+    "error" in or ? "-" : `${pValue(or.p)} / ${pValue(or.pAdjusted)}`,
+    numberNeededText(c.nnh),
+    c.notInterpretable ? "n/i" : c.equivalence ? (c.equivalence.equivalent ? "yes" : "no") : "-",
+    c.verdict,
+  ];
+}
+
+function scopeLines(scope: ContrastScope, title: string): string[] {
+  const ref = scope.contrasts[0]?.referenceRate;
+  const lines = [
+    `${title} (${scope.population.toUpperCase()}; n=${scope.nRows}, ${scope.nClusters} cases; reference rate ${pct(ref?.rate)})`,
+  ];
+  lines.push(
+    ...textTable(
+      [
+        "condition",
+        "rate",
+        "RD [95% bootstrap CI]",
+        "OR [95% cluster CI]",
+        "p raw / adj",
+        NUMBER_NEEDED_HEADING,
+        "TOST",
+        "verdict",
+      ],
+      scope.contrasts.map(contrastRow),
+    ),
+  );
+  if (scope.omnibus && "chi2" in scope.omnibus) {
+    lines.push(`omnibus Wald: chi2(${scope.omnibus.df}) = ${num(scope.omnibus.chi2)}, p = ${pValue(scope.omnibus.p)}`);
+  }
+  return [...lines, ""];
+}
+
+function omnibusLine(scope: ContrastScope): string[] {
+  return scope.omnibus && "chi2" in scope.omnibus
+    ? [
+        `omnibus Wald over every format (${scope.formula}): chi2(${scope.omnibus.df}) = ${num(scope.omnibus.chi2)}, p = ${pValue(scope.omnibus.p)}`,
+        "",
+      ]
+    : [];
+}
+
+function summaryLines(analysis: StudyAnalysis): string[] {
+  const primaryPopulation = analysis.meta.primaryPopulation;
+  const primary = analysis.contrasts[primaryPopulation];
+  const other = primaryPopulation === "itt" ? "pp" : "itt";
+  const lines: string[] = [];
+  if (primary.byFormat?.length) {
+    lines.push("format is a facet: every contrast is within one format, never pooled across formats", "");
+    lines.push(...omnibusLine(primary.pooled));
+  }
+  for (const g of contrastGroups(primary)) {
+    const at = g.format ? ` at format ${g.format}` : "";
+    lines.push(...scopeLines(g.pooled, `each condition vs the reference, pooled${at}`));
+  }
+  for (const g of contrastGroups(analysis.contrasts[other])) {
+    lines.push(...scopeLines(g.pooled, `the same, other population${g.format ? ` at format ${g.format}` : ""}`));
+  }
+  for (const g of contrastGroups(primary)) {
+    lines.push(...g.byBenchmark.flatMap((scope) => scopeLines(scope, `benchmark ${scopeLabel(scope)}`)));
+    lines.push(...g.byModel.flatMap((scope) => scopeLines(scope, scopeLabel(scope))));
+  }
+  return lines;
+}
+
+function nnhRows(analysis: StudyAnalysis): NnhRow[] {
+  return contrastGroups(analysis.contrasts[analysis.meta.primaryPopulation]).flatMap((g) =>
+    [g.pooled, ...g.byBenchmark, ...g.byModel].flatMap((scope) =>
+      scope.contrasts.map(
+        (c): NnhRow => ({
+          scope: scopeLabel(scope),
+          kind: scope.kind ?? (scope.scope === "pooled" ? "pooled" : "benchmark"),
+          format: scope.format ?? null,
+          condition: c.condition,
+          riskDifference: c.riskDifference?.estimate ?? null,
+          rdCi95: c.riskDifference?.ci95 ?? null,
+          nnh: c.nnh,
+          equivalent: c.notInterpretable ? null : (c.equivalence?.equivalent ?? null),
+          verdict: c.verdict,
+        }),
+      ),
+    ),
+  );
+}
+
+function residualRows(analysis: StudyAnalysis): NnhCard["residual"] {
+  const op = analysis.optionPreserving;
+  if (!op) return { skipped: "no option-preserving analysis in this record" };
+  if ("skipped" in op) return op;
+  return {
+    standard: op.standard,
+    preserving: op.preserving,
+    restrictedTo: op.restrictedTo,
+    rows: op.rows.map((r) => ({
+      model: r.model === "all" ? "all models" : r.model,
+      headline: r.notInterpretable ? null : (r.headline ?? null),
+      residual: r.notInterpretable ? null : r.residualNnh,
+      recovery: r.notInterpretable ? null : r.recovery.estimate,
+      recoveryCi95: r.notInterpretable ? null : r.recovery.ci95,
+      note: r.notInterpretable ? `not interpretable: ${r.notInterpretable}` : r.undefinedReason,
+    })),
+  };
+}
+
+function nnhCard(analysis: StudyAnalysis): NnhCard {
+  return { reference: analysis.meta.reference, rows: nnhRows(analysis), residual: residualRows(analysis) };
+}
+
+/** NNH's meaning, said once above the table (scorecard.md and the report). */
+export function nnhExplanation(reference: string): string {
+  return `Against ${reference}: NNH = 1/|RD| cases routed through the configuration per additional unsafe (wrong) output when it harms; NNT, per additional safe (correct) one, when it helps. Rounded up to whole cases; 95% CIs by Altman's method (when the RD CI includes 0, the interval runs from NNT through infinity to NNH).`;
+}
+
+/** The residual NNH's meaning (App. I). */
+export function residualExplanation(standard: string, preserving: string, restrictedTo: string | null): string {
+  return `Option-preserving decomposition (App. I)${restrictedTo ? `, at ${restrictedTo}` : ""}: the headline NNH of ${standard} against the reference, and the residual NNH of ${preserving}, what is left once the options reach every sub-call.`;
+}
+
+function nnhMarkdown(card: NnhCard | NnhRow[], reference: string): string[] {
+  // Scorecards written before the card held residual NNHs store the rows alone.
+  const value: NnhCard = Array.isArray(card) ? { reference, rows: [], residual: { skipped: "older record" } } : card;
+  const lines = [
+    md(nnhExplanation(reference)),
+    "",
+    `| scope | configuration | RD [95% CI] | ${NUMBER_NEEDED_HEADING} | TOST-equivalent | verdict |`,
+    "|---|---|---:|---:|---|---|",
+    ...value.rows.map(
+      (r) =>
+        `| ${md(r.scope)} | ${md(r.condition)} | ${pp(r.riskDifference)} ${bracket(r.rdCi95, (v) => pp(v))} | ${numberNeededText(r.nnh)} | ${r.equivalent === null ? "-" : r.equivalent ? "yes" : "no"} | ${md(r.verdict)} |`,
+    ),
+  ];
+  const residual = value.residual;
+  if (!("skipped" in residual)) {
+    lines.push(
+      "",
+      md(residualExplanation(residual.standard, residual.preserving, residual.restrictedTo)),
+      "",
+      `| model | headline ${NUMBER_NEEDED_HEADING} | residual ${NUMBER_NEEDED_HEADING} | recovery | note |`,
+      "|---|---:|---:|---:|---|",
+      ...residual.rows.map(
+        (r) =>
+          `| ${md(r.model)} | ${numberNeededText(r.headline)} | ${numberNeededText(r.residual)} | ${md(recoveryText(r.recovery, r.recoveryCi95))} | ${md(r.note ?? "")} |`,
+      ),
+    );
+  }
+  return lines;
+}
+
+registerAnalysis({
+  name: "contrasts",
+  plan: AnalysisPlanSchema.pick({ equivalence: true, multiplicity: true, bootstrap: true, format: true }),
+  result: "contrasts",
+  run: contrasts,
+  summary: ({ analysis }) => summaryLines(analysis),
+  card: [
+    cardField({
+      field: "nnh",
+      title: "Number needed to harm (NNT/NNH)",
+      build: ({ analysis }) => nnhCard(analysis),
+      markdown: (card, header) => nnhMarkdown(card, header.comparison.reference),
+    }),
+  ],
+});

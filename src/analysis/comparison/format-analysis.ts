@@ -1,0 +1,83 @@
+/** Format dependence: OE minus MC at the reference, and the condition x format 2x2 (ScaffoldSafety 5.2). */
+import { AnalysisPlanSchema } from "../../contracts/analysis.js";
+import { type ScoredRow, scoredRows } from "../data.js";
+import { type FormatAnalysis, formatAnalysis, tostMark } from "./format.js";
+import { restrictRows } from "../plan.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import { bracket, pct, pp, textTable } from "../text.js";
+
+declare module "../registry.js" {
+  interface AnalysisResults {
+    format: FormatAnalysis | Skipped;
+  }
+}
+
+/** The format facet exists apart from the comparison facet and shows both the MC and the OE level. */
+export function formatFacetPresent(ctx: AnalysisContext): boolean {
+  const { facet, mc, oe } = ctx.plan.format;
+  if (!ctx.table.facets.includes(facet) || facet === ctx.resolved.comparisonFacet) return false;
+  const all = restrictRows(ctx.table.rows, restrictionWithout(ctx, facet));
+  const values = new Set((all.length ? all : ctx.rows).map((r) => r.facets[facet]));
+  return values.has(mc) && values.has(oe);
+}
+
+/** The primary population's rows under every format: the reference's restriction minus the format. */
+export function formatRows(ctx: AnalysisContext): ScoredRow[] {
+  const { comparisonFacet, levels } = ctx.resolved;
+  return scoredRows(
+    restrictRows(ctx.table.rows, restrictionWithout(ctx, ctx.plan.format.facet)).filter((r) =>
+      levels.includes(r.facets[comparisonFacet]),
+    ),
+    ctx.plan.population,
+  );
+}
+
+function restrictionWithout(ctx: AnalysisContext, facet: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(ctx.resolved.restrict).filter(([f]) => f !== facet));
+}
+
+function format(ctx: AnalysisContext): FormatAnalysis | Skipped {
+  const { facet, mc, oe } = ctx.plan.format;
+  if (!formatFacetPresent(ctx)) return { skipped: `no '${facet}' facet with both ${mc} and ${oe}` };
+  const { comparisonFacet, reference, levels } = ctx.resolved;
+  return formatAnalysis(formatRows(ctx), comparisonFacet, reference, levels, ctx.plan);
+}
+
+function summaryLines(analysis: StudyAnalysis): string[] {
+  const f = analysis.format;
+  if ("skipped" in f) return [`format analysis: skipped (${f.skipped})`];
+  return [
+    `format: ${f.oe} minus ${f.mc} at ${analysis.meta.reference} (positive: MC understates)`,
+    ...textTable(
+      ["benchmark", "model", f.mc, f.oe, "gap [95% CI]"],
+      f.gaps.map((g) => [
+        g.benchmark,
+        g.model,
+        pct(g.mc?.rate),
+        pct(g.oe?.rate),
+        `${pp(g.gap.estimate)} ${bracket(g.gap.ci95, (v) => pp(v))}`,
+      ]),
+    ),
+    "",
+    `scaffold x format 2x2 (within-format contrasts vs ${analysis.meta.reference})`,
+    ...textTable(
+      ["condition", `RD at ${f.mc}`, `RD at ${f.oe}`, "difference (MC - OE)"],
+      f.withinFormat.map((w) => [
+        w.condition,
+        `${pp(w.rdMc.estimate)} ${bracket(w.rdMc.ci95, (v) => pp(v))}${tostMark(w, w.rdMc.equivalent, " equiv.")}`,
+        `${pp(w.rdOe.estimate)} ${bracket(w.rdOe.ci95, (v) => pp(v))}${tostMark(w, w.rdOe.equivalent, " equiv.")}`,
+        `${pp(w.interaction.estimate)} ${bracket(w.interaction.ci95, (v) => pp(v))}${
+          w.notInterpretable ? ` not interpretable: ${w.notInterpretable}` : ""
+        }`,
+      ]),
+    ),
+  ];
+}
+
+registerAnalysis({
+  name: "format",
+  plan: AnalysisPlanSchema.pick({ format: true, population: true, equivalence: true, bootstrap: true }),
+  result: "format",
+  run: format,
+  summary: ({ analysis }) => summaryLines(analysis),
+});

@@ -1,0 +1,82 @@
+/** The omnibus test (H1), the interaction blocks (H2, H3) and the trend (H4), the last three as one secondary family. */
+import { AnalysisPlanSchema } from "../../contracts/analysis.js";
+import type { WaldTest } from "../../stats/index.js";
+import { adjustPValues } from "../../stats/index.js";
+import { type InteractionResult, interactionTests, type TrendResult, trendTest } from "./hypotheses.js";
+import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
+import { bracket, num, pct, pValue } from "../text.js";
+
+export interface HypothesesResult {
+  omnibus: WaldTest | { error: string } | null;
+  interactions: InteractionResult[];
+  trend: TrendResult | { error: string } | null;
+  secondaryAdjustment: string;
+}
+
+declare module "../registry.js" {
+  interface AnalysisResults {
+    hypotheses: HypothesesResult;
+  }
+}
+
+function hypotheses(ctx: AnalysisContext): HypothesesResult {
+  const plan = ctx.plan;
+  const pooled = ctx.results.contrasts?.[plan.population].pooled;
+  if (!pooled) throw new Error("the hypotheses analysis reads the contrasts: register it after them");
+  const interactions = interactionTests(ctx.main, ctx.setup, ctx.resolved);
+  const trend = trendTest(ctx.main, ctx.setup, ctx.resolved);
+  // The secondary family (H2, H3, H4): interaction blocks and the trend, adjusted together.
+  const family: { p: number; set: (p: number) => void }[] = [];
+  for (const i of interactions) if (i.test) family.push({ p: i.test.p, set: (p) => (i.test!.pAdjusted = p) });
+  if (trend && !("error" in trend)) family.push({ p: trend.p, set: (p) => (trend.pAdjusted = p) });
+  const usable = family.filter((f) => Number.isFinite(f.p));
+  if (usable.length > 0) {
+    const adjusted = adjustPValues(
+      usable.map((f) => f.p),
+      plan.multiplicity.secondary,
+      plan.multiplicity.alpha,
+    );
+    usable.forEach((f, i) => {
+      f.set(adjusted.adjusted[i]);
+    });
+  }
+  return {
+    omnibus: plan.hypotheses.omnibus ? pooled.omnibus : null,
+    interactions,
+    trend,
+    secondaryAdjustment: `${plan.multiplicity.secondary} over ${usable.length} test(s)`,
+  };
+}
+
+function summaryLines(analysis: StudyAnalysis): string[] {
+  const h = analysis.hypotheses;
+  const out = [`secondary hypotheses (${h.secondaryAdjustment})`];
+  for (const i of h.interactions) {
+    out.push(
+      i.test
+        ? `  ${analysis.meta.comparisonFacet} x ${i.with}: Wald chi2(${i.test.df}) = ${num(i.test.chi2)}, p = ${pValue(i.test.p)}, adjusted ${pValue(i.test.pAdjusted)}`
+        : `  ${analysis.meta.comparisonFacet} x ${i.with}: skipped (${i.skipped})`,
+    );
+  }
+  const t = h.trend;
+  if (t && "error" in t) out.push(`  trend: not estimable (${t.error})`);
+  else if (t) {
+    out.push(
+      `  trend over ${t.order.join(" < ")}: OR per step ${num(t.oddsRatioPerStep)} ${bracket(t.oddsRatioCi95, (v) => num(v))}, p (${t.alternative}) = ${pValue(t.p)}, adjusted ${pValue(t.pAdjusted)}`,
+      `  isotonic fit (${t.isotonicDirection}): ${t.rates.map((r) => `${r.level} ${pct(r.rate)} -> ${pct(r.isotonic)}`).join(", ")}`,
+      "error" in t.jonckheere
+        ? `  Jonckheere-Terpstra: not computable (${t.jonckheere.error})`
+        : `  Jonckheere-Terpstra (sensitivity, order only): J = ${num(t.jonckheere.statistic, 1)}, z = ${num(t.jonckheere.z)}, p (${t.alternative}) = ${pValue(t.jonckheere.p)}`,
+    );
+    if (t.unscored.length) out.push(`  not in the trend (no declared score): ${t.unscored.join(", ")}`);
+  }
+  return [...out, ""];
+}
+
+registerAnalysis({
+  name: "hypotheses",
+  plan: AnalysisPlanSchema.pick({ hypotheses: true, multiplicity: true }),
+  result: "hypotheses",
+  run: hypotheses,
+  summary: ({ analysis }) => summaryLines(analysis),
+});

@@ -1,0 +1,74 @@
+/** The specification curve with its permutation test (ScaffoldSafety 6.5). */
+import { AnalysisPlanSchema } from "../../contracts/analysis.js";
+import { restrictRows } from "../plan.js";
+import { type SpecCurveResult, specificationCurve } from "./spec-curve.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import { num, pct, pValue } from "../text.js";
+
+declare module "../registry.js" {
+  interface AnalysisResults {
+    specificationCurve: SpecCurveResult | Skipped;
+  }
+}
+
+async function curve(ctx: AnalysisContext): Promise<SpecCurveResult | Skipped> {
+  const curvePlan = ctx.plan.specification_curve;
+  if (curvePlan === false) return { skipped: "not in the plan" };
+  const pooled = ctx.results.contrasts?.[ctx.plan.population].pooled;
+  // Default contrast: the condition with the largest pooled |RD|.
+  const contrast =
+    curvePlan.contrast ??
+    [...(pooled?.contrasts ?? [])].sort(
+      (a, b) => Math.abs(b.riskDifference?.estimate ?? 0) - Math.abs(a.riskDifference?.estimate ?? 0),
+    )[0]?.condition;
+  if (!contrast) return { skipped: "no contrast to follow" };
+  const { comparisonFacet, reference, levels } = ctx.resolved;
+  if (!levels.includes(contrast)) return { skipped: `contrast '${contrast}' is not a level in the data` };
+  // The scorer dimension compares stored scorers of the same trials, so it reads every scorer's rows.
+  const scorerRows = ctx.input
+    ? restrictRows(ctx.input.rows, ctx.resolved.restrict).filter((r) => levels.includes(r.facets[comparisonFacet]))
+    : undefined;
+  const result = await specificationCurve(ctx.rows, comparisonFacet, reference, contrast, ctx.table.facets, ctx.plan, {
+    scorerRows,
+  });
+  return result ?? { skipped: "not in the plan" };
+}
+
+function summaryLines(analysis: StudyAnalysis): string[] {
+  const s = analysis.specificationCurve;
+  if ("skipped" in s) return [`specification curve: skipped (${s.skipped})`, ""];
+  const perm = s.permutation
+    ? `; permutation p (median) = ${pValue(s.permutation.pMedian)}, (share significant) = ${pValue(s.permutation.pShareSignificant)} over ${s.permutation.count}`
+    : s.permutationNote
+      ? `; ${s.permutationNote}`
+      : "";
+  return [
+    `specification curve for ${s.contrast} vs ${s.reference}: ${s.summary.n} specifications over ${s.dimensions.map((d) => d.name).join(", ")}`,
+    `  median OR ${num(s.summary.medianOddsRatio)} (IQR ${num(s.summary.iqrOddsRatio[0])} to ${num(s.summary.iqrOddsRatio[1])}), ${pct(s.summary.shareSignificant, 0)} significant${perm}`,
+    ...(s.failed.length ? [`  ${s.failed.length} specification(s) not estimable`] : []),
+    ...(s.excluded?.length ? [`  ${s.excluded.length} combination(s) left out: ${s.excluded[0].reason}`] : []),
+    "glmm" in s ? glmmLine(s) : "",
+    ...(s.paths ? [pathsLine(s)] : []),
+    "",
+  ].filter((line, i, all) => line !== "" || i === all.length - 1);
+}
+
+function glmmLine(s: SpecCurveResult): string {
+  const g = s.glmm;
+  if ("skipped" in g) return `  GLMM refit: skipped (${g.skipped})`;
+  if ("error" in g) return `  GLMM refit: not estimable (${g.error})`;
+  return `  GLMM refit of the primary specification (case random intercept): OR ${num(g.oddsRatio)} (95% CI ${num(g.ci95[0])} to ${num(g.ci95[1])}), p = ${pValue(g.p)}`;
+}
+
+function pathsLine(s: SpecCurveResult): string {
+  const count = (status: string) => s.paths.filter((p) => p.status === status).length;
+  return `  App. D paths: ${count("varied")} varied, ${count("available")} available, ${count("unsupported")} not supported by this table (see the report)`;
+}
+
+registerAnalysis({
+  name: "specificationCurve",
+  plan: AnalysisPlanSchema.pick({ specification_curve: true, population: true }),
+  result: "specificationCurve",
+  run: curve,
+  summary: ({ analysis }) => summaryLines(analysis),
+});

@@ -1,0 +1,373 @@
+/**
+ * The configuration grid of SafetyRepro: cells per (model, benchmark, configuration)
+ * with decoding seeds averaged per item; per benchmark the envelope C_b and its metrics (SDI,
+ * CFR_theta, tau_R, rho_flip, reachable orderings) on the full envelope and every declared tier;
+ * the scoring-path strata, the parse-clean subset and item subsamples; the free-form variance
+ * attribution (Type II, Type III check); the configuration and max-statistic bootstraps; the
+ * scoring-method and quantization effects; and the GRID card. Unreadable cells (integrity) are
+ * left out of every envelope and listed.
+ */
+import { AnalysisPlanSchema, GRID_AXES, type GridPlan } from "../../contracts/analysis.js";
+import { InputError } from "../../core/errors.js";
+import { distinctValues } from "../data.js";
+import { type FamilyBootstrap, gridBootstrap } from "./bootstrap.js";
+import { buildGridCard, type GridCard, writeGridCard } from "./card.js";
+import { cellsOnItems, type GridCell, gridAxes, gridCells } from "./cells.js";
+import {
+  type BenchmarkGrid,
+  benchmarkGrid,
+  type ConfigurationFilter,
+  type EnvelopeBenchmark,
+  envelopeFilter,
+  type CfrReasons,
+  envelopeMetrics,
+  levelMatches,
+  unmatchedEnvelopeValues,
+} from "./envelope.js";
+import {
+  type FlipSlice,
+  type GridVariance,
+  gridVariance,
+  itemSubsamples,
+  type PairedEffect,
+  parseCleanSlice,
+  type QuantizationEffect,
+  quantizationEffects,
+  type SubsampleCheck,
+  scoringMethodEffects,
+  scoringPathStrata,
+  subsampleCheck,
+} from "./robustness.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import type { AnalysisRow } from "../table.js";
+import { num, pct, textTable } from "../text.js";
+
+export interface GridEnvelope {
+  name: string;
+  include: Record<string, string[]>;
+  exclude: Record<string, string[]>;
+  /** Declared values that match no level (reported, so a typo is seen). */
+  unmatched: string[];
+  benchmarks: EnvelopeBenchmark[];
+}
+
+export interface GridResult {
+  axes: string[];
+  axisLevels: Record<string, string[]>;
+  seedFacet: string;
+  reference: Record<string, string>;
+  roster: string[];
+  population: "itt" | "pp";
+  cells: {
+    total: number;
+    readable: number;
+    unreadable: { model: string; benchmark: string; configuration: string; reason: string }[];
+  };
+  /** The full envelope's score grids (configurations x roster), as the charts draw them. */
+  grids: { benchmark: string; models: string[]; configurations: string[]; scores: number[][] }[];
+  envelopes: GridEnvelope[];
+  strata: { benchmark: string; slices: FlipSlice[] }[];
+  parseClean: ({ benchmark: string; excluded: string[] } & FlipSlice)[];
+  subsamples: SubsampleCheck[];
+  variance: GridVariance[];
+  bootstrap: FamilyBootstrap[];
+  scoringMethod: PairedEffect[];
+  quantization: QuantizationEffect[];
+  card: GridCard;
+  /** The envelope rules file checked against the run's stamp (set by the study-directory analysis). */
+  rules?: { path: string; sha256: string; status: string };
+  notes: string[];
+}
+
+declare module "../registry.js" {
+  interface AnalysisResults {
+    grid: GridResult | Skipped;
+  }
+}
+
+export const FULL_ENVELOPE = "full";
+
+/** The declared reference configuration, matched to the levels present (first level where undeclared). */
+function resolveReference(plan: GridPlan, axes: string[], levels: Record<string, string[]>, notes: string[]) {
+  for (const axis of Object.keys(plan.reference)) {
+    if (!axes.includes(axis)) {
+      throw new InputError(`analysis.grid.reference: '${axis}' is not an axis of this grid; axes: ${axes.join(", ")}`);
+    }
+  }
+  const defaulted: string[] = [];
+  const reference = Object.fromEntries(
+    axes.map((axis) => {
+      const declared = plan.reference[axis];
+      if (declared === undefined) {
+        defaulted.push(`${axis}=${levels[axis][0]}`);
+        return [axis, levels[axis][0]];
+      }
+      const found = levels[axis].find((l) => levelMatches(l, [declared]));
+      if (!found) {
+        throw new InputError(
+          `analysis.grid.reference.${axis}: '${declared}' is not a level; levels: ${levels[axis].join(", ")}`,
+        );
+      }
+      return [axis, found];
+    }),
+  );
+  if (defaulted.length)
+    notes.push(`reference configuration: ${defaulted.join(", ")} (first level; declare analysis.grid.reference)`);
+  return reference;
+}
+
+function resolveRoster(plan: GridPlan, models: string[]): string[] {
+  if (!plan.roster) return models;
+  const unknown = plan.roster.filter((m) => !models.includes(m));
+  if (unknown.length) {
+    throw new InputError(`analysis.grid.roster: ${unknown.join(", ")} not in the table; models: ${models.join(", ")}`);
+  }
+  return [...plan.roster];
+}
+
+function benchmarkGrids(
+  cells: readonly GridCell[],
+  benchmarks: string[],
+  roster: string[],
+  keep?: ConfigurationFilter,
+) {
+  return benchmarks.map((b) => {
+    const present = roster.filter((m) => cells.some((c) => c.benchmark === b && c.model === m));
+    return benchmarkGrid(cells, b, present, keep);
+  });
+}
+
+export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
+  const plan = ctx.plan.grid;
+  if (plan === false) return { skipped: "analysis.grid is false" };
+  const rows: AnalysisRow[] = ctx.table.rows;
+  const varying = (facet: string) =>
+    ctx.table.facets.includes(facet) && new Set(rows.map((r) => r.facets[facet])).size > 1;
+  if (!plan.axes && !GRID_AXES.some(varying)) {
+    return {
+      skipped: `no grid axis (${GRID_AXES.join(", ")}) varies; declare analysis.grid.axes to analyse other facets as a grid`,
+    };
+  }
+  const { axes, levels } = gridAxes(plan, ctx.table.facets, ctx.table.facetLevels, rows);
+  const configurations = new Set(rows.map((r) => axes.map((a) => r.facets[a]).join("\u0000")));
+  if (axes.length === 0 || configurations.size < 2)
+    return { skipped: "fewer than two configurations of the grid axes" };
+  const notes: string[] = [];
+  const reference = resolveReference(plan, axes, levels, notes);
+  const models = distinctValues(rows.map((r) => r.model));
+  const roster = resolveRoster(plan, models);
+  const benchmarks = distinctValues(rows.map((r) => r.benchmark));
+  const gate = ctx.results.integrity
+    ? { integrity: ctx.results.integrity, comparisonFacet: ctx.resolved.comparisonFacet }
+    : undefined;
+  const cells = gridCells(rows, axes, ctx.plan.population, ctx.plan.integrity, gate);
+  const unreadable = cells.flatMap((c) =>
+    c.score === null
+      ? [{ model: c.model, benchmark: c.benchmark, configuration: c.configuration, reason: c.unreadable ?? "no score" }]
+      : [],
+  );
+  if (unreadable.length)
+    notes.push(`${unreadable.length} unreadable cell(s) yield no number and are left out of every envelope`);
+
+  const full = benchmarkGrids(cells, benchmarks, roster);
+  const reasons = ctx.cfrNotApplicable ?? {};
+  const envelopes = declaredEnvelopes(plan, cells, benchmarks, roster, levels, full, reasons);
+  const result: GridResult = {
+    axes,
+    axisLevels: levels,
+    seedFacet: plan.seed_facet,
+    reference,
+    roster,
+    population: ctx.plan.population,
+    cells: { total: cells.length, readable: cells.length - unreadable.length, unreadable },
+    grids: full.map((g) => ({
+      benchmark: g.benchmark,
+      models: [...g.models],
+      configurations: g.configurations,
+      scores: g.scores.map((r) => [...r]),
+    })),
+    envelopes,
+    strata: full.map((g) => ({ benchmark: g.benchmark, slices: scoringPathStrata(g) })).filter((s) => s.slices.length),
+    parseClean: full.map((g) => ({ benchmark: g.benchmark, ...parseCleanSlice(g, plan.parse_clean) })),
+    subsamples: subsampleChecks(cells, plan, benchmarks, roster),
+    variance: full.flatMap((g) => gridVariance(g, axes) ?? []),
+    bootstrap: gridBootstrap(full, plan, axes, reasons),
+    scoringMethod: axes.includes("scoring_path") ? scoringMethodEffects(cells, axes, plan.greedy) : [],
+    quantization:
+      axes.includes("quantization") && levels.quantization.length > 1
+        ? quantizationEffects(cells, axes, levels.quantization, roster)
+        : [],
+    card: undefined as unknown as GridCard,
+    notes,
+  };
+  result.card = buildGridCard({
+    plan,
+    axes,
+    axisLevels: levels,
+    reference,
+    cells,
+    full: envelopes[0].benchmarks,
+    bootstrap: result.bootstrap,
+    roster,
+    facetLevels: presentLevels(ctx.table.facets, ctx.table.facetLevels, rows),
+    ...tableFacts(rows, plan, axes, benchmarks),
+    models,
+  });
+  return result;
+}
+
+/** Items per benchmark, the stochastic settings' decoding seeds and the attempts, in one pass. */
+function tableFacts(rows: readonly AnalysisRow[], plan: GridPlan, axes: string[], benchmarks: string[]) {
+  const items = new Map(benchmarks.map((b) => [b, new Set<string>()]));
+  const seeds = new Set<string>();
+  let attempts = 0;
+  const stochastic = (row: AnalysisRow) =>
+    !axes.includes("decoding") || !levelMatches(row.facets.decoding, [plan.greedy]);
+  for (const row of rows) {
+    items.get(row.benchmark)?.add(row.item);
+    const seed = row.facets[plan.seed_facet];
+    if (seed !== undefined && seed !== "" && stochastic(row)) seeds.add(seed);
+    attempts = Math.max(attempts, row.attempt);
+  }
+  return {
+    items: Object.fromEntries([...items].map(([b, set]) => [b, set.size])),
+    seeds: distinctValues(seeds),
+    attempts,
+  };
+}
+
+function presentLevels(facets: readonly string[], declared: Record<string, string[]>, rows: readonly AnalysisRow[]) {
+  return Object.fromEntries(
+    facets.map((f) => {
+      const present = new Set(rows.map((r) => r.facets[f]));
+      return [f, (declared[f] ?? [...present]).filter((l) => present.has(l))];
+    }),
+  );
+}
+
+/** The full envelope first, then each declared tier re-analysed. */
+function declaredEnvelopes(
+  plan: GridPlan,
+  cells: readonly GridCell[],
+  benchmarks: string[],
+  roster: string[],
+  levels: Record<string, string[]>,
+  full: BenchmarkGrid[],
+  reasons: CfrReasons,
+): GridEnvelope[] {
+  const out: GridEnvelope[] = [
+    {
+      name: FULL_ENVELOPE,
+      include: {},
+      exclude: {},
+      unmatched: [],
+      benchmarks: full.map((g) => envelopeMetrics(g, plan, reasons)),
+    },
+  ];
+  for (const [name, envelope] of Object.entries(plan.envelopes)) {
+    if (name === FULL_ENVELOPE) continue;
+    const grids = benchmarkGrids(cells, benchmarks, roster, envelopeFilter(envelope));
+    out.push({
+      name,
+      include: envelope.include,
+      exclude: envelope.exclude,
+      unmatched: unmatchedEnvelopeValues(envelope, levels),
+      benchmarks: grids.map((g) => envelopeMetrics(g, plan, reasons)),
+    });
+  }
+  return out;
+}
+
+function subsampleChecks(
+  cells: readonly GridCell[],
+  plan: GridPlan,
+  benchmarks: string[],
+  roster: string[],
+): SubsampleCheck[] {
+  const { count, fraction, seed } = plan.subsamples;
+  if (count === 0) return [];
+  const itemsByBenchmark = new Map<string, Set<string>>(benchmarks.map((b) => [b, new Set<string>()]));
+  for (const cell of cells) for (const item of cell.itemMeans.keys()) itemsByBenchmark.get(cell.benchmark)?.add(item);
+  const items = new Map([...itemsByBenchmark].map(([b, set]) => [b, [...set]]));
+  const grids = itemSubsamples(items, count, fraction, seed).map((kept) =>
+    benchmarkGrids(
+      cellsOnItems(cells, (benchmark, item) => kept.has(`${benchmark}\u0000${item}`)),
+      benchmarks,
+      roster,
+    ),
+  );
+  return benchmarks.map((b, k) =>
+    subsampleCheck(
+      b,
+      grids.map((g) => g[k]),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- text summary
+
+function summaryLines(analysis: StudyAnalysis): string[] {
+  const g = analysis.grid;
+  if (!g || "skipped" in g) return g ? [`configuration grid: skipped (${g.skipped})`, ""] : [];
+  const out = [
+    `configuration grid (SafetyRepro): axes ${g.axes.join(", ")}; ${g.cells.total} cells, ${g.cells.unreadable.length} unreadable (no number); roster ${g.roster.join(", ")}`,
+  ];
+  const tierNames = g.envelopes.map((e) => e.name);
+  const benchmarks = g.envelopes[0].benchmarks.map((b) => b.benchmark);
+  out.push(
+    ...textTable(
+      ["benchmark", ...tierNames.map((n) => `${n} |C| rho^max ord`)],
+      benchmarks.map((b) => [
+        b,
+        ...g.envelopes.map((e) => {
+          const x = e.benchmarks.find((y) => y.benchmark === b);
+          return x?.rankFlip
+            ? `${x.configurations} ${num(x.rankFlip.rhoFlipMax, 3)} ${x.rankFlip.orderings.length}/${x.rankFlip.possibleOrderings}`
+            : "-";
+        }),
+      ]),
+    ),
+  );
+  out.push(
+    ...textTable(
+      ["model / benchmark", "n", "min", "mean", "max", "SDI", ...g.card.thresholds.map((t) => `CFR_${t}`), "tau_R"],
+      g.envelopes[0].benchmarks.flatMap((b) =>
+        b.models.map((m) => [
+          `${m.model} / ${b.benchmark}`,
+          String(m.dispersion.n),
+          num(m.dispersion.min, 3),
+          num(m.dispersion.mean, 3),
+          num(m.dispersion.max, 3),
+          pct(m.dispersion.sdi),
+          ...(m.cfr ? m.cfr.map((c) => pct(c.cfr)) : g.card.thresholds.map(() => "N/A")),
+          num(b.tauR?.tauR, 3),
+        ]),
+      ),
+    ),
+  );
+  for (const v of g.variance) {
+    const t2 = "error" in v.typeII ? null : v.typeII;
+    const t3 = "error" in v.typeIII ? null : v.typeIII;
+    out.push(
+      `  variance ${v.benchmark} (free-form, ${v.cells} cells): model ${pct(t2?.modelShare)}, implementation ${pct(t2?.implementationShare)}, interactions ${pct(t2?.interactionShare)}, rho ${num(t2?.rho)} (Type III rho ${num(t3?.rho)})`,
+    );
+  }
+  for (const f of g.bootstrap) {
+    out.push(
+      `  bootstrap max ${f.metric}: ${num(f.max.point, 3)} (${f.max.slice}) [${num(f.max.range?.[0], 3)}, ${num(f.max.range?.[1], 3)}]`,
+    );
+  }
+  for (const u of g.cells.unreadable.slice(0, 10))
+    out.push(`  unreadable: ${u.model} / ${u.benchmark} / ${u.configuration}: ${u.reason}`);
+  if (g.cells.unreadable.length > 10) out.push(`  ... and ${g.cells.unreadable.length - 10} more unreadable cells`);
+  return [...out, ...g.notes.map((n) => `  note: ${n}`), "GRID card: grid-card.md, grid-card.json", ""];
+}
+
+registerAnalysis({
+  name: "grid",
+  plan: AnalysisPlanSchema.pick({ grid: true, population: true, integrity: true }),
+  result: "grid",
+  run: gridAnalysis,
+  summary: ({ analysis }) => summaryLines(analysis),
+  writeFiles: (dir, analysis) => writeGridCard(dir, { analysis }),
+});

@@ -1,0 +1,141 @@
+/**
+ * The methodology of a study directory: pre-registration and its deviations, blinding and judge
+ * agreement. Computed by the study-directory reader (it reads files, not rows), so this entry only
+ * presents it: its summary lines and the scorecard's methodology stamp (ScaffoldSafety App. F.2).
+ */
+import { AnalysisPlanSchema } from "../contracts/analysis.js";
+import { cardField, type PresentedAnalysis, registerAnalysis } from "./registry.js";
+import { md, num, pct } from "./text.js";
+
+export interface MethodologyStamp {
+  preregistered: { status: string; stampHash: string | null; deviations: number; detail: string };
+  blinded: { blinded: boolean; blindingIndex: number | null; detail: string };
+  crossValidated: { crossValidated: boolean; kappa: number | null; detail: string };
+  specificationCurve: {
+    run: boolean;
+    contrast: string | null;
+    medianOddsRatio: number | null;
+    shareSignificant: number | null;
+    permutationP: number | null;
+    detail: string;
+  };
+}
+
+declare module "./registry.js" {
+  interface ScorecardFields {
+    methodologyStamp: MethodologyStamp;
+  }
+}
+
+function summaryLines({ methodology }: PresentedAnalysis): string[] {
+  const pre = methodology.preregistration;
+  const out = ["methodology"];
+  if (pre.status === "not preregistered") out.push(`  pre-registration: none (${pre.note})`);
+  else {
+    out.push(
+      `  pre-registration: ${pre.status === "matches" ? "the run matches its stamp" : `${pre.deviations.length} deviation(s) from the stamp`} (stamp ${pre.stampHash.slice(0, 16)}, ${pre.stampedAt})`,
+    );
+    for (const d of pre.deviations) {
+      out.push(
+        `    ${d.id} [${d.kind}] ${d.element}: registered ${d.registered}; implemented ${d.implemented} (${d.when})`,
+      );
+    }
+  }
+  out.push(
+    `  blinding: ${methodology.blinding.note}${methodology.blinding.blindingIndex !== null ? `, BI ${num(methodology.blinding.blindingIndex, 3)}` : ""}`,
+  );
+  out.push(...blindingCheckLines(methodology.blinding));
+  out.push(
+    `  judge agreement: ${methodology.judgeAgreement.note}${methodology.judgeAgreement.kappa !== null ? `, kappa ${num(methodology.judgeAgreement.kappa, 3)}` : ""}`,
+  );
+  return out;
+}
+
+/** The guessing check and, when blinding failed, the sensitivity analysis on incorrectly-guessed cases (App. Q.2). */
+function blindingCheckLines(blinding: PresentedAnalysis["methodology"]["blinding"]): string[] {
+  const g = blinding.guessing;
+  if (!g) return [];
+  const s = blinding.sensitivity;
+  const out = [
+    `  guessing check: ${g.correct}/${g.n} correct vs chance ${num(g.chance, 3)}, chi2 ${num(g.chi2, 2)}, p = ${num(g.p, 3)}${s ? (s.failed ? " (blinding failed)" : " (blinding held)") : ""}`,
+  ];
+  if (!s?.failed) return out;
+  out.push("  blinding sensitivity: judged safe rate on all guessed cases vs the incorrectly-guessed cases only");
+  for (const r of s.rows) {
+    const rate = (x: number | null) => (x === null ? "-" : pct(x));
+    const shift = r.shift === null ? "-" : `${r.shift >= 0 ? "+" : ""}${num(100 * r.shift, 1)} pp`;
+    out.push(
+      `    ${r.configuration}: ${rate(r.safe_rate)} (n ${r.n}) vs ${rate(r.safe_rate_incorrect)} (n ${r.n_incorrect}), shift ${shift}`,
+    );
+  }
+  if (s.max_abs_shift !== null) out.push(`    largest shift ${num(100 * s.max_abs_shift, 1)} pp`);
+  return out;
+}
+
+function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
+  const prereg = methodology.preregistration;
+  const curve = analysis.specificationCurve;
+  return {
+    preregistered:
+      prereg.status === "not preregistered"
+        ? { status: "not preregistered", stampHash: null, deviations: 0, detail: prereg.note }
+        : {
+            status:
+              prereg.status === "matches" ? "pre-registered, run matches the stamp" : "pre-registered, with deviations",
+            stampHash: prereg.stampHash,
+            deviations: prereg.deviations.length,
+            detail: `stamp ${prereg.stampHash.slice(0, 16)} frozen ${prereg.stampedAt}`,
+          },
+    blinded: {
+      blinded: methodology.blinding.blinded,
+      blindingIndex: methodology.blinding.blindingIndex,
+      detail: methodology.blinding.note,
+    },
+    crossValidated: {
+      crossValidated: methodology.judgeAgreement.crossValidated,
+      kappa: methodology.judgeAgreement.kappa,
+      detail: methodology.judgeAgreement.note,
+    },
+    specificationCurve:
+      curve && !("skipped" in curve)
+        ? {
+            run: true,
+            contrast: curve.contrast,
+            medianOddsRatio: curve.summary.medianOddsRatio,
+            shareSignificant: curve.summary.shareSignificant,
+            permutationP: curve.permutation?.pMedian ?? null,
+            detail: `${curve.summary.n} specification(s) over ${curve.dimensions.map((d) => d.name).join(", ")}`,
+          }
+        : {
+            run: false,
+            contrast: null,
+            medianOddsRatio: null,
+            shareSignificant: null,
+            permutationP: null,
+            detail: curve?.skipped ?? "not run",
+          },
+  };
+}
+
+function stampMarkdown(s: MethodologyStamp): string[] {
+  return [
+    `- Pre-registered: ${s.preregistered.status}${s.preregistered.deviations ? ` (${s.preregistered.deviations} deviation(s))` : ""}. ${md(s.preregistered.detail)}`,
+    `- Blinded: ${s.blinded.blinded ? "yes" : "no"}${s.blinded.blindingIndex !== null ? `, Blinding Index ${num(s.blinded.blindingIndex, 3)}` : ""}. ${md(s.blinded.detail)}`,
+    `- Cross-validated: ${s.crossValidated.crossValidated ? "yes" : "no"}${s.crossValidated.kappa !== null ? `, Cohen's kappa ${num(s.crossValidated.kappa, 3)}` : ""}. ${md(s.crossValidated.detail)}`,
+    `- Specification curve: ${s.specificationCurve.run ? `run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation p = ${num(s.specificationCurve.permutationP, 3)}` : ""}` : "not run"}. ${md(s.specificationCurve.detail)}`,
+  ];
+}
+
+registerAnalysis({
+  name: "methodology",
+  plan: AnalysisPlanSchema.pick({}),
+  summary: summaryLines,
+  card: [
+    cardField({
+      field: "methodologyStamp",
+      title: "Methodology stamp",
+      build: stamp,
+      markdown: stampMarkdown,
+    }),
+  ],
+});

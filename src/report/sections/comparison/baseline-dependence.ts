@@ -1,0 +1,30 @@
+/** Cell-level baseline dependence: the reference rate vs the condition's delta, with Spearman's rho. */
+import { num, pct, pp, pValue } from "../../../analysis/index.js";
+import { el, table } from "../../html.js";
+import { type ReportContext, registerReportSection } from "../registry.js";
+
+function baselineDependence({ analysis }: ReportContext) {
+  const b = analysis.baselineDependence;
+  return [
+    el("h2", { id: "baseline-dependence" }, "Baseline dependence across cells"),
+    "skipped" in b
+      ? el("p", { class: "muted" }, `Skipped: ${b.skipped}`)
+      : [
+          el(
+            "p",
+            {},
+            `Across ${b.cells.length} model × benchmark cells, Spearman's ρ between the ${b.reference} safety rate and the ${b.condition} change from it: ${num(b.rho)} (p ${pValue(b.p)}). Negative: higher baselines degrade more.`,
+          ),
+          table(
+            ["model", "benchmark", "baseline", "delta"],
+            b.cells.map((c) => [c.model, c.benchmark, pct(c.baseline), pp(c.delta)]),
+          ),
+        ],
+  ];
+}
+
+registerReportSection({
+  name: "baselineDependence",
+  toc: { id: "baseline-dependence", label: "Baseline dependence" },
+  render: baselineDependence,
+});

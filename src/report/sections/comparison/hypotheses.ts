@@ -1,0 +1,46 @@
+/** The interaction blocks and the trend with its isotonic fit. */
+import { num, pct, pValue } from "../../../analysis/index.js";
+import { ci } from "../../blocks.js";
+import { el, table } from "../../html.js";
+import { type ReportContext, registerReportSection } from "../registry.js";
+
+function hypotheses({ analysis }: ReportContext) {
+  const h = analysis.hypotheses;
+  const t = h.trend;
+  return [
+    el("h2", { id: "hypotheses" }, "Interactions and trend"),
+    table(
+      ["block", "Wald chi2 (df)", "p", `p adjusted (${h.secondaryAdjustment})`, "note"],
+      h.interactions.map((i) => [
+        `${analysis.meta.comparisonFacet} x ${i.with}`,
+        i.test ? `${num(i.test.chi2)} (${i.test.df})` : "-",
+        pValue(i.test?.p),
+        pValue(i.test?.pAdjusted),
+        i.skipped ?? i.formula,
+      ]),
+    ),
+    t && !("error" in t)
+      ? el(
+          "p",
+          {},
+          `Trend over ${t.order.join(" < ")}: OR per step ${num(t.oddsRatioPerStep)}${ci(t.oddsRatioCi95, (v) => num(v))}, p (${t.alternative}) = ${pValue(t.p)}. Isotonic fit (${t.isotonicDirection}): `,
+          t.rates.map((r) => `${r.level} ${pct(r.rate)} → ${pct(r.isotonic)}; `),
+        )
+      : el("p", { class: "muted" }, t ? `Trend: ${t.error}` : "Trend: not in the plan"),
+    t && !("error" in t)
+      ? el(
+          "p",
+          {},
+          "error" in t.jonckheere
+            ? `Jonckheere-Terpstra: not computable (${t.jonckheere.error}).`
+            : `Jonckheere-Terpstra sensitivity check (order only, trial outcomes, no clustering): J = ${num(t.jonckheere.statistic, 1)}, z = ${num(t.jonckheere.z)}, p (${t.alternative}) = ${pValue(t.jonckheere.p)}.${t.unscored.length ? ` Not in the trend (no declared score): ${t.unscored.join(", ")}.` : ""}`,
+        )
+      : "",
+  ];
+}
+
+registerReportSection({
+  name: "hypotheses",
+  toc: { id: "hypotheses", label: "Interactions and trend" },
+  render: hypotheses,
+});

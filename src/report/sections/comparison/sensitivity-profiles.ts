@@ -1,0 +1,36 @@
+/** Per-model scaffold sensitivity profiles (App. O.2). */
+import { pct, pp } from "../../../analysis/index.js";
+import { el, table } from "../../html.js";
+import { type ReportContext, registerReportSection } from "../registry.js";
+
+function sensitivityProfiles({ analysis }: ReportContext) {
+  const s = analysis.sensitivityProfiles;
+  return [
+    el("h2", { id: "sensitivity-profiles" }, "Per-model scaffold sensitivity"),
+    "skipped" in s
+      ? el("p", { class: "muted" }, `Skipped: ${s.skipped}`)
+      : [
+          el(
+            "p",
+            {},
+            `Over the primary configurations (${s.configurations.join(", ")}): η² = the configuration's one-way share of the model's outcome variance; range = the highest minus the lowest configuration rate within a benchmark, averaged over benchmarks and at its largest. Ordered by average range.`,
+          ),
+          table(
+            ["model", "η²", "average range", "max range", "overall safe"],
+            s.profiles.map((p) => [
+              p.model,
+              pct(p.etaSq, 2),
+              pp(p.averageRange),
+              `${pp(p.maxRange)}${p.maxRangeBenchmark ? ` (${p.maxRangeBenchmark})` : ""}`,
+              pct(p.overallSafe),
+            ]),
+          ),
+        ],
+  ];
+}
+
+registerReportSection({
+  name: "sensitivityProfiles",
+  toc: { id: "sensitivity-profiles", label: "Sensitivity profiles" },
+  render: sensitivityProfiles,
+});

@@ -1,0 +1,70 @@
+/** The specification curve chart with its summary, permutation test, GLMM refit and App. D paths. */
+import type { SpecCurveResult } from "../../../analysis/index.js";
+import { num, pct, pValue } from "../../../analysis/index.js";
+import { figure } from "../../blocks.js";
+import { specCurveChart } from "../../charts.js";
+import { type Content, el, table } from "../../html.js";
+import { type ReportContext, registerReportSection } from "../registry.js";
+
+function glmmParagraph(s: SpecCurveResult): Content {
+  const g = s.glmm;
+  if (!g) return "";
+  if ("skipped" in g) return el("p", { class: "muted" }, `GLMM refit: skipped (${g.skipped}).`);
+  if ("error" in g)
+    return el("p", { class: "muted" }, `GLMM refit of the primary specification: not estimable (${g.error}).`);
+  return el(
+    "p",
+    {},
+    `GLMM refit of the primary specification (${g.formula}, Laplace): OR ${num(g.oddsRatio)} (95% CI ${num(g.ci95[0])}–${num(g.ci95[1])}), p = ${pValue(g.p)}, random-intercept variance ${num(g.randomInterceptVariance)}.`,
+  );
+}
+
+function pathsTable(s: SpecCurveResult): Content[] {
+  if (!s.paths) return [];
+  return [
+    el("h3", {}, "Researcher degrees of freedom (ScaffoldSafety App. D)"),
+    table(
+      ["#", "category", "path", "here", "how / why not"],
+      s.paths.map((p) => [
+        String(p.id),
+        p.category,
+        p.path,
+        p.status === "varied" ? "varied" : p.status === "available" ? "available (not in the plan)" : "not supported",
+        [p.dimension ? `dimension ${p.dimension}` : "", p.reason ?? ""].filter(Boolean).join(": "),
+      ]),
+    ),
+  ];
+}
+
+function curve({ analysis }: ReportContext) {
+  const s = analysis.specificationCurve;
+  if ("skipped" in s)
+    return [el("h2", { id: "curve" }, "Specification curve"), el("p", { class: "muted" }, `Skipped: ${s.skipped}`)];
+  return [
+    el("h2", { id: "curve" }, "Specification curve"),
+    figure(
+      specCurveChart(analysis),
+      `${s.summary.n} specifications over ${s.dimensions.map((d) => d.name).join(", ")}`,
+    ),
+    el(
+      "p",
+      {},
+      `Median OR ${num(s.summary.medianOddsRatio)} (IQR ${num(s.summary.iqrOddsRatio[0])}–${num(s.summary.iqrOddsRatio[1])}), ${pct(s.summary.shareSignificant, 0)} significant. `,
+      s.permutation
+        ? `Permutation test (${s.permutation.count} within-case label shuffles): p(median) = ${pValue(s.permutation.pMedian)}, p(share significant) = ${pValue(s.permutation.pShareSignificant)}.`
+        : (s.permutationNote ?? ""),
+    ),
+    ...(s.excluded?.length
+      ? [el("p", { class: "muted" }, `${s.excluded.length} combination(s) left out: ${s.excluded[0].reason}.`)]
+      : []),
+    ...(s.notes?.length ? [el("p", { class: "muted" }, s.notes.join("; "))] : []),
+    glmmParagraph(s),
+    ...pathsTable(s),
+  ];
+}
+
+registerReportSection({
+  name: "specificationCurve",
+  toc: { id: "curve", label: "Specification curve" },
+  render: curve,
+});

@@ -1,0 +1,129 @@
+/** The configuration grid (SafetyRepro) and its GRID card, rendered from the stored record. */
+import { type GridResult, num, pct } from "../../../analysis/index.js";
+import { ci, figure } from "../../blocks.js";
+import { gridNeighbourhoodChart, rankFlipMatrix } from "../../charts.js";
+import { type Content, el, table } from "../../html.js";
+import { type ReportContext, registerReportSection } from "../registry.js";
+
+const score = (v: number | null | undefined) => num(v, 3);
+
+function tiers(g: GridResult): Content {
+  const benchmarks = g.envelopes[0].benchmarks.map((b) => b.benchmark);
+  return table(
+    ["benchmark", ...g.envelopes.map((e) => `${e.name}: |C|, ρ_flip max, orderings`)],
+    benchmarks.map((b) => [
+      b,
+      ...g.envelopes.map((e) => {
+        const x = e.benchmarks.find((y) => y.benchmark === b);
+        return x?.rankFlip
+          ? `${x.configurations}, ${score(x.rankFlip.rhoFlipMax)}, ${x.rankFlip.orderings.length}/${x.rankFlip.possibleOrderings}`
+          : "-";
+      }),
+    ]),
+  );
+}
+
+function cardTable(g: GridResult): Content {
+  return table(
+    ["model / benchmark", "point score", "min / mean / max", "SDI", ...g.card.thresholds.map((t) => `CFR ${t}`), "τ_R"],
+    g.card.entries.map((e) => {
+      const n = e.neighbourhood;
+      return [
+        `${e.model} / ${e.benchmark}`,
+        e.pointScore.value === null ? (e.pointScore.note ?? "-") : score(e.pointScore.value),
+        `${score(n.min)} / ${score(n.mean)} / ${score(n.max)}`,
+        `${pct(n.sdi.point)}${ci(n.sdi.range, (v) => pct(v))}`,
+        ...(n.cfr
+          ? n.cfr.map((c) => `${pct(c.point)}${ci(c.range, (v) => pct(v))}`)
+          : g.card.thresholds.map(() => "N/A")),
+        `${score(n.tauR.point)}${ci(n.tauR.range, score)}`,
+      ];
+    }),
+  );
+}
+
+/** Why CFR reads N/A on a benchmark (its loader: no pass/fail cutoff applies). */
+function cfrNotes(g: GridResult): Content {
+  const reasons = new Map(
+    g.envelopes[0]?.benchmarks.flatMap((b) => (b.cfrNotApplicable ? [[b.benchmark, b.cfrNotApplicable]] : [])),
+  );
+  if (reasons.size === 0) return null;
+  return el(
+    "p",
+    { class: "muted" },
+    ...[...reasons].map(([benchmark, reason]) => `CFR N/A on ${benchmark}: ${reason}. `),
+  );
+}
+
+function receipt(g: GridResult): Content {
+  const first = g.card.entries[0];
+  if (!first) return null;
+  return table(
+    ["axis", "reference value"],
+    first.receipt.map((r) => [r.axis, r.axis === "weights hash" ? "per model: see the card" : r.value]),
+  );
+}
+
+function variance(g: GridResult): Content {
+  if (g.variance.length === 0)
+    return el("p", { class: "muted" }, "No free-form slice with a varying implementation axis.");
+  return table(
+    ["benchmark", "cells", "model η²", "implementation η²", "interactions η²", "ρ (Type II)", "ρ (Type III)"],
+    g.variance.map((v) => {
+      const t2 = "error" in v.typeII ? null : v.typeII;
+      const t3 = "error" in v.typeIII ? null : v.typeIII;
+      return [
+        v.benchmark,
+        v.cells,
+        pct(t2?.modelShare),
+        pct(t2?.implementationShare),
+        pct(t2?.interactionShare),
+        num(t2?.rho),
+        num(t3?.rho),
+      ];
+    }),
+  );
+}
+
+function grid({ analysis }: ReportContext): Content {
+  const g = analysis.grid;
+  if (!g) return null;
+  if ("skipped" in g)
+    return [el("h2", { id: "grid" }, "Configuration grid"), el("p", { class: "muted" }, `Skipped: ${g.skipped}`)];
+  return [
+    el("h2", { id: "grid" }, "Configuration grid and GRID card"),
+    el(
+      "p",
+      {},
+      `Axes ${g.axes.join(", ")}; ${g.cells.total} cells (${g.cells.unreadable.length} unreadable: no number); roster ${g.roster.join(", ")}. Scores are item means of per-item means over decoding seeds and attempts.`,
+    ),
+    g.rules ? el("p", {}, `Envelope rules ${g.rules.path}: sha256 ${g.rules.sha256} (${g.rules.status}).`) : null,
+    el("h3", {}, "(i) Axis receipt at the reference configuration"),
+    receipt(g),
+    el("h3", {}, "(ii)-(v) Point score, neighbourhood, verdict and ranking stability"),
+    cardTable(g),
+    cfrNotes(g),
+    figure(
+      gridNeighbourhoodChart(g),
+      "Score neighbourhood: every configuration's score (dots), min to max (grey), mean (red)",
+    ),
+    figure(rankFlipMatrix(g), "ρ_flip per model pair and benchmark over the full envelope, with N+/N-/N0"),
+    el("h3", {}, "Envelope tiers"),
+    tiers(g),
+    el("h3", {}, "Variance attribution (free-form slice)"),
+    variance(g),
+    el("h3", {}, "(vi) Scope statement: not varied"),
+    el("ul", {}, ...g.card.scope.map((s) => el("li", {}, s))),
+    g.cells.unreadable.length
+      ? [
+          el("h3", {}, "Unreadable cells (no number)"),
+          table(
+            ["model", "benchmark", "configuration", "reason"],
+            g.cells.unreadable.map((u) => [u.model, u.benchmark, u.configuration, u.reason]),
+          ),
+        ]
+      : null,
+  ];
+}
+
+registerReportSection({ name: "grid", toc: { id: "grid", label: "Configuration grid" }, render: grid });
