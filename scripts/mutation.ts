@@ -219,7 +219,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "audit-parse-failure-kept",
     description: "the audit cell keeps a parse failure's ITT score 0 instead of dropping its pairs symmetrically",
-    file: "src/analysis/audit-cells.ts",
+    file: "src/analysis/audit/cells.ts",
     find: "const score = row.errored || row.outcome === null || row.parseFailed ? null : row.outcome;",
     replace: "const score = row.errored || row.outcome === null ? null : row.outcome;",
     tests: [GATE_TEST],
@@ -227,7 +227,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "audit-parseability-drops-miss-parse-failures",
     description: "G1's parseability half counts a parse failure (outcome 0) as a parsed side of its pair",
-    file: "src/analysis/audit-cells.ts",
+    file: "src/analysis/audit/cells.ts",
     find: "const unparsed = (row: AnalysisRow) => row.errored || row.outcome === null || row.parseFailed;",
     replace: "const unparsed = (row: AnalysisRow) => row.errored || row.outcome === null;",
     tests: [GATE_TEST],
@@ -296,7 +296,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "within-format-tost-95",
     description: "the within-format TOST judges equivalence on the 95% instead of the 90% interval",
-    file: "src/analysis/format.ts",
+    file: "src/analysis/comparison/format.ts",
     find: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha)",
     replace: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha / 2)",
     tests: [FORMAT_TOST_TEST],
@@ -304,7 +304,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "within-format-tost-80",
     description: "the within-format TOST judges equivalence on the 80% instead of the 90% interval",
-    file: "src/analysis/format.ts",
+    file: "src/analysis/comparison/format.ts",
     find: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha)",
     replace: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha * 2)",
     tests: [FORMAT_TOST_TEST],

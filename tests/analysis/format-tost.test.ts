@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { scoredRows } from "../../src/analysis/data.js";
-import { formatAnalysis, type WithinFormatContrast } from "../../src/analysis/format.js";
+import { formatAnalysis, type WithinFormatContrast } from "../../src/analysis/comparison/format.js";
 import { normalizePlan } from "../../src/analysis/plan.js";
 import { plantedTable } from "./helpers.js";
 

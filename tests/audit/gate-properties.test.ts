@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { auditCell, groupCells } from "../../src/analysis/audit-cells.js";
+import { auditCell, groupCells } from "../../src/analysis/audit/cells.js";
 import { normalizePlan } from "../../src/analysis/plan.js";
 import type { AnalysisRow } from "../../src/analysis/table.js";
 import {

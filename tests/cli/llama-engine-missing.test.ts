@@ -63,7 +63,11 @@ describe("provider: llama without the local-model engine", () => {
   it("plan exits 2 at the provider line, naming the install command", () => {
     const result = plan("llama.yaml");
     assert.equal(result.status, 2, `exit ${result.status}: ${result.stderr}`);
-    assert.match(result.stderr, /llama\.yaml:5:\d+: at YAML path models\[0\]\.provider/, "the error carries the provider line");
+    assert.match(
+      result.stderr,
+      /llama\.yaml:5:\d+: at YAML path models\[0\]\.provider/,
+      "the error carries the provider line",
+    );
     assert.ok(
       result.stderr.includes(LLAMA_ENGINE_INSTALL),
       `the error names ${LLAMA_ENGINE_INSTALL}: ${result.stderr}`,

@@ -7,7 +7,14 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { sharedModel, skipReason } from "../helpers/llama-model.js";
-import { expectedRoles, itemsYaml, runAndRead, type StudyResult, scaffoldOf, settingsOf } from "../scaffolds/helpers.js";
+import {
+  expectedRoles,
+  itemsYaml,
+  runAndRead,
+  type StudyResult,
+  scaffoldOf,
+  settingsOf,
+} from "../scaffolds/helpers.js";
 
 const MODEL = "stories260K.gguf";
 const skip = skipReason(MODEL);
