@@ -25,7 +25,7 @@ export const simDescriptor: ProviderDescriptor = {
   local: true,
   simulated: true,
   optionsSchema: SimOptionsSchema,
-  create: async (spec, env, context) => (await import("./sim.js")).simProvider(spec, env, context),
+  create: async (spec, env, context) => (await import("./sim/provider.js")).simProvider(spec, env, context),
 };
 
 export const llamaDescriptor: ProviderDescriptor = {
