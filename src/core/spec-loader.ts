@@ -11,7 +11,7 @@ import { type StudySpec, StudySpecSchema } from "../contracts/spec.js";
 import { describeValue, formatPath, SpecError, type SpecProblem } from "./spec-problems.js";
 import { type PathSegment, parseSpecFile, readSpecFile, type SpecFile, type SpecSource } from "./spec-yaml.js";
 
-// The spec's reading and problems, from where spec checks have always imported them.
+// The spec checks import the spec file, its locations and its problems through this module too.
 export { describeValue, formatPath, SpecError, type SpecProblem } from "./spec-problems.js";
 export {
   locatedSource,

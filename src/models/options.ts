@@ -65,7 +65,7 @@ export const SimOptionsSchema = lazySchema(() =>
     .strict(),
 );
 
-/** llama.ts: where the GGUF is found, context, batch, threads and the chat template. */
+/** llama/: where the GGUF is found, context, batch, threads and the chat template. */
 export const LlamaOptionsSchema = lazySchema(() =>
   z
     .object({

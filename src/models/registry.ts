@@ -11,7 +11,7 @@ import {
   OpenAIOptionsSchema,
   SimOptionsSchema,
 } from "./options.js";
-import { llamaSpecProblems } from "./llama-path.js";
+import { llamaSpecProblems } from "./llama/path.js";
 import type { ProviderDescriptor } from "./types.js";
 
 /**
@@ -32,7 +32,7 @@ export const llamaDescriptor: ProviderDescriptor = {
   name: "llama",
   local: true,
   optionsSchema: LlamaOptionsSchema,
-  create: async (spec, env) => (await import("./llama.js")).llamaProvider(spec, env),
+  create: async (spec, env) => (await import("./llama/provider.js")).llamaProvider(spec, env),
   specProblems: llamaSpecProblems,
 };
 
