@@ -37,8 +37,8 @@ import type {
   ContinuationLogprobResult,
   GenerateRequest,
   GenerateResult,
+  Provider,
 } from "../../contracts/provider.js";
-import type { Provider } from "../../contracts/provider.js";
 import type { AgentSubCallKind, SubCall } from "../../contracts/sub-call.js";
 import type { ModelSpec } from "../../contracts/spec.js";
 import { ProviderError } from "../../core/errors.js";
