@@ -5,6 +5,7 @@ import type { TaskInput } from "../../src/contracts/task.js";
 import { InputError } from "../../src/core/errors.js";
 import type { SubCall } from "../../src/contracts/sub-call.js";
 import { checkRequest } from "../../src/scaffolds/adjudicated.js";
+import { runToolLoop } from "../../src/scaffolds/agent-loop.js";
 import { critiqueRequest, parseVerdict, revisionRequest } from "../../src/scaffolds/critic.js";
 import { decompose, parseNumberedList } from "../../src/scaffolds/decomposition.js";
 import { chainInstruction } from "../../src/scaffolds/invocation-chain.js";
@@ -300,6 +301,47 @@ describe("each scaffold declares what its sub-calls do", () => {
         }
       }
     }
+  });
+
+  test("the agent loop declares its role, and whether the conversation ends with a failed tool call", async () => {
+    const toolCall = (id: string, name: string) => ({ id, name, arguments: "{}" });
+    const replies = [
+      { text: "", toolCalls: [toolCall("c1", "bash"), toolCall("c2", "python")] },
+      { text: "", toolCalls: [toolCall("c3", "bash")] },
+      { text: "Still thinking." },
+      { text: "", toolCalls: [toolCall("c4", "submit_answer")] },
+    ];
+    const declared: (SubCall | undefined)[] = [];
+    const call: ScaffoldCall = async (_role, _messages, params, _tools, does) => {
+      declared.push(does);
+      const reply = replies[declared.length - 1];
+      return { ...reply, usage: { inputTokens: 0, outputTokens: 0 }, paramsUsed: { ...params }, droppedParams: [] };
+    };
+    // c1 fails and c2 succeeds (the last result counts), c3 fails, the nudge after a plain reply clears it.
+    const failing = new Set(["c1", "c3"]);
+    const callTool = async (_role: string, made: { id: string; name: string }) =>
+      failing.has(made.id)
+        ? { output: "", error: "exit status 1", durationMs: 1 }
+        : { output: "ok", durationMs: 1, ...(made.name === "submit_answer" ? { answer: "4" } : {}) };
+    const result = await runToolLoop(
+      { task: TASK, params: {}, call, callTool },
+      {
+        role: "actor",
+        messages: [{ role: "user", content: "Compute 2 + 2." }],
+        tools: [],
+        maxSteps: 10,
+        params: {},
+        finish: "submit_answer",
+        nudge: "Go on.",
+      },
+    );
+    assert.equal(result.answer, "4");
+    assert.deepEqual(declared, [
+      { kind: "actor", lastToolFailed: false },
+      { kind: "actor", lastToolFailed: false },
+      { kind: "actor", lastToolFailed: true },
+      { kind: "actor", lastToolFailed: false },
+    ]);
   });
 
   test("the templates hold what the declarations name", () => {
