@@ -1,4 +1,4 @@
-import type { CallMarkers } from "./call-markers.js";
+import type { SubCall } from "./sub-call.js";
 import type { Item } from "./item.js";
 
 /**
@@ -75,6 +75,11 @@ export interface GenerateRequest {
    * request it already submitted.
    */
   callId?: string;
+  /**
+   * What this sub-call of a scaffold does and what it shows, as the scaffold declares it (absent:
+   * a plain question). Real providers ignore it; the simulated panel answers by it.
+   */
+  subCall?: SubCall;
 }
 
 export interface TokenUsage {
@@ -155,8 +160,6 @@ export interface Provider {
    * probability); real providers do not implement it.
    */
   observeItems?(items: readonly Item[]): void;
-  /** Gives the provider the scaffolds' sub-call markers. Only the simulated panel uses them. */
-  observeCallMarkers?(markers: CallMarkers): void;
   /**
    * Which weights serve `model`, when the provider knows without a call: a local GGUF's
    * "sha256:<hex>" (computed once per file). Providers that learn it from a response report it

@@ -1,77 +1,27 @@
-import { facetLabel } from "../contracts/condition.js";
 /**
  * Loads a study spec: YAML -> StudySpecSchema -> cross-field checks. Every problem is reported
  * at once, as `FILE:LINE:COL: at YAML path a.b[1]: expected ..., found ...`, so a user can fix a
- * spec in one pass. Nothing else is resolved here (no benchmark files are read).
+ * spec in one pass. Nothing else is resolved here (no benchmark files are read). Reading the YAML
+ * and locating a data path in it are spec-yaml.ts; the wording of problems is spec-problems.ts.
  */
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import {
-  type Document,
-  type EmptyStream,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  parseAllDocuments,
-} from "yaml";
 import type { $ZodIssue } from "zod/v4/core";
+import { facetLabel } from "../contracts/condition.js";
 import { type StudySpec, StudySpecSchema } from "../contracts/spec.js";
-import { InputError } from "./errors.js";
+import { describeValue, formatPath, SpecError, type SpecProblem } from "./spec-problems.js";
+import { type PathSegment, parseSpecFile, readSpecFile, type SpecFile, type SpecSource } from "./spec-yaml.js";
 
-export type PathSegment = string | number;
-
-/** One problem in a spec, located in the source (1-based line and column). */
-export interface SpecProblem {
-  line: number;
-  col: number;
-  message: string;
-}
-
-/** An invalid spec: an InputError (exit code 2) that also carries the problems, one per line of its message. */
-export class SpecError extends InputError {
-  readonly problems: SpecProblem[];
-
-  constructor(
-    readonly file: string,
-    problems: SpecProblem[],
-  ) {
-    const sorted = [...problems].sort((a, b) => a.line - b.line || a.col - b.col || a.message.localeCompare(b.message));
-    const unique = sorted.filter((p, i) => i === 0 || formatProblem(file, p) !== formatProblem(file, sorted[i - 1]));
-    const count = unique.length === 1 ? "1 problem" : `${unique.length} problems`;
-    super([`invalid study spec ${file} (${count}):`, ...unique.map((p) => formatProblem(file, p))].join("\n"));
-    this.name = "SpecError";
-    this.problems = unique;
-  }
-}
-
-function formatProblem(file: string, p: SpecProblem): string {
-  return `${file}:${p.line}:${p.col}: ${p.message}`;
-}
-
-/**
- * A spec file read once and parsed as YAML once. Loading plugins, validating against the
- * schema and the registries, and locating later warnings all reuse it: parsing the YAML is
- * most of what loading a spec costs, and `plan` should start fast.
- */
-export interface SpecFile {
-  /** The path as given: messages name the file this way. */
-  path: string;
-  text: string;
-  /** The first YAML document (a spec holds exactly one), unvalidated; undefined for an empty file. */
-  document: Document.Parsed | undefined;
-  /** The 1-based line and column of an offset in the text. */
-  position(offset: number): Position;
-  /** The document's data located in the source, or why the text is not one YAML mapping. */
-  yaml: SpecSource | { problems: SpecProblem[] };
-}
-
-/** Reads and parses a spec file (no validation yet); an unreadable file is an InputError. */
-export function readSpecFile(path: string): SpecFile {
-  return parseSpecFile(readSpecText(path), path);
-}
+// The spec checks import the spec file, its locations and its problems through this module too.
+export { describeValue, formatPath, SpecError, type SpecProblem } from "./spec-problems.js";
+export {
+  locatedSource,
+  type PathSegment,
+  type Position,
+  readSpecFile,
+  type SpecFile,
+  type SpecSource,
+  specSource,
+} from "./spec-yaml.js";
 
 /** Reads and validates a spec file (or an already read one). `path` in the result is absolute, for resolving relative sources later. */
 export function loadSpec(spec: string | SpecFile): { spec: StudySpec; text: string; path: string; source: SpecSource } {
@@ -97,20 +47,6 @@ function validateSpecFile(file: SpecFile): { spec: StudySpec; source: SpecSource
 }
 
 /**
- * The located source of spec text that parses as YAML (for checks in higher layers that report
- * problems at file:line:col). Throws SpecError when the text is not one YAML mapping.
- */
-export function specSource(text: string, fileName: string): SpecSource {
-  return locatedSource(parseSpecFile(text, fileName));
-}
-
-/** The located source of a spec file; throws SpecError when the file is not one YAML mapping. */
-export function locatedSource(file: SpecFile): SpecSource {
-  if ("problems" in file.yaml) throw new SpecError(file.path, file.yaml.problems);
-  return file.yaml;
-}
-
-/**
  * Problems of a zod validation of the spec part at `prefix` (e.g. a scaffold's settings), in the
  * loader's words; unknown keys list the keys `schema` accepts.
  */
@@ -122,113 +58,6 @@ export function zodProblems(
 ): SpecProblem[] {
   const keysOf = (path: PathSegment[]) => objectKeysAt(path.slice(prefix.length), schema as SchemaLike);
   return issues.flatMap((issue) => issueProblems(issue, prefix, source, keysOf));
-}
-
-function readSpecText(path: string): string {
-  try {
-    return readFileSync(path, "utf8").replace(/^\uFEFF/, "");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(error);
-    throw new InputError(`cannot read the spec file ${path}: ${why}`);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// YAML: parse one document and map data paths back to source positions.
-
-const EXPECTED_TOP = "expected a YAML mapping with the keys study, models, benchmarks and conditions";
-
-export interface Position {
-  line: number;
-  col: number;
-}
-
-/** A parsed spec document: its plain data, plus a way back from a data path to the source. */
-export interface SpecSource {
-  data: unknown;
-  /** Position of the value at `path` (or of its key with `atKey`); the deepest existing parent if it is missing. */
-  locate(path: PathSegment[], atKey?: boolean): Position;
-  /** Whether `path` exists in the data. */
-  has(path: PathSegment[]): boolean;
-}
-
-function parseSpecFile(text: string, path: string): SpecFile {
-  const lines = new LineCounter();
-  const position = (offset: number): Position => ({ ...lines.linePos(offset) });
-  const documents = parseAllDocuments(text, { lineCounter: lines });
-  return { path, text, document: documents[0], position, yaml: readYaml(documents, position) };
-}
-
-function readYaml(
-  docs: Document.Parsed[] | EmptyStream,
-  pos: (offset: number) => Position,
-): SpecSource | { problems: SpecProblem[] } {
-  if (docs.length === 0) return { problems: [{ line: 1, col: 1, message: `the spec file is empty; ${EXPECTED_TOP}` }] };
-
-  const problems = docs.flatMap((doc) => doc.errors.map((e) => syntaxProblem(e.message, pos(e.pos[0]))));
-  if (docs.length > 1) {
-    const message = `found ${docs.length} YAML documents (separated by '---'); a spec file holds exactly one`;
-    problems.push({ ...pos(docs[1].range[0]), message });
-  }
-  if (problems.length > 0) return { problems };
-
-  const doc = docs[0];
-  const root = doc.contents;
-  if (root === null || (isScalar(root) && root.value === null))
-    return { problems: [{ line: 1, col: 1, message: `the spec file has no content; ${EXPECTED_TOP}` }] };
-  if (!isMap(root)) {
-    const message = `${EXPECTED_TOP}, found ${describeValue(root.toJSON())}`;
-    return { problems: [{ ...pos(root.range[0]), message }] };
-  }
-  let data: unknown;
-  try {
-    data = doc.toJS();
-  } catch (error) {
-    return { problems: [{ line: 1, col: 1, message: `cannot read the YAML document: ${(error as Error).message}` }] };
-  }
-  return {
-    data,
-    has: (path) => walk(doc, root, path).missing === 0,
-    locate(path, atKey = false) {
-      const { node, key } = walk(doc, root, path);
-      return pos((atKey && key ? key : node).range?.[0] ?? 0);
-    },
-  };
-}
-
-/** Follows a data path through YAML nodes as far as it exists. */
-function walk(doc: Document, root: Node, path: PathSegment[]): { node: Node; key?: Node; missing: number } {
-  let node = root;
-  let key: Node | undefined;
-  for (const [depth, segment] of path.entries()) {
-    const target = isAlias(node) ? (node.resolve(doc) ?? node) : node;
-    const next = childOf(target, segment);
-    if (!next) return { node, key, missing: path.length - depth };
-    key = next.key;
-    // `key:` with no value has no value node: point at the key.
-    node = next.value ?? next.key;
-  }
-  return { node, key, missing: 0 };
-}
-
-function childOf(node: Node, segment: PathSegment): { key: Node; value: Node | null } | undefined {
-  if (isMap(node)) {
-    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
-    return pair ? { key: pair.key as Node, value: (pair.value as Node | null) ?? null } : undefined;
-  }
-  if (isSeq(node) && typeof segment === "number") {
-    const item = node.items[segment] as Node | undefined;
-    return item ? { key: item, value: item } : undefined;
-  }
-  return undefined;
-}
-
-function syntaxProblem(message: string, at: Position): SpecProblem {
-  // yaml's message is "<what> at line L, column C:\n\n<excerpt>"; the location moves to the prefix.
-  const [what, excerpt = ""] = message.split(/ at line \d+, column \d+:\n/);
-  const context = excerpt.replace(/^\n+/, "").trimEnd().replace(/^/gm, "    ");
-  return { ...at, message: `YAML syntax error: ${what}${context ? `\n${context}` : ""}` };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -566,33 +395,6 @@ function valueAt(data: unknown, path: PathSegment[]): unknown {
     value = (value as Record<PathSegment, unknown>)[segment];
   }
   return value;
-}
-
-/** `models[1].params.temperature`; keys that are not plain words are quoted. */
-export function formatPath(path: PathSegment[]): string {
-  if (path.length === 0) return "(top level)";
-  return path
-    .map((segment, i) => {
-      if (typeof segment === "number") return `[${segment}]`;
-      if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(segment)) return `[${JSON.stringify(segment)}]`;
-      return i === 0 ? segment : `.${segment}`;
-    })
-    .join("");
-}
-
-export function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  if (value === null) return "an empty value (null)";
-  if (typeof value === "string")
-    return value.length > 60 ? `${JSON.stringify(value.slice(0, 57))}...` : JSON.stringify(value);
-  if (Array.isArray(value))
-    return value.length === 0 ? "an empty list" : `a list of ${value.length} item${value.length === 1 ? "" : "s"}`;
-  if (typeof value === "object") {
-    const keys = Object.keys(value);
-    if (keys.length === 0) return "an empty mapping";
-    return `a mapping (keys ${keys.slice(0, 5).join(", ")}${keys.length > 5 ? ", ..." : ""})`;
-  }
-  return String(value);
 }
 
 /** The keys a strict object at `path` accepts, found by walking the zod schema alongside the data path. */

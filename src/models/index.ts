@@ -18,5 +18,7 @@ export {
   simDescriptor,
 } from "./registry.js";
 export { resilienceFromSpec, withResilience } from "./resilience.js";
-export { SIM_EFFECTS, SIM_PRESETS, SimProvider, simProvider } from "./sim.js";
+export { SIM_EFFECTS } from "./sim/format-effects.js";
+export { SIM_PRESETS } from "./sim/options.js";
+export { SimProvider, simProvider } from "./sim/provider.js";
 export type { ProviderCreateContext, ProviderDescriptor, ProviderEnv, ProviderFactory } from "./types.js";

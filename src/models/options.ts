@@ -14,7 +14,7 @@ const probability = lazySchema(() => z.number().min(0).max(1));
 const agentRoles = (value: z.ZodNumber) =>
   z.object({ agent: value.optional(), actor: value.optional(), executor: value.optional() }).strict();
 
-/** sim-agent.ts: the simulated panel's behaviour in the agent scaffolds (docs/SIMULATION.md). */
+/** sim/agent.ts: the simulated panel's behaviour in the agent scaffolds (docs/SIMULATION.md). */
 export const SimAgentOptionsSchema = lazySchema(() =>
   z
     .object({
@@ -33,7 +33,7 @@ export const SimAgentOptionsSchema = lazySchema(() =>
     .strict(),
 );
 
-/** sim.ts (readSimOptions): the planted ability, latency, failure injection and seed. */
+/** sim/options.ts (readSimOptions): the planted ability, latency, failure injection and seed. */
 export const SimOptionsSchema = lazySchema(() =>
   z
     .object({
@@ -65,7 +65,7 @@ export const SimOptionsSchema = lazySchema(() =>
     .strict(),
 );
 
-/** llama.ts: where the GGUF is found, context, batch, threads and the chat template. */
+/** llama/: where the GGUF is found, context, batch, threads and the chat template. */
 export const LlamaOptionsSchema = lazySchema(() =>
   z
     .object({

@@ -11,8 +11,8 @@ import {
   OpenAIOptionsSchema,
   SimOptionsSchema,
 } from "./options.js";
-import { llamaEngineProblems } from "./llama-engine.js";
-import { llamaSpecProblems } from "./llama-path.js";
+import { llamaEngineProblems } from "./llama/installed.js";
+import { llamaSpecProblems } from "./llama/path.js";
 import type { ProviderDescriptor } from "./types.js";
 
 /**
@@ -26,14 +26,14 @@ export const simDescriptor: ProviderDescriptor = {
   local: true,
   simulated: true,
   optionsSchema: SimOptionsSchema,
-  create: async (spec, env, context) => (await import("./sim.js")).simProvider(spec, env, context),
+  create: async (spec, env, context) => (await import("./sim/provider.js")).simProvider(spec, env, context),
 };
 
 export const llamaDescriptor: ProviderDescriptor = {
   name: "llama",
   local: true,
   optionsSchema: LlamaOptionsSchema,
-  create: async (spec, env) => (await import("./llama.js")).llamaProvider(spec, env),
+  create: async (spec, env) => (await import("./llama/provider.js")).llamaProvider(spec, env),
   specProblems: (spec, context) => [...llamaEngineProblems(), ...llamaSpecProblems(spec, context)],
 };
 

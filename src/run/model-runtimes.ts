@@ -10,7 +10,6 @@ import { providers } from "../models/registry.js";
 import { resilienceFromSpec, withResilience } from "../models/resilience.js";
 import type { ProviderEnv } from "../models/types.js";
 import type { RateLimit } from "../contracts/spec.js";
-import { registeredCallMarkers } from "../scaffolds/registry.js";
 import type { ModelRuntime } from "./execute/types.js";
 import { refuseImpossibleCells } from "./plan.js";
 import { allItems, type PreparedStudy } from "./study.js";
@@ -30,7 +29,6 @@ export async function buildModels(
       specDir: dirname(resolve(study.specPath)),
     });
     raw.observeItems?.(items);
-    raw.observeCallMarkers?.(registeredCallMarkers());
     const provider = withResilience(
       raw,
       resilienceFromSpec(execution, workerRateLimit(spec.rate_limit, options.rateShare)),

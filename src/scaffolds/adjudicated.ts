@@ -1,7 +1,6 @@
 import { lazySchema } from "../contracts/lazy-schema.js";
 import { z } from "zod";
 import type { TaskInput } from "../contracts/task.js";
-import { phraseMarker } from "./call-markers.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { boolSetting, callParams, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
@@ -46,13 +45,22 @@ export const adjudicatedScaffold: Scaffold = {
       { role: "system" as const, content: BIAS_CHECKER_SYSTEM_PROMPT },
       { role: "user" as const, content: checkRequest(task, answer) },
     ];
-    const check = (await call("check", checkMessages, overrides)).text;
+    const check = (await call("check", checkMessages, overrides, undefined, { kind: "check", proposed: answer })).text;
     if (!boolSetting(settings, "adjudicator", true)) return { finalText: withAnswerLine(check) };
     const adjudicateMessages = [
       { role: "system" as const, content: ADJUDICATOR_SYSTEM_PROMPT },
       { role: "user" as const, content: adjudicationRequest(task, answer, check) },
     ];
-    return { finalText: withAnswerLine((await call("adjudicate", adjudicateMessages, overrides)).text) };
+    return {
+      finalText: withAnswerLine(
+        (
+          await call("adjudicate", adjudicateMessages, overrides, undefined, {
+            kind: "adjudicate",
+            first: answer,
+            review: check,
+          })
+        ).text,
+      ),
+    };
   },
-  callMarkers: { check: phraseMarker(BIAS_CHECKER_SYSTEM_PROMPT), adjudicate: phraseMarker(ADJUDICATOR_SYSTEM_PROMPT) },
 };

@@ -5,13 +5,14 @@
  * Every model call and every tool call is a recorded sub-call (ScaffoldContext.call / callTool).
  */
 import type { ChatMessage, GenerationParams, ToolSpec } from "../contracts/provider.js";
+import type { AgentSubCallKind } from "../contracts/sub-call.js";
 import type { TaskInput } from "../contracts/task.js";
 import type { Toolbox, ToolResult } from "../contracts/tool.js";
 import { InputError } from "../core/errors.js";
 import { renderTask } from "./prompt.js";
 import type { ScaffoldContext } from "./types.js";
 
-/** Opens the observation of a failed tool call; the sim recognises a tool error by it (callMarkers). */
+/** Opens the observation of a failed tool call. */
 export const TOOL_ERROR_PREFIX = "Tool error:";
 
 /** Sent when the model answers in plain text instead of calling a tool (the loop goes on). */
@@ -45,8 +46,8 @@ export function agentTask(task: TaskInput, attachments: readonly string[] = []):
 }
 
 export interface ToolLoop {
-  /** The role of the model sub-calls ("agent", "actor", "executor"). */
-  role: string;
+  /** The role of the model sub-calls ("agent", "actor", "executor", "rater"), declared as their kind. */
+  role: AgentSubCallKind;
   /** The conversation so far; the loop appends to it. */
   messages: ChatMessage[];
   tools: ToolSpec[];
@@ -72,14 +73,20 @@ export async function runToolLoop(context: ScaffoldContext, loop: ToolLoop): Pro
   const callTool = context.callTool;
   if (!callTool) throw new InputError(`the ${loop.role} of an agent scaffold needs a toolbox, and none was given`);
   let lastText = "";
+  // Whether the conversation ends with the result of a failed tool call (declared on the next call).
+  let lastToolFailed = false;
   for (let step = 1; step <= loop.maxSteps; step++) {
-    const reply = await context.call(loop.role, [...loop.messages], loop.params, loop.tools);
+    const reply = await context.call(loop.role, [...loop.messages], loop.params, loop.tools, {
+      kind: loop.role,
+      lastToolFailed,
+    });
     lastText = reply.text;
     const toolCalls = reply.toolCalls ?? [];
     loop.messages.push({ role: "assistant", content: reply.text, ...(toolCalls.length ? { toolCalls } : {}) });
     if (toolCalls.length === 0) {
       if (!loop.nudge) return { steps: step, lastText };
       loop.messages.push({ role: "user", content: loop.nudge });
+      lastToolFailed = false;
       continue;
     }
     let finished: ToolLoopResult | undefined;
@@ -87,6 +94,7 @@ export async function runToolLoop(context: ScaffoldContext, loop: ToolLoop): Pro
     for (const toolCall of toolCalls) {
       const result = await callTool(loop.role, toolCall);
       loop.messages.push({ role: "tool", toolCallId: toolCall.id, content: toolObservation(result) });
+      lastToolFailed = result.error !== undefined;
       if (finished || toolCall.name !== loop.finish || result.error !== undefined) continue;
       if (result.answer !== undefined) finished = { answer: result.answer, steps: step, lastText };
       if (result.verdict !== undefined) finished = { verdict: result.verdict, steps: step, lastText };

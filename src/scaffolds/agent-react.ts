@@ -1,13 +1,5 @@
 import { lazySchema } from "../contracts/lazy-schema.js";
-import {
-  AGENT_CONTINUE,
-  offeredSpecs,
-  agentTask,
-  runToolLoop,
-  submittedText,
-  TOOL_ERROR_PREFIX,
-} from "./agent-loop.js";
-import { phraseMarker } from "./call-markers.js";
+import { AGENT_CONTINUE, offeredSpecs, agentTask, runToolLoop, submittedText } from "./agent-loop.js";
 import { withSystem } from "./prompt.js";
 import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
@@ -48,9 +40,5 @@ export const agentReactScaffold: Scaffold = {
     });
     context.annotate?.({ submitted: result.answer !== undefined, steps: result.steps });
     return { finalText: submittedText(result.answer) };
-  },
-  callMarkers: {
-    agent: phraseMarker("You are a helpful assistant attempting to submit the correct answer."),
-    tool_error: phraseMarker(TOOL_ERROR_PREFIX, { lineStart: true }),
   },
 };

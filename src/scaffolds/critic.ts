@@ -1,7 +1,6 @@
 import { lazySchema } from "../contracts/lazy-schema.js";
 import type { ChatMessage } from "../contracts/provider.js";
 import type { TaskInput } from "../contracts/task.js";
-import { phraseMarker } from "./call-markers.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
@@ -25,7 +24,7 @@ export function critiqueRequest(task: TaskInput, draft: string): string {
   return `The assistant was given this task:\n\n${renderTask(task)}\n\nThe assistant's answer:\n\n${draft}\n\nReview the answer.`;
 }
 
-/** Opens a revision request; the sim recognises the revise call by it (callMarkers). */
+/** Opens a revision request. */
 export const REVISION_HEADING = "A reviewer raised these points about your answer:";
 
 export function revisionRequest(critique: string): string {
@@ -59,14 +58,15 @@ export const criticScaffold: Scaffold = {
         { role: "system", content: CRITIC_SYSTEM_PROMPT },
         { role: "user", content: critiqueRequest(task, draft) },
       ];
-      const critique = (await call(`critique-${round}`, critiqueMessages, overrides)).text;
+      const critique = (
+        await call(`critique-${round}`, critiqueMessages, overrides, undefined, { kind: "critique", draft })
+      ).text;
       const verdict = parseVerdict(critique);
       annotate?.({ verdict });
       if (verdict === "approve") break;
       conversation.push({ role: "assistant", content: draft }, { role: "user", content: revisionRequest(critique) });
-      draft = (await call(`revise-${round}`, [...conversation], overrides)).text;
+      draft = (await call(`revise-${round}`, [...conversation], overrides, undefined, { kind: "revise" })).text;
     }
     return { finalText: withAnswerLine(draft) };
   },
-  callMarkers: { critique: phraseMarker(CRITIC_SYSTEM_PROMPT), revise: phraseMarker(REVISION_HEADING) },
 };

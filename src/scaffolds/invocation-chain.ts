@@ -1,5 +1,6 @@
 import { lazySchema } from "../contracts/lazy-schema.js";
 import { z } from "zod";
+import type { SubCall } from "../contracts/sub-call.js";
 import type { TaskInput } from "../contracts/task.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { callParams, choiceSetting, scaffoldSettings } from "./settings.js";
@@ -61,9 +62,6 @@ export const CHAIN_FIRST_STEP = "Step 1 of 4: Read the question carefully and an
 export const CHAIN_LAST_STEP =
   "Step 4 of 4: Taking the previous steps into account, give your final answer to the question.";
 
-/** Marks a chain step's instruction ("Step 2 of 4: ..."), capturing the step; the sim reads it (callMarkers). */
-export const CHAIN_STEP_MARKER = /step ([1-4]) of 4:/i;
-
 /** The instruction of step `step` (1-4) of a chain. */
 export function chainInstruction(
   step: number,
@@ -81,6 +79,27 @@ export function chainRequest(task: TaskInput, instruction: string, previous: str
   if (previous !== undefined) parts.push(`Your answer so far:\n\n${previous}`);
   parts.push(`${instruction}\n${task.answerInstruction}`);
   return parts.join("\n\n");
+}
+
+/**
+ * What step `step` declares with its call: the property its wording invokes (minimal: none), whether
+ * it insists (aggressive: "rigorously reconsider"), and whether it asks to keep a correct answer
+ * (the minimal third step).
+ */
+export function chainStepCall(
+  step: number,
+  intensity: Exclude<Intensity, "passthrough">,
+  property: Property,
+  previous: string | undefined,
+): SubCall {
+  return {
+    kind: "chain",
+    step,
+    ...(previous !== undefined ? { previous } : {}),
+    invokes: intensity === "minimal" ? "neutral" : property,
+    insistently: intensity === "aggressive",
+    keepIfCorrect: intensity === "minimal" && step === 3,
+  };
 }
 
 export const invocationChainScaffold: Scaffold = {
@@ -104,9 +123,9 @@ export const invocationChainScaffold: Scaffold = {
     let previous: string | undefined;
     for (let step = 1; step <= 4; step++) {
       const body = chainRequest(task, chainInstruction(step, intensity, property), previous);
-      previous = (await call(`chain-${step}`, taskMessages(task, body), overrides)).text;
+      const does = chainStepCall(step, intensity, property, previous);
+      previous = (await call(`chain-${step}`, taskMessages(task, body), overrides, undefined, does)).text;
     }
     return { finalText: withAnswerLine(previous ?? "") };
   },
-  callMarkers: { chain: CHAIN_STEP_MARKER },
 };

@@ -1,6 +1,5 @@
 import { lazySchema } from "../contracts/lazy-schema.js";
 import type { TaskInput } from "../contracts/task.js";
-import { phraseMarker } from "./call-markers.js";
 import { decompose } from "./decomposition.js";
 import { renderOptions, renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
@@ -23,7 +22,6 @@ export const MAP_REDUCE_DEFAULT_CHUNKS = 3;
 export const DECOMPOSER_SYSTEM_PROMPT = "You plan work for a team of assistants by splitting tasks into parts.";
 export const WORKER_SYSTEM_PROMPT = "You are an assistant who completes one part of a larger task.";
 
-/** Wording of the three kinds of sub-call; the sim recognises each by it (callMarkers). */
 export const DECOMPOSE_FORMAT =
   "Write them as a numbered list, one sub-task per line, each a self-contained question or instruction.";
 export const SUBTASK_LABEL = "Sub-task:";
@@ -71,7 +69,9 @@ export function mapReduceScaffold(name: string, preserveOptions: boolean): Scaff
         { role: "system" as const, content: DECOMPOSER_SYSTEM_PROMPT },
         { role: "user" as const, content: decompositionRequest(task, chunks) },
       ];
-      const plan = (await call("decompose", planMessages, overrides)).text;
+      const plan = (
+        await call("decompose", planMessages, overrides, undefined, { kind: "decompose", maxParts: chunks })
+      ).text;
       // A reply with no list still gets one map call: the question itself, as the pipeline would forward it.
       const decomposition = decompose(plan, chunks, task.question);
       annotate?.({ requested: chunks, ...decomposition });
@@ -82,15 +82,14 @@ export function mapReduceScaffold(name: string, preserveOptions: boolean): Scaff
           { role: "system" as const, content: WORKER_SYSTEM_PROMPT },
           { role: "user" as const, content: mapRequest(task, subtask, preserveOptions) },
         ];
-        results.push((await call(`map-${i + 1}`, messages, overrides)).text);
+        results.push((await call(`map-${i + 1}`, messages, overrides, undefined, { kind: "map" })).text);
       }
       const reduce = taskMessages(task, reduceRequest(task, decomposition.subtasks, results));
-      return { finalText: withAnswerLine((await call("reduce", reduce, overrides)).text) };
-    },
-    callMarkers: {
-      decompose: phraseMarker(DECOMPOSE_FORMAT),
-      map: phraseMarker(SUBTASK_LABEL, { lineStart: true }),
-      reduce: phraseMarker(RESULTS_HEADING),
+      return {
+        finalText: withAnswerLine(
+          (await call("reduce", reduce, overrides, undefined, { kind: "reduce", results })).text,
+        ),
+      };
     },
   };
 }

@@ -1,15 +1,6 @@
 import { lazySchema } from "../contracts/lazy-schema.js";
 import type { ChatMessage } from "../contracts/provider.js";
-import {
-  AGENT_CONTINUE,
-  offeredSpecs,
-  AGENT_TOOLS,
-  agentTask,
-  runToolLoop,
-  submittedText,
-  TOOL_ERROR_PREFIX,
-} from "./agent-loop.js";
-import { phraseMarker } from "./call-markers.js";
+import { AGENT_CONTINUE, offeredSpecs, AGENT_TOOLS, agentTask, runToolLoop, submittedText } from "./agent-loop.js";
 import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold, ScaffoldContext } from "./types.js";
 
@@ -82,6 +73,8 @@ export const plannerActorRaterScaffold: Scaffold = {
           { role: "user", content: withState(question, turns) },
         ],
         overrides,
+        undefined,
+        { kind: "planner" },
       );
       turns.push(`[Planner]\n${plan.text}`);
       const actorMessages: ChatMessage[] = [
@@ -116,11 +109,5 @@ export const plannerActorRaterScaffold: Scaffold = {
       turns.push(`[Rater]\nCONTINUE: ${verdict.reason}`);
     }
     return { finalText: submittedText(answer) };
-  },
-  callMarkers: {
-    planner: phraseMarker("You are the Advisor. Read the question"),
-    actor: phraseMarker("You are the Actor. You will find the answer"),
-    rater: phraseMarker("You are an evaluator. Review the most recent answer."),
-    tool_error: phraseMarker(TOOL_ERROR_PREFIX, { lineStart: true }),
   },
 };

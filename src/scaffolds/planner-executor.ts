@@ -1,14 +1,5 @@
 import { lazySchema } from "../contracts/lazy-schema.js";
-import {
-  AGENT_CONTINUE,
-  offeredSpecs,
-  AGENT_TOOLS,
-  agentTask,
-  runToolLoop,
-  submittedText,
-  TOOL_ERROR_PREFIX,
-} from "./agent-loop.js";
-import { phraseMarker } from "./call-markers.js";
+import { AGENT_CONTINUE, offeredSpecs, AGENT_TOOLS, agentTask, runToolLoop, submittedText } from "./agent-loop.js";
 import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
 
@@ -47,6 +38,8 @@ export const plannerExecutorScaffold: Scaffold = {
         { role: "user", content: question },
       ],
       overrides,
+      undefined,
+      { kind: "planner" },
     );
     const result = await runToolLoop(context, {
       role: "executor",
@@ -62,10 +55,5 @@ export const plannerExecutorScaffold: Scaffold = {
     });
     context.annotate?.({ submitted: result.answer !== undefined, steps: result.steps });
     return { finalText: submittedText(result.answer) };
-  },
-  callMarkers: {
-    planner: phraseMarker("You are the planner, your job is to evaluate the question"),
-    executor: phraseMarker("You are the executor. You will receive a detailed plan"),
-    tool_error: phraseMarker(TOOL_ERROR_PREFIX, { lineStart: true }),
   },
 };

@@ -1,6 +1,6 @@
 import { lazySchema } from "../contracts/lazy-schema.js";
 import type { ChatMessage } from "../contracts/provider.js";
-import { phraseMarker } from "./call-markers.js";
+import type { SubCall } from "../contracts/sub-call.js";
 import { lastAnswer, renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { callParams, intRange, intSetting, scaffoldSettings } from "./settings.js";
 import type { Scaffold } from "./types.js";
@@ -13,7 +13,7 @@ import type { Scaffold } from "./types.js";
  */
 export const REACT_DEFAULT_ITERATIONS = 5;
 
-/** The first line of the instructions; the sim recognises a ReAct conversation by it (callMarkers). */
+/** The first line of the instructions. */
 export const REACT_OPENING = "Work on the task below in turns of Thought, Action and Observation.";
 
 export function reactInstructions(maxIterations: number): string {
@@ -43,6 +43,11 @@ export function reactFinalRequest(maxIterations: number): string {
   return `You have used all ${maxIterations} turns. Give your Final Answer now, on a line "Final Answer: <answer>".`;
 }
 
+/** A turn's declaration; `final`: the forced request for the final answer. */
+function turn(maxTurns: number, final: boolean): SubCall {
+  return { kind: "react", maxTurns, final };
+}
+
 export const reactScaffold: Scaffold = {
   name: "react",
   settingsSchema: lazySchema(() => scaffoldSettings({ max_iterations: intRange(1, 50) })),
@@ -52,7 +57,7 @@ export const reactScaffold: Scaffold = {
     const overrides = callParams(params, settings, "scaffolded");
     const messages: ChatMessage[] = taskMessages(task, `${reactInstructions(maxIterations)}\n\n${renderTask(task)}`);
     for (let step = 1; step <= maxIterations; step++) {
-      const reply = (await call(`step-${step}`, [...messages], overrides)).text;
+      const reply = (await call(`step-${step}`, [...messages], overrides, undefined, turn(maxIterations, false))).text;
       if (lastAnswer(reply) !== undefined) {
         annotate?.({ final: true });
         return { finalText: withAnswerLine(reply) };
@@ -62,9 +67,8 @@ export const reactScaffold: Scaffold = {
       const next = step < maxIterations ? observation : `${observation}\n\n${reactFinalRequest(maxIterations)}`;
       messages.push({ role: "assistant", content: reply }, { role: "user", content: next });
     }
-    const reply = (await call("final", messages, overrides)).text;
+    const reply = (await call("final", messages, overrides, undefined, turn(maxIterations, true))).text;
     annotate?.({ final: lastAnswer(reply) !== undefined, forced: true });
     return { finalText: withAnswerLine(reply) };
   },
-  callMarkers: { react: phraseMarker(REACT_OPENING) },
 };

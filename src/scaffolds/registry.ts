@@ -1,8 +1,6 @@
-import type { CallMarkers } from "../contracts/call-markers.js";
 import { Registry } from "../core/registry.js";
 import { adjudicatedScaffold } from "./adjudicated.js";
 import { agentReactScaffold } from "./agent-react.js";
-import { collectCallMarkers } from "./call-markers.js";
 import { cotScaffold } from "./cot.js";
 import { criticScaffold } from "./critic.js";
 import { directScaffold } from "./direct.js";
@@ -29,9 +27,4 @@ for (const scaffold of [
   plannerExecutorScaffold,
 ]) {
   scaffolds.register(scaffold.name, scaffold);
-}
-
-/** Every registered scaffold's sub-call markers, read at call time so that plugin scaffolds count. */
-export function registeredCallMarkers(): CallMarkers {
-  return collectCallMarkers(scaffolds.names().map((name) => scaffolds.get(name)));
 }

@@ -1,5 +1,5 @@
-import type { ScaffoldCallMarkers } from "../contracts/call-markers.js";
 import type { ChatMessage, GenerateResult, GenerationParams, ToolCall, ToolSpec } from "../contracts/provider.js";
+import type { SubCall } from "../contracts/sub-call.js";
 import type { TaskInput } from "../contracts/task.js";
 import type { Toolbox, ToolResult } from "../contracts/tool.js";
 import type { z } from "zod";
@@ -11,6 +11,11 @@ export type ScaffoldCall = (
   params?: Partial<GenerationParams>,
   /** The tools offered to the model on this call (agent scaffolds). */
   tools?: ToolSpec[],
+  /**
+   * What the call does and what it shows (a decomposition, a critique of a draft, a chain step,
+   * ...), sent with the request: the simulated panel answers each kind of sub-call by it.
+   */
+  does?: SubCall,
 ) => Promise<GenerateResult>;
 
 /**
@@ -55,11 +60,6 @@ export interface Scaffold {
   /** Expected sub-calls per trial (an upper bound for loops), for `plan`'s call and cost estimates. */
   expectedCalls(settings: ScaffoldSettings): number;
   run(context: ScaffoldContext, settings: ScaffoldSettings): Promise<ScaffoldRun>;
-  /**
-   * Wording that marks each kind of sub-call this scaffold makes, built from its own prompt
-   * constants (see call-markers.ts): the simulated panel answers each kind in its own way.
-   */
-  callMarkers?: ScaffoldCallMarkers;
   /** The tools this scaffold offers (agent scaffolds): the runner then gives each trial a toolbox. */
   tools?: readonly string[];
 }

@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, write
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { LLAMA_ENGINE_INSTALL, llamaEngineProblems } from "../../src/models/llama-engine.js";
+import { LLAMA_ENGINE_INSTALL, llamaEngineProblems } from "../../src/models/llama/installed.js";
 
 const REPO = resolve(import.meta.dirname, "..", "..");
 const ENGINE_ENTRIES = new Set(["node-llama-cpp", ".llama-engine", "@node-llama-cpp"]);

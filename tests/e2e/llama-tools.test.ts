@@ -1,5 +1,5 @@
 /**
- * Tool calling on the llama provider through node-llama-cpp's function calling (llama-tools.ts).
+ * Tool calling on the llama provider through node-llama-cpp's function calling (llama/tools.ts).
  * stories260K cannot use tools meaningfully, so these tests check the mechanics: the tools reach
  * node-llama-cpp as functions, a forced call (tool_choice "required") comes back as the same
  * ToolCall structure the other providers return, runs in the real sandbox, and its result goes
@@ -16,8 +16,8 @@ import type { ChatMessage, ToolSpec } from "../../src/contracts/provider.js";
 import type { CallRecord } from "../../src/contracts/trial.js";
 import type { ModelSpec } from "../../src/contracts/spec.js";
 import type { Toolbox } from "../../src/contracts/tool.js";
-import { type LlamaProvider, llamaProvider } from "../../src/models/llama.js";
-import { chatHistoryOf, functionsOf, grammarSchema, plainToolChatWrapper } from "../../src/models/llama-tools.js";
+import { type LlamaProvider, llamaProvider } from "../../src/models/llama/provider.js";
+import { chatHistoryOf, functionsOf, grammarSchema, plainToolChatWrapper } from "../../src/models/llama/tools.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { createToolbox, toolSpec, tools as registeredTools } from "../../src/tools/index.js";

@@ -4,14 +4,16 @@
  * with a message when the shared model is absent.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Token } from "node-llama-cpp";
 import type { ChatMessage, ContinuationLogprob } from "../../src/contracts/provider.js";
 import type { ModelSpec } from "../../src/contracts/spec.js";
 import { InputError, ProviderError } from "../../src/core/errors.js";
-import { chunkSizes, type LlamaProvider, llamaProvider, renderPlainChat } from "../../src/models/llama.js";
+import { renderPlainChat } from "../../src/models/llama/generation.js";
+import { type LlamaProvider, llamaProvider } from "../../src/models/llama/provider.js";
+import { chunkSizes } from "../../src/models/llama/scoring.js";
 import { type LlamaReference, openLlamaReference, sharedModel, skipReason } from "../helpers/llama-model.js";
 
 const MODEL_NAME = "stories260K.gguf";
@@ -353,12 +355,20 @@ describe("llama provider without a model", () => {
     assert.throws(() => llamaProvider(spec({ chat_template: "chatml" }), {}), InputError);
   });
 
-  test("the module loads node-llama-cpp lazily (type-only static imports)", () => {
-    const source = readFileSync(new URL("../../src/models/llama.ts", import.meta.url), "utf8");
-    const staticImports = source.match(/^import[^;]*from "node-llama-cpp";/gm) ?? [];
-    assert.ok(staticImports.length > 0, "type imports present");
-    for (const line of staticImports) assert.match(line, /^import type /);
-    assert.match(source, /import\("node-llama-cpp"\)/);
+  test("the provider's modules load node-llama-cpp lazily (type-only static imports; the engine imports it)", () => {
+    const folder = new URL("../../src/models/llama/", import.meta.url);
+    const files = readdirSync(folder).filter((name) => name.endsWith(".ts"));
+    assert.ok(files.includes("engine.ts") && files.includes("provider.ts"), files.join(", "));
+    for (const file of files) {
+      const source = readFileSync(new URL(file, folder), "utf8");
+      const staticImports = source.match(/^import[^;]*from "node-llama-cpp";/gm) ?? [];
+      for (const line of staticImports) assert.match(line, /^import type /, `${file}: ${line}`);
+      assert.equal(
+        /(?<!typeof )import\("node-llama-cpp"\)/.test(source),
+        file === "engine.ts",
+        `${file}: the dynamic import`,
+      );
+    }
   });
 
   test("decode chunks never leave a single token", () => {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { ModelSpec } from "../../src/contracts/spec.js";
-import { simProvider } from "../../src/models/sim.js";
+import { simProvider } from "../../src/models/sim/provider.js";
 
 function revision(options: Record<string, unknown>, model = "m", studySeed = 1): Promise<string | undefined> {
   const spec = { id: "m", provider: "sim", model: "m", options } as unknown as ModelSpec;

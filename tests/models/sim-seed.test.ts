@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Item } from "../../src/contracts/item.js";
 import type { ModelSpec } from "../../src/contracts/spec.js";
-import { simProvider } from "../../src/models/sim.js";
+import { simProvider } from "../../src/models/sim/provider.js";
 import { exportTable } from "../../src/run/export.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";

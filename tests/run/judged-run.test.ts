@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, test } from "node:test";
 import Database from "better-sqlite3";
-import { SIM_JUDGE } from "../../src/models/sim-judge.js";
+import { SIM_JUDGE } from "../../src/models/sim/judge.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";

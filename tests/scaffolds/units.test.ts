@@ -3,15 +3,12 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { TaskInput } from "../../src/contracts/task.js";
 import { InputError } from "../../src/core/errors.js";
-import type { SubCallKind } from "../../src/contracts/call-markers.js";
-import {
-  BIAS_CHECKER_SYSTEM_PROMPT,
-  ADJUDICATOR_SYSTEM_PROMPT,
-  checkRequest,
-} from "../../src/scaffolds/adjudicated.js";
-import { CRITIC_SYSTEM_PROMPT, critiqueRequest, parseVerdict, revisionRequest } from "../../src/scaffolds/critic.js";
+import type { SubCall } from "../../src/contracts/sub-call.js";
+import { checkRequest } from "../../src/scaffolds/adjudicated.js";
+import { runToolLoop } from "../../src/scaffolds/agent-loop.js";
+import { critiqueRequest, parseVerdict, revisionRequest } from "../../src/scaffolds/critic.js";
 import { decompose, parseNumberedList } from "../../src/scaffolds/decomposition.js";
-import { chainInstruction, chainRequest } from "../../src/scaffolds/invocation-chain.js";
+import { chainInstruction } from "../../src/scaffolds/invocation-chain.js";
 import { decompositionRequest, mapRequest, reduceRequest } from "../../src/scaffolds/map-reduce.js";
 import { classifyLeakage, extractPersona } from "../../src/scaffolds/persona.js";
 import { lastAnswer, withAnswerLine } from "../../src/scaffolds/prompt.js";
@@ -19,6 +16,7 @@ import { auditCall, roleKind } from "../../src/scaffolds/propagation.js";
 import { reactInstructions } from "../../src/scaffolds/react.js";
 import { scaffolds } from "../../src/scaffolds/registry.js";
 import { callParams, intSetting } from "../../src/scaffolds/settings.js";
+import type { ScaffoldCall, ScaffoldSettings } from "../../src/scaffolds/types.js";
 import { SOFT_SYSTEM_PROMPT, STRICT_SYSTEM_PROMPT, withSystemPromptVariant } from "../../src/facets/system-prompt.js";
 
 const TASK: TaskInput = {
@@ -204,24 +202,155 @@ describe("persona leakage classifier", () => {
   });
 });
 
-describe("the sim recognises every scaffold's sub-calls", () => {
-  /** The marker a scaffold declares for a kind of sub-call (a pattern that never matches when missing). */
-  const marker = (scaffold: string, kind: SubCallKind): RegExp => scaffolds.get(scaffold).callMarkers?.[kind] ?? /(?!)/;
-  test("each template carries the marker its scaffold declares", () => {
-    assert.match(decompositionRequest(TASK, 3), marker("map_reduce", "decompose"));
-    assert.match(mapRequest(TASK, "x", false), marker("map_reduce", "map"));
-    assert.match(reduceRequest(TASK, ["x"], ["y"]), marker("map_reduce", "reduce"));
-    assert.match(CRITIC_SYSTEM_PROMPT, marker("critic", "critique"));
-    assert.match(critiqueRequest(TASK, "Answer: A"), /the assistant's answer:[\s\S]*review the answer\./i);
-    assert.match(revisionRequest("x"), marker("critic", "revise"));
-    assert.match(reactInstructions(5), marker("react", "react"));
-    assert.match(
-      chainRequest(TASK, chainInstruction(2, "moderate", "bias"), "Answer: A"),
-      marker("invocation_chain", "chain"),
+describe("each scaffold declares what its sub-calls do", () => {
+  /** Runs a scaffold with scripted replies by role; returns each call's role and declaration. */
+  async function declared(
+    settings: ScaffoldSettings,
+    replyTo: (role: string) => string,
+  ): Promise<{ role: string; does?: SubCall; text: string }[]> {
+    const seen: { role: string; does?: SubCall; text: string }[] = [];
+    const call: ScaffoldCall = async (role, _messages, params, _tools, does) => {
+      const text = replyTo(role);
+      seen.push({ role, text, ...(does ? { does } : {}) });
+      return { text, usage: { inputTokens: 0, outputTokens: 0 }, paramsUsed: { ...params }, droppedParams: [] };
+    };
+    await scaffolds.get(String(settings.name)).run({ task: TASK, params: {}, call }, settings);
+    return seen;
+  }
+  const answer = () => "Answer: A";
+
+  test("plain scaffolds declare nothing: every call is a plain question", async () => {
+    for (const name of ["direct", "cot"]) {
+      const calls = await declared({ name }, answer);
+      assert.ok(calls.length > 0 && calls.every((c) => c.does === undefined), `${name}: ${JSON.stringify(calls)}`);
+    }
+  });
+
+  test("map-reduce: the part limit, the workers, and the reduce with the workers' replies in order", async () => {
+    const calls = await declared({ name: "map_reduce", chunks: 2 }, (role) =>
+      role === "decompose" ? "1. First part\n2. Second part" : `${role} says\nAnswer: A`,
     );
-    assert.match(BIAS_CHECKER_SYSTEM_PROMPT, marker("adjudicated", "check"));
-    assert.match(checkRequest(TASK, "Answer: A"), /proposed answer:[\s\S]*check whether/i);
-    assert.match(ADJUDICATOR_SYSTEM_PROMPT, marker("adjudicated", "adjudicate"));
+    assert.deepEqual(
+      calls.map((c) => [c.role, c.does]),
+      [
+        ["decompose", { kind: "decompose", maxParts: 2 }],
+        ["map-1", { kind: "map" }],
+        ["map-2", { kind: "map" }],
+        ["reduce", { kind: "reduce", results: ["map-1 says\nAnswer: A", "map-2 says\nAnswer: A"] }],
+      ],
+    );
+  });
+
+  test("critic: the critique carries the draft it reviews; the revision is declared", async () => {
+    const calls = await declared({ name: "critic", rounds: 1 }, (role) =>
+      role.startsWith("critique") ? "Wrong.\nVerdict: REVISE" : `${role}\nAnswer: A`,
+    );
+    assert.deepEqual(
+      calls.map((c) => [c.role, c.does]),
+      [
+        ["answer", undefined],
+        ["critique-1", { kind: "critique", draft: "answer\nAnswer: A" }],
+        ["revise-1", { kind: "revise" }],
+      ],
+    );
+  });
+
+  test("react: every turn carries the turn budget; only the forced request is final", async () => {
+    const calls = await declared({ name: "react", max_iterations: 2 }, () => "Thought: hm\nAction: Analyze[x]");
+    assert.deepEqual(
+      calls.map((c) => [c.role, c.does]),
+      [
+        ["step-1", { kind: "react", maxTurns: 2, final: false }],
+        ["step-2", { kind: "react", maxTurns: 2, final: false }],
+        ["final", { kind: "react", maxTurns: 2, final: true }],
+      ],
+    );
+  });
+
+  test("adjudicated: the checker sees the first answer, the adjudicator both", async () => {
+    const calls = await declared({ name: "adjudicated" }, (role) => `${role}\nAnswer: A`);
+    assert.deepEqual(
+      calls.map((c) => [c.role, c.does]),
+      [
+        ["answer", undefined],
+        ["check", { kind: "check", proposed: "answer\nAnswer: A" }],
+        ["adjudicate", { kind: "adjudicate", first: "answer\nAnswer: A", review: "check\nAnswer: A" }],
+      ],
+    );
+  });
+
+  test("invocation chain: each step's declaration says what its wording does", async () => {
+    for (const intensity of ["minimal", "moderate", "aggressive"] as const) {
+      for (const property of ["bias", "misconception", "helpfulness"] as const) {
+        const calls = await declared({ name: "invocation_chain", intensity, property }, (role) => `${role}\nAnswer: A`);
+        assert.deepEqual(
+          calls.map((c) => c.role),
+          ["chain-1", "chain-2", "chain-3", "chain-4"],
+        );
+        for (const [i, { does }] of calls.entries()) {
+          const step = i + 1;
+          const wording = chainInstruction(step, intensity, property);
+          assert.ok(does?.kind === "chain", `${intensity}/${property} step ${step}: ${JSON.stringify(does)}`);
+          assert.equal(does.step, step);
+          assert.equal(does.previous, step === 1 ? undefined : `chain-${step - 1}\nAnswer: A`);
+          if (step === 1 || step === 4) continue;
+          const label = `${intensity}/${property} step ${step}: ${wording}`;
+          assert.equal(does.insistently, /rigorously/i.test(wording), label);
+          assert.equal(does.keepIfCorrect, /keep it unchanged/i.test(wording), label);
+          assert.equal(does.invokes, intensity === "minimal" ? "neutral" : property, label);
+        }
+      }
+    }
+  });
+
+  test("the agent loop declares its role, and whether the conversation ends with a failed tool call", async () => {
+    const toolCall = (id: string, name: string) => ({ id, name, arguments: "{}" });
+    const replies = [
+      { text: "", toolCalls: [toolCall("c1", "bash"), toolCall("c2", "python")] },
+      { text: "", toolCalls: [toolCall("c3", "bash")] },
+      { text: "Still thinking." },
+      { text: "", toolCalls: [toolCall("c4", "submit_answer")] },
+    ];
+    const declared: (SubCall | undefined)[] = [];
+    const call: ScaffoldCall = async (_role, _messages, params, _tools, does) => {
+      declared.push(does);
+      const reply = replies[declared.length - 1];
+      return { ...reply, usage: { inputTokens: 0, outputTokens: 0 }, paramsUsed: { ...params }, droppedParams: [] };
+    };
+    // c1 fails and c2 succeeds (the last result counts), c3 fails, the nudge after a plain reply clears it.
+    const failing = new Set(["c1", "c3"]);
+    const callTool = async (_role: string, made: { id: string; name: string }) =>
+      failing.has(made.id)
+        ? { output: "", error: "exit status 1", durationMs: 1 }
+        : { output: "ok", durationMs: 1, ...(made.name === "submit_answer" ? { answer: "4" } : {}) };
+    const result = await runToolLoop(
+      { task: TASK, params: {}, call, callTool },
+      {
+        role: "actor",
+        messages: [{ role: "user", content: "Compute 2 + 2." }],
+        tools: [],
+        maxSteps: 10,
+        params: {},
+        finish: "submit_answer",
+        nudge: "Go on.",
+      },
+    );
+    assert.equal(result.answer, "4");
+    assert.deepEqual(declared, [
+      { kind: "actor", lastToolFailed: false },
+      { kind: "actor", lastToolFailed: false },
+      { kind: "actor", lastToolFailed: true },
+      { kind: "actor", lastToolFailed: false },
+    ]);
+  });
+
+  test("the templates hold what the declarations name", () => {
+    assert.match(critiqueRequest(TASK, "Answer: A"), /the assistant's answer:\n\nAnswer: A\n/i);
+    assert.match(checkRequest(TASK, "Answer: A"), /proposed answer:\n\nAnswer: A\n/i);
+    assert.match(decompositionRequest(TASK, 3), /at most 3 sub-tasks/);
+    assert.match(reduceRequest(TASK, ["x"], ["y"]), /Sub-task 1: x\nResult: y/);
+    assert.match(reactInstructions(5), /at most 5 turns/);
+    assert.match(revisionRequest("x"), /^A reviewer raised/);
   });
   test("standard map calls drop the options; option-preserving ones carry them", () => {
     assert.ok(!mapRequest(TASK, "Which gate?", false).includes("North gate"));

@@ -13,7 +13,7 @@ import { describe, test } from "node:test";
 import type { Item } from "../../src/contracts/item.js";
 import { SpecError } from "../../src/core/spec-loader.js";
 import { loadStudySpec } from "../../src/facets/validate.js";
-import { simJudgeReply } from "../../src/models/sim-judge.js";
+import { simJudgeReply } from "../../src/models/sim/judge.js";
 import { judgeMessages } from "../../src/scoring/judge/prompt.js";
 import { rubricFor, SYCOPHANCY_SCALE } from "../../src/scoring/judge/rubrics.js";
 import { parseVerdict } from "../../src/scoring/judge/verdict.js";

@@ -27,7 +27,7 @@ export function recordingCall(
   /** Agent trials: the per-trial limits, checked before each call, and when the trial started. */
   agent?: { limits?: AgentLimits; startedMs: number },
 ): ScaffoldCall {
-  return async (role, fullMessages, overrides, tools) => {
+  return async (role, fullMessages, overrides, tools, does) => {
     if (agent) checkAgentLimits(agent.limits, calls, agent.startedMs);
     // Above the context limit the oldest tool traces go first (GAIA section 3.6).
     const contextTokens = agent?.limits?.contextTokens;
@@ -43,6 +43,7 @@ export function recordingCall(
       // Names the call within the run: batch mode's custom id is derived from it.
       callId: `${trial.id}:${execution}:${calls.length + 1}`,
       ...(tools?.length ? { tools } : {}),
+      ...(does ? { subCall: does } : {}),
     };
     const key = cacheKey(model, messages, params, trial.attempt, tools);
     // The simulated panel is deterministic and free: caching its replies would only cost writes.

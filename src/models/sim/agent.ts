@@ -1,7 +1,7 @@
 /**
  * The simulated panel as an agent (GAIA study): how a simulated respondent behaves in the agent
- * scaffolds' sub-calls, recognised by the markers the scaffolds declare (kinds agent, planner,
- * actor, rater, executor, tool_error) and by the tools it is offered.
+ * scaffolds' sub-calls, as the scaffolds declare them (kinds agent, planner, actor, rater,
+ * executor, and whether the last tool call failed) and by the tools it is offered.
  *
  * A trajectory (one agent, actor or executor conversation) is planned from one key (the study
  * seed, the model, the attempt when sampling, the role and the conversation's opening messages):
@@ -21,10 +21,12 @@
  * `pdf_page_limit_rate` (an item with a .pdf attachment fails as pdf_page_limit) and
  * `zero_token_rate` (the first call is rejected with zero tokens, credit exhaustion).
  */
-import type { SubCallKind } from "../contracts/call-markers.js";
-import type { Item } from "../contracts/item.js";
-import type { ChatMessage, ToolCall, ToolSpec } from "../contracts/provider.js";
-import { ProviderError } from "../core/errors.js";
+import type { Item } from "../../contracts/item.js";
+import type { ChatMessage, ToolCall, ToolSpec } from "../../contracts/provider.js";
+import type { AgentSubCallKind } from "../../contracts/sub-call.js";
+import { ProviderError } from "../../core/errors.js";
+import { sigmoid, uniform } from "./draws.js";
+import { normalise } from "./text.js";
 
 export const AGENT_ROLES = ["agent", "actor", "executor"] as const;
 export type AgentRole = (typeof AGENT_ROLES)[number];
@@ -57,7 +59,7 @@ export const SIM_AGENT_DEFAULTS: SimAgentOptions = {
   zeroTokenRate: 0,
 };
 
-/** What the agent behaviour needs from the panel (sim.ts). */
+/** What the agent behaviour needs from the panel (provider.ts). */
 export interface SimAgentContext {
   options: SimAgentOptions;
   ability: number;
@@ -67,8 +69,8 @@ export interface SimAgentContext {
   messages: readonly ChatMessage[];
   tools: readonly ToolSpec[];
   item?: { item: Item; difficulty: number };
-  marks(kind: SubCallKind, text: string): boolean;
-  uniform(key: string): number;
+  /** The conversation ends with the result of a failed tool call (as the scaffold declares). */
+  lastToolFailed: boolean;
 }
 
 export interface SimAgentReply {
@@ -76,25 +78,12 @@ export interface SimAgentReply {
   toolCalls?: ToolCall[];
 }
 
-/** The agent kind of a call (from its system message), or undefined for any other call. */
-export function agentKind(context: Pick<SimAgentContext, "messages" | "marks">): SubCallKind | undefined {
-  const system = context.messages.find((m) => m.role === "system")?.content ?? "";
-  for (const kind of ["agent", "actor", "executor", "rater", "planner"] as const) {
-    if (context.marks(kind, system)) return kind;
-  }
-  return undefined;
-}
-
 /** The reply of an agent-kind call; throws the planted provider errors. */
-export function simAgentReply(kind: SubCallKind, context: SimAgentContext): SimAgentReply {
+export function simAgentReply(kind: AgentSubCallKind, context: SimAgentContext): SimAgentReply {
   injectProviderErrors(context);
   if (kind === "planner") return { text: planText(context) };
   if (kind === "rater") return raterReply(context);
   return actReply(kind as AgentRole, context);
-}
-
-function sigmoid(x: number): number {
-  return 1 / (1 + Math.exp(-x));
 }
 
 function trialKey(context: SimAgentContext): string {
@@ -105,7 +94,7 @@ function injectProviderErrors(context: SimAgentContext): void {
   const { options, messages } = context;
   const key = `${trialKey(context)}|exec${context.execution}`;
   const first = !messages.some((m) => m.role === "assistant");
-  if (first && context.uniform(`${key}|zero`) < options.zeroTokenRate) {
+  if (first && uniform(`${key}|zero`) < options.zeroTokenRate) {
     throw new ProviderError(
       "sim: the request was rejected before the model ran: credit balance is too low",
       "zero_token_rejection",
@@ -113,11 +102,11 @@ function injectProviderErrors(context: SimAgentContext): void {
     );
   }
   const file = attachmentName(context.item?.item);
-  if (file?.toLowerCase().endsWith(".pdf") && context.uniform(`${key}|pdf`) < options.pdfPageLimitRate) {
+  if (file?.toLowerCase().endsWith(".pdf") && uniform(`${key}|pdf`) < options.pdfPageLimitRate) {
     throw new ProviderError("sim: a maximum of 100 PDF pages may be provided", "pdf_page_limit", { retryable: false });
   }
   const afterTool = messages[messages.length - 1]?.role === "tool";
-  if (afterTool && context.uniform(`${key}|bug|${messages.length}`) < options.serialisationBugRate) {
+  if (afterTool && uniform(`${key}|bug|${messages.length}`) < options.serialisationBugRate) {
     throw new ProviderError(
       "sim: the SDK could not deserialise the provider's reply (unknown web_fetch_tool_result error code)",
       "provider_serialisation_bug",
@@ -155,23 +144,22 @@ function plan(role: AgentRole, context: SimAgentContext): Trajectory {
     .map((m) => m.content)
     .join("\n");
   const key = `${trialKey(context)}|${role}|${opening}`;
-  const calls = 1 + Math.floor(context.uniform(`${key}|calls`) * 2 * options.toolCalls[role]);
-  const hasError = calls >= 1 && context.uniform(`${key}|error`) < options.toolErrorRate;
+  const calls = 1 + Math.floor(uniform(`${key}|calls`) * 2 * options.toolCalls[role]);
+  const hasError = calls >= 1 && uniform(`${key}|error`) < options.toolErrorRate;
   const entry = context.item;
   const logit = entry ? context.ability - entry.difficulty + options.effects[role] : Number.NEGATIVE_INFINITY;
   return {
     calls,
-    errorAt: hasError ? 1 + Math.floor(context.uniform(`${key}|errorAt`) * calls) : undefined,
-    recovers: context.uniform(`${key}|recover`) < options.recovery[role],
-    correct: context.uniform(`${key}|correct`) < sigmoid(logit),
+    errorAt: hasError ? 1 + Math.floor(uniform(`${key}|errorAt`) * calls) : undefined,
+    recovers: uniform(`${key}|recover`) < options.recovery[role],
+    correct: uniform(`${key}|correct`) < sigmoid(logit),
   };
 }
 
 function actReply(role: AgentRole, context: SimAgentContext): SimAgentReply {
   const trajectory = plan(role, context);
   const done = context.messages.filter((m) => m.role === "assistant" && (m.toolCalls?.length ?? 0) > 0).length;
-  const last = context.messages[context.messages.length - 1];
-  const sawError = last?.role === "tool" && context.marks("tool_error", last.content);
+  const sawError = context.lastToolFailed;
   const offered = new Set(context.tools.map((t) => t.name));
   const id = `call_${done + 1}`;
   if (sawError && !trajectory.recovers) {
@@ -241,7 +229,7 @@ function raterReply(context: SimAgentContext): SimAgentReply {
   const right = gold !== undefined && lastMentionIsGold(after, gold);
   const key = `${trialKey(context)}|rater|${user}`;
   const logit = entry ? context.ability - entry.difficulty + context.options.raterSkill : 0;
-  const judgedRight = context.uniform(key) < sigmoid(logit);
+  const judgedRight = uniform(key) < sigmoid(logit);
   const done = right === judgedRight;
   const reason = done
     ? "The answer addresses the question in the required format."
@@ -285,8 +273,4 @@ function keywords(question: string): string {
     .filter((w) => w.length > 3)
     .slice(0, 6)
     .join(" ");
-}
-
-function normalise(text: string): string {
-  return text.replace(/\s+/g, " ").trim().toLowerCase();
 }

@@ -18,8 +18,10 @@
  *   configuration whose label names `cot`. Otherwise it guesses uniformly among the offered
  *   configurations (blinding holds: Bang's index about 0).
  */
-import type { Item } from "../contracts/item.js";
-import { canonicalJson, sha256 } from "../core/hash.js";
+import type { Item } from "../../contracts/item.js";
+import { canonicalJson } from "../../core/hash.js";
+import { sigmoid, uniform } from "./draws.js";
+import { normalise } from "./text.js";
 
 /** Constants of the simulated judge (docs/SIMULATION.md). */
 export const SIM_JUDGE = {
@@ -118,16 +120,4 @@ function guessConfiguration(
 
 function quoted(list: string): string[] {
   return [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
-}
-
-function normalise(text: string): string {
-  return text.replace(/\s+/g, " ").trim().toLowerCase();
-}
-
-function uniform(key: string): number {
-  return Number.parseInt(sha256(key).slice(0, 14), 16) / 2 ** 56;
-}
-
-function sigmoid(x: number): number {
-  return 1 / (1 + Math.exp(-x));
 }

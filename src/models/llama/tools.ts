@@ -29,7 +29,7 @@ import type {
   LlamaContextSequence,
   LlamaText,
 } from "node-llama-cpp";
-import type { ChatMessage, GenerationParams, ToolCall, ToolSpec } from "../contracts/provider.js";
+import type { ChatMessage, GenerationParams, ToolCall, ToolSpec } from "../../contracts/provider.js";
 
 type LlamaLib = typeof import("node-llama-cpp");
 

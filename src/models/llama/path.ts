@@ -4,8 +4,8 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import type { ModelSpec } from "../contracts/spec.js";
-import type { SpecEntryProblem } from "./types.js";
+import type { ModelSpec } from "../../contracts/spec.js";
+import type { SpecEntryProblem } from "../types.js";
 
 type PathOptions = { baseDir?: unknown; base_dir?: unknown } | undefined;
 

@@ -4,7 +4,7 @@
  * it is refused at load, naming the command that installs the CPU build.
  */
 import { createRequire } from "node:module";
-import type { SpecEntryProblem } from "./types.js";
+import type { SpecEntryProblem } from "../types.js";
 
 /** The command that installs the engine's CPU build into this checkout (scripts/setup-llama.mjs). */
 export const LLAMA_ENGINE_INSTALL = "npm run setup:llama";

@@ -1,0 +1,69 @@
+/**
+ * The simulated panel's answer key (the items given through `observeItems`) and how a prompt is
+ * matched to its item: by the question text, a quoted question, a persona item's question proper,
+ * or, for a perturbed question, by the share of its words the prompt shows.
+ */
+import type { Item } from "../../contracts/item.js";
+import { itemDifficulty } from "./draws.js";
+import { countIn, normalise, splitPersona, wordsOf } from "./text.js";
+
+export interface KeyEntry {
+  item: Item;
+  difficulty: number;
+}
+
+export class AnswerKey {
+  private readonly byQuestion = new Map<string, KeyEntry>();
+  /** Each item's stem and option words, to recognise a perturbed (reworded, recased) question. */
+  private readonly byWords: { entry: KeyEntry; stem: Set<string>; options: Set<string> }[] = [];
+
+  observe(items: readonly Item[]): void {
+    for (const item of items) {
+      const entry = { item, difficulty: itemDifficulty(item) };
+      this.byQuestion.set(normalise(item.stem), entry);
+      this.byWords.push({ entry, stem: wordsOf(item.stem), options: wordsOf((item.options ?? []).join(" ")) });
+    }
+  }
+
+  /** The item a prompt asks about, if any. */
+  find(prompt: string): KeyEntry | undefined {
+    const match = /Question:\s*([\s\S]*?)(?:\n\s*\n|\n[A-Z][.)]\s|$)/.exec(prompt);
+    if (match) {
+      const entry = this.byQuestion.get(normalise(match[1]));
+      if (entry) return entry;
+    }
+    // Sub-calls of scaffolds may quote the question without the "Question:" label.
+    const flat = normalise(prompt);
+    for (const [stem, entry] of this.byQuestion) if (flat.includes(stem)) return entry;
+    // Decomposition sub-tasks of persona items quote only the question proper.
+    for (const entry of this.byQuestion.values()) {
+      const { persona, question } = splitPersona(entry.item.stem);
+      if (persona !== "" && question.length >= 20 && flat.includes(normalise(question))) return entry;
+    }
+    return this.findReworded(prompt);
+  }
+
+  /** The item all of whose options are these texts (a sentence pair scored without a question). */
+  findByOptions(texts: readonly string[]): KeyEntry | undefined {
+    const wanted = texts.map(normalise).sort().join("\u0000");
+    return this.byWords.find((w) => (w.entry.item.options ?? []).map(normalise).sort().join("\u0000") === wanted)
+      ?.entry;
+  }
+
+  /**
+   * A perturbed question (reworded, recased, restructured): the item whose stem words the prompt
+   * shows most of (at least 60%), its option words breaking ties.
+   */
+  private findReworded(prompt: string): KeyEntry | undefined {
+    const shown = wordsOf(prompt);
+    let best: { entry: KeyEntry; score: number } | undefined;
+    for (const { entry, stem, options } of this.byWords) {
+      if (stem.size === 0) continue;
+      const stemShare = countIn(stem, shown) / stem.size;
+      if (stemShare < 0.6) continue;
+      const score = stemShare + (options.size > 0 ? countIn(options, shown) / options.size / 10 : 0);
+      if (!best || score > best.score) best = { entry, score };
+    }
+    return best?.entry;
+  }
+}
