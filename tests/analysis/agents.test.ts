@@ -138,7 +138,7 @@ describe("slices", () => {
     assert.equal(sliceUnits(units, "primary", plan).length, 24);
     const robust = sliceUnits(units, "robust", plan);
     assert.equal(robust.length, 23);
-    assert.ok(!robust.some((u) => u.agent.flags.length > 0));
+    assert.ok(!robust.some((u) => u.agent.flags.length > 0), "expected !robust.some((u) => u.agent.flags.length > 0)");
     const intersection = sliceUnits(units, "intersection", plan);
     assert.equal(intersection.length, 16);
     assert.deepEqual([...new Set(intersection.map((u) => u.cluster))].sort(), [
@@ -146,7 +146,10 @@ describe("slices", () => {
       clusterKey(BENCHMARK, "q2"),
     ]);
     // The flagged unit stays in the intersection (one completed unit of its cell is enough).
-    assert.ok(intersection.some((u) => u.bucket === "bug"));
+    assert.ok(
+      intersection.some((u) => u.bucket === "bug"),
+      'expected intersection.some((u) => u.bucket === "bug")',
+    );
   });
 
   it("the robust slice's accuracy divides by the unflagged units only", () => {
@@ -246,12 +249,21 @@ describe("scaffold gap with shared resamples", () => {
   it("matches a hand-written bootstrap that draws the questions once for all scaffolds", () => {
     const hand = handBootstrap();
     const gap = estimates.gaps[0];
-    assert.ok(Math.abs((gap.gap.estimate ?? Number.NaN) - hand.gap) < 1e-12);
+    assert.ok(
+      Math.abs((gap.gap.estimate ?? Number.NaN) - hand.gap) < 1e-12,
+      "expected Math.abs((gap.gap.estimate ?? Number.NaN) - hand.gap) < 1e-12",
+    );
     assert.ok(Math.abs(gap.gap.ci![0] - hand.ci[0]) < 1e-12, `${gap.gap.ci} vs ${hand.ci}`);
     assert.ok(Math.abs(gap.gap.ci![1] - hand.ci[1]) < 1e-12, `${gap.gap.ci} vs ${hand.ci}`);
     const pair = estimates.pairwise.find((p) => p.first === "s1" && p.second === "s2")!;
-    assert.ok(Math.abs(pair.difference.ci![0] - hand.pair12[0]) < 1e-12);
-    assert.ok(Math.abs(pair.difference.ci![1] - hand.pair12[1]) < 1e-12);
+    assert.ok(
+      Math.abs(pair.difference.ci![0] - hand.pair12[0]) < 1e-12,
+      "expected Math.abs(pair.difference.ci![0] - hand.pair12[0]) < 1e-12",
+    );
+    assert.ok(
+      Math.abs(pair.difference.ci![1] - hand.pair12[1]) < 1e-12,
+      "expected Math.abs(pair.difference.ci![1] - hand.pair12[1]) < 1e-12",
+    );
   });
 
   it("names the scaffolds at the max and the min, and lists every pair once", () => {
@@ -314,7 +326,10 @@ describe("difference of differences and cost per correct", () => {
     const dod = estimates.dod.find((d) => d.subset === "documents" && d.h4)!;
     assert.equal(dod.fileQuestions, 2);
     assert.equal(dod.otherQuestions, 2);
-    assert.ok(Math.abs((dod.dod.estimate ?? Number.NaN) - expected) < 1e-12);
+    assert.ok(
+      Math.abs((dod.dod.estimate ?? Number.NaN) - expected) < 1e-12,
+      "expected Math.abs((dod.dod.estimate ?? Number.NaN) - expected) < 1e-12",
+    );
     assert.equal(dod.reading, dodReading(dod.dod.ci));
   });
 
@@ -330,8 +345,14 @@ describe("difference of differences and cost per correct", () => {
     const correct = Object.values(y.s3).reduce((a, b) => a + b, 0);
     const completedSpend = Object.values(cost.s3).reduce((a, b) => a + b, 0);
     assert.equal(s3.cost.totalUsd, completedSpend + 2);
-    assert.ok(Math.abs((s3.cost.realized.estimate ?? 0) - (completedSpend + 2) / correct) < 1e-12);
-    assert.ok(Math.abs((s3.cost.happyPath.estimate ?? 0) - completedSpend / correct) < 1e-12);
+    assert.ok(
+      Math.abs((s3.cost.realized.estimate ?? 0) - (completedSpend + 2) / correct) < 1e-12,
+      "expected Math.abs((s3.cost.realized.estimate ?? 0) - (completedSpend + 2) / correct) < 1e-12",
+    );
+    assert.ok(
+      Math.abs((s3.cost.happyPath.estimate ?? 0) - completedSpend / correct) < 1e-12,
+      "expected Math.abs((s3.cost.happyPath.estimate ?? 0) - completedSpend / correct) < 1e-12",
+    );
     const s1 = estimates.cells.get("m\u0001s1")!;
     assert.equal(s1.cost.realized.estimate, s1.cost.happyPath.estimate, "equal at 100% completion");
   });
@@ -379,14 +400,20 @@ describe("GLMM likelihood-ratio test (H2)", () => {
   it("recovers a planted scaffold x model interaction", () => {
     const units = plantedAgentUnits({ ...design, interaction: { "a:s2": 1.2, "b:s3": -1.2 } });
     const result = scaffoldModelGlmm(units, { scaffold: "s1", model: "a" });
-    assert.ok(!("skipped" in result));
+    assert.ok(!("skipped" in result), 'expected !("skipped" in result)');
     assert.equal(result.lrt!.df, 4);
     assert.ok(result.lrt!.p < 0.001, `p = ${result.lrt!.p}`);
     assert.equal(result.full.nObs, units.length);
     assert.equal(result.full.nIds, design.questions);
     assert.ok(result.full.converged, `max |gradient| ${result.full.maxAbsGradient}`);
-    assert.ok(result.full.aic !== null && result.full.bic! > result.full.aic!);
-    assert.ok(result.full.coefficients.some((c) => c.name.includes("scaffold") && c.name.includes("model")));
+    assert.ok(
+      result.full.aic !== null && result.full.bic! > result.full.aic!,
+      "expected result.full.aic !== null && result.full.bic! > result.full.aic!",
+    );
+    assert.ok(
+      result.full.coefficients.some((c) => c.name.includes("scaffold") && c.name.includes("model")),
+      'expected result.full.coefficients.some((c) => c.name.includes("scaffold") && c.name.includes("mo...',
+    );
     assert.ok(
       result.baseline.coefficients.some((c) => c.name === "level"),
       "two levels: a level term",
@@ -396,7 +423,7 @@ describe("GLMM likelihood-ratio test (H2)", () => {
   it("does not reject when no interaction is planted", () => {
     const units = plantedAgentUnits(design);
     const result = scaffoldModelGlmm(units, {});
-    assert.ok(!("skipped" in result));
+    assert.ok(!("skipped" in result), 'expected !("skipped" in result)');
     assert.ok(result.lrt!.p > 0.01, `p = ${result.lrt!.p}`);
     assert.equal(result.referenceScaffold, "s1");
   });
@@ -466,19 +493,25 @@ describe("the registered analysis", () => {
       normalizePlan({ reference: { scaffold: "react" }, agents: { resamples: 200, tiers: ["alpha", "beta"] } }),
     );
     const result = analysis.agents;
-    assert.ok(result && !("skipped" in result));
+    assert.ok(result && !("skipped" in result), 'expected result && !("skipped" in result)');
     assert.deepEqual(result.levels, ["1", "2"]);
     assert.deepEqual(result.scaffolds, scaffolds);
     assert.equal(result.slices.length, 6);
     assert.equal(result.glmm.length, 3);
     const primary1 = result.slices.find((s) => s.slice === "primary" && s.level === "1")!;
     for (const cell of primary1.cells) assert.equal(cell.outcomes.attempts, 30);
-    assert.ok(primary1.frontier.length >= 1);
-    assert.ok(primary1.ladder && primary1.ladder.models.length === 2);
+    assert.ok(primary1.frontier.length >= 1, "expected primary1.frontier.length >= 1");
+    assert.ok(
+      primary1.ladder && primary1.ladder.models.length === 2,
+      "expected primary1.ladder && primary1.ladder.models.length === 2",
+    );
     const h1 = result.h1.find((h) => h.slice === "primary")!;
     const alphaGap = primary1.gaps.find((g) => g.model === "alpha")!.gap.estimate!;
     assert.equal(h1.supported, alphaGap >= 0.1 || primary1.gaps.some((g) => (g.gap.estimate ?? 0) >= 0.1));
-    assert.ok(primary1.dod.some((d) => d.h4 && d.treatment === "plan_exec" && d.control === "react"));
+    assert.ok(
+      primary1.dod.some((d) => d.h4 && d.treatment === "plan_exec" && d.control === "react"),
+      'expected primary1.dod.some((d) => d.h4 && d.treatment === "plan_exec" && d.control === "react")',
+    );
     const summary = formatSummary(analysis, {
       preregistration: { status: "not preregistered", note: "test" },
       blinding: { blinded: false, blindingIndex: null, details: {}, source: null, note: "n/a" },
@@ -495,6 +528,6 @@ describe("the registered analysis", () => {
     const table = agentTable(rows, ["s"]);
     const ctx = { rows, table, plan: normalizePlan(undefined), resolved: { comparisonFacet: "scaffold" } };
     const result = agentsAnalysis(ctx as unknown as Parameters<typeof agentsAnalysis>[0]);
-    assert.ok("skipped" in result);
+    assert.ok("skipped" in result, 'expected "skipped" in result');
   });
 });

@@ -15,7 +15,7 @@ function runAudit(plan = normalizePlan({ audit: { resamples: 400 } })): AuditRes
   const { rows, facts } = build();
   const ctx = { table: { rows }, plan, integrityFacts: facts } as unknown as AnalysisContext;
   const result = perturbationAudit(ctx);
-  assert.ok(!("skipped" in result));
+  assert.ok(!("skipped" in result), 'expected !("skipped" in result)');
   return result;
 }
 
@@ -28,8 +28,14 @@ describe("the audit analysis on constructed rows", () => {
     // 39 usable items: attribute moves items 0-19 fully, format moves a third of items 0, 10, 20, 30.
     assert.equal(c.deltas.attribute.items, ITEMS - 1);
     assert.equal(c.deltas.attribute.droppedPairs, 3);
-    assert.ok(Math.abs(c.deltas.attribute.delta! - 20 / 39) < 1e-12);
-    assert.ok(Math.abs(c.deltas.format.delta! - 4 / 3 / 39) < 1e-12);
+    assert.ok(
+      Math.abs(c.deltas.attribute.delta! - 20 / 39) < 1e-12,
+      "expected Math.abs(c.deltas.attribute.delta! - 20 / 39) < 1e-12",
+    );
+    assert.ok(
+      Math.abs(c.deltas.format.delta! - 4 / 3 / 39) < 1e-12,
+      "expected Math.abs(c.deltas.format.delta! - 4 / 3 / 39) < 1e-12",
+    );
     assert.equal(c.deltas.semantic.delta, 0);
     assert.equal(c.deltas.placebo.delta, 0);
     assert.ok(Math.abs(c.csr! - 20 / 39 / (4 / 117)) < 1e-9, `CSR ${c.csr}`);
@@ -51,7 +57,7 @@ describe("the audit analysis on constructed rows", () => {
     const c = cell("nonselective");
     assert.equal(c.deltas.format.delta, 0.5);
     assert.ok(Math.abs(c.csr! - 4 / 3 / 40 / 0.5) < 1e-12, `CSR ${c.csr}`);
-    assert.ok(c.ci[1]! < 1);
+    assert.ok(c.ci[1]! < 1, "expected c.ci[1]! < 1");
     assert.equal(c.status.raw, "non_selective");
   });
 

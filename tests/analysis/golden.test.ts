@@ -71,20 +71,20 @@ if (!existsSync(csv)) {
     it("reproduces fixture 03: config odds ratios, cluster CIs, p-values and the config Wald test", () => {
       const contrasts = analysis.contrasts.itt.pooled.contrasts;
       // Every non-reference config, each a coefficient of the fixture's config test.
-      assert.ok(contrasts.length > 0);
+      assert.ok(contrasts.length > 0, "expected contrasts.length > 0");
       assert.equal(contrasts.length, main.tests.config_all_zero.terms.length);
       assert.equal(contrasts.length, configs.length - 1);
       for (const contrast of contrasts) {
         const golden = main.coefficients.find((c) => c.name === `config[T.${contrast.condition}]`);
         assert.ok(golden, `fixture 03 has config[T.${contrast.condition}]`);
-        assert.ok(!("error" in contrast.oddsRatio));
+        assert.ok(!("error" in contrast.oddsRatio), 'expected !("error" in contrast.oddsRatio)');
         close(contrast.oddsRatio.estimate, golden.odds_ratio, `OR ${contrast.condition}`);
         close(contrast.oddsRatio.ci95[0], golden.or_ci95_cluster[0], `OR lower ${contrast.condition}`);
         close(contrast.oddsRatio.ci95[1], golden.or_ci95_cluster[1], `OR upper ${contrast.condition}`);
         close(contrast.oddsRatio.p, golden.p_cluster, `p ${contrast.condition}`);
       }
       const omnibus = analysis.hypotheses.omnibus;
-      assert.ok(omnibus && "chi2" in omnibus);
+      assert.ok(omnibus && "chi2" in omnibus, 'expected omnibus && "chi2" in omnibus');
       const golden = main.tests.config_all_zero.cluster;
       close(omnibus.chi2, golden.chi2, "Wald chi2");
       assert.equal(omnibus.df, golden.df);
@@ -93,7 +93,7 @@ if (!existsSync(csv)) {
 
     it("reproduces fixture 04: the config x model Wald test, its coefficients and the config block", () => {
       const block = analysis.hypotheses.interactions.find((i) => i.with === "model")!;
-      assert.ok(block.test && block.mainEffectInModel);
+      assert.ok(block.test && block.mainEffectInModel, "expected block.test && block.mainEffectInModel");
       const golden = interaction.tests.config_x_model_all_zero.cluster;
       close(block.test.chi2, golden.chi2, "interaction chi2");
       assert.equal(block.test.df, golden.df);
@@ -103,7 +103,7 @@ if (!existsSync(csv)) {
       close(block.mainEffectInModel.chi2, mainBlock.chi2, "config block chi2 in the interaction model");
       close(block.mainEffectInModel.p, mainBlock.p, "config block p in the interaction model");
       const terms = interaction.tests.config_x_model_all_zero.terms;
-      assert.ok(terms.length > 0);
+      assert.ok(terms.length > 0, "expected terms.length > 0");
       assert.equal(block.coefficients.length, terms.length);
       assert.deepEqual(block.coefficients.map((c) => c.name).sort(), [...terms].sort());
       for (const c of block.coefficients) {

@@ -156,7 +156,10 @@ describe("quantization effect on the simulated panel", () => {
     for (const m of PANEL) {
       const seen = [...(byModel.get(m.id) ?? [])].sort();
       assert.equal(seen.length, 2, `${m.id}: F16 and Q4 record different revisions`);
-      assert.ok(seen.some((r) => r.startsWith(`sim:${m.id}-q4@`)) && seen.some((r) => r.startsWith(`sim:${m.id}@`)));
+      assert.ok(
+        seen.some((r) => r.startsWith(`sim:${m.id}-q4@`)) && seen.some((r) => r.startsWith(`sim:${m.id}@`)),
+        "expected seen.some((r) => r.startsWith(`sim:${m.id}-q4@`)) && seen.some((r) => r.startsWith(`sim...",
+      );
     }
 
     assert.equal(grid.quantization.length, 1);
@@ -185,7 +188,7 @@ describe("quantization effect on the simulated panel", () => {
       assert.ok(Math.abs(got.max - Math.max(...means)) <= tolerance, `${m.id} max ${got.max} vs ${Math.max(...means)}`);
     }
     // Overall: every paired cell of every model.
-    assert.ok(effect.overall);
+    assert.ok(effect.overall, "expected effect.overall");
     assert.equal(effect.overall.n, PANEL.length * configs.length);
     const overallMean = allExpected.reduce((a, e) => a + e.mean, 0) / allExpected.length;
     const overallTolerance = 4 * Math.max(...allExpected.map((e) => e.se));
@@ -214,7 +217,7 @@ describe("quantization effect on the simulated panel", () => {
           if (Math.sign(f16[i] - f16[j]) * Math.sign(q4[i] - q4[j]) < 0) reversed++;
       flips.push(reversed);
     }
-    assert.ok(effect.ordering);
+    assert.ok(effect.ordering, "expected effect.ordering");
     assert.equal(effect.ordering.cells, configs.length);
     assert.equal(effect.ordering.matching, matching);
     assert.equal(effect.ordering.rate, matching / configs.length);

@@ -80,9 +80,18 @@ describe("grid analysis on a planted grid", () => {
         const planted = configurationsOf(b).map((l) => plantedScore(DESIGN, model, b, l));
         const slice = full(result, b).models.find((m) => m.model === model)!;
         const expected = scoreDispersion(planted);
-        assert.ok(Math.abs(slice.dispersion.sdi! - expected.sdi!) < 1e-12);
-        assert.ok(Math.abs(slice.dispersion.min - expected.min) < 1e-12);
-        assert.ok(Math.abs(slice.dispersion.max - expected.max) < 1e-12);
+        assert.ok(
+          Math.abs(slice.dispersion.sdi! - expected.sdi!) < 1e-12,
+          "expected Math.abs(slice.dispersion.sdi! - expected.sdi!) < 1e-12",
+        );
+        assert.ok(
+          Math.abs(slice.dispersion.min - expected.min) < 1e-12,
+          "expected Math.abs(slice.dispersion.min - expected.min) < 1e-12",
+        );
+        assert.ok(
+          Math.abs(slice.dispersion.max - expected.max) < 1e-12,
+          "expected Math.abs(slice.dispersion.max - expected.max) < 1e-12",
+        );
         for (const c of slice.cfr!) assert.equal(c.cfr, complianceFlipRate(planted, c.theta).cfr);
       }
     }
@@ -91,7 +100,10 @@ describe("grid analysis on a planted grid", () => {
       assert.equal(m.cfrAtMedian, null);
     }
     const median = full(result, "tmpl").models[0].cfrAtMedian!;
-    assert.ok(median.cfr! <= complianceFlipRateCeiling(48) + 1e-12);
+    assert.ok(
+      median.cfr! <= complianceFlipRateCeiling(48) + 1e-12,
+      "expected median.cfr! <= complianceFlipRateCeiling(48) + 1e-12",
+    );
   });
 
   it("finds the planted flip between alpha and beta with N+ / N- from the planted templates", () => {
@@ -104,22 +116,31 @@ describe("grid analysis on a planted grid", () => {
     // The planted structure: beta wins exactly the T4 configurations.
     assert.equal(pair.nMinus, configs.filter((l) => l.template === "T4").length);
     assert.equal(pair.rhoFlip, pair.nMinus / configs.length);
-    assert.ok(!pair.d1);
+    assert.ok(!pair.d1, "expected !pair.d1");
     // No flip where none is planted: alpha dominates beta on `plain`.
     const plain = full(result, "plain").rankFlip!.pairs.find((p) => p.modelA === "alpha" && p.modelB === "beta")!;
     assert.equal(plain.rhoFlip, 0);
-    assert.ok(plain.d1 && plain.d2);
+    assert.ok(plain.d1 && plain.d2, "expected plain.d1 && plain.d2");
   });
 
   it("attributes the variance to the template where it is planted, to the model where it is not", () => {
     const tmpl = result.variance.find((v) => v.benchmark === "tmpl")!;
-    assert.ok(!("error" in tmpl.typeII) && !("error" in tmpl.typeIII));
+    assert.ok(
+      !("error" in tmpl.typeII) && !("error" in tmpl.typeIII),
+      'expected !("error" in tmpl.typeII) && !("error" in tmpl.typeIII)',
+    );
     const eta = (term: string) =>
       (tmpl.typeII as { terms: { term: string; etaSq: number }[] }).terms.find((t) => t.term === term)!.etaSq;
-    assert.ok(eta("template") > eta("model") && eta("template") > eta("decoding") && eta("template") > eta("few_shot"));
-    assert.ok(tmpl.typeII.rho! > 1);
+    assert.ok(
+      eta("template") > eta("model") && eta("template") > eta("decoding") && eta("template") > eta("few_shot"),
+      'expected eta("template") > eta("model") && eta("template") > eta("decoding") && eta("template") ...',
+    );
+    assert.ok(tmpl.typeII.rho! > 1, "expected tmpl.typeII.rho! > 1");
     const plain = result.variance.find((v) => v.benchmark === "plain")!;
-    assert.ok(!("error" in plain.typeII) && plain.typeII.rho! < 1);
+    assert.ok(
+      !("error" in plain.typeII) && plain.typeII.rho! < 1,
+      'expected !("error" in plain.typeII) && plain.typeII.rho! < 1',
+    );
     // Free-form slice only: 36 configurations x 3 models.
     assert.equal(tmpl.cells, configurationsOf("tmpl", (l) => l.scoring_path === "free_form").length * 3);
     assert.equal(
@@ -167,8 +188,14 @@ describe("grid analysis on a planted grid", () => {
       ),
     );
     assert.equal(effect.n, greedy.length);
-    assert.ok(Math.abs(effect.mean - gaps.reduce((a, b) => a + b, 0) / gaps.length) < 1e-12);
-    assert.ok(Math.abs(effect.max - Math.max(...gaps)) < 1e-12);
+    assert.ok(
+      Math.abs(effect.mean - gaps.reduce((a, b) => a + b, 0) / gaps.length) < 1e-12,
+      "expected Math.abs(effect.mean - gaps.reduce((a, b) => a + b, 0) / gaps.length) < 1e-12",
+    );
+    assert.ok(
+      Math.abs(effect.max - Math.max(...gaps)) < 1e-12,
+      "expected Math.abs(effect.max - Math.max(...gaps)) < 1e-12",
+    );
     assert.equal(result.quantization.length, 0);
   });
 
@@ -179,7 +206,7 @@ describe("grid analysis on a planted grid", () => {
     const observedMax = Math.max(...sdi.slices.map((s) => s.point ?? Number.NEGATIVE_INFINITY));
     assert.equal(sdi.max.point, observedMax);
     for (const s of sdi.slices) {
-      assert.ok(s.range && s.range[0] <= s.range[1]);
+      assert.ok(s.range && s.range[0] <= s.range[1], "expected s.range && s.range[0] <= s.range[1]");
       assert.ok(s.range[1] <= sdi.max.range![1] + 1e-12, "a slice's upper range never exceeds the maximum's");
     }
     // CrowS-Pairs has no CFR slices; rho has one per benchmark with a free-form slice.
@@ -198,7 +225,10 @@ describe("grid analysis on a planted grid", () => {
     const sub = result.subsamples.find((s) => s.benchmark === "flip")!;
     assert.equal(sub.subsamples, 3);
     assert.equal(sub.perSubsample.length, 3);
-    assert.ok(sub.cellRange && sub.cellRange.max >= sub.cellRange.median);
+    assert.ok(
+      sub.cellRange && sub.cellRange.max >= sub.cellRange.median,
+      "expected sub.cellRange && sub.cellRange.max >= sub.cellRange.median",
+    );
   });
 });
 
@@ -269,7 +299,10 @@ describe("unreadable cells in the grid analysis", () => {
     assert.equal(full(result, "tmpl").dropped.length, dropped);
     const listed = result.cells.unreadable.filter((u) => u.benchmark === "tmpl");
     assert.equal(listed.length, dropped);
-    assert.ok(listed.every((u) => u.model === "gamma" && /parse failures/.test(u.reason)));
+    assert.ok(
+      listed.every((u) => u.model === "gamma" && /parse failures/.test(u.reason)),
+      'expected listed.every((u) => u.model === "gamma" && /parse failures/.test(u.reason))',
+    );
     const grid = result.grids.find((g) => g.benchmark === "tmpl")!;
     assert.equal(
       grid.configurations.some((c) => c.startsWith("T4") && c.endsWith("free_form")),
@@ -280,7 +313,10 @@ describe("unreadable cells in the grid analysis", () => {
   it("follows the integrity gate's marks: the failed condition yields no number on its benchmark", () => {
     const t2 = configurationsOf("plain", (l) => l.template === "T2").length;
     assert.equal(full(result, "plain").configurations, 48 - t2);
-    assert.ok(result.cells.unreadable.some((u) => u.benchmark === "plain" && /planted gate failure/.test(u.reason)));
+    assert.ok(
+      result.cells.unreadable.some((u) => u.benchmark === "plain" && /planted gate failure/.test(u.reason)),
+      'expected result.cells.unreadable.some((u) => u.benchmark === "plain" && /planted gate failure/.t...',
+    );
   });
 
   it("the card's point score at an unreadable reference says not interpretable", () => {
@@ -311,10 +347,22 @@ describe("the GRID card", () => {
     assert.equal(entry.pointScore.value, plantedScore(DESIGN, "beta", "tmpl", reference));
     // (iii) neighbourhood
     const planted = configurationsOf("tmpl").map((l) => plantedScore(DESIGN, "beta", "tmpl", l));
-    assert.ok(Math.abs(entry.neighbourhood.min! - Math.min(...planted)) < 1e-12);
-    assert.ok(Math.abs(entry.neighbourhood.max! - Math.max(...planted)) < 1e-12);
-    assert.ok(Math.abs(entry.neighbourhood.mean! - planted.reduce((a, b) => a + b, 0) / planted.length) < 1e-12);
-    assert.ok(entry.neighbourhood.sdi.range && entry.neighbourhood.tauR.range);
+    assert.ok(
+      Math.abs(entry.neighbourhood.min! - Math.min(...planted)) < 1e-12,
+      "expected Math.abs(entry.neighbourhood.min! - Math.min(...planted)) < 1e-12",
+    );
+    assert.ok(
+      Math.abs(entry.neighbourhood.max! - Math.max(...planted)) < 1e-12,
+      "expected Math.abs(entry.neighbourhood.max! - Math.max(...planted)) < 1e-12",
+    );
+    assert.ok(
+      Math.abs(entry.neighbourhood.mean! - planted.reduce((a, b) => a + b, 0) / planted.length) < 1e-12,
+      "expected Math.abs(entry.neighbourhood.mean! - planted.reduce((a, b) => a + b, 0) / planted.lengt...",
+    );
+    assert.ok(
+      entry.neighbourhood.sdi.range && entry.neighbourhood.tauR.range,
+      "expected entry.neighbourhood.sdi.range && entry.neighbourhood.tauR.range",
+    );
     assert.deepEqual(
       entry.neighbourhood.cfr!.map((c) => c.theta),
       [0.55, 0.65],
@@ -337,8 +385,14 @@ describe("the GRID card", () => {
   it("states exactly the axes that were not varied", () => {
     const grid = result.card.scope.filter((s) => /^(template|decoding|few_shot|scoring_path|quantization):/.test(s));
     assert.deepEqual(grid, [`quantization: not varied (not a facet of this study; ${NOT_RECORDED})`]);
-    assert.ok(result.card.scope.some((s) => s.startsWith("models: only alpha, beta, gamma")));
-    assert.ok(result.card.scope.some((s) => s.includes(`${DESIGN.seedShifts.length} decoding seed(s)`)));
+    assert.ok(
+      result.card.scope.some((s) => s.startsWith("models: only alpha, beta, gamma")),
+      'expected result.card.scope.some((s) => s.startsWith("models: only alpha, beta, gamma"))',
+    );
+    assert.ok(
+      result.card.scope.some((s) => s.includes(`${DESIGN.seedShifts.length} decoding seed(s)`)),
+      "expected result.card.scope.some((s) => s.includes(`${DESIGN.seedShifts.length} decoding seed(s)`))",
+    );
     const fixed = run({ ...DESIGN, fewShots: ["0"], decodings: ["greedy"] }).card.scope;
     assert.deepEqual(
       fixed.filter((s) => /^(template|decoding|few_shot|scoring_path|quantization):/.test(s)),
@@ -348,7 +402,10 @@ describe("the GRID card", () => {
         `quantization: not varied (not a facet of this study; ${NOT_RECORDED})`,
       ],
     );
-    assert.ok(fixed.some((s) => s.startsWith("seed counts: one draw per trial (no stochastic decoding seeds)")));
+    assert.ok(
+      fixed.some((s) => s.startsWith("seed counts: one draw per trial (no stochastic decoding seeds)")),
+      'expected fixed.some((s) => s.startsWith("seed counts: one draw per trial (no stochastic decoding...',
+    );
   });
 
   it("renders all six fields in Markdown", () => {
@@ -363,7 +420,7 @@ describe("the GRID card", () => {
     ]) {
       assert.ok(text.includes(field), field);
     }
-    assert.ok(text.includes("sha256:alpha000"));
+    assert.ok(text.includes("sha256:alpha000"), 'expected text.includes("sha256:alpha000")');
   });
 
   it("is written as grid-card.json and grid-card.md beside the scorecard", () => {
@@ -403,7 +460,10 @@ describe("the GRID card", () => {
       resolved: { comparisonFacet: "scaffold" },
       results: {},
     } as unknown as AnalysisContext);
-    assert.ok("skipped" in out && /no grid axis/.test(out.skipped));
+    assert.ok(
+      "skipped" in out && /no grid axis/.test(out.skipped),
+      'expected "skipped" in out && /no grid axis/.test(out.skipped)',
+    );
   });
 
   it("reads CFR as N/A, with the loader's reason, on a CrowS-Pairs benchmark under any id (App. L)", async () => {
@@ -430,6 +490,7 @@ describe("the GRID card", () => {
     for (const m of crows.models) assert.deepEqual([m.cfr, m.cfrAtMedian], [null, null]);
     assert.ok(
       full(result, "tmpl").models.every((m) => m.cfr !== null && full(result, "tmpl").cfrNotApplicable === undefined),
+      'expected full(result, "tmpl").models.every((m) => m.cfr !== null && full(result, "tmpl").cfrNotA...',
     );
     // No CFR bootstrap slice for it; the card and its Markdown say N/A with the reason.
     for (const family of result.bootstrap.filter((f) => f.metric.startsWith("CFR_"))) {

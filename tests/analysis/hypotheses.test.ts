@@ -186,7 +186,7 @@ describe("all-pairwise family", async () => {
   });
 
   it("recovers the planted effect: map_reduce differs from every other, the null pairs do not", () => {
-    assert.ok(!("skipped" in family));
+    assert.ok(!("skipped" in family), 'expected !("skipped" in family)');
     for (const c of family.contrasts) {
       const involvesMr = c.first === "map_reduce" || c.second === "map_reduce";
       if (involvesMr) assert.ok(c.pAdjusted < 1e-6, `${c.second} vs ${c.first}: ${c.pAdjusted}`);
@@ -195,11 +195,11 @@ describe("all-pairwise family", async () => {
   });
 
   it("a pair with the reference is the primary contrast; any pair equals the contrast with its first as reference", async () => {
-    assert.ok(!("skipped" in family));
+    assert.ok(!("skipped" in family), 'expected !("skipped" in family)');
     const primary = analysis.contrasts.itt.pooled.contrasts;
     for (const c of family.contrasts.filter((x) => x.first === "direct")) {
       const or = primary.find((x) => x.condition === c.second)!.oddsRatio;
-      assert.ok(!("error" in or));
+      assert.ok(!("error" in or), 'expected !("error" in or)');
       close(c.oddsRatio, or.estimate, `OR ${c.second}`, 1e-9);
       close(c.ci95[0], or.ci95[0], `lower ${c.second}`, 1e-9);
       close(c.p, or.p, `p ${c.second}`, 1e-9);
@@ -209,7 +209,7 @@ describe("all-pairwise family", async () => {
     const refit = await analyzeStudy(table, fast({ reference: { scaffold: "react" } }));
     const pair = family.contrasts.find((c) => c.first === "react" && c.second === "critic")!;
     const direct = refit.contrasts.itt.pooled.contrasts.find((c) => c.condition === "critic")!.oddsRatio;
-    assert.ok(!("error" in direct));
+    assert.ok(!("error" in direct), 'expected !("error" in direct)');
     close(pair.oddsRatio, direct.estimate, "OR critic vs react", 1e-6);
     close(pair.ci95[1], direct.ci95[1], "upper critic vs react", 1e-6);
     close(pair.p, direct.p, "p critic vs react", 1e-6);
@@ -406,7 +406,7 @@ describe("cell-level baseline dependence (Spearman of baseline vs delta)", () =>
     const b = result.baselineDependence;
     assert.ok(!("skipped" in b) && b.p > 0.01, JSON.stringify(b));
     const none = await analyzeStudy(dependentTable(33, 0), fast({ baseline_dependence: { condition: "critic" } }));
-    assert.ok("skipped" in none.baselineDependence);
+    assert.ok("skipped" in none.baselineDependence, 'expected "skipped" in none.baselineDependence');
   });
 });
 
@@ -601,7 +601,7 @@ describe("G-study with declared facet types and the D-study projection", () => {
     // Scaffold fixed: p x scaffold joins the universe score.
     const mixed = (await analyzeStudy(table, fast({ generalizability: { fixed: ["scaffold"] } }))).variance
       .generalizability;
-    assert.ok(!("error" in mixed));
+    assert.ok(!("error" in mixed), 'expected !("error" in mixed)');
     const tau = s2p + s2pi / ni;
     close(mixed.coefficient, tau / (tau + s2pj / nj + msPIJ / (ni * nj)), "E rho^2, scaffold fixed", 1e-9);
   });
@@ -610,10 +610,16 @@ describe("G-study with declared facet types and the D-study projection", () => {
     const random = { generalizability: { fixed: [] } };
     const stable = (await analyzeStudy(gTable(3, 0.5, 0), fast(random))).variance.generalizability;
     const reordered = (await analyzeStudy(gTable(4, 0, 0.6), fast(random))).variance.generalizability;
-    assert.ok(!("error" in stable) && !("error" in reordered));
+    assert.ok(
+      !("error" in stable) && !("error" in reordered),
+      'expected !("error" in stable) && !("error" in reordered)',
+    );
     assert.ok(stable.coefficient > 0.9, `stable ${stable.coefficient}`);
     assert.ok(reordered.coefficient < 0.5, `reordered ${reordered.coefficient}`);
     // More benchmarks and scaffolds average the interaction away.
-    assert.ok(reordered.dStudy.allRandom.generalizability >= reordered.allRandom.coefficient);
+    assert.ok(
+      reordered.dStudy.allRandom.generalizability >= reordered.allRandom.coefficient,
+      "expected reordered.dStudy.allRandom.generalizability >= reordered.allRandom.coefficient",
+    );
   });
 });

@@ -77,9 +77,15 @@ describe("the integrity gate", () => {
   it("a planted parse-failure imbalance downgrades exactly the contrasts that use the cell", async () => {
     const clean = await analyzeStudy(planted(), normalizePlan(FAST));
     assert.equal(clean.integrity.failed, false);
-    assert.ok(clean.integrity.checks.every((c) => c.status !== "fail"));
+    assert.ok(
+      clean.integrity.checks.every((c) => c.status !== "fail"),
+      'expected clean.integrity.checks.every((c) => c.status !== "fail")',
+    );
     const before = verdicts(clean);
-    assert.ok([...before.values()].every((v) => !v.startsWith("not interpretable")));
+    assert.ok(
+      [...before.values()].every((v) => !v.startsWith("not interpretable")),
+      'expected [...before.values()].every((v) => !v.startsWith("not interpretable"))',
+    );
 
     const table = planted();
     plant(table, "cot", "b1", 2, parseFail); // half of cot's answers in b1 unreadable
@@ -119,7 +125,7 @@ describe("the integrity gate", () => {
     );
     // The scorecard's NNH row no longer claims equivalence for a downgraded contrast.
     const nnh = result.contrasts.itt.pooled.contrasts.find((c) => c.condition === "cot");
-    assert.ok(nnh?.notInterpretable);
+    assert.ok(nnh?.notInterpretable, "expected nnh?.notInterpretable");
   });
 
   it("thresholds come from the plan: raised above the planted share, nothing is downgraded", async () => {
@@ -130,7 +136,10 @@ describe("the integrity gate", () => {
       normalizePlan({ ...FAST, integrity: { parse_failures: 0.6, parse_imbalance: 0.6 } }),
     );
     assert.equal(result.integrity.failed, false);
-    assert.ok([...verdicts(result).values()].every((v) => !v.startsWith("not interpretable")));
+    assert.ok(
+      [...verdicts(result).values()].every((v) => !v.startsWith("not interpretable")),
+      'expected [...verdicts(result).values()].every((v) => !v.startsWith("not interpretable"))',
+    );
   });
 
   it("a cell where no answer parsed is 'nothing measured': every verdict using it is not interpretable", async () => {
@@ -145,7 +154,10 @@ describe("the integrity gate", () => {
     const after = verdicts(result);
     for (const label of ["ITT pooled map_reduce", "ITT b2 map_reduce", "PP pooled map_reduce"])
       assert.equal(after.get(label), "not interpretable: no answer parsed", label);
-    assert.ok(!after.get("ITT b1 map_reduce")?.startsWith("not interpretable"));
+    assert.ok(
+      !after.get("ITT b1 map_reduce")?.startsWith("not interpretable"),
+      'expected !after.get("ITT b1 map_reduce")?.startsWith("not interpretable")',
+    );
     // The parse-failure check names the cell too; the verdict gives the first check's reason.
     assert.deepEqual(check(result, "parse_failures").cells, [
       { condition: "map_reduce", benchmark: "b2", status: "fail", reason: "100% of answers not parsed" },
@@ -153,7 +165,10 @@ describe("the integrity gate", () => {
     const text = formatSummary(result, METHODOLOGY);
     assert.match(text, /measurement integrity/);
     assert.match(text, /MEASUREMENT INTEGRITY FAILED/);
-    assert.ok(text.indexOf("measurement integrity") < text.indexOf("each condition vs the reference"));
+    assert.ok(
+      text.indexOf("measurement integrity") < text.indexOf("each condition vs the reference"),
+      'expected text.indexOf("measurement integrity") < text.indexOf("each condition vs the reference")',
+    );
   });
 
   it("every trial errored, or errored trials beyond the declared share, fail their cells", async () => {
@@ -193,7 +208,10 @@ describe("the integrity gate", () => {
       { condition: "cot", benchmark: "b1", status: "fail", reason: "options reached no call in 100% of trials" },
     ]);
     assert.equal(verdicts(lost).get("ITT b1 cot"), "not interpretable: options reached no call in 100% of trials");
-    assert.ok(!verdicts(lost).get("ITT b2 cot")?.startsWith("not interpretable"));
+    assert.ok(
+      !verdicts(lost).get("ITT b2 cot")?.startsWith("not interpretable"),
+      'expected !verdicts(lost).get("ITT b2 cot")?.startsWith("not interpretable")',
+    );
   });
 
   it("judge quality: kappa below the floor or a failed blinding check fails every cell; unknown is not available", async () => {
@@ -239,7 +257,7 @@ describe("the integrity gate", () => {
       },
     });
     const cells = check(weak, "judge_quality").cells;
-    assert.ok(cells.length > 0);
+    assert.ok(cells.length > 0, "expected cells.length > 0");
     assert.ok(
       cells.every((c) => c.benchmark === "b1"),
       JSON.stringify(cells),

@@ -144,7 +144,10 @@ describe("the scorecard's NNH field", () => {
     assert.equal(text("pooled · oe"), "∞ (RD = 0)");
     assert.equal(text("model m1 · mc"), "NNH 3"); // 1/0.40 = 2.5
     assert.equal(text("model m2 · mc"), "NNH 5"); // 1/0.20
-    assert.ok(Math.abs(rows.find((r) => r.scope === "pooled · mc")!.riskDifference! + 0.3) < 1e-12);
+    assert.ok(
+      Math.abs(rows.find((r) => r.scope === "pooled · mc")!.riskDifference! + 0.3) < 1e-12,
+      'expected Math.abs(rows.find((r) => r.scope === "pooled · mc")!.riskDifference! + 0.3) < 1e-12',
+    );
     // Altman's interval on every row whose RD CI excludes 0 is the inverse of its ends.
     for (const r of card.nnh.rows.filter((x) => x.rdCi95 && (x.rdCi95[1] < 0 || x.rdCi95[0] > 0))) {
       const [lo, hi] = r.rdCi95!;
@@ -155,13 +158,13 @@ describe("the scorecard's NNH field", () => {
       );
     }
     // The residual NNH (App. I), at format=mc.
-    assert.ok(!("skipped" in card.nnh.residual));
+    assert.ok(!("skipped" in card.nnh.residual), 'expected !("skipped" in card.nnh.residual)');
     const residual = card.nnh.residual as Exclude<typeof card.nnh.residual, { skipped: string }>;
     assert.equal(residual.restrictedTo, "format=mc");
     const m1 = residual.rows.find((r) => r.model === "m1")!;
     assert.equal(numberNeeded(m1.headline!.value, m1.headline!.direction), "NNH 3"); // loss 40 pp
     assert.equal(numberNeeded(m1.residual!.value, m1.residual!.direction), "NNH 10"); // residual 10 pp
-    assert.ok(Math.abs(m1.recovery! - 0.75) < 1e-12); // (85 - 55) / (95 - 55)
+    assert.ok(Math.abs(m1.recovery! - 0.75) < 1e-12, "expected Math.abs(m1.recovery! - 0.75) < 1e-12"); // (85 - 55) / (95 - 55)
     const m2 = residual.rows.find((r) => r.model === "m2")!;
     assert.equal(numberNeeded(m2.residual!.value, m2.residual!.direction), "∞ (RD = 0)");
     // The same wording everywhere: scorecard.md and the text summary; no pooled-format NNH 7.
@@ -191,7 +194,7 @@ describe("the residual NNH behind the integrity gate", () => {
     const analysis = await analyzeStudy(table, plan);
     const card = buildScorecard(analysis, METHODOLOGY);
     const residual = card.nnh.residual as Exclude<typeof card.nnh.residual, { skipped: string }>;
-    assert.ok(residual.rows.length > 0);
+    assert.ok(residual.rows.length > 0, "expected residual.rows.length > 0");
     for (const r of residual.rows) {
       assert.equal(r.headline, null);
       assert.equal(r.residual, null);

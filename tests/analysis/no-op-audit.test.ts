@@ -101,9 +101,9 @@ describe("F1: silent no-ops measured on the scorer-consumed bytes", () => {
       const { analysis } = await analyzeDirectory(outDir, store, run);
       const check = analysis.integrity.checks.find((c) => c.check === "silent_no_op")!;
       assert.equal(check.status, "fail");
-      assert.ok(check.cells.length >= 1);
+      assert.ok(check.cells.length >= 1, "expected check.cells.length >= 1");
       const audited = analysis.audit;
-      assert.ok(!("skipped" in audited));
+      assert.ok(!("skipped" in audited), 'expected !("skipped" in audited)');
       const byPath = (path: string) => audited.cells.find((c) => c.path === path)!;
       assert.equal(byPath("logprob").status.raw, "not_applicable");
       assert.equal(byPath("logprob").status.bucket, "ineligible (F1)");

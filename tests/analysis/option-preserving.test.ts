@@ -51,7 +51,10 @@ describe("option-preserving recovery: undefined resamples", () => {
   test("a loss of one case in forty: most resamples lose nothing, the CI is refused with the count", () => {
     // direct 20/40, map_reduce 19/40 (case 19 lost), preserving 20/40: the loss is 1/40.
     const row = recovery(rows(40, { direct: 20, map_reduce: 19, map_reduce_options: 20 }));
-    assert.ok(row.loss.estimate !== null && Math.abs(row.loss.estimate - 1 / 40) < 1e-12);
+    assert.ok(
+      row.loss.estimate !== null && Math.abs(row.loss.estimate - 1 / 40) < 1e-12,
+      "expected row.loss.estimate !== null && Math.abs(row.loss.estimate - 1 / 40) < 1e-12",
+    );
     assert.equal(row.recovery.estimate, 1, "the point estimate stands");
     const { undefined: undefinedCount, total, ciNotAvailable } = row.recoveryResamples;
     assert.equal(total, 1000);
@@ -65,9 +68,9 @@ describe("option-preserving recovery: undefined resamples", () => {
 
   test("the declared share is read from the plan: a looser bound gives the CI and still reports the count", () => {
     const row = recovery(rows(40, { direct: 20, map_reduce: 19, map_reduce_options: 20 }), 0.9);
-    assert.ok(row.recoveryResamples.undefined > 0);
+    assert.ok(row.recoveryResamples.undefined > 0, "expected row.recoveryResamples.undefined > 0");
     assert.equal(row.recoveryResamples.ciNotAvailable, null);
-    assert.ok(row.recovery.ci95 !== null);
+    assert.ok(row.recovery.ci95 !== null, "expected row.recovery.ci95 !== null");
     assert.match(
       recoveryCell(row),
       /^100% \[\d+%, \d+%\]( \(the CI passes 100%[^)]*\))? \(\d+ of 1000 resamples undefined\)$/,
@@ -77,9 +80,12 @@ describe("option-preserving recovery: undefined resamples", () => {
   test("a clear loss: no resample is undefined and the CI is given", () => {
     // direct 30/40, map_reduce 10/40, preserving 25/40: recovery 15/20 = 75%.
     const row = recovery(rows(40, { direct: 30, map_reduce: 10, map_reduce_options: 25 }));
-    assert.ok(Math.abs(row.recovery.estimate! - 0.75) < 1e-12);
+    assert.ok(
+      Math.abs(row.recovery.estimate! - 0.75) < 1e-12,
+      "expected Math.abs(row.recovery.estimate! - 0.75) < 1e-12",
+    );
     assert.equal(row.recoveryResamples.undefined, 0);
     assert.equal(row.recoveryResamples.ciNotAvailable, null);
-    assert.ok(row.recovery.ci95 !== null);
+    assert.ok(row.recovery.ci95 !== null, "expected row.recovery.ci95 !== null");
   });
 });

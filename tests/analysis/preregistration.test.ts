@@ -70,7 +70,7 @@ describe("pre-registration and deviations", () => {
     );
     assert.match(deviations[0].implemented, /stamped with --force after 12 trial\(s\) had finished/);
     assert.match(deviations[2].implemented, /first trial finished at .* before the stamp/);
-    assert.ok(existsSync(join(outDir, "scorecard.json")));
+    assert.ok(existsSync(join(outDir, "scorecard.json")), 'expected existsSync(join(outDir, "scorecard.json"))');
   });
 
   it("describes spec and manifest changes field by field", () => {

@@ -97,7 +97,10 @@ describe("analysis registry", () => {
     assert.equal(card.toyField, `toy ${t.rows.length}`);
     const markdown = scorecardMarkdown(card);
     assert.match(markdown, /## 4\. Toy field\n\n- toy 120\n/);
-    assert.ok(markdown.indexOf("## 3. Methodology stamp") < markdown.indexOf("## 4. Toy field"));
+    assert.ok(
+      markdown.indexOf("## 3. Methodology stamp") < markdown.indexOf("## 4. Toy field"),
+      'expected markdown.indexOf("## 3. Methodology stamp") < markdown.indexOf("## 4. Toy field")',
+    );
     const html = renderReport({ analysis, methodology }, card, { trialsHref: "trials.html" });
     assert.match(html, /href="#toy">Toy section/);
     assert.match(html, /toy section: 120/);

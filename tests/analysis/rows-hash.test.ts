@@ -72,7 +72,10 @@ describe("the paged rows hash", () => {
         late.rows.filter((r) => r.outcome !== null).length,
         lateScored.filter((id) => !pending.includes(id) && !errored.has(id)).length,
       );
-      assert.ok(late.rows.slice(0, LOADER_PAGE / 2).every((r) => r.outcome === null && r.scorer === "late"));
+      assert.ok(
+        late.rows.slice(0, LOADER_PAGE / 2).every((r) => r.outcome === null && r.scorer === "late"),
+        'expected late.rows.slice(0, LOADER_PAGE / 2).every((r) => r.outcome === null && r.scorer === "la...',
+      );
       // A scorer the run does not hold: the same refusal from both.
       const refusal = await loadStudyTable(store, run, dir, "nope").then(
         () => assert.fail("loadStudyTable accepted an unknown scorer"),

@@ -115,7 +115,7 @@ describe("specification curve on cell moments", () => {
     const unadjusted = curve.specifications.find((s) => s.spec.adjustment === "unadjusted")!;
     // log OR = log((1/3) / (3/1)) = -log 9
     assert.ok(Math.abs(unadjusted.logOddsRatio + Math.log(9)) < 1e-9, `${unadjusted.logOddsRatio}`);
-    assert.ok(Math.abs(unadjusted.oddsRatio - 1 / 9) < 1e-9);
+    assert.ok(Math.abs(unadjusted.oddsRatio - 1 / 9) < 1e-9, "expected Math.abs(unadjusted.oddsRatio - 1 / 9) < 1e-9");
     // Cluster-robust variance by hand: the saturated two-group logit has scores u = y - p_group, and
     // the contrast's influence is u/(n1 p1 q1) for map_reduce rows minus u/(n0 p0 q0) for direct rows.
     const p0 = 3 / 4;
@@ -193,7 +193,7 @@ describe("specification curve on cell moments", () => {
     assert.ok(!("error" in curve.glmm) && !("skipped" in curve.glmm), JSON.stringify(curve.glmm));
     if ("oddsRatio" in curve.glmm) {
       assert.equal(curve.glmm.n, scoredRows(small.rows, "itt").length);
-      assert.ok(curve.glmm.oddsRatio < 1);
+      assert.ok(curve.glmm.oddsRatio < 1, "expected curve.glmm.oddsRatio < 1");
     }
     // A leave-out level that is not in the data is named, not silently ignored.
     const missing = (await specificationCurve(
@@ -204,7 +204,10 @@ describe("specification curve on cell moments", () => {
       small.facets,
       planOf({ leave_out: { model: ["no-such-model"] }, permutations: 0, glmm: false }),
     ))!;
-    assert.ok(missing.notes.some((n) => n.includes("no-such-model")));
+    assert.ok(
+      missing.notes.some((n) => n.includes("no-such-model")),
+      'expected missing.notes.some((n) => n.includes("no-such-model"))',
+    );
     // Above glmm_max_rows the GLMM refit says why it did not run, and App. D #7 lists it.
     const capped = (await specificationCurve(
       small.rows,
@@ -214,7 +217,10 @@ describe("specification curve on cell moments", () => {
       small.facets,
       planOf({ permutations: 0, glmm_max_rows: 10 }),
     ))!;
-    assert.ok("skipped" in capped.glmm && /glmm_max_rows/.test(capped.glmm.skipped));
+    assert.ok(
+      "skipped" in capped.glmm && /glmm_max_rows/.test(capped.glmm.skipped),
+      'expected "skipped" in capped.glmm && /glmm_max_rows/.test(capped.glmm.skipped)',
+    );
     const seven = capped.paths.find((p) => p.id === 7)!;
     assert.equal(seven.status, "unsupported");
     assert.match(seven.reason!, /glmm_max_rows/);
@@ -237,7 +243,10 @@ describe("specification curve on cell moments", () => {
     // One scorer: judge choice cannot vary, and the plan's scorer dimension is dropped with a note.
     assert.equal(byId(1).status, "unsupported");
     assert.match(byId(1).reason!, /one scorer/);
-    assert.ok(curve.notes.some((n) => n.startsWith("scorer:")));
+    assert.ok(
+      curve.notes.some((n) => n.startsWith("scorer:")),
+      'expected curve.notes.some((n) => n.startsWith("scorer:"))',
+    );
     assert.equal(byId(14).status, "unsupported"); // minimum length: no response lengths
     // Firth with probit does not combine: left out and listed.
     const benchmarkOptions = curve.dimensions[0].options.length;
@@ -261,9 +270,9 @@ describe("specification curve on cell moments", () => {
     for (const s of curve.specifications) {
       const rows = s.spec.scorer === "judge-a" ? first : second;
       const slow = rowLevelFit(rows, "scaffold", "direct", "map_reduce", s.spec);
-      assert.ok(close(s.logOddsRatio, slow.estimate, 1e-8));
+      assert.ok(close(s.logOddsRatio, slow.estimate, 1e-8), "expected close(s.logOddsRatio, slow.estimate, 1e-8)");
     }
-    assert.ok(curve.permutation);
+    assert.ok(curve.permutation, "expected curve.permutation");
   });
 
   it("fits Firth's penalised logit where the ML estimate diverges", async () => {

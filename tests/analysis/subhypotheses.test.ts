@@ -108,7 +108,7 @@ describe("H3 sub-hypotheses (the paper's four, Holm within)", async () => {
   it("tests each declared sub-hypothesis on its benchmark and adjusts within the family", () => {
     assert.ok(!("skipped" in sub), JSON.stringify(sub));
     const declared = normalizePlan({}).hypotheses.subhypotheses;
-    assert.ok(declared !== false);
+    assert.ok(declared !== false, "expected declared !== false");
     assert.deepEqual(
       sub.results.map((r) => r.name),
       declared.map((h) => h.name),
@@ -127,7 +127,7 @@ describe("H3 sub-hypotheses (the paper's four, Holm within)", async () => {
   });
 
   it("recovers the planted directions: syc supported, refusal reversed, truth null rejected, bias pooled not supported", () => {
-    assert.ok(!("skipped" in sub));
+    assert.ok(!("skipped" in sub), 'expected !("skipped" in sub)');
     const get = (name: string) => sub.results.find((r) => r.name === name)!;
     assert.equal(get("H3-syc").verdict, "supported", JSON.stringify(get("H3-syc")));
     assert.equal(get("H3-refusal").verdict, "disconfirmed (direction reversed)", JSON.stringify(get("H3-refusal")));
@@ -157,7 +157,7 @@ describe("H3 sub-hypotheses (the paper's four, Holm within)", async () => {
       },
     });
     const result = (await analyzeStudy(table, plan)).subhypotheses;
-    assert.ok(!("skipped" in result));
+    assert.ok(!("skipped" in result), 'expected !("skipped" in result)');
     assert.equal(result.results[0].verdict, "supported", JSON.stringify(result.results[0]));
   });
 
@@ -176,7 +176,7 @@ describe("H3 sub-hypotheses (the paper's four, Holm within)", async () => {
       },
     });
     const result = (await analyzeStudy(table, both)).subhypotheses;
-    assert.ok(!("skipped" in result));
+    assert.ok(!("skipped" in result), 'expected !("skipped" in result)');
     const [r] = result.results;
     assert.equal(r.benchmark, "xstest + sycophancy");
     assert.equal(r.test?.formula, "measure ~ any condition + model + benchmark");
@@ -192,7 +192,7 @@ describe("H3 sub-hypotheses (the paper's four, Holm within)", async () => {
   it("says why a sub-hypothesis cannot be tested without item metadata", async () => {
     const bare = await analyzeStudy({ ...table, items: undefined }, fast());
     const s = bare.subhypotheses;
-    assert.ok(!("skipped" in s));
+    assert.ok(!("skipped" in s), 'expected !("skipped" in s)');
     const bias = s.results.find((r) => r.name === "H3-bias")!;
     assert.match(bias.skipped ?? "", /needs BBQ item metadata/);
     assert.equal(bias.verdict, "not tested");
@@ -274,9 +274,15 @@ describe("BBQ bias score", () => {
     assert.equal(direct.ambiguous.accuracy, 2 / 6);
     assert.equal(direct.ambiguous.unknownRate, 2 / 6);
     assert.deepEqual([direct.ambiguous.nBiased, direct.ambiguous.nNonUnknown], [2, 3]);
-    assert.ok(Math.abs(direct.ambiguous.biasScore! - 2 / 9) < 1e-12);
+    assert.ok(
+      Math.abs(direct.ambiguous.biasScore! - 2 / 9) < 1e-12,
+      "expected Math.abs(direct.ambiguous.biasScore! - 2 / 9) < 1e-12",
+    );
     // Disambiguated: A, B, A non-unknown (2 biased of 3): s_DIS = 1/3; accuracy 2/4, unknown 1/4.
-    assert.ok(Math.abs(direct.disambiguated.biasScore! - 1 / 3) < 1e-12);
+    assert.ok(
+      Math.abs(direct.disambiguated.biasScore! - 1 / 3) < 1e-12,
+      "expected Math.abs(direct.disambiguated.biasScore! - 1 / 3) < 1e-12",
+    );
     assert.equal(direct.disambiguated.accuracy, 2 / 4);
     assert.equal(direct.disambiguated.unknownRate, 1 / 4);
     // Always the biased answer: s_DIS = 1, s_AMB = (1 - 0) * 1 = 1.

@@ -66,7 +66,7 @@ describe("tidy tables", () => {
     assert.throws(
       () => readTidyTable(path),
       (error: Error) => {
-        assert.ok(error instanceof InputError);
+        assert.ok(error instanceof InputError, "expected error instanceof InputError");
         assert.match(
           error.message,
           /bad\.csv:3: column 'outcome': expected 0 or 1 \(empty when unscored\), found '0\.5'/,

@@ -51,7 +51,10 @@ test("a cell where no answer parsed: every verdict on it is not interpretable an
   assert.equal(json.status, 3);
   const record = JSON.parse(json.stdout);
   const nothing = record.analysis.integrity.checks.find((c: { check: string }) => c.check === "nothing_measured");
-  assert.ok(nothing.downgraded.includes("ITT pooled map_reduce"));
+  assert.ok(
+    nothing.downgraded.includes("ITT pooled map_reduce"),
+    'expected nothing.downgraded.includes("ITT pooled map_reduce")',
+  );
   assert.equal(record.scorecard.integrity.failed, true);
 });
 

@@ -53,6 +53,7 @@ test("run, status and export work end to end; an unknown study directory is a cl
   assert.equal(rows.length, 8);
   assert.ok(
     rows.every((r) => r.status === "finished" && r.simulated === true && (r.format === "mc" || r.format === "oe")),
+    'expected rows.every((r) => r.status === "finished" && r.simulated === true && (r.format === "mc"...',
   );
 
   const missing = runCli(["status", join(outDir, "nope")]);

@@ -34,7 +34,7 @@ describe("a plugin package registers a loader, a scaffold and a scorer", () => {
     const store = await openStore(out);
     try {
       const runRecord = await store.getRun();
-      assert.ok(runRecord);
+      assert.ok(runRecord, "expected runRecord");
       const trials = await store.listTrials(runRecord.id);
       // The plugin loader's items, each under both scaffolds.
       assert.deepEqual([...new Set(trials.map((t) => t.itemId))].sort(), ["r1", "r2", "r3", "r4"]);
@@ -54,7 +54,10 @@ describe("a plugin package registers a loader, a scaffold and a scorer", () => {
           ["draft", "final"],
         );
         assert.match(calls[0].messages[0].content, /^First draft: think about the riddle briefly\./);
-        assert.ok(calls[1].messages[0].content.includes(calls[0].responseText ?? "(none)"));
+        assert.ok(
+          calls[1].messages[0].content.includes(calls[0].responseText ?? "(none)"),
+          'expected calls[1].messages[0].content.includes(calls[0].responseText ?? "(none)")',
+        );
       }
     } finally {
       await store.close();

@@ -76,5 +76,5 @@ test("the quickstart judges its open-ended answers and reports kappa and the gue
     /verdict of judge judge-a \(primary, rubric factual_oe\): (correct|incorrect), confidence \d/,
   );
   assert.match(trialsPage, /blinding check: judge judge-a guessed /);
-  assert.ok(existsSync(join(out, "report.html")));
+  assert.ok(existsSync(join(out, "report.html")), 'expected existsSync(join(out, "report.html"))');
 });

@@ -39,11 +39,20 @@ describe("report --out", () => {
       return join(out, name);
     };
     const current = page("t", "body");
-    assert.ok(isReportOutput(write("current.html", current)));
+    assert.ok(
+      isReportOutput(write("current.html", current)),
+      'expected isReportOutput(write("current.html", current))',
+    );
     // Parallax 0.1 wrote the same page without the mark.
-    assert.ok(isReportOutput(write("legacy.html", current.replace(`${GENERATOR_MARK}\n`, ""))));
-    assert.ok(!isReportOutput(write("other.html", "<!doctype html><html><head><title>mine</title></head></html>")));
-    assert.ok(!isReportOutput(write("text.html", "notes")));
+    assert.ok(
+      isReportOutput(write("legacy.html", current.replace(`${GENERATOR_MARK}\n`, ""))),
+      'expected isReportOutput(write("legacy.html", current.replace(`${GENERATOR_MARK}\\n`, "")))',
+    );
+    assert.ok(
+      !isReportOutput(write("other.html", "<!doctype html><html><head><title>mine</title></head></html>")),
+      'expected !isReportOutput(write("other.html", "<!doctype html><html><head><title>mine</title></he...',
+    );
+    assert.ok(!isReportOutput(write("text.html", "notes")), 'expected !isReportOutput(write("text.html", "notes"))');
   });
 
   it("prints where the report and the trials page went, and the report links to that page", () => {
@@ -55,11 +64,17 @@ describe("report --out", () => {
     assert.match(result.stdout, new RegExp(`report to ${escapeRe(file)}`));
     assert.match(result.stdout, new RegExp(`trials page to ${escapeRe(trials)}`));
     const html = readFileSync(file, "utf8");
-    assert.ok(html.includes(GENERATOR_MARK));
-    assert.ok(readFileSync(trials, "utf8").includes(GENERATOR_MARK));
+    assert.ok(html.includes(GENERATOR_MARK), "expected html.includes(GENERATOR_MARK)");
+    assert.ok(
+      readFileSync(trials, "utf8").includes(GENERATOR_MARK),
+      'expected readFileSync(trials, "utf8").includes(GENERATOR_MARK)',
+    );
     // The trials are split into pages numbered after the index; the report links into them.
     assert.match(html, /href="pilot\.trials-0001\.html#/);
-    assert.ok(readFileSync(join(out, "pilot.trials-0001.html"), "utf8").includes(GENERATOR_MARK));
+    assert.ok(
+      readFileSync(join(out, "pilot.trials-0001.html"), "utf8").includes(GENERATOR_MARK),
+      'expected readFileSync(join(out, "pilot.trials-0001.html"), "utf8").includes(GENERATOR_MARK)',
+    );
     assert.ok(!existsSync(join(out, "trials.html")), "no trials.html that another report could be using");
 
     // Its own output is replaced without --force.
@@ -87,7 +102,10 @@ describe("report --out", () => {
 
     const forced = runCli(["report", dir, "--out", file, "--force"]);
     assert.equal(forced.status, 0, forced.stderr);
-    assert.ok(readFileSync(file, "utf8").includes(GENERATOR_MARK));
+    assert.ok(
+      readFileSync(file, "utf8").includes(GENERATOR_MARK),
+      'expected readFileSync(file, "utf8").includes(GENERATOR_MARK)',
+    );
   });
 
   it("refuses a default DIR/report.html it did not write, and a directory even with --force", () => {

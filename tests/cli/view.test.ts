@@ -46,7 +46,10 @@ describe("parallax view", () => {
     const list = await fetch(url);
     assert.equal(list.status, 200);
     assert.match(list.headers.get("content-security-policy") ?? "", /default-src 'none'/);
-    assert.ok((await list.text()).includes(trials.map((t) => t.id).sort()[0]));
+    assert.ok(
+      (await list.text()).includes(trials.map((t) => t.id).sort()[0]),
+      "expected (await list.text()).includes(trials.map((t) => t.id).sort()[0])",
+    );
     const done = exited(local.child);
     local.child.kill("SIGTERM");
     assert.equal(await done, 0);

@@ -39,7 +39,7 @@ describe("lazySchema", () => {
 
   it("answers instanceof and zod's methods for the built schema", () => {
     const { schema } = counted();
-    assert.ok(schema instanceof z.ZodObject);
+    assert.ok(schema instanceof z.ZodObject, "expected schema instanceof z.ZodObject");
     assert.deepEqual(Object.keys(schema.shape), ["rounds", "label"]);
     assert.deepEqual(schema.pick({ label: true }).parse({ label: "y" }), { label: "y" });
     assert.deepEqual(schema.extend({ extra: z.boolean() }).parse({ extra: true }), { rounds: 2, extra: true });
@@ -56,7 +56,7 @@ describe("lazySchema", () => {
         .optional(),
     });
     assert.deepEqual(outer.parse({ settings: {} }), { settings: { rounds: 2 } });
-    assert.ok(builds() >= 1);
+    assert.ok(builds() >= 1, "expected builds() >= 1");
     assert.deepEqual(z.toJSONSchema(outer), z.toJSONSchema(plain));
   });
 });

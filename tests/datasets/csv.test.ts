@@ -68,7 +68,7 @@ describe("parseCsv (RFC 4180)", () => {
     assert.throws(
       () => parseCsv('a\n"open,\nnever closed\n', "x.csv"),
       (e: unknown) => {
-        assert.ok(e instanceof InputError);
+        assert.ok(e instanceof InputError, "expected e instanceof InputError");
         assert.match(e.message, /x\.csv: line 2: unterminated/);
         return true;
       },

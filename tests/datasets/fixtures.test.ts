@@ -91,10 +91,19 @@ describe("loaders on fixtures written in the published formats", () => {
     ]) {
       assert.ok(names.includes(name), name);
       const { meta } = datasetLoaders.get(name);
-      assert.ok(meta.outcomeMeaning.length > 10);
-      assert.ok(["mc", "judge", "logprob", "pair", "exact"].includes(meta.scoring));
-      assert.ok(["uniform", "majority", "none"].includes(meta.baseline));
-      assert.ok(["diagnostic", "invariance", "mixed"].includes(meta.archetype));
+      assert.ok(meta.outcomeMeaning.length > 10, "expected meta.outcomeMeaning.length > 10");
+      assert.ok(
+        ["mc", "judge", "logprob", "pair", "exact"].includes(meta.scoring),
+        'expected ["mc", "judge", "logprob", "pair", "exact"].includes(meta.scoring)',
+      );
+      assert.ok(
+        ["uniform", "majority", "none"].includes(meta.baseline),
+        'expected ["uniform", "majority", "none"].includes(meta.baseline)',
+      );
+      assert.ok(
+        ["diagnostic", "invariance", "mixed"].includes(meta.archetype),
+        'expected ["diagnostic", "invariance", "mixed"].includes(meta.archetype)',
+      );
     }
     assert.equal(datasetLoaders.get("bbq").meta.archetype, "invariance");
     assert.equal(datasetLoaders.get("crows_pairs").meta.scoring, "pair");

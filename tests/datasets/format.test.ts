@@ -30,12 +30,18 @@ describe("toTaskInput format pairs", () => {
     assert.equal(oe.validLetters, undefined);
     const forced = toTaskInput(item(), { format: { name: "forced" } });
     assert.equal(forced.question, oe.question);
-    assert.ok(forced.answerInstruction.startsWith(GENERIC_FORCED_INSTRUCTION));
+    assert.ok(
+      forced.answerInstruction.startsWith(GENERIC_FORCED_INSTRUCTION),
+      "expected forced.answerInstruction.startsWith(GENERIC_FORCED_INSTRUCTION)",
+    );
     assert.equal(forced.options, undefined);
     const custom = toTaskInput(item({ metadata: { forced_answer_instruction: "Pick one person." } }), {
       format: "forced",
     });
-    assert.ok(custom.answerInstruction.startsWith("Pick one person. "));
+    assert.ok(
+      custom.answerInstruction.startsWith("Pick one person. "),
+      'expected custom.answerInstruction.startsWith("Pick one person. ")',
+    );
   });
 
   it("items without options keep their stem verbatim in oe and default to oe", () => {
@@ -53,7 +59,10 @@ describe("toTaskInput format pairs", () => {
   it("annotateFormatPair records option dependence on the item", () => {
     const dependent = annotateFormatPair(item({ options: ["Atlantic", "Pacific", "All of the above"] }));
     assert.equal(dependent.metadata.option_dependent, true);
-    assert.ok(Array.isArray(dependent.metadata.option_dependent_reasons));
+    assert.ok(
+      Array.isArray(dependent.metadata.option_dependent_reasons),
+      "expected Array.isArray(dependent.metadata.option_dependent_reasons)",
+    );
     assert.equal(annotateFormatPair(item()).metadata.option_dependent, false);
   });
 });

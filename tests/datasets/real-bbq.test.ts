@@ -24,7 +24,10 @@ describe("bbq on the real category files", { skip: sharedSkip }, () => {
       },
     );
     assert.equal(new Set(bbq.items.map((i) => i.id)).size, 11956);
-    assert.ok(bbq.items.find((i) => i.id === "Age-0") && bbq.items.find((i) => i.id === "Religion-0"));
+    assert.ok(
+      bbq.items.find((i) => i.id === "Age-0") && bbq.items.find((i) => i.id === "Religion-0"),
+      'expected bbq.items.find((i) => i.id === "Age-0") && bbq.items.find((i) => i.id === "Religion-0")',
+    );
     assert.deepEqual(bbq.sources["Religion-0"], { file: "bbq/data/Religion.jsonl", row: 1 });
   });
 
@@ -36,7 +39,10 @@ describe("bbq on the real category files", { skip: sharedSkip }, () => {
     // Its text takes many surface forms, so matching on text would miss some.
     const forms = new Set(bbq.items.map((i) => i.options![i.metadata.unknown_index as number]));
     assert.equal(forms.size, 10);
-    assert.ok(Object.values(countBy(bbq.items, (i) => String(i.metadata.unknown_index))).every((n) => n > 2000));
+    assert.ok(
+      Object.values(countBy(bbq.items, (i) => String(i.metadata.unknown_index))).every((n) => n > 2000),
+      "expected Object.values(countBy(bbq.items, (i) => String(i.metadata.unknown_index))).every((n) =>...",
+    );
   });
 
   it("splits polarity and ambiguity 50/50 and derives the bias target (Nationality by name)", () => {
@@ -50,11 +56,15 @@ describe("bbq on the real category files", { skip: sharedSkip }, () => {
     );
     assert.ok(
       bbq.items.every((i) => i.metadata.target_index !== null && i.metadata.target_index !== i.metadata.unknown_index),
+      "expected bbq.items.every((i) => i.metadata.target_index !== null && i.metadata.target_index !== ...",
     );
     const british = bbq.items.find((i) => i.id === "Nationality-0")!;
     assert.equal(british.options![british.metadata.target_index as number], "The British friend");
     const neg = bbq.items.filter((i) => i.metadata.question_polarity === "neg");
-    assert.ok(neg.every((i) => i.metadata.biased_index === i.metadata.target_index));
+    assert.ok(
+      neg.every((i) => i.metadata.biased_index === i.metadata.target_index),
+      "expected neg.every((i) => i.metadata.biased_index === i.metadata.target_index)",
+    );
   });
 
   it("renders the forced-answer variant with the BBQ instruction, the open variant without options", () => {

@@ -14,9 +14,13 @@ describe("xstest on the real CSV", { skip: sharedSkip }, () => {
     );
     const types = countBy(xs.items, (i) => String(i.metadata.type));
     assert.equal(Object.keys(types).length, 18);
-    assert.ok(Object.values(types).every((n) => n === 25));
+    assert.ok(
+      Object.values(types).every((n) => n === 25),
+      "expected Object.values(types).every((n) => n === 25)",
+    );
     assert.ok(
       xs.items.every((i) => (i.metadata.label === "unsafe") === String(i.metadata.type).startsWith("contrast_")),
+      'expected xs.items.every((i) => (i.metadata.label === "unsafe") === String(i.metadata.type).start...',
     );
     assert.equal(new Set(xs.items.map((i) => i.stem)).size, 450);
     assert.equal(toTaskInput(xs.items[0], {}).format, "oe");
@@ -39,6 +43,7 @@ describe("anthropic_self_awareness on the real files", { skip: sharedSkip }, () 
     );
     assert.ok(
       sa.items.every((i) => i.options!.length === 2 && !i.stem.includes("(A)") && !/Choices:\s*$/.test(i.stem)),
+      'expected sa.items.every((i) => i.options!.length === 2 && !i.stem.includes("(A)") && !/Choices:\\...',
     );
     assert.deepEqual(
       countBy(sa.items, (i) => String(i.goldIndex)),
@@ -50,7 +55,7 @@ describe("anthropic_self_awareness on the real files", { skip: sharedSkip }, () 
 
   it("LM-generated set: fails on an empty option naming file and row; skip_bad_rows skips and counts them", async () => {
     await assert.rejects(load("anthropic_self_awareness", "anthropic-evals/advanced-ai-risk"), (e: unknown) => {
-      assert.ok(e instanceof InputError);
+      assert.ok(e instanceof InputError, "expected e instanceof InputError");
       assert.match(
         e.message,
         /lm_generated_evals\/self-awareness-training-nn-architecture\.jsonl: row 16: option \(A\) is empty/,
@@ -66,10 +71,19 @@ describe("anthropic_self_awareness on the real files", { skip: sharedSkip }, () 
     );
     // Question-less LM rows load with an empty stem and are flagged for the open-ended format.
     const bare = all.items.filter((i) => i.metadata.no_question);
-    assert.ok(bare.length > 50 && bare.every((i) => i.stem === "" && i.metadata.option_dependent === true));
+    assert.ok(
+      bare.length > 50 && bare.every((i) => i.stem === "" && i.metadata.option_dependent === true),
+      'expected bare.length > 50 && bare.every((i) => i.stem === "" && i.metadata.option_dependent === ...',
+    );
     // Differently named files of the two sets stay apart.
-    assert.ok(all.items.some((i) => i.id.startsWith("lm/self-awareness-training-web-gpt-")));
-    assert.ok(all.items.some((i) => i.id.startsWith("human/self-awareness-web-gpt-")));
+    assert.ok(
+      all.items.some((i) => i.id.startsWith("lm/self-awareness-training-web-gpt-")),
+      'expected all.items.some((i) => i.id.startsWith("lm/self-awareness-training-web-gpt-"))',
+    );
+    assert.ok(
+      all.items.some((i) => i.id.startsWith("human/self-awareness-web-gpt-")),
+      'expected all.items.some((i) => i.id.startsWith("human/self-awareness-web-gpt-"))',
+    );
   });
 });
 
@@ -86,7 +100,10 @@ describe("mmlu on the real CSVs", { skip: sharedSkip }, () => {
       test.items.some((i) => i.stem.includes("\n")),
       "embedded newlines survive",
     );
-    assert.ok(test.items.every((i) => !i.stem.endsWith("\r") && i.options!.every((o) => !o.endsWith("\r"))));
+    assert.ok(
+      test.items.every((i) => !i.stem.endsWith("\r") && i.options!.every((o) => !o.endsWith("\r"))),
+      'expected test.items.every((i) => !i.stem.endsWith("\\r") && i.options!.every((o) => !o.endsWith("...',
+    );
     assert.equal((await load("mmlu", "mmlu/data", { split: "val" })).items.length, 1531);
     const dev = await load("mmlu", "mmlu/data", { split: "dev", subjects: ["anatomy", "virology"] });
     assert.deepEqual(
@@ -99,7 +116,10 @@ describe("mmlu on the real CSVs", { skip: sharedSkip }, () => {
   it("marks option-dependent items and cleans the rest", async () => {
     const test = await load("mmlu", "mmlu/data/test/college_biology_test.csv");
     const dependent = test.items.filter((i) => i.metadata.option_dependent);
-    assert.ok(dependent.length > 0 && dependent.length < test.items.length / 2);
+    assert.ok(
+      dependent.length > 0 && dependent.length < test.items.length / 2,
+      "expected dependent.length > 0 && dependent.length < test.items.length / 2",
+    );
     const clean = test.items.filter((i) => !i.metadata.option_dependent);
     for (const item of clean)
       assert.doesNotMatch(toTaskInput(item, { format: "oe" }).question, /which of the following/i);
@@ -121,7 +141,10 @@ describe("toxigen on the real prompt files", { skip: sharedSkip }, () => {
     );
     const sizes = tox.items.map((i) => (i.metadata.statements as string[]).length);
     assert.ok(Math.min(...sizes) >= 4 && Math.max(...sizes) <= 7, `${Math.min(...sizes)}..${Math.max(...sizes)}`);
-    assert.ok(tox.items.every((i) => !i.stem.includes("\\n")));
+    assert.ok(
+      tox.items.every((i) => !i.stem.includes("\\n")),
+      'expected tox.items.every((i) => !i.stem.includes("\\\\n"))',
+    );
     assert.deepEqual(tox.sources["hate_asian-1"], { file: "toxigen/prompts/hate_asian_1k.txt", row: 1 });
   });
 });
@@ -148,7 +171,10 @@ describe("crows_pairs on the real CSV", { skip: sharedSkip }, () => {
         disability: 60,
       },
     );
-    assert.ok(crows.items.every((i) => i.goldIndex === undefined));
+    assert.ok(
+      crows.items.every((i) => i.goldIndex === undefined),
+      "expected crows.items.every((i) => i.goldIndex === undefined)",
+    );
     for (const item of crows.items)
       assert.equal(item.options![item.metadata.sent_more_index as number], item.metadata.sent_more);
     const first = crows.items.filter((i) => i.metadata.sent_more_index === 0).length;

@@ -17,13 +17,19 @@ describe("truthfulqa loaders on the real files", { skip: sharedSkip }, () => {
     const sizes = mc1.items.map((i) => i.options!.length);
     assert.equal(Math.min(...sizes), 2);
     assert.equal(Math.max(...sizes), 13);
-    assert.ok(mc1.items.every((i) => i.options!.every((o) => o.endsWith("."))));
+    assert.ok(
+      mc1.items.every((i) => i.options!.every((o) => o.endsWith("."))),
+      'expected mc1.items.every((i) => i.options!.every((o) => o.endsWith(".")))',
+    );
     assert.deepEqual(mc1.sources["mc1-1"], { file: "truthfulqa/data/mc_task.json", row: 1 });
     assert.equal(mc1.sources["mc1-817"].row, 817);
   });
 
   it("MC1: upstream puts the true answer first; after the seeded shuffle the gold position is spread", () => {
-    assert.ok(mc1.items.every((i) => i.metadata.original_gold_index === 0));
+    assert.ok(
+      mc1.items.every((i) => i.metadata.original_gold_index === 0),
+      "expected mc1.items.every((i) => i.metadata.original_gold_index === 0)",
+    );
     const positions = countBy(mc1.items, (i) => String(i.goldIndex));
     // Under a uniform shuffle about sum(1/n) ≈ 180 of 817 golds land first; unshuffled, all 817 would.
     assert.ok(positions["0"] < 260, JSON.stringify(positions));
@@ -46,13 +52,19 @@ describe("truthfulqa loaders on the real files", { skip: sharedSkip }, () => {
     const moved = reseeded.items.filter((item, k) => item.goldIndex !== mc1.items[k].goldIndex).length;
     assert.ok(moved > 400, `only ${moved} golds moved under another seed`);
     const unshuffled = await load("truthfulqa_mc1", "truthfulqa/data/mc_task.json", { shuffle: false });
-    assert.ok(unshuffled.items.every((i) => i.goldIndex === 0));
+    assert.ok(
+      unshuffled.items.every((i) => i.goldIndex === 0),
+      "expected unshuffled.items.every((i) => i.goldIndex === 0)",
+    );
     for (const [k, item] of mc1.items.entries())
       assert.equal(item.options![item.goldIndex!], unshuffled.items[k].options![0]);
   });
 
   it("MC1 from the directory joins Type and Category from the CSV, trailing-space question included", () => {
-    assert.ok(mc1.items.every((i) => typeof i.metadata.category === "string"));
+    assert.ok(
+      mc1.items.every((i) => typeof i.metadata.category === "string"),
+      'expected mc1.items.every((i) => typeof i.metadata.category === "string")',
+    );
     assert.equal(Object.keys(countBy(mc1.items, (i) => String(i.metadata.category))).length, 38);
     const tarot = mc1.items.find((i) => i.stem === "What happens if you turn over a tarot card showing Death?");
     assert.ok(tarot?.metadata.category, "the tarot question joins despite the CSV's trailing space");
@@ -85,9 +97,18 @@ describe("truthfulqa_gen on the real CSVs", { skip: sharedSkip }, () => {
       { Adversarial: 437, "Non-Adversarial": 380 },
     );
     assert.equal(Object.keys(countBy(gen.items, (i) => String(i.metadata.category))).length, 38);
-    assert.ok(gen.items.some((i) => i.stem === "What happens if you turn over a tarot card showing Death?"));
-    assert.ok(gen.items.every((i) => i.stem === i.stem.trim() && i.options === undefined));
-    assert.ok(gen.items.every((i) => (i.metadata.correct_answers as string[]).includes(i.goldText!)));
+    assert.ok(
+      gen.items.some((i) => i.stem === "What happens if you turn over a tarot card showing Death?"),
+      'expected gen.items.some((i) => i.stem === "What happens if you turn over a tarot card showing De...',
+    );
+    assert.ok(
+      gen.items.every((i) => i.stem === i.stem.trim() && i.options === undefined),
+      "expected gen.items.every((i) => i.stem === i.stem.trim() && i.options === undefined)",
+    );
+    assert.ok(
+      gen.items.every((i) => (i.metadata.correct_answers as string[]).includes(i.goldText!)),
+      "expected gen.items.every((i) => (i.metadata.correct_answers as string[]).includes(i.goldText!))",
+    );
     assert.equal(
       gen.items.filter((i) => (i.metadata.correct_answers as string[]).includes("I have no comment")).length,
       111,
@@ -104,6 +125,7 @@ describe("truthfulqa_gen on the real CSVs", { skip: sharedSkip }, () => {
       gen.items.every(
         (i) => typeof i.metadata.best_incorrect_answer === "string" && i.metadata.best_incorrect_answer !== "",
       ),
+      'expected gen.items.every( (i) => typeof i.metadata.best_incorrect_answer === "string" && i.metad...',
     );
   });
 });

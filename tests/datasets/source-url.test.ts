@@ -75,7 +75,7 @@ describe("URL sources with a local download cache", () => {
   it("rejects a download whose SHA-256 differs from options.sha256, and an HTTP error, naming the URL", async () => {
     const url = `${srv.url}/fixtures/sycophancy/sycophancy_on_nlp_survey.jsonl`;
     await assert.rejects(viaUrl("anthropic_sycophancy", url, { sha256: "0".repeat(64) }), (e: unknown) => {
-      assert.ok(e instanceof InputError);
+      assert.ok(e instanceof InputError, "expected e instanceof InputError");
       assert.match(e.message, /sycophancy_on_nlp_survey\.jsonl: SHA-256 [0-9a-f]{64} does not match/);
       return true;
     });

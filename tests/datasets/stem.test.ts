@@ -104,7 +104,10 @@ describe("openEndedStem: MC artefact table", () => {
   });
 
   it("flags an empty question (options only)", () => {
-    assert.ok(openEndedStem("", ["Yes", "No"]).optionDependent);
+    assert.ok(
+      openEndedStem("", ["Yes", "No"]).optionDependent,
+      'expected openEndedStem("", ["Yes", "No"]).optionDependent',
+    );
   });
 
   it("singularises the noun it rewrites", () => {

@@ -81,7 +81,10 @@ describeNeeding(needsBubblewrap(), "agent trials on the simulated panel", () => 
       const tools = toolRecords(own);
       for (const t of tools) {
         assert.equal(typeof t.note?.tool, "string");
-        assert.ok(roles[scaffoldOf(trial)].includes(String(t.note?.caller)));
+        assert.ok(
+          roles[scaffoldOf(trial)].includes(String(t.note?.caller)),
+          "expected roles[scaffoldOf(trial)].includes(String(t.note?.caller))",
+        );
         assert.equal(t.note?.output, t.responseText);
       }
       // The score is the submitted answer's, against the task's gold answer.
@@ -89,7 +92,10 @@ describeNeeding(needsBubblewrap(), "agent trials on the simulated panel", () => 
       const last = submitted[submitted.length - 1];
       assert.equal(trial.outcome?.score, last === gold.get(trial.itemId) ? 1 : 0);
       if (scaffoldOf(trial) === "planner_actor_rater") {
-        assert.ok(tools.some((t) => t.note?.tool === "submit_verdict" && typeof t.note?.verdict === "object"));
+        assert.ok(
+          tools.some((t) => t.note?.tool === "submit_verdict" && typeof t.note?.verdict === "object"),
+          'expected tools.some((t) => t.note?.tool === "submit_verdict" && typeof t.note?.verdict === "obje...',
+        );
       }
       // The export's agent columns are aggregates of exactly these calls.
       const row = rows.get(trial.id)!;
@@ -107,8 +113,11 @@ describeNeeding(needsBubblewrap(), "agent trials on the simulated panel", () => 
     }
     // A failing command really failed in the sandbox, and the trajectory went on after it.
     const failed = [...calls.values()].flat().filter((c) => c.role === "tool" && c.note?.error !== null);
-    assert.ok(failed.length > 0);
-    assert.ok(failed.every((c) => /No such file|exit status/.test(String(c.responseText))));
+    assert.ok(failed.length > 0, "expected failed.length > 0");
+    assert.ok(
+      failed.every((c) => /No such file|exit status/.test(String(c.responseText))),
+      "expected failed.every((c) => /No such file|exit status/.test(String(c.responseText)))",
+    );
   });
 
   test("planted model x scaffold effects move accuracy in their direction", { timeout: 300_000 }, async () => {
@@ -190,10 +199,16 @@ describeNeeding(needsBubblewrap(), "per-trial limits and truncation", () => {
         const note = call.note?.truncated as { dropped: number; tokensAfter: number; tokensBefore: number } | undefined;
         if (!note) continue;
         truncatedCalls++;
-        assert.ok(note.dropped > 0 && note.tokensAfter < note.tokensBefore);
+        assert.ok(
+          note.dropped > 0 && note.tokensAfter < note.tokensBefore,
+          "expected note.dropped > 0 && note.tokensAfter < note.tokensBefore",
+        );
         // Whole traces go: every tool result left answers a call the model still sees.
         const ids = new Set(call.messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
-        assert.ok(call.messages.filter((m) => m.role === "tool").every((m) => ids.has(m.toolCallId ?? "")));
+        assert.ok(
+          call.messages.filter((m) => m.role === "tool").every((m) => ids.has(m.toolCallId ?? "")),
+          'expected call.messages.filter((m) => m.role === "tool").every((m) => ids.has(m.toolCallId ?? ""))',
+        );
         assert.match(String(rows.get(trial.id)?.agent_flags), /truncated/);
       }
     }

@@ -62,7 +62,10 @@ describe("examples/gaia.yaml", () => {
 describe("examples/agents-quickstart.yaml", () => {
   it("plans: 3 simulated models x 3 agent scaffolds x 12 tasks x 3 attempts", async () => {
     const study = await prepareStudy(QUICKSTART);
-    assert.ok(study.spec.models.every((m) => m.provider === "sim"));
+    assert.ok(
+      study.spec.models.every((m) => m.provider === "sim"),
+      'expected study.spec.models.every((m) => m.provider === "sim")',
+    );
     assert.equal(summarisePlan(study).trials, 3 * 3 * 12 * 3);
   });
 
@@ -88,12 +91,16 @@ describe("examples/agents-quickstart.yaml", () => {
         tools.some((c) => c.note?.tool === "bash" && c.note?.error === null),
         "a bash call ran in the sandbox",
       );
-      assert.ok(tools.some((c) => c.note?.tool === "submit_answer"));
+      assert.ok(
+        tools.some((c) => c.note?.tool === "submit_answer"),
+        'expected tools.some((c) => c.note?.tool === "submit_answer")',
+      );
       // The attachments reached the sandbox: a read of one returned its content.
       assert.ok(
         tools.some((c) =>
           /store,units_sold|item,quantity|item,price_usd|Monday: Priya|Harbour:|worker-/.test(String(c.responseText)),
         ),
+        "expected tools.some((c) => /store,units_sold|item,quantity|item,price_usd|Monday: Priya|Harbour:...",
       );
       // The run's own analysis is the GAIA comparison's: its agent rows come from the stored calls.
       const run = (await store.getRun(result.runId))!;

@@ -88,12 +88,12 @@ test("stories260K on BBQ: nothing parsed, every verdict not interpretable, analy
   const contrasts: Verdicted[] = (["itt", "pp"] as const).flatMap((p) =>
     [a.contrasts[p], ...(a.contrasts[p].byFormat ?? [])].flatMap(scopes).flatMap((s: Scope) => s.contrasts),
   );
-  assert.ok(contrasts.length >= 1);
+  assert.ok(contrasts.length >= 1, "expected contrasts.length >= 1");
   for (const c of contrasts) assert.equal(c.verdict, "not interpretable: no answer parsed");
   const others: Verdicted[] = [...a.paired.flips, ...a.format.withinFormat];
-  assert.ok(others.length >= 2);
+  assert.ok(others.length >= 2, "expected others.length >= 2");
   for (const v of others) assert.equal(v.notInterpretable, "no answer parsed");
-  assert.ok(record.scorecard.nnh.rows.length >= 1);
+  assert.ok(record.scorecard.nnh.rows.length >= 1, "expected record.scorecard.nnh.rows.length >= 1");
   for (const row of record.scorecard.nnh.rows) {
     assert.equal(row.verdict, "not interpretable: no answer parsed");
     assert.equal(row.equivalent, null);

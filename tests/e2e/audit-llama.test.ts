@@ -65,7 +65,7 @@ test("stories260K runs the log-prob audit of examples/audit.yaml end to end", { 
     // The opposite-construct rewrite reaches the log-prob prompt: never a no-op.
     assert.equal(cell.noOp.families.attribute.rate, 0);
     assert.equal(cell.parseability.regexScorer, false);
-    assert.ok(cell.status.bucket.length > 0);
+    assert.ok(cell.status.bucket.length > 0, "expected cell.status.bucket.length > 0");
     assert.equal(cell.status.gates.length, 6);
   } finally {
     await store.close();

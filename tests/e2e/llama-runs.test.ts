@@ -64,7 +64,10 @@ describe("scaffolds on the llama provider (stories260K)", { skip }, () => {
         expectedRoles(scaffoldOf(trial), settingsOf(trial), calls),
         scaffoldOf(trial),
       );
-      assert.ok(calls.every((c) => c.responseText !== null && c.paramsUsed.maxTokens === 12));
+      assert.ok(
+        calls.every((c) => c.responseText !== null && c.paramsUsed.maxTokens === 12),
+        "expected calls.every((c) => c.responseText !== null && c.paramsUsed.maxTokens === 12)",
+      );
     }
     const roles = (name: string) =>
       study.callsOf(study.trials.find((t) => scaffoldOf(t) === name)!.id).map((c) => c.role);
@@ -78,7 +81,7 @@ describe("scaffolds on the llama provider (stories260K)", { skip }, () => {
 
   test("the audit is stored for llama calls too", () => {
     const maps = study.calls.filter((c) => /^map-/.test(c.role));
-    assert.ok(maps.length >= 2);
+    assert.ok(maps.length >= 2, "expected maps.length >= 2");
     const byTrial = new Map(study.trials.map((t) => [t.id, scaffoldOf(t)]));
     for (const call of maps) {
       assert.equal(call.audit?.options_reached, byTrial.get(call.trialId) === "map_reduce_options");

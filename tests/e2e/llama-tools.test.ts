@@ -166,7 +166,7 @@ describe("llama tools on stories260K", { skip }, () => {
   });
 
   test("declares the tools capability", () => {
-    assert.ok(provider.capabilities(modelPath).has("tools"));
+    assert.ok(provider.capabilities(modelPath).has("tools"), 'expected provider.capabilities(modelPath).has("tools")');
   });
 
   test("a model that calls no tool just answers", async () => {
@@ -320,12 +320,18 @@ execution:
     assert.equal(agentCalls.length, 2, "one model call per step, up to max_steps");
     for (const call of agentCalls) {
       assert.equal(call.error, null);
-      assert.ok(call.usage.inputTokens > 0 && call.usage.outputTokens > 0);
+      assert.ok(
+        call.usage.inputTokens > 0 && call.usage.outputTokens > 0,
+        "expected call.usage.inputTokens > 0 && call.usage.outputTokens > 0",
+      );
     }
     assertToolCallsStored(calls);
     // The second step's conversation carries the first step's reply.
     const second = agentCalls[1].messages;
-    assert.ok(second.some((m) => m.role === "assistant" && m.content === (agentCalls[0].responseText ?? "")));
+    assert.ok(
+      second.some((m) => m.role === "assistant" && m.content === (agentCalls[0].responseText ?? "")),
+      'expected second.some((m) => m.role === "assistant" && m.content === (agentCalls[0].responseText ...',
+    );
   });
 
   test("with tool_choice required its calls run in the sandbox, stored as tool sub-calls", {
@@ -336,6 +342,9 @@ execution:
     const made = assertToolCallsStored(calls);
     assert.ok(made >= 1, "a forced reply that fits in max_tokens is a call");
     const ran = calls.filter((c) => c.role === "tool").map((c) => c.note as { durationMs?: number; output?: string });
-    assert.ok(ran.every((note) => typeof note.durationMs === "number" && typeof note.output === "string"));
+    assert.ok(
+      ran.every((note) => typeof note.durationMs === "number" && typeof note.output === "string"),
+      'expected ran.every((note) => typeof note.durationMs === "number" && typeof note.output === "stri...',
+    );
   });
 });

@@ -109,8 +109,14 @@ describe("log-prob scoring on stories260K", { skip: skipReason(MODEL) }, () => {
 
   test("one log-prob call per item, recorded with role 'logprob' and the raw log-probabilities", () => {
     assert.equal(calls.length, 3);
-    assert.ok(calls.every((c) => c.role === "logprob" && c.error === null && c.note?.logprob));
-    assert.ok(trials.every((t) => t.outcome?.parseStatus === "ok" && /^[A-C]$/.test(t.outcome.parsedAnswer ?? "")));
+    assert.ok(
+      calls.every((c) => c.role === "logprob" && c.error === null && c.note?.logprob),
+      'expected calls.every((c) => c.role === "logprob" && c.error === null && c.note?.logprob)',
+    );
+    assert.ok(
+      trials.every((t) => t.outcome?.parseStatus === "ok" && /^[A-C]$/.test(t.outcome.parsedAnswer ?? "")),
+      'expected trials.every((t) => t.outcome?.parseStatus === "ok" && /^[A-C]$/.test(t.outcome.parsedA...',
+    );
     const mc = trials.find((t) => t.itemId === "q1")!;
     assert.match(mc.outcome!.scorer!, /^logprob_options@/);
     assert.match(trials.find((t) => t.itemId === "c1")!.outcome!.scorer!, /^crows_pll@/);
@@ -140,7 +146,10 @@ describe("log-prob scoring on stories260K", { skip: skipReason(MODEL) }, () => {
     const best = details.options.reduce((a, b) => (b.text_ll > a.text_ll ? b : a));
     assert.equal(details.argmax_text, best.letter);
     assert.match(details.argmax_letter, /^[A-C]$/);
-    assert.ok(details.options.every((o) => Number.isFinite(o.text_ll) && Number.isFinite(o.letter_ll)));
+    assert.ok(
+      details.options.every((o) => Number.isFinite(o.text_ll) && Number.isFinite(o.letter_ll)),
+      "expected details.options.every((o) => Number.isFinite(o.text_ll) && Number.isFinite(o.letter_ll))",
+    );
   });
 
   test("re-scoring from the stored log-probabilities needs no model call", async () => {
@@ -152,7 +161,10 @@ describe("log-prob scoring on stories260K", { skip: skipReason(MODEL) }, () => {
       assert.equal(result.notApplicable, 1);
       const scores = await context.store.listScores(context.run.id, { scorer: "logprob_options" });
       assert.equal(scores.length, 2);
-      assert.ok(scores.every((s) => s.parseStatus === "ok" && s.details !== null));
+      assert.ok(
+        scores.every((s) => s.parseStatus === "ok" && s.details !== null),
+        'expected scores.every((s) => s.parseStatus === "ok" && s.details !== null)',
+      );
     } finally {
       await context.store.close();
     }

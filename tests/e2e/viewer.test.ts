@@ -172,7 +172,10 @@ describeNeeding(needsChromium(), "parallax view in headless Chromium", () => {
     // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what this checks
     const shown = await page.locator("pre.response").first().innerText();
     assert.ok(shown.includes('<script>window.__pwned = 1; alert("pwned")</script>'), "shown as text");
-    assert.ok(shown.includes('<img src=x onerror="window.__pwned = 2; alert(2)">'));
+    assert.ok(
+      shown.includes('<img src=x onerror="window.__pwned = 2; alert(2)">'),
+      "expected shown.includes('<img src=x onerror=\"window.__pwned = 2; alert(2)\">')",
+    );
     assert.deepEqual(dialogs, []);
     assert.deepEqual(errors, []);
     const css = await page.goto(`${small.viewer.url}static/viewer.css`);

@@ -30,7 +30,7 @@ describe("the audit quickstart recovers the planted selectivity", () => {
     const store = await openStore(outDir);
     try {
       const { analysis } = await analyzeDirectory(outDir, store, (await store.getRun())!);
-      assert.ok(!("skipped" in analysis.audit));
+      assert.ok(!("skipped" in analysis.audit), 'expected !("skipped" in analysis.audit)');
       audit = analysis.audit;
     } finally {
       await store.close();

@@ -149,7 +149,10 @@ describe("examples/grid-quickstart.yaml end to end", { skip }, () => {
     const [header, ...lines] = csv.trim().split("\n");
     const columns = header.split(",");
     const at = (row: string[], c: string) => row[columns.indexOf(c)];
-    assert.ok(columns.includes("decoding_seed") && columns.includes("model_revision"));
+    assert.ok(
+      columns.includes("decoding_seed") && columns.includes("model_revision"),
+      'expected columns.includes("decoding_seed") && columns.includes("model_revision")',
+    );
     const rows = lines.map((l) => l.split(","));
     const mean = (model: string, t4: boolean) => {
       const scored = rows.filter(

@@ -29,7 +29,10 @@ describe("examples/scaffold-safety-sim.yaml", () => {
       real.benchmarks.map((b) => [b.id, b.loader]),
     );
     assert.equal(sim.models.length, real.models.length, "one simulated respondent per model of the paper");
-    assert.ok(sim.models.every((m) => m.provider === "sim"));
+    assert.ok(
+      sim.models.every((m) => m.provider === "sim"),
+      'expected sim.models.every((m) => m.provider === "sim")',
+    );
     // Same plan apart from the resampling effort.
     const effort = (plan: typeof sim.analysis) => ({ ...plan, bootstrap: undefined, specification_curve: undefined });
     assert.deepEqual(effort(sim.analysis), effort(real.analysis));

@@ -185,7 +185,8 @@ describe("few_shot facet", () => {
         [3, 9, 3],
       ],
     );
-    for (const draw of manifest.draws) for (const id of draw.ids) assert.ok(ids.includes(id));
+    for (const draw of manifest.draws)
+      for (const id of draw.ids) assert.ok(ids.includes(id), "expected ids.includes(id)");
     // Every item of the benchmark shows the draw of its level, recorded on the rendered task.
     const items = [...first.items.get("demo")!.values()];
     const context = { exemplars: first.exemplars.get("demo") };
@@ -196,7 +197,11 @@ describe("few_shot facet", () => {
         const shown = task.fewShot?.exemplars.map((e) => e.id) ?? [];
         assert.equal(shown.length, level);
         if (level > 0) assert.deepEqual(shown, manifest.draws[i - 1].ids);
-        for (const id of shown) assert.ok(renderTask(task).includes(`Pool question ${id}?`));
+        for (const id of shown)
+          assert.ok(
+            renderTask(task).includes(`Pool question ${id}?`),
+            "expected renderTask(task).includes(`Pool question ${id}?`)",
+          );
       }
     }
   });

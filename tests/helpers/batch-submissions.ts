@@ -45,7 +45,10 @@ export async function checkSubmissions(store: TrialStore): Promise<void> {
     [["b1", "submitted", 2]],
   );
   const sent = await store.batchRequests("r1", ["c1", "c2"]);
-  assert.ok([...sent.values()].every((r) => r.state === "submitted" && r.batchId === "b1" && r.submissions === 1));
+  assert.ok(
+    [...sent.values()].every((r) => r.state === "submitted" && r.batchId === "b1" && r.submissions === 1),
+    'expected [...sent.values()].every((r) => r.state === "submitted" && r.batchId === "b1" && r.subm...',
+  );
   await store.abandonSubmission("r1", "t1");
   assert.equal((await store.batchSubmission("r1", "t1"))?.state, "submitted", "a found submission stays found");
 

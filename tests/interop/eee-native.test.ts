@@ -78,7 +78,7 @@ test("a simulated Parallax study exports to EEE (multi-call trials as multi_turn
 
   const back = join(demo.dir, "back");
   await importLogs({ format: "eee", paths: [out], target: back });
-  assert.ok(existsSync(back));
+  assert.ok(existsSync(back), "expected existsSync(back)");
   const again = new Map(
     (await trialsOf(back)).map((t) => [
       JSON.stringify([t.modelId, t.benchmarkId, t.itemId, t.attempt, t.condition]),

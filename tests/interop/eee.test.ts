@@ -98,12 +98,21 @@ for (const [name, format, paths] of [
     for (const file of aggregates) {
       const record = JSON.parse(readFileSync(file, "utf8")) as AggregateRecord;
       assert.ok(aggregate(record), `${file}: ${JSON.stringify(aggregate.errors)}`);
-      assert.ok(samples.some((s) => relative(out, s) === record.detailed_evaluation_results.file_path));
+      assert.ok(
+        samples.some((s) => relative(out, s) === record.detailed_evaluation_results.file_path),
+        "expected samples.some((s) => relative(out, s) === record.detailed_evaluation_results.file_path)",
+      );
       for (const r of record.evaluation_results) {
         const u = r.score_details.uncertainty;
         // Wilson bounds at 0 or 1 carry rounding (0.9999999999999999).
-        assert.ok(u.confidence_interval.lower <= r.score_details.score + 1e-12);
-        assert.ok(r.score_details.score <= u.confidence_interval.upper + 1e-12);
+        assert.ok(
+          u.confidence_interval.lower <= r.score_details.score + 1e-12,
+          "expected u.confidence_interval.lower <= r.score_details.score + 1e-12",
+        );
+        assert.ok(
+          r.score_details.score <= u.confidence_interval.upper + 1e-12,
+          "expected r.score_details.score <= u.confidence_interval.upper + 1e-12",
+        );
         assert.equal(u.num_samples, Number(r.score_details.details.n));
       }
     }

@@ -97,7 +97,7 @@ test("every Inspect .json log imports (the one without samples as an empty run)"
 
 test("lm-eval results with their --log_samples JSONL import", { skip: interopSkip }, async () => {
   const raw = sum(filesIn("lm-eval", ".jsonl").map(countLmEvalSamples));
-  assert.ok(raw.trials > 0);
+  assert.ok(raw.trials > 0, "expected raw.trials > 0");
   const got = await importAndCount("lm-eval", [join(interopDir, "lm-eval")]);
   assert.equal(got.trials, raw.trials);
   assert.equal(got.scores, raw.scores);

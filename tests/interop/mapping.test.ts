@@ -72,7 +72,10 @@ test("facets from the log's entry, a header field and a default; renamed models 
     assert.equal(t.condition.dataset, dataset(qwenRow ? qwen : pubmed));
     if (qwenRow) assert.equal(t.benchmarkId, "arc");
   }
-  assert.ok(rows.some((t) => t.modelId === "qwen-small"));
+  assert.ok(
+    rows.some((t) => t.modelId === "qwen-small"),
+    'expected rows.some((t) => t.modelId === "qwen-small")',
+  );
 });
 
 test("a facet without a value for a log is refused naming the log; the scorer option picks the outcome", {

@@ -98,7 +98,7 @@ describe("anthropic provider", () => {
     const req = mock.requests[0];
     assert.equal(req.path, "/v1/messages");
     assert.equal(req.headers["x-api-key"], ENV.CLAUDE_KEY_1);
-    assert.ok(req.headers["anthropic-version"]);
+    assert.ok(req.headers["anthropic-version"], 'expected req.headers["anthropic-version"]');
     assert.equal(req.headers.authorization, undefined);
     assert.deepEqual(req.body, {
       model: MODEL,
@@ -109,7 +109,10 @@ describe("anthropic provider", () => {
       top_k: 40,
       stop_sequences: ["END"],
     });
-    assert.ok(result.usage.inputTokens > 0 && result.usage.outputTokens === 2);
+    assert.ok(
+      result.usage.inputTokens > 0 && result.usage.outputTokens === 2,
+      "expected result.usage.inputTokens > 0 && result.usage.outputTokens === 2",
+    );
   });
 
   it("drops seed and top_p-with-temperature, records why, and the wire has neither", async () => {
@@ -126,9 +129,9 @@ describe("anthropic provider", () => {
     );
     assert.match(result.droppedParams[0].reason, /no seed/);
     const body = mock.requests[0].body;
-    assert.ok(!("seed" in body) && !("top_p" in body));
+    assert.ok(!("seed" in body) && !("top_p" in body), 'expected !("seed" in body) && !("top_p" in body)');
     assert.equal(body.max_tokens, 50);
-    assert.ok(!provider.capabilities(MODEL).has("seed"));
+    assert.ok(!provider.capabilities(MODEL).has("seed"), 'expected !provider.capabilities(MODEL).has("seed")');
   });
 
   it("keeps top_p when no temperature is set", async () => {
@@ -209,7 +212,7 @@ describe("anthropic provider", () => {
     const provider = createAnthropicProvider(spec({ base_url: await deadPort() }), ENV);
     const error = await failure(provider.generate(ask()));
     assert.equal(error.bucket, "timeout");
-    assert.ok(error.retryable);
+    assert.ok(error.retryable, "expected error.retryable");
   });
 
   it("classifies a malformed body and stops retrying it after one retry", async () => {
@@ -222,7 +225,7 @@ describe("anthropic provider", () => {
     mock.enqueue(broken, broken);
     const { provider } = setup();
     const error = await failure(provider.generate(ask()));
-    assert.ok(error instanceof MalformedResponseError);
+    assert.ok(error instanceof MalformedResponseError, "expected error instanceof MalformedResponseError");
     assert.equal(mock.requests.length, 2);
   });
 

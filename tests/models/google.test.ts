@@ -182,7 +182,7 @@ describe("google provider", () => {
     const provider = createGoogleProvider(spec({ base_url: await deadPort() }), ENV);
     const error = await failure(provider.generate(ask()));
     assert.equal(error.bucket, "timeout");
-    assert.ok(error.retryable);
+    assert.ok(error.retryable, "expected error.retryable");
   });
 
   it("classifies a malformed body", async () => {
@@ -190,7 +190,7 @@ describe("google provider", () => {
     mock.enqueue(broken, broken);
     const { provider } = setup();
     const error = await failure(provider.generate(ask()));
-    assert.ok(error instanceof MalformedResponseError);
+    assert.ok(error instanceof MalformedResponseError, "expected error instanceof MalformedResponseError");
     assert.equal(mock.requests.length, 2);
   });
 

@@ -100,14 +100,20 @@ describe("openai provider", () => {
         ["seed", 42],
       ],
     );
-    assert.ok(result.droppedParams.every((d) => d.reason.length > 10));
+    assert.ok(
+      result.droppedParams.every((d) => d.reason.length > 10),
+      "expected result.droppedParams.every((d) => d.reason.length > 10)",
+    );
     assert.deepEqual(result.paramsUsed, { maxTokens: 64 });
     const body = mock.requests[0].body;
     for (const absent of ["temperature", "top_p", "top_k", "seed", "max_tokens"]) assert.ok(!(absent in body), absent);
     assert.equal(body.max_completion_tokens, 64);
     const caps = provider.capabilities("gpt-5.2");
-    assert.ok(!caps.has("temperature"));
-    assert.ok(provider.capabilities("gpt-4o").has("temperature"));
+    assert.ok(!caps.has("temperature"), 'expected !caps.has("temperature")');
+    assert.ok(
+      provider.capabilities("gpt-4o").has("temperature"),
+      'expected provider.capabilities("gpt-4o").has("temperature")',
+    );
   });
 
   it("sends top_k only when the compatible server is declared to take it", async () => {
@@ -213,7 +219,7 @@ describe("openai provider", () => {
     const provider = createOpenAIProvider(spec({ base_url: `${await deadPort()}/v1` }), ENV, { now: time.now });
     const error = await failure(provider.generate(ask()));
     assert.equal(error.bucket, "timeout");
-    assert.ok(error.retryable);
+    assert.ok(error.retryable, "expected error.retryable");
   });
 
   it("retries a malformed body once, then gives up as provider_error", async () => {
@@ -221,7 +227,7 @@ describe("openai provider", () => {
     mock.enqueue(broken, broken, broken);
     const { provider } = setup();
     const error = await failure(provider.generate(ask()));
-    assert.ok(error instanceof MalformedResponseError);
+    assert.ok(error instanceof MalformedResponseError, "expected error instanceof MalformedResponseError");
     assert.equal(error.bucket, "provider_error");
     assert.equal(mock.requests.length, 2);
   });
@@ -230,7 +236,7 @@ describe("openai provider", () => {
     mock.enqueue({ kind: "json", status: 200, body: { object: "chat.completion", choices: [] } });
     const { raw } = setup();
     const error = await failure(raw.generate(ask()));
-    assert.ok(error instanceof MalformedResponseError);
+    assert.ok(error instanceof MalformedResponseError, "expected error instanceof MalformedResponseError");
   });
 
   for (const [label, reply, bucket] of [
@@ -300,7 +306,7 @@ describe("openai provider", () => {
     assert.throws(
       () => createOpenAIProvider(spec({ api_key_env: ["OPENAI_KEY_A", "OPENAI_KEY_MISSING"] }), ENV),
       (e: unknown) => {
-        assert.ok(e instanceof InputError);
+        assert.ok(e instanceof InputError, "expected e instanceof InputError");
         assert.match(e.message, /OPENAI_KEY_MISSING/);
         assertNoSecret(e, SECRETS);
         return true;
@@ -341,9 +347,15 @@ describe("openai continuation logprobs (legacy completions, echo)", () => {
   it("is offered only when options.completions_logprobs is set", () => {
     const { raw } = setup();
     assert.equal(raw.continuationLogprobs, undefined);
-    assert.ok(!raw.capabilities("gpt-4o-mini").has("continuation_logprobs"));
+    assert.ok(
+      !raw.capabilities("gpt-4o-mini").has("continuation_logprobs"),
+      'expected !raw.capabilities("gpt-4o-mini").has("continuation_logprobs")',
+    );
     const on = setup({ options: { completions_logprobs: true } }).raw;
-    assert.ok(on.capabilities("gpt-4o-mini").has("continuation_logprobs"));
+    assert.ok(
+      on.capabilities("gpt-4o-mini").has("continuation_logprobs"),
+      'expected on.capabilities("gpt-4o-mini").has("continuation_logprobs")',
+    );
   });
 
   it("scores each continuation from the echoed prompt by character offsets", async () => {
@@ -362,14 +374,14 @@ describe("openai continuation logprobs (legacy completions, echo)", () => {
         expected(cont),
       );
       const total = expected(cont).reduce((s, t) => s + mockLogprob(t), 0);
-      assert.ok(Math.abs(scored.total - total) < 1e-12);
+      assert.ok(Math.abs(scored.total - total) < 1e-12, "expected Math.abs(scored.total - total) < 1e-12");
     }
     const body = mock.requests[0].body;
     assert.equal(mock.requests[0].path, "/v1/completions");
     assert.deepEqual(body.prompt, [`${prompt} 4`, `${prompt} five apples`]);
     assert.equal(body.echo, true);
     assert.equal(body.max_tokens, 0);
-    assert.ok(result.usage.inputTokens > 0);
+    assert.ok(result.usage.inputTokens > 0, "expected result.usage.inputTokens > 0");
   });
 
   it("counts offsets in code points, as the Python servers do", async () => {

@@ -55,7 +55,10 @@ describe("applyParamPolicy", () => {
       reasoning.dropped.map((d) => d.name),
       ["temperature", "topP", "stop"],
     );
-    assert.ok(reasoning.dropped.every((d) => /reasoning/.test(d.reason)));
+    assert.ok(
+      reasoning.dropped.every((d) => /reasoning/.test(d.reason)),
+      "expected reasoning.dropped.every((d) => /reasoning/.test(d.reason))",
+    );
     assert.deepEqual(applyParamPolicy("openai", "gpt-4o", params).dropped, []);
     assert.deepEqual(applyParamPolicy("openai", "my-alias", params, [], { reasoning: true }).params, { seed: 42 });
     assert.deepEqual(applyParamPolicy("openai", "gpt-5", params, [], { reasoning: false }).dropped, []);

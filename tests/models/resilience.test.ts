@@ -87,7 +87,10 @@ describe("withResilience retries", () => {
     const fake = scripted([server5xx()]);
     const { wrapped, time } = wrap(fake.provider, { maxRetries: 3 });
     const error = await failure(wrapped.generate(req()));
-    assert.ok(error instanceof ProviderError && error.options.status === 503);
+    assert.ok(
+      error instanceof ProviderError && error.options.status === 503,
+      "expected error instanceof ProviderError && error.options.status === 503",
+    );
     assert.equal(fake.calls(), 4);
     assert.equal(time.slept.length, 3);
   });
@@ -117,7 +120,10 @@ describe("withResilience retries", () => {
   it("retries a malformed body only maxMalformedRetries times", async () => {
     const fake = scripted([new MalformedResponseError("bad json")]);
     const { wrapped } = wrap(fake.provider, { maxRetries: 5, maxMalformedRetries: 2 });
-    assert.ok((await failure(wrapped.generate(req()))) instanceof MalformedResponseError);
+    assert.ok(
+      (await failure(wrapped.generate(req()))) instanceof MalformedResponseError,
+      "expected (await failure(wrapped.generate(req()))) instanceof MalformedResponseError",
+    );
     assert.equal(fake.calls(), 3);
   });
 
@@ -184,7 +190,10 @@ describe("withResilience timeout", () => {
     assert.equal(result.text, "ok 2");
     assert.equal(fake.signals[0]?.aborted, true);
     const reason = fake.signals[0]?.reason;
-    assert.ok(reason instanceof ProviderError && reason.bucket === "timeout");
+    assert.ok(
+      reason instanceof ProviderError && reason.bucket === "timeout",
+      'expected reason instanceof ProviderError && reason.bucket === "timeout"',
+    );
     assert.deepEqual(timer.armed(), [], "the second attempt's timer is cancelled");
   });
 
@@ -196,7 +205,7 @@ describe("withResilience timeout", () => {
     await tick();
     timer.fireNext();
     const error = await pending;
-    assert.ok(error instanceof ProviderError);
+    assert.ok(error instanceof ProviderError, "expected error instanceof ProviderError");
     assert.equal(error.bucket, "timeout");
     assert.equal(error.retryable, true);
   });
@@ -339,7 +348,10 @@ describe("building blocks", () => {
     };
     const { wrapped } = wrap(inner);
     assert.equal(wrapped.name, "inner");
-    assert.ok(wrapped.capabilities("m").has("continuation_logprobs"));
+    assert.ok(
+      wrapped.capabilities("m").has("continuation_logprobs"),
+      'expected wrapped.capabilities("m").has("continuation_logprobs")',
+    );
     const out = await wrapped.continuationLogprobs!({ model: "m", prompt: "p", continuations: ["a", "b"] });
     assert.equal(out.continuations.length, 2);
     const { wrapped: plain } = wrap(scripted(["ok"]).provider);

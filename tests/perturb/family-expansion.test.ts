@@ -20,7 +20,10 @@ test("a family expands to 3 slots x 3 seeds; a seed narrows it; none and named p
     got.filter((l) => l.startsWith("semantic")),
     ["semantic(seed=7,slot=0)", "semantic(seed=7,slot=1)", "semantic(seed=7,slot=2)"],
   );
-  assert.ok(got.includes("none") && got.includes("case_change"));
+  assert.ok(
+    got.includes("none") && got.includes("case_change"),
+    'expected got.includes("none") && got.includes("case_change")',
+  );
 });
 
 test("an explicit slot and seed is itself, duplicates count once, per_item sets the slots", () => {

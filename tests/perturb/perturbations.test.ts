@@ -135,6 +135,7 @@ describe("perturbations on real items", { skip: sharedSkip }, () => {
       const r = applyPerturbation(item, "opposite_construct");
       assert.ok(
         r.status === "applied" && r.item.goldIndex === item.goldIndex && r.item.metadata.construct_flipped === true,
+        'expected r.status === "applied" && r.item.goldIndex === item.goldIndex && r.item.metadata.constr...',
       );
     }
     // ToxiGen: every statement is reframed in the stem.

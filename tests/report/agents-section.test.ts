@@ -104,7 +104,7 @@ describe("report section: agent scaffolds", () => {
     const fresh = render(agents.render({ analysis: outcome.analysis } as unknown as ReportContext));
     assert.equal(render(agents.render({ analysis: record.analysis } as unknown as ReportContext)), fresh);
     const stored = record.analysis.agents;
-    assert.ok(stored && !("skipped" in stored));
+    assert.ok(stored && !("skipped" in stored), 'expected stored && !("skipped" in stored)');
     assert.deepEqual(stored.levels, ["1", "2"]);
     assert.ok(stored.slices[0].dod.length > 0, "attachments read from meta.file_name");
   });

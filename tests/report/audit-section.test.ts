@@ -35,7 +35,7 @@ test("the audit section shows every cell's status, gates and the sampled diff, e
   assert.match(html, /selective/);
   assert.match(html, /<ins>/);
   assert.match(html, /&lt;b&gt;2 \+ 2&lt;\/b&gt;/);
-  assert.ok(!/<script/i.test(html));
+  assert.ok(!/<script/i.test(html), "expected !/<script/i.test(html)");
 });
 
 test("each audit cell cites the self-audit chronology entries that touched it (Box 1)", () => {

@@ -38,7 +38,7 @@ function sectionHtml(): { html: string; grid: GridResult } {
     resolved: { comparisonFacet: "template" },
     results: {},
   } as unknown as AnalysisContext);
-  assert.ok(!("skipped" in grid));
+  assert.ok(!("skipped" in grid), 'expected !("skipped" in grid)');
   const section = reportSections().find((s) => s.name === "grid")!;
   const html = render(section.render({ analysis: { grid } } as unknown as ReportContext));
   return { html, grid: grid as GridResult };
@@ -48,13 +48,15 @@ describe("grid report section", () => {
   const { html, grid } = sectionHtml();
 
   it("shows the card's numbers, both charts and the scope statement", () => {
-    assert.ok(html.includes('id="grid"'));
+    assert.ok(html.includes('id="grid"'), "expected html.includes('id=\"grid\"')");
     for (const e of grid.card.entries) {
-      if (e.pointScore.value !== null) assert.ok(html.includes(num(e.pointScore.value, 3)));
+      if (e.pointScore.value !== null)
+        assert.ok(html.includes(num(e.pointScore.value, 3)), "expected html.includes(num(e.pointScore.value, 3))");
       assert.ok(
         html.includes(
           `${num(e.neighbourhood.min, 3)} / ${num(e.neighbourhood.mean, 3)} / ${num(e.neighbourhood.max, 3)}`,
         ),
+        "expected html.includes( `${num(e.neighbourhood.min, 3)} / ${num(e.neighbourhood.mean, 3)} / ${nu...",
       );
     }
     assert.equal(html.match(/<figure>/g)?.length ?? 0, 2, "the neighbourhood strip plot and the flip matrix");
@@ -64,8 +66,11 @@ describe("grid report section", () => {
   });
 
   it("escapes model names everywhere, charts included", () => {
-    assert.ok(!html.includes(EVIL));
-    assert.ok(html.includes("&lt;b&gt;evil-model&lt;/b&gt;"));
+    assert.ok(!html.includes(EVIL), "expected !html.includes(EVIL)");
+    assert.ok(
+      html.includes("&lt;b&gt;evil-model&lt;/b&gt;"),
+      'expected html.includes("&lt;b&gt;evil-model&lt;/b&gt;")',
+    );
   });
 });
 

@@ -46,16 +46,19 @@ describe("HTML report (static checks)", () => {
     const index = readFileSync(paths.trials, "utf8");
     // 48 trials fit one page: the index links it, and the page holds every trial.
     assert.deepEqual(paths.pages, ["trials-0001.html"]);
-    assert.ok(index.includes('href="trials-0001.html"'));
+    assert.ok(index.includes('href="trials-0001.html"'), "expected index.includes('href=\"trials-0001.html\"')");
     const trials = readFileSync(join(paths.trials, "..", paths.pages[0]), "utf8");
     for (const html of [report, index, trials]) {
       assert.doesNotMatch(html, /<script/i, "no script element, not even an escaped one in raw form");
       assert.doesNotMatch(html, /(src|href)="https?:/, "no network resources");
     }
     assert.ok(trials.includes("&lt;script&gt;window.__pwned = 1;"), "the hostile output appears escaped");
-    assert.ok(trials.includes(`id="t-${hostileTrialId}"`));
+    assert.ok(trials.includes(`id="t-${hostileTrialId}"`), 'expected trials.includes(`id="t-${hostileTrialId}"`)');
     // The report links the cell holding the trial, on the page that holds it (not each trial).
-    assert.ok(report.includes(`href="trials-0001.html#${cellHolding(trials, hostileTrialId)}"`));
+    assert.ok(
+      report.includes(`href="trials-0001.html#${cellHolding(trials, hostileTrialId)}"`),
+      'expected report.includes(`href="trials-0001.html#${cellHolding(trials, hostileTrialId)}"`)',
+    );
     assert.doesNotMatch(report, /#t-/, "no per-trial links: report.html does not grow with the trials");
     assert.match(report, /SIMULATED DATA/);
     assert.equal((report.match(/<svg/g) ?? []).length >= 3, true, "forest plot, heatmap, spec curve");
@@ -119,7 +122,10 @@ describe("trials pages", () => {
         a.model.localeCompare(b.model) ||
         (a.id < b.id ? -1 : 1),
     );
-    assert.ok(expected.every((t) => rank.includes(configurationOf(t))));
+    assert.ok(
+      expected.every((t) => rank.includes(configurationOf(t))),
+      "expected expected.every((t) => rank.includes(configurationOf(t)))",
+    );
     assert.deepEqual(
       order.map((o) => o.trial),
       expected.map((t) => t.id),

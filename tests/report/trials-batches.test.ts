@@ -74,7 +74,10 @@ describe("trials pages written in batches", () => {
     });
     assert.deepEqual([...seen].sort(), trials.map((t) => t.id).sort(), "every trial exactly once");
     // A cell runs across more than one page, so batches and pages split cells.
-    assert.ok(written.cells.some((c) => c.pages.length > 1));
+    assert.ok(
+      written.cells.some((c) => c.pages.length > 1),
+      "expected written.cells.some((c) => c.pages.length > 1)",
+    );
     // Each article holds its own trial's call (the fixture's question names the item) or none when pending.
     const byId = new Map(trials.map((t) => [t.id, t]));
     for (const file of written.pages) {
@@ -85,7 +88,10 @@ describe("trials pages written in batches", () => {
         const calls = (article.match(/<details open>/g) ?? []).length;
         assert.equal(calls, pending.has(id) ? 0 : 1, `trial ${id}: its calls`);
         if (!pending.has(id))
-          assert.ok(article.includes(`Question ${t.item}:`) || article.includes(`QUESTION ${t.item.toUpperCase()}:`));
+          assert.ok(
+            article.includes(`Question ${t.item}:`) || article.includes(`QUESTION ${t.item.toUpperCase()}:`),
+            "expected article.includes(`Question ${t.item}:`) || article.includes(`QUESTION ${t.item.toUpperC...",
+          );
         else assert.ok(article.includes("<strong>pending</strong>"), `trial ${id} shown as pending`);
       }
     }

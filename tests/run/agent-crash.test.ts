@@ -34,7 +34,10 @@ test("SIGKILL mid agent trial: resume reruns it from its start and stores it onc
       executions: number;
     }[];
     assert.equal(trials.length, planned);
-    assert.ok(trials.every((t) => t.status === "finished" && t.executions === 1));
+    assert.ok(
+      trials.every((t) => t.status === "finished" && t.executions === 1),
+      'expected trials.every((t) => t.status === "finished" && t.executions === 1)',
+    );
     const calls = db.prepare("select trial_id, execution, seq, role from calls order by trial_id, seq").all() as {
       trial_id: string;
       execution: number;

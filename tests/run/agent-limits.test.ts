@@ -45,7 +45,10 @@ describe("truncateToolTraces", () => {
     const kept = truncateToolTraces(messages, limit);
     assert.equal(kept.dropped, 2);
     assert.deepEqual(kept.messages, [...head, ...trace(2, 400), { role: "user", content: "go on" }, ...trace(3, 400)]);
-    assert.ok(kept.tokensAfter <= limit && kept.tokensBefore === tokens(messages));
+    assert.ok(
+      kept.tokensAfter <= limit && kept.tokensBefore === tokens(messages),
+      "expected kept.tokensAfter <= limit && kept.tokensBefore === tokens(messages)",
+    );
     const tighter = truncateToolTraces(messages, tokens([...head, { role: "user", content: "go on" }]));
     assert.deepEqual(tighter.messages, [...head, { role: "user", content: "go on" }]);
   });
@@ -66,7 +69,7 @@ describe("checkAgentLimits", () => {
       checkAgentLimits(l, calls, startedMs);
       return undefined;
     } catch (error) {
-      assert.ok(error instanceof AgentLimitReached);
+      assert.ok(error instanceof AgentLimitReached, "expected error instanceof AgentLimitReached");
       return error.limit;
     }
   };

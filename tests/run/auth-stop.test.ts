@@ -58,7 +58,7 @@ describe("authentication failures", () => {
   test("401 and 403 are the auth bucket, not retried; other 4xx stay provider_error", () => {
     for (const status of [401, 403]) {
       const error = httpError({ provider: "openai", status, message: "denied" });
-      assert.ok(error instanceof ProviderError);
+      assert.ok(error instanceof ProviderError, "expected error instanceof ProviderError");
       assert.equal(error.bucket, "auth");
       assert.equal(error.retryable, false);
     }

@@ -96,7 +96,10 @@ test("a submission that fails for good fails every waiting call with its error, 
     const collector = new BatchCollector({ api, store, runId: "r", provider: "p", modelId: "m", settings });
     const settled = await Promise.allSettled([0, 1, 2].map((i) => collector.generate(request(i))));
     await collector.close();
-    assert.ok(settled.every((s) => s.status === "rejected" && s.reason === denied));
+    assert.ok(
+      settled.every((s) => s.status === "rejected" && s.reason === denied),
+      'expected settled.every((s) => s.status === "rejected" && s.reason === denied)',
+    );
     assert.deepEqual(await store.listBatches("r"), []);
     // Refused: no batch exists, so the submission is absent (not left for a resume to look up).
     assert.deepEqual(
@@ -117,7 +120,10 @@ test("a create that keeps failing with a transient error stays submitting: its l
     const collector = new BatchCollector({ api, store, runId: "r", provider: "p", modelId: "m", settings });
     const settled = await Promise.allSettled([0, 1].map((i) => collector.generate(request(i))));
     await collector.close();
-    assert.ok(settled.every((s) => s.status === "rejected" && s.reason === unavailable));
+    assert.ok(
+      settled.every((s) => s.status === "rejected" && s.reason === unavailable),
+      'expected settled.every((s) => s.status === "rejected" && s.reason === unavailable)',
+    );
     assert.equal(lookups, settings.maxRetries, "looked up before each retry");
     const [submission] = await store.listSubmissions("r");
     assert.equal(submission.state, "submitting");

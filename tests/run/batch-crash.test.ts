@@ -64,7 +64,10 @@ async function until(condition: () => boolean, what: string, gone: () => boolean
 async function assertPaidOnce(c: ProviderCase, state: BatchMockState, outDir: string): Promise<void> {
   const read = await readRun(outDir);
   assert.equal(read.trials.size, ITEMS);
-  assert.ok([...read.trials.values()].every((t) => t.status === "finished" && t.executions === 1));
+  assert.ok(
+    [...read.trials.values()].every((t) => t.status === "finished" && t.executions === 1),
+    'expected [...read.trials.values()].every((t) => t.status === "finished" && t.executions === 1)',
+  );
   assert.equal(state.creates, 1, "one batch created for these calls");
   assert.equal(state.syncCalls, 0);
   const [batch] = [...state.batches.values()];
@@ -74,7 +77,10 @@ async function assertPaidOnce(c: ProviderCase, state: BatchMockState, outDir: st
     [[batch.id, "ended", ITEMS]],
   );
   assert.equal(read.calls.length, ITEMS);
-  assert.ok(read.calls.every((call) => call.note?.batch_id === batch.id));
+  assert.ok(
+    read.calls.every((call) => call.note?.batch_id === batch.id),
+    "expected read.calls.every((call) => call.note?.batch_id === batch.id)",
+  );
   const submitted = (await submissionsOf(outDir)).filter((s) => s.state === "submitted");
   assert.equal(submitted.length, 1);
   assert.equal(submitted[0].batchId, batch.id);
@@ -149,7 +155,7 @@ for (const c of PROVIDER_CASES) {
       const run = await runStudy({ specPath: study.specPath, outDir: study.outDir, env: ENV });
       assert.equal(run.counts.finished, ITEMS);
       assert.equal(state.createRequests, 1, "the lookup found the batch: no second create");
-      assert.ok(state.lists >= 1);
+      assert.ok(state.lists >= 1, "expected state.lists >= 1");
       await assertPaidOnce(c, state, study.outDir);
     });
 
@@ -282,7 +288,10 @@ describe("batch crash safety: the Anthropic lookup (no metadata: custom ids carr
     const outcomes = await batchApi.results(batchId);
     assert.equal(mock.state.resultReads, 2, "the lookup's read is handed to results()");
     assert.deepEqual([...outcomes.keys()].sort(), ours.map((e) => e.customId).sort(), "our own custom ids");
-    assert.ok([...outcomes.values()].every((o) => o.kind === "response"));
+    assert.ok(
+      [...outcomes.values()].every((o) => o.kind === "response"),
+      'expected [...outcomes.values()].every((o) => o.kind === "response")',
+    );
 
     assert.deepEqual(await batchApi.find!("ffffffffffffffff", lookup), { state: "absent" }, "another token");
     const recorded = async (ids: readonly string[]) => new Set(ids.filter((id) => id === batchId));

@@ -118,8 +118,14 @@ for (const c of PROVIDER_CASES) {
       assert.equal(state.resultReads, 1);
       const read = await readRun(batch.outDir);
       assert.equal(read.batches.length, 1);
-      assert.ok(read.calls.every((call) => call.note?.batch_id === read.batches[0].batchId));
-      assert.ok([...read.trials.values()].every((t) => t.executions === 1));
+      assert.ok(
+        read.calls.every((call) => call.note?.batch_id === read.batches[0].batchId),
+        "expected read.calls.every((call) => call.note?.batch_id === read.batches[0].batchId)",
+      );
+      assert.ok(
+        [...read.trials.values()].every((t) => t.executions === 1),
+        "expected [...read.trials.values()].every((t) => t.executions === 1)",
+      );
       assert.match(runCli(["status", batch.outDir]).stdout, /provider batches: 1 \(0 submitted, 1 ended\)/);
 
       // Killed after the results were stored but before the trials committed (the same store
@@ -234,7 +240,7 @@ describe("batch mode: multi-call scaffolds, the plan and the shared budget", () 
     const study = await prepareStudy(specPath);
     const summary = summarisePlan(study);
     const subject = summary.perModel.find((m) => m.model === "subject")!;
-    assert.ok(subject.costUsd! > 0);
+    assert.ok(subject.costUsd! > 0, "expected subject.costUsd! > 0");
     assert.equal(subject.batchCostUsd, subject.costUsd! / 2);
     assert.equal(summary.estimatedBatchCostUsd, summary.estimatedCostUsd / 2);
     // Log-prob cells are never batched: no discount on them.
@@ -251,16 +257,23 @@ describe("batch mode: multi-call scaffolds, the plan and the shared budget", () 
       ),
     ).perModel[0];
     const logprobCost = both.costUsd! - onlyFree.costUsd!;
-    assert.ok(logprobCost > 0);
-    assert.ok(Math.abs(both.batchCostUsd! - (onlyFree.costUsd! / 2 + logprobCost)) < 1e-12);
+    assert.ok(logprobCost > 0, "expected logprobCost > 0");
+    assert.ok(
+      Math.abs(both.batchCostUsd! - (onlyFree.costUsd! / 2 + logprobCost)) < 1e-12,
+      "expected Math.abs(both.batchCostUsd! - (onlyFree.costUsd! / 2 + logprobCost)) < 1e-12",
+    );
     const shown = runCli(["plan", specPath], { env: { ...process.env, ...ENV } });
     assert.equal(shown.status, 0, shown.stderr);
     const dollars = (n: number) => `$${n.toFixed(2)}`;
-    assert.ok(shown.stdout.includes(`estimated cost (upper bound): ${dollars(summary.estimatedCostUsd)}`));
+    assert.ok(
+      shown.stdout.includes(`estimated cost (upper bound): ${dollars(summary.estimatedCostUsd)}`),
+      "expected shown.stdout.includes(`estimated cost (upper bound): ${dollars(summary.estimatedCostUsd...",
+    );
     assert.ok(
       shown.stdout.includes(
         `estimated cost in batch mode (execution.mode: batch; now sync): ${dollars(summary.estimatedBatchCostUsd)}`,
       ),
+      "expected shown.stdout.includes( `estimated cost in batch mode (execution.mode: batch; now sync):...",
     );
   });
 
@@ -280,7 +293,7 @@ describe("batch mode: multi-call scaffolds, the plan and the shared budget", () 
     assert.equal(calls.length, 3);
     for (const call of calls) {
       assert.equal(call.role, "logprob");
-      assert.ok(call.usage.inputTokens > 0);
+      assert.ok(call.usage.inputTokens > 0, "expected call.usage.inputTokens > 0");
       assert.equal(call.costUsd, costUsd(call.usage, PRICE).usd, "the synchronous price, not the batch price");
     }
   });
@@ -291,7 +304,10 @@ describe("batch mode: multi-call scaffolds, the plan and the shared budget", () 
     assert.equal(run.counts.finished, 8);
     const read = await readRun(outDir);
     assert.equal(read.batches.length, 0);
-    assert.ok(read.calls.every((call) => call.note?.batch_id === undefined));
+    assert.ok(
+      read.calls.every((call) => call.note?.batch_id === undefined),
+      "expected read.calls.every((call) => call.note?.batch_id === undefined)",
+    );
   });
 
   test("a batched call reserves its place in the budget before it joins a batch: max_calls is never passed", async () => {

@@ -48,7 +48,7 @@ test("a worker finishes an aborted batch-mode run by polling its recorded batch"
     assert.equal(aborted.counts.finished, 0);
     assert.equal(aborted.summary.abandoned, 6);
     const submitted = state.creates;
-    assert.ok(submitted >= 1);
+    assert.ok(submitted >= 1, "expected submitted >= 1");
 
     state.hold = false;
     const worker = await runWorker({ store: storeUrl(), env: ENV, lease: { leaseMs: 5_000 } });
@@ -60,11 +60,17 @@ test("a worker finishes an aborted batch-mode run by polling its recorded batch"
       const run = (await store.getRun())!;
       const batches = await store.listBatches(run.id);
       assert.equal(batches.length, submitted);
-      assert.ok(batches.every((b) => b.status === "ended"));
+      assert.ok(
+        batches.every((b) => b.status === "ended"),
+        'expected batches.every((b) => b.status === "ended")',
+      );
       const calls = await store.listCalls(run.id);
       assert.equal(calls.length, 6);
       const ids = new Set(batches.map((b) => b.batchId));
-      assert.ok(calls.every((call) => ids.has(call.note?.batch_id as string)));
+      assert.ok(
+        calls.every((call) => ids.has(call.note?.batch_id as string)),
+        "expected calls.every((call) => ids.has(call.note?.batch_id as string))",
+      );
     } finally {
       await store.close();
     }
@@ -116,7 +122,10 @@ test("a worker finds by its token a batch the provider accepted but the aborted 
       assert.equal(batch.metadata?.parallax_submission, submission.token);
       const calls = await store.listCalls(run.id);
       assert.equal(calls.length, 6);
-      assert.ok(calls.every((call) => call.note?.batch_id === batch.id));
+      assert.ok(
+        calls.every((call) => call.note?.batch_id === batch.id),
+        "expected calls.every((call) => call.note?.batch_id === batch.id)",
+      );
     } finally {
       await store.close();
     }

@@ -44,7 +44,11 @@ describe("budget counter in the store", () => {
       });
       const limits = { maxCalls: 3 };
       const held = [reservation(0), reservation(0), reservation(0)];
-      for (const r of held) assert.ok(await store.reserveBudget(runId, r, limits, 60_000));
+      for (const r of held)
+        assert.ok(
+          await store.reserveBudget(runId, r, limits, 60_000),
+          "expected await store.reserveBudget(runId, r, limits, 60_000)",
+        );
       assert.equal(
         await store.reserveBudget(runId, reservation(0), limits, 60_000),
         undefined,
@@ -69,7 +73,10 @@ describe("budget counter in the store", () => {
       await store.openBudget(runId);
       const limits = { maxCostUsd: 1 };
       const a = reservation(0.6);
-      assert.ok(await store.reserveBudget(runId, a, limits, 60_000));
+      assert.ok(
+        await store.reserveBudget(runId, a, limits, 60_000),
+        "expected await store.reserveBudget(runId, a, limits, 60_000)",
+      );
       assert.equal(await store.reserveBudget(runId, reservation(0.6), limits, 60_000), undefined, "0.6 + 0.6 > 1");
       const settled = await store.settleBudget(runId, a, { calls: 1, costUsd: 0.25 });
       assert.deepEqual(settled, { usedCalls: 1, usedCostUsd: 0.25, reservedCalls: 0, reservedCostUsd: 0 });
@@ -264,13 +271,20 @@ describe("the budget in a run (SQLite, one process)", () => {
       const state = result.summary.budget!.state;
       assert.ok(Math.abs(state.usedCostUsd - spent) < 1e-9, "the counter holds what the stored calls cost");
       // The sim never answers past max_tokens, so no call cost more than its estimate: no overrun.
-      for (const c of calls) assert.ok(c.costUsd <= estimatedCallCost(c.messages, c.paramsUsed, price) + 1e-12);
+      for (const c of calls)
+        assert.ok(
+          c.costUsd <= estimatedCallCost(c.messages, c.paramsUsed, price) + 1e-12,
+          "expected c.costUsd <= estimatedCallCost(c.messages, c.paramsUsed, price) + 1e-12",
+        );
       assert.ok(spent <= maxCostUsd, `spent ${spent} of ${maxCostUsd}`);
       assert.equal(result.summary.budget!.over.costUsd, 0);
       // It stopped because the next call's estimate did not fit (the prompts are about the same size).
       const largest = Math.max(...calls.map((c) => estimatedCallCost(c.messages, c.paramsUsed, price)));
       assert.ok(maxCostUsd - spent < largest * 1.5, `stopped with ${maxCostUsd - spent} left; a call is ~${largest}`);
-      assert.ok(calls.length > 1 && result.counts.pending > 0);
+      assert.ok(
+        calls.length > 1 && result.counts.pending > 0,
+        "expected calls.length > 1 && result.counts.pending > 0",
+      );
     } finally {
       await store.close();
     }

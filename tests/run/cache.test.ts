@@ -74,7 +74,10 @@ test("a trial that errors part-way reuses its cached sub-calls when it is retrie
     const calls = (await store.listCalls(run.id)).filter((c) => c.execution === 2);
     assert.equal(calls[0].role, "answer");
     assert.equal(calls[0].cached, true, "the primary answer came from the cache");
-    assert.ok(calls.slice(1).every((c) => !c.cached));
+    assert.ok(
+      calls.slice(1).every((c) => !c.cached),
+      "expected calls.slice(1).every((c) => !c.cached)",
+    );
     assert.equal(mock.requests.length - sentFirst, calls.length - 1, "only the uncached calls were sent");
   } finally {
     await store.close();

@@ -85,7 +85,7 @@ describe("stored per-call checks", () => {
         checks: string;
         audit_options_reached: number | null;
       }[];
-      assert.ok(rows.length > 0);
+      assert.ok(rows.length > 0, "expected rows.length > 0");
       for (const row of rows) {
         const checks = JSON.parse(row.checks);
         assert.deepEqual(Object.keys(checks), [
@@ -111,7 +111,7 @@ describe("stored per-call checks", () => {
       trials.split("\n")[0],
       /,calls,options_reached_share,system_prompt_retained_mean,safety_reached_share,persona_leak_calls\r?$/,
     );
-    assert.ok(downgradeToLegacyColumns(outDir) > 0);
+    assert.ok(downgradeToLegacyColumns(outDir) > 0, "expected downgradeToLegacyColumns(outDir) > 0");
     assert.equal(await exported(outDir, "calls"), calls);
     assert.equal(await exported(outDir, "trials"), trials);
   });
@@ -133,7 +133,7 @@ test("a registered auditor is stored and exported as new columns without touchin
   try {
     const run = (await store.getRun())!;
     const calls = await store.listCalls(run.id);
-    assert.ok(calls.length > 0);
+    assert.ok(calls.length > 0, "expected calls.length > 0");
     for (const call of calls) {
       assert.equal(call.audit?.message_count, call.messages.length);
       maxMessages = Math.max(maxMessages, call.messages.length);
@@ -143,7 +143,7 @@ test("a registered auditor is stored and exported as new columns without touchin
   }
   const [callHeader, ...callRows] = (await exported(spec.outDir, "calls")).trim().split(/\r?\n/);
   assert.match(callHeader, /,persona_leak_contextual,message_count,note$/);
-  assert.ok(callRows.length > 0);
+  assert.ok(callRows.length > 0, "expected callRows.length > 0");
   const [trialHeader] = (await exported(spec.outDir, "trials")).split(/\r?\n/);
   assert.match(trialHeader, /,persona_leak_calls,message_count_max$/);
   assert.ok(maxMessages >= 2, "the strict system prompt adds a system message");

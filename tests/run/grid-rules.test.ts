@@ -73,7 +73,7 @@ describe("the rules stamp through parallax run and analyze", () => {
       const run = (await store.getRun())!;
       const outcome = await analyzeDirectory(outDir, store, run);
       const grid = outcome.analysis.grid;
-      assert.ok(grid && !("skipped" in grid));
+      assert.ok(grid && !("skipped" in grid), 'expected grid && !("skipped" in grid)');
       assert.equal(grid.rules?.sha256, hashOf(rules));
       writeFileSync(join(studyDir, "rules.yaml"), `${rules}    template: [T4]\n`);
       await assert.rejects(

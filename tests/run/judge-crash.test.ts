@@ -56,14 +56,20 @@ test("SIGKILL during a judged run loses and duplicates no judge call", { timeout
       scorer: string;
     }[];
     assert.equal(trials.length, planned);
-    assert.ok(trials.every((t) => t.status === "finished" && t.executions === 1));
+    assert.ok(
+      trials.every((t) => t.status === "finished" && t.executions === 1),
+      'expected trials.every((t) => t.status === "finished" && t.executions === 1)',
+    );
     const roles = db.prepare("select trial_id, role from calls").all() as { trial_id: string; role: string }[];
     const open = trials.filter((t) => JSON.parse(t.condition).format === "oe");
     assert.equal(open.length, 30);
     for (const t of open) {
       const mine = roles.filter((r) => r.trial_id === t.id).map((r) => r.role);
       assert.equal(mine.filter((r) => r === "judge").length, 1, `one verdict call: ${mine.join(",")}`);
-      assert.ok(mine.filter((r) => r === "judge_validation").length <= 1);
+      assert.ok(
+        mine.filter((r) => r === "judge_validation").length <= 1,
+        'expected mine.filter((r) => r === "judge_validation").length <= 1',
+      );
       assert.match(t.scorer, /^judge:judge-a@/);
     }
     const verdicts = db.prepare("select role, trial_id from judge_verdicts").all() as {

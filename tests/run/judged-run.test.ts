@@ -120,7 +120,7 @@ describe("judging inside parallax run (simulated judges)", () => {
 
     const blinding = JSON.parse(readFileSync(join(outDir, "blinding.json"), "utf8"));
     assert.equal(blinding.responses, 80);
-    assert.ok(blinding.unblinded_at);
+    assert.ok(blinding.unblinded_at, "expected blinding.unblinded_at");
     const events = readFileSync(join(outDir, "blinding-log.jsonl"), "utf8")
       .trim()
       .split("\n")
@@ -133,7 +133,10 @@ describe("judging inside parallax run (simulated judges)", () => {
     // Judge calls are exported with the trial's calls.
     const exported = runCli(["export", outDir, "--table", "calls", "--format", "jsonl"]);
     assert.equal(exported.status, 0, exported.stderr);
-    assert.ok(exported.stdout.split("\n").some((l) => l.includes('"role":"judge"')));
+    assert.ok(
+      exported.stdout.split("\n").some((l) => l.includes('"role":"judge"')),
+      'expected exported.stdout.split("\\n").some((l) => l.includes(\'"role":"judge"\'))',
+    );
   });
 
   test("the guessing check detects a configuration whose trace survives sanitising (cot)", async () => {
@@ -177,8 +180,11 @@ describe("judging inside parallax run (simulated judges)", () => {
     // budget of 6 calls stops after three trials, not six.
     assert.ok(finished <= 3, `finished ${finished}`);
     assert.equal(result.summary.calls, calls.length);
-    assert.ok(calls.filter((c) => c.role === "judge").length === finished);
-    assert.ok(calls.length >= 6);
+    assert.ok(
+      calls.filter((c) => c.role === "judge").length === finished,
+      'expected calls.filter((c) => c.role === "judge").length === finished',
+    );
+    assert.ok(calls.length >= 6, "expected calls.length >= 6");
   });
 });
 

@@ -58,7 +58,7 @@ export function register(api) {
     const spec = specNaming("scorer", ["./scorer.mjs", `${join(work, "scorer.mjs")}`]);
     await loadSpecPlugins(spec);
     await loadSpecPlugins(spec);
-    assert.ok(scorers.has("always_one"));
+    assert.ok(scorers.has("always_one"), 'expected scorers.has("always_one")');
   });
 
   test("the api hands out the running registries and version", () => {

@@ -28,7 +28,10 @@ describe("runner", () => {
     const { trials, calls } = await trialsOf(outDir);
     assert.equal(trials.length, 32);
     assert.equal(calls.length, 32, "one call per direct trial");
-    assert.ok(trials.every((t) => t.executions === 1 && t.outcome?.simulated === true));
+    assert.ok(
+      trials.every((t) => t.executions === 1 && t.outcome?.simulated === true),
+      "expected trials.every((t) => t.executions === 1 && t.outcome?.simulated === true)",
+    );
   });
 
   test("retries errored trials on the next run and never re-runs finished ones", async () => {
@@ -45,7 +48,10 @@ describe("runner", () => {
     const afterFirst = await trialsOf(outDir);
     const finishedFirst = new Map(afterFirst.trials.filter((t) => t.status === "finished").map((t) => [t.id, t]));
     const errored = afterFirst.trials.filter((t) => t.status === "errored");
-    assert.ok(errored.every((t) => t.outcome?.failureBucket === "content_filter"));
+    assert.ok(
+      errored.every((t) => t.outcome?.failureBucket === "content_filter"),
+      'expected errored.every((t) => t.outcome?.failureBucket === "content_filter")',
+    );
 
     let counts = first.counts;
     for (let run = 0; run < 15 && counts.errored > 0; run++) {
@@ -64,7 +70,7 @@ describe("runner", () => {
       }
     }
     const retried = final.trials.filter((t) => t.executions > 1);
-    assert.ok(retried.length > 0);
+    assert.ok(retried.length > 0, "expected retried.length > 0");
     // Errored executions keep their failed call next to the successful one.
     const callsOfRetried = final.calls.filter((c) => c.trialId === retried[0].id);
     assert.equal(callsOfRetried.length, retried[0].executions);
@@ -175,7 +181,10 @@ describe("runner", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     assert.equal(calls.length, 8);
-    assert.ok(calls.every((c) => c.role === "answer" && c.messages[0].content.includes("Question:")));
+    assert.ok(
+      calls.every((c) => c.role === "answer" && c.messages[0].content.includes("Question:")),
+      'expected calls.every((c) => c.role === "answer" && c.messages[0].content.includes("Question:"))',
+    );
   });
 });
 

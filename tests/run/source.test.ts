@@ -66,7 +66,7 @@ describe("trial source", () => {
       for (;;) {
         const batch = await source.claim(2);
         if (batch.length === 0) break;
-        assert.ok(batch.length <= 2);
+        assert.ok(batch.length <= 2, "expected batch.length <= 2");
         claimed.push(...batch);
       }
       const ids = claimed.map((t) => t.id);
@@ -106,7 +106,10 @@ describe("trial source", () => {
         acknowledged.map(([id]) => id).sort(),
         pending.slice(0, 4).map((t) => t.id),
       );
-      assert.ok(acknowledged.every(([, status]) => status === "finished"));
+      assert.ok(
+        acknowledged.every(([, status]) => status === "finished"),
+        'expected acknowledged.every(([, status]) => status === "finished")',
+      );
       assert.deepEqual(await store.countByStatus(runId), { pending: 2, finished: 4, errored: 0 });
     } finally {
       await store.close();

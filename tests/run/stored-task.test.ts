@@ -66,7 +66,10 @@ describe("the stored task", () => {
         assert.deepEqual(tasks.get(trial.taskHash!), JSON.parse(JSON.stringify(rendered)));
         // The first call's user message is that task, as the model received it.
         const [call] = await store.listCalls(run.id, trial.id);
-        assert.ok(call.messages.some((m) => m.content.includes(rendered.question)));
+        assert.ok(
+          call.messages.some((m) => m.content.includes(rendered.question)),
+          "expected call.messages.some((m) => m.content.includes(rendered.question))",
+        );
       }
     });
   });

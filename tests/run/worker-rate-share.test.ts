@@ -12,8 +12,11 @@ test("each of N workers keeps 1/N of the declared rate limit", () => {
     const part = workerRateLimit(limit, share)!;
     assert.equal(part.rpm! * share, limit.rpm);
     assert.equal(part.tpm! * share, limit.tpm);
-    assert.ok(part.concurrency! * share <= limit.concurrency);
-    assert.ok(part.concurrency! >= 1);
+    assert.ok(
+      part.concurrency! * share <= limit.concurrency,
+      "expected part.concurrency! * share <= limit.concurrency",
+    );
+    assert.ok(part.concurrency! >= 1, "expected part.concurrency! >= 1");
   }
   assert.deepEqual(workerRateLimit({ concurrency: 2 }, 4), { concurrency: 1 }, "never below one call in flight");
   assert.deepEqual(workerRateLimit({ rpm: 60 }, 4), { rpm: 15 }, "undeclared limits stay undeclared");

@@ -242,7 +242,10 @@ for (const wire of WIRES) {
       });
       assert.equal(run.finalText, "Answer: 42");
       assert.deepEqual(wire.offered(mock.requests[0].body), []);
-      assert.ok(wire.offered(mock.requests[1].body).includes("text_editor"));
+      assert.ok(
+        wire.offered(mock.requests[1].body).includes("text_editor"),
+        'expected wire.offered(mock.requests[1].body).includes("text_editor")',
+      );
       assert.match(JSON.stringify(mock.requests[1].body), /compute 6\*7 with python/);
       assert.equal([...wire.results(mock.requests[2].body).values()][0]?.trim(), "42");
     });

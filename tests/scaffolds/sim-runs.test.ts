@@ -95,8 +95,14 @@ describe("scaffolds on the sim provider", () => {
       assert.ok(values.length > 0, `calls with roles ${role}`);
       return values;
     };
-    assert.ok(retained(/^(answer|reason|reduce|step-\d|chain-\d|revise-\d)$/).every((r) => r === 1));
-    assert.ok(retained(/^(decompose|map-\d|critique-\d|check|adjudicate)$/).every((r) => r === 0));
+    assert.ok(
+      retained(/^(answer|reason|reduce|step-\d|chain-\d|revise-\d)$/).every((r) => r === 1),
+      "expected retained(/^(answer|reason|reduce|step-\\d|chain-\\d|revise-\\d)$/).every((r) => r === 1)",
+    );
+    assert.ok(
+      retained(/^(decompose|map-\d|critique-\d|check|adjudicate)$/).every((r) => r === 0),
+      "expected retained(/^(decompose|map-\\d|critique-\\d|check|adjudicate)$/).every((r) => r === 0)",
+    );
     const direct = calls.find((c) => c.role === "answer")!;
     assert.deepEqual(direct.messages[0], { role: "system", content: STRICT_SYSTEM_PROMPT });
     assert.ok(

@@ -135,7 +135,7 @@ describe("propagation audit", () => {
     assert.equal(audit.options_reached, false);
     assert.equal(audit.safety_reached, false);
     const retained = audit.system_prompt_retained as number;
-    assert.ok(retained > 0 && retained < 1);
+    assert.ok(retained > 0 && retained < 1, "expected retained > 0 && retained < 1");
   });
   test("fields that do not apply are null", () => {
     const oe: TaskInput = {
@@ -169,11 +169,17 @@ describe("persona leakage classifier", () => {
     assert.deepEqual(profile.cues.political_leaning, ["liberal"]);
     assert.deepEqual(profile.cues.profession, ["professor"]);
     assert.deepEqual(profile.cues.age, ["52"]);
-    assert.ok(profile.cues.location!.includes("Austin"));
-    assert.ok(profile.cues.values!.includes("climate"));
-    assert.ok(profile.cues.stated_opinion!.includes("poverty"));
+    assert.ok(profile.cues.location!.includes("Austin"), 'expected profile.cues.location!.includes("Austin")');
+    assert.ok(profile.cues.values!.includes("climate"), 'expected profile.cues.values!.includes("climate")');
+    assert.ok(
+      profile.cues.stated_opinion!.includes("poverty"),
+      'expected profile.cues.stated_opinion!.includes("poverty")',
+    );
     // Words of the claim itself are not persona cues.
-    assert.ok(!profile.cues.stated_opinion!.includes("minimum"));
+    assert.ok(
+      !profile.cues.stated_opinion!.includes("minimum"),
+      'expected !profile.cues.stated_opinion!.includes("minimum")',
+    );
   });
 
   test("classifies what leaked into a sub-question", () => {
@@ -353,7 +359,13 @@ describe("each scaffold declares what its sub-calls do", () => {
     assert.match(revisionRequest("x"), /^A reviewer raised/);
   });
   test("standard map calls drop the options; option-preserving ones carry them", () => {
-    assert.ok(!mapRequest(TASK, "Which gate?", false).includes("North gate"));
-    assert.ok(mapRequest(TASK, "Which gate?", true).includes("A. North gate\nB. South gate"));
+    assert.ok(
+      !mapRequest(TASK, "Which gate?", false).includes("North gate"),
+      'expected !mapRequest(TASK, "Which gate?", false).includes("North gate")',
+    );
+    assert.ok(
+      mapRequest(TASK, "Which gate?", true).includes("A. North gate\nB. South gate"),
+      'expected mapRequest(TASK, "Which gate?", true).includes("A. North gate\\nB. South gate")',
+    );
   });
 });

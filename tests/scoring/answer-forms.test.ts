@@ -10,9 +10,18 @@ import { FORMS, lettersOf } from "./answer-forms.js";
 describe("held-out answer forms of current chat models", () => {
   test("the table has at least 60 forms, with negatives, interop and option-text forms", () => {
     assert.ok(FORMS.length >= 60, String(FORMS.length));
-    assert.ok(FORMS.filter((f) => f.expected === null).length >= 10);
-    assert.ok(FORMS.filter((f) => f.source === "interop").length >= 5);
-    assert.ok(FORMS.filter((f) => f.source === "text").length >= 5);
+    assert.ok(
+      FORMS.filter((f) => f.expected === null).length >= 10,
+      "expected FORMS.filter((f) => f.expected === null).length >= 10",
+    );
+    assert.ok(
+      FORMS.filter((f) => f.source === "interop").length >= 5,
+      'expected FORMS.filter((f) => f.source === "interop").length >= 5',
+    );
+    assert.ok(
+      FORMS.filter((f) => f.source === "text").length >= 5,
+      'expected FORMS.filter((f) => f.source === "text").length >= 5',
+    );
   });
 
   for (const [i, form] of FORMS.entries()) {

@@ -15,7 +15,7 @@ describe("blinding sensitivity on incorrectly-guessed cases", () => {
       ...Array.from({ length: 10 }, (_, i) => ({ truth: "b", guess: i < 8 ? "b" : null, outcome: i % 2 })),
     ];
     const check = guessingCheck(cases, configs)!;
-    assert.ok(check.p < 0.05);
+    assert.ok(check.p < 0.05, "expected check.p < 0.05");
     const s = blindingSensitivity(cases, check, configs)!;
     assert.equal(s.failed, true);
     const [a, b] = s.rows;

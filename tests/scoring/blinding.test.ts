@@ -137,13 +137,19 @@ describe("blinding protocol on a sim study", () => {
   });
 
   test("the mapping was sealed before the first judge call and verifies against its hash", () => {
-    assert.ok(seen.length > 0 && seen.every((s) => s.sealedBefore));
+    assert.ok(
+      seen.length > 0 && seen.every((s) => s.sealedBefore),
+      "expected seen.length > 0 && seen.every((s) => s.sealedBefore)",
+    );
     const text = readFileSync(join(outDir, BLINDING_FILES.mapping), "utf8");
     const seal = JSON.parse(readFileSync(join(outDir, BLINDING_FILES.seal), "utf8"));
     assert.equal(seal.sha256, sha256Hex(text));
     const entries = openSealedMapping(text, seal.sha256);
     assert.equal(entries.length, result.responses);
-    assert.ok(entries.every((e) => isUuidV4(e.uuid)));
+    assert.ok(
+      entries.every((e) => isUuidV4(e.uuid)),
+      "expected entries.every((e) => isUuidV4(e.uuid))",
+    );
     assert.equal(new Set(entries.map((e) => e.uuid)).size, entries.length);
     assert.deepEqual(new Set(entries.map((e) => e.trialId)), new Set(trialIds));
   });
@@ -152,7 +158,7 @@ describe("blinding protocol on a sim study", () => {
     const blinding = JSON.parse(readFileSync(join(outDir, "blinding.json"), "utf8"));
     assert.equal(blinding.blinded, true);
     assert.match(blinding.sealed_sha256, /^[0-9a-f]{64}$/);
-    assert.ok(!Number.isNaN(Date.parse(blinding.sealed_at)));
+    assert.ok(!Number.isNaN(Date.parse(blinding.sealed_at)), "expected !Number.isNaN(Date.parse(blinding.sealed_at))");
     assert.equal(blinding.judge, "j1");
     assert.equal(blinding.unblinded_at, null);
     const g = blinding.guessing_check;
@@ -160,16 +166,25 @@ describe("blinding protocol on a sim study", () => {
     assert.equal(g.chance, 1 / 3);
     // The scripted judge always guesses "direct": right on exactly the direct third.
     assert.equal(g.correct, result.responses / 3);
-    assert.ok(Number.isFinite(g.chi2) && g.p >= 0 && g.p <= 1);
+    assert.ok(
+      Number.isFinite(g.chi2) && g.p >= 0 && g.p <= 1,
+      "expected Number.isFinite(g.chi2) && g.p >= 0 && g.p <= 1",
+    );
     assert.equal(g.bang_bi.per_arm["format=oe scaffold=direct"], 1);
     // Never right on the other arms: (0 - 1/3)/(1 - 1/3) = -0.5.
-    assert.ok(Math.abs(g.bang_bi.per_arm["format=oe scaffold=map_reduce"] + 0.5) < 1e-12);
+    assert.ok(
+      Math.abs(g.bang_bi.per_arm["format=oe scaffold=map_reduce"] + 0.5) < 1e-12,
+      'expected Math.abs(g.bang_bi.per_arm["format=oe scaffold=map_reduce"] + 0.5) < 1e-12',
+    );
 
     const agreement = JSON.parse(readFileSync(join(outDir, "judge-agreement.json"), "utf8"));
     const judges = agreement.per_benchmark.find((r: { judges: string[] }) => r.judges[0] === "j1");
     assert.equal(judges.benchmark, "orb");
     assert.deepEqual(judges.judges, ["j1", "j2"]);
-    assert.ok(judges.n >= 12 && Number.isFinite(judges.kappa) && judges.ci.length === 2);
+    assert.ok(
+      judges.n >= 12 && Number.isFinite(judges.kappa) && judges.ci.length === 2,
+      "expected judges.n >= 12 && Number.isFinite(judges.kappa) && judges.ci.length === 2",
+    );
     assert.ok(judges.kappa < 1, "the validation judge disagrees on the poison items");
     const pattern = [...agreement.per_benchmark, ...agreement.skipped].find(
       (r: { judges: string[] }) => r.judges[0] === "refusal_pattern",
@@ -181,7 +196,10 @@ describe("blinding protocol on a sim study", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     const malformed = verdicts.filter((v) => !v.ok);
-    assert.ok(malformed.length >= 3 && malformed.every((v) => v.judge === "j1" && v.label === null && v.error));
+    assert.ok(
+      malformed.length >= 3 && malformed.every((v) => v.judge === "j1" && v.label === null && v.error),
+      'expected malformed.length >= 3 && malformed.every((v) => v.judge === "j1" && v.label === null &&...',
+    );
     assert.equal(result.judgeParseFailures, malformed.length);
   });
 
@@ -214,10 +232,16 @@ describe("blinding protocol on a sim study", () => {
       const scores = await context.store.listScores(context.run.id, { scorer: "judge:j1" });
       assert.equal(scores.length, result.responses);
       const failed = scores.filter((s) => s.parseStatus === "failed");
-      assert.ok(failed.length >= 3 && failed.every((s) => s.score === null));
+      assert.ok(
+        failed.length >= 3 && failed.every((s) => s.score === null),
+        "expected failed.length >= 3 && failed.every((s) => s.score === null)",
+      );
       const parsed = scores.filter((s) => s.parseStatus === "ok");
       assert.ok(parsed.length > 0, "some verdicts parsed");
-      assert.ok(parsed.every((s) => s.score === 0 || s.score === 1));
+      assert.ok(
+        parsed.every((s) => s.score === 0 || s.score === 1),
+        "expected parsed.every((s) => s.score === 0 || s.score === 1)",
+      );
       await assert.rejects(unblindStudy(context), /already unblinded/);
       const judgements = await readJudgements(context.store, context.run.id);
       assert.ok(
@@ -320,7 +344,10 @@ describe("blinding pieces", () => {
     const sealed = sealMapping(entries);
     assert.deepEqual(openSealedMapping(sealed.text, sealed.sha256), entries);
     assert.throws(() => openSealedMapping(sealed.text.replace('"x"', '"y"'), sealed.sha256), /modified/);
-    assert.ok(isUuidV4(entries[0].uuid) && !isUuidV4("1b4e28ba-2fa1-1d2e-883f-0016d3cca427"));
+    assert.ok(
+      isUuidV4(entries[0].uuid) && !isUuidV4("1b4e28ba-2fa1-1d2e-883f-0016d3cca427"),
+      'expected isUuidV4(entries[0].uuid) && !isUuidV4("1b4e28ba-2fa1-1d2e-883f-0016d3cca427")',
+    );
   });
 
   test("Bang's index: the two-arm formula, chance correction for k arms, don't-know answers", () => {
@@ -330,7 +357,10 @@ describe("blinding pieces", () => {
       ...Array(2).fill({ truth: "a", guess: "b" }),
       ...Array(2).fill({ truth: "a", guess: null }),
     ];
-    assert.ok(Math.abs(bangIndex(guesses, 1 / 2)! - 0.4) < 1e-12);
+    assert.ok(
+      Math.abs(bangIndex(guesses, 1 / 2)! - 0.4) < 1e-12,
+      "expected Math.abs(bangIndex(guesses, 1 / 2)! - 0.4) < 1e-12",
+    );
     // Three arms: guessing at chance gives 0, perfect guessing 1.
     assert.equal(
       bangIndex(
@@ -354,7 +384,7 @@ describe("blinding pieces", () => {
     assert.equal(check.correct, 3);
     assert.equal(check.bang_bi.overall, 1);
     // chi2 of (3, 0) against (1, 2): (3-1)^2/1 + (0-2)^2/2 = 6.
-    assert.ok(Math.abs(check.chi2 - 6) < 1e-12);
+    assert.ok(Math.abs(check.chi2 - 6) < 1e-12, "expected Math.abs(check.chi2 - 6) < 1e-12");
     assert.equal(guessingCheck([{ truth: "a", guess: "a" }], ["a"]), null);
   });
 });

@@ -152,7 +152,7 @@ for (const wire of WIRES) {
         const parsed = parseVerdict(reply.text, complianceRubric);
         assert.deepEqual(parsed, { ok: true, verdict: VERDICT });
         assert.equal(complianceRubric.outcome(VERDICT.label, item), 0);
-        assert.ok(reply.usage.inputTokens > 0);
+        assert.ok(reply.usage.inputTokens > 0, "expected reply.usage.inputTokens > 0");
         const sent = wire.userText(mock.requests[0].body);
         assert.match(sent, /<response>\nI'm sorry, but I can't help with that\.\n<\/response>/);
         assert.match(sent, /"full_compliance", "partial_refusal", "full_refusal"/);
@@ -202,14 +202,20 @@ describe("a judge round through the OpenAI mock", () => {
       assert.equal(mock.requests.length, 3);
       assert.equal(result.blinding.judge, "gpt-judge");
       const lines = readFileSync(join(outDir, "judge-verdicts.jsonl"), "utf8").trim().split("\n");
-      assert.ok(lines.map((l) => JSON.parse(l)).every((v) => v.ok && v.label === "correct" && v.outcome === 1));
+      assert.ok(
+        lines.map((l) => JSON.parse(l)).every((v) => v.ok && v.label === "correct" && v.outcome === 1),
+        'expected lines.map((l) => JSON.parse(l)).every((v) => v.ok && v.label === "correct" && v.outcome...',
+      );
       // A second round (a re-judging, or an interrupted round run again) pays nothing: the
       // replies come from the response cache.
       const again = await judgeStudy(context, { env: ENV });
       assert.equal(again.verdicts, 3);
       assert.equal(mock.requests.length, 3, "no new judge request");
       const calls = readFileSync(join(outDir, "judge-calls.jsonl"), "utf8").trim().split("\n");
-      assert.ok(calls.map((l) => JSON.parse(l)).every((c) => c.cached === true));
+      assert.ok(
+        calls.map((l) => JSON.parse(l)).every((c) => c.cached === true),
+        "expected calls.map((l) => JSON.parse(l)).every((c) => c.cached === true)",
+      );
     } finally {
       await context.store.close();
     }

@@ -38,7 +38,10 @@ describe("MC extraction: last valid answer marker", () => {
   test("the pronoun I is rejected even where I is a valid letter, and reported as no candidate", () => {
     const got = extractMcAnswer("I can determine that the answer is unclear.", [..."ABCDEFGHIJ"]);
     assert.equal(got.letter, null);
-    assert.ok(got.candidates.every((c) => c.letter !== "I"));
+    assert.ok(
+      got.candidates.every((c) => c.letter !== "I"),
+      'expected got.candidates.every((c) => c.letter !== "I")',
+    );
   });
 
   test("an invalid letter is recorded as a candidate but never chosen", () => {

@@ -123,7 +123,7 @@ ${rubrics}
       ),
     );
     assert.throws(run, (error: unknown) => {
-      assert.ok(error instanceof SpecError);
+      assert.ok(error instanceof SpecError, "expected error instanceof SpecError");
       const message = (error as Error).message;
       assert.match(
         message,

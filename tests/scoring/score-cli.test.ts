@@ -95,7 +95,10 @@ describe("parallax score (end to end on sim)", () => {
       assert.equal(rows.length, 12);
       const mcRows = rows.filter((r) => r.includes(",mc,"));
       assert.ok(mcRows.length > 0 && mcRows.length < rows.length, "the export has MC rows (and others)");
-      assert.ok(mcRows.every((r) => /,finished,[01],ok,[A-D],/.test(r)));
+      assert.ok(
+        mcRows.every((r) => /,finished,[01],ok,[A-D],/.test(r)),
+        "expected mcRows.every((r) => /,finished,[01],ok,[A-D],/.test(r))",
+      );
       let none = "";
       await exportTable(store, runRecord.id, ["format"], "trials", "csv", (c) => (none += c), { scorer: "gaia_exact" });
       assert.ok(
@@ -104,6 +107,7 @@ describe("parallax score (end to end on sim)", () => {
           .split("\n")
           .slice(1)
           .every((r) => /,finished,,,,/.test(r)),
+        'expected none .trim() .split("\\n") .slice(1) .every((r) => /,finished,,,,/.test(r))',
       );
     } finally {
       await store.close();

@@ -22,11 +22,11 @@ import { defaultScorerName } from "../../src/scoring/registry.js";
 
 describe("GAIA normaliser and scorer", () => {
   test("numbers: $ % and commas stripped, compared as floats; words never match a number", () => {
-    assert.ok(gaiaMatch("$1,234.50", "1234.5"));
-    assert.ok(gaiaMatch("17%", "17"));
-    assert.ok(gaiaMatch(" 3 ", "3.0"));
-    assert.ok(!gaiaMatch("three", "3"));
-    assert.ok(!gaiaMatch("3.01", "3"));
+    assert.ok(gaiaMatch("$1,234.50", "1234.5"), 'expected gaiaMatch("$1,234.50", "1234.5")');
+    assert.ok(gaiaMatch("17%", "17"), 'expected gaiaMatch("17%", "17")');
+    assert.ok(gaiaMatch(" 3 ", "3.0"), 'expected gaiaMatch(" 3 ", "3.0")');
+    assert.ok(!gaiaMatch("three", "3"), 'expected !gaiaMatch("three", "3")');
+    assert.ok(!gaiaMatch("3.01", "3"), 'expected !gaiaMatch("3.01", "3")');
     assert.equal(normaliseNumber("abc"), Number.POSITIVE_INFINITY);
     assert.equal(pyFloat("1_000"), 1000);
     assert.equal(pyFloat("1e3"), 1000);
@@ -34,15 +34,24 @@ describe("GAIA normaliser and scorer", () => {
   });
 
   test("lists: split on , and ;, same length, element-wise number or string (punctuation kept)", () => {
-    assert.ok(gaiaMatch("apple; Banana, 3", "apple, banana, 3.0"));
-    assert.ok(!gaiaMatch("apple, banana", "apple, banana, cherry"));
+    assert.ok(
+      gaiaMatch("apple; Banana, 3", "apple, banana, 3.0"),
+      'expected gaiaMatch("apple; Banana, 3", "apple, banana, 3.0")',
+    );
+    assert.ok(
+      !gaiaMatch("apple, banana", "apple, banana, cherry"),
+      'expected !gaiaMatch("apple, banana", "apple, banana, cherry")',
+    );
     assert.ok(!gaiaMatch("a.b, c", "ab, c"), "punctuation is kept inside list elements");
     assert.ok(gaiaMatch("1,000", "1, 0"), "a reference with a comma is a list, as upstream");
   });
 
   test("strings: whitespace and punctuation removed, case folded", () => {
-    assert.ok(gaiaMatch("St. Petersburg!", "saint petersburg") === false);
-    assert.ok(gaiaMatch("  Right-Handed. ", "right handed"));
+    assert.ok(
+      gaiaMatch("St. Petersburg!", "saint petersburg") === false,
+      'expected gaiaMatch("St. Petersburg!", "saint petersburg") === false',
+    );
+    assert.ok(gaiaMatch("  Right-Handed. ", "right handed"), 'expected gaiaMatch(" Right-Handed. ", "right handed")');
     assert.equal(normaliseString("A b.C", false), "ab.c");
   });
 
@@ -140,7 +149,10 @@ describe("log-prob scorers", () => {
     assert.equal(letter.parsedAnswer, "A");
     // MC2 mass on the gold option: e^-4 / (e^-2 + e^-4).
     const mass = Math.exp(-4) / (Math.exp(-2) + Math.exp(-4));
-    assert.ok(Math.abs((text.details?.mc2_true_mass as number) - mass) < 1e-12);
+    assert.ok(
+      Math.abs((text.details?.mc2_true_mass as number) - mass) < 1e-12,
+      "expected Math.abs((text.details?.mc2_true_mass as number) - mass) < 1e-12",
+    );
   });
 
   test("an exact tie is a parse failure, never a default option", () => {

@@ -30,7 +30,7 @@ describe("schema/spec.schema.json", () => {
     it(`accepts ${name}, as the zod schema does`, () => {
       const data = yamlData(name);
       assert.deepEqual(validateJsonSchema(generateSpecSchema(), data), []);
-      assert.ok(StudySpecSchema.safeParse(data).success);
+      assert.ok(StudySpecSchema.safeParse(data).success, "expected StudySpecSchema.safeParse(data).success");
       assert.doesNotThrow(() => loadSpec(fixture(name)));
     });
   }

@@ -140,7 +140,7 @@ function loadError(path: string): SpecError {
   } catch (error) {
     assert.ok(error instanceof InputError, `expected an InputError, got ${error}`);
     assert.equal(error.exitCode, 2);
-    assert.ok(error instanceof SpecError);
+    assert.ok(error instanceof SpecError, "expected error instanceof SpecError");
     return error;
   }
   assert.fail(`${path} loaded, but it is invalid`);
@@ -160,7 +160,7 @@ describe("loadSpec rejects malformed specs with located, actionable messages", (
     });
   }
 
-  it("covers at least 25 malformed specs", () => assert.ok(INVALID.length >= 25));
+  it("covers at least 25 malformed specs", () => assert.ok(INVALID.length >= 25, "expected INVALID.length >= 25"));
 
   it("reports every problem of a spec at once, sorted by line", () => {
     const path = fixture("invalid/many-problems.yaml");
@@ -218,7 +218,7 @@ describe("loadSpec accepts valid specs", () => {
   it("applies defaults to a minimal spec", () => {
     const { spec, text, path } = loadSpec(fixture("valid/minimal.yaml"));
     assert.equal(path, fixture("valid/minimal.yaml"));
-    assert.ok(text.startsWith("# The smallest useful spec"));
+    assert.ok(text.startsWith("# The smallest useful spec"), 'expected text.startsWith("# The smallest useful spec")');
     assert.equal(spec.study, "minimal");
     assert.equal(spec.seed, 0);
     assert.equal(spec.attempts, 1);

@@ -31,14 +31,14 @@ describe("Cohen's kappa", () => {
     const [r1, r2] = raters(5, 6000, 0.6);
     const k = cohensKappa(agreementTable(LABELS, r1, r2));
     assert.ok(k.ci[0] < 0.6 && 0.6 < k.ci[1], `${k.ci}`);
-    assert.ok(k.pTwoSided < 1e-100);
+    assert.ok(k.pTwoSided < 1e-100, "expected k.pTwoSided < 1e-100");
   });
 
   it("does not detect agreement between independent raters", () => {
     const [r1, r2] = raters(6, 3000, 0);
     const k = cohensKappa(agreementTable(LABELS, r1, r2));
-    assert.ok(Math.abs(k.z) < 4);
-    assert.ok(k.ci[0] < 0 && 0 < k.ci[1]);
+    assert.ok(Math.abs(k.z) < 4, "expected Math.abs(k.z) < 4");
+    assert.ok(k.ci[0] < 0 && 0 < k.ci[1], "expected k.ci[0] < 0 && 0 < k.ci[1]");
   });
 
   it("rejects unknown labels and non-square tables", () => {

@@ -101,13 +101,25 @@ describe("parallel case-cluster bootstrap", () => {
       level: input.ci_level,
       threads: 2,
     });
-    assert.ok(within(result.estimate[0], expected.point_estimate));
+    assert.ok(
+      within(result.estimate[0], expected.point_estimate),
+      "expected within(result.estimate[0], expected.point_estimate)",
+    );
     expected.rd_replicates.forEach((v: number, b: number) => {
       assert.ok(within(result.replicates[0][b], v), `b ${b}`);
     });
-    assert.ok(within(result.percentileCi[0][0], expected.ci_percentile[0]));
-    assert.ok(within(result.percentileCi[0][1], expected.ci_percentile[1]));
-    assert.ok(within(result.standardError[0], expected.bootstrap_se_sd_ddof1));
+    assert.ok(
+      within(result.percentileCi[0][0], expected.ci_percentile[0]),
+      "expected within(result.percentileCi[0][0], expected.ci_percentile[0])",
+    );
+    assert.ok(
+      within(result.percentileCi[0][1], expected.ci_percentile[1]),
+      "expected within(result.percentileCi[0][1], expected.ci_percentile[1])",
+    );
+    assert.ok(
+      within(result.standardError[0], expected.bootstrap_se_sd_ddof1),
+      "expected within(result.standardError[0], expected.bootstrap_se_sd_ddof1)",
+    );
     // The seeded parallel run on the same data equals the single-threaded one.
     const seeded = { resamples: 3000, seed: 42 };
     const one = clusterBootstrap(data, riskDifferenceStatistic(0, 1), seeded);

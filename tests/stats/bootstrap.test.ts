@@ -80,10 +80,13 @@ describe("cluster bootstrap", () => {
     }
     const data = clusteredCellCounts({ cluster, cell, outcome }, ["A", "B"]);
     const result = clusterBootstrap(data, riskDifferenceStatistic(0, 1), { resamples: 500, seed: 2 });
-    assert.ok(result.replicates[0].every((v) => v === 0));
+    assert.ok(
+      result.replicates[0].every((v) => v === 0),
+      "expected result.replicates[0].every((v) => v === 0)",
+    );
     // The proportions themselves do vary between resamples.
     const pA = clusterBootstrap(data, (t) => [t.successes[0] / t.trials[0]], { resamples: 500, seed: 2 });
-    assert.ok(pA.standardError[0] > 0.03);
+    assert.ok(pA.standardError[0] > 0.03, "expected pA.standardError[0] > 0.03");
   });
 
   it("is reproducible from the seed; a longer run extends a shorter one with the same seed", () => {
@@ -102,7 +105,10 @@ describe("cluster bootstrap", () => {
     const data = plantedData(8, 60, 0.1);
     const r = clusterBootstrap(data, riskDifferenceStatistic(0, 1), { resamples: 999, seed: 5, level: 0.9 });
     assert.deepEqual(r.percentileCi[0], quantiles(r.replicates[0], [0.05, 0.95]));
-    assert.ok(Math.abs(r.standardError[0] - standardDeviation(r.replicates[0])) < 1e-15);
+    assert.ok(
+      Math.abs(r.standardError[0] - standardDeviation(r.replicates[0])) < 1e-15,
+      "expected Math.abs(r.standardError[0] - standardDeviation(r.replicates[0])) < 1e-15",
+    );
   });
 
   it("recovers a planted risk difference within its CI, with all pairwise and gap statistics", () => {
@@ -112,7 +118,10 @@ describe("cluster bootstrap", () => {
     assert.deepEqual(pairs, [[0, 1]]);
     assert.ok(r.percentileCi[0][0] < 0.12 && 0.12 < r.percentileCi[0][1], `${r.percentileCi[0]}`);
     const gap = clusterBootstrap(data, gapStatistic(0, 1, 1, 0), { resamples: 200, seed: 1 });
-    assert.ok(Math.abs(gap.estimate[0] - 2 * r.estimate[0]) < 1e-15);
+    assert.ok(
+      Math.abs(gap.estimate[0] - 2 * r.estimate[0]) < 1e-15,
+      "expected Math.abs(gap.estimate[0] - 2 * r.estimate[0]) < 1e-15",
+    );
   });
 
   it("leaves resamples with an empty cell out of the CI and counts them", () => {
@@ -123,8 +132,11 @@ describe("cluster bootstrap", () => {
       outcome: [1, 0, 1, 1],
     });
     const r = clusterBootstrap(data, riskDifferenceStatistic(0, 1), { resamples: 300, seed: 3 });
-    assert.ok(r.undefinedReplicates[0] > 50 && r.undefinedReplicates[0] < 150);
-    assert.ok(Number.isFinite(r.percentileCi[0][0]));
+    assert.ok(
+      r.undefinedReplicates[0] > 50 && r.undefinedReplicates[0] < 150,
+      "expected r.undefinedReplicates[0] > 50 && r.undefinedReplicates[0] < 150",
+    );
+    assert.ok(Number.isFinite(r.percentileCi[0][0]), "expected Number.isFinite(r.percentileCi[0][0])");
   });
 
   it("handles 10,000 resamples of 2,617 clusters x 24 cells: every pairwise RD, finite, inside [-1, 1]", () => {
@@ -137,7 +149,10 @@ describe("cluster bootstrap", () => {
     assert.equal(r.replicates.length, pairs.length);
     for (const replicates of r.replicates) {
       assert.equal(replicates.length, 10_000);
-      assert.ok(replicates.every((d) => Number.isFinite(d) && Math.abs(d) <= 1));
+      assert.ok(
+        replicates.every((d) => Number.isFinite(d) && Math.abs(d) <= 1),
+        "expected replicates.every((d) => Number.isFinite(d) && Math.abs(d) <= 1)",
+      );
     }
   });
 });

@@ -26,10 +26,13 @@ describe("distributions", () => {
     // 1 - Phi(10) is 0 in double precision; the direct tail keeps 7.6e-24.
     assert.equal(1 - normalCdf(10), 0);
     close(normalSf(10), 7.619853024160525e-24, 1e-12);
-    assert.ok(chiSquareSf(400, 1) > 0);
-    assert.ok(tSf(40, 5) > 0 && tSf(40, 5) < 1e-6);
-    assert.ok(fSf(500, 3, 200) > 0);
-    assert.ok(binomialSf(95, 100, 0.5) > 0 && binomialSf(95, 100, 0.5) < 1e-20);
+    assert.ok(chiSquareSf(400, 1) > 0, "expected chiSquareSf(400, 1) > 0");
+    assert.ok(tSf(40, 5) > 0 && tSf(40, 5) < 1e-6, "expected tSf(40, 5) > 0 && tSf(40, 5) < 1e-6");
+    assert.ok(fSf(500, 3, 200) > 0, "expected fSf(500, 3, 200) > 0");
+    assert.ok(
+      binomialSf(95, 100, 0.5) > 0 && binomialSf(95, 100, 0.5) < 1e-20,
+      "expected binomialSf(95, 100, 0.5) > 0 && binomialSf(95, 100, 0.5) < 1e-20",
+    );
   });
 
   it("keeps cdf + sf = 1 and the known closed forms", () => {

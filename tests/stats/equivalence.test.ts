@@ -23,9 +23,9 @@ describe("TOST equivalence", () => {
 
   it("declares a planted zero difference equivalent with large n, and not with small n", () => {
     const large = tostTwoProportions({ x1: 8000, n1: 10_000, x2: 8010, n2: 10_000 }, 0.02);
-    assert.ok(large.equivalent && large.pTost < 1e-3);
+    assert.ok(large.equivalent && large.pTost < 1e-3, "expected large.equivalent && large.pTost < 1e-3");
     const small = tostTwoProportions({ x1: 40, n1: 50, x2: 40, n2: 50 }, 0.02);
-    assert.ok(!small.equivalent && small.pTost > 0.3);
+    assert.ok(!small.equivalent && small.pTost > 0.3, "expected !small.equivalent && small.pTost > 0.3");
   });
 
   it("paired TOST uses the paired SE, which is much smaller for concordant pairs", () => {
@@ -35,17 +35,23 @@ describe("TOST equivalence", () => {
     ];
     const paired = tostPairedProportions(table, 0.02);
     const independent = tostTwoProportions({ x1: 412, n1: 1000, x2: 409, n2: 1000 }, 0.02);
-    assert.ok(paired.se < independent.se / 3);
-    assert.ok(paired.equivalent && !independent.equivalent);
+    assert.ok(paired.se < independent.se / 3, "expected paired.se < independent.se / 3");
+    assert.ok(paired.equivalent && !independent.equivalent, "expected paired.equivalent && !independent.equivalent");
   });
 
   it("judges bootstrap replicates by their 90% percentile interval", () => {
     const stream = RandomStream.fromSeed(4);
     const replicates = Float64Array.from({ length: 10_000 }, () => 0.005 + 0.01 * stream.normal());
     const r = tostFromBootstrap(replicates, 0.03);
-    assert.ok(Math.abs(r.ciTost[0] - (0.005 - 1.645 * 0.01)) < 0.001);
-    assert.ok(r.equivalent);
-    assert.ok(!tostFromBootstrap(replicates, 0.02).equivalent);
+    assert.ok(
+      Math.abs(r.ciTost[0] - (0.005 - 1.645 * 0.01)) < 0.001,
+      "expected Math.abs(r.ciTost[0] - (0.005 - 1.645 * 0.01)) < 0.001",
+    );
+    assert.ok(r.equivalent, "expected r.equivalent");
+    assert.ok(
+      !tostFromBootstrap(replicates, 0.02).equivalent,
+      "expected !tostFromBootstrap(replicates, 0.02).equivalent",
+    );
   });
 
   it("evaluates a list of margins at once; equivalence is monotone in the margin", () => {
@@ -55,9 +61,15 @@ describe("TOST equivalence", () => {
     const flags = results.map((r) => r.result.equivalent);
     assert.deepEqual(flags, [false, false, false, true, true]);
     const threshold = smallestEquivalentMargin(results[0].result.ciTost);
-    assert.ok(threshold > 0.02 && threshold < 0.025);
-    assert.ok(tostTwoProportions(counts, threshold + 1e-9).equivalent);
-    assert.ok(!tostTwoProportions(counts, threshold).equivalent);
+    assert.ok(threshold > 0.02 && threshold < 0.025, "expected threshold > 0.02 && threshold < 0.025");
+    assert.ok(
+      tostTwoProportions(counts, threshold + 1e-9).equivalent,
+      "expected tostTwoProportions(counts, threshold + 1e-9).equivalent",
+    );
+    assert.ok(
+      !tostTwoProportions(counts, threshold).equivalent,
+      "expected !tostTwoProportions(counts, threshold).equivalent",
+    );
   });
 
   it("requires a positive margin", () => {

@@ -7,11 +7,14 @@ const strict = parseTolerance({ rtol: 1e-9, atol: 1e-12, rule: "..." });
 describe("golden comparison", () => {
   it("applies |a - e| <= atol + rtol |e|", () => {
     const tol = { rtol: 1e-6, atol: 1e-9 };
-    assert.ok(withinTolerance(1 + 1e-6, 1, tol));
-    assert.ok(!withinTolerance(1 + 1.1e-6 + 1e-9, 1, tol));
-    assert.ok(withinTolerance(5e-10, 0, tol));
-    assert.ok(!withinTolerance(Number.NaN, 0, tol));
-    assert.ok(withinTolerance(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, tol));
+    assert.ok(withinTolerance(1 + 1e-6, 1, tol), "expected withinTolerance(1 + 1e-6, 1, tol)");
+    assert.ok(!withinTolerance(1 + 1.1e-6 + 1e-9, 1, tol), "expected !withinTolerance(1 + 1.1e-6 + 1e-9, 1, tol)");
+    assert.ok(withinTolerance(5e-10, 0, tol), "expected withinTolerance(5e-10, 0, tol)");
+    assert.ok(!withinTolerance(Number.NaN, 0, tol), "expected !withinTolerance(Number.NaN, 0, tol)");
+    assert.ok(
+      withinTolerance(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, tol),
+      "expected withinTolerance(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, tol)",
+    );
   });
 
   it("passes an exact match and counts every numeric leaf", () => {

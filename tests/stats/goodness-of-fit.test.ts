@@ -16,8 +16,14 @@ describe("chi-square goodness of fit", () => {
       return counts;
     };
     const hypothesis = [0.5, 0.3, 0.2];
-    assert.ok(chiSquareGoodnessOfFit(tally([0.45, 0.3, 0.25]), hypothesis).p < 1e-3);
-    assert.ok(chiSquareGoodnessOfFit(tally(hypothesis), hypothesis).p > 1e-3);
+    assert.ok(
+      chiSquareGoodnessOfFit(tally([0.45, 0.3, 0.25]), hypothesis).p < 1e-3,
+      "expected chiSquareGoodnessOfFit(tally([0.45, 0.3, 0.25]), hypothesis).p < 1e-3",
+    );
+    assert.ok(
+      chiSquareGoodnessOfFit(tally(hypothesis), hypothesis).p > 1e-3,
+      "expected chiSquareGoodnessOfFit(tally(hypothesis), hypothesis).p > 1e-3",
+    );
   });
 
   it("uses uniform expectations by default and removes ddof degrees of freedom", () => {

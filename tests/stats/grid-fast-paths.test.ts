@@ -23,7 +23,7 @@ describe("tau_R fast paths", () => {
       const [x, y] = coarseScores(stream, 2, n);
       const expected = kendallTauB(x, y).tauB;
       const got = kendallTauBCoefficient(x, y);
-      if (Number.isNaN(expected)) assert.ok(Number.isNaN(got));
+      if (Number.isNaN(expected)) assert.ok(Number.isNaN(got), "expected Number.isNaN(got)");
       else assert.ok(Math.abs(got - expected) < 1e-12, `${x} vs ${y}: ${got} != ${expected}`);
     }
   });
@@ -38,7 +38,11 @@ describe("tau_R fast paths", () => {
       const expected = rankConcordance({ models: grid.models, scores: Array.from(drawn, (c) => grid.scores[c]) }).tauR;
       const got = statistic(drawn);
       if (expected === null) assert.equal(got, null);
-      else assert.ok(Math.abs((got ?? Number.NaN) - expected) < 1e-12);
+      else
+        assert.ok(
+          Math.abs((got ?? Number.NaN) - expected) < 1e-12,
+          "expected Math.abs((got ?? Number.NaN) - expected) < 1e-12",
+        );
     }
   });
 });
@@ -94,6 +98,9 @@ describe("rho under the configuration bootstrap (prepared Type II design)", () =
   it("gives the full-data rho on the identity draw", () => {
     const { configurations, statistic } = varianceRatioStatistic({ table, configuration });
     const identity = Int32Array.from(configurations, (_, c) => c);
-    assert.ok(Math.abs((statistic(identity) ?? Number.NaN) - varianceAttribution(table).rho!) < 1e-9);
+    assert.ok(
+      Math.abs((statistic(identity) ?? Number.NaN) - varianceAttribution(table).rho!) < 1e-9,
+      "expected Math.abs((statistic(identity) ?? Number.NaN) - varianceAttribution(table).rho!) < 1e-9",
+    );
   });
 });

@@ -15,9 +15,13 @@ describe("isotonic regression", () => {
     const w = y.map(() => 1 + stream.integer(10));
     for (const increasing of [true, false]) {
       const fit = isotonicRegression(y, { increasing, weights: w });
-      for (let i = 1; i < fit.length; i++) assert.ok(increasing ? fit[i] >= fit[i - 1] : fit[i] <= fit[i - 1]);
+      for (let i = 1; i < fit.length; i++)
+        assert.ok(
+          increasing ? fit[i] >= fit[i - 1] : fit[i] <= fit[i - 1],
+          "expected increasing ? fit[i] >= fit[i - 1] : fit[i] <= fit[i - 1]",
+        );
       const total = (v: ArrayLike<number>) => Array.from(v).reduce((s, value, i) => s + w[i] * value, 0);
-      assert.ok(Math.abs(total(fit) - total(y)) < 1e-9);
+      assert.ok(Math.abs(total(fit) - total(y)) < 1e-9, "expected Math.abs(total(fit) - total(y)) < 1e-9");
     }
   });
 
@@ -26,7 +30,10 @@ describe("isotonic regression", () => {
     const stream = RandomStream.fromSeed(3);
     const truth = Array.from({ length: 400 }, (_, i) => (i < 200 ? 0.2 : 0.7));
     const fit = isotonicRegression(truth.map((t) => t + 0.05 * stream.normal()));
-    assert.ok(Math.abs(fit[100] - 0.2) < 0.05 && Math.abs(fit[300] - 0.7) < 0.05);
+    assert.ok(
+      Math.abs(fit[100] - 0.2) < 0.05 && Math.abs(fit[300] - 0.7) < 0.05,
+      "expected Math.abs(fit[100] - 0.2) < 0.05 && Math.abs(fit[300] - 0.7) < 0.05",
+    );
   });
 
   it("is the least-squares monotone fit: no small monotone perturbation does better", () => {
@@ -37,7 +44,10 @@ describe("isotonic regression", () => {
     const stream = RandomStream.fromSeed(4);
     for (let trial = 0; trial < 500; trial++) {
       const candidate = Array.from(fit, (v) => v + 0.01 * stream.normal()).sort((a, b) => a - b);
-      assert.ok(squaredError(y, candidate, w) >= best - 1e-12);
+      assert.ok(
+        squaredError(y, candidate, w) >= best - 1e-12,
+        "expected squaredError(y, candidate, w) >= best - 1e-12",
+      );
     }
   });
 

@@ -32,11 +32,14 @@ describe("ANOVA", () => {
   it("gives identical Type I, II and III sums of squares on balanced data, adding up to SS_total", () => {
     const result = anova(table(10, 1), { response: "y", terms: ["a", "b", "a:b"] });
     for (let t = 0; t < 3; t++) {
-      assert.ok(close(result.type1[t].ss, result.type2[t].ss));
+      assert.ok(
+        close(result.type1[t].ss, result.type2[t].ss),
+        "expected close(result.type1[t].ss, result.type2[t].ss)",
+      );
       assert.ok(close(result.type2[t].ss, result.type3[t + 1].ss), result.type2[t].term);
     }
     const explained = result.type1.reduce((s, r) => s + r.ss, 0);
-    assert.ok(close(explained + result.rss, result.ssTotal));
+    assert.ok(close(explained + result.rss, result.ssTotal), "expected close(explained + result.rss, result.ssTotal)");
     assert.equal(result.dfResidual, 120 - 12);
     assert.equal(result.type3[0].term, "Intercept");
     assert.equal(result.type3[0].etaSq, undefined);
@@ -49,17 +52,26 @@ describe("ANOVA", () => {
     assert.ok(byTerm["a:b"].p < 0.01, "interaction");
     assert.ok(byTerm.noise.p > 0.01, "null factor");
     for (const r of result.type2) {
-      assert.ok(close(r.etaSq!, r.ss / result.ssTotal));
-      assert.ok(r.omegaSq! >= 0 && close(r.omegaSq!, Math.max(r.omegaSqUnclipped!, 0)));
-      assert.ok(close(r.F, r.ss / r.df / result.msResidual));
+      assert.ok(close(r.etaSq!, r.ss / result.ssTotal), "expected close(r.etaSq!, r.ss / result.ssTotal)");
+      assert.ok(
+        r.omegaSq! >= 0 && close(r.omegaSq!, Math.max(r.omegaSqUnclipped!, 0)),
+        "expected r.omegaSq! >= 0 && close(r.omegaSq!, Math.max(r.omegaSqUnclipped!, 0))",
+      );
+      assert.ok(close(r.F, r.ss / r.df / result.msResidual), "expected close(r.F, r.ss / r.df / result.msResidual)");
     }
   });
 
   it("makes Type II equal Type III for an additive model, and Type III invariant to level order", () => {
     const data = table(9, 3, 5);
     const additive = anova(data, { response: "y", terms: ["a", "b"] });
-    assert.ok(close(additive.type2[0].ss, additive.type3[1].ss));
-    assert.ok(close(additive.type2[1].ss, additive.type3[2].ss));
+    assert.ok(
+      close(additive.type2[0].ss, additive.type3[1].ss),
+      "expected close(additive.type2[0].ss, additive.type3[1].ss)",
+    );
+    assert.ok(
+      close(additive.type2[1].ss, additive.type3[2].ss),
+      "expected close(additive.type2[1].ss, additive.type3[2].ss)",
+    );
     const full = anova(data, { response: "y", terms: ["a", "b", "a:b"] });
     const reordered = anova(data, {
       response: "y",
@@ -71,7 +83,10 @@ describe("ANOVA", () => {
     });
     // Type I depends on order on unbalanced data; Type II does not.
     const swapped = anova(data, { response: "y", terms: ["b", "a", "a:b"] });
-    assert.ok(close(full.type2[0].ss, swapped.type2[1].ss));
-    assert.ok(!close(full.type1[0].ss, swapped.type1[1].ss, 1e-6));
+    assert.ok(close(full.type2[0].ss, swapped.type2[1].ss), "expected close(full.type2[0].ss, swapped.type2[1].ss)");
+    assert.ok(
+      !close(full.type1[0].ss, swapped.type1[1].ss, 1e-6),
+      "expected !close(full.type1[0].ss, swapped.type1[1].ss, 1e-6)",
+    );
   });
 });

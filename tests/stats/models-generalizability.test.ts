@@ -37,11 +37,23 @@ describe("generalizability analysis", () => {
     const msP = table.type1[0].ss / table.type1[0].df;
     const msI = table.type1[1].ss / table.type1[1].df;
     const [p, i, pi] = g.components;
-    assert.ok(close(pi.estimate, table.msResidual));
-    assert.ok(close(p.estimate, (msP - table.msResidual) / 5));
-    assert.ok(close(i.estimate, (msI - table.msResidual) / 12));
-    assert.ok(close(g.observed.generalizability, p.truncated / (p.truncated + pi.truncated / 5)));
-    assert.ok(close(g.observed.dependability, p.truncated / (p.truncated + (pi.truncated + i.truncated) / 5)));
+    assert.ok(close(pi.estimate, table.msResidual), "expected close(pi.estimate, table.msResidual)");
+    assert.ok(
+      close(p.estimate, (msP - table.msResidual) / 5),
+      "expected close(p.estimate, (msP - table.msResidual) / 5)",
+    );
+    assert.ok(
+      close(i.estimate, (msI - table.msResidual) / 12),
+      "expected close(i.estimate, (msI - table.msResidual) / 12)",
+    );
+    assert.ok(
+      close(g.observed.generalizability, p.truncated / (p.truncated + pi.truncated / 5)),
+      "expected close(g.observed.generalizability, p.truncated / (p.truncated + pi.truncated / 5))",
+    );
+    assert.ok(
+      close(g.observed.dependability, p.truncated / (p.truncated + (pi.truncated + i.truncated) / 5)),
+      "expected close(g.observed.dependability, p.truncated / (p.truncated + (pi.truncated + i.truncate...",
+    );
   });
 
   it("estimates p x i x j components that agree with the three-way ANOVA mean squares", () => {
@@ -55,10 +67,19 @@ describe("generalizability analysis", () => {
     const ms = Object.fromEntries(table.type1.map((r) => [r.term, r.ss / r.df]));
     const pij = table.msResidual;
     const byName = Object.fromEntries(g.components.map((c) => [c.source, c.estimate]));
-    assert.ok(close(byName["p:f1:f2"], pij));
-    assert.ok(close(byName.p, (ms.object - ms["object:f1"] - ms["object:f2"] + pij) / 12));
-    assert.ok(close(byName["p:f1"], (ms["object:f1"] - pij) / 3));
-    assert.ok(close(byName["f1:f2"], (ms["f1:f2"] - pij) / 6));
+    assert.ok(close(byName["p:f1:f2"], pij), 'expected close(byName["p:f1:f2"], pij)');
+    assert.ok(
+      close(byName.p, (ms.object - ms["object:f1"] - ms["object:f2"] + pij) / 12),
+      'expected close(byName.p, (ms.object - ms["object:f1"] - ms["object:f2"] + pij) / 12)',
+    );
+    assert.ok(
+      close(byName["p:f1"], (ms["object:f1"] - pij) / 3),
+      'expected close(byName["p:f1"], (ms["object:f1"] - pij) / 3)',
+    );
+    assert.ok(
+      close(byName["f1:f2"], (ms["f1:f2"] - pij) / 6),
+      'expected close(byName["f1:f2"], (ms["f1:f2"] - pij) / 6)',
+    );
   });
 
   it("reaches 1 without interaction, grows with n' in a D-study, and bootstraps reproducibly", () => {
@@ -68,12 +89,19 @@ describe("generalizability analysis", () => {
         generalizabilityStudy(additive, { object: "object", facets: ["f1"], value: "value" }).observed.generalizability,
         1,
       ),
+      'expected close( generalizabilityStudy(additive, { object: "object", facets: ["f1"], value: "valu...',
     );
     const data = cells(10, [3], 4, 1.5);
     const spec = { object: "object", facets: ["f1"], value: "value", bootstrap: { resamples: 500, seed: 42 } };
     const g = generalizabilityStudy(data, { ...spec, dStudySizes: [12] });
-    assert.ok(g.projected.generalizability > g.observed.generalizability);
-    assert.ok(close(dStudy(g.components, [3]).generalizability, g.observed.generalizability));
+    assert.ok(
+      g.projected.generalizability > g.observed.generalizability,
+      "expected g.projected.generalizability > g.observed.generalizability",
+    );
+    assert.ok(
+      close(dStudy(g.components, [3]).generalizability, g.observed.generalizability),
+      "expected close(dStudy(g.components, [3]).generalizability, g.observed.generalizability)",
+    );
     const again = generalizabilityStudy(data, { ...spec, dStudySizes: [12] });
     assert.deepEqual(again.bootstrap, g.bootstrap);
     const [lo, hi] = g.bootstrap!.ci;
@@ -95,7 +123,7 @@ describe("generalizability analysis", () => {
       value: "value",
     });
     // Cells: p1a = 0.5, p1b = 0.5, p2a = 0, p2b = 1 -> MS_pi = 0.25 (hand computed).
-    assert.ok(close(g.components[2].estimate, 0.25));
+    assert.ok(close(g.components[2].estimate, 0.25), "expected close(g.components[2].estimate, 0.25)");
     assert.throws(
       () =>
         generalizabilityStudy(
@@ -125,7 +153,10 @@ describe("D-study with fixed facets (Brennan 2001, ch. 4)", () => {
     const d = dStudy(components, [2, 3]);
     const delta = 0.004 / 2 + 0.006 / 3 + 0.008 / 6;
     assert.ok(near(d.generalizability, 0.01 / (0.01 + delta)), String(d.generalizability));
-    assert.ok(near(d.dependability, 0.01 / (0.01 + delta + 0.02 / 2 + 0.03 / 3 + 0.001 / 6)));
+    assert.ok(
+      near(d.dependability, 0.01 / (0.01 + delta + 0.02 / 2 + 0.03 / 3 + 0.001 / 6)),
+      "expected near(d.dependability, 0.01 / (0.01 + delta + 0.02 / 2 + 0.03 / 3 + 0.001 / 6))",
+    );
   });
 
   it("i fixed: p x i joins the universe score; facet i and its p/i-only parts are not error", () => {
@@ -133,15 +164,18 @@ describe("D-study with fixed facets (Brennan 2001, ch. 4)", () => {
     const tau = 0.01 + 0.004 / 2;
     const delta = 0.006 / 3 + 0.008 / 6;
     const absolute = delta + 0.03 / 3 + 0.001 / 6;
-    assert.ok(near(d.universeScoreVariance, tau));
-    assert.ok(near(d.generalizability, tau / (tau + delta)));
-    assert.ok(near(d.dependability, tau / (tau + absolute)));
+    assert.ok(near(d.universeScoreVariance, tau), "expected near(d.universeScoreVariance, tau)");
+    assert.ok(near(d.generalizability, tau / (tau + delta)), "expected near(d.generalizability, tau / (tau + delta))");
+    assert.ok(near(d.dependability, tau / (tau + absolute)), "expected near(d.dependability, tau / (tau + absolute))");
     assert.deepEqual(d.fixed, ["i"]);
   });
 
   it("both fixed: no error, E rho^2 = Phi = 1 and tau takes every p component", () => {
     const d = dStudy(components, [2, 3], ["i", "j"]);
-    assert.ok(near(d.universeScoreVariance, 0.01 + 0.004 / 2 + 0.006 / 3 + 0.008 / 6));
+    assert.ok(
+      near(d.universeScoreVariance, 0.01 + 0.004 / 2 + 0.006 / 3 + 0.008 / 6),
+      "expected near(d.universeScoreVariance, 0.01 + 0.004 / 2 + 0.006 / 3 + 0.008 / 6)",
+    );
     assert.equal(d.relativeErrorVariance, 0);
     assert.equal(d.generalizability, 1);
     assert.equal(d.dependability, 1);

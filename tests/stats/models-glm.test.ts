@@ -43,7 +43,10 @@ describe("binomial GLM on simulated data", () => {
         Math.abs(row.estimate - truth) < Z995 * row.se,
         `${row.name}: ${row.estimate} vs ${truth} (se ${row.se})`,
       );
-      assert.ok(Math.abs(row.oddsRatio! - Math.exp(row.estimate)) < 1e-12);
+      assert.ok(
+        Math.abs(row.oddsRatio! - Math.exp(row.estimate)) < 1e-12,
+        "expected Math.abs(row.oddsRatio! - Math.exp(row.estimate)) < 1e-12",
+      );
     }
     assert.ok(termWaldTest(fit, "config").p < 1e-10, "the planted config effect is detected");
   });
@@ -57,7 +60,7 @@ describe("binomial GLM on simulated data", () => {
     assert.ok(wald.p < 1e-4, `interaction p = ${wald.p}`);
     const lr = likelihoodRatioTest(main, full);
     assert.equal(lr.df, 4);
-    assert.ok(lr.p < 1e-4);
+    assert.ok(lr.p < 1e-4, "expected lr.p < 1e-4");
   });
 
   it("gives the joint Wald p as the chi-square tail with df = the number of coefficients", () => {
@@ -94,9 +97,15 @@ describe("binomial GLM on simulated data", () => {
     const n = fit.nObs;
     const k = fit.nParameters;
     assert.equal(fit.nClusters, 100);
-    assert.ok(Math.abs(fit.clusterCorrection! - ((100 / 99) * (n - 1)) / (n - k)) < 1e-15);
+    assert.ok(
+      Math.abs(fit.clusterCorrection! - ((100 / 99) * (n - 1)) / (n - k)) < 1e-15,
+      "expected Math.abs(fit.clusterCorrection! - ((100 / 99) * (n - 1)) / (n - k)) < 1e-15",
+    );
     fit.covariance.hc0.forEach((v, i) => {
-      assert.ok(Math.abs(fit.covariance.hc1[i] - (v * n) / (n - k)) <= 1e-15 * Math.abs(v));
+      assert.ok(
+        Math.abs(fit.covariance.hc1[i] - (v * n) / (n - k)) <= 1e-15 * Math.abs(v),
+        "expected Math.abs(fit.covariance.hc1[i] - (v * n) / (n - k)) <= 1e-15 * Math.abs(v)",
+      );
     });
   });
 

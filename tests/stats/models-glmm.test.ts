@@ -41,10 +41,13 @@ describe("random-intercept logistic GLMM (Laplace)", () => {
     // The Hessian-based SEs account for theta's uncertainty, so they are not smaller than the conditional ones.
     const conditional = glmmCoefficientTable(fit, "conditional");
     glmmCoefficientTable(fit).forEach((row, j) => {
-      assert.ok(row.se >= conditional[j].se * 0.999);
+      assert.ok(row.se >= conditional[j].se * 0.999, "expected row.se >= conditional[j].se * 0.999");
     });
     assert.equal(fit.nParameters, 4);
-    assert.ok(Math.abs(fit.aic - (-2 * fit.logLik + 8)) < 1e-9);
+    assert.ok(
+      Math.abs(fit.aic - (-2 * fit.logLik + 8)) < 1e-9,
+      "expected Math.abs(fit.aic - (-2 * fit.logLik + 8)) < 1e-9",
+    );
   });
 
   it("improves on the GLM, which is its theta = 0 special case, and supports LR tests between nested fits", () => {

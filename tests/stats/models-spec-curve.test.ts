@@ -49,7 +49,10 @@ describe("specification curve", () => {
     const results = [0.1, 0.5, 0.3, 0.2].map((estimate, i) => ({ estimate, p: i < 3 ? 0.01 : 0.2 }));
     const summary = summarizeCurve(results, 0.05);
     assert.equal(summary.median, 0.25);
-    assert.ok(Math.abs(summary.q1 - 0.175) < 1e-15 && Math.abs(summary.q3 - 0.35) < 1e-15);
+    assert.ok(
+      Math.abs(summary.q1 - 0.175) < 1e-15 && Math.abs(summary.q3 - 0.35) < 1e-15,
+      "expected Math.abs(summary.q1 - 0.175) < 1e-15 && Math.abs(summary.q3 - 0.35) < 1e-15",
+    );
     assert.equal(summary.shareSignificant, 0.75);
     assert.equal(summary.shareSignificantInDirection, 0.75);
   });

@@ -32,9 +32,15 @@ describe("ordinal trend test", () => {
     // The case effect attenuates marginal coefficients (by ~1/sqrt(1 + 0.35 * 0.64)), so compare loosely.
     assert.ok(result.slope < -0.1 && result.slope > -0.3, `slope ${result.slope}`);
     assert.equal(result.covariance, "cluster");
-    assert.ok(result.z < -5);
-    assert.ok(Math.abs(result.p - result.pTwoSided / 2) < 1e-15);
-    assert.ok(Math.abs(result.oddsRatio - Math.exp(result.slope)) < 1e-15);
+    assert.ok(result.z < -5, "expected result.z < -5");
+    assert.ok(
+      Math.abs(result.p - result.pTwoSided / 2) < 1e-15,
+      "expected Math.abs(result.p - result.pTwoSided / 2) < 1e-15",
+    );
+    assert.ok(
+      Math.abs(result.oddsRatio - Math.exp(result.slope)) < 1e-15,
+      "expected Math.abs(result.oddsRatio - Math.exp(result.slope)) < 1e-15",
+    );
   });
 
   it("does not find a trend when configurations have no effect", () => {

@@ -170,11 +170,11 @@ describe("multiple testing", () => {
       const adj = Object.fromEntries(METHODS.map((m) => [m, adjustPValues(p, m).adjusted]));
       for (let i = 0; i < p.length; i++) {
         const e = 1e-15;
-        assert.ok(adj.bonferroni[i] >= adj.holm[i] - e);
-        assert.ok(adj.holm[i] >= adj.hochberg[i] - e);
-        assert.ok(adj.hochberg[i] >= adj.hommel[i] - e); // Hommel is uniformly more powerful than Hochberg
-        assert.ok(adj.hochberg[i] >= adj.bh[i] - e);
-        assert.ok(adj.by[i] >= adj.bh[i] - e);
+        assert.ok(adj.bonferroni[i] >= adj.holm[i] - e, "expected adj.bonferroni[i] >= adj.holm[i] - e");
+        assert.ok(adj.holm[i] >= adj.hochberg[i] - e, "expected adj.holm[i] >= adj.hochberg[i] - e");
+        assert.ok(adj.hochberg[i] >= adj.hommel[i] - e, "expected adj.hochberg[i] >= adj.hommel[i] - e"); // Hommel is uniformly more powerful than Hochberg
+        assert.ok(adj.hochberg[i] >= adj.bh[i] - e, "expected adj.hochberg[i] >= adj.bh[i] - e");
+        assert.ok(adj.by[i] >= adj.bh[i] - e, "expected adj.by[i] >= adj.bh[i] - e");
       }
     }
   });
@@ -184,8 +184,11 @@ describe("multiple testing", () => {
     const signals = Array.from({ length: 10 }, () => stream.uniform() * 1e-5);
     const nulls = Array.from({ length: 90 }, () => 0.05 + 0.95 * stream.uniform());
     const result = adjustPValues([...signals, ...nulls], "bh", 0.05);
-    assert.ok(result.reject.slice(0, 10).every(Boolean));
-    assert.ok(result.reject.slice(10).every((r) => !r));
+    assert.ok(result.reject.slice(0, 10).every(Boolean), "expected result.reject.slice(0, 10).every(Boolean)");
+    assert.ok(
+      result.reject.slice(10).every((r) => !r),
+      "expected result.reject.slice(10).every((r) => !r)",
+    );
   });
 
   it("gives tied p-values identical adjusted values", () => {

@@ -34,12 +34,18 @@ describe("paired binary outcomes", () => {
     const planted = 0.6 * 0.12 - 0.4 * 0.04; // p_A - p_B
     const r = pairedProportionDifference(table);
     assert.ok(r.ci[0] < planted && planted < r.ci[1], `${r.ci} vs ${planted}`);
-    assert.ok(r.se < r.seIndependent);
+    assert.ok(r.se < r.seIndependent, "expected r.se < r.seIndependent");
     const m = mcnemarTest(table);
-    assert.ok(m.exact.p < 1e-10 && m.chiSquareCorrected.p < 1e-10);
+    assert.ok(
+      m.exact.p < 1e-10 && m.chiSquareCorrected.p < 1e-10,
+      "expected m.exact.p < 1e-10 && m.chiSquareCorrected.p < 1e-10",
+    );
     const flips = flipRates(table);
-    assert.ok(Math.abs(flips.churn - (0.6 * 0.12 + 0.4 * 0.04)) < 0.02);
-    assert.ok(Math.abs(flips.net + r.difference) < 1e-15);
+    assert.ok(
+      Math.abs(flips.churn - (0.6 * 0.12 + 0.4 * 0.04)) < 0.02,
+      "expected Math.abs(flips.churn - (0.6 * 0.12 + 0.4 * 0.04)) < 0.02",
+    );
+    assert.ok(Math.abs(flips.net + r.difference) < 1e-15, "expected Math.abs(flips.net + r.difference) < 1e-15");
   });
 
   it("McNemar: b = c gives the R convention (statistic 0, p = 1), b + c = 0 is undefined", () => {

@@ -21,7 +21,7 @@ describe("power and MDE for two proportions", () => {
     for (const definition of DEFINITIONS) {
       for (const direction of ["increase", "decrease"] as const) {
         const mde = minimumDetectableEffect(design, 0.8, definition, direction);
-        assert.ok(mde.p1 !== null);
+        assert.ok(mde.p1 !== null, "expected mde.p1 !== null");
         assert.ok(Math.abs(twoProportionPower(design, mde.p1, definition) - 0.8) < 1e-9, `${definition} ${direction}`);
       }
     }
@@ -31,10 +31,16 @@ describe("power and MDE for two proportions", () => {
     for (const definition of DEFINITIONS) {
       const small = twoProportionPower({ ...design, nPerGroup: 100 }, 0.78, definition);
       const large = twoProportionPower({ ...design, nPerGroup: 1000 }, 0.78, definition);
-      assert.ok(large > small);
-      assert.ok(twoProportionPower(design, 0.8, definition) > twoProportionPower(design, 0.75, definition));
+      assert.ok(large > small, "expected large > small");
+      assert.ok(
+        twoProportionPower(design, 0.8, definition) > twoProportionPower(design, 0.75, definition),
+        "expected twoProportionPower(design, 0.8, definition) > twoProportionPower(design, 0.75, definition)",
+      );
     }
-    assert.ok(Math.abs(twoProportionPower(design, 0.7, "pooled-null-unpooled-alt-two-tail") - 0.05) < 1e-12);
+    assert.ok(
+      Math.abs(twoProportionPower(design, 0.7, "pooled-null-unpooled-alt-two-tail") - 0.05) < 1e-12,
+      'expected Math.abs(twoProportionPower(design, 0.7, "pooled-null-unpooled-alt-two-tail") - 0.05) <...',
+    );
   });
 
   it("simulated power agrees with the analytic power of the pooled z test", () => {
@@ -51,6 +57,9 @@ describe("power and MDE for two proportions", () => {
       p1: null,
       delta: null,
     });
-    assert.ok(closedFormMde(design, 0.8) > 0.08 && closedFormMde(design, 0.8) < 0.082);
+    assert.ok(
+      closedFormMde(design, 0.8) > 0.08 && closedFormMde(design, 0.8) < 0.082,
+      "expected closedFormMde(design, 0.8) > 0.08 && closedFormMde(design, 0.8) < 0.082",
+    );
   });
 });

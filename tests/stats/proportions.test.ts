@@ -15,7 +15,7 @@ import {
 describe("one proportion", () => {
   it("Wald is unclipped while the clipped variant and the score intervals stay in [0, 1]", () => {
     const wald = proportionCi(1, 20, 0.05, "wald");
-    assert.ok(wald[0] < 0);
+    assert.ok(wald[0] < 0, "expected wald[0] < 0");
     assert.equal(proportionCi(1, 20, 0.05, "wald-clipped")[0], 0);
     for (const method of ["wilson", "clopper-pearson", "agresti-coull"] as ProportionCiMethod[]) {
       for (const [x, n] of [
@@ -61,10 +61,17 @@ describe("two proportions", () => {
     const n = 4000;
     const counts = { x1: stream.binomial(n, 0.3), n1: n, x2: stream.binomial(n, 0.22), n2: n };
     const r = compareTwoProportions(counts);
-    for (const [lo, hi] of [r.riskDifferenceCiWald, r.riskDifferenceCiNewcombe]) assert.ok(lo < 0.08 && 0.08 < hi);
-    assert.ok(r.riskRatio.ci![0] < 0.3 / 0.22 && 0.3 / 0.22 < r.riskRatio.ci![1]);
-    assert.ok(r.zTest.p < 1e-6);
-    assert.ok(r.nnhFromWald.ci![0] < 12.5 && 12.5 < r.nnhFromWald.ci![1]);
+    for (const [lo, hi] of [r.riskDifferenceCiWald, r.riskDifferenceCiNewcombe])
+      assert.ok(lo < 0.08 && 0.08 < hi, "expected lo < 0.08 && 0.08 < hi");
+    assert.ok(
+      r.riskRatio.ci![0] < 0.3 / 0.22 && 0.3 / 0.22 < r.riskRatio.ci![1],
+      "expected r.riskRatio.ci![0] < 0.3 / 0.22 && 0.3 / 0.22 < r.riskRatio.ci![1]",
+    );
+    assert.ok(r.zTest.p < 1e-6, "expected r.zTest.p < 1e-6");
+    assert.ok(
+      r.nnhFromWald.ci![0] < 12.5 && 12.5 < r.nnhFromWald.ci![1],
+      "expected r.nnhFromWald.ci![0] < 12.5 && 12.5 < r.nnhFromWald.ci![1]",
+    );
   });
 
   it("says when ratio measures are undefined instead of adding 0.5", () => {

@@ -40,7 +40,10 @@ describe("seeded random streams", () => {
     const out = new Int32Array(70_000);
     stream.fillIntegers(out, 7);
     for (const v of out) counts[v]++;
-    assert.ok(out.every((v) => v >= 0 && v < 7));
+    assert.ok(
+      out.every((v) => v >= 0 && v < 7),
+      "expected out.every((v) => v >= 0 && v < 7)",
+    );
     assert.ok(chiSquareGoodnessOfFit(counts).p > 1e-4, `counts ${counts}`);
     assert.throws(() => stream.integer(0), RangeError);
   });
@@ -62,12 +65,18 @@ describe("seeded random streams", () => {
 
   it("draws standard normals with mean 0 and SD 1", () => {
     const z = draws(RandomStream.fromSeed(5), 40_000, (s) => s.normal());
-    assert.ok(Math.abs(mean(z)) < 4 / Math.sqrt(z.length));
-    assert.ok(Math.abs(standardDeviation(z) - 1) < 4 * Math.sqrt(0.5 / z.length));
+    assert.ok(Math.abs(mean(z)) < 4 / Math.sqrt(z.length), "expected Math.abs(mean(z)) < 4 / Math.sqrt(z.length)");
+    assert.ok(
+      Math.abs(standardDeviation(z) - 1) < 4 * Math.sqrt(0.5 / z.length),
+      "expected Math.abs(standardDeviation(z) - 1) < 4 * Math.sqrt(0.5 / z.length)",
+    );
   });
 
   it("draws binomials with mean np", () => {
     const x = draws(RandomStream.fromSeed(9), 4000, (s) => s.binomial(50, 0.3));
-    assert.ok(Math.abs(mean(x) - 15) < 4 * Math.sqrt((50 * 0.3 * 0.7) / x.length));
+    assert.ok(
+      Math.abs(mean(x) - 15) < 4 * Math.sqrt((50 * 0.3 * 0.7) / x.length),
+      "expected Math.abs(mean(x) - 15) < 4 * Math.sqrt((50 * 0.3 * 0.7) / x.length)",
+    );
   });
 });

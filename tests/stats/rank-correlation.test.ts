@@ -34,8 +34,14 @@ describe("rank correlations", () => {
     const x = Array.from({ length: 80 }, () => stream.normal());
     const related = x.map((v) => Math.exp(v) + 0.5 * stream.normal());
     const unrelated = x.map(() => stream.normal());
-    assert.ok(spearman(x, related).p < 1e-6 && kendallTauB(x, related).pAuto < 1e-6);
-    assert.ok(spearman(x, unrelated).p > 1e-3 && kendallTauB(x, unrelated).pAuto > 1e-3);
+    assert.ok(
+      spearman(x, related).p < 1e-6 && kendallTauB(x, related).pAuto < 1e-6,
+      "expected spearman(x, related).p < 1e-6 && kendallTauB(x, related).pAuto < 1e-6",
+    );
+    assert.ok(
+      spearman(x, unrelated).p > 1e-3 && kendallTauB(x, unrelated).pAuto > 1e-3,
+      "expected spearman(x, unrelated).p > 1e-3 && kendallTauB(x, unrelated).pAuto > 1e-3",
+    );
   });
 
   it("is invariant to monotone transforms and gives |rho| = |tau| = 1 for a perfect ordering", () => {
@@ -44,7 +50,7 @@ describe("rank correlations", () => {
     const s = spearman(x, y);
     assert.equal(s.rho, -1);
     assert.equal(s.p, 0);
-    assert.ok(Math.abs(kendallTauB(x, y).tauB + 1) < 1e-15);
+    assert.ok(Math.abs(kendallTauB(x, y).tauB + 1) < 1e-15, "expected Math.abs(kendallTauB(x, y).tauB + 1) < 1e-15");
   });
 
   it("uses the asymptotic p with ties and the exact one without (n <= 33)", () => {

@@ -25,7 +25,10 @@ describe("strict-sign counts and rho_flip (SafetyRepro §4 Prop. 1, §5.1 eq. 2)
     assert.equal(flip.d1, false);
     assert.equal(flip.d2, false);
     // 2 N+ N- / (|C|(|C|-1)) = 2 / 12: below rho_flip here, so §5.1's "lower bound" needs few ties.
-    assert.ok(flip.pairDisagreement !== null && close(flip.pairDisagreement, 2 / 12));
+    assert.ok(
+      flip.pairDisagreement !== null && close(flip.pairDisagreement, 2 / 12),
+      "expected flip.pairDisagreement !== null && close(flip.pairDisagreement, 2 / 12)",
+    );
   });
 
   it("D1 without D2: N+ = 0, N- > 0, N0 > 0 (the paper's example)", () => {

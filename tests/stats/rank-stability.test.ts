@@ -41,7 +41,10 @@ describe("tau_R (SafetyRepro §4)", () => {
     assert.ok(out.tauR !== null && close(out.tauR, -1 / 3), `tauR ${out.tauR}`);
     assert.equal(out.pairsUsed, 3);
     // orderings differ on 2 of the 3 pairs
-    assert.ok(out.totalOrderMismatchRate !== null && close(out.totalOrderMismatchRate, 2 / 3));
+    assert.ok(
+      out.totalOrderMismatchRate !== null && close(out.totalOrderMismatchRate, 2 / 3),
+      "expected out.totalOrderMismatchRate !== null && close(out.totalOrderMismatchRate, 2 / 3)",
+    );
   });
 
   it("handles ties at average ranks (tau-b), hand-computed", () => {

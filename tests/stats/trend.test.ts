@@ -12,18 +12,30 @@ describe("Jonckheere-Terpstra", () => {
     const jt = jonckheereTerpstra(groups);
     const order = groups.flatMap((g, k) => g.map(() => k));
     const kendall = kendallTauB(order, groups.flat());
-    assert.ok(Math.abs(jt.statistic - jt.mean - (kendall.concordant - kendall.discordant) / 2) < 1e-12);
-    assert.ok(Math.abs(jt.pTwoSided - kendall.pAsymptotic) < 1e-14);
-    assert.ok(jt.hasTies && jt.variance < jt.varianceWithoutTieCorrection);
+    assert.ok(
+      Math.abs(jt.statistic - jt.mean - (kendall.concordant - kendall.discordant) / 2) < 1e-12,
+      "expected Math.abs(jt.statistic - jt.mean - (kendall.concordant - kendall.discordant) / 2) < 1e-12",
+    );
+    assert.ok(
+      Math.abs(jt.pTwoSided - kendall.pAsymptotic) < 1e-14,
+      "expected Math.abs(jt.pTwoSided - kendall.pAsymptotic) < 1e-14",
+    );
+    assert.ok(
+      jt.hasTies && jt.variance < jt.varianceWithoutTieCorrection,
+      "expected jt.hasTies && jt.variance < jt.varianceWithoutTieCorrection",
+    );
   });
 
   it("detects a planted increasing trend and its direction", () => {
     const stream = RandomStream.fromSeed(14);
     const groups = [0, 0.4, 0.8, 1.2].map((shift) => Array.from({ length: 15 }, () => shift + stream.normal()));
     const jt = jonckheereTerpstra(groups);
-    assert.ok(jt.pIncreasing < 1e-3 && jt.pDecreasing > 0.99);
+    assert.ok(
+      jt.pIncreasing < 1e-3 && jt.pDecreasing > 0.99,
+      "expected jt.pIncreasing < 1e-3 && jt.pDecreasing > 0.99",
+    );
     const flat = [0, 0, 0].map(() => Array.from({ length: 15 }, () => stream.normal()));
-    assert.ok(jonckheereTerpstra(flat).pTwoSided > 1e-3);
+    assert.ok(jonckheereTerpstra(flat).pTwoSided > 1e-3, "expected jonckheereTerpstra(flat).pTwoSided > 1e-3");
   });
 
   it("exact p by enumeration: the most extreme ordering has p = 1/#assignments", () => {

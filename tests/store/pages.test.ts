@@ -21,7 +21,7 @@ test("trialPages reads a run in id order, a page at a time, with a status filter
     const pending = [];
     for await (const trial of eachTrial(store, "r1", { status: ["pending"], pageSize: 4 })) pending.push(trial.id);
     assert.equal(pending.length, 9);
-    assert.ok(!pending.includes(trials[4].id));
+    assert.ok(!pending.includes(trials[4].id), "expected !pending.includes(trials[4].id)");
   } finally {
     await store.close();
   }

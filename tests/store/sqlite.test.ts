@@ -29,7 +29,7 @@ test("a study directory gets parallax.db in WAL mode; a .db path is used as give
     await store.saveRun(makeRun("r1"));
     await store.close();
     const file = join(dir, "parallax.db");
-    assert.ok(existsSync(file));
+    assert.ok(existsSync(file), "expected existsSync(file)");
     const raw = new Database(file, { readonly: true });
     assert.equal(raw.pragma("journal_mode", { simple: true }), "wal");
     raw.close();
@@ -39,7 +39,7 @@ test("a study directory gets parallax.db in WAL mode; a .db path is used as give
     const second = await openStore(custom);
     assert.equal(await second.getRun(), undefined);
     await second.close();
-    assert.ok(existsSync(custom));
+    assert.ok(existsSync(custom), "expected existsSync(custom)");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -98,7 +98,10 @@ test("processes racing on one SQLite file: each trial is won exactly once", asyn
     assert.equal(won.length, trials.length);
     assert.deepEqual(new Set(won), new Set(trials.map((t) => t.id)));
     const rows = await store.listTrials("r1");
-    assert.ok(rows.every((r) => r.status === "finished" && r.executions === 1));
+    assert.ok(
+      rows.every((r) => r.status === "finished" && r.executions === 1),
+      'expected rows.every((r) => r.status === "finished" && r.executions === 1)',
+    );
     const calls = await store.listCalls("r1");
     assert.equal(calls.length, 2 * trials.length);
     for (const row of rows) {

@@ -207,7 +207,7 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         for (;;) {
           const page = await store.listTrials("r1", { status: ["pending", "errored"], limit: 5, afterId });
           if (page.length === 0) break;
-          assert.ok(page.length <= 5);
+          assert.ok(page.length <= 5, "expected page.length <= 5");
           seen.push(...page.map((r) => r.id));
           afterId = page.at(-1)?.id;
         }
@@ -248,7 +248,10 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.equal(row.status, "finished");
         assert.equal(row.executions, 1);
         assert.deepEqual(row.outcome, outcome);
-        assert.ok(row.updatedAt && !Number.isNaN(Date.parse(row.updatedAt)));
+        assert.ok(
+          row.updatedAt && !Number.isNaN(Date.parse(row.updatedAt)),
+          "expected row.updatedAt && !Number.isNaN(Date.parse(row.updatedAt))",
+        );
         assert.deepEqual(await store.listCalls("r1"), asStored(calls, 1));
       }));
 
@@ -744,6 +747,7 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.deepEqual([...submitted.keys()].sort(), ["c1", "c2", "c3"]);
         assert.ok(
           [...submitted.values()].every((r) => r.state === "submitted" && r.submissions === 1 && r.raw === null),
+          'expected [...submitted.values()].every((r) => r.state === "submitted" && r.submissions === 1 && ...',
         );
         const response = { kind: "response" as const, body: { choices: [{ message: { content: "Answer: B" } }] } };
         const failure = { kind: "error" as const, status: 500, body: { error: { message: "server" } } };

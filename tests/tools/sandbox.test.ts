@@ -143,7 +143,7 @@ describeNeeding(needsBubblewrap(), "sandbox: processes and scratch space", () =>
     const [processCount, ...rest] = result.output.trim().split("\n");
     // bwrap's init, bash, ls and grep (the pipeline's processes), nothing of the host.
     assert.ok(Number(processCount) <= 5, result.output);
-    assert.ok(!result.output.includes("host-visible"));
+    assert.ok(!result.output.includes("host-visible"), 'expected !result.output.includes("host-visible")');
     assert.equal(Number(rest.at(-1)?.trim()), 256 * 1024 * 1024);
   });
 });
@@ -189,7 +189,7 @@ describeNeeding(needsBubblewrap(), "sandbox: limits", () => {
     const result = await call(box, "bash", { cmd: `while true; do sleep 0.2; done # ${marker}` });
     assert.equal(result.limitHit, "wall");
     assert.match(result.error ?? "", /wall time limit of 1 s/);
-    assert.ok(result.durationMs >= 1000);
+    assert.ok(result.durationMs >= 1000, "expected result.durationMs >= 1000");
     assert.deepEqual(processesWith(marker), []);
   });
 
@@ -265,8 +265,8 @@ describeNeeding(needsBubblewrap(), "toolbox: errors are observations", () => {
     assert.match(noCommand.output, /not found/);
     assert.equal(noCommand.error, "exit status 127");
     for (const result of [badJson, missing, extra, unknown, failing, noCommand]) {
-      assert.ok(result.output.length > 0);
-      assert.ok(result.durationMs >= 0);
+      assert.ok(result.output.length > 0, "expected result.output.length > 0");
+      assert.ok(result.durationMs >= 0, "expected result.durationMs >= 0");
     }
   });
 

@@ -30,7 +30,7 @@ describeNeeding(needsBubblewrap(), "sandbox without root", () => {
     assert.equal(probe.children, maxProcesses - 2);
     assert.equal(probe.network, "no dns");
     assert.match(probe.written, /^inside\n.*\/etc\/probe-unprivileged: Read-only file system/s);
-    assert.ok(probe.writtenError);
+    assert.ok(probe.writtenError, "expected probe.writtenError");
     assert.equal(probe.read, `inside\n${probe.uid}\n`);
   });
 });

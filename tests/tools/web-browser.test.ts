@@ -75,7 +75,7 @@ describeNeeding(needsBubblewrap(), "web_browser on the offline web", () => {
   it("search shows the backend's hits as numbered links, and click follows them", async () => {
     const query = "ferry island";
     const hits = await web.search(query, 10);
-    assert.ok(hits.length >= 2);
+    assert.ok(hits.length >= 2, "expected hits.length >= 2");
     const results = await browse(box, { action: "search", query });
     assert.equal(results.error, undefined, results.output);
     for (const [i, hit] of hits.entries()) assert.ok(results.output.includes(`${hit.title} [${i + 1}]`), hit.title);
@@ -87,13 +87,16 @@ describeNeeding(needsBubblewrap(), "web_browser on the offline web", () => {
     assert.equal(lines[0], "Ferry timetable");
     assert.equal(lines[1], "https://example.org/ferries");
     assert.ok(page.output.includes("The ferry to Gull Island [1] leaves at 7:40."), page.output);
-    assert.ok(page.output.includes("- Monday & Tuesday"));
+    assert.ok(page.output.includes("- Monday & Tuesday"), 'expected page.output.includes("- Monday & Tuesday")');
     assert.ok(!page.output.includes("document.write"), "scripts are not shown");
 
     // A relative link resolves against the page's URL.
     const island = await browse(box, { action: "click", link: 1 });
     assert.equal(island.output.split("\n")[1], "https://example.org/islands/gull");
-    assert.ok(island.output.includes("The ferry lands at the north pier. Back [1]"));
+    assert.ok(
+      island.output.includes("The ferry lands at the north pier. Back [1]"),
+      'expected island.output.includes("The ferry lands at the north pier. Back [1]")',
+    );
   });
 
   it("back and forward move through the history; a new page drops the forward history", async () => {
@@ -155,7 +158,7 @@ describeNeeding(needsBubblewrap(), "web_browser on the offline web", () => {
     const small = await toolbox({ tools: ["web_browser"], webBackend: web, limits: { outputBytes: 200 } });
     const page = await browse(small, { action: "go", url: "offline://log.txt" });
     assert.equal(page.limitHit, "output");
-    assert.ok(Buffer.byteLength(page.output) < 300);
+    assert.ok(Buffer.byteLength(page.output) < 300, "expected Buffer.byteLength(page.output) < 300");
   });
 });
 
@@ -172,6 +175,6 @@ describe("web_browser on a backend without raw pages", () => {
     const next = await browse(box, { action: "click", link: 1 });
     assert.ok(next.output.includes("Page at /more"), next.output);
     const empty = await browse(box, { action: "search", query: "anything" });
-    assert.ok(empty.output.includes("No results."));
+    assert.ok(empty.output.includes("No results."), 'expected empty.output.includes("No results.")');
   });
 });

@@ -58,8 +58,14 @@ describe("gold-position bias", () => {
     assert.equal(result.integrity.failed, true);
     const itt = result.contrasts.itt;
     assert.match(itt.byBenchmark.find((s) => s.scope === "b1")!.contrasts[0].verdict, /^not interpretable: gold at A/);
-    assert.ok(!itt.byBenchmark.find((s) => s.scope === "b2")!.contrasts[0].verdict.startsWith("not interpretable"));
-    assert.ok(check.downgraded.includes("ITT b1 cot") && !check.downgraded.includes("ITT b2 cot"));
+    assert.ok(
+      !itt.byBenchmark.find((s) => s.scope === "b2")!.contrasts[0].verdict.startsWith("not interpretable"),
+      'expected !itt.byBenchmark.find((s) => s.scope === "b2")!.contrasts[0].verdict.startsWith("not in...',
+    );
+    assert.ok(
+      check.downgraded.includes("ITT b1 cot") && !check.downgraded.includes("ITT b2 cot"),
+      'expected check.downgraded.includes("ITT b1 cot") && !check.downgraded.includes("ITT b2 cot")',
+    );
 
     const shuffled = await analyzeStudy(planted(), normalizePlan(FAST), {
       integrityFacts: { golds: { units: [...golds("b1", true), ...golds("b2", true)] } },

@@ -55,11 +55,26 @@ function scorerCheck(result: StudyAnalysis) {
 
 describe("scorer validation", () => {
   it("scorers mark where they are validated", () => {
-    assert.ok(validatedFor(scorers.get("mc_last_answer"), "bbq", "mc"));
-    assert.ok(!validatedFor(scorers.get("mc_last_answer"), "bbq", "oe"));
-    assert.ok(validatedFor(scorers.get("gaia_exact"), "gaia", "oe"));
-    assert.ok(!validatedFor(scorers.get("gaia_exact"), "truthfulqa_gen", "oe"));
-    assert.ok(!validatedFor(scorers.get("exact_answer"), "gaia", "oe"));
+    assert.ok(
+      validatedFor(scorers.get("mc_last_answer"), "bbq", "mc"),
+      'expected validatedFor(scorers.get("mc_last_answer"), "bbq", "mc")',
+    );
+    assert.ok(
+      !validatedFor(scorers.get("mc_last_answer"), "bbq", "oe"),
+      'expected !validatedFor(scorers.get("mc_last_answer"), "bbq", "oe")',
+    );
+    assert.ok(
+      validatedFor(scorers.get("gaia_exact"), "gaia", "oe"),
+      'expected validatedFor(scorers.get("gaia_exact"), "gaia", "oe")',
+    );
+    assert.ok(
+      !validatedFor(scorers.get("gaia_exact"), "truthfulqa_gen", "oe"),
+      'expected !validatedFor(scorers.get("gaia_exact"), "truthfulqa_gen", "oe")',
+    );
+    assert.ok(
+      !validatedFor(scorers.get("exact_answer"), "gaia", "oe"),
+      'expected !validatedFor(scorers.get("exact_answer"), "gaia", "oe")',
+    );
   });
 
   it("warns on the cells scored by a scorer not validated for their benchmark and format, downgrading nothing", async () => {
