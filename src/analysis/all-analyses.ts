@@ -27,6 +27,7 @@ import "./chronology-analysis.js";
 export type { NnhCard, NnhRow, ResidualNnhRow } from "./comparison/contrasts-analysis.js";
 export { nnhExplanation, residualExplanation } from "./comparison/contrasts-analysis.js";
 export { INTEGRITY_FAILED_LINE } from "./integrity/integrity-analysis.js";
+export { failedCheckLabel } from "./integrity/planted.js";
 export type { HypothesesResult } from "./comparison/hypotheses-analysis.js";
 export type { BbqBias, BbqBiasRow, BbqContextScore } from "./comparison/bbq-bias-analysis.js";
 export type { SubHypothesesResult, SubHypothesisResult } from "./comparison/subhypotheses-analysis.js";

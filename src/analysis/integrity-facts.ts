@@ -1,22 +1,27 @@
 /**
  * What some integrity checks read beyond the analysis rows (which carry no gold and no format),
  * from a study directory:
- * - the gold letter of every item as it was formatted: the stored task of each trial gives the
- *   options in the order they were shown (after any shuffle), and the study's items, re-loaded
- *   from DIR/spec.json and checked against the run's manifest hash, give the gold option;
+ * - where each trial's gold option was shown: the position of the gold among the options of the
+ *   stored task (after any reorder), from the study's items re-loaded from DIR/spec.json (checked
+ *   against the run's manifest hash). Option letters are labels, not positions: a relabelling
+ *   perturbation (Z, Y, X ...) moves no option, so the position is read, never the letter;
  * - what scored each trial: its run-time scorer (stored with its outcome), the format of its
  *   stored task, and each benchmark's dataset loader (the run's spec).
  */
-import { OPTION_LETTERS } from "../contracts/item.js";
+import type { Item } from "../contracts/item.js";
+import type { TaskInput } from "../contracts/task.js";
+import { trialItems } from "../run/scoring/stored-tasks.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
+import type { PreparedStudy } from "../run/study.js";
 import { reloadStudy } from "./reloaded-study.js";
 import { studyAuditFacts } from "./audit-facts.js";
 import type { FormattedGold, IntegrityFacts } from "./integrity/registry.js";
 
 export async function studyIntegrityFacts(dir: string, store: TrialStore, run: RunRecord): Promise<IntegrityFacts> {
-  const goldOf = await goldTexts(dir, run);
-  const units = new Map<string, FormattedGold>();
+  const study = await reloadStudy(dir, run);
+  const goldOfTask = new Map<string, FormattedGold | null>();
+  const golds = new Map<string, FormattedGold>();
   const trials = new Map<string, { scorer: string | null; format: string | null }>();
   const formatOf = new Map<string, string>();
   for await (const page of trialPages(store, run.id, { status: ["finished", "errored"], pageSize: 2_000 })) {
@@ -26,13 +31,11 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
     const tasks = hashes.length > 0 ? await store.getTasks(hashes) : new Map();
     for (const [hash, task] of tasks) {
       formatOf.set(hash, task.format);
-      if (goldOf instanceof Map) {
-        const unit = formattedGold(goldOf, task);
-        // One unit per item and letter: the same item formatted alike under every condition counts once.
-        if (unit) units.set(`${unit.benchmark}\u0000${unit.item}\u0000${unit.letter}`, unit);
-      }
+      if (!("unavailable" in study)) goldOfTask.set(hash, formattedGold(task, study));
     }
     for (const trial of page) {
+      const gold = trial.taskHash === null ? undefined : goldOfTask.get(trial.taskHash);
+      if (gold) golds.set(trial.id, gold);
       trials.set(trial.id, {
         // Stored as "name@version" (run-trial.ts); the registry knows the name.
         scorer: trial.outcome?.scorer?.replace(/@[^@]*$/, "") ?? null,
@@ -43,7 +46,7 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
   const audit = await studyAuditFacts(dir, store, run);
   return {
     ...(audit === undefined ? {} : { audit }),
-    golds: goldOf instanceof Map ? { units: [...units.values()] } : goldOf,
+    golds: "unavailable" in study ? { unavailable: study.unavailable } : { trials: golds },
     scoring: {
       loaders: Object.fromEntries(run.spec.benchmarks.map((b) => [b.id, b.loader])),
       trials,
@@ -51,27 +54,25 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
   };
 }
 
-/** The gold option text of every item, by benchmark and item id; or why the items are unknown. */
-async function goldTexts(dir: string, run: RunRecord): Promise<Map<string, string> | { unavailable: string }> {
-  const study = await reloadStudy(dir, run);
-  if ("unavailable" in study) return study;
-  const golds = new Map<string, string>();
-  for (const [benchmark, items] of study.items)
-    for (const item of items.values()) {
-      const gold = item.goldIndex === undefined ? undefined : item.options?.[item.goldIndex];
-      if (gold !== undefined) golds.set(`${benchmark}\u0000${item.id}`, gold);
-    }
-  return golds;
-}
-
-function formattedGold(
-  goldOf: Map<string, string>,
-  task: { benchmark: string; itemId: string; options?: string[]; validLetters?: string[] },
+/**
+ * Where a task showed its item's gold option: the gold's 0-based position among the task's options.
+ * The perturbation record stored on the task says whether the options were rewritten or reordered
+ * ("options" among the parts it changed); only then is the item as perturbed rebuilt (the
+ * perturbations are deterministic) to find where its gold went. Either way the answer is checked
+ * against the options as rendered; null when they disagree or the item has no single gold option.
+ */
+export function formattedGold(
+  task: TaskInput,
+  study: Pick<PreparedStudy, "items" | "exemplars">,
 ): FormattedGold | null {
-  const gold = goldOf.get(`${task.benchmark}\u0000${task.itemId}`);
-  if (gold === undefined || !task.options) return null;
-  const index = task.options.indexOf(gold);
-  const letters = task.validLetters ?? [...OPTION_LETTERS.slice(0, task.options.length)];
-  const letter = index < 0 ? undefined : letters[index];
-  return letter === undefined ? null : { benchmark: task.benchmark, item: task.itemId, letter, letters };
+  const source = study.items.get(task.benchmark)?.get(task.itemId);
+  if (!source || !task.options || task.options.length < 2) return null;
+  const moved = task.perturbation?.status === "applied" && (task.perturbation.changed ?? []).includes("options");
+  const shown: Item | undefined = moved
+    ? trialItems(study, { benchmarkId: task.benchmark, itemId: task.itemId, condition: task.condition })?.scored
+    : source;
+  const position = shown?.goldIndex;
+  if (shown === undefined || position === undefined || shown.options?.length !== task.options.length) return null;
+  if (shown.options[position] !== task.options[position]) return null;
+  return { benchmark: task.benchmark, item: task.itemId, position, options: task.options.length };
 }

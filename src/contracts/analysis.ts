@@ -273,6 +273,27 @@ export const BaselineDependenceSchema = lazySchema(() =>
 export const IntegritySchema = lazySchema(() =>
   z
     .object({
+      planted: z
+        .array(
+          z
+            .object({
+              check: z
+                .string()
+                .min(1)
+                .describe("The integrity check the study makes fail (silent_no_op, gold_position, ...)"),
+              benchmarks: z
+                .array(z.string().min(1))
+                .min(1)
+                .optional()
+                .describe("The benchmarks whose cells it fails on (default: any)"),
+              reason: z.string().min(1).describe("Why it fails there, in one line"),
+            })
+            .strict(),
+        )
+        .optional()
+        .describe(
+          "Failures a demonstration study plants on purpose: each still fails the gate (analyze exits 3), and analyze says in one line that it was planted and why, or that it did not occur",
+        ),
       parse_failures: z
         .number()
         .min(0)

@@ -43,6 +43,8 @@ export interface CellEvidence {
   csr: { estimate: number; denominator: number; ci: readonly [number, number]; items: number };
   /** Seed CV of CSR across the declared seeds (NaN: undefined). */
   seedCv: number;
+  /** Why the seed CV is NaN ("CSR is 0 at every seed ..."), printed in G4's detail. */
+  seedCvMissing?: string;
   /** The benchmark's scorer validated against a reference or human labels (Table 4). */
   scorerValidated: boolean;
   /** G5: the loader's declared archetype (null: undisclosed). */
@@ -138,10 +140,14 @@ function g4(e: CellEvidence, t: GateThresholds): GateResult {
   const failures: string[] = [];
   const [lo, hi] = e.csr.ci;
   if (!(Number.isFinite(lo) && Number.isFinite(hi)))
-    failures.push("ci_estimable: the paired-bootstrap CI is undefined");
+    failures.push("ci_estimable: n/a: the paired-bootstrap CI could not be estimated");
   if (!(e.csr.items >= t.minItems)) failures.push(`n_items_ok: ${e.csr.items} items < ${t.minItems}`);
   if (!(e.seedCv < t.seedCv))
-    failures.push(Number.isNaN(e.seedCv) ? "seed_cv: undefined" : `seed_cv: ${round(e.seedCv)} ≥ ${t.seedCv}`);
+    failures.push(
+      Number.isNaN(e.seedCv)
+        ? `seed_cv: n/a: ${e.seedCvMissing ?? "no CV across the seeds"}`
+        : `seed_cv: ${round(e.seedCv)} ≥ ${t.seedCv}`,
+    );
   return {
     id: "G4",
     implementation: "implemented",
@@ -339,8 +345,9 @@ function withEpsilon(cell: SweepCell, epsilon: number): CellEvidence {
   };
 }
 
+/** Three decimals; "n/a" for a value that could not be computed (never "NaN" in a card). */
 function round(x: number): string {
-  return Number.isFinite(x) ? String(Math.round(x * 1000) / 1000) : String(x);
+  return Number.isFinite(x) ? String(Math.round(x * 1000) / 1000) : "n/a";
 }
 
 function fmtPct(x: number): string {

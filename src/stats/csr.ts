@@ -215,6 +215,8 @@ export interface SeedStability {
   sd: number;
   /** sd / mean; NaN when fewer than 2 seeds, a value is not finite, or the mean is 0 (undefined, App. F). */
   cv: number;
+  /** Why `cv` is NaN (absent when it is a number). */
+  cvMissing?: string;
 }
 
 /** The coefficient of variation of CSR across seeds (App. F; the seeds' perturbations differ, the items do not). */
@@ -222,8 +224,21 @@ export function seedStability(csrBySeed: readonly number[]): SeedStability {
   const values = [...csrBySeed];
   const mean = values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
   const sd = values.length > 1 ? standardDeviation(values) : Number.NaN;
-  const defined = values.length > 1 && values.every(Number.isFinite) && mean !== 0;
-  return { values, mean, sd, cv: defined ? sd / Math.abs(mean) : Number.NaN };
+  const cvMissing =
+    values.length < 2
+      ? `${values.length} seed(s): a CV needs at least two`
+      : !values.every(Number.isFinite)
+        ? "CSR is not estimable at every seed"
+        : mean === 0
+          ? "CSR is 0 at every seed, so its CV (SD / mean) has no value"
+          : undefined;
+  return {
+    values,
+    mean,
+    sd,
+    cv: cvMissing === undefined ? sd / Math.abs(mean) : Number.NaN,
+    ...(cvMissing ? { cvMissing } : {}),
+  };
 }
 
 /** Placebo specificity CSR_real / CSR_placebo (App. F); NaN when CSR_placebo is 0 or undefined. */

@@ -7,12 +7,17 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type AuditResult, perturbationAudit } from "../../src/analysis/audit/audit-analysis.js";
+import { auditMarkdown, auditSummaryLines } from "../../src/analysis/audit/gate-report.js";
 import { normalizePlan, parsePlan } from "../../src/analysis/plan.js";
 import type { AnalysisContext } from "../../src/analysis/registry.js";
 import { build, ITEMS } from "../helpers/audit-rows.js";
 
-function runAudit(plan = normalizePlan({ audit: { resamples: 400 } })): AuditResult {
+function runAudit(
+  plan = normalizePlan({ audit: { resamples: 400 } }),
+  edit: (rows: ReturnType<typeof build>["rows"]) => void = () => {},
+): AuditResult {
   const { rows, facts } = build();
+  edit(rows);
   const ctx = { table: { rows }, plan, integrityFacts: facts } as unknown as AnalysisContext;
   const result = perturbationAudit(ctx);
   assert.ok(!("skipped" in result), 'expected !("skipped" in result)');
@@ -83,6 +88,28 @@ describe("the audit analysis on constructed rows", () => {
   test("the sweep varies G3, ε and the G1 cap over App. E's grids", () => {
     assert.deepEqual([...new Set(result.sweep.settings.map((s) => s.knob))], ["g3", "epsilon", "noOpCap"]);
     assert.equal(result.sweep.settings.length, 9);
+  });
+
+  test("a CSR of 0 at every seed: G4 says why the seed CV has no value, and no card prints undefined or NaN", () => {
+    // The non-selective benchmark with its attribute family undone: |Δ_attr| = 0 at every seed.
+    const flat = runAudit(undefined, (rows) => {
+      for (const row of rows)
+        if (row.benchmark === "nonselective" && row.facets.perturbation.startsWith("attribute")) row.outcome = 1;
+    });
+    const c = flat.cells.find((x) => x.benchmark === "nonselective")!;
+    assert.deepEqual(
+      c.seedCsr.map((s) => s.csr),
+      [0, 0, 0],
+    );
+    assert.equal(c.seedCv, null);
+    const g4 = c.status.gates.find((g) => g.id === "G4")!;
+    assert.equal(g4.passed, false);
+    assert.equal(g4.detail, "seed_cv: n/a: CSR is 0 at every seed, so its CV (SD / mean) has no value");
+    assert.equal(c.status.reason, `G4: ${g4.detail}`);
+    const text = [auditMarkdown(flat, "flat"), ...auditSummaryLines(flat)].join("\n");
+    assert.ok(text.includes("seed_cv: n/a: CSR is 0 at every seed"), "the gate card gives G4's reason");
+    const bad = text.split("\n").filter((line) => /\bundefined\b|\bNaN\b/.test(line));
+    assert.deepEqual(bad, [], "no card line prints undefined or NaN");
   });
 
   test("an unpaired bootstrap cannot be requested", () => {

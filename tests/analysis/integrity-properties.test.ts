@@ -7,7 +7,7 @@
  *   within-format TOST, the option-preserving recovery), over every subset of failing cells
  *   against a rule written here: a verdict is downgraded iff one of the cells it reads fails;
  * - every check is monotone in its input over a seeded grid (more parse failures, errors, lost
- *   options, no-ops, a lower kappa, a more skewed gold letter never turn a failure into a pass;
+ *   options, no-ops, a lower kappa, a more skewed gold position never turn a failure into a pass;
  *   a stricter threshold never does either).
  */
 import assert from "node:assert/strict";
@@ -419,20 +419,21 @@ describe("every integrity check is monotone in its input", () => {
     );
   });
 
-  it("a gold letter more over-represented: gold_position never goes from fail to pass", () => {
-    const rows = [...cellRows(REFERENCE, "b1", n), ...cellRows("cot", "b1", n)];
-    const letters = ["A", "B", "C", "D"];
-    const steps = [25, 28, 31, 34, 37, 40, 45, 50, 60, 80, 100].map((atA) => {
-      // `atA` of 100 items keep their gold at A; the rest are spread evenly over B, C, D.
-      const units = Array.from({ length: 100 }, (_, i) => ({
-        benchmark: "b1",
-        item: `i${i}`,
-        letter: i < atA ? "A" : letters[1 + ((i - atA) % 3)],
-        letters,
-      }));
+  it("a gold position more over-represented: gold_position never goes from fail to pass", () => {
+    const items = 100;
+    const rows = [...cellRows(REFERENCE, "b1", items), ...cellRows("cot", "b1", items)];
+    const steps = [25, 28, 31, 34, 37, 40, 45, 50, 60, 80, 100].map((atFirst) => {
+      // `atFirst` of 100 items show their gold first; the rest are spread evenly over positions 2-4.
+      const trials = new Map(
+        rows.map((row) => {
+          const i = Number(row.item.split("-")[1]);
+          const position = i < atFirst ? 0 : 1 + ((i - atFirst) % 3);
+          return [row.trialId!, { benchmark: "b1", item: row.item, position, options: 4 }];
+        }),
+      );
       return {
-        input: `gold at A in ${atA} of 100`,
-        flagged: flagged(checkOf(rows, "gold_position", {}, undefined, { golds: { units } })),
+        input: `gold first in ${atFirst} of 100`,
+        flagged: flagged(checkOf(rows, "gold_position", {}, undefined, { golds: { trials } })),
       };
     });
     assert.deepEqual(steps.at(-1)?.flagged, ["cot/b1", `${REFERENCE}/b1`]);

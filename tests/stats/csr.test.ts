@@ -108,6 +108,11 @@ test("seed stability is the CV of CSR across seeds; undefined with one seed or a
   assert.ok(Math.abs(s.cv - 1 / 3) < 1e-12, `cv ${s.cv}`);
   assert.ok(Number.isNaN(seedStability([2]).cv), "one seed");
   assert.ok(Number.isNaN(seedStability([0, 0, 0]).cv), "zero mean (App. F: undefined)");
+  // Each undefined CV says why; a defined one carries no reason.
+  assert.equal(s.cvMissing, undefined);
+  assert.equal(seedStability([2]).cvMissing, "1 seed(s): a CV needs at least two");
+  assert.equal(seedStability([2, Number.NaN]).cvMissing, "CSR is not estimable at every seed");
+  assert.equal(seedStability([0, 0, 0]).cvMissing, "CSR is 0 at every seed, so its CV (SD / mean) has no value");
 });
 
 test("placebo specificity is CSR_real / CSR_placebo; undefined when the placebo CSR is 0", () => {

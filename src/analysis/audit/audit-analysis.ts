@@ -9,6 +9,7 @@
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type CellEvidence, type StatusBucket, thresholdSweep } from "../../perturb/gate.js";
 import { scorers } from "../../scoring/index.js";
+import { seedStability } from "../../stats/csr.js";
 import { type AuditCell, auditCell, gateThresholds, groupCells, ORIGINAL } from "./cells.js";
 import { auditSummaryLines, writeAuditGate } from "./gate-report.js";
 import type { AuditResult, ScorerFidelityRow } from "./result.js";
@@ -81,6 +82,7 @@ function evidenceOf(cell: AuditCell): CellEvidence {
       items: Math.min(cell.deltas.attribute.items, Math.max(cell.deltas.format.items, cell.deltas.semantic.items)),
     },
     seedCv: nan(cell.seedCv),
+    ...(cell.seedCv === null ? { seedCvMissing: seedStability(cell.seedCsr.map((s) => nan(s.csr))).cvMissing } : {}),
     scorerValidated: cell.scorerValidated,
     archetype: cell.archetype as "diagnostic" | "invariance" | "mixed" | null,
     g5Implementation: cell.status.gates.find((g) => g.id === "G5")!.implementation,

@@ -231,6 +231,7 @@ export function auditCell(cell: Grouped, { plan, facts }: CellInputs): { cell: A
       ),
     },
     seedCv: stability.cv,
+    ...(stability.cvMissing ? { seedCvMissing: stability.cvMissing } : {}),
     scorerValidated: validated,
     archetype: meta?.archetype ?? null,
     g5Implementation: a.g5,

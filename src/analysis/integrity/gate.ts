@@ -8,6 +8,7 @@ import { allContrastScopes, type Contrast } from "../contrast-model.js";
 import type { AnalysisResults } from "../registry.js";
 import type { AnalysisRow } from "../table.js";
 import "./index.js";
+import { type PlantedFailure, plantedFailures } from "./planted.js";
 import {
   type CellFinding,
   type CheckStatus,
@@ -34,6 +35,8 @@ export interface IntegrityResult {
   checks: IntegrityCheckResult[];
   /** Any check failed: `analyze` exits 3. */
   failed: boolean;
+  /** The failures the study declares it plants (analysis.integrity.planted), and whether each occurred. */
+  planted?: PlantedFailure[];
 }
 
 export const NOT_INTERPRETABLE = "not interpretable";
@@ -70,7 +73,12 @@ export function runIntegrityChecks(
       downgraded: [],
     };
   });
-  return { checks, failed: checks.some((c) => c.status === "fail") };
+  const planted = plan.integrity.planted;
+  return {
+    checks,
+    failed: checks.some((c) => c.status === "fail"),
+    ...(planted ? { planted: plantedFailures(planted, checks) } : {}),
+  };
 }
 
 /** The failed findings on these cells, first reason first; null when the verdict stands. */

@@ -5,6 +5,7 @@
  */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type IntegrityCheckResult, type IntegrityResult, runIntegrityChecks } from "./gate.js";
+import { plantedLines } from "./planted.js";
 import { cardField, registerAnalysis } from "../registry.js";
 import { md, textTable } from "../text.js";
 
@@ -39,6 +40,7 @@ function summaryLines(integrity: IntegrityResult): string[] {
       ]),
     ),
     ...(integrity.failed ? ["", INTEGRITY_FAILED_LINE] : []),
+    ...plantedLines(integrity.planted ?? []),
     "",
   ];
 }
@@ -46,6 +48,7 @@ function summaryLines(integrity: IntegrityResult): string[] {
 function markdown(integrity: IntegrityResult): string[] {
   return [
     ...(integrity.failed ? [`**${INTEGRITY_FAILED_LINE}**`, ""] : []),
+    ...plantedLines(integrity.planted ?? []).flatMap((line) => [md(line), ""]),
     "| check | status | threshold | detail | cells affected | verdicts downgraded |",
     "|---|---|---|---|---|---|",
     ...integrity.checks.map(

@@ -17,21 +17,24 @@ export interface JudgeFacts {
   agreement: AgreementStatus;
 }
 
-/** One item as formatted: the letter its gold option was shown under, and the letters shown. */
+/** One item as a trial showed it: where its gold option stood among the options shown. */
 export interface FormattedGold {
   benchmark: string;
   item: string;
-  letter: string;
-  letters: readonly string[];
+  /** The gold option's 0-based position among the options as shown (after any reorder; not its letter). */
+  position: number;
+  /** How many options were shown. */
+  options: number;
 }
 
 /**
- * Facts of a study directory beyond the analysis rows that some checks read: the gold letters of
- * the items as formatted (the stored tasks and the re-loaded items) and what scored each trial,
+ * Facts of a study directory beyond the analysis rows that some checks read: where each trial
+ * showed its gold option (the stored tasks and the re-loaded items) and what scored each trial,
  * or why they are unknown.
  */
 export interface IntegrityFacts {
-  golds?: { units: FormattedGold[] } | { unavailable: string };
+  /** Trial id -> the position of its gold option as shown. */
+  golds?: { trials: ReadonlyMap<string, FormattedGold> } | { unavailable: string };
   scoring?: ScoringFacts | { unavailable: string };
   /** A perturbation study's audit facts (the F1 no-op audit over stored bytes, the benchmarks' meta). */
   audit?: AuditFacts | { unavailable: string };

@@ -6,6 +6,7 @@ import {
   analyzeDirectory,
   analyzeTableFile,
   formatSummary,
+  failedCheckLabel,
   INTEGRITY_FAILED_LINE,
   parsePlan,
   recordJson,
@@ -87,7 +88,10 @@ export async function analyzeCommand(target: string, options: AnalyzeCommandOpti
   }
   // A failed integrity check: a clear line on stderr and exit 3, so that scripts notice.
   if (record.analysis.integrity?.failed) {
-    const failed = record.analysis.integrity.checks.filter((c) => c.status === "fail").map((c) => c.check);
+    const planted = record.analysis.integrity.planted ?? [];
+    const failed = record.analysis.integrity.checks
+      .filter((c) => c.status === "fail")
+      .map((c) => failedCheckLabel(planted, c));
     process.stderr.write(`parallax analyze: ${INTEGRITY_FAILED_LINE} Failed: ${failed.join(", ")}.\n`);
     process.exitCode = EXIT_INTEGRITY_FAILED;
   }

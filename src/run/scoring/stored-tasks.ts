@@ -37,7 +37,7 @@ function renderOf(context: ScoringContext): NonNullable<ScoringContext["render"]
  * a scorer compares the answer with: choice reordering moves the gold option).
  */
 export function trialItems(
-  study: ScoringContext["study"],
+  study: Pick<ScoringContext["study"], "items" | "exemplars">,
   trial: Pick<TrialRow, "benchmarkId" | "itemId" | "condition">,
 ): { source: Item; scored: Item; render: RenderContext } | undefined {
   const items = study.items.get(trial.benchmarkId);
