@@ -6,7 +6,7 @@ import { createProgress } from "../progress.js";
 import { InputError } from "../../core/errors.js";
 import { openStore } from "../../run/store/open.js";
 import { isPostgresUrl } from "../../run/store/url.js";
-import { startLocalWorkers } from "./worker.js";
+import { describeWorkerExit, pendingLine, startLocalWorkers, type WorkerExit } from "./worker.js";
 import { budgetReport, describeBudget } from "../../run/execute/budget.js";
 import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
 
@@ -74,7 +74,7 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
       },
     });
     progress.stop();
-    const workerCodes = others ? await others.done : [];
+    const workerExits: WorkerExit[] = others ? await others.done : [];
     const { summary } = result;
     // The other workers may have finished trials after this one stopped claiming: count again.
     const final = others ? await finalState(options.store!, result.runId) : undefined;
@@ -96,9 +96,14 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
         `stopped: authentication failed (${summary.authFailure}); fix the model's API key, then run the same command again`,
       );
     }
-    if (workerCodes.length > 0)
-      lines.push(`workers: this one and ${workerCodes.length} more (exit codes ${workerCodes.join(", ")})`);
+    if (workerExits.length > 0)
+      lines.push(
+        `workers: this one and ${workerExits.length} more (${workerExits.map(describeWorkerExit).join(", ")})`,
+      );
     if (counts.errored > 0) lines.push("errored trials are retried when you run the same command again");
+    // A run that ran out of work (not stopped by budget, auth or Ctrl-C) with trials left must say so.
+    const leftPending = summary.stoppedBy === "completed" ? counts.pending : 0;
+    if (leftPending > 0) lines.push(pendingLine(leftPending));
     if (options.store) {
       lines.push(
         `results: trials in ${storeLabel(options.store)}; spec and manifest in ${result.outDir} ` +
@@ -109,8 +114,9 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
     }
     process.stdout.write(`${lines.join("\n")}\n`);
     if (summary.stoppedBy === "stop") process.exitCode = EXIT_INTERRUPTED;
-    else if (counts.errored > 0 || summary.stoppedBy === "auth") process.exitCode = EXIT_TRIALS_ERRORED;
-    else if (workerCodes.some((code) => code !== 0)) process.exitCode = 1;
+    else if (counts.errored > 0 || leftPending > 0 || summary.stoppedBy === "auth")
+      process.exitCode = EXIT_TRIALS_ERRORED;
+    else if (workerExits.some((exit) => exit.code !== 0)) process.exitCode = 1;
   } finally {
     progress.stop();
     signals.dispose();

@@ -122,6 +122,7 @@ export class KyselyTrialStore implements TrialStore {
   stopWorker: LeaseStore["stopWorker"] = (...a) => this.leases.stopWorker(...a);
   listWorkers: LeaseStore["listWorkers"] = (...a) => this.leases.listWorkers(...a);
   leaseSummary: LeaseStore["leaseSummary"] = (...a) => this.leases.leaseSummary(...a);
+  othersLeases: LeaseStore["othersLeases"] = (...a) => this.leases.othersLeases(...a);
   saveRunItems: LeaseStore["saveRunItems"] = (...a) => this.leases.saveRunItems(...a);
   listRunItems: LeaseStore["listRunItems"] = (...a) => this.leases.listRunItems(...a);
 

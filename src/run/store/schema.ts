@@ -9,6 +9,7 @@
  */
 import { type Generated, type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
 import { batchSubmissions } from "./migrations/0013-batch-submissions.js";
+import { workerLease } from "./migrations/0014-worker-lease.js";
 
 export interface RunsTable {
   id: string;
@@ -175,6 +176,8 @@ export interface WorkersTable {
   heartbeat_at: number | string;
   in_flight: number;
   state: string;
+  /** Migration 0014: the worker's lease length (ms); null for a worker recorded before it. */
+  lease_ms?: number | string | null;
 }
 
 /** Migration 0008: the run's items, so a worker on another machine needs only the store's URL. */
@@ -657,6 +660,7 @@ export const migrations: Record<string, Migration> = {
   "0011_provider_batches": providerBatches,
   "0012_run_budget": runBudget,
   "0013_batch_submissions": batchSubmissions,
+  "0014_worker_lease": workerLease,
 };
 
 export const migrationProvider: MigrationProvider = {

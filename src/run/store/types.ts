@@ -120,6 +120,8 @@ export interface WorkerRecord {
   heartbeatAt: number;
   inFlight: number;
   state: "running" | "stopped";
+  /** Its lease length (ms); a running worker whose heartbeat is older is dead. Null before migration 0014. */
+  leaseMs: number | null;
 }
 
 /** The leases of a run's unfinished trials. */
@@ -156,6 +158,8 @@ export interface LeaseStore {
   /** Gives back leases (trials abandoned unfinished), so another worker can claim them at once. */
   releaseLeases(worker: string, trialIds: readonly string[]): Promise<void>;
   registerWorker(worker: Omit<WorkerRecord, "heartbeatAt" | "state" | "inFlight">): Promise<void>;
+  /** Unfinished trials under live leases of workers other than `worker`, and the earliest expiry. */
+  othersLeases(runId: string, worker: string): Promise<{ held: number; nextExpiry: number | null; now: number }>;
   heartbeatWorker(workerId: string, inFlight: number): Promise<void>;
   stopWorker(workerId: string): Promise<void>;
   listWorkers(runId: string): Promise<WorkerRecord[]>;
