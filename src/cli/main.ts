@@ -201,6 +201,8 @@ program
   .option("--out <dir>", "a new study directory")
   .option("--store <target>", "a postgres:// URL (add ?schema=NAME) of an empty schema instead of --out")
   .option("--mapping <file>", "YAML mapping: facets per log or header field, outcome values, scorer, renames")
+  .option("--max-entry-mb <n>", "largest inflated entry of a zipped log, MiB (default 256)", parsePositiveInt)
+  .option("--max-inflated-mb <n>", "largest inflated total of one zipped log, MiB (default 1024)", parsePositiveInt)
   .option("--json", "print the summary as JSON")
   .action(lazy(() => import("./commands/import.js"), "importCommand"));
 
