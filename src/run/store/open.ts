@@ -86,12 +86,18 @@ const sqliteConnections = new Map<string, { db: Kysely<StoreDatabase>; refs: num
  * module: commands that never open a store (`plan`, `--version`) do not pay for loading them.
  */
 async function drivers() {
-  const [sqlite, kysely, store] = await Promise.all([
+  const [sqlite, kysely, store, scrub] = await Promise.all([
     import("better-sqlite3"),
     import("kysely"),
     import("./kysely-store.js"),
+    import("./scrub-plugin.js"),
   ]);
-  return { Database: sqlite.default, kysely, KyselyTrialStore: store.KyselyTrialStore };
+  return {
+    Database: sqlite.default,
+    kysely,
+    KyselyTrialStore: store.KyselyTrialStore,
+    ScrubSecretsPlugin: scrub.ScrubSecretsPlugin,
+  };
 }
 
 type Drivers = Awaited<ReturnType<typeof drivers>>;
@@ -128,12 +134,18 @@ function connectSqlite(file: string, options: OpenStoreOptions, lib: Drivers): K
     database?.close();
     throw new Error(`cannot open SQLite store ${file}: ${(error as Error).message}`, { cause: error });
   }
-  return new lib.kysely.Kysely<StoreDatabase>({ dialect: new lib.kysely.SqliteDialect({ database }) });
+  return new lib.kysely.Kysely<StoreDatabase>({
+    dialect: new lib.kysely.SqliteDialect({ database }),
+    plugins: [new lib.ScrubSecretsPlugin()],
+  });
 }
 
 async function openPostgres(target: string, options: OpenStoreOptions): Promise<KyselyTrialStore> {
   const { connectionString, schema, description } = parsePostgresUrl(target);
-  const [{ kysely, KyselyTrialStore }, { default: pg }] = await Promise.all([drivers(), import("pg")]);
+  const [{ kysely, KyselyTrialStore, ScrubSecretsPlugin }, { default: pg }] = await Promise.all([
+    drivers(),
+    import("pg"),
+  ]);
   const pool = new pg.Pool({
     connectionString,
     max: options.poolSize ?? 10,
@@ -152,7 +164,10 @@ async function openPostgres(target: string, options: OpenStoreOptions): Promise<
     await pool.end().catch(() => {});
     throw new Error(`cannot connect to PostgreSQL at ${description}: ${errorText(error)}`, { cause: error });
   }
-  const db = new kysely.Kysely<StoreDatabase>({ dialect: new kysely.PostgresDialect({ pool }) });
+  const db = new kysely.Kysely<StoreDatabase>({
+    dialect: new kysely.PostgresDialect({ pool }),
+    plugins: [new ScrubSecretsPlugin()],
+  });
   return new KyselyTrialStore(db, "postgres", { migrationSchema });
 }
 
