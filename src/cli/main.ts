@@ -221,11 +221,15 @@ function parsePositiveInt(value: string): number {
 endQuietlyOnClosedPipe();
 
 // No top-level await: the code-cached CommonJS build of the CLI (scripts/bundle-cli.ts) cannot
-// hold one. Any other failure is rethrown and ends the process as an uncaught error (exit 1).
+// hold one. Any other failure is a bug: its stack is printed (exit 1), but not as an uncaught
+// error, whose report would quote the throwing line of the (minified) bundle.
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ParallaxError) {
     process.stderr.write(`parallax: ${error.message}\n`);
     process.exit(error.exitCode);
   }
-  throw error;
+  process.stderr.write(
+    `parallax: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
 });

@@ -11,6 +11,7 @@ import type { KyselyTrialStore } from "./kysely-store.js";
 import type { StoreDatabase } from "./schema.js";
 import type { TrialStore } from "./types.js";
 import { isPostgresUrl, parsePostgresUrl } from "./url.js";
+import { ParallaxError } from "../../core/errors.js";
 
 export { isPostgresUrl, parsePostgresUrl } from "./url.js";
 
@@ -141,7 +142,7 @@ function connectSqlite(file: string, options: OpenStoreOptions, lib: Drivers): K
 }
 
 async function openPostgres(target: string, options: OpenStoreOptions): Promise<KyselyTrialStore> {
-  const { connectionString, schema, description } = parsePostgresUrl(target);
+  const { connectionString, schema, host, port, database } = parsePostgresUrl(target);
   const [{ kysely, KyselyTrialStore, ScrubSecretsPlugin }, { default: pg }] = await Promise.all([
     drivers(),
     import("pg"),
@@ -162,7 +163,9 @@ async function openPostgres(target: string, options: OpenStoreOptions): Promise<
     migrationSchema = schema ?? result.rows[0]?.schema ?? "public";
   } catch (error) {
     await pool.end().catch(() => {});
-    throw new Error(`cannot connect to PostgreSQL at ${description}: ${errorText(error)}`, { cause: error });
+    throw new StoreUnavailableError(
+      `cannot connect to PostgreSQL (host ${host}, port ${port}, database ${database}): ${oneLine(errorText(error))}`,
+    );
   }
   const db = new kysely.Kysely<StoreDatabase>({
     dialect: new kysely.PostgresDialect({ pool }),
@@ -181,6 +184,18 @@ function pgSessionOptions(schema: string | undefined, readOnly: boolean): { opti
 }
 
 /** Node reports a refused dual-stack connect as an AggregateError with an empty message. */
+/** The store could not be reached or refused the connection: exit 2, one line, no stack. */
+export class StoreUnavailableError extends ParallaxError {
+  constructor(message: string) {
+    super(message, 2);
+    this.name = "StoreUnavailableError";
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, "; ").trim();
+}
+
 function errorText(error: unknown): string {
   if (error instanceof AggregateError && !error.message) return error.errors.map(errorText).join("; ");
   if (error instanceof Error) return error.message || (error as NodeJS.ErrnoException).code || error.name;

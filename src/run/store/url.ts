@@ -12,6 +12,9 @@ export interface PgTarget {
   schema: string | undefined;
   /** host:port/database as user, for messages; never includes the password. */
   description: string;
+  host: string;
+  port: string;
+  database: string;
 }
 
 /** Splits our `schema` parameter off the URL and describes the target without its password. */
@@ -31,5 +34,12 @@ export function parsePostgresUrl(target: string): PgTarget {
   const port = url.port || "5432";
   const database = decodeURIComponent(url.pathname.replace(/^\//, "")) || "(default)";
   const user = url.username ? ` as ${decodeURIComponent(url.username)}` : "";
-  return { connectionString: url.toString(), schema, description: `${host}:${port}/${database}${user}` };
+  return {
+    connectionString: url.toString(),
+    schema,
+    description: `${host}:${port}/${database}${user}`,
+    host,
+    port,
+    database,
+  };
 }
