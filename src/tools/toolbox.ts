@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { ToolCall, ToolSpec } from "../contracts/provider.js";
 import type { SandboxLimits, Toolbox, ToolResult } from "../contracts/tool.js";
 import { InputError } from "../core/errors.js";
+import { staleEntries } from "../core/stale.js";
 import { tools as registeredTools } from "./registry.js";
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, runsAsRoot, sandboxUid, toolResultOf } from "./sandbox.js";
 import type { AnyTool, ToolContext } from "./types.js";
@@ -37,7 +38,10 @@ export async function createToolbox(options: ToolboxOptions = {}): Promise<Toolb
   const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const uid = runsAsRoot() ? sandboxUid() : undefined;
   const attachments = await checkedAttachments(options.attachments ?? []);
-  const workDir = await fs.mkdtemp(join(options.parentDir ?? tmpdir(), WORK_DIR_PREFIX));
+  const parentDir = options.parentDir ?? tmpdir();
+  await removeStaleWorkDirs(parentDir);
+  // Named after this process, so the next one can tell a killed run's work dirs from live ones.
+  const workDir = await fs.mkdtemp(join(parentDir, `${WORK_DIR_PREFIX}${process.pid}-`));
   const ownFile = async (path: string) => {
     if (uid !== undefined) await fs.chown(path, uid, uid);
   };
@@ -147,6 +151,15 @@ function mountSizedWorkDir(workDir: string, bytes: number, uid: number): boolean
   return (
     spawnSync(MOUNT_PATH, ["-t", "tmpfs", "-o", options, "parallax-trial", workDir], { stdio: "ignore" }).status === 0
   );
+}
+
+const sweptParents = new Set<string>();
+
+/** Once per process and parent: removes the work dirs of processes that are gone (a killed run's). */
+async function removeStaleWorkDirs(parentDir: string): Promise<void> {
+  if (sweptParents.has(parentDir)) return;
+  sweptParents.add(parentDir);
+  for (const stale of staleEntries(parentDir, WORK_DIR_PREFIX)) await removeWorkDir(stale);
 }
 
 /** Whether the path is a mount point (its device differs from its parent's). */
