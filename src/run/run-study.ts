@@ -25,7 +25,11 @@ import { PARALLAX_VERSION } from "../core/version.js";
 
 export interface RunStudyOptions {
   specPath: string;
-  outDir: string;
+  /**
+   * The study directory (spec and manifest copies, judging files; the trials too without `store`).
+   * Default runs/RUN_ID: named after the run, so two specs of one study name never share one.
+   */
+  outDir?: string;
   /**
    * Where trials are stored: a PostgreSQL URL (several machines can share it) or a SQLite
    * path; default the study directory's parallax.db. The spec and manifest copies stay in outDir.
@@ -69,7 +73,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     await closeModels(models);
     throw error;
   }
-  const outDir = resolve(options.outDir);
+  const outDir = resolve(options.outDir ?? join("runs", runIdFor(study)));
   mkdirSync(outDir, { recursive: true });
   let lock: StudyLock;
   try {

@@ -26,7 +26,9 @@ export interface RunCommandOptions {
 export async function runCommand(specPath: string, options: RunCommandOptions): Promise<void> {
   await loadSpecPlugins(specPath);
   const spec = loadSpec(specPath).spec;
-  const outDir = options.out ?? join("runs", spec.study);
+  // With --store, the study files go under runs/RUN_ID (runStudy's default): a directory per run,
+  // never another spec's of the same study name.
+  const outDir = options.out ?? (options.store ? undefined : join("runs", spec.study));
   const workers = options.workers ?? 1;
   if (workers > 1 && !(options.store && isPostgresUrl(options.store))) {
     throw new InputError(
