@@ -19,7 +19,7 @@ import { refuseOtherVersion, storeLabel } from "./run-study.js";
 import { agentRuntimeOf } from "./agent-runtime.js";
 import { benchmarkConditions, expandConditions } from "./conditions.js";
 import { openStore } from "./store/open.js";
-import { isPostgresUrl } from "./store/url.js";
+import { isPostgresUrl, storeArgument } from "./store/url.js";
 import type { RunRecord } from "./store/types.js";
 import type { PreparedStudy } from "./study.js";
 
@@ -56,7 +56,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
     const run = await store.getRun(options.runId);
     if (!run) throw new InputError(`${label} holds no run${options.runId ? ` '${options.runId}'` : ""} to work on`);
     refuseOtherVersion(run, label);
-    refuseWhatTheStoreLacks(run, label);
+    refuseWhatTheStoreLacks(run, options.store);
     const study = storedStudy(run, await store.listRunItems(run.id), label);
     const models = await buildModels(study, options.env, { rateShare: options.rateShare });
     let batching: BatchedModels | undefined;
@@ -95,8 +95,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
   }
 }
 
-function refuseWhatTheStoreLacks(run: RunRecord, label: string): void {
-  const joinWithSpec = `start this worker with the spec instead: parallax run SPEC --store ${label}`;
+function refuseWhatTheStoreLacks(run: RunRecord, url: string): void {
+  const joinWithSpec = `start this worker with the spec instead: parallax run SPEC --store ${storeArgument(url)}`;
   if ((run.spec.plugins ?? []).length > 0) {
     throw new InputError(`run '${run.id}' loads plugins, which the store does not hold; ${joinWithSpec}`);
   }

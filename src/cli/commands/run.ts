@@ -5,7 +5,7 @@ import { runStudy, storeLabel } from "../../run/run-study.js";
 import { createProgress } from "../progress.js";
 import { InputError } from "../../core/errors.js";
 import { openStore } from "../../run/store/open.js";
-import { isPostgresUrl } from "../../run/store/url.js";
+import { isPostgresUrl, storeArgument } from "../../run/store/url.js";
 import { describeWorkerExit, pendingLine, startLocalWorkers, type WorkerExit } from "./worker.js";
 import { budgetReport, describeBudget } from "../../run/execute/budget.js";
 import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
@@ -107,12 +107,14 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
     const leftPending = summary.stoppedBy === "completed" ? counts.pending : 0;
     if (leftPending > 0) lines.push(pendingLine(leftPending));
     if (options.store) {
+      const store = storeArgument(options.store);
       lines.push(
         `results: trials in ${storeLabel(options.store)}; spec and manifest in ${result.outDir} ` +
-          "(parallax status|export <the --store target>)",
+          `(parallax status ${store}; parallax export ${store})`,
       );
     } else {
-      lines.push(`results: ${result.outDir} (parallax status ${result.outDir}; parallax export ${result.outDir})`);
+      const dir = storeArgument(result.outDir);
+      lines.push(`results: ${result.outDir} (parallax status ${dir}; parallax export ${dir})`);
     }
     process.stdout.write(`${lines.join("\n")}\n`);
     if (summary.stoppedBy === "stop") process.exitCode = EXIT_INTERRUPTED;

@@ -17,6 +17,21 @@ export interface PgTarget {
   database: string;
 }
 
+/**
+ * The store target as a shell argument for a printed command: a PostgreSQL URL without its
+ * password (libpq's PGPASSWORD or ~/.pgpass supplies it), single-quoted; a path quoted when it
+ * needs to be.
+ */
+export function storeArgument(target: string): string {
+  let argument = target;
+  if (isPostgresUrl(target)) {
+    const url = new URL(target);
+    url.password = "";
+    argument = url.toString();
+  }
+  return /^[\w@%+=:,./-]+$/.test(argument) ? argument : `'${argument.replaceAll("'", "'\\''")}'`;
+}
+
 /** Splits our `schema` parameter off the URL and describes the target without its password. */
 export function parsePostgresUrl(target: string): PgTarget {
   let url: URL;
