@@ -168,6 +168,25 @@ export class KyselyTrialStore implements TrialStore {
       .execute();
   }
 
+  async saveAnalysis(runId: string, record: string): Promise<void> {
+    const writtenAt = new Date().toISOString();
+    await this.db
+      .insertInto("analyses")
+      .values({ run_id: runId, record, written_at: writtenAt })
+      .onConflict((oc) => oc.column("run_id").doUpdateSet({ record, written_at: writtenAt }))
+      .execute();
+  }
+
+  async getAnalysis(runId: string): Promise<string | undefined> {
+    try {
+      const row = await this.db.selectFrom("analyses").select("record").where("run_id", "=", runId).executeTakeFirst();
+      return row?.record;
+    } catch {
+      // A read-only store from before migration 0015 has no analyses table.
+      return undefined;
+    }
+  }
+
   async getRun(id?: string): Promise<RunRecord | undefined> {
     let query = this.db.selectFrom("runs").selectAll();
     query =

@@ -10,6 +10,7 @@
 import { type Generated, type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
 import { batchSubmissions } from "./migrations/0013-batch-submissions.js";
 import { workerLease } from "./migrations/0014-worker-lease.js";
+import { analyses } from "./migrations/0015-analyses.js";
 
 export interface RunsTable {
   id: string;
@@ -270,6 +271,14 @@ export interface StoreDatabase {
   run_budget: RunBudgetTable;
   budget_reservations: BudgetReservationsTable;
   batch_submissions: BatchSubmissionsTable;
+  analyses: AnalysesTable;
+}
+
+/** Migration 0015: a run's analysis record (the JSON `parallax analyze` writes as analysis.json). */
+export interface AnalysesTable {
+  run_id: string;
+  record: string;
+  written_at: string;
 }
 
 // Migrations receive an untyped handle: they describe the database as it was at their time.
@@ -661,6 +670,7 @@ export const migrations: Record<string, Migration> = {
   "0012_run_budget": runBudget,
   "0013_batch_submissions": batchSubmissions,
   "0014_worker_lease": workerLease,
+  "0015_analyses": analyses,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -333,6 +333,10 @@ export interface TrialStore extends JudgementStore, LeaseStore, BatchStore, Budg
   saveRun(run: RunRecord): Promise<void>;
   /** The run with this id, or the most recently created one. */
   getRun(id?: string): Promise<RunRecord | undefined>;
+  /** Stores (replacing) the run's analysis record, as JSON text. */
+  saveAnalysis(runId: string, record: string): Promise<void>;
+  /** The run's stored analysis record, or undefined (none, or a store from before migration 0015). */
+  getAnalysis(runId: string): Promise<string | undefined>;
   /** Inserts trials that are not there yet (by id); returns how many were new. Batches internally. */
   addPlannedTrials(trials: PlannedTrial[]): Promise<number>;
   /** Trials ordered by id; `afterId` and `limit` page through large runs with flat memory. */
