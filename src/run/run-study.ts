@@ -22,6 +22,7 @@ import type { RunRecord, TrialStore } from "./store/types.js";
 import { acquireStudyLock, type StudyLock } from "./study-lock.js";
 import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
 import { PARALLAX_VERSION } from "../core/version.js";
+import { storedPoolRows } from "./exemplars.js";
 
 export interface RunStudyOptions {
   specPath: string;
@@ -196,7 +197,8 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
   };
   await store.saveRun(run);
   // Workers on other machines read the items from a shared (PostgreSQL) store.
-  if (store.dialect === "postgres") await store.saveRunItems(runId, allItems(study));
+  if (store.dialect === "postgres")
+    await store.saveRunItems(runId, [...allItems(study), ...storedPoolRows(study.exemplars)]);
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(study.manifest, null, 2)}\n`);
   writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(study.spec, null, 2)}\n`);
   stampGridRules(study.spec, study.specPath, outDir);

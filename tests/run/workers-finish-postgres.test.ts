@@ -5,6 +5,7 @@
  * Skipped without PARALLAX_TEST_PG_URL (`node scripts/test.mjs postgres` starts a server).
  */
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";
@@ -112,5 +113,40 @@ describe("runs that finish", { skip: skipWithoutPostgres }, () => {
     assert.equal(worker.status, 0, worker.stderr);
     assert.match(worker.stdout, /ran 6 trial\(s\), 6 finished/);
     assert.match(worker.stdout, /study status: 12 finished, 0 errored, 0 pending/);
+  });
+});
+
+describe("workers joining by URL", { skip: skipWithoutPostgres }, () => {
+  test("run a few-shot study from the store alone, drawing the same exemplars as the run", async () => {
+    const pool = ["p1", "p2", "p3", "p4", "p5"]
+      .map(
+        (id, k) =>
+          `        - { id: ${id}, stem: "Pool question ${id}?", options: [yes ${k}, no ${k}], gold_index: ${k % 2} }`,
+      )
+      .join("\n");
+    const { specPath, outDir } = writeDemoSpec({ items: 6, facets: "    format: [mc]\n    few_shot: [0, 2]" });
+    const text = readFileSync(specPath, "utf8").replace(
+      "    loader: inline\n",
+      `    loader: inline\n    exemplars:\n      items:\n${pool}\n`,
+    );
+    writeFileSync(specPath, text);
+    const url = testStoreUrl("parallax_fewshot");
+    const recorded = await startCli(["run", specPath, "--out", outDir, "--store", url], env).done;
+    assert.equal(recorded.status, 0, recorded.stderr);
+    const tasks = async () =>
+      new Map(
+        (await queryStore<{ id: string; task_hash: string }>(url, "select id, task_hash from trials")).map((r) => [
+          r.id,
+          r.task_hash,
+        ]),
+      );
+    const byRun = await tasks();
+    assert.equal(byRun.size, 12);
+    await queryStore(url, "update trials set status = 'pending', executions = 0, task_hash = null");
+    await queryStore(url, "delete from calls");
+    const worker = await startCli(["worker", url], env).done;
+    assert.equal(worker.status, 0, worker.stderr);
+    assert.match(worker.stdout, /ran 12 trial\(s\), 12 finished/);
+    assert.deepEqual(await tasks(), byRun, "every trial was sent the task the run sent, few-shot examples included");
   });
 });
