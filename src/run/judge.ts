@@ -104,8 +104,9 @@ export async function buildJudge(
   study: StudySpec,
   env: ProviderEnv,
   cache?: Pick<TrialStore, "cacheGet" | "cachePut">,
+  specDir?: string,
 ): Promise<JudgeRuntime> {
-  const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed });
+  const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed, specDir });
   const provider = withResilience(raw, resilienceFromSpec(study.execution, spec.rate_limit));
   const params = { ...JUDGE_DEFAULTS, ...fromSpecParams(spec.params) };
   const price = modelPrice(spec, study.prices);

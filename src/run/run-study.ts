@@ -194,6 +194,7 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
     spec: study.spec,
     createdAt: new Date().toISOString(),
     parallaxVersion: PARALLAX_VERSION,
+    specDir: dirname(resolve(study.specPath)),
   };
   await store.saveRun(run);
   // Workers on other machines read the items from a shared (PostgreSQL) store.

@@ -114,7 +114,11 @@ function refuseWhatTheStoreLacks(run: RunRecord, url: string, pools: ReadonlyMap
   }
 }
 
-/** The study as the store holds it: the run's spec and items (paths in the spec resolve against the working directory). */
+/**
+ * The study as the store holds it: the run's spec and items. Relative paths in the spec resolve
+ * against the folder of the spec the run was recorded from, as for `run` (the working directory
+ * for a run recorded before the store kept that folder).
+ */
 function storedStudy(run: RunRecord, items: Item[], exemplars: Map<string, Item[]>, label: string): PreparedStudy {
   if (items.length === 0) {
     throw new InputError(
@@ -130,7 +134,7 @@ function storedStudy(run: RunRecord, items: Item[], exemplars: Map<string, Item[
   const conditions = expandConditions(run.spec.conditions);
   return {
     spec: run.spec,
-    specPath: resolve("spec.json"),
+    specPath: resolve(run.specDir ?? ".", "spec.json"),
     specHash: run.specHash,
     manifest: { benchmarks: [] },
     manifestHash: run.manifestHash,

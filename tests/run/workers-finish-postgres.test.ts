@@ -5,7 +5,8 @@
  * Skipped without PARALLAX_TEST_PG_URL (`node scripts/test.mjs postgres` starts a server).
  */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";
@@ -148,5 +149,27 @@ describe("workers joining by URL", { skip: skipWithoutPostgres }, () => {
     assert.equal(worker.status, 0, worker.stderr);
     assert.match(worker.stdout, /ran 12 trial\(s\), 12 finished/);
     assert.deepEqual(await tasks(), byRun, "every trial was sent the task the run sent, few-shot examples included");
+  });
+});
+
+describe("relative paths for workers", { skip: skipWithoutPostgres }, () => {
+  test("a worker started elsewhere resolves the spec's relative paths against the spec's folder, as run does", async () => {
+    const { specPath, outDir, dir } = writeDemoSpec({ items: 3, facets: "    format: [mc]" });
+    mkdirSync(join(dir, "web-docs"));
+    writeFileSync(join(dir, "web-docs", "page.md"), "# A page\nThe box is red.\n");
+    writeFileSync(
+      specPath,
+      `${readFileSync(specPath, "utf8")}agents:\n  web: { backend: offline, folder: web-docs }\n`,
+    );
+    const url = testStoreUrl("parallax_specdir");
+    const recorded = await startCli(["run", specPath, "--out", outDir, "--store", url], env).done;
+    assert.equal(recorded.status, 0, recorded.stderr);
+    await queryStore(url, "update trials set status = 'pending', executions = 0");
+    await queryStore(url, "delete from calls");
+    // This process's working directory is the repository, not the spec's folder.
+    assert.notEqual(process.cwd(), dir);
+    const worker = await startCli(["worker", url], env).done;
+    assert.equal(worker.status, 0, worker.stderr);
+    assert.match(worker.stdout, /ran 3 trial\(s\), 3 finished/);
   });
 });

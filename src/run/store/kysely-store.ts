@@ -163,6 +163,7 @@ export class KyselyTrialStore implements TrialStore {
         spec: JSON.stringify(run.spec),
         created_at: run.createdAt,
         parallax_version: run.parallaxVersion,
+        spec_dir: run.specDir ?? null,
       })
       .onConflict((oc) => oc.column("id").doNothing())
       .execute();
@@ -203,6 +204,7 @@ export class KyselyTrialStore implements TrialStore {
       spec: JSON.parse(row.spec) as StudySpec,
       createdAt: row.created_at,
       parallaxVersion: row.parallax_version,
+      ...(row.spec_dir ? { specDir: row.spec_dir } : {}),
     };
   }
 

@@ -11,6 +11,7 @@ import { type Generated, type Kysely, type Migration, type MigrationProvider, sq
 import { batchSubmissions } from "./migrations/0013-batch-submissions.js";
 import { workerLease } from "./migrations/0014-worker-lease.js";
 import { analyses } from "./migrations/0015-analyses.js";
+import { runSpecDir } from "./migrations/0016-run-spec-dir.js";
 
 export interface RunsTable {
   id: string;
@@ -20,6 +21,8 @@ export interface RunsTable {
   spec: string;
   created_at: string;
   parallax_version: string;
+  /** Migration 0016: the absolute folder of the spec the run was recorded from (null before it). */
+  spec_dir?: string | null;
 }
 
 export interface TrialsTable {
@@ -671,6 +674,7 @@ export const migrations: Record<string, Migration> = {
   "0013_batch_submissions": batchSubmissions,
   "0014_worker_lease": workerLease,
   "0015_analyses": analyses,
+  "0016_run_spec_dir": runSpecDir,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -19,6 +19,8 @@ export interface RunRecord {
   spec: StudySpec;
   createdAt: string;
   parallaxVersion: string;
+  /** The absolute folder of the spec it was recorded from: relative paths in the spec resolve against it. */
+  specDir?: string;
 }
 
 export interface TrialRow extends PlannedTrial {
