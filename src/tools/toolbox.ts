@@ -12,12 +12,13 @@ import { tools as registeredTools } from "./registry.js";
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, runsAsRoot, sandboxUid, toolResultOf } from "./sandbox.js";
 import type { AnyTool, ToolContext } from "./types.js";
 
+import type { WebBackend } from "./web/types.js";
+
 /** Prefix of a trial's work dir in its parent (the OS temp dir unless set). */
 export const WORK_DIR_PREFIX = "parallax-trial-";
 const MOUNT_PATH = "/usr/bin/mount";
 const UMOUNT_PATH = "/usr/bin/umount";
 const MIB = 1024 * 1024;
-import type { WebBackend } from "./web/types.js";
 
 export interface ToolboxOptions {
   /** Names of the tools offered (default: every registered tool). */
@@ -146,11 +147,9 @@ async function checkedAttachments(paths: readonly string[]): Promise<{ paths: st
  * container without CAP_SYS_ADMIN), the work dir stays a plain directory and only the per-file
  * limit (RLIMIT_FSIZE) holds.
  */
-function mountSizedWorkDir(workDir: string, bytes: number, uid: number): boolean {
+function mountSizedWorkDir(workDir: string, bytes: number, uid: number): void {
   const options = `size=${bytes},mode=0700,uid=${uid},gid=${uid},nosuid,nodev`;
-  return (
-    spawnSync(MOUNT_PATH, ["-t", "tmpfs", "-o", options, "parallax-trial", workDir], { stdio: "ignore" }).status === 0
-  );
+  spawnSync(MOUNT_PATH, ["-t", "tmpfs", "-o", options, "parallax-trial", workDir], { stdio: "ignore" });
 }
 
 const sweptParents = new Set<string>();
