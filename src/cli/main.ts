@@ -201,6 +201,8 @@ program
   .option("--out <dir>", "a new study directory")
   .option("--store <target>", "a postgres:// URL (add ?schema=NAME) of an empty schema instead of --out")
   .option("--mapping <file>", "YAML mapping: facets per log or header field, outcome values, scorer, renames")
+  .option("--max-entry-mb <n>", "largest inflated entry of a zipped log, MiB (default 256)", parsePositiveInt)
+  .option("--max-inflated-mb <n>", "largest inflated total of one zipped log, MiB (default 1024)", parsePositiveInt)
   .option("--json", "print the summary as JSON")
   .action(lazy(() => import("./commands/import.js"), "importCommand"));
 
@@ -219,11 +221,15 @@ function parsePositiveInt(value: string): number {
 endQuietlyOnClosedPipe();
 
 // No top-level await: the code-cached CommonJS build of the CLI (scripts/bundle-cli.ts) cannot
-// hold one. Any other failure is rethrown and ends the process as an uncaught error (exit 1).
+// hold one. Any other failure is a bug: its stack is printed (exit 1), but not as an uncaught
+// error, whose report would quote the throwing line of the (minified) bundle.
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ParallaxError) {
     process.stderr.write(`parallax: ${error.message}\n`);
     process.exit(error.exitCode);
   }
-  throw error;
+  process.stderr.write(
+    `parallax: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
 });

@@ -315,6 +315,21 @@ export const SandboxLimitsSchema = lazySchema(() =>
         .describe("Wall seconds per tool call; then it is killed"),
       output_bytes: z.number().int().positive().default(16_384).describe("Bytes of stdout+stderr kept per call"),
       max_processes: z.number().int().min(2).max(4096).default(64).describe("Processes a call may have at once"),
+      memory_mb: z
+        .number()
+        .int()
+        .min(64)
+        .max(65_536)
+        .default(2048)
+        .describe("Address space of each process of a call, MiB (RLIMIT_AS)"),
+      disk_mb: z
+        .number()
+        .int()
+        .min(1)
+        .max(65_536)
+        .default(512)
+        .describe("Size of the trial's work dir, MiB (a tmpfs as root), and of any one file (RLIMIT_FSIZE)"),
+      tmp_mb: z.number().int().min(1).max(65_536).default(256).describe("Size of a call's /tmp and of /dev/shm, MiB"),
     })
     .strict(),
 );

@@ -16,6 +16,12 @@ export interface SandboxLimits {
   outputBytes: number;
   /** Processes the call may have at once (RLIMIT_NPROC). */
   maxProcesses: number;
+  /** Address space of each process in the call, in MiB (RLIMIT_AS). */
+  memoryMb: number;
+  /** Size of the trial's work dir in MiB (a tmpfs of that size when Parallax runs as root), and of any one file (RLIMIT_FSIZE). */
+  diskMb: number;
+  /** Size of the call's private /tmp and /dev/shm in MiB (tmpfs, i.e. memory). */
+  tmpMb: number;
 }
 
 /** What one tool call returned: always an observation for the model, never a thrown error. */
@@ -25,7 +31,7 @@ export interface ToolResult {
   /** Set when the call failed (bad arguments, non-zero exit, time limit, unknown tool). */
   error?: string;
   /** The limit that stopped it, if any. */
-  limitHit?: "cpu" | "wall" | "output" | "processes";
+  limitHit?: "cpu" | "wall" | "output" | "processes" | "memory" | "disk";
   /** The answer, for `submit_answer`. */
   answer?: string;
   /** The rater's verdict, for `submit_verdict`. */

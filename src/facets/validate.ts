@@ -4,6 +4,7 @@
  * reported all at once, like the loader's, as FILE:LINE:COL with the YAML path, the value found
  * and the known values, in one SpecError (exit 2), before anything is loaded or written.
  */
+import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { z } from "zod";
 import { facetName, facetSettings } from "../contracts/condition.js";
@@ -33,8 +34,26 @@ import { facets } from "./registry.js";
 /** loadSpec, then validateStudy: what plan, run and preregister load a spec (a path, or a file already read) with. */
 export function loadStudySpec(spec: string | SpecFile): ReturnType<typeof loadSpec> {
   const file = typeof spec === "string" ? readSpecFile(spec) : spec;
-  const loaded = loadSpec(file);
-  validateStudy(loaded.spec, { text: file.text, path: file.path, source: loaded.source });
+  let loaded: ReturnType<typeof loadSpec>;
+  try {
+    loaded = loadSpec(file);
+  } catch (error) {
+    // The schema's problems stop loading before the registries are asked: an unknown loader
+    // name is reported with them, not after they are fixed.
+    if (!(error instanceof SpecError) || "problems" in file.yaml) throw error;
+    const unknown = unknownLoaderProblems(file.yaml);
+    throw unknown.length === 0 ? error : new SpecError(error.file, [...error.problems, ...unknown]);
+  }
+  // Missing local sources are found here, with the other problems, not when the loader reads them.
+  const missing = sourceProblems(loaded.spec, loaded.source, dirname(resolve(file.path)));
+  try {
+    validateStudy(loaded.spec, { text: file.text, path: file.path, source: loaded.source });
+  } catch (error) {
+    if (error instanceof SpecError && missing.length > 0)
+      throw new SpecError(error.file, [...error.problems, ...missing]);
+    throw error;
+  }
+  if (missing.length > 0) throw new SpecError(file.path, missing);
   return loaded;
 }
 
@@ -150,6 +169,32 @@ function benchmarkProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
     const schema = datasetLoaders.get(benchmark.loader).optionsSchema ?? COMMON_LOADER_OPTIONS;
     if (benchmark.options === undefined) return [];
     return settingsProblems(schema, benchmark.options, [...path, "options"], source);
+  });
+}
+
+/** Benchmarks whose local source does not exist (the spec read from its file: relative to its folder). */
+function sourceProblems(spec: StudySpec, source: SpecSource, specDir: string): SpecProblem[] {
+  return spec.benchmarks.flatMap((benchmark, i) => {
+    const missing = missingSource(benchmark.source, specDir);
+    return missing ? [problem(source, ["benchmarks", i, "source"], missing)] : [];
+  });
+}
+
+/** Why a local source path (relative to the spec's folder) cannot be read; URLs are checked when fetched. */
+function missingSource(sourcePath: string | undefined, specDir: string): string | undefined {
+  if (sourcePath === undefined || sourcePath === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(sourcePath)) return undefined;
+  const path = resolve(specDir, sourcePath);
+  return existsSync(path) ? undefined : `source not found: ${path} (a relative path is read from the spec's folder)`;
+}
+
+/** Unknown loader names in the spec's raw YAML, for a spec the schema already refused. */
+function unknownLoaderProblems(source: SpecSource): SpecProblem[] {
+  const benchmarks = (source.data as { benchmarks?: unknown } | null)?.benchmarks;
+  if (!Array.isArray(benchmarks)) return [];
+  return benchmarks.flatMap((benchmark, i) => {
+    const loader = (benchmark as { loader?: unknown } | null)?.loader;
+    if (typeof loader !== "string" || loader === "" || datasetLoaders.has(loader)) return [];
+    return [unknownName(source, ["benchmarks", i, "loader"], "dataset loader", loader, datasetLoaders.names())];
   });
 }
 

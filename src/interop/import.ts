@@ -4,6 +4,7 @@ import { defaultMapping, loadMapping } from "./mapping.js";
 import { importers } from "./registry.js";
 import { type PreparedImport, prepareImport } from "./study.js";
 import { writeImport } from "./write.js";
+import type { ZipLimits } from "./zip.js";
 
 export interface ImportOptions {
   format: string;
@@ -12,12 +13,14 @@ export interface ImportOptions {
   target: string;
   mapping?: string;
   now?: Date;
+  /** Caps on the inflated size of zipped logs (default `DEFAULT_ZIP_LIMITS`). */
+  zipLimits?: ZipLimits;
 }
 
 export async function importLogs(options: ImportOptions): Promise<PreparedImport> {
   const importer = importers.get(options.format);
   const mapping = options.mapping ? loadMapping(options.mapping) : defaultMapping();
-  const logs = await importer.read(options.paths, mapping);
+  const logs = await importer.read(options.paths, mapping, { zipLimits: options.zipLimits });
   const prepared = prepareImport(importer.name, logs, mapping, options.now);
   await writeImport(options.target, prepared, {
     format: importer.name,

@@ -6,6 +6,7 @@
  */
 import type { ChatMessage, GenerationParams } from "../contracts/provider.js";
 import type { ImportMapping } from "./mapping.js";
+import type { ZipLimits } from "./zip.js";
 
 /** One scorer's verdict on one sample, as the log wrote it. */
 export interface ImportedScore {
@@ -61,5 +62,11 @@ export interface Importer {
   /** What each argument is, for the command's help. */
   argument: string;
   /** Reads and checks every path; throws an InputError naming the file and entry on bad input. */
-  read(paths: readonly string[], mapping: ImportMapping): Promise<ImportedLog[]>;
+  read(paths: readonly string[], mapping: ImportMapping, options?: ReadOptions): Promise<ImportedLog[]>;
+}
+
+/** Settings of reading that are not part of the mapping. */
+export interface ReadOptions {
+  /** Caps on the inflated size of zipped logs (Inspect's `.eval`); default `DEFAULT_ZIP_LIMITS`. */
+  zipLimits?: ZipLimits;
 }

@@ -13,6 +13,7 @@ import { isPostgresUrl } from "../run/store/url.js";
 import { openStore } from "../run/store/open.js";
 import type { TrialStore } from "../run/store/types.js";
 import type { PreparedImport } from "./study.js";
+import { staleEntries } from "../core/stale.js";
 
 /** The provenance file of an imported study directory. */
 export const IMPORT_FILE = "import.json";
@@ -35,7 +36,10 @@ export async function writeImport(
     throw new InputError(`${target} is not empty; import into a new study directory`);
   }
   if (!existsSync(dirname(dir))) throw new InputError(`cannot create ${target}: ${dirname(dir)} does not exist`);
-  const staging = join(dirname(dir), `.${basename(dir)}.importing-${process.pid}`);
+  const stagingPrefix = `.${basename(dir)}.importing-`;
+  // A killed import left its staging directory: nothing in it was ever the study.
+  for (const stale of staleEntries(dirname(dir), stagingPrefix)) rmSync(stale, { recursive: true, force: true });
+  const staging = join(dirname(dir), `${stagingPrefix}${process.pid}`);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging);
   try {

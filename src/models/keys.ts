@@ -6,6 +6,7 @@
 import { InputError, ProviderError } from "../core/errors.js";
 import { abortReason, isMalformed, KeyWaitError, MalformedResponseError, redact } from "./errors.js";
 import { TokenBucket } from "./resilience.js";
+import { registerSecrets } from "../core/secrets.js";
 import type { ProviderEnv } from "./types.js";
 
 /** What the remote provider constructors accept besides (spec, env). */
@@ -24,8 +25,14 @@ export interface ResolveKeysInput {
   env: ProviderEnv;
 }
 
-/** The key values, in rotation order. Errors name the variable, never a value. */
+/** The key values, in rotation order, registered as secrets to scrub. Errors name the variable, never a value. */
 export function resolveApiKeys(input: ResolveKeysInput): string[] {
+  const keys = keyValues(input);
+  registerSecrets(keys);
+  return keys;
+}
+
+function keyValues(input: ResolveKeysInput): string[] {
   const { apiKeyEnv, env } = input;
   const where = `model '${input.modelId}' (${input.provider})`;
   if (apiKeyEnv !== undefined) {

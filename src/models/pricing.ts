@@ -36,14 +36,56 @@ export const BUILTIN_PRICES: Readonly<Record<string, Price>> = {
 };
 
 /**
+ * Largest output of each model (tokens), from the providers' model pages as of
+ * `BUILTIN_PRICES_AS_OF`: a call's worst-case cost when the spec sets no max_tokens.
+ */
+export const BUILTIN_MAX_OUTPUT_TOKENS: Readonly<Record<string, number>> = {
+  "gpt-4o": 16_384,
+  "gpt-4o-mini": 16_384,
+  "gpt-4.1": 32_768,
+  "gpt-4.1-mini": 32_768,
+  "gpt-4.1-nano": 32_768,
+  o3: 100_000,
+  "o4-mini": 100_000,
+  "gpt-5": 128_000,
+  "gpt-5-mini": 128_000,
+  "gpt-5-nano": 128_000,
+  "claude-opus-4-1": 32_000,
+  "claude-opus-4-5": 64_000,
+  "claude-sonnet-4-5": 64_000,
+  "claude-sonnet-4": 64_000,
+  "claude-haiku-4-5": 64_000,
+  "claude-3-5-haiku": 8_192,
+  "gemini-2.5-pro": 65_536,
+  "gemini-2.5-flash": 65_536,
+  "gemini-2.5-flash-lite": 65_536,
+  "gemini-2.0-flash": 8_192,
+};
+
+/**
+ * The most output tokens one call of the model can return: the spec's max_tokens, else the
+ * max_tokens its provider sends by default, else the model's maximum from the built-in table;
+ * undefined when none is known (no upper bound on its cost).
+ */
+export function maxOutputTokens(spec: Pick<ModelSpec, "provider" | "model" | "params">): number | undefined {
+  if (spec.params.max_tokens !== undefined) return spec.params.max_tokens;
+  const providerDefault = providers.has(spec.provider) ? providers.get(spec.provider).defaultMaxTokens : undefined;
+  return providerDefault ?? builtinTableEntry(BUILTIN_MAX_OUTPUT_TOKENS, spec.model);
+}
+
+function builtinTableEntry<T>(table: Readonly<Record<string, T>>, model: string): T | undefined {
+  const bare = model.replace(/^[a-z-]+\//, "");
+  const undated = bare.replace(/-(\d{4}-\d{2}-\d{2}|\d{8})$/, "").replace(/-latest$/, "");
+  return table[bare] ?? table[undated];
+}
+
+/**
  * Built-in price for a model id, tolerating a router prefix ("openai/gpt-4o") and a dated
  * snapshot suffix ("gpt-4o-2024-08-06", "claude-sonnet-4-5-20250929"). Exact names only
  * otherwise, so "gpt-4o-mini" never inherits the "gpt-4o" price.
  */
 export function builtinPrice(model: string): Price | undefined {
-  const bare = model.replace(/^[a-z-]+\//, "");
-  const undated = bare.replace(/-(\d{4}-\d{2}-\d{2}|\d{8})$/, "").replace(/-latest$/, "");
-  return BUILTIN_PRICES[bare] ?? BUILTIN_PRICES[undated];
+  return builtinTableEntry(BUILTIN_PRICES, model);
 }
 
 export type PriceSource = "spec" | "study" | "builtin" | "unknown";

@@ -51,6 +51,8 @@ export const anthropicDescriptor: ProviderDescriptor = {
   optionsSchema: AnthropicOptionsSchema,
   create: async (spec, env) => (await import("./anthropic.js")).anthropicProvider(spec, env),
   batchPriceFactor: BATCH_HALF_PRICE,
+  // ANTHROPIC_DEFAULT_MAX_TOKENS in anthropic.ts (not imported here: it loads the SDK).
+  defaultMaxTokens: 1024,
 };
 
 export const googleDescriptor: ProviderDescriptor = {

@@ -47,6 +47,8 @@ export interface ProviderDescriptor {
    * synchronous price a batched call costs (0.5: half price).
    */
   readonly batchPriceFactor?: number;
+  /** The max_tokens the provider sends when the spec sets none (Anthropic requires one). */
+  readonly defaultMaxTokens?: number;
 }
 
 /** A problem of one model entry: the field (relative to the entry) and what was expected. */

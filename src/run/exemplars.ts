@@ -23,6 +23,35 @@ export interface ExemplarManifest {
   draws: { level: number; seed: number; ids: string[] }[];
 }
 
+/**
+ * How a shared store keeps a benchmark's exemplar pool among the run's items (run_items): under
+ * this prefix and the benchmark id, so a worker joining by URL draws the same few-shot examples.
+ */
+export const STORED_POOL_PREFIX = "exemplars:";
+
+/** The pools as rows for run_items. */
+export function storedPoolRows(pools: ReadonlyMap<string, readonly Item[]>): Item[] {
+  return [...pools].flatMap(([benchmark, pool]) =>
+    pool.map((item) => ({ ...item, benchmark: `${STORED_POOL_PREFIX}${benchmark}` })),
+  );
+}
+
+/** Splits run_items rows into the evaluated items and the exemplar pools (by benchmark id). */
+export function splitStoredPools(rows: readonly Item[]): { items: Item[]; pools: Map<string, Item[]> } {
+  const items: Item[] = [];
+  const pools = new Map<string, Item[]>();
+  for (const row of rows) {
+    if (!row.benchmark.startsWith(STORED_POOL_PREFIX)) {
+      items.push(row);
+      continue;
+    }
+    const benchmark = row.benchmark.slice(STORED_POOL_PREFIX.length);
+    if (!pools.has(benchmark)) pools.set(benchmark, []);
+    pools.get(benchmark)?.push({ ...row, benchmark });
+  }
+  return { items, pools };
+}
+
 export async function loadExemplarPool(
   benchmark: BenchmarkSpec,
   evaluated: readonly Item[],

@@ -21,6 +21,11 @@ import type { TrialStore } from "./store/types.js";
 /** Judge calls are graded at temperature 0 with room for a short JSON verdict. */
 const JUDGE_DEFAULTS = { temperature: 0, maxTokens: 400 } as const;
 
+/** The max_tokens a judge's calls are sent with: its spec's, else room for a short verdict. */
+export function judgeMaxTokens(spec: ModelSpec): number {
+  return spec.params.max_tokens ?? JUDGE_DEFAULTS.maxTokens;
+}
+
 export interface JudgeRuntime {
   id: string;
   spec: ModelSpec;
@@ -99,8 +104,9 @@ export async function buildJudge(
   study: StudySpec,
   env: ProviderEnv,
   cache?: Pick<TrialStore, "cacheGet" | "cachePut">,
+  specDir?: string,
 ): Promise<JudgeRuntime> {
-  const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed });
+  const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed, specDir });
   const provider = withResilience(raw, resilienceFromSpec(study.execution, spec.rate_limit));
   const params = { ...JUDGE_DEFAULTS, ...fromSpecParams(spec.params) };
   const price = modelPrice(spec, study.prices);

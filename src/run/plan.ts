@@ -17,9 +17,10 @@ import { DEFAULT_SCAFFOLD, scaffoldOf } from "../facets/scaffold.js";
 import { scoringPathOf } from "../facets/scoring-path.js";
 import { batchPrice, costUsd, modelPrice } from "../models/pricing.js";
 import { renderTask } from "../scaffolds/prompt.js";
+import { DEFAULT_MAX_TOKENS } from "../scaffolds/settings.js";
 import { configurationOf } from "./conditions.js";
 import { loaderOf } from "./scoring/choose.js";
-import { assignJudges } from "./judge.js";
+import { assignJudges, judgeMaxTokens } from "./judge.js";
 import { expectedJudgeCalls, judgedAtRunTime } from "./scoring/judged-trials.js";
 import type { PreparedStudy } from "./study.js";
 
@@ -63,7 +64,11 @@ export interface PlanSummary {
   cells: number;
   trials: number;
   estimatedCalls: number;
-  /** Upper-bound cost: estimated prompt tokens and max output tokens at the known prices. */
+  /**
+   * Upper-bound cost: estimated prompt tokens and, per call, the max_tokens it is sent with (the
+   * scaffold setting, else the model's, else the scaffold kind's default; a judge's own) at the
+   * known prices.
+   */
   estimatedCostUsd: number;
   /** The same estimate in batch mode: models with a batch API at their batch price (judges stay synchronous). */
   estimatedBatchCostUsd: number;
@@ -78,12 +83,8 @@ export interface PlanSummary {
   configurationCells: number;
 }
 
-/** A judge call's own words (rubric, instructions) and its reply, for the estimate. */
+/** A judge call's own words (rubric, instructions), for the estimate. */
 const JUDGE_PROMPT_TOKENS = 200;
-const JUDGE_OUTPUT_TOKENS = 100;
-
-/** Output tokens assumed per call when the model sets no max_tokens. */
-const DEFAULT_OUTPUT_ESTIMATE = 512;
 
 export function summarisePlan(study: PreparedStudy): PlanSummary {
   const itemCount = [...study.items.values()].reduce((sum, byId) => sum + byId.size, 0);
@@ -104,14 +105,15 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
   const perModel = study.spec.models.map((model) => {
     const price = modelPrice(model, study.spec.prices);
     const priceInBatch = batchPrice(model, study.spec.prices);
-    const outputPerCall = model.params.max_tokens ?? DEFAULT_OUTPUT_ESTIMATE;
     // Judge sub-calls of judged open-ended trials count (they are charged to the run's budget).
     const judge = judges.get(model.id)?.primary;
     const judgePrice = judge ? modelPrice(judge, study.spec.prices) : undefined;
     let calls = 0;
     let cost = 0;
     let batchCost = 0;
-    for (const { perTrial, tasks, synchronous } of workload) {
+    for (const { perTrial, tasks, synchronous, settingsMaxTokens, kind } of workload) {
+      // The max_tokens each call is sent with (callParams): the most output it can cost.
+      const outputPerCall = settingsMaxTokens ?? model.params.max_tokens ?? DEFAULT_MAX_TOKENS[kind];
       for (const { promptTokens, judged } of tasks) {
         calls += perTrial * attempts;
         if (price) {
@@ -124,7 +126,7 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
           if (judgePrice) {
             const usage = {
               inputTokens: (promptTokens + outputPerCall + JUDGE_PROMPT_TOKENS) * judgeCallsPerTrial,
-              outputTokens: JUDGE_OUTPUT_TOKENS * judgeCallsPerTrial,
+              outputTokens: judgeMaxTokens(judge) * judgeCallsPerTrial,
             };
             cost += costUsd(usage, judgePrice).usd * attempts;
             batchCost += costUsd(usage, judgePrice).usd * attempts;
@@ -163,9 +165,14 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
  * item's rendered task (in item order). The task does not depend on the model, so each is
  * rendered once, not once per model.
  */
-function conditionWorkloads(
-  study: PreparedStudy,
-): { perTrial: number; tasks: { promptTokens: number; judged: boolean }[]; synchronous: boolean }[] {
+function conditionWorkloads(study: PreparedStudy): {
+  perTrial: number;
+  tasks: { promptTokens: number; judged: boolean }[];
+  synchronous: boolean;
+  /** The scaffold setting max_tokens, and the scaffold's kind for the default (callParams). */
+  settingsMaxTokens: number | undefined;
+  kind: keyof typeof DEFAULT_MAX_TOKENS;
+}[] {
   return study.conditions.map((condition) => {
     const { scaffold, settings } = scaffoldOf(condition);
     const tasks: { promptTokens: number; judged: boolean }[] = [];
@@ -181,7 +188,15 @@ function conditionWorkloads(
       }
     }
     // Log-prob scoring is never batched: its calls cost the synchronous price in batch mode too.
-    return { perTrial: scaffold.expectedCalls(settings), tasks, synchronous: scoringPathOf(condition) === "logprob" };
+    const settingsMaxTokens = typeof settings.max_tokens === "number" ? settings.max_tokens : undefined;
+    return {
+      perTrial: scaffold.expectedCalls(settings),
+      tasks,
+      synchronous: scoringPathOf(condition) === "logprob",
+      settingsMaxTokens,
+      // Only the direct scaffold calls with the direct default; any other may use the larger one.
+      kind: scaffold.name === DEFAULT_SCAFFOLD ? "direct" : "scaffolded",
+    };
   });
 }
 

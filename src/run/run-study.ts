@@ -22,10 +22,15 @@ import type { RunRecord, TrialStore } from "./store/types.js";
 import { acquireStudyLock, type StudyLock } from "./study-lock.js";
 import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
 import { PARALLAX_VERSION } from "../core/version.js";
+import { storedPoolRows } from "./exemplars.js";
 
 export interface RunStudyOptions {
   specPath: string;
-  outDir: string;
+  /**
+   * The study directory (spec and manifest copies, judging files; the trials too without `store`).
+   * Default runs/RUN_ID: named after the run, so two specs of one study name never share one.
+   */
+  outDir?: string;
   /**
    * Where trials are stored: a PostgreSQL URL (several machines can share it) or a SQLite
    * path; default the study directory's parallax.db. The spec and manifest copies stay in outDir.
@@ -69,7 +74,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     await closeModels(models);
     throw error;
   }
-  const outDir = resolve(options.outDir);
+  const outDir = resolve(options.outDir ?? join("runs", runIdFor(study)));
   mkdirSync(outDir, { recursive: true });
   let lock: StudyLock;
   try {
@@ -189,10 +194,12 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
     spec: study.spec,
     createdAt: new Date().toISOString(),
     parallaxVersion: PARALLAX_VERSION,
+    specDir: dirname(resolve(study.specPath)),
   };
   await store.saveRun(run);
   // Workers on other machines read the items from a shared (PostgreSQL) store.
-  if (store.dialect === "postgres") await store.saveRunItems(runId, allItems(study));
+  if (store.dialect === "postgres")
+    await store.saveRunItems(runId, [...allItems(study), ...storedPoolRows(study.exemplars)]);
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(study.manifest, null, 2)}\n`);
   writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(study.spec, null, 2)}\n`);
   stampGridRules(study.spec, study.specPath, outDir);

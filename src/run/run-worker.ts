@@ -17,9 +17,10 @@ import type { ExecuteSummary, TrialEvent } from "./execute/types.js";
 import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
 import { refuseOtherVersion, storeLabel } from "./run-study.js";
 import { agentRuntimeOf } from "./agent-runtime.js";
+import { splitStoredPools } from "./exemplars.js";
 import { benchmarkConditions, expandConditions } from "./conditions.js";
 import { openStore } from "./store/open.js";
-import { isPostgresUrl } from "./store/url.js";
+import { isPostgresUrl, storeArgument } from "./store/url.js";
 import type { RunRecord } from "./store/types.js";
 import type { PreparedStudy } from "./study.js";
 
@@ -56,8 +57,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
     const run = await store.getRun(options.runId);
     if (!run) throw new InputError(`${label} holds no run${options.runId ? ` '${options.runId}'` : ""} to work on`);
     refuseOtherVersion(run, label);
-    refuseWhatTheStoreLacks(run, label);
-    const study = storedStudy(run, await store.listRunItems(run.id), label);
+    const stored = splitStoredPools(await store.listRunItems(run.id));
+    refuseWhatTheStoreLacks(run, options.store, stored.pools);
+    const study = storedStudy(run, stored.items, stored.pools, label);
     const models = await buildModels(study, options.env, { rateShare: options.rateShare });
     let batching: BatchedModels | undefined;
     try {
@@ -73,6 +75,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
         store,
         runId: run.id,
         items: study.items,
+        exemplars: study.exemplars,
         models: batching?.models ?? models,
         scorerFor: scorerChooser(run.spec),
         logprobOptions: logprobOptionsOf(run.spec),
@@ -95,14 +98,15 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
   }
 }
 
-function refuseWhatTheStoreLacks(run: RunRecord, label: string): void {
-  const joinWithSpec = `start this worker with the spec instead: parallax run SPEC --store ${label}`;
+function refuseWhatTheStoreLacks(run: RunRecord, url: string, pools: ReadonlyMap<string, Item[]>): void {
+  const joinWithSpec = `start this worker with the spec instead: parallax run SPEC --store ${storeArgument(url)}`;
   if ((run.spec.plugins ?? []).length > 0) {
     throw new InputError(`run '${run.id}' loads plugins, which the store does not hold; ${joinWithSpec}`);
   }
-  if (run.spec.benchmarks.some((b) => b.exemplars !== undefined)) {
+  // Runs recorded since the store keeps the pools hold them; older ones do not.
+  if (run.spec.benchmarks.some((b) => b.exemplars !== undefined && !pools.has(b.id))) {
     throw new InputError(
-      `run '${run.id}' draws few-shot exemplars from files the store does not hold; ${joinWithSpec}`,
+      `run '${run.id}' draws few-shot exemplars from a pool the store does not hold (it was recorded before the store kept pools); ${joinWithSpec}`,
     );
   }
   if ((run.spec.scoring?.judges ?? []).length > 0) {
@@ -110,8 +114,12 @@ function refuseWhatTheStoreLacks(run: RunRecord, label: string): void {
   }
 }
 
-/** The study as the store holds it: the run's spec and items (paths in the spec resolve against the working directory). */
-function storedStudy(run: RunRecord, items: Item[], label: string): PreparedStudy {
+/**
+ * The study as the store holds it: the run's spec and items. Relative paths in the spec resolve
+ * against the folder of the spec the run was recorded from, as for `run` (the working directory
+ * for a run recorded before the store kept that folder).
+ */
+function storedStudy(run: RunRecord, items: Item[], exemplars: Map<string, Item[]>, label: string): PreparedStudy {
   if (items.length === 0) {
     throw new InputError(
       `${label}: run '${run.id}' has no items in the store (it was started by a Parallax before scale-out); ` +
@@ -126,7 +134,7 @@ function storedStudy(run: RunRecord, items: Item[], label: string): PreparedStud
   const conditions = expandConditions(run.spec.conditions);
   return {
     spec: run.spec,
-    specPath: resolve("spec.json"),
+    specPath: resolve(run.specDir ?? ".", "spec.json"),
     specHash: run.specHash,
     manifest: { benchmarks: [] },
     manifestHash: run.manifestHash,
@@ -135,7 +143,7 @@ function storedStudy(run: RunRecord, items: Item[], label: string): PreparedStud
     benchmarkConditions: new Map(
       run.spec.benchmarks.map((b) => [b.id, benchmarkConditions(conditions, run.spec.conditions.exclude, b.id)]),
     ),
-    exemplars: new Map(),
+    exemplars,
     warnings: [],
   };
 }

@@ -10,6 +10,9 @@ export function sandboxLimitsOf(sandbox: AgentsSpec["sandbox"]): SandboxLimits {
     wallSeconds: sandbox.wall_seconds,
     outputBytes: sandbox.output_bytes,
     maxProcesses: sandbox.max_processes,
+    memoryMb: sandbox.memory_mb,
+    diskMb: sandbox.disk_mb,
+    tmpMb: sandbox.tmp_mb,
   };
 }
 

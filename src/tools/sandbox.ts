@@ -1,12 +1,14 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { SandboxLimits, ToolResult } from "../contracts/tool.js";
+import { seccompFilter } from "./seccomp.js";
 
 /**
  * One command run in a bubblewrap sandbox: no network (its own network namespace), the system
- * directories read-only, the trial's work dir the only writable place besides a private /tmp, a
- * clean environment, and CPU, wall-time, output and process limits. Every failure (non-zero
- * exit, a limit, a spawn error) is returned as data, never thrown.
+ * directories read-only, the trial's work dir the only writable place besides a private /tmp and
+ * /dev/shm, a clean environment, no nested user namespaces, a seccomp filter, and CPU, wall-time,
+ * output, process, memory and file-size limits. Every failure (non-zero exit, a limit, a spawn
+ * error) is returned as data, never thrown.
  */
 
 export const BWRAP_PATH = "/usr/bin/bwrap";
@@ -20,20 +22,27 @@ const SANDBOX_ENV: Readonly<Record<string, string>> = {
   LANG: "C.UTF-8",
   PYTHONDONTWRITEBYTECODE: "1",
 };
-/** Size of the sandbox's private /tmp (a tmpfs, i.e. memory): enough for scratch files, not for filling the host's memory. */
-const TMP_BYTES = 256 * 1024 * 1024;
+const MIB = 1024 * 1024;
 /** Exit statuses of a process killed by a signal, as bwrap reports them (128 + signal). */
 const EXIT_SIGXCPU = 128 + 24;
+const EXIT_SIGXFSZ = 128 + 25;
 const EXIT_SIGKILL = 128 + 9;
 /** Messages by which a command reports a refused fork (RLIMIT_NPROC): bash, dash, python, coreutils. */
 const FORK_REFUSED =
   /fork: (retry: )?Resource temporarily unavailable|Cannot fork|can't fork|BlockingIOError: \[Errno 11\]/;
+/** Messages by which a command reports a refused allocation (RLIMIT_AS): python, bash, C, C++. */
+const MEMORY_REFUSED = /MemoryError|Cannot allocate memory|cannot allocate|std::bad_alloc|[Oo]ut of memory/;
+/** Messages by which a command reports a full work dir, /tmp or /dev/shm, or a file over RLIMIT_FSIZE. */
+const DISK_REFUSED = /No space left on device|File too large|File size limit exceeded|Errno 28\]|Errno 27\]/;
 
 export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = {
   cpuSeconds: 30,
   wallSeconds: 60,
   outputBytes: 16_384,
   maxProcesses: 64,
+  memoryMb: 2048,
+  diskMb: 512,
+  tmpMb: 256,
 };
 
 export interface SandboxRequest {
@@ -91,29 +100,46 @@ export function sandboxUid(): number {
   return 1_000_000 + Math.floor(Math.random() * 1_000_000);
 }
 
-/** The bwrap argument list: namespaces (a user namespace too, so bwrap needs no privilege), mounts, environment. */
-export function bwrapArgs(workDir: string): string[] {
+/**
+ * The bwrap argument list: namespaces (a user namespace too, so bwrap needs no privilege, in
+ * which no further one can be made), mounts, environment. /dev is bwrap's minimal device tree,
+ * read-only so that nothing can be stored in it; /tmp and /dev/shm are tmpfs of `tmpMb`.
+ */
+export function bwrapArgs(workDir: string, tmpMb = DEFAULT_SANDBOX_LIMITS.tmpMb): string[] {
   const systemDirs = ["/usr", "/etc"].flatMap((dir) => ["--ro-bind", dir, dir]);
   const usrMerged = ["bin", "lib", "lib64", "sbin"].flatMap((dir) =>
     existsSync(`/usr/${dir}`) ? ["--symlink", `usr/${dir}`, `/${dir}`] : [],
   );
   const env = Object.entries(SANDBOX_ENV).flatMap(([name, value]) => ["--setenv", name, value]);
   return [
-    ...["--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session"],
+    ...[
+      "--unshare-all",
+      "--unshare-user",
+      "--disable-userns",
+      "--cap-drop",
+      "ALL",
+      "--die-with-parent",
+      "--new-session",
+    ],
     ...systemDirs,
     ...usrMerged,
-    ...["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", String(TMP_BYTES), "--tmpfs", "/tmp"],
+    ...["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"],
+    ...["--perms", "1777", "--size", String(tmpMb * MIB), "--tmpfs", "/dev/shm"],
+    ...["--perms", "1777", "--size", String(tmpMb * MIB), "--tmpfs", "/tmp"],
     ...["--bind", workDir, SANDBOX_WORK_DIR, "--remount-ro", "/", "--chdir", SANDBOX_WORK_DIR],
     "--clearenv",
     ...env,
   ];
 }
 
+/** File descriptor on which bwrap reads the seccomp filter (the child's fourth stdio entry). */
+const SECCOMP_FD = 3;
+
 /**
- * The whole command line: bwrap, then prlimit inside it setting the CPU and process limits the
- * command inherits. Set inside the user namespace, the process limit counts only the processes
- * in it (bwrap's init included), not the uid's processes elsewhere; it binds because the uid is
- * not root (see `sandboxUid`).
+ * The whole command line: bwrap, then prlimit inside it setting the CPU, process, address-space
+ * and file-size limits the command inherits. Set inside the user namespace, the process limit
+ * counts only the processes in it (bwrap's init included), not the uid's processes elsewhere; it
+ * binds because the uid is not root (see `sandboxUid`).
  */
 export function sandboxCommand(
   workDir: string,
@@ -123,8 +149,16 @@ export function sandboxCommand(
 ): string[] {
   const cpu = Math.max(1, Math.ceil(limits.cpuSeconds));
   // Soft CPU limit sends SIGXCPU (recognisable); the hard one a second later kills a process that ignores it.
-  const prlimit = [PRLIMIT_PATH, `--cpu=${cpu}:${cpu + 1}`, `--nproc=${limits.maxProcesses}`, "--"];
-  return [bwrapPath, ...bwrapArgs(workDir), "--", ...prlimit, ...argv];
+  const prlimit = [
+    PRLIMIT_PATH,
+    `--cpu=${cpu}:${cpu + 1}`,
+    `--nproc=${limits.maxProcesses}`,
+    `--as=${limits.memoryMb * MIB}`,
+    `--fsize=${limits.diskMb * MIB}`,
+    "--",
+  ];
+  const seccomp = ["--seccomp", String(SECCOMP_FD)];
+  return [bwrapPath, ...bwrapArgs(workDir, limits.tmpMb), ...seccomp, "--", ...prlimit, ...argv];
 }
 
 /** Runs one command in the sandbox. Never throws. */
@@ -138,7 +172,15 @@ export function runSandboxed(request: SandboxRequest): Promise<SandboxRun> {
   // As root, the sandbox starts as the trial's own uid (RLIMIT_NPROC never binds for root).
   const identity = request.uid === undefined ? {} : { uid: request.uid, gid: request.uid };
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: true, env: {}, ...identity });
+    const child = spawn(command, args, {
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+      detached: true,
+      env: {},
+      ...identity,
+    });
+    const filterPipe = child.stdio[SECCOMP_FD] as NodeJS.WritableStream & { on(e: "error", f: () => void): void };
+    filterPipe.on("error", () => {}); // bwrap that failed to start reads nothing
+    filterPipe.end(seccompFilter());
     const output = new OutputCap(request.limits.outputBytes);
     let limitHit: SandboxRun["limitHit"];
     const killAll = (reason: NonNullable<SandboxRun["limitHit"]>) => {
@@ -187,7 +229,7 @@ function killGroup(pid: number | undefined): void {
 }
 
 function signalNumber(signal: NodeJS.Signals): number {
-  return signal === "SIGKILL" ? 9 : signal === "SIGXCPU" ? 24 : 15;
+  return signal === "SIGKILL" ? 9 : signal === "SIGXCPU" ? 24 : signal === "SIGXFSZ" ? 25 : 15;
 }
 
 /** The limit a finished command ran into, read from its exit status and output. */
@@ -200,7 +242,12 @@ function inferredLimit(
   if (exitCode === EXIT_SIGXCPU) return "cpu";
   // A SIGKILL from the hard CPU limit (a process that ignored SIGXCPU) needs at least that much time.
   if (exitCode === EXIT_SIGKILL && durationMs >= limits.cpuSeconds * 1000) return "cpu";
+  if (exitCode === EXIT_SIGXFSZ) return "disk";
   if (FORK_REFUSED.test(output)) return "processes";
+  // A command that handled a refused allocation or write and succeeded hit no limit.
+  if (exitCode === 0) return undefined;
+  if (MEMORY_REFUSED.test(output)) return "memory";
+  if (DISK_REFUSED.test(output)) return "disk";
   return undefined;
 }
 
@@ -257,6 +304,10 @@ function limitMessage(limit: NonNullable<ToolResult["limitHit"]>, limits: Sandbo
       return `[killed: output exceeded ${limits.outputBytes} bytes]`;
     case "processes":
       return `[process limit of ${limits.maxProcesses} reached: fork refused]`;
+    case "memory":
+      return `[memory limit of ${limits.memoryMb} MiB per process reached: allocation refused]`;
+    case "disk":
+      return `[disk limit reached: the work dir holds ${limits.diskMb} MiB, /tmp and /dev/shm ${limits.tmpMb} MiB each]`;
   }
 }
 

@@ -2,15 +2,23 @@ import { spawnSync } from "node:child_process";
 // fs.promises, not node:fs/promises: Node loads it (and readline with it) on first use, not with `plan`.
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import type { ToolCall, ToolSpec } from "../contracts/provider.js";
 import type { SandboxLimits, Toolbox, ToolResult } from "../contracts/tool.js";
 import { InputError } from "../core/errors.js";
+import { staleEntries } from "../core/stale.js";
 import { tools as registeredTools } from "./registry.js";
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, runsAsRoot, sandboxUid, toolResultOf } from "./sandbox.js";
 import type { AnyTool, ToolContext } from "./types.js";
+
 import type { WebBackend } from "./web/types.js";
+
+/** Prefix of a trial's work dir in its parent (the OS temp dir unless set). */
+export const WORK_DIR_PREFIX = "parallax-trial-";
+const MOUNT_PATH = "/usr/bin/mount";
+const UMOUNT_PATH = "/usr/bin/umount";
+const MIB = 1024 * 1024;
 
 export interface ToolboxOptions {
   /** Names of the tools offered (default: every registered tool). */
@@ -30,13 +38,19 @@ export async function createToolbox(options: ToolboxOptions = {}): Promise<Toolb
   const offered = new Map((options.tools ?? registeredTools.names()).map((name) => [name, registeredTools.get(name)]));
   const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const uid = runsAsRoot() ? sandboxUid() : undefined;
-  const workDir = await fs.mkdtemp(join(options.parentDir ?? tmpdir(), "parallax-trial-"));
+  const attachments = await checkedAttachments(options.attachments ?? []);
+  const parentDir = options.parentDir ?? tmpdir();
+  await removeStaleWorkDirs(parentDir);
+  // Named after this process, so the next one can tell a killed run's work dirs from live ones.
+  const workDir = await fs.mkdtemp(join(parentDir, `${WORK_DIR_PREFIX}${process.pid}-`));
   const ownFile = async (path: string) => {
     if (uid !== undefined) await fs.chown(path, uid, uid);
   };
+  // The attachments come in on top of the work dir's own room.
+  if (uid !== undefined) mountSizedWorkDir(workDir, limits.diskMb * MIB + attachments.bytes, uid);
   await fs.chmod(workDir, 0o700);
   await ownFile(workDir);
-  for (const attachment of await checkedAttachments(options.attachments ?? [])) {
+  for (const attachment of attachments.paths) {
     const copy = join(workDir, basename(attachment));
     await fs.copyFile(attachment, copy);
     await ownFile(copy);
@@ -113,20 +127,49 @@ function failure(message: string): Omit<ToolResult, "durationMs"> {
   return { output: `Error: ${message}`, error: message };
 }
 
-async function checkedAttachments(paths: readonly string[]): Promise<string[]> {
+async function checkedAttachments(paths: readonly string[]): Promise<{ paths: string[]; bytes: number }> {
   const names = new Set<string>();
+  let bytes = 0;
   for (const path of paths) {
     const stats = await fs.stat(path).catch(() => undefined);
     if (!stats?.isFile()) throw new InputError(`attachment '${path}' is not a readable file`);
     if (names.has(basename(path)))
       throw new InputError(`two attachments are named '${basename(path)}'; the work dir holds one file per name`);
     names.add(basename(path));
+    bytes += stats.size;
   }
-  return [...paths];
+  return { paths: [...paths], bytes };
 }
 
-/** Removes the work dir, even when the sandboxed code made parts of it unwritable. */
-async function removeWorkDir(workDir: string): Promise<void> {
+/**
+ * As root, the work dir is a tmpfs of the disk limit's size, owned by the trial's uid: what the
+ * sandbox writes cannot outgrow it, and it is gone with the trial. Where mounting is refused (a
+ * container without CAP_SYS_ADMIN), the work dir stays a plain directory and only the per-file
+ * limit (RLIMIT_FSIZE) holds.
+ */
+function mountSizedWorkDir(workDir: string, bytes: number, uid: number): void {
+  const options = `size=${bytes},mode=0700,uid=${uid},gid=${uid},nosuid,nodev`;
+  spawnSync(MOUNT_PATH, ["-t", "tmpfs", "-o", options, "parallax-trial", workDir], { stdio: "ignore" });
+}
+
+const sweptParents = new Set<string>();
+
+/** Once per process and parent: removes the work dirs of processes that are gone (a killed run's). */
+async function removeStaleWorkDirs(parentDir: string): Promise<void> {
+  if (sweptParents.has(parentDir)) return;
+  sweptParents.add(parentDir);
+  for (const stale of staleEntries(parentDir, WORK_DIR_PREFIX)) await removeWorkDir(stale);
+}
+
+/** Whether the path is a mount point (its device differs from its parent's). */
+async function isMountPoint(path: string): Promise<boolean> {
+  const [own, parent] = await Promise.all([fs.stat(path).catch(() => undefined), fs.stat(dirname(path))]);
+  return own !== undefined && own.dev !== parent.dev;
+}
+
+/** Removes the work dir (unmounting its tmpfs first), even when the sandboxed code made parts of it unwritable. */
+export async function removeWorkDir(workDir: string): Promise<void> {
+  if (await isMountPoint(workDir)) spawnSync(UMOUNT_PATH, ["--lazy", workDir], { stdio: "ignore" });
   try {
     await fs.rm(workDir, { recursive: true, force: true });
   } catch {

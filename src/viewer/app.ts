@@ -10,19 +10,19 @@ import { STYLESHEET_PATH, VIEWER_CSS, viewerPage } from "./layout.js";
 import { renderCompare } from "./pages/compare.js";
 import { PAGE_SIZE, renderList } from "./pages/list.js";
 import { renderTrial } from "./pages/trial.js";
-import { loopbackOnly, securityHeaders } from "./security.js";
+import { allowedHostsOnly, securityHeaders } from "./security.js";
 import type { ViewerStudy } from "./study.js";
 import { getTrial, loadTrialData } from "./trial-data.js";
 
 export interface ViewerAppOptions {
-  /** The port the server listens on, for the Host check; omit to skip it (the viewer is exposed with --host). */
-  loopbackPort?: () => number;
+  /** The Host check: the names allowed and the port the server listens on; omit to skip it (tests of pages). */
+  hostCheck?: { names: readonly string[]; port: () => number };
 }
 
 export function createViewerApp(study: ViewerStudy, options: ViewerAppOptions = {}): Hono {
   const app = new Hono();
   app.use("*", securityHeaders());
-  if (options.loopbackPort) app.use("*", loopbackOnly(options.loopbackPort));
+  if (options.hostCheck) app.use("*", allowedHostsOnly(options.hostCheck.names, options.hostCheck.port));
 
   app.get(STYLESHEET_PATH, (c) => c.body(VIEWER_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
 

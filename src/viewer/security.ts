@@ -5,6 +5,7 @@
  * sheet (no inline style either), and nothing loads from elsewhere.
  */
 import type { MiddlewareHandler } from "hono";
+import { hostname, networkInterfaces } from "node:os";
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -28,15 +29,42 @@ export function securityHeaders(): MiddlewareHandler {
   };
 }
 
+/** The loopback names, always allowed in the Host header. */
+const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
+/** Bind addresses that listen on every interface. */
+const WILDCARD_BINDS = new Set(["0.0.0.0", "::", "[::]"]);
+
 /**
- * Refuses requests whose Host header is not the loopback address the viewer listens on, so a
- * web page in the user's browser cannot reach it through a DNS name rebound to 127.0.0.1.
- * Not applied when the user exposes the viewer with --host.
+ * The host names a request may carry for a viewer bound to `bindHost`: the loopback names, the
+ * bound name itself (bracketed if it is an IPv6 address), and for a wildcard bind the machine's
+ * host name and the addresses of its interfaces. Lower case.
  */
-export function loopbackOnly(port: () => number): MiddlewareHandler {
+export function allowedHostNames(
+  bindHost: string,
+  machine: { hostname: string; addresses: readonly string[] } = machineNames(),
+): string[] {
+  const bracketed = (name: string) => (name.includes(":") && !name.startsWith("[") ? `[${name}]` : name);
+  const names = [...LOOPBACK_NAMES, bracketed(bindHost)];
+  if (WILDCARD_BINDS.has(bindHost)) names.push(machine.hostname, ...machine.addresses.map(bracketed));
+  return [...new Set(names.map((name) => name.toLowerCase()))];
+}
+
+function machineNames(): { hostname: string; addresses: string[] } {
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .flatMap((info) => (info === undefined ? [] : [info.address]));
+  return { hostname: hostname(), addresses };
+}
+
+/**
+ * Refuses (421) requests whose Host header is not one of the allowed names with the port the
+ * viewer listens on, whatever address it is bound to, so a web page in the user's browser cannot
+ * reach it through a DNS name rebound to the viewer's address.
+ */
+export function allowedHostsOnly(names: readonly string[], port: () => number): MiddlewareHandler {
   return async (c, next) => {
-    const host = c.req.header("host") ?? "";
-    const allowed = ["127.0.0.1", "localhost", "[::1]"].map((name) => `${name}:${port()}`);
+    const host = (c.req.header("host") ?? "").toLowerCase();
+    const allowed = names.flatMap((name) => (port() === 80 ? [`${name}:80`, name] : [`${name}:${port()}`]));
     if (!allowed.includes(host)) return c.text(`refused: unexpected Host header ${JSON.stringify(host)}`, 421);
     await next();
   };

@@ -7,6 +7,7 @@ import { type ServerType, serve } from "@hono/node-server";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createViewerApp } from "./app.js";
+import { allowedHostNames } from "./security.js";
 import { openViewerStudy, type ViewerStudy } from "./study.js";
 
 export const LOOPBACK = "127.0.0.1";
@@ -29,7 +30,7 @@ export async function startViewer(target: string, options: ViewerOptions = {}): 
   const study = await openViewerStudy(target, options.runId);
   const host = options.host ?? LOOPBACK;
   let port = options.port ?? 0;
-  const app = createViewerApp(study, host === LOOPBACK ? { loopbackPort: () => port } : {});
+  const app = createViewerApp(study, { hostCheck: { names: allowedHostNames(host), port: () => port } });
   let server: ServerType;
   try {
     server = await new Promise<ServerType>((resolve, reject) => {

@@ -5,13 +5,13 @@
  * it when PostgreSQL is installed).
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { after, test } from "node:test";
 import { runStudy } from "../../src/run/run-study.js";
 import { runCli } from "../helpers/cli.js";
 import { writeDemoSpec } from "../helpers/study.js";
-import { dropTestSchemas, PG_URL, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";
+import { dropTestSchemas, PG_URL, queryStore, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";
 
 const skip = skipWithoutPostgres;
 // One schema for the whole file (dropped after it).
@@ -39,4 +39,24 @@ test("run into PostgreSQL, then status, export and analyze through the URL", { s
   const analyzed = runCli(["analyze", storeUrl(), "--json"]);
   assert.equal(analyzed.status, 0, analyzed.stderr);
   assert.equal(JSON.parse(analyzed.stdout).analysis.counts.analysed, 10);
+});
+
+test("analyze URL stores the analysis in the store, and report URL renders it with nothing placed by hand", {
+  skip,
+}, async () => {
+  const reportUrl = testStoreUrl("parallax_report");
+  const { specPath, outDir, dir } = writeDemoSpec({ items: 4 });
+  await runStudy({ specPath, outDir, store: reportUrl, env: {} });
+  const reportPath = join(dir, "elsewhere", "report.html");
+  mkdirSync(dirname(reportPath));
+  const before = runCli(["report", reportUrl, "--out", reportPath]);
+  assert.equal(before.status, 2, "no analysis yet: refused");
+  const analyzed = runCli(["analyze", reportUrl]);
+  assert.ok(analyzed.status === 0 || analyzed.status === 3, analyzed.stderr);
+  assert.match(analyzed.stdout, /wrote the analysis of run \S+ in /);
+  const [stored] = await queryStore<{ n: string }>(reportUrl, "select count(*) as n from analyses");
+  assert.equal(Number(stored.n), 1, "the analysis is in the store");
+  const report = runCli(["report", reportUrl, "--out", reportPath]);
+  assert.equal(report.status, 0, report.stderr);
+  assert.match(readFileSync(reportPath, "utf8"), /<html/i);
 });

@@ -15,6 +15,7 @@ import {
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
 import { isPostgresUrl } from "../../run/store/open.js";
+import { parsePostgresUrl } from "../../run/store/url.js";
 import { openStudyDir } from "../study-dir.js";
 
 /** `analyze`'s exit code when a measurement-integrity check failed (README, docs/ANALYSIS.md). */
@@ -68,9 +69,12 @@ export async function runAnalysis(
   const { store, run } = await openStudyDir(target);
   try {
     const record = analysisRecord(await analyzeDirectory(target, store, run, { plan, scorer: options.scorer }));
-    // A PostgreSQL store has no directory to write the record into: --out and --json still work.
-    const written = isPostgresUrl(target) ? [] : writeAnalysisRecord(target, record);
-    return { record, written };
+    // A PostgreSQL store has no directory to write the record into: the store keeps it, for `report`.
+    if (isPostgresUrl(target)) {
+      await store.saveAnalysis(run.id, recordJson(record));
+      return { record, written: [`the analysis of run ${run.id} in ${parsePostgresUrl(target).description}`] };
+    }
+    return { record, written: writeAnalysisRecord(target, record) };
   } finally {
     await store.close();
   }

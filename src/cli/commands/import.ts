@@ -1,15 +1,29 @@
 import { InputError } from "../../core/errors.js";
 import { importLogs } from "../../interop/import.js";
 import { storeLabel } from "../../run/run-study.js";
+import { DEFAULT_ZIP_LIMITS } from "../../interop/zip.js";
+
+const MIB = 1024 * 1024;
 
 export async function importCommand(
   format: string,
   paths: string[],
-  options: { out?: string; store?: string; mapping?: string; json?: boolean },
+  options: {
+    out?: string;
+    store?: string;
+    mapping?: string;
+    json?: boolean;
+    maxEntryMb?: number;
+    maxInflatedMb?: number;
+  },
 ): Promise<void> {
   const target = options.store ?? options.out;
   if (!target) throw new InputError("give --out DIR (a new study directory) or --store postgres://...");
-  const prepared = await importLogs({ format, paths, target, mapping: options.mapping });
+  const zipLimits = {
+    entryBytes: (options.maxEntryMb ?? DEFAULT_ZIP_LIMITS.entryBytes / MIB) * MIB,
+    totalBytes: (options.maxInflatedMb ?? DEFAULT_ZIP_LIMITS.totalBytes / MIB) * MIB,
+  };
+  const prepared = await importLogs({ format, paths, target, mapping: options.mapping, zipLimits });
   if (options.json) {
     process.stdout.write(
       `${JSON.stringify({ runId: prepared.run.id, logs: prepared.logs, notes: prepared.notes }, null, 2)}\n`,

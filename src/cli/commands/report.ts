@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ANALYSIS_FILE, storedAnalysis } from "../../analysis/index.js";
 import { InputError } from "../../core/errors.js";
@@ -41,6 +42,9 @@ export async function reportCommand(
   // keeps its memory flat in the store's size (docs/PERFORMANCE.md).
   const { store, run } = await openStudyDir(dir, { cacheKiB: REPORT_CACHE_KIB });
   try {
+    // On PostgreSQL, `analyze URL` stored the record in the store: it is written beside the report.
+    const fromStore = isPostgresUrl(dir) ? await store.getAnalysis(run.id) : undefined;
+    if (fromStore !== undefined) writeFileSync(recordPath, fromStore);
     const record = await storedAnalysis(dir, store, run, recordPath);
     const written = await writeReport(record, record.scorecard, store, run, reportPath, {
       force: options.force === true,

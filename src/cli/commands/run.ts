@@ -5,8 +5,8 @@ import { runStudy, storeLabel } from "../../run/run-study.js";
 import { createProgress } from "../progress.js";
 import { InputError } from "../../core/errors.js";
 import { openStore } from "../../run/store/open.js";
-import { isPostgresUrl } from "../../run/store/url.js";
-import { startLocalWorkers } from "./worker.js";
+import { isPostgresUrl, storeArgument } from "../../run/store/url.js";
+import { describeWorkerExit, pendingLine, startLocalWorkers, type WorkerExit } from "./worker.js";
 import { budgetReport, describeBudget } from "../../run/execute/budget.js";
 import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
 
@@ -26,7 +26,9 @@ export interface RunCommandOptions {
 export async function runCommand(specPath: string, options: RunCommandOptions): Promise<void> {
   await loadSpecPlugins(specPath);
   const spec = loadSpec(specPath).spec;
-  const outDir = options.out ?? join("runs", spec.study);
+  // With --store, the study files go under runs/RUN_ID (runStudy's default): a directory per run,
+  // never another spec's of the same study name.
+  const outDir = options.out ?? (options.store ? undefined : join("runs", spec.study));
   const workers = options.workers ?? 1;
   if (workers > 1 && !(options.store && isPostgresUrl(options.store))) {
     throw new InputError(
@@ -74,7 +76,7 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
       },
     });
     progress.stop();
-    const workerCodes = others ? await others.done : [];
+    const workerExits: WorkerExit[] = others ? await others.done : [];
     const { summary } = result;
     // The other workers may have finished trials after this one stopped claiming: count again.
     const final = others ? await finalState(options.store!, result.runId) : undefined;
@@ -96,21 +98,29 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
         `stopped: authentication failed (${summary.authFailure}); fix the model's API key, then run the same command again`,
       );
     }
-    if (workerCodes.length > 0)
-      lines.push(`workers: this one and ${workerCodes.length} more (exit codes ${workerCodes.join(", ")})`);
+    if (workerExits.length > 0)
+      lines.push(
+        `workers: this one and ${workerExits.length} more (${workerExits.map(describeWorkerExit).join(", ")})`,
+      );
     if (counts.errored > 0) lines.push("errored trials are retried when you run the same command again");
+    // A run that ran out of work (not stopped by budget, auth or Ctrl-C) with trials left must say so.
+    const leftPending = summary.stoppedBy === "completed" ? counts.pending : 0;
+    if (leftPending > 0) lines.push(pendingLine(leftPending));
     if (options.store) {
+      const store = storeArgument(options.store);
       lines.push(
         `results: trials in ${storeLabel(options.store)}; spec and manifest in ${result.outDir} ` +
-          "(parallax status|export <the --store target>)",
+          `(parallax status ${store}; parallax export ${store})`,
       );
     } else {
-      lines.push(`results: ${result.outDir} (parallax status ${result.outDir}; parallax export ${result.outDir})`);
+      const dir = storeArgument(result.outDir);
+      lines.push(`results: ${result.outDir} (parallax status ${dir}; parallax export ${dir})`);
     }
     process.stdout.write(`${lines.join("\n")}\n`);
     if (summary.stoppedBy === "stop") process.exitCode = EXIT_INTERRUPTED;
-    else if (counts.errored > 0 || summary.stoppedBy === "auth") process.exitCode = EXIT_TRIALS_ERRORED;
-    else if (workerCodes.some((code) => code !== 0)) process.exitCode = 1;
+    else if (counts.errored > 0 || leftPending > 0 || summary.stoppedBy === "auth")
+      process.exitCode = EXIT_TRIALS_ERRORED;
+    else if (workerExits.some((exit) => exit.code !== 0)) process.exitCode = 1;
   } finally {
     progress.stop();
     signals.dispose();

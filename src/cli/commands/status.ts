@@ -12,6 +12,10 @@ import type {
   WorkerRecord,
 } from "../../run/store/types.js";
 import { describeLimits } from "../../run/execute/budget.js";
+import { DEFAULT_LEASE_MS } from "../../run/execute/leased-source.js";
+
+/** A worker as `status` shows it: `dead` when it is recorded running but its heartbeat is older than its lease. */
+type StatusWorker = WorkerRecord & { dead: boolean };
 
 interface CellStatus {
   model: string;
@@ -119,6 +123,7 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
         }
       }
     }
+    const leases = await store.leaseSummary(run.id);
     const report = {
       run: run.id,
       study: run.study,
@@ -135,8 +140,8 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
       propagation: [...propagation.values()].sort(
         (a, b) => a.scaffold.localeCompare(b.scaffold) || a.role.localeCompare(b.role),
       ),
-      workers: await store.listWorkers(run.id),
-      leases: await store.leaseSummary(run.id),
+      workers: (await store.listWorkers(run.id)).map((w) => ({ ...w, dead: isDead(w, leases.now) })),
+      leases,
       batches: await store.listBatches(run.id),
       // A store written before migration 0013, opened read-only, has no submissions table.
       batchSubmissions: await store.listSubmissions(run.id).catch((): BatchSubmissionRecord[] => []),
@@ -162,7 +167,7 @@ function formatStatus(report: {
   simulated: boolean;
   cells: CellStatus[];
   propagation: PropagationRow[];
-  workers: WorkerRecord[];
+  workers: StatusWorker[];
   leases: LeaseSummary;
   batches: ProviderBatchRecord[];
   batchSubmissions: BatchSubmissionRecord[];
@@ -212,19 +217,32 @@ function formatStatus(report: {
 }
 
 /** The run's workers (scale-out) and its trials' leases; nothing for a run no worker joined. */
-function workerLines(workers: WorkerRecord[], leases: LeaseSummary): string[] {
+function workerLines(workers: StatusWorker[], leases: LeaseSummary): string[] {
   if (workers.length === 0) return [];
   const ago = (ms: number) => `${((leases.now - ms) / 1000).toFixed(1)} s ago`;
   const inSeconds = (ms: number | null) => (ms === null ? "-" : `in ${((ms - leases.now) / 1000).toFixed(1)} s`);
   const lines = ["", "workers: id | host | pid | state | last heartbeat | trials in flight"];
   for (const w of workers) {
-    lines.push(`${w.id} | ${w.host} | ${w.pid} | ${w.state} | ${ago(w.heartbeatAt)} | ${w.inFlight}`);
+    lines.push(`${w.id} | ${w.host} | ${w.pid} | ${workerState(w)} | ${ago(w.heartbeatAt)} | ${w.inFlight}`);
   }
   lines.push(
     `leases: ${leases.held} held (next expiry ${inSeconds(leases.nextExpiry)}, last ${inSeconds(leases.lastExpiry)}), ` +
       `${leases.expired} expired (claimable again)`,
   );
   return lines;
+}
+
+/**
+ * A running worker renews its heartbeat every third of its lease: one silent for longer than its
+ * lease was killed (or is stalled past the point where its trials are claimable again).
+ */
+export function isDead(worker: WorkerRecord, now: number): boolean {
+  return worker.state === "running" && now - worker.heartbeatAt > (worker.leaseMs ?? DEFAULT_LEASE_MS);
+}
+
+function workerState(worker: WorkerRecord & { dead: boolean }): string {
+  if (!worker.dead) return worker.state;
+  return `dead (no heartbeat within its ${(worker.leaseMs ?? DEFAULT_LEASE_MS) / 1000} s lease)`;
 }
 
 /** Batch mode's provider batches: those still being polled first; nothing for a synchronous run. */

@@ -8,6 +8,11 @@ import { describeBudget } from "../../run/execute/budget.js";
 import { runWorker } from "../../run/run-worker.js";
 import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
 
+/** The line a run or worker that ended with trials still pending prints. */
+export function pendingLine(pending: number): string {
+  return `${pending} trial${pending === 1 ? "" : "s"} pending: run again`;
+}
+
 export interface WorkerCommandOptions {
   run?: string;
   concurrency?: number;
@@ -40,23 +45,38 @@ export async function workerCommand(url: string, options: WorkerCommandOptions):
         (summary.stoppedBy === "budget" ? "stopped: the spec's budget was reached\n" : "") +
         (summary.budget ? `${describeBudget(summary.budget)}\n` : ""),
     );
+    const leftPending = summary.stoppedBy === "completed" ? counts.pending : 0;
+    if (leftPending > 0) process.stdout.write(`${pendingLine(leftPending)}\n`);
     if (summary.stoppedBy === "stop") process.exitCode = EXIT_INTERRUPTED;
-    else if (summary.errored > 0 || summary.stoppedBy === "auth") process.exitCode = EXIT_TRIALS_ERRORED;
+    else if (summary.errored > 0 || summary.stoppedBy === "auth" || leftPending > 0)
+      process.exitCode = EXIT_TRIALS_ERRORED;
   } finally {
     signals.dispose();
   }
 }
 
+/** How a worker process ended: its exit code, or the signal that ended it; `error` when it could not start. */
+export interface WorkerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error?: string;
+}
+
+export function describeWorkerExit(exit: WorkerExit): string {
+  if (exit.error !== undefined) return `not started (${exit.error})`;
+  return exit.signal !== null ? `killed by ${exit.signal}` : `exit ${exit.code}`;
+}
+
 /**
  * Starts `count` worker processes on the run (the same executable and loader flags as this
- * process), each with `concurrency` trials in flight; resolves with their exit codes.
+ * process), each with `concurrency` trials in flight; resolves with how each ended.
  */
 export function startLocalWorkers(
   url: string,
   runId: string,
   count: number,
   options: { concurrency: number; leaseSeconds?: number; erroredBefore: string; rateShare: number },
-): { done: Promise<(number | null)[]>; stop: () => void } {
+): { done: Promise<WorkerExit[]>; stop: () => void } {
   const children: ChildProcess[] = [];
   for (let i = 0; i < count; i++) {
     const args = [
@@ -79,9 +99,9 @@ export function startLocalWorkers(
   const done = Promise.all(
     children.map(
       (child) =>
-        new Promise<number | null>((resolve) => {
-          child.on("error", () => resolve(1));
-          child.on("close", (code) => resolve(code));
+        new Promise<WorkerExit>((resolve) => {
+          child.on("error", (error) => resolve({ code: null, signal: null, error: error.message }));
+          child.on("close", (code, signal) => resolve({ code, signal }));
         }),
     ),
   );

@@ -24,15 +24,15 @@ const RunSpecSchema = z.looseObject({
   name: z.string().min(1),
   adapter_spec: z.looseObject({
     model: z.string().min(1),
-    temperature: z.number().nullish(),
-    max_tokens: z.number().nullish(),
+    temperature: z.number().min(0).nullish(),
+    max_tokens: z.number().int().nonnegative().nullish(),
     stop_sequences: z.array(z.string()).nullish(),
   }),
 });
 
 const StatSchema = z.looseObject({
   name: z.looseObject({ name: z.string(), split: z.string().nullish() }),
-  count: z.number(),
+  count: z.number().int().nonnegative(),
   mean: z.number().nullish(),
   sum: z.number().nullish(),
 });
@@ -48,7 +48,7 @@ const InstanceStatsSchema = z.array(
 
 const InstancesSchema = z.array(
   z.looseObject({
-    id: z.string(),
+    id: z.string().min(1),
     input: z.looseObject({ text: z.string() }).nullish(),
     references: z
       .array(z.looseObject({ output: z.looseObject({ text: z.string() }), tags: z.array(z.string()).default([]) }))
@@ -58,16 +58,16 @@ const InstancesSchema = z.array(
 
 const PredictionsSchema = z.array(
   z.looseObject({
-    instance_id: z.string(),
-    train_trial_index: z.number().default(0),
+    instance_id: z.string().min(1),
+    train_trial_index: z.number().int().nonnegative().default(0),
     predicted_text: z.string().nullish(),
   }),
 );
 
 const RequestsSchema = z.array(
   z.looseObject({
-    instance_id: z.string(),
-    train_trial_index: z.number().default(0),
+    instance_id: z.string().min(1),
+    train_trial_index: z.number().int().nonnegative().default(0),
     request: z.looseObject({ prompt: z.string().nullish() }),
   }),
 );
@@ -97,20 +97,23 @@ function readRunDir(dir: string, mapping: ImportMapping): ImportedLog {
   const runSpec = readJson(dir, "run_spec.json", RunSpecSchema);
   const stats = readJson(dir, "per_instance_stats.json", InstanceStatsSchema);
   const scenario = optionalJson(dir, "scenario.json", z.looseObject({ name: z.string().min(1) }));
-  const instances = new Map((optionalJson(dir, "instances.json", InstancesSchema) ?? []).map((i) => [i.id, i]));
   const key = (id: string, trial: number) => `${id}\u0000${trial}`;
-  const predictions = new Map(
-    (optionalJson(dir, "display_predictions.json", PredictionsSchema) ?? []).map((p) => [
-      key(p.instance_id, p.train_trial_index),
-      p.predicted_text ?? null,
-    ]),
+  const instances = uniqueBy(dir, "instances.json", optionalJson(dir, "instances.json", InstancesSchema), (i) => i.id);
+  const predictions = uniqueBy(
+    dir,
+    "display_predictions.json",
+    optionalJson(dir, "display_predictions.json", PredictionsSchema),
+    (p) => key(p.instance_id, p.train_trial_index),
+    (p) => p.predicted_text ?? null,
   );
-  const prompts = new Map(
-    (optionalJson(dir, "display_requests.json", RequestsSchema) ?? []).map((r) => [
-      key(r.instance_id, r.train_trial_index),
-      r.request.prompt ?? null,
-    ]),
+  const prompts = uniqueBy(
+    dir,
+    "display_requests.json",
+    optionalJson(dir, "display_requests.json", RequestsSchema),
+    (r) => key(r.instance_id, r.train_trial_index),
+    (r) => r.request.prompt ?? null,
   );
+  refuseDuplicateStats(dir, stats);
   const present = new Set(stats.flatMap((s) => s.stats.map((x) => x.name.name)));
   const metrics = (mapping.metrics ?? HELM_DEFAULT_METRICS).filter((m) => present.has(m));
   const samples: ImportedSample[] = stats.map((entry, index) => {
@@ -156,6 +159,49 @@ function readRunDir(dir: string, mapping: ImportMapping): ImportedLog {
         ? [`${basename(dir)}: none of the metrics ${HELM_DEFAULT_METRICS.join(", ")} is present`]
         : [],
   };
+}
+
+/** The entries by key; two entries with one key are refused, naming both. */
+function uniqueBy<T, V = T>(
+  dir: string,
+  name: string,
+  entries: readonly T[] | undefined,
+  keyOf: (entry: T) => string,
+  pick: (entry: T) => V = (entry) => entry as unknown as V,
+): Map<string, V> {
+  const out = new Map<string, V>();
+  const at = new Map<string, number>();
+  (entries ?? []).forEach((entry, index) => {
+    const key = keyOf(entry);
+    const earlier = at.get(key);
+    if (earlier !== undefined) {
+      throw logError(
+        join(dir, name),
+        `${name}[${index}]`,
+        `the same entry (${key.replace("\u0000", ", train trial ")}) is also at ${name}[${earlier}]`,
+      );
+    }
+    at.set(key, index);
+    out.set(key, pick(entry));
+  });
+  return out;
+}
+
+/** One stats entry per instance, train trial and perturbation; a second is refused, naming both. */
+function refuseDuplicateStats(dir: string, stats: z.infer<typeof InstanceStatsSchema>): void {
+  const at = new Map<string, number>();
+  stats.forEach((entry, index) => {
+    const key = `${entry.instance_id}, train trial ${entry.train_trial_index}, perturbation ${entry.perturbation?.name ?? "none"}`;
+    const earlier = at.get(key);
+    if (earlier !== undefined) {
+      throw logError(
+        join(dir, "per_instance_stats.json"),
+        `per_instance_stats.json[${index}]`,
+        `the same instance (${key}) is also at per_instance_stats.json[${earlier}]`,
+      );
+    }
+    at.set(key, index);
+  });
 }
 
 function generationOf(adapter: z.infer<typeof RunSpecSchema>["adapter_spec"]): GenerationParams {

@@ -4,12 +4,12 @@
  * The format is not frozen: zod checks only the fields read here, unknown ones pass.
  */
 import { basename, extname } from "node:path";
-import { inflateSync, unzipSync } from "fflate";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { ChatMessage, GenerationParams, MessageRole } from "../../contracts/provider.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
 import { asText, checked, contentText, logError, parseJson, readText } from "../read.js";
+import { DEFAULT_ZIP_LIMITS, inflatesCleanly, ZipError, type ZipLimits, ZipReader } from "../zip.js";
 
 const ScoreSchema = z.looseObject({
   value: z.unknown(),
@@ -57,36 +57,51 @@ export const inspectImporter: Importer = {
   name: "inspect",
   description: "Inspect AI logs (.eval zip logs and the older .json logs)",
   argument: "LOG...: .eval or .json log files",
-  async read(paths) {
-    return paths.map((path) => (extname(path).toLowerCase() === ".eval" ? readEvalZip(path) : readJsonLog(path)));
+  async read(paths, _mapping, options) {
+    const limits = options?.zipLimits ?? DEFAULT_ZIP_LIMITS;
+    return paths.map((path) =>
+      extname(path).toLowerCase() === ".eval" ? readEvalZip(path, limits) : readJsonLog(path),
+    );
   },
 };
 
-function readEvalZip(file: string): ImportedLog {
-  let entries: Record<string, Uint8Array>;
-  let bytes: Uint8Array | undefined;
+function readEvalZip(file: string, limits: ZipLimits): ImportedLog {
+  let zip: ZipReader;
   try {
-    bytes = new Uint8Array(readFileSync(file));
-    entries = unzipSync(bytes);
+    zip = ZipReader.open(file, limits);
   } catch (error) {
-    if (!bytes)
-      throw logError(file, null, (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(error));
-    const damaged = damagedEntry(bytes);
-    throw logError(
-      file,
-      damaged ?? "zip central directory",
-      `not a readable .eval zip (${(error as Error).message}): ${damaged ? "this entry is cut off or corrupt" : "the zip's end is missing"}; is the file truncated?`,
-    );
+    throw unreadableZip(file, error, limits);
   }
-  const json = (name: string) => parseJson(new TextDecoder().decode(entries[name]), file, name);
-  const headerName = "header.json" in entries ? "header.json" : "_journal/start.json";
-  if (!(headerName in entries)) throw logError(file, null, "no header.json (nor _journal/start.json) in the zip");
-  const header = checked(HeaderSchema, json(headerName), file, headerName);
-  const samples = Object.keys(entries)
-    .filter((name) => /^samples\/[^/]+\.json$/.test(name))
-    .sort(byNaturalName)
-    .map((name) => toSample(checked(SampleSchema, json(name), file, name), name));
-  return toLog(file, header, samples, header);
+  try {
+    const json = (name: string) => parseJson(zip.text(name), file, name);
+    const headerName = zip.has("header.json") ? "header.json" : "_journal/start.json";
+    if (!zip.has(headerName)) throw logError(file, null, "no header.json (nor _journal/start.json) in the zip");
+    const header = checked(HeaderSchema, json(headerName), file, headerName);
+    const samples = zip
+      .names()
+      .filter((name) => /^samples\/[^/]+\.json$/.test(name))
+      .sort(byNaturalName)
+      .map((name) => toSample(checked(SampleSchema, json(name), file, name), name));
+    return toLog(file, header, samples, header);
+  } catch (error) {
+    if (error instanceof ZipError) throw logError(file, error.entry, error.message);
+    throw error;
+  } finally {
+    zip.close();
+  }
+}
+
+/** Why a zip could not be opened: a missing file, or (no central directory) the entry a truncation cut. */
+function unreadableZip(file: string, error: unknown, limits: ZipLimits): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== undefined) return logError(file, null, code === "ENOENT" ? "no such file" : `cannot read (${code})`);
+  if (!(error instanceof ZipError)) return error as Error;
+  const damaged = damagedEntry(new Uint8Array(readFileSync(file)), limits.entryBytes);
+  return logError(
+    file,
+    damaged ?? error.entry ?? "zip central directory",
+    `not a readable .eval zip (${error.message}): ${damaged ? "this entry is cut off or corrupt" : "the zip's end is missing"}; is the file truncated?`,
+  );
 }
 
 function readJsonLog(file: string): ImportedLog {
@@ -162,7 +177,7 @@ function toSample(sample: Sample, entry: string): ImportedSample {
  * entry a truncation cut or whose deflated data is corrupt. Undefined when every entry is whole
  * (then only the central directory at the end is missing).
  */
-function damagedEntry(zip: Uint8Array): string | undefined {
+function damagedEntry(zip: Uint8Array, capBytes: number): string | undefined {
   const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
   let at = 0;
   while (at + 30 <= zip.length && view.getUint32(at, true) === 0x04034b50) {
@@ -172,13 +187,7 @@ function damagedEntry(zip: Uint8Array): string | undefined {
     const start = at + 30 + nameLength + view.getUint16(at + 28, true);
     const name = new TextDecoder().decode(zip.subarray(at + 30, Math.min(zip.length, at + 30 + nameLength)));
     if (start + size > zip.length) return name;
-    if (method === 8) {
-      try {
-        inflateSync(zip.subarray(start, start + size));
-      } catch {
-        return name;
-      }
-    }
+    if (method === 8 && !inflatesCleanly(zip.subarray(start, start + size), capBytes)) return name;
     at = start + size;
   }
   return at + 30 > zip.length && at < zip.length ? "a local header cut off" : undefined;

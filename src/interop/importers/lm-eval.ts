@@ -11,24 +11,34 @@ import type { ImportMapping } from "../mapping.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
 import { asText, checked, logError, parseJson, readText } from "../read.js";
 
+/** The generation settings read (others pass unchecked): the types lm-eval writes. */
+const GenerationKwargsSchema = z.looseObject({
+  temperature: z.number().min(0).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  max_gen_toks: z.number().int().positive().nullish(),
+  until: z.union([z.string(), z.array(z.string())]).nullish(),
+});
+
 const ResultsSchema = z.looseObject({
   results: z.record(z.string(), z.record(z.string(), z.unknown())),
-  configs: z
-    .record(z.string(), z.looseObject({ generation_kwargs: z.record(z.string(), z.unknown()).nullish() }))
-    .nullish(),
+  configs: z.record(z.string(), z.looseObject({ generation_kwargs: GenerationKwargsSchema.nullish() })).nullish(),
   model_name: z.string().nullish(),
   config: z.looseObject({ model: z.string().nullish(), model_args: z.unknown() }).nullish(),
 });
 
 const RowSchema = z.looseObject({
-  doc_id: z.union([z.number(), z.string()]),
+  doc_id: z.union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.string().min(1)]),
   target: z.unknown(),
-  arguments: z.unknown().optional(),
-  resps: z.unknown().optional(),
-  filtered_resps: z.unknown().optional(),
+  // lm-eval 0.4 writes {gen_args_0: {arg_0, arg_1}, ...}; older versions a list of argument lists.
+  arguments: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  resps: z.array(z.unknown()).optional(),
+  filtered_resps: z.array(z.unknown()).optional(),
   filter: z.string().nullish(),
   metrics: z.array(z.string()).min(1),
 });
+
+/** A metric's per-document value: a number or boolean (a list for corpus metrics such as BLEU, or null). */
+const MetricValueSchema = z.union([z.number(), z.boolean(), z.array(z.unknown()), z.null()]);
 
 export const lmEvalImporter: Importer = {
   name: "lm-eval",
@@ -102,6 +112,8 @@ function scorerName(metric: string, filter: string | null | undefined): string {
 
 function readSamples(file: string): ImportedSample[] {
   const byDoc = new Map<string, ImportedSample>();
+  // A document appears once per filter; the same document and filter twice is a duplicate row.
+  const seen = new Map<string, string>();
   readText(file)
     .split(/\r?\n/)
     .forEach((line, index) => {
@@ -109,9 +121,26 @@ function readSamples(file: string): ImportedSample[] {
       const entry = `line ${index + 1}`;
       const row = checked(RowSchema, parseJson(line, file, entry), file, entry);
       const item = String(row.doc_id);
+      const key = `${item}\u0000${row.filter ?? "none"}`;
+      const earlier = seen.get(key);
+      if (earlier !== undefined) {
+        throw logError(
+          file,
+          entry,
+          `doc_id ${JSON.stringify(row.doc_id)} with filter '${row.filter ?? "none"}' is also at ${earlier}: one row per document and filter`,
+        );
+      }
+      seen.set(key, entry);
       const sample = byDoc.get(item) ?? newSample(row, entry);
       for (const metric of row.metrics) {
         if (!(metric in row)) throw logError(file, entry, `field '${metric}': listed in metrics but missing`);
+        if (!MetricValueSchema.safeParse(row[metric]).success) {
+          throw logError(
+            file,
+            entry,
+            `field '${metric}': expected a number, a boolean, a list or null, found ${JSON.stringify(row[metric])}`,
+          );
+        }
         sample.scores.push({
           scorer: scorerName(metric, row.filter),
           value: row[metric],
@@ -158,11 +187,12 @@ function pretrainedOf(modelArgs: unknown): string | undefined {
   return undefined;
 }
 
-function generationOf(kwargs: Record<string, unknown>): GenerationParams {
+function generationOf(kwargs: z.infer<typeof GenerationKwargsSchema>): GenerationParams {
   const params: GenerationParams = {};
   if (typeof kwargs.temperature === "number") params.temperature = kwargs.temperature;
   if (typeof kwargs.top_p === "number") params.topP = kwargs.top_p;
   if (typeof kwargs.max_gen_toks === "number") params.maxTokens = kwargs.max_gen_toks;
-  if (Array.isArray(kwargs.until)) params.stop = kwargs.until.map(String);
+  if (kwargs.until !== undefined && kwargs.until !== null)
+    params.stop = typeof kwargs.until === "string" ? [kwargs.until] : kwargs.until;
   return params;
 }

@@ -191,14 +191,20 @@ export function describeLimits(limits: BudgetLimits): string {
   return parts.join(", ");
 }
 
-/** A generation call's cost before it is made: its prompt (~4 characters a token) and its max output tokens. */
+/**
+ * A generation call's worst-case cost before it is made: its prompt (~4 characters a token) and
+ * the most output it can return (its max_tokens, which every built-in scaffold sends, else the
+ * model's maximum `maxOutput`), so the reservation covers what the call can cost. A typical
+ * length only when neither is known.
+ */
 export function estimatedCallCost(
   messages: readonly ChatMessage[],
   params: GenerationParams,
   price: Parameters<typeof costUsd>[1],
+  maxOutput?: number,
 ): number {
   const inputTokens = messages.reduce((sum, m) => sum + estimateTokens(m.content), 0);
-  return costUsd({ inputTokens, outputTokens: params.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE }, price).usd;
+  return costUsd({ inputTokens, outputTokens: params.maxTokens ?? maxOutput ?? DEFAULT_OUTPUT_ESTIMATE }, price).usd;
 }
 
 /**

@@ -53,6 +53,9 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
   // trials in flight have settled, so none of them is left running unobserved.
   let failure: { error: unknown } | undefined;
 
+  const stopSignal = AbortSignal.any(
+    [options.stopSignal, options.abortSignal, authStop.signal].filter((s): s is AbortSignal => s !== undefined),
+  );
   const stopReason = (): ExecuteSummary["stoppedBy"] | undefined => {
     if (authStop.signal.aborted) return "auth";
     if (options.stopSignal?.aborted || options.abortSignal?.aborted) return "stop";
@@ -85,7 +88,16 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
       continue;
     }
     const claimed = await source.claim(free);
-    if (claimed.length === 0) break;
+    if (claimed.length === 0) {
+      if (source.waitForWork === undefined) break;
+      // A shared source: this worker's own trials may error or be abandoned; others' may expire.
+      if (inFlight.size > 0) {
+        await slotFreed();
+        continue;
+      }
+      if (await source.waitForWork(stopSignal)) continue;
+      break;
+    }
     for (const trial of claimed) {
       summary.attempted++;
       const running: Promise<void> = limit(execute, trial)

@@ -31,6 +31,22 @@ export interface LeaseOptions {
 }
 
 export const DEFAULT_PREFETCH = 4;
+/** How often a waiting worker looks whether the other workers' trials settled. */
+const WAIT_POLL_MS = 2_000;
+/** Claims after an expiry wait this much past it (the database clock decides). */
+const EXPIRY_MARGIN_MS = 25;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
 
 export function newWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
@@ -70,6 +86,7 @@ export class LeasedTrialSource implements TrialSource {
       pid: process.pid,
       parallaxVersion: PARALLAX_VERSION,
       startedAt: new Date().toISOString(),
+      leaseMs: source.leaseMs,
     });
     source.timer = setInterval(() => source.renewSoon(), Math.max(50, Math.floor(source.leaseMs / 3)));
     source.timer.unref();
@@ -92,6 +109,21 @@ export class LeasedTrialSource implements TrialSource {
       this.ready.push(...trials);
     }
     return this.ready.splice(0, max);
+  }
+
+  /**
+   * Called when nothing is claimable and nothing of this worker's is in flight: while other
+   * workers hold leases on pending trials, waits (until the earliest of them expires, or a poll
+   * finds them settled) and returns true, so the caller claims again; false once no pending trial
+   * is leased to anyone else. A dead worker's trials are thus taken over, not left pending.
+   */
+  async waitForWork(signal?: AbortSignal): Promise<boolean> {
+    if (signal?.aborted) return false;
+    const others = await this.store.othersLeases(this.runId, this.leaseOwner);
+    if (others.held === 0) return false;
+    const untilExpiry = (others.nextExpiry ?? others.now) - others.now + EXPIRY_MARGIN_MS;
+    await sleep(Math.max(EXPIRY_MARGIN_MS, Math.min(untilExpiry, WAIT_POLL_MS)), signal);
+    return !signal?.aborted;
   }
 
   async acknowledge(trialId: string, status: TrialEvent["status"]): Promise<void> {

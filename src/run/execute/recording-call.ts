@@ -6,7 +6,7 @@ import type { GenerateRequest, GenerateResult } from "../../contracts/provider.j
 import type { TaskInput } from "../../contracts/task.js";
 import type { CallRecord } from "../../contracts/trial.js";
 import { ProviderError } from "../../core/errors.js";
-import { costUsd } from "../../models/pricing.js";
+import { costUsd, maxOutputTokens } from "../../models/pricing.js";
 import { auditCall } from "../../scaffolds/propagation.js";
 import type { ScaffoldCall } from "../../scaffolds/types.js";
 import type { TrialRow } from "../store/types.js";
@@ -106,7 +106,7 @@ function budgeted(
   const send = () => model.provider.generate({ ...request, signal: options.abortSignal });
   if (!options.budget) return send();
   return options.budget.charged(
-    estimatedCallCost(request.messages, request.params, model.price),
+    estimatedCallCost(request.messages, request.params, model.price, maxOutputTokens(model.spec)),
     send,
     (result) => costUsd(result.usage, model.price).usd,
     (error) => mayHaveBeenPaid(error, options.abortSignal),

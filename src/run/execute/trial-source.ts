@@ -16,6 +16,11 @@ export interface TrialSource {
   readonly leaseOwner?: string;
   /** Its lease length (ms): the budget's reservations of this process expire with the same delay. */
   readonly leaseMs?: number;
+  /**
+   * Asked when nothing is claimable and nothing is in flight: true (after waiting) when other
+   * workers' trials may still become claimable, so the executor claims again.
+   */
+  waitForWork?(signal?: AbortSignal): Promise<boolean>;
   /** Ends the source (stops lease renewal); called once the executor has settled every trial. */
   close?(): Promise<void>;
 }

@@ -91,7 +91,7 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
       if (runtimes.has(judge.id)) continue;
       runtimes.set(
         judge.id,
-        options.judgeFor ? options.judgeFor(judge) : await buildJudge(judge, spec, options.env, store),
+        options.judgeFor ? options.judgeFor(judge) : await buildJudge(judge, spec, options.env, store, run.specDir),
       );
     }
     log.startCalls();

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { sha256Hex } from "../../scoring/blinding/seal.js";
 import type { GuessingCheck } from "../../scoring/blinding/guessing.js";
 import type { BlindingRound, TrialStore, VerdictRecord } from "../store/types.js";
+import { scrubSecrets } from "../../core/secrets.js";
 
 /** Files written for users beside the store (see docs/SCORING.md); the store is the record. */
 export const BLINDING_FILES = {
@@ -84,7 +85,7 @@ export class JudgementLog {
 
   async event(event: { event: string; at: string } & Record<string, unknown>): Promise<void> {
     await this.store.appendBlindingLog(this.runId, event);
-    appendFileSync(join(this.dir, BLINDING_FILES.log), `${JSON.stringify(event)}\n`);
+    appendFileSync(join(this.dir, BLINDING_FILES.log), scrubSecrets(`${JSON.stringify(event)}\n`));
   }
 
   /** Starts the judge-call log of a new round. */
@@ -95,13 +96,14 @@ export class JudgementLog {
 
   async call(record: Record<string, unknown>): Promise<void> {
     const seq = ++this.callSeq;
-    appendFileSync(join(this.dir, BLINDING_FILES.calls), `${JSON.stringify(record)}\n`);
+    // A judge's reply can echo its key: the mirror file is scrubbed as the store is.
+    appendFileSync(join(this.dir, BLINDING_FILES.calls), scrubSecrets(`${JSON.stringify(record)}\n`));
     await this.store.recordJudgeCall(this.runId, seq, record);
   }
 
   /** Writes an export file (JSON, or text as given). */
   file(name: (typeof BLINDING_FILES)[keyof typeof BLINDING_FILES], content: unknown): void {
     const text = typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}\n`;
-    writeFileSync(join(this.dir, name), text);
+    writeFileSync(join(this.dir, name), scrubSecrets(text));
   }
 }

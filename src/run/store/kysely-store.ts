@@ -122,6 +122,7 @@ export class KyselyTrialStore implements TrialStore {
   stopWorker: LeaseStore["stopWorker"] = (...a) => this.leases.stopWorker(...a);
   listWorkers: LeaseStore["listWorkers"] = (...a) => this.leases.listWorkers(...a);
   leaseSummary: LeaseStore["leaseSummary"] = (...a) => this.leases.leaseSummary(...a);
+  othersLeases: LeaseStore["othersLeases"] = (...a) => this.leases.othersLeases(...a);
   saveRunItems: LeaseStore["saveRunItems"] = (...a) => this.leases.saveRunItems(...a);
   listRunItems: LeaseStore["listRunItems"] = (...a) => this.leases.listRunItems(...a);
 
@@ -162,9 +163,29 @@ export class KyselyTrialStore implements TrialStore {
         spec: JSON.stringify(run.spec),
         created_at: run.createdAt,
         parallax_version: run.parallaxVersion,
+        spec_dir: run.specDir ?? null,
       })
       .onConflict((oc) => oc.column("id").doNothing())
       .execute();
+  }
+
+  async saveAnalysis(runId: string, record: string): Promise<void> {
+    const writtenAt = new Date().toISOString();
+    await this.db
+      .insertInto("analyses")
+      .values({ run_id: runId, record, written_at: writtenAt })
+      .onConflict((oc) => oc.column("run_id").doUpdateSet({ record, written_at: writtenAt }))
+      .execute();
+  }
+
+  async getAnalysis(runId: string): Promise<string | undefined> {
+    try {
+      const row = await this.db.selectFrom("analyses").select("record").where("run_id", "=", runId).executeTakeFirst();
+      return row?.record;
+    } catch {
+      // A read-only store from before migration 0015 has no analyses table.
+      return undefined;
+    }
   }
 
   async getRun(id?: string): Promise<RunRecord | undefined> {
@@ -183,6 +204,7 @@ export class KyselyTrialStore implements TrialStore {
       spec: JSON.parse(row.spec) as StudySpec,
       createdAt: row.created_at,
       parallaxVersion: row.parallax_version,
+      ...(row.spec_dir ? { specDir: row.spec_dir } : {}),
     };
   }
 

@@ -116,6 +116,7 @@ export class KyselyLeaseStore implements LeaseStore {
         heartbeat_at: this.nowMs(),
         in_flight: 0,
         state: "running",
+        lease_ms: worker.leaseMs,
       })
       .execute();
   }
@@ -154,7 +155,30 @@ export class KyselyLeaseStore implements LeaseStore {
       heartbeatAt: Number(r.heartbeat_at),
       inFlight: r.in_flight,
       state: r.state === "stopped" ? "stopped" : "running",
+      leaseMs: r.lease_ms === null || r.lease_ms === undefined ? null : Number(r.lease_ms),
     }));
+  }
+
+  async othersLeases(runId: string, worker: string): Promise<{ held: number; nextExpiry: number | null; now: number }> {
+    const now = this.nowMs();
+    const row = await this.db
+      .selectFrom("trials")
+      .select((eb) => [
+        eb.fn.countAll<number | string>().as("held"),
+        eb.fn.min<number | string | null>("lease_expires_at").as("next"),
+        sql<number | string>`${now}`.as("now"),
+      ])
+      .where("run_id", "=", runId)
+      .where("status", "=", "pending")
+      .where("lease_owner", "is not", null)
+      .where("lease_owner", "<>", worker)
+      .where("lease_expires_at", ">=", now)
+      .executeTakeFirst();
+    return {
+      held: Number(row?.held ?? 0),
+      nextExpiry: row?.next === null || row?.next === undefined ? null : Number(row.next),
+      now: Number(row?.now ?? Date.now()),
+    };
   }
 
   async leaseSummary(runId: string): Promise<LeaseSummary> {

@@ -11,6 +11,7 @@ import type { KyselyTrialStore } from "./kysely-store.js";
 import type { StoreDatabase } from "./schema.js";
 import type { TrialStore } from "./types.js";
 import { isPostgresUrl, parsePostgresUrl } from "./url.js";
+import { ParallaxError } from "../../core/errors.js";
 
 export { isPostgresUrl, parsePostgresUrl } from "./url.js";
 
@@ -86,12 +87,18 @@ const sqliteConnections = new Map<string, { db: Kysely<StoreDatabase>; refs: num
  * module: commands that never open a store (`plan`, `--version`) do not pay for loading them.
  */
 async function drivers() {
-  const [sqlite, kysely, store] = await Promise.all([
+  const [sqlite, kysely, store, scrub] = await Promise.all([
     import("better-sqlite3"),
     import("kysely"),
     import("./kysely-store.js"),
+    import("./scrub-plugin.js"),
   ]);
-  return { Database: sqlite.default, kysely, KyselyTrialStore: store.KyselyTrialStore };
+  return {
+    Database: sqlite.default,
+    kysely,
+    KyselyTrialStore: store.KyselyTrialStore,
+    ScrubSecretsPlugin: scrub.ScrubSecretsPlugin,
+  };
 }
 
 type Drivers = Awaited<ReturnType<typeof drivers>>;
@@ -128,12 +135,18 @@ function connectSqlite(file: string, options: OpenStoreOptions, lib: Drivers): K
     database?.close();
     throw new Error(`cannot open SQLite store ${file}: ${(error as Error).message}`, { cause: error });
   }
-  return new lib.kysely.Kysely<StoreDatabase>({ dialect: new lib.kysely.SqliteDialect({ database }) });
+  return new lib.kysely.Kysely<StoreDatabase>({
+    dialect: new lib.kysely.SqliteDialect({ database }),
+    plugins: [new lib.ScrubSecretsPlugin()],
+  });
 }
 
 async function openPostgres(target: string, options: OpenStoreOptions): Promise<KyselyTrialStore> {
-  const { connectionString, schema, description } = parsePostgresUrl(target);
-  const [{ kysely, KyselyTrialStore }, { default: pg }] = await Promise.all([drivers(), import("pg")]);
+  const { connectionString, schema, host, port, database } = parsePostgresUrl(target);
+  const [{ kysely, KyselyTrialStore, ScrubSecretsPlugin }, { default: pg }] = await Promise.all([
+    drivers(),
+    import("pg"),
+  ]);
   const pool = new pg.Pool({
     connectionString,
     max: options.poolSize ?? 10,
@@ -150,9 +163,14 @@ async function openPostgres(target: string, options: OpenStoreOptions): Promise<
     migrationSchema = schema ?? result.rows[0]?.schema ?? "public";
   } catch (error) {
     await pool.end().catch(() => {});
-    throw new Error(`cannot connect to PostgreSQL at ${description}: ${errorText(error)}`, { cause: error });
+    throw new StoreUnavailableError(
+      `cannot connect to PostgreSQL (host ${host}, port ${port}, database ${database}): ${oneLine(errorText(error))}`,
+    );
   }
-  const db = new kysely.Kysely<StoreDatabase>({ dialect: new kysely.PostgresDialect({ pool }) });
+  const db = new kysely.Kysely<StoreDatabase>({
+    dialect: new kysely.PostgresDialect({ pool }),
+    plugins: [new ScrubSecretsPlugin()],
+  });
   return new KyselyTrialStore(db, "postgres", { migrationSchema });
 }
 
@@ -166,6 +184,18 @@ function pgSessionOptions(schema: string | undefined, readOnly: boolean): { opti
 }
 
 /** Node reports a refused dual-stack connect as an AggregateError with an empty message. */
+/** The store could not be reached or refused the connection: exit 2, one line, no stack. */
+export class StoreUnavailableError extends ParallaxError {
+  constructor(message: string) {
+    super(message, 2);
+    this.name = "StoreUnavailableError";
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, "; ").trim();
+}
+
 function errorText(error: unknown): string {
   if (error instanceof AggregateError && !error.message) return error.errors.map(errorText).join("; ");
   if (error instanceof Error) return error.message || (error as NodeJS.ErrnoException).code || error.name;

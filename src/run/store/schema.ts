@@ -9,6 +9,9 @@
  */
 import { type Generated, type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
 import { batchSubmissions } from "./migrations/0013-batch-submissions.js";
+import { workerLease } from "./migrations/0014-worker-lease.js";
+import { analyses } from "./migrations/0015-analyses.js";
+import { runSpecDir } from "./migrations/0016-run-spec-dir.js";
 
 export interface RunsTable {
   id: string;
@@ -18,6 +21,8 @@ export interface RunsTable {
   spec: string;
   created_at: string;
   parallax_version: string;
+  /** Migration 0016: the absolute folder of the spec the run was recorded from (null before it). */
+  spec_dir?: string | null;
 }
 
 export interface TrialsTable {
@@ -175,6 +180,8 @@ export interface WorkersTable {
   heartbeat_at: number | string;
   in_flight: number;
   state: string;
+  /** Migration 0014: the worker's lease length (ms); null for a worker recorded before it. */
+  lease_ms?: number | string | null;
 }
 
 /** Migration 0008: the run's items, so a worker on another machine needs only the store's URL. */
@@ -267,6 +274,14 @@ export interface StoreDatabase {
   run_budget: RunBudgetTable;
   budget_reservations: BudgetReservationsTable;
   batch_submissions: BatchSubmissionsTable;
+  analyses: AnalysesTable;
+}
+
+/** Migration 0015: a run's analysis record (the JSON `parallax analyze` writes as analysis.json). */
+export interface AnalysesTable {
+  run_id: string;
+  record: string;
+  written_at: string;
 }
 
 // Migrations receive an untyped handle: they describe the database as it was at their time.
@@ -657,6 +672,9 @@ export const migrations: Record<string, Migration> = {
   "0011_provider_batches": providerBatches,
   "0012_run_budget": runBudget,
   "0013_batch_submissions": batchSubmissions,
+  "0014_worker_lease": workerLease,
+  "0015_analyses": analyses,
+  "0016_run_spec_dir": runSpecDir,
 };
 
 export const migrationProvider: MigrationProvider = {

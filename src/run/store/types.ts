@@ -19,6 +19,8 @@ export interface RunRecord {
   spec: StudySpec;
   createdAt: string;
   parallaxVersion: string;
+  /** The absolute folder of the spec it was recorded from: relative paths in the spec resolve against it. */
+  specDir?: string;
 }
 
 export interface TrialRow extends PlannedTrial {
@@ -120,6 +122,8 @@ export interface WorkerRecord {
   heartbeatAt: number;
   inFlight: number;
   state: "running" | "stopped";
+  /** Its lease length (ms); a running worker whose heartbeat is older is dead. Null before migration 0014. */
+  leaseMs: number | null;
 }
 
 /** The leases of a run's unfinished trials. */
@@ -156,6 +160,8 @@ export interface LeaseStore {
   /** Gives back leases (trials abandoned unfinished), so another worker can claim them at once. */
   releaseLeases(worker: string, trialIds: readonly string[]): Promise<void>;
   registerWorker(worker: Omit<WorkerRecord, "heartbeatAt" | "state" | "inFlight">): Promise<void>;
+  /** Unfinished trials under live leases of workers other than `worker`, and the earliest expiry. */
+  othersLeases(runId: string, worker: string): Promise<{ held: number; nextExpiry: number | null; now: number }>;
   heartbeatWorker(workerId: string, inFlight: number): Promise<void>;
   stopWorker(workerId: string): Promise<void>;
   listWorkers(runId: string): Promise<WorkerRecord[]>;
@@ -329,6 +335,10 @@ export interface TrialStore extends JudgementStore, LeaseStore, BatchStore, Budg
   saveRun(run: RunRecord): Promise<void>;
   /** The run with this id, or the most recently created one. */
   getRun(id?: string): Promise<RunRecord | undefined>;
+  /** Stores (replacing) the run's analysis record, as JSON text. */
+  saveAnalysis(runId: string, record: string): Promise<void>;
+  /** The run's stored analysis record, or undefined (none, or a store from before migration 0015). */
+  getAnalysis(runId: string): Promise<string | undefined>;
   /** Inserts trials that are not there yet (by id); returns how many were new. Batches internally. */
   addPlannedTrials(trials: PlannedTrial[]): Promise<number>;
   /** Trials ordered by id; `afterId` and `limit` page through large runs with flat memory. */

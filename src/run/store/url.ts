@@ -12,6 +12,24 @@ export interface PgTarget {
   schema: string | undefined;
   /** host:port/database as user, for messages; never includes the password. */
   description: string;
+  host: string;
+  port: string;
+  database: string;
+}
+
+/**
+ * The store target as a shell argument for a printed command: a PostgreSQL URL without its
+ * password (libpq's PGPASSWORD or ~/.pgpass supplies it), single-quoted; a path quoted when it
+ * needs to be.
+ */
+export function storeArgument(target: string): string {
+  let argument = target;
+  if (isPostgresUrl(target)) {
+    const url = new URL(target);
+    url.password = "";
+    argument = url.toString();
+  }
+  return /^[\w@%+=:,./-]+$/.test(argument) ? argument : `'${argument.replaceAll("'", "'\\''")}'`;
 }
 
 /** Splits our `schema` parameter off the URL and describes the target without its password. */
@@ -31,5 +49,12 @@ export function parsePostgresUrl(target: string): PgTarget {
   const port = url.port || "5432";
   const database = decodeURIComponent(url.pathname.replace(/^\//, "")) || "(default)";
   const user = url.username ? ` as ${decodeURIComponent(url.username)}` : "";
-  return { connectionString: url.toString(), schema, description: `${host}:${port}/${database}${user}` };
+  return {
+    connectionString: url.toString(),
+    schema,
+    description: `${host}:${port}/${database}${user}`,
+    host,
+    port,
+    database,
+  };
 }

@@ -4,6 +4,7 @@ import { lazySchema } from "../../contracts/lazy-schema.js";
 import { InputError } from "../../core/errors.js";
 import { htmlToText } from "./html-text.js";
 import type { SearchHit, WebBackend, WebPage } from "./types.js";
+import { registerSecrets } from "../../core/secrets.js";
 
 /**
  * The real web: search through the Brave Search API (GET `endpoint?q=...&count=N`, the key in
@@ -43,6 +44,8 @@ export function createBraveWeb(settings: BraveWebSettings, env: NodeJS.ProcessEn
       `web backend 'brave' reads its API key from the environment variable ${settings.api_key_env}, which is not set`,
     );
   }
+  // Search results are stored as tool observations: the key must not be in them.
+  registerSecrets([key]);
   const signal = () => AbortSignal.timeout(settings.timeout_s * 1000);
   return {
     name: "brave",
