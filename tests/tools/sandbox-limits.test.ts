@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { statfsSync } from "node:fs";
-import { after, describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Toolbox } from "../../src/contracts/tool.js";
 import { parseSpec } from "../../src/core/spec-loader.js";
 import { sandboxLimitsOf } from "../../src/tools/from-spec.js";
@@ -12,6 +12,7 @@ import { runsAsRoot } from "../../src/tools/sandbox.js";
 import { refusedSyscalls, seccompFilter } from "../../src/tools/seccomp.js";
 import { createToolbox } from "../../src/tools/toolbox.js";
 import { demoSpecYaml } from "../helpers/study.js";
+import { after, describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";
 
 const boxes: Toolbox[] = [];
 async function toolbox(options: Parameters<typeof createToolbox>[0] = {}): Promise<Toolbox> {
@@ -29,7 +30,7 @@ function call(box: Toolbox, name: string, args: Record<string, unknown>) {
   return box.invoke({ id: `limits-${callNumber}`, name, arguments: JSON.stringify(args) });
 }
 
-describe("sandbox: memory", () => {
+describeNeeding(needsBubblewrap(), "sandbox: memory", () => {
   it("refuses an allocation over the per-process limit and says so", async () => {
     const box = await toolbox({ limits: { memoryMb: 256 } });
     // 512 MiB, touched: without the limit this succeeds on any machine that can run the suite.
@@ -43,7 +44,7 @@ describe("sandbox: memory", () => {
   });
 });
 
-describe("sandbox: disk", () => {
+describeNeeding(needsBubblewrap(), "sandbox: disk", () => {
   it("holds /dev read-only and /dev/shm and /tmp to their size", async () => {
     const box = await toolbox({ limits: { tmpMb: 4 } });
     const dev = await call(box, "bash", { cmd: "dd if=/dev/zero of=/dev/big bs=1M count=8" });
@@ -82,7 +83,7 @@ describe("sandbox: disk", () => {
   });
 });
 
-describe("sandbox: kernel surface", () => {
+describeNeeding(needsBubblewrap(), "sandbox: kernel surface", () => {
   it("creates no nested user namespace and runs under a seccomp filter", async () => {
     const box = await toolbox();
     const userns = await call(box, "bash", { cmd: "unshare -Ur id" });

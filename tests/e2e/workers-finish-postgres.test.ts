@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";
 import type { MockServer } from "../helpers/mock-server.js";
@@ -20,6 +20,7 @@ import {
   testStoreUrl,
 } from "../helpers/postgres-run.js";
 import { writeDemoSpec } from "../helpers/study.js";
+import { after, before, describeNeeding, test } from "../helpers/prerequisites.js";
 
 const KEY = "sk-finish-test-1234567890abcdef";
 const env = { ...process.env, PARALLAX_FINISH_TEST_KEY: KEY };
@@ -63,7 +64,7 @@ async function until(condition: () => Promise<boolean>, what: string): Promise<v
   assert.fail(`never happened: ${what}`);
 }
 
-describe("runs that finish", { skip: skipWithoutPostgres }, () => {
+describeNeeding(skipWithoutPostgres, "runs that finish", () => {
   test("a worker waits for a killed peer's live leases, takes its trials over, and the run ends complete", async () => {
     const { specPath, outDir } = study(300, 2);
     const url = testStoreUrl("parallax_finish");
@@ -117,7 +118,7 @@ describe("runs that finish", { skip: skipWithoutPostgres }, () => {
   });
 });
 
-describe("workers joining by URL", { skip: skipWithoutPostgres }, () => {
+describeNeeding(skipWithoutPostgres, "workers joining by URL", () => {
   test("run a few-shot study from the store alone, drawing the same exemplars as the run", async () => {
     const pool = ["p1", "p2", "p3", "p4", "p5"]
       .map(
@@ -152,7 +153,7 @@ describe("workers joining by URL", { skip: skipWithoutPostgres }, () => {
   });
 });
 
-describe("relative paths for workers", { skip: skipWithoutPostgres }, () => {
+describeNeeding(skipWithoutPostgres, "relative paths for workers", () => {
   test("a worker started elsewhere resolves the spec's relative paths against the spec's folder, as run does", async () => {
     const { specPath, outDir, dir } = writeDemoSpec({ items: 3, facets: "    format: [mc]" });
     mkdirSync(join(dir, "web-docs"));
