@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
-import { loadStudySpec } from "../../src/facets/validate.js";
+import { loadSpec } from "../../src/core/spec-loader.js";
 import { assignJudges } from "../../src/run/judge.js";
 import { summarisePlan } from "../../src/run/plan.js";
 import { prepareStudy } from "../../src/run/study.js";
@@ -21,8 +21,8 @@ const DATASETS = resolve(repoRoot, "..", "shared", "datasets");
 
 describe("examples/scaffold-safety-sim.yaml", () => {
   it("has the real study's design: conditions, benchmarks, loaders, judges' roles and analysis plan", () => {
-    const sim = loadStudySpec(SIM).spec;
-    const real = loadStudySpec(REAL).spec;
+    const sim = loadSpec(SIM).spec;
+    const real = loadSpec(REAL).spec;
     assert.deepEqual(sim.conditions, real.conditions);
     assert.deepEqual(
       sim.benchmarks.map((b) => [b.id, b.loader]),

@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkS
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, it } from "node:test";
-import { loadStudySpec } from "../../src/facets/validate.js";
+import { loadSpec } from "../../src/core/spec-loader.js";
 import { assignJudges } from "../../src/run/judge.js";
 import { summarisePlan } from "../../src/run/plan.js";
 import { type PreparedStudy, prepareStudy } from "../../src/run/study.js";
@@ -89,7 +89,7 @@ function mirror(): { spec: string; standIns: string[] } {
   const spec = join(examples, "scaffold-safety.yaml");
   copyFileSync(SPEC, spec);
   const standIns: string[] = [];
-  for (const benchmark of loadStudySpec(SPEC).spec.benchmarks) {
+  for (const benchmark of loadSpec(SPEC).spec.benchmarks) {
     const real = resolve(repoRoot, "examples", benchmark.source!);
     const target = resolve(examples, benchmark.source!);
     mkdirSync(dirname(target), { recursive: true });
@@ -129,7 +129,7 @@ function part(study: PreparedStudy, conditions: readonly string[], benchmarks: r
 
 describe("examples/scaffold-safety.yaml", { skip: existsSync(DATASETS) ? false : `${DATASETS} not found` }, () => {
   it("names the paper's six models and assigns the judges as the paper does", () => {
-    const { spec } = loadStudySpec(SPEC);
+    const { spec } = loadSpec(SPEC);
     assert.deepEqual(
       spec.models.map((m) => m.model),
       PAPER.models,
