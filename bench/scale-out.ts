@@ -1,13 +1,13 @@
 /**
- * npm run bench:scale-out — workers sharing one run on PostgreSQL (issue 16): 1, 2 and 4 worker
+ * npm run bench:scale-out — workers sharing one run on PostgreSQL: 1, 2 and 4 worker
  * processes (`parallax run --workers N`), each with 16 trials in flight (4 workers: a total
  * concurrency of 64), against the simulated panel with 200 ms latency per call. Throughput is
  * measured inside the run (first call started to last trial stored, from the store's
  * timestamps), so process start-up is not counted; the ideal is N x 16 / 0.2 s.
  *
  * The CLI runs from the build (`npm run build` first) as `parallax` is installed: the package's
- * `bin`, the bundle with its code cache (under tsx every worker process would compile the sources
- * again as it starts, about 3 s of CPU each on 2 cores while the others run). The CPU of the worker processes (user + system, from
+ * `bin`, the bundle (under tsx every worker process would compile the sources again as it starts,
+ * about 3 s of CPU each on 2 cores while the others run). The CPU of the worker processes (user + system, from
  * /usr/bin/time, which counts the workers `run` waits for) is reported per trial.
  *
  * `-- --cli PATH` runs another build of the CLI instead (e.g. dist/cli/main.js, tsc's output).

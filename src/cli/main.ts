@@ -218,8 +218,8 @@ function parsePositiveInt(value: string): number {
 
 endQuietlyOnClosedPipe();
 
-// No top-level await: the code-cached CommonJS build of the CLI (scripts/bundle-cli.ts) cannot
-// hold one. Any other failure is rethrown and ends the process as an uncaught error (exit 1).
+// A ParallaxError prints its message and exits with its code; any other failure is rethrown and
+// ends the process as an uncaught error (exit 1).
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ParallaxError) {
     process.stderr.write(`parallax: ${error.message}\n`);
