@@ -35,9 +35,9 @@ const BIN = values.cli
 const PER_WORKER = 16;
 const LATENCY_MS = 200;
 /**
- * 7,680 trials: 4 workers run for about 30 s, so the later workers' start-up (about 0.65 s each,
- * while the first already runs) is a small part of the run, as in a real study; at the earlier
- * 1,920 it was a tenth of an 8 s run. `-- --trials N` (even) sets another size.
+ * 7,680 trials: 4 workers run for about 30 s, so the later workers' start-up (under a second each,
+ * while the first already runs) is a small part of the run, as in a real study; at 1,920 trials it
+ * would be a tenth of an 8 s run. `-- --trials N` (even) sets another size.
  */
 const TRIALS = values.trials ? Number(values.trials) : 7_680;
 if (!Number.isInteger(TRIALS) || TRIALS <= 0 || TRIALS % 2 !== 0)
