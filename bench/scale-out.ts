@@ -1,13 +1,13 @@
 /**
- * npm run bench:scale-out — workers sharing one run on PostgreSQL (issue 16): 1, 2 and 4 worker
+ * npm run bench:scale-out — workers sharing one run on PostgreSQL: 1, 2 and 4 worker
  * processes (`parallax run --workers N`), each with 16 trials in flight (4 workers: a total
  * concurrency of 64), against the simulated panel with 200 ms latency per call. Throughput is
  * measured inside the run (first call started to last trial stored, from the store's
  * timestamps), so process start-up is not counted; the ideal is N x 16 / 0.2 s.
  *
  * The CLI runs from the build (`npm run build` first) as `parallax` is installed: the package's
- * `bin`, the bundle with its code cache (under tsx every worker process would compile the sources
- * again as it starts, about 3 s of CPU each on 2 cores while the others run). The CPU of the worker processes (user + system, from
+ * `bin`, the bundle (under tsx every worker process would compile the sources again as it starts,
+ * about 3 s of CPU each on 2 cores while the others run). The CPU of the worker processes (user + system, from
  * /usr/bin/time, which counts the workers `run` waits for) is reported per trial.
  *
  * `-- --cli PATH` runs another build of the CLI instead (e.g. dist/cli/main.js, tsc's output).
@@ -35,9 +35,9 @@ const BIN = values.cli
 const PER_WORKER = 16;
 const LATENCY_MS = 200;
 /**
- * 7,680 trials: 4 workers run for about 30 s, so the later workers' start-up (about 0.65 s each,
- * while the first already runs) is a small part of the run, as in a real study; at the earlier
- * 1,920 it was a tenth of an 8 s run. `-- --trials N` (even) sets another size.
+ * 7,680 trials: 4 workers run for about 30 s, so the later workers' start-up (under a second each,
+ * while the first already runs) is a small part of the run, as in a real study; at 1,920 trials it
+ * would be a tenth of an 8 s run. `-- --trials N` (even) sets another size.
  */
 const TRIALS = values.trials ? Number(values.trials) : 7_680;
 if (!Number.isInteger(TRIALS) || TRIALS <= 0 || TRIALS % 2 !== 0)

@@ -1,16 +1,14 @@
 /**
  * npm run bench:startup — how long the built CLI takes to start, per command.
- * Spawns the package's `bin` (the bundled CLI, dist/bundle/parallax.cjs, which loads its code
- * through V8's code cache) N times (default 15, or `-- --runs N`) for `--version`,
- * `plan examples/quickstart.yaml` and `status` on a quickstart study directory (made once,
- * untimed), interleaving the commands so machine load affects each alike. With `-- --worker URL`
+ * Spawns the package's `bin` (the bundled CLI, dist/bundle/parallax.js) N times (default 15, or
+ * `-- --runs N`) for `--version`, `plan examples/quickstart.yaml` and `status` on a quickstart
+ * study directory (made once, untimed), interleaving the commands so machine load affects each alike. With `-- --worker URL`
  * (a PostgreSQL store) it also times `worker URL` joining a run whose trials are all finished: a
  * worker's start-up, connection and first claim, then exit. Reports the median, min and max wall
  * time, the median CPU time (user + system, from /usr/bin/time) and each command's median as a
  * multiple of `--version`.
  *
- * `-- --no-cache` runs the bundle with PARALLAX_CODE_CACHE=0 (compiling everything, as without a
- * cache); `-- --cli PATH` times another build (e.g. dist/cli/main.js, tsc's unbundled output, or an
+ * `-- --cli PATH` times another build (e.g. dist/cli/main.js, tsc's unbundled output, or an
  * older commit's). Prints Markdown.
  */
 import { spawnSync } from "node:child_process";
@@ -26,7 +24,6 @@ const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "15" },
     cli: { type: "string", default: join(repo, bin) },
-    "no-cache": { type: "boolean", default: false },
     worker: { type: "string" },
   },
 });
@@ -37,7 +34,6 @@ if (!existsSync(cli)) {
   process.exit(2);
 }
 const quickstart = join(repo, "examples/quickstart.yaml");
-const env = { ...process.env, ...(values["no-cache"] ? { PARALLAX_CODE_CACHE: "0" } : {}) };
 const timeCommand = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 
 /** An executable CLI runs as `bin` does, through its shebang (with the Node flags it names). */
@@ -57,7 +53,7 @@ function time(args: string[]): { wall: number; cpu: number } {
     ? [timeCommand, ["-f", "%U %S", command, ...prefix, ...args]]
     : [command, [...prefix, ...args]];
   const started = performance.now();
-  const child = spawnSync(file, argv, { cwd: repo, encoding: "utf8", env });
+  const child = spawnSync(file, argv, { cwd: repo, encoding: "utf8" });
   const wall = performance.now() - started;
   if (child.status !== 0) throw new Error(`parallax ${args.join(" ")} exited ${child.status}: ${child.stderr}`);
   const times = timeCommand ? child.stderr.trim().split("\n").at(-1)!.split(" ").map(Number) : [Number.NaN, 0];
@@ -107,9 +103,7 @@ try {
   const load = loadavg()
     .map((l) => l.toFixed(2))
     .join(", ");
-  console.log(
-    `${runs} runs each of ${cli}${values["no-cache"] ? " (PARALLAX_CODE_CACHE=0)" : ""}; load average ${load}\n`,
-  );
+  console.log(`${runs} runs each of ${cli}; load average ${load}\n`);
   console.log("| command | median (s) | min (s) | max (s) | median / --version | CPU median (s) | CPU / --version |");
   console.log("|---|---:|---:|---:|---:|---:|---:|");
   commands.forEach((c, i) => {

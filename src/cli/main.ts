@@ -220,9 +220,9 @@ function parsePositiveInt(value: string): number {
 
 endQuietlyOnClosedPipe();
 
-// No top-level await: the code-cached CommonJS build of the CLI (scripts/bundle-cli.ts) cannot
-// hold one. Any other failure is a bug: its stack is printed (exit 1), but not as an uncaught
-// error, whose report would quote the throwing line of the (minified) bundle.
+// A ParallaxError prints its message and exits with its code. Any other failure is a bug: its
+// stack is printed (exit 1), not reported as an uncaught error, whose report would quote the
+// throwing line of the (minified) bundle.
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ParallaxError) {
     process.stderr.write(`parallax: ${error.message}\n`);

@@ -1,7 +1,7 @@
 /**
  * A schema built on first use. zod builds a schema when its module loads, and building is slow
  * before V8 has warmed up: the schemas of every plugin, tool and analysis cost `plan` about a
- * sixth of its start-up although one study uses a few of them (docs/PERFORMANCE.md, "Startup").
+ * sixth of its start-up although one study uses a few of them (docs/PERFORMANCE.md, "Start-up").
  *
  * `lazySchema(() => z.object({...}))` stands for the schema itself: every property read, method
  * call and `instanceof` test goes to the built schema (methods are called on it, not on the

@@ -334,7 +334,7 @@ export const SandboxLimitsSchema = lazySchema(() =>
     .strict(),
 );
 
-/** The agent tools (issue 15, docs/TOOLS.md): which are offered, the sandbox limits, the web backend. */
+/** The agent tools (docs/TOOLS.md): which are offered, the sandbox limits, the web backend. */
 export const AgentsSchema = lazySchema(() =>
   z
     .object({

@@ -1,7 +1,7 @@
 import type { ToolCall, ToolSpec } from "./provider.js";
 
 /**
- * The tool contract of the agent scaffolds (GAIA study, issue 15): what a tool is, what one
+ * The tool contract of the agent scaffolds (GAIA study): what a tool is, what one
  * call of it returns, and the per-trial toolbox a scaffold receives. Types only; the tools live
  * in `src/tools/` (one file each, behind a registry) and run in a bubblewrap sandbox.
  */
