@@ -365,9 +365,12 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "grid",
+  kinds: ["grid"],
   plan: AnalysisPlanSchema.pick({ grid: true, population: true, integrity: true }),
   result: "grid",
   run: gridAnalysis,
   summary: ({ analysis }) => summaryLines(analysis),
+  // The card's envelope and dispersion tables without the bootstrap ranges (in --full and the card).
+  overview: ({ analysis }) => summaryLines(analysis).filter((line) => !line.startsWith("  bootstrap")),
   writeFiles: (dir, analysis) => writeGridCard(dir, { analysis }),
 });
