@@ -43,7 +43,7 @@ export function kindsOfDesign(ctx: AnalysisContext): Partial<Record<StudyKind, s
   const gridAxes = GRID_AXES.filter((a) => varies(ctx, a));
   if (grid !== false && grid.axes) reasons.grid = "the plan declares analysis.grid.axes";
   else if (grid !== false && gridAxes.includes(facet as (typeof GRID_AXES)[number]))
-    reasons.grid = `it compares harness configurations (${gridAxes.join(" x ")})`;
+    reasons.grid = `it compares harness configurations: ${gridAxes.join(" x ")}`;
   if (COMPARISON_FACETS.includes(facet) && !(agentRows && facet === "scaffold"))
     reasons.comparison = `it compares ${facet}s`;
   else if (!reasons.audit && !agentRows && varies(ctx, "format")) reasons.comparison = "it compares formats";
@@ -77,10 +77,9 @@ export function leftOutReason(
   return analysis.needs?.(ctx) ?? null;
 }
 
-/** The study's kinds as one line: each with its card and why it applies. */
+/** The study's kinds as one line: where they come from, each with why it applies. */
 export function kindsLine(selection: AnalysisSelection): string {
-  const parts = selection.kinds.map((k) => `${k} (${selection.kindReasons[k] ?? KIND_CARDS[k].what})`);
-  return `study kind${selection.kinds.length > 1 ? "s" : ""}: ${parts.join("; ")}${
-    selection.kindsFrom === "design" ? " [from its design; declare `kind:` in the spec to choose]" : ""
-  }`;
+  const fromSpec = selection.kindsFrom === "spec";
+  const parts = selection.kinds.map((k) => (fromSpec ? k : `${k} (${selection.kindReasons[k] ?? KIND_CARDS[k].what})`));
+  return `study kind${selection.kinds.length > 1 ? "s" : ""} (${fromSpec ? "declared in the spec" : "from its design"}): ${parts.join("; ")}`;
 }
