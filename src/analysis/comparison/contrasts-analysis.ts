@@ -315,7 +315,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
  */
 function overviewLines(analysis: StudyAnalysis): string[] {
   const primary = analysis.contrasts[analysis.meta.primaryPopulation];
-  return contrastGroups(primary).flatMap((g) => {
+  return contrastGroups(primary).flatMap((g, i) => {
     const scope = g.pooled;
     const at = g.format ? ` at format ${g.format}` : "";
     const omnibus =
@@ -323,6 +323,7 @@ function overviewLines(analysis: StudyAnalysis): string[] {
         ? `; omnibus chi2(${scope.omnibus.df}) = ${num(scope.omnibus.chi2)}, p = ${pValue(scope.omnibus.p)}`
         : "";
     return [
+      ...(i > 0 ? [""] : []),
       `each condition vs ${analysis.meta.reference}, pooled${at} (${scope.population.toUpperCase()}, reference rate ${pct(
         scope.contrasts[0]?.referenceRate?.rate,
       )}${omnibus})`,
