@@ -20,6 +20,9 @@ function summaryLines({ methodology }: PresentedAnalysis): string[] {
 
 registerAnalysis({
   name: "chronology",
+  kinds: "every",
   plan: AnalysisPlanSchema.pick({}),
   summary: summaryLines,
+  // The totals line; --full lists the entries.
+  overview: (input) => summaryLines(input).slice(0, 1),
 });

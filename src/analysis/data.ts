@@ -53,9 +53,13 @@ export function varyingFacets(rows: readonly AnalysisRow[], facets: readonly str
   return facets.filter((f) => new Set(rows.map((r) => r.facets[f])).size > 1);
 }
 
-/** A configuration: the values of the varying facets, e.g. "map_reduce · mc". */
+/**
+ * A configuration: the values of the varying facets, e.g. "map_reduce · mc". A facet a
+ * configuration does not set (a decoding seed under greedy decoding) leaves no empty slot.
+ */
 export function configurationOf(row: AnalysisRow, varying: readonly string[]): string {
-  return varying.length === 0 ? "(all)" : varying.map((f) => row.facets[f]).join(" · ");
+  const values = varying.flatMap((f) => (row.facets[f] ? [row.facets[f]] : []));
+  return values.length === 0 ? "(all)" : values.join(" · ");
 }
 
 /** The columnar table the regression and ANOVA fitters read. */

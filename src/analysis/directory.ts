@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnalysisPlan } from "../contracts/analysis.js";
 import type { StudySpec } from "../contracts/spec.js";
+import type { StudyKind } from "../contracts/study-kind.js";
 import { InputError } from "../core/errors.js";
 import { sha256 } from "../core/hash.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
@@ -60,7 +61,15 @@ export async function analyzeDirectory(
   const integrityFacts = await studyIntegrityFacts(dir, store, run);
   const measures = await benchmarkMeasures(run.spec);
   const cfrNotApplicable = await benchmarksWithoutThreshold(run.spec);
-  const analysis = await analyzeStudy(all, plan, { ...options, judges, integrityFacts, measures, cfrNotApplicable });
+  const kinds = declaredKinds(run.spec);
+  const analysis = await analyzeStudy(all, plan, {
+    ...options,
+    judges,
+    integrityFacts,
+    measures,
+    cfrNotApplicable,
+    ...(kinds ? { kinds } : {}),
+  });
   attachGridRules(analysis, dir);
   return {
     inputs: inputsOf(table, plan, {
@@ -78,6 +87,11 @@ export async function analyzeDirectory(
     },
     table,
   };
+}
+
+/** The kinds the spec declares (`kind` or `kinds`), if any. */
+function declaredKinds(spec: StudySpec): StudyKind[] | undefined {
+  return spec.kinds ?? (spec.kind ? [spec.kind] : undefined);
 }
 
 /** The envelope rules file hashed again against the run's stamp (a changed file is refused). */

@@ -12,6 +12,7 @@ export * from "./registry.js";
 export * from "./scorecard.js";
 export * from "./study.js";
 export * from "./summary.js";
+export * from "./kinds.js";
 export * from "./table.js";
 export * from "./text.js";
 // The scaffold and format comparison (ScaffoldSafety 3.7, 4-6, App. D, G, I, O).

@@ -5,7 +5,7 @@
  */
 import { AnalysisPlanSchema } from "../contracts/analysis.js";
 import { cardField, type PresentedAnalysis, registerAnalysis } from "./registry.js";
-import { md, num, pct } from "./text.js";
+import { md, num, pct, pp } from "./text.js";
 
 export interface MethodologyStamp {
   preregistered: { status: string; stampHash: string | null; deviations: number; detail: string };
@@ -63,7 +63,7 @@ function blindingCheckLines(blinding: PresentedAnalysis["methodology"]["blinding
   out.push("  blinding sensitivity: judged safe rate on all guessed cases vs the incorrectly-guessed cases only");
   for (const r of s.rows) {
     const rate = (x: number | null) => (x === null ? "-" : pct(x));
-    const shift = r.shift === null ? "-" : `${r.shift >= 0 ? "+" : ""}${num(100 * r.shift, 1)} pp`;
+    const shift = pp(r.shift);
     out.push(
       `    ${r.configuration}: ${rate(r.safe_rate)} (n ${r.n}) vs ${rate(r.safe_rate_incorrect)} (n ${r.n_incorrect}), shift ${shift}`,
     );
@@ -128,8 +128,11 @@ function stampMarkdown(s: MethodologyStamp): string[] {
 
 registerAnalysis({
   name: "methodology",
+  kinds: "every",
   plan: AnalysisPlanSchema.pick({}),
   summary: summaryLines,
+  // The deviations are counted there; --full lists each.
+  overview: (input) => summaryLines(input).filter((line) => !/^ {4}D-\d+ /.test(line)),
   card: [
     cardField({
       field: "methodologyStamp",

@@ -3,7 +3,12 @@
  * reference, which rows the reference's other facet values keep, and the trend ordering.
  * Problems are InputErrors that name the plan key and the values that exist.
  */
-import { type AnalysisPlan, type AnalysisPlanInput, AnalysisPlanSchema } from "../contracts/analysis.js";
+import {
+  type AnalysisPlan,
+  type AnalysisPlanInput,
+  AnalysisPlanSchema,
+  PAPER_TREND_SCORES,
+} from "../contracts/analysis.js";
 import { InputError } from "../core/errors.js";
 import type { AnalysisRow, AnalysisTable } from "./table.js";
 
@@ -148,6 +153,16 @@ function resolveTrend(plan: AnalysisPlan, levels: string[], notes: string[]): Re
   if (missingScore.length > 0)
     throw new InputError(`analysis.hypotheses.trend.scores: no score for ${missingScore.join(", ")}`);
   const absent = written.filter((l) => findLevel(l, levels) === undefined);
+  if (written.length - absent.length < 3 && isPaperTrend(trend)) {
+    // ScaffoldSafety's H4 order on a study with at most two of its scaffolds is not that test
+    // (over two levels it is the contrast itself).
+    notes.push(
+      `trend (H4): left out: the default order is ScaffoldSafety's (${written.join(" < ")}) and ${absent.join(", ")} ${
+        absent.length > 1 ? "are" : "is"
+      } not in the data; declare analysis.hypotheses.trend.scores to test a trend`,
+    );
+    return null;
+  }
   const order = written.flatMap((l) => findLevel(l, levels) ?? []);
   const scores = Object.fromEntries(
     written.flatMap((l) => (findLevel(l, levels) ? [[findLevel(l, levels)!, scoresWritten[l]]] : [])),
@@ -161,6 +176,17 @@ function resolveTrend(plan: AnalysisPlan, levels: string[], notes: string[]): Re
   }
   if (absent.length > 0) notes.push(`trend: declared level(s) not in the data left out: ${absent.join(", ")}`);
   return { order, scores, alternative: trend.alternative, unscored };
+}
+
+/** Whether the trend is the plan's default, ScaffoldSafety's scaffold order. */
+function isPaperTrend(trend: { scores?: Record<string, number>; order?: string[] }): boolean {
+  const paper = Object.entries(PAPER_TREND_SCORES);
+  const scores = trend.scores ?? {};
+  return (
+    trend.order === undefined &&
+    Object.keys(scores).length === paper.length &&
+    paper.every(([level, score]) => scores[level] === score)
+  );
 }
 
 /** The declared families against the levels present (see ResolvedPlan.families). */

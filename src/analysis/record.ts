@@ -19,7 +19,7 @@ import type { RunRecord, TrialStore } from "../run/store/types.js";
 import type { AnalysisOutcome } from "./directory.js";
 import type { Methodology } from "./methodology.js";
 import { storedRowsHash } from "./rows-hash.js";
-import { cardFields, registeredAnalyses, type StudyAnalysis } from "./registry.js";
+import { cardFields, ranAnalyses, type StudyAnalysis } from "./registry.js";
 import { buildScorecard, type Scorecard, scorecardMarkdown } from "./scorecard.js";
 
 export const ANALYSIS_FILE = "analysis.json";
@@ -64,7 +64,8 @@ export function writeAnalysisRecord(dir: string, record: AnalysisRecord): string
   writeFileSync(written[0], recordJson(record));
   writeFileSync(written[1], `${JSON.stringify(record.scorecard, null, 2)}\n`);
   writeFileSync(written[2], scorecardMarkdown(record.scorecard));
-  for (const analysis of registeredAnalyses()) written.push(...(analysis.writeFiles?.(dir, record.analysis) ?? []));
+  for (const analysis of ranAnalyses(record.analysis))
+    written.push(...(analysis.writeFiles?.(dir, record.analysis) ?? []));
   return written;
 }
 
@@ -95,11 +96,12 @@ export function readAnalysisRecord(path: string, target: string): AnalysisRecord
     throw new InputError(`${path} is not a Parallax analysis record (${problems.join("; ")}); ${rerun} again`);
   }
   const record = value as AnalysisRecord;
+  // A left-out analysis has neither its result nor its card fields.
   const missing = [
-    ...registeredAnalyses().flatMap((a) =>
+    ...ranAnalyses(record.analysis).flatMap((a) =>
       a.result && !(a.result in record.analysis) ? [`analysis.${a.result}`] : [],
     ),
-    ...cardFields().flatMap((f) => (f.field in record.scorecard ? [] : [`scorecard.${f.field}`])),
+    ...cardFields(record.analysis).flatMap((f) => (f.field in record.scorecard ? [] : [`scorecard.${f.field}`])),
   ];
   if (missing.length > 0) throw new InputError(`${path} lacks ${missing.join(", ")}; ${rerun} again`);
   return record;

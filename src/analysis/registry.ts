@@ -15,6 +15,7 @@
  */
 import type { z } from "zod";
 import type { AnalysisPlan } from "../contracts/analysis.js";
+import type { StudyKind } from "../contracts/study-kind.js";
 import type { GlmSetup } from "./contrast-model.js";
 import type { Population, ScoredRow } from "./data.js";
 import type { Methodology } from "./methodology.js";
@@ -35,7 +36,29 @@ export type ResultKey = keyof AnalysisResults;
 export interface ScorecardFields {}
 export type CardFieldKey = keyof ScorecardFields;
 
-/** Every analysis of the plan on one table: the study facts plus one field per registered analysis. */
+/** An analysis the study's kinds or its plan and data left out, and why, in one line. */
+export interface LeftOut {
+  analysis: string;
+  reason: string;
+}
+
+/**
+ * Which analyses ran: the study's kinds (declared in the spec or read from its design) and the
+ * registered analyses left out. A left-out analysis has no field in the result.
+ */
+export interface AnalysisSelection {
+  kinds: StudyKind[];
+  /** Where the kinds come from: the spec's `kind`/`kinds`, or the design of the analysed rows. */
+  kindsFrom: "spec" | "design";
+  /** Why each kind applies (design) or "declared in the spec". */
+  kindReasons: Partial<Record<StudyKind, string>>;
+  leftOut: LeftOut[];
+}
+
+/**
+ * Every analysis of the plan on one table: the study facts plus one field per registered analysis
+ * that ran (those `meta.selection.leftOut` names are absent).
+ */
 export interface StudyAnalysis extends AnalysisResults {
   meta: {
     parallaxVersion: string;
@@ -56,6 +79,8 @@ export interface StudyAnalysis extends AnalysisResults {
      * (a safety rate) or capability (accuracy). Absent (imported tables, older records): accuracy.
      */
     measures?: Record<string, "safety" | "capability">;
+    /** The study's kinds and the analyses left out (absent in records written before kinds). */
+    selection?: AnalysisSelection;
   };
   counts: {
     rows: number;
@@ -73,6 +98,8 @@ export interface StudyAnalysis extends AnalysisResults {
 /** The scorecard's fixed header; the registered card fields follow it. */
 export interface ScorecardHeader {
   title: string;
+  /** The study's kinds (absent in records written before kinds). */
+  kinds?: StudyKind[];
   simulated: boolean;
   notice: string | null;
   study: string | null;
@@ -131,13 +158,22 @@ export interface CardField<K extends CardFieldKey = CardFieldKey> {
 
 export interface RegisteredAnalysis<K extends ResultKey = ResultKey> {
   name: string;
+  /** The study kinds it belongs to; `every` for what every study gets (integrity, methodology). */
+  kinds: readonly StudyKind[] | "every";
+  /**
+   * What it needs from the plan and the data beyond its kinds: the reason it does not apply to
+   * this study (one line), or null when it runs.
+   */
+  needs?(context: AnalysisContext): string | null;
   /** The part of the analysis plan it reads, with its defaults (a pick of AnalysisPlanSchema). */
   plan: z.ZodType;
   /** The StudyAnalysis field it fills; absent for presentation-only entries (methodology). */
   result?: K;
   run?(context: AnalysisContext): AnalysisResults[K] | Promise<AnalysisResults[K]>;
-  /** Its lines in `parallax analyze`'s text summary. */
+  /** Its lines in `parallax analyze --full`'s text summary (every table). */
   summary?(input: PresentedAnalysis): string[];
+  /** Its lines in the overview `parallax analyze` prints by default (a few, under its kind's card heading). */
+  overview?(input: PresentedAnalysis): string[];
   /** Its fields of the Scaffold Safety Scorecard, in order. */
   card?: CardField[];
   /** Files of its own that `analyze` writes beside the scorecard (the GRID card); returns their paths. */
@@ -159,8 +195,19 @@ export function registeredAnalyses(): readonly RegisteredAnalysis[] {
   return registered;
 }
 
-export function cardFields(): CardField[] {
-  return registered.flatMap((a) => a.card ?? []);
+/** Whether a registered analysis ran on this study (a record written before kinds ran every one). */
+export function analysisRan(analysis: StudyAnalysis, name: string): boolean {
+  return !analysis.meta.selection?.leftOut.some((l) => l.analysis === name);
+}
+
+/** The registered analyses that ran on this study, in registration order. */
+export function ranAnalyses(analysis: StudyAnalysis): RegisteredAnalysis[] {
+  return registered.filter((a) => analysisRan(analysis, a.name));
+}
+
+/** The scorecard fields; of one study, those of the analyses that ran on it. */
+export function cardFields(analysis?: StudyAnalysis): CardField[] {
+  return (analysis ? ranAnalyses(analysis) : registered).flatMap((a) => a.card ?? []);
 }
 
 /** A card field's title for this scorecard's value. */

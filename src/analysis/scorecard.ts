@@ -9,6 +9,8 @@
  */
 import type { Methodology } from "./methodology.js";
 import "./all-analyses.js";
+import type { StudyKind } from "../contracts/study-kind.js";
+import { KIND_CARDS } from "./kinds.js";
 import { cardFields, cardHeading, type ScorecardFields, type ScorecardHeader, type StudyAnalysis } from "./registry.js";
 import { md } from "./text.js";
 
@@ -26,10 +28,20 @@ export type Scorecard = ScorecardHeader &
     compositeNote: string;
   };
 
+/**
+ * The scorecard's title: a comparison study's is the Scaffold Safety Scorecard; another kind's
+ * card is its own file (KIND_CARDS), and this one is the study's scorecard of rates.
+ */
+function titleOf(kinds: readonly StudyKind[] | undefined): string {
+  return !kinds || kinds.includes("comparison") ? KIND_CARDS.comparison.title : "Study scorecard";
+}
+
 function headerOf(analysis: StudyAnalysis): ScorecardHeader {
   const source = analysis.meta.source;
+  const kinds = analysis.meta.selection?.kinds;
   return {
-    title: "Scaffold Safety Scorecard",
+    title: titleOf(kinds),
+    ...(kinds ? { kinds } : {}),
     simulated: analysis.meta.simulated,
     notice: analysis.meta.simulated ? SIMULATED_NOTICE : null,
     study: source.study,
@@ -46,7 +58,7 @@ function headerOf(analysis: StudyAnalysis): ScorecardHeader {
 }
 
 export function buildScorecard(analysis: StudyAnalysis, methodology: Methodology): Scorecard {
-  const fields = Object.fromEntries(cardFields().map((f) => [f.field, f.build({ analysis, methodology })]));
+  const fields = Object.fromEntries(cardFields(analysis).map((f) => [f.field, f.build({ analysis, methodology })]));
   return {
     ...headerOf(analysis),
     ...(fields as unknown as ScorecardFields),
@@ -71,8 +83,11 @@ export function scorecardMarkdown(card: Scorecard): string {
       }.`,
     "",
   );
+  for (const kind of card.kinds ?? [])
+    if (kind !== "comparison") lines.push(`The ${KIND_CARDS[kind].title} of this study: ${KIND_CARDS[kind].file}.`, "");
   let number = 0;
-  for (const field of cardFields()) {
+  // The fields of the analyses that ran on this study (a left-out analysis has none).
+  for (const field of cardFields().filter((f) => f.field in card)) {
     const title = cardHeading(field, card[field.field]);
     lines.push(field.unnumbered ? `## ${title}` : `## ${++number}. ${title}`, "");
     lines.push(...field.markdown(card[field.field], card));

@@ -4,14 +4,22 @@
  * stamp and deviations.
  */
 import type { AnalysisPlan } from "../contracts/analysis.js";
+import type { StudyKind } from "../contracts/study-kind.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import "./all-analyses.js";
 import type { GlmSetup } from "./contrast-model.js";
 import { gateVerdicts } from "./integrity/gate.js";
 import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
 import { distinctValues, scoredRows, varyingFacets } from "./data.js";
+import { leftOutReason, studyKinds } from "./kinds.js";
 import { resolvePlan, restrictRows } from "./plan.js";
-import { type AnalysisContext, type AnalysisResults, registeredAnalyses, type StudyAnalysis } from "./registry.js";
+import {
+  type AnalysisContext,
+  type AnalysisResults,
+  type LeftOut,
+  registeredAnalyses,
+  type StudyAnalysis,
+} from "./registry.js";
 import { type AnalysisTable, RUN_TIME_SCORER, selectScorer, tableScorers } from "./table.js";
 
 export type { Skipped, StudyAnalysis } from "./registry.js";
@@ -29,6 +37,8 @@ export interface AnalyzeOptions {
   measures?: Record<string, "safety" | "capability">;
   /** Benchmark id -> why CFR_theta is N/A there (its loader's meta.noPassThreshold; study directories). */
   cfrNotApplicable?: Record<string, string>;
+  /** The study's kinds as its spec declares them (`kind`/`kinds`); absent: read from its design. */
+  kinds?: readonly StudyKind[];
 }
 
 export async function analyzeStudy(
@@ -45,7 +55,14 @@ export async function analyzeStudy(
     ...(options.cfrNotApplicable ? { cfrNotApplicable: options.cfrNotApplicable } : {}),
   };
   const results: Partial<AnalysisResults> = {};
+  const kinds = studyKinds(context, options.kinds);
+  const leftOut: LeftOut[] = [];
   for (const analysis of registeredAnalyses()) {
+    const reason = leftOutReason(analysis, kinds.kinds, { ...context, results });
+    if (reason !== null) {
+      leftOut.push({ analysis: analysis.name, reason });
+      continue;
+    }
     if (!analysis.run || !analysis.result) continue;
     (results as Record<string, unknown>)[analysis.result] = await analysis.run({ ...context, results });
   }
@@ -66,6 +83,7 @@ export async function analyzeStudy(
       primaryPopulation: plan.population,
       notes: [...resolved.notes, ...scorerNotes(input, table)],
       ...(options.measures ? { measures: options.measures } : {}),
+      selection: { ...kinds, leftOut },
     },
     counts: countsOf(table, context.rows, context.benchmarks),
     ...(results as AnalysisResults),

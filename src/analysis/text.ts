@@ -1,14 +1,21 @@
 /** Number formatting shared by the text summary, scorecard.md and the HTML report. */
 import type { AltmanInterval, Interval, NumberNeededRange } from "../stats/index.js";
 
-export function pct(value: number | null | undefined, digits = 1): string {
-  return value === null || value === undefined || !Number.isFinite(value) ? "-" : `${(100 * value).toFixed(digits)}%`;
+/** A fixed-point number that never reads "-0.0": a value that rounds to zero prints unsigned. */
+function fixed(value: number, digits: number): string {
+  const text = value.toFixed(digits);
+  return Number(text) === 0 ? (0).toFixed(digits) : text;
 }
 
+export function pct(value: number | null | undefined, digits = 1): string {
+  return value === null || value === undefined || !Number.isFinite(value) ? "-" : `${fixed(100 * value, digits)}%`;
+}
+
+/** A difference in percentage points, signed ("+2.0 pp", "-1.5 pp"); one that rounds to zero reads "0.0 pp". */
 export function pp(value: number | null | undefined, digits = 1): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return "-";
-  const v = 100 * value;
-  return `${v > 0 ? "+" : ""}${v.toFixed(digits)} pp`;
+  const text = fixed(100 * value, digits);
+  return `${Number(text) > 0 ? "+" : ""}${text} pp`;
 }
 
 export function num(value: number | null | undefined, digits = 2): string {
@@ -156,4 +163,27 @@ export function textTable(header: string[], rows: string[][]): string[] {
 /** Markdown-safe cell text: pipes and line breaks would break the table. */
 export function md(text: string): string {
   return text.replace(/\|/g, "\\|").replace(/[\r\n]+/g, " ");
+}
+
+/** The widest line `parallax analyze` prints; longer ones are cut with an ellipsis (the record has them whole). */
+export const MAX_LINE = 160;
+
+/** A line cut to `width` characters, ending in "…" when cut. */
+export function clip(line: string, width = MAX_LINE): string {
+  return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
+}
+
+/** Text wrapped at spaces into lines of at most `width` characters, later lines indented by `indent`. */
+export function wrap(text: string, width = 120, indent = ""): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    const next = line ? `${line} ${word}` : word;
+    if (next.length > width && line) {
+      lines.push(line);
+      line = `${indent}${word}`;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
 }

@@ -120,9 +120,10 @@ program
 
 program
   .command("analyze")
-  .description("statistics, Scaffold Safety Scorecard and deviations of a study directory or a tidy CSV/JSONL table")
+  .description("statistics, the study's cards and deviations of a study directory or a tidy CSV/JSONL table")
   .argument("<target>", "study directory, or a tidy table (.csv, .jsonl)")
   .option("--json", "print the full result as JSON")
+  .option("--full", "print every table (default: an overview; analysis.json and the report hold everything)")
   .option("--out <file>", "also write the full JSON result to this file")
   .option("--plan <file>", "analysis plan (YAML/JSON) replacing the spec's; a deviation when pre-registered")
   .option("--scorer <name>", "outcomes from this stored scorer (parallax score) instead of the run-time score")

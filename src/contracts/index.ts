@@ -7,3 +7,4 @@ export * from "./sub-call.js";
 export * from "./task.js";
 export * from "./trial.js";
 export * from "./tool.js";
+export * from "./study-kind.js";

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema.js";
 import { AnalysisPlanSpecSchema } from "./analysis.js";
+import { STUDY_KINDS } from "./study-kind.js";
 import { FAILURE_BUCKETS } from "./failure.js";
 
 const identifier = lazySchema(() =>
@@ -358,6 +359,15 @@ export const StudySpecSchema = lazySchema(() =>
     .object({
       study: identifier.describe("Study name"),
       description: z.string().optional(),
+      kind: z
+        .enum(STUDY_KINDS)
+        .optional()
+        .describe("The study's kind (default: from its design): comparison, grid, audit or agents"),
+      kinds: z
+        .array(z.enum(STUDY_KINDS))
+        .min(1)
+        .optional()
+        .describe("The study's kinds when it is several (default: from its design)"),
       plugins: z
         .array(z.string().min(1))
         .optional()
@@ -393,6 +403,8 @@ export const StudySpecSchema = lazySchema(() =>
       (spec, ctx) => {
         reportDuplicates(spec.models, ["models"], "model id", ctx);
         reportDuplicates(spec.benchmarks, ["benchmarks"], "benchmark id", ctx);
+        if (spec.kind !== undefined && spec.kinds !== undefined)
+          ctx.addIssue({ code: "custom", message: "declare either kind or kinds, not both", path: ["kinds"] });
       },
       // Also run when other parts of the spec are invalid, so a user sees every problem in one pass;
       // the entries may then be unvalidated, hence the defensive reads in reportDuplicates.

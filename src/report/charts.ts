@@ -5,7 +5,7 @@
 import * as Plot from "@observablehq/plot";
 import { parseHTML } from "linkedom";
 import type { GridResult, StudyAnalysis } from "../analysis/index.js";
-import { ALL, contrastGroups, rateNoun, scopeLabel } from "../analysis/index.js";
+import { ALL, contrastGroups, pp, rateNoun, scopeLabel } from "../analysis/index.js";
 import { type Html, raw } from "./html.js";
 
 const WIDTH = 960;
@@ -17,7 +17,7 @@ function svg(options: Plot.PlotOptions): Html {
 }
 
 const percent = (v: number) => `${(100 * v).toFixed(0)}%`;
-const pointsAt = (v: number, digits: number) => `${v > 0 ? "+" : ""}${(100 * v).toFixed(digits)} pp`;
+const pointsAt = (v: number, digits: number) => pp(v, digits);
 
 /** Plot's axis font: 10px sans-serif. A generous average glyph width, so estimates err wide. */
 const CHAR_WIDTH = 6.5;
@@ -217,7 +217,7 @@ export function heatmap(analysis: StudyAnalysis, linkOf: (cellId: string) => str
 /** OE minus MC at the reference condition, per benchmark and model, with 95% CIs. */
 export function formatGapBars(analysis: StudyAnalysis): Html | null {
   const f = analysis.format;
-  if ("skipped" in f) return null;
+  if (!f || "skipped" in f) return null;
   const rows = f.gaps
     .filter((g) => g.gap.estimate !== null)
     .map((g) => ({
@@ -250,7 +250,7 @@ export function formatGapBars(analysis: StudyAnalysis): Html | null {
 /** The specification curve: odds ratios sorted, coloured by significance, log scale. */
 export function specCurveChart(analysis: StudyAnalysis): Html | null {
   const curve = analysis.specificationCurve;
-  if ("skipped" in curve || curve.specifications.length === 0) return null;
+  if (!curve || "skipped" in curve || curve.specifications.length === 0) return null;
   const rows = [...curve.specifications]
     .sort((a, b) => a.oddsRatio - b.oddsRatio)
     .map((s, rank) => ({

@@ -3,7 +3,7 @@
  * analysis tables — self-contained (inline CSS, inline SVG, no script), with links from every
  * cell to its trials in trials.html. Renders a stored analysis; computes nothing.
  */
-import type { PresentedAnalysis, Scorecard } from "../analysis/index.js";
+import { analysisRan, type PresentedAnalysis, type Scorecard } from "../analysis/index.js";
 import { el, page, raw, render } from "./html.js";
 import "./sections/index.js";
 import { type ReportOptions, reportSections } from "./sections/registry.js";
@@ -15,8 +15,10 @@ export function renderReport(presented: PresentedAnalysis, card: Scorecard, opti
   const m = analysis.meta;
   const banner = m.simulated ? el("div", { class: "simulated", role: "alert" }, card.notice ?? "SIMULATED DATA") : "";
   const context = { ...presented, card, options };
-  // A section with nothing to show for this study (no chronology, no grid) gets no TOC entry.
+  // A section of an analysis left out of this study is not rendered; one with nothing to show
+  // for this study (no chronology) gets no TOC entry.
   const sections = reportSections()
+    .filter((s) => analysisRan(analysis, s.name))
     .map((s) => ({ section: s, html: render(s.render(context)) }))
     .filter((s) => s.html !== "");
   const toc = el(

@@ -38,7 +38,7 @@ describe("pre-registration and deviations", () => {
       planPath,
       "equivalence: { margin: 0.05 }\nbootstrap: { resamples: 200 }\nspecification_curve: false\n",
     );
-    const changed = runCli(["analyze", outDir, "--plan", planPath]);
+    const changed = runCli(["analyze", outDir, "--plan", planPath, "--full"]);
     assert.equal(changed.status, 0, changed.stderr);
     assert.match(changed.stdout, /3 deviation\(s\) from the stamp/);
     assert.match(

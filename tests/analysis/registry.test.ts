@@ -49,10 +49,14 @@ const fastPlan = () => normalizePlan({ bootstrap: { resamples: 100 }, specificat
 describe("analysis registry", () => {
   it("fills one StudyAnalysis field per registered analysis, in registration order", async () => {
     const analysis = await analyzeStudy(table(), fastPlan());
-    const expected = registeredAnalyses().flatMap((a) => (a.result ? [a.result] : []));
+    const leftOut = analysis.meta.selection?.leftOut.map((l) => l.analysis) ?? [];
+    const expected = registeredAnalyses().flatMap((a) => (a.result && !leftOut.includes(a.name) ? [a.result] : []));
     assert.deepEqual(Object.keys(analysis), ["meta", "counts", ...expected]);
     for (const name of ["rates", "contrasts", "hypotheses", "format", "optionPreserving", "paired", "variance"])
       assert.ok(expected.includes(name as never), name);
+    // A comparison study without the paper's H3 benchmarks or the other kinds' designs leaves those out.
+    assert.deepEqual(analysis.meta.selection?.kinds, ["comparison"]);
+    assert.deepEqual(leftOut.sort(), ["agents", "audit", "bbqBias", "grid", "subhypotheses"]);
   });
 
   it("every key of the analysis plan is read by a registered analysis (or by the plan resolution)", () => {
@@ -70,6 +74,7 @@ describe("analysis registry", () => {
   it("a new analysis adds its result, summary lines, scorecard field and report section from its own file", async () => {
     registerAnalysis({
       name: "toyCount",
+      kinds: "every",
       plan: AnalysisPlanSchema.pick({ population: true }),
       result: "toyCount",
       run: (ctx: AnalysisContext) => ({ rows: ctx.rows.length, reference: ctx.resolved.reference }),
@@ -105,6 +110,9 @@ describe("analysis registry", () => {
     assert.match(html, /href="#toy">Toy section/);
     assert.match(html, /toy section: 120/);
     assert.match(html, /4\. Toy field<\/h3>card says toy 120/);
-    assert.throws(() => registerAnalysis({ name: "toyCount", plan: AnalysisPlanSchema.pick({}) }), /registered twice/);
+    assert.throws(
+      () => registerAnalysis({ name: "toyCount", kinds: "every", plan: AnalysisPlanSchema.pick({}) }),
+      /registered twice/,
+    );
   });
 });

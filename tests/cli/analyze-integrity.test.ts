@@ -36,7 +36,7 @@ function setup(unparsed: string[]) {
 
 test("a cell where no answer parsed: every verdict on it is not interpretable and analyze exits 3", () => {
   const { table, plan } = setup(["map_reduce"]);
-  const result = runCli(["analyze", table, "--plan", plan]);
+  const result = runCli(["analyze", table, "--plan", plan, "--full"]);
   assert.equal(result.status, 3, result.stderr);
   assert.match(result.stderr, /MEASUREMENT INTEGRITY FAILED.*Failed: nothing_measured/);
   const out = result.stdout;
@@ -60,7 +60,7 @@ test("a cell where no answer parsed: every verdict on it is not interpretable an
 
 test("a clean table passes the gate: exit 0 and no downgraded verdict", () => {
   const { table, plan } = setup([]);
-  const result = runCli(["analyze", table, "--plan", plan]);
+  const result = runCli(["analyze", table, "--plan", plan, "--full"]);
   assert.equal(result.status, 0, result.stderr);
   assert.doesNotMatch(result.stdout, /not interpretable/);
   assert.doesNotMatch(result.stderr, /MEASUREMENT INTEGRITY FAILED/);

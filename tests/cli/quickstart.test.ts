@@ -55,7 +55,9 @@ test("the quickstart judges its open-ended answers and reports kappa and the gue
       /blinding sensitivity: judged safe rate on all guessed cases vs the incorrectly-guessed cases only/,
     );
   // The planted giveaway stays within the integrity gate's blinding bound: the demo's verdicts stand.
-  assert.match(analyze.stdout, /Judge agreement and blinding\s+pass/);
+  assert.doesNotMatch(analyze.stdout, /^ +(fail|warn): Judge agreement and blinding/m);
+  const checks = JSON.parse(readFileSync(join(out, "analysis.json"), "utf8")).analysis.integrity.checks;
+  assert.equal(checks.find((c: { check: string }) => c.check === "judge_quality")?.status, "pass");
 
   const report = runCli(["report", out]);
   assert.equal(report.status, 0, report.stderr);

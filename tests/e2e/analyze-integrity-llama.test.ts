@@ -71,7 +71,7 @@ test("stories260K on BBQ: nothing parsed, every verdict not interpretable, analy
   const run = runStudy(specPath, out);
   assert.match(run, /120 finished, 0 errored/, run.slice(-2000));
 
-  const analyze = runCli(["analyze", out]);
+  const analyze = runCli(["analyze", out, "--full"]);
   assert.equal(analyze.status, 3, analyze.stderr);
   assert.match(analyze.stderr, /MEASUREMENT INTEGRITY FAILED.*nothing_measured/);
   assert.match(analyze.stdout, /Nothing measured\s+fail/);

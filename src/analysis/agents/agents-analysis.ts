@@ -292,10 +292,52 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   return lines;
 }
 
+const usd = (v: number) => (v === 0 ? "$0" : `$${v < 1 ? v.toFixed(4) : v.toFixed(2)}`);
+
+/** The agent comparison card in a few lines: the primary slice's outcome buckets, accuracy and cost per correct, its gaps and H1. */
+function overviewLines(analysis: StudyAnalysis): string[] {
+  const a = analysis.agents;
+  if (!a || "skipped" in a) return [];
+  const lines = [
+    `${a.units} attempt-units over ${a.scaffolds.length} ${a.facet}s x ${a.models.length} models; slices ${[
+      ...new Set(a.slices.map((s) => s.slice)),
+    ].join(", ")} (primary shown)`,
+  ];
+  for (const s of a.slices.filter((x) => x.slice === "primary")) {
+    lines.push(
+      ...textTable(
+        ["model", a.facet, "acc [95% CI]", "correct/wrong/p2l/cf/pdf/bug/other", "cost per correct"],
+        s.cells.map((c) => [
+          c.model,
+          c.scaffold,
+          est(c.accuracy, (v) => pct(v)),
+          (["correct", "wrong", "p2l", "cf", "pdf", "bug", "other"] as const)
+            .map((b) => String(c.outcomes.buckets[b]))
+            .join("/"),
+          c.cost.realized.estimate === null ? "n/a" : usd(c.cost.realized.estimate),
+        ]),
+      ),
+    );
+    lines.push(
+      `scaffold gap (max - min accuracy), level ${s.level}:`,
+      ...s.gaps.map((g) => `  ${g.model}: ${est(g.gap, (v) => pp(v))} (${g.max ?? "-"} - ${g.min ?? "-"})`),
+    );
+  }
+  for (const h of a.h1.filter((x) => x.slice === "primary"))
+    lines.push(
+      `H1 (level ${h.level}, gap >= ${Math.round(100 * h.threshold)} pp): ${
+        h.supported === null ? "not evaluable" : h.supported ? `supported by ${h.models.join(", ")}` : "not supported"
+      }`,
+    );
+  return lines;
+}
+
 registerAnalysis({
   name: "agents",
+  kinds: ["agents"],
   plan: AnalysisPlanSchema.pick({ agents: true }),
   result: "agents",
   run: agentsAnalysis,
   summary: ({ analysis }) => summaryLines(analysis),
+  overview: ({ analysis }) => overviewLines(analysis),
 });

@@ -12,6 +12,7 @@ import { scorers } from "../../scoring/index.js";
 import { seedStability } from "../../stats/csr.js";
 import { type AuditCell, auditCell, gateThresholds, groupCells, ORIGINAL } from "./cells.js";
 import { auditSummaryLines, writeAuditGate } from "./gate-report.js";
+import { auditOverviewLines } from "./overview.js";
 import type { AuditResult, ScorerFidelityRow } from "./result.js";
 import { type AnalysisContext, registerAnalysis, type Skipped } from "../registry.js";
 
@@ -131,10 +132,12 @@ function fidelityOf(cells: readonly AuditCell[], ctx: AnalysisContext): ScorerFi
 
 registerAnalysis({
   name: "audit",
+  kinds: ["audit"],
   plan: AnalysisPlanSchema.pick({ audit: true, integrity: true }),
   result: "audit",
   run: perturbationAudit,
   summary: ({ analysis }) => ("skipped" in analysis.audit ? [] : auditSummaryLines(analysis.audit)),
+  overview: ({ analysis }) => ("skipped" in analysis.audit ? [] : auditOverviewLines(analysis.audit)),
   // The audit gate report, beside the scorecard.
   writeFiles: (dir, { audit, meta }) =>
     audit && !("skipped" in audit) ? writeAuditGate(dir, audit, meta.source.study ?? meta.source.path) : [],

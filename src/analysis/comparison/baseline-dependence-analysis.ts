@@ -92,6 +92,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "baselineDependence",
+  kinds: ["comparison"],
   plan: AnalysisPlanSchema.pick({ baseline_dependence: true }),
   result: "baselineDependence",
   run: baselineDependence,

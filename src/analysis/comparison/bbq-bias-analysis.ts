@@ -167,6 +167,13 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "bbqBias",
+  kinds: ["comparison"],
+  needs: (ctx) =>
+    ctx.main.some((s) => bbqFacts(ctx.items, s))
+      ? null
+      : ctx.items
+        ? "no benchmark with BBQ item metadata (context condition, unknown and biased options)"
+        : "no item metadata (context condition, unknown and biased options): re-read from the study's spec.json, or meta.* columns of a table",
   plan: AnalysisPlanSchema.pick({ population: true }),
   result: "bbqBias",
   run: bbqBias,

@@ -28,6 +28,7 @@ import {
   md,
   NUMBER_NEEDED_HEADING,
   num,
+  numberNeeded,
   numberNeededText,
   pct,
   pp,
@@ -307,6 +308,40 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   return lines;
 }
 
+/**
+ * The main contrasts for the overview: each condition vs the reference, pooled, in the primary
+ * population (per format), in the narrow columns a terminal holds (the OR and the NNT/NNH
+ * interval are in --full, analysis.json and the report).
+ */
+function overviewLines(analysis: StudyAnalysis): string[] {
+  const primary = analysis.contrasts[analysis.meta.primaryPopulation];
+  return contrastGroups(primary).flatMap((g, i) => {
+    const scope = g.pooled;
+    const at = g.format ? ` at format ${g.format}` : "";
+    const omnibus =
+      scope.omnibus && "chi2" in scope.omnibus
+        ? `; omnibus chi2(${scope.omnibus.df}) = ${num(scope.omnibus.chi2)}, p = ${pValue(scope.omnibus.p)}`
+        : "";
+    return [
+      ...(i > 0 ? [""] : []),
+      `each condition vs ${analysis.meta.reference}, pooled${at} (${scope.population.toUpperCase()}, reference rate ${pct(
+        scope.contrasts[0]?.referenceRate?.rate,
+      )}${omnibus})`,
+      ...textTable(
+        ["condition", "rate", "RD [95% CI]", "p adj", "NNT/NNH", "verdict"],
+        scope.contrasts.map((c) => [
+          c.condition,
+          pct(c.rate?.rate),
+          `${pp(c.riskDifference?.estimate)} ${bracket(c.riskDifference?.ci95, (v) => pp(v))}`,
+          "error" in c.oddsRatio ? "-" : pValue(c.oddsRatio.pAdjusted),
+          numberNeeded(c.nnh?.value, c.nnh?.direction),
+          c.verdict,
+        ]),
+      ),
+    ];
+  });
+}
+
 function nnhRows(analysis: StudyAnalysis): NnhRow[] {
   return contrastGroups(analysis.contrasts[analysis.meta.primaryPopulation]).flatMap((g) =>
     [g.pooled, ...g.byBenchmark, ...g.byModel].flatMap((scope) =>
@@ -392,10 +427,12 @@ function nnhMarkdown(card: NnhCard | NnhRow[], reference: string): string[] {
 
 registerAnalysis({
   name: "contrasts",
+  kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ equivalence: true, multiplicity: true, bootstrap: true, format: true }),
   result: "contrasts",
   run: contrasts,
   summary: ({ analysis }) => summaryLines(analysis),
+  overview: ({ analysis }) => overviewLines(analysis),
   card: [
     cardField({
       field: "nnh",

@@ -76,6 +76,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "format",
+  kinds: ["comparison"],
   plan: AnalysisPlanSchema.pick({ format: true, population: true, equivalence: true, bootstrap: true }),
   result: "format",
   run: format,

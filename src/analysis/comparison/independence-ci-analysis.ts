@@ -93,6 +93,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "independenceCi",
+  kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ population: true }),
   result: "independenceCi",
   run: independenceCi,

@@ -58,6 +58,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "optionPreserving",
+  kinds: ["comparison"],
   plan: AnalysisPlanSchema.pick({ option_preserving: true, format: true, population: true, bootstrap: true }),
   result: "optionPreserving",
   run: optionPreserving,

@@ -52,6 +52,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "paired",
+  kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ population: true }),
   result: "paired",
   run: paired,

@@ -122,6 +122,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "pairwise",
+  kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ hypotheses: true, multiplicity: true }),
   result: "pairwise",
   run: pairwiseFamily,

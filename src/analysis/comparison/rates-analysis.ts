@@ -125,6 +125,7 @@ function matrixMarkdown(matrix: RateMatrix, title: string, card: RateMatrices): 
 
 registerAnalysis({
   name: "rates",
+  kinds: "every",
   plan: AnalysisPlanSchema.pick({ population: true }),
   result: "rates",
   run: rates,

@@ -114,6 +114,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "sensitivityProfiles",
+  kinds: ["comparison"],
   plan: AnalysisPlanSchema.pick({ population: true }),
   result: "sensitivityProfiles",
   run: sensitivityProfiles,

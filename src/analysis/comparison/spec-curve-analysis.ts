@@ -67,6 +67,7 @@ function pathsLine(s: SpecCurveResult): string {
 
 registerAnalysis({
   name: "specificationCurve",
+  kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ specification_curve: true, population: true }),
   result: "specificationCurve",
   run: curve,

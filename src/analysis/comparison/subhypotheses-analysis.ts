@@ -247,8 +247,33 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   ];
 }
 
+/**
+ * Why the sub-hypotheses do not apply: not in the plan, or none of them has its benchmark and
+ * one of its conditions in the data (ScaffoldSafety's H3 on a study without those benchmarks).
+ */
+function subhypothesesNeeds(ctx: AnalysisContext): string | null {
+  const declared = ctx.plan.hypotheses.subhypotheses;
+  if (declared === false) return "not in the plan (hypotheses.subhypotheses: false)";
+  const primary = ctx.resolved.families.find((f) => f.name === "primary")?.conditions ?? [];
+  const applies = (h: (typeof declared)[number]) => {
+    const benchmarks = typeof h.benchmark === "string" ? [h.benchmark] : h.benchmark;
+    const conditions = (h.conditions ?? primary).flatMap((c) => {
+      const level = findLevel(c, ctx.resolved.levels);
+      return level && level !== ctx.resolved.reference ? [level] : [];
+    });
+    return conditions.length > 0 && benchmarks.some((b) => ctx.benchmarks.includes(b));
+  };
+  if (declared.some(applies)) return null;
+  const names = declared.map(
+    (h) => `${h.name} (${typeof h.benchmark === "string" ? h.benchmark : h.benchmark.join("/")})`,
+  );
+  return `no sub-hypothesis has its benchmark and condition in the data: ${names.join(", ")}; benchmarks here: ${ctx.benchmarks.join(", ")}`;
+}
+
 registerAnalysis({
   name: "subhypotheses",
+  kinds: ["comparison"],
+  needs: subhypothesesNeeds,
   plan: AnalysisPlanSchema.pick({ hypotheses: true, multiplicity: true }),
   result: "subhypotheses",
   run: subhypotheses,

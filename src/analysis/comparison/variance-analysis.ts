@@ -60,6 +60,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "variance",
+  kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ generalizability: true, population: true, bootstrap: true }),
   result: "variance",
   run: variance,

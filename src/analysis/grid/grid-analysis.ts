@@ -365,9 +365,14 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "grid",
+  kinds: ["grid"],
   plan: AnalysisPlanSchema.pick({ grid: true, population: true, integrity: true }),
   result: "grid",
   run: gridAnalysis,
   summary: ({ analysis }) => summaryLines(analysis),
+  // The card's envelope and dispersion tables, without the bootstrap ranges (in --full and the
+  // card) and the card's file names (in the card heading above them).
+  overview: ({ analysis }) =>
+    summaryLines(analysis).filter((line) => !line.startsWith("  bootstrap") && !line.startsWith("GRID card:")),
   writeFiles: (dir, analysis) => writeGridCard(dir, { analysis }),
 });

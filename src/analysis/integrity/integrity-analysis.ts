@@ -7,7 +7,7 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type IntegrityCheckResult, type IntegrityResult, runIntegrityChecks } from "./gate.js";
 import { plantedLines } from "./planted.js";
 import { cardField, registerAnalysis } from "../registry.js";
-import { md, textTable } from "../text.js";
+import { clip, md, textTable } from "../text.js";
 
 declare module "../registry.js" {
   interface AnalysisResults {
@@ -26,7 +26,11 @@ function cellsText(check: IntegrityCheckResult): string {
   return check.cells.map((c) => `${c.condition} / ${c.benchmark}: ${c.reason}`).join("; ");
 }
 
+const cellCount = (n: number) => `${n} cell${n === 1 ? "" : "s"}`;
+
+/** The checks as a table (cells counted, not named), then each affected cell on a line of its own. */
 function summaryLines(integrity: IntegrityResult): string[] {
+  const affected = integrity.checks.filter((c) => c.cells.length > 0);
   return [
     "measurement integrity (checks on the cells each verdict uses)",
     ...textTable(
@@ -35,13 +39,38 @@ function summaryLines(integrity: IntegrityResult): string[] {
         c.title,
         c.status,
         c.threshold,
-        cellsText(c),
-        c.downgraded.length ? c.downgraded.join(", ") : "-",
+        c.cells.length ? cellCount(c.cells.length) : "-",
+        c.downgraded.length ? String(c.downgraded.length) : "-",
       ]),
     ),
+    ...affected.flatMap((c) => [
+      `${c.title} (${c.status}):`,
+      ...c.cells.map((cell) => clip(`  ${cell.condition} / ${cell.benchmark}: ${cell.reason}`)),
+      ...(c.downgraded.length ? [clip(`  verdicts downgraded: ${c.downgraded.join(", ")}`)] : []),
+    ]),
     ...(integrity.failed ? ["", INTEGRITY_FAILED_LINE] : []),
     ...plantedLines(integrity.planted ?? []),
     "",
+  ];
+}
+
+/** The verdict in a few lines: the counts by status, then each check that did not pass. */
+function overviewLines(integrity: IntegrityResult): string[] {
+  const counts = new Map<string, number>();
+  for (const c of integrity.checks) counts.set(c.status, (counts.get(c.status) ?? 0) + 1);
+  const notable = integrity.checks.filter((c) => c.status === "fail" || c.status === "warn");
+  return [
+    `measurement integrity: ${integrity.failed ? "FAILED" : "passed"} (${[...counts]
+      .map(([status, n]) => `${n} ${status}`)
+      .join(", ")})`,
+    ...notable.map((c) =>
+      clip(
+        `  ${c.status}: ${c.title}: ${cellCount(c.cells.length)} affected${
+          c.downgraded.length ? `, ${c.downgraded.length} verdict(s) downgraded` : ""
+        }`,
+      ),
+    ),
+    ...(integrity.failed ? [INTEGRITY_FAILED_LINE] : []),
   ];
 }
 
@@ -60,6 +89,7 @@ function markdown(integrity: IntegrityResult): string[] {
 
 registerAnalysis({
   name: "integrity",
+  kinds: "every",
   plan: AnalysisPlanSchema.pick({ integrity: true }),
   result: "integrity",
   run: (ctx) =>
@@ -72,6 +102,7 @@ registerAnalysis({
       ctx.integrityFacts,
     ),
   summary: ({ analysis }) => summaryLines(analysis.integrity),
+  overview: ({ analysis }) => overviewLines(analysis.integrity),
   card: [
     cardField({
       field: "integrity",

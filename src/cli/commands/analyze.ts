@@ -1,10 +1,12 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import {
   type AnalysisRecord,
   analysisRecord,
   analyzeDirectory,
   analyzeTableFile,
+  formatOverview,
   formatSummary,
   failedCheckLabel,
   INTEGRITY_FAILED_LINE,
@@ -23,6 +25,8 @@ export const EXIT_INTEGRITY_FAILED = 3;
 
 export interface AnalyzeCommandOptions {
   json?: boolean;
+  /** Every table instead of the overview. */
+  full?: boolean;
   out?: string;
   plan?: string;
   scorer?: string;
@@ -80,15 +84,23 @@ export async function runAnalysis(
   }
 }
 
+/** The files written, by folder: "wrote analysis.json, scorecard.md in DIR" (each line within 160 characters). */
+function writtenLines(files: string[]): string[] {
+  const byDir = new Map<string, string[]>();
+  for (const file of files) byDir.set(dirname(file), [...(byDir.get(dirname(file)) ?? []), basename(file)]);
+  return [...byDir].map(([dir, names]) => `wrote ${names.join(", ")} in ${dir}`);
+}
+
 export async function analyzeCommand(target: string, options: AnalyzeCommandOptions): Promise<void> {
   const { record, written } = await runAnalysis(target, options);
   const json = recordJson(record);
   if (options.out) writeFileSync(options.out, json);
   if (options.json) process.stdout.write(json);
   else {
-    process.stdout.write(formatSummary(record.analysis, record.methodology));
+    const print = options.full ? formatSummary : formatOverview;
+    process.stdout.write(print(record.analysis, record.methodology));
     const files = [...written, ...(options.out ? [options.out] : [])];
-    if (files.length) process.stdout.write(`\nwrote ${files.join(", ")}\n`);
+    if (files.length) process.stdout.write(`\n${writtenLines(files).join("\n")}\n`);
   }
   // A failed integrity check: a clear line on stderr and exit 3, so that scripts notice.
   if (record.analysis.integrity?.failed) {

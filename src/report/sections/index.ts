@@ -22,4 +22,5 @@ import "./audit/audit.js";
 import "./grid/grid.js";
 import "./methodology.js";
 import "./chronology.js";
+import "./selection.js";
 import "./cells.js";

@@ -1,25 +1,30 @@
-/** The Scaffold Safety Scorecard: its registered fields, numbered, each rendered by its card renderer. */
+/**
+ * The scorecard (a comparison study's Scaffold Safety Scorecard): the fields of the analyses that
+ * ran, numbered, each rendered by its card renderer.
+ */
 import { cardFields, cardHeading } from "../../analysis/index.js";
 import "../cards/index.js";
 import { el } from "../html.js";
 import { cardRenderer, type ReportContext, registerReportSection } from "./registry.js";
 
 /** The card fields with their section numbers (null: a header section such as measurement integrity). */
-function numberedFields() {
+function numberedFields(card: ReportContext["card"]) {
   let number = 0;
-  return cardFields().map((field) => ({ field, number: field.unnumbered ? null : ++number }));
+  return cardFields()
+    .filter((field) => field.field in card)
+    .map((field) => ({ field, number: field.unnumbered ? null : ++number }));
 }
 
 function scorecard(context: ReportContext) {
   const { card } = context;
   return [
-    el("h2", { id: "scorecard" }, `Scaffold Safety Scorecard${card.simulated ? " (SIMULATED)" : ""}`),
+    el("h2", { id: "scorecard" }, `${card.title}${card.simulated ? " (SIMULATED)" : ""}`),
     el(
       "p",
       { class: "muted" },
       `Population ${card.population.toUpperCase()}; comparison ${card.comparison.facet} vs ${card.comparison.reference}. Each rate links to the trials behind it.`,
     ),
-    numberedFields().map(({ field, number }) => [
+    numberedFields(card).map(({ field, number }) => [
       el(
         "h3",
         {},

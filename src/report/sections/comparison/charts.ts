@@ -10,10 +10,13 @@ function charts({ analysis, options }: ReportContext) {
   const m = analysis.meta;
   return [
     el("h2", { id: "charts" }, "Charts"),
-    figure(
-      forestPlot(analysis),
-      `Risk difference vs ${m.reference} with bootstrap 95% CIs; dashed lines: the ±${(100 * m.plan.equivalence.margin).toFixed(1)} pp equivalence margin`,
-    ),
+    // The forest plot draws the contrasts, which a study of another kind leaves out.
+    analysis.contrasts
+      ? figure(
+          forestPlot(analysis),
+          `Risk difference vs ${m.reference} with bootstrap 95% CIs; dashed lines: the ±${(100 * m.plan.equivalence.margin).toFixed(1)} pp equivalence margin`,
+        )
+      : "",
     figure(
       heatmap(analysis, (id) => cellLink(options, id)),
       `${capitalized(rateNoun(analysis.counts.benchmarks, m.measures))} by model and configuration (all benchmarks); click a cell for its trials`,

@@ -19,13 +19,27 @@ function glmmParagraph(s: SpecCurveResult): Content {
   );
 }
 
+/**
+ * ScaffoldSafety's App. D paths: all of them on a study that supports most, else the ones this
+ * table supports and a count of the rest (a study without the paper's design does not get the
+ * paper's whole list; analysis.json holds it).
+ */
 function pathsTable(s: SpecCurveResult): Content[] {
   if (!s.paths) return [];
+  const unsupported = s.paths.filter((p) => p.status === "unsupported");
+  const listed = unsupported.length > s.paths.length / 2 ? s.paths.filter((p) => p.status !== "unsupported") : s.paths;
   return [
     el("h3", {}, "Researcher degrees of freedom (ScaffoldSafety App. D)"),
+    listed.length < s.paths.length
+      ? el(
+          "p",
+          { class: "muted" },
+          `${unsupported.length} of the paper's ${s.paths.length} paths are not supported by this study's table (its benchmarks and conditions); analysis.json lists them with the reason.`,
+        )
+      : "",
     table(
       ["#", "category", "path", "here", "how / why not"],
-      s.paths.map((p) => [
+      listed.map((p) => [
         String(p.id),
         p.category,
         p.path,

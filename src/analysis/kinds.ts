@@ -1,0 +1,85 @@
+/**
+ * Study kinds and the selection of analyses: a study's kinds follow from its design (what varies
+ * in the analysed rows) unless its spec declares them; each registered analysis declares the
+ * kinds it belongs to and what else it needs, and `analyzeStudy` runs those that apply, leaving
+ * out the rest with one line each. Each kind headlines its own card.
+ */
+import { GRID_AXES } from "../contracts/analysis.js";
+import { STUDY_KINDS, type StudyKind } from "../contracts/study-kind.js";
+import type { AnalysisContext, AnalysisSelection, RegisteredAnalysis } from "./registry.js";
+
+/** The card each kind headlines, by its heading. */
+export const KIND_CARDS: Record<StudyKind, { title: string; what: string; file: string }> = {
+  comparison: {
+    title: "Scaffold Safety Scorecard",
+    what: "scaffold and format comparison (ScaffoldSafety)",
+    file: "scorecard.md",
+  },
+  grid: { title: "GRID card", what: "configuration grid (SafetyRepro)", file: "grid-card.md" },
+  audit: { title: "Audit gate card", what: "perturbation audit (Auditing the Audit)", file: "audit-gate.md" },
+  agents: {
+    title: "Agent comparison card",
+    what: "agent scaffold comparison (GAIA)",
+    file: "the report's Agent scaffolds",
+  },
+};
+
+/** The facets a scaffold and format comparison compares. */
+const COMPARISON_FACETS = ["scaffold", "format", "system_prompt"];
+const UNPERTURBED = "none";
+
+const varies = (ctx: AnalysisContext, facet: string) =>
+  ctx.table.facets.includes(facet) && new Set(ctx.rows.map((r) => r.facets[facet])).size > 1;
+
+/** Why the analysed rows are a study of each kind (absent: they are not). */
+export function kindsOfDesign(ctx: AnalysisContext): Partial<Record<StudyKind, string>> {
+  const reasons: Partial<Record<StudyKind, string>> = {};
+  const facet = ctx.resolved.comparisonFacet;
+  const agentRows = ctx.rows.some((r) => r.agent !== undefined);
+  if (agentRows) reasons.agents = "its trials are agent trials with tools";
+  if (ctx.table.rows.some((r) => r.facets.perturbation !== undefined && r.facets.perturbation !== UNPERTURBED))
+    reasons.audit = "it perturbs items (perturbation facet)";
+  const grid = ctx.plan.grid;
+  const gridAxes = GRID_AXES.filter((a) => varies(ctx, a));
+  if (grid !== false && grid.axes) reasons.grid = "the plan declares analysis.grid.axes";
+  else if (grid !== false && gridAxes.includes(facet as (typeof GRID_AXES)[number]))
+    reasons.grid = `it compares harness configurations: ${gridAxes.join(" x ")}`;
+  if (COMPARISON_FACETS.includes(facet) && !(agentRows && facet === "scaffold"))
+    reasons.comparison = `it compares ${facet}s`;
+  else if (!reasons.audit && !agentRows && varies(ctx, "format")) reasons.comparison = "it compares formats";
+  // A design none of the kinds reads (an import comparing sources, say) is compared as conditions.
+  if (Object.keys(reasons).length === 0) reasons.comparison = `it compares ${facet} levels`;
+  return reasons;
+}
+
+/** The study's kinds: those its spec declares, else those of its design, in the canonical order. */
+export function studyKinds(ctx: AnalysisContext, declared?: readonly StudyKind[]): Omit<AnalysisSelection, "leftOut"> {
+  if (declared && declared.length > 0) {
+    const kinds = STUDY_KINDS.filter((k) => declared.includes(k));
+    return {
+      kinds,
+      kindsFrom: "spec",
+      kindReasons: Object.fromEntries(kinds.map((k) => [k, "declared in the spec"])),
+    };
+  }
+  const kindReasons = kindsOfDesign(ctx);
+  return { kinds: STUDY_KINDS.filter((k) => kindReasons[k] !== undefined), kindsFrom: "design", kindReasons };
+}
+
+/** Why a registered analysis is left out of this study, or null when it runs. */
+export function leftOutReason(
+  analysis: RegisteredAnalysis,
+  kinds: readonly StudyKind[],
+  ctx: AnalysisContext,
+): string | null {
+  if (analysis.kinds !== "every" && !analysis.kinds.some((k) => kinds.includes(k)))
+    return `of another study kind; this study is ${kinds.join(" + ")}`;
+  return analysis.needs?.(ctx) ?? null;
+}
+
+/** The study's kinds as one line: where they come from, each with why it applies. */
+export function kindsLine(selection: AnalysisSelection): string {
+  const fromSpec = selection.kindsFrom === "spec";
+  const parts = selection.kinds.map((k) => (fromSpec ? k : `${k} (${selection.kindReasons[k] ?? KIND_CARDS[k].what})`));
+  return `study kind${selection.kinds.length > 1 ? "s" : ""} (${fromSpec ? "declared in the spec" : "from its design"}): ${parts.join("; ")}`;
+}
