@@ -4,7 +4,7 @@
  * verdicts each check downgraded.
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
-import { allContrastScopes, type Contrast } from "../contrast-model.js";
+import { allContrastScopes, type Contrast, type ContrastScope } from "../contrast-model.js";
 import type { AnalysisResults } from "../registry.js";
 import type { AnalysisRow } from "../table.js";
 import "./index.js";
@@ -79,8 +79,12 @@ function failureOn(
   cells: IntegrityCell[],
 ): { reason: string; checks: IntegrityCheckResult[] } | null {
   const keys = new Set(cells.map(cellKey));
+  // A scope's finding (its tests, not its rows) is read by scopeFailure.
   const hits = integrity.checks
-    .map((check) => ({ check, finding: check.cells.find((f) => f.status === "fail" && keys.has(cellKey(f))) }))
+    .map((check) => ({
+      check,
+      finding: check.cells.find((f) => f.status === "fail" && f.scope === undefined && keys.has(cellKey(f))),
+    }))
     .filter((h) => h.finding !== undefined);
   if (hits.length === 0) return null;
   return { reason: hits[0].finding?.reason ?? "", checks: hits.map((h) => h.check) };
@@ -96,10 +100,16 @@ export function gateVerdicts(results: Partial<AnalysisResults>, integrity: Integ
   for (const population of ["itt", "pp"] as const) {
     // Every scope: pooled, per benchmark, per model, and each format's when format is a facet.
     for (const { scope, benchmark } of allContrastScopes(contrasts[population])) {
+      const label = `${scope.kind === "model" ? "model " : ""}${scope.scope}${scope.format ? ` ${scope.format}` : ""}`;
+      const testFailure = scopeFailure(integrity, scope);
       for (const contrast of scope.contrasts) {
         const cells = cellsOf(integrity, benchmark, [contrast.condition, reference]);
-        const label = `${scope.kind === "model" ? "model " : ""}${scope.scope}${scope.format ? ` ${scope.format}` : ""}`;
-        downgrade(contrast, integrity, cells, `${population.toUpperCase()} ${label} ${contrast.condition}`);
+        const verdict = `${population.toUpperCase()} ${label} ${contrast.condition}`;
+        downgrade(contrast, integrity, cells, verdict, testFailure);
+      }
+      if (testFailure && scope.omnibus && "chi2" in scope.omnibus) {
+        scope.omnibusNotInterpretable = testFailure.reason;
+        for (const check of testFailure.checks) check.downgraded.push(`${population.toUpperCase()} ${label} omnibus`);
       }
     }
   }
@@ -147,8 +157,27 @@ function cellsOf(integrity: IntegrityResult, benchmark: string | null, condition
   return chosen.flatMap((b) => conditions.map((condition) => ({ condition, benchmark: b })));
 }
 
-function downgrade(contrast: Contrast, integrity: IntegrityResult, cells: IntegrityCell[], label: string): void {
-  const failure = failureOn(integrity, cells);
+/** The failed findings on a contrast scope's tests (too few clusters for its model), or null. */
+function scopeFailure(
+  integrity: IntegrityResult,
+  scope: ContrastScope,
+): { reason: string; checks: IntegrityCheckResult[] } | null {
+  const key = scope.kind === "model" ? `model ${scope.scope}` : scope.scope;
+  const hits = integrity.checks
+    .map((check) => ({ check, finding: check.cells.find((f) => f.status === "fail" && f.scope === key) }))
+    .filter((h) => h.finding !== undefined);
+  if (hits.length === 0) return null;
+  return { reason: hits[0].finding?.reason ?? "", checks: hits.map((h) => h.check) };
+}
+
+function downgrade(
+  contrast: Contrast,
+  integrity: IntegrityResult,
+  cells: IntegrityCell[],
+  label: string,
+  testFailure: { reason: string; checks: IntegrityCheckResult[] } | null,
+): void {
+  const failure = failureOn(integrity, cells) ?? testFailure;
   if (!failure) return;
   contrast.verdict = `${NOT_INTERPRETABLE}: ${failure.reason}`;
   contrast.notInterpretable = failure.reason;
