@@ -9,7 +9,7 @@
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import type { DStudy, VarianceComponent } from "../../stats/index.js";
-import { anova, dStudy, generalizabilityStudy } from "../../stats/index.js";
+import { anova, dStudy, generalizabilityStudy, RankDeficiencyError } from "../../stats/index.js";
 import { attempt, columnTable, type ScoredRow } from "../data.js";
 
 export interface VarianceRow {
@@ -88,9 +88,16 @@ export function varianceDecomposition(
     for (let j = i + 1; j < factors.length; j++) terms.push(`${factors[i]}:${factors[j]}`);
   }
   const facetColumns = factors.filter((f) => f !== "model" && f !== "benchmark");
-  const result = attempt(() =>
-    anova(columnTable(scored, facetColumns), { response: "outcome", terms, aliased: "drop" }),
-  );
+  const table = columnTable(scored, facetColumns);
+  // The full-rank fit where the design has one; aliased columns are dropped only when present.
+  const result = attempt(() => {
+    try {
+      return anova(table, { response: "outcome", terms });
+    } catch (error) {
+      if (error instanceof RankDeficiencyError) return anova(table, { response: "outcome", terms, aliased: "drop" });
+      throw error;
+    }
+  });
   if ("error" in result) return { error: result.error };
   const a = result.value;
   return {
@@ -109,7 +116,7 @@ export function varianceDecomposition(
       })),
     residual: { df: a.dfResidual, ss: a.rss, share: a.rss / a.ssTotal },
     nObs: a.nObs,
-    aliased: a.aliased.map((c) => c.column),
+    ...(a.aliased.length ? { aliased: a.aliased.map((c) => c.column) } : {}),
   };
 }
 
