@@ -18,6 +18,7 @@ import {
   termFacets,
 } from "../../src/analysis/index.js";
 import { clusterFinding } from "../../src/analysis/integrity/few-clusters.js";
+import { gateVerdicts, runIntegrityChecks } from "../../src/analysis/integrity/gate.js";
 import { RankDeficiencyError, seededRandom } from "../../src/stats/index.js";
 
 const FACETS = ["template", "decoding", "decoding_seed", "scoring_path"];
@@ -255,6 +256,18 @@ describe("the integrity gate on clusters behind the cluster-robust tests", () =>
       JSON.stringify(check.cells),
     );
     assert.ok(check.downgraded.includes("ITT bbq omnibus"), check.downgraded.join(", "));
+  });
+
+  it("is not available when the study's analyses compute no contrast", () => {
+    const { table } = nestedSeedGrid({ seed: 5, itemsPerBenchmark: 5, templates: { T1: 0, T2: 0.8, T3: 0 } });
+    const plan = normalizePlan({ comparison_facet: "template" });
+    const integrity = runIntegrityChecks(table.rows, plan, "template", "T1");
+    assert.equal(integrity.checks.find((c) => c.check === "few_clusters")?.status, "fail");
+    gateVerdicts({}, integrity, "T1");
+    const check = integrity.checks.find((c) => c.check === "few_clusters")!;
+    assert.equal(check.status, "not available");
+    assert.deepEqual(check.cells, []);
+    assert.equal(integrity.failed, false, "no other check fails on these rows");
   });
 
   it("passes a grid with enough clusters in every scope", async () => {

@@ -57,9 +57,7 @@ export function runIntegrityChecks(
   const context = { rows, cells, reference, comparisonFacet, thresholds: plan.integrity, judges, facts };
   const checks = integrityChecks().map((check): IntegrityCheckResult => {
     const outcome = check.run(context);
-    const status: CheckStatus =
-      outcome.status ??
-      (outcome.findings.some((f) => f.status === "fail") ? "fail" : outcome.findings.length ? "warn" : "pass");
+    const status: CheckStatus = outcome.status ?? statusOf(outcome.findings);
     return {
       check: check.name,
       title: check.title,
@@ -71,6 +69,37 @@ export function runIntegrityChecks(
     };
   });
   return { checks, failed: checks.some((c) => c.status === "fail") };
+}
+
+function statusOf(findings: readonly CellFinding[]): CheckStatus {
+  return findings.some((f) => f.status === "fail") ? "fail" : findings.length ? "warn" : "pass";
+}
+
+/**
+ * Findings on the tests of contrast scopes the analyses did not compute (a study whose kinds
+ * leave the contrasts out) are dropped: a check left with none of its scopes is not available.
+ */
+function keepComputedScopes(results: Partial<AnalysisResults>, integrity: IntegrityResult): void {
+  const computed = new Set<string>();
+  for (const population of ["itt", "pp"] as const) {
+    const contrasts = results.contrasts?.[population];
+    if (!contrasts) continue;
+    for (const { scope } of allContrastScopes(contrasts)) if (scope.contrasts.length) computed.add(scopeKey(scope));
+  }
+  for (const check of integrity.checks) {
+    const scoped = check.cells.filter((f) => f.scope !== undefined);
+    if (scoped.length === 0) continue;
+    check.cells = check.cells.filter((f) => f.scope === undefined || computed.has(f.scope));
+    if (computed.size === 0) {
+      check.status = "not available";
+      check.detail = "no contrast was computed in this study, so no cluster-robust test to check";
+    } else if (check.status !== "not available") check.status = statusOf(check.cells);
+  }
+  integrity.failed = integrity.checks.some((c) => c.status === "fail");
+}
+
+function scopeKey(scope: ContrastScope): string {
+  return scope.kind === "model" ? `model ${scope.scope}` : scope.scope;
 }
 
 /** The failed findings on these cells, first reason first; null when the verdict stands. */
@@ -92,6 +121,7 @@ function failureOn(
 
 /** Downgrades the verdicts of `results` that use a failed cell, in place. */
 export function gateVerdicts(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
+  keepComputedScopes(results, integrity);
   gateFlips(results, integrity, reference);
   gateRecovery(results, integrity, reference);
   gateFormat(results, integrity, reference);
@@ -162,7 +192,7 @@ function scopeFailure(
   integrity: IntegrityResult,
   scope: ContrastScope,
 ): { reason: string; checks: IntegrityCheckResult[] } | null {
-  const key = scope.kind === "model" ? `model ${scope.scope}` : scope.scope;
+  const key = scopeKey(scope);
   const hits = integrity.checks
     .map((check) => ({ check, finding: check.cells.find((f) => f.status === "fail" && f.scope === key) }))
     .filter((h) => h.finding !== undefined);
