@@ -17,7 +17,7 @@ import {
   scoredRows,
   termFacets,
 } from "../../src/analysis/index.js";
-import { clusterFinding, modelCoefficients } from "../../src/analysis/integrity/few-clusters.js";
+import { clusterFinding } from "../../src/analysis/integrity/few-clusters.js";
 import { gateVerdicts, runIntegrityChecks } from "../../src/analysis/integrity/gate.js";
 import { RankDeficiencyError, seededRandom } from "../../src/stats/index.js";
 
@@ -133,19 +133,8 @@ describe("a grid with decoding seeds nested in their setting", async () => {
       "a seed term is a linear combination of the intercept and the decoding term",
     );
     assert.deepEqual(termFacets(FACETS, "template"), ["decoding", "scoring_path"]);
-    const { formula, fit } = fitScopeGlm(scored, { ...crossed, covariateFacets: termFacets(FACETS, "template") });
+    const { formula } = fitScopeGlm(scored, { ...crossed, covariateFacets: termFacets(FACETS, "template") });
     assert.equal(formula, "outcome ~ template + model + benchmark + decoding + scoring_path");
-    // The integrity gate counts the coefficients the contrasts' model fits.
-    assert.equal(modelCoefficients(table.rows, "template"), fit.nParameters);
-    const bbq = scored.filter((s) => s.row.benchmark === "bbq");
-    const bbqFit = fitScopeGlm(bbq, { ...crossed, covariateFacets: termFacets(FACETS, "template") }).fit;
-    assert.equal(
-      modelCoefficients(
-        table.rows.filter((r) => r.benchmark === "bbq"),
-        "template",
-      ),
-      bbqFit.nParameters,
-    );
   });
 
   it("estimates every contrast pooled and per benchmark, and recovers the planted template effect", () => {
@@ -267,13 +256,6 @@ describe("the integrity gate on clusters behind the cluster-robust tests", () =>
       JSON.stringify(check.cells),
     );
     assert.ok(check.downgraded.includes("ITT bbq omnibus"), check.downgraded.join(", "));
-    // template x model on every row: 8 + 2 x 2 = 12 coefficients on 10 clusters; x benchmark: 8 + 2 = 10.
-    for (const interaction of result.hypotheses.interactions)
-      assert.equal(
-        interaction.notInterpretable,
-        `10 clusters for ${interaction.with === "model" ? 12 : 10} coefficients`,
-        interaction.with,
-      );
   });
 
   it("is not available when the study's analyses compute no contrast", () => {
@@ -298,9 +280,5 @@ describe("the integrity gate on clusters behind the cluster-robust tests", () =>
     const result = await analyzeStudy(table, plan, { now });
     const check = result.integrity.checks.find((c) => c.check === "few_clusters")!;
     assert.equal(check.status, "pass", JSON.stringify(check.cells));
-    assert.ok(
-      result.hypotheses.interactions.every((i) => i.test && !i.notInterpretable),
-      JSON.stringify(result.hypotheses.interactions.map((i) => i.notInterpretable)),
-    );
   });
 });

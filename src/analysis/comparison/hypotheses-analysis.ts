@@ -53,11 +53,9 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   const out = [`secondary hypotheses (${h.secondaryAdjustment})`];
   for (const i of h.interactions) {
     out.push(
-      !i.test
-        ? `  ${analysis.meta.comparisonFacet} x ${i.with}: skipped (${i.skipped})`
-        : i.notInterpretable
-          ? `  ${analysis.meta.comparisonFacet} x ${i.with}: not interpretable: ${i.notInterpretable} (Wald chi2(${i.test.df}) = ${num(i.test.chi2)}, not read)`
-          : `  ${analysis.meta.comparisonFacet} x ${i.with}: Wald chi2(${i.test.df}) = ${num(i.test.chi2)}, p = ${pValue(i.test.p)}, adjusted ${pValue(i.test.pAdjusted)}`,
+      i.test
+        ? `  ${analysis.meta.comparisonFacet} x ${i.with}: Wald chi2(${i.test.df}) = ${num(i.test.chi2)}, p = ${pValue(i.test.p)}, adjusted ${pValue(i.test.pAdjusted)}`
+        : `  ${analysis.meta.comparisonFacet} x ${i.with}: skipped (${i.skipped})`,
     );
   }
   const t = h.trend;

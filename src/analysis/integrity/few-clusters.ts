@@ -11,7 +11,6 @@
  *
  * The scopes are those of the contrasts: pooled, each benchmark, each model; a scope's model is
  * the contrasts' (the compared facet, model, benchmark and the other facets that vary in it).
- * The interaction tests of the secondary hypotheses fit more coefficients on the pooled rows.
  */
 import { termFacets } from "../contrast-model.js";
 import type { AnalysisRow } from "../table.js";
@@ -47,39 +46,24 @@ function scopesOf(rows: readonly AnalysisRow[]): TestScope[] {
   ];
 }
 
-/** The levels of each column a contrast model may adjust for (model, benchmark, the term facets). */
-function covariateLevels(rows: readonly AnalysisRow[], comparisonFacet: string): Map<string, number> {
-  const facets = rows.length ? Object.keys(rows[0].facets) : [];
-  const levels = new Map<string, number>([
-    ["model", new Set(rows.map((r) => r.model)).size],
-    ["benchmark", new Set(rows.map((r) => r.benchmark)).size],
-  ]);
-  for (const f of termFacets(facets, comparisonFacet)) levels.set(f, new Set(rows.map((r) => r.facets[f] ?? "")).size);
-  return levels;
-}
-
 /**
  * Coefficients of the scope's model: the intercept and, for each term with two or more levels
  * in the rows, its levels but one (treatment coding, main effects, as the contrasts fit).
  */
 export function modelCoefficients(rows: readonly AnalysisRow[], comparisonFacet: string): number {
-  let coefficients = new Set(rows.map((r) => r.facets[comparisonFacet])).size;
-  for (const levels of covariateLevels(rows, comparisonFacet).values()) if (levels > 1) coefficients += levels - 1;
+  const facets = rows.length ? Object.keys(rows[0].facets) : [];
+  const columns: ((r: AnalysisRow) => string)[] = [
+    (r) => r.facets[comparisonFacet],
+    (r) => r.model,
+    (r) => r.benchmark,
+    ...termFacets(facets, comparisonFacet).map((f) => (r: AnalysisRow) => r.facets[f] ?? ""),
+  ];
+  let coefficients = 1;
+  for (const column of columns) {
+    const levels = new Set(rows.map(column)).size;
+    if (levels > 1) coefficients += levels - 1;
+  }
   return coefficients;
-}
-
-/**
- * The interaction models of the secondary hypotheses (the compared facet x one other column,
- * on every row): the main-effects coefficients plus the interaction block's. Keyed as the gate
- * reads them, `interaction <column>`.
- */
-function interactionCoefficients(rows: readonly AnalysisRow[], comparisonFacet: string): Map<string, number> {
-  const main = modelCoefficients(rows, comparisonFacet);
-  const compared = new Set(rows.map((r) => r.facets[comparisonFacet])).size;
-  const out = new Map<string, number>();
-  for (const [column, levels] of covariateLevels(rows, comparisonFacet))
-    if (levels > 1) out.set(`interaction ${column}`, main + (compared - 1) * (levels - 1));
-  return out;
 }
 
 /** The verdict a scope's tests get from its clusters and coefficients (null: they stand). */
@@ -109,12 +93,6 @@ registerIntegrityCheck({
       fewest = Math.min(fewest, clusters);
       const finding = clusterFinding(clusters, modelCoefficients(scoped, comparisonFacet), thresholds.few_clusters);
       if (finding) findings.push({ condition: "all", benchmark: scope, scope, ...finding });
-      if (scope !== "pooled") continue;
-      // The interaction blocks are fitted on every row, with more coefficients: only their failures are new.
-      for (const [key, coefficients] of interactionCoefficients(scoped, comparisonFacet)) {
-        const own = clusterFinding(clusters, coefficients, thresholds.few_clusters);
-        if (own?.status === "fail") findings.push({ condition: "all", benchmark: key, scope: key, ...own });
-      }
     }
     return {
       threshold: `clusters <= the model's coefficients (singular covariance; warn: < ${thresholds.few_clusters} clusters)`,

@@ -86,8 +86,6 @@ function keepComputedScopes(results: Partial<AnalysisResults>, integrity: Integr
     if (!contrasts) continue;
     for (const { scope } of allContrastScopes(contrasts)) if (scope.contrasts.length) computed.add(scopeKey(scope));
   }
-  for (const interaction of results.hypotheses?.interactions ?? [])
-    if (interaction.test) computed.add(`interaction ${interaction.with}`);
   for (const check of integrity.checks) {
     const scoped = check.cells.filter((f) => f.scope !== undefined);
     if (scoped.length === 0) continue;
@@ -127,7 +125,6 @@ export function gateVerdicts(results: Partial<AnalysisResults>, integrity: Integ
   gateFlips(results, integrity, reference);
   gateRecovery(results, integrity, reference);
   gateFormat(results, integrity, reference);
-  gateInteractions(results, integrity);
   const contrasts = results.contrasts;
   if (!contrasts) return;
   for (const population of ["itt", "pp"] as const) {
@@ -156,17 +153,6 @@ function gateFlips(results: Partial<AnalysisResults>, integrity: IntegrityResult
     if (!failure) continue;
     flip.notInterpretable = failure.reason;
     for (const check of failure.checks) check.downgraded.push(`flips ${flip.benchmark} ${flip.condition}`);
-  }
-}
-
-/** The interaction blocks of the secondary hypotheses: their models' clusters and coefficients. */
-function gateInteractions(results: Partial<AnalysisResults>, integrity: IntegrityResult): void {
-  for (const interaction of results.hypotheses?.interactions ?? []) {
-    if (!interaction.test) continue;
-    const failure = findingsOn(integrity, `interaction ${interaction.with}`);
-    if (!failure) continue;
-    interaction.notInterpretable = failure.reason;
-    for (const check of failure.checks) check.downgraded.push(`interaction ${interaction.with}`);
   }
 }
 
@@ -206,14 +192,7 @@ function scopeFailure(
   integrity: IntegrityResult,
   scope: ContrastScope,
 ): { reason: string; checks: IntegrityCheckResult[] } | null {
-  return findingsOn(integrity, scopeKey(scope));
-}
-
-/** The failed findings on the tests of one scope key, first reason first; null when none. */
-function findingsOn(
-  integrity: IntegrityResult,
-  key: string,
-): { reason: string; checks: IntegrityCheckResult[] } | null {
+  const key = scopeKey(scope);
   const hits = integrity.checks
     .map((check) => ({ check, finding: check.cells.find((f) => f.status === "fail" && f.scope === key) }))
     .filter((h) => h.finding !== undefined);

@@ -16,7 +16,7 @@ function hypotheses({ analysis }: ReportContext) {
         i.test ? `${num(i.test.chi2)} (${i.test.df})` : "-",
         pValue(i.test?.p),
         pValue(i.test?.pAdjusted),
-        i.skipped ?? (i.notInterpretable ? `not interpretable: ${i.notInterpretable}` : i.formula),
+        i.skipped ?? i.formula,
       ]),
     ),
     t && !("error" in t)
