@@ -17,7 +17,7 @@ import {
   scoredRows,
   termFacets,
 } from "../../src/analysis/index.js";
-import { clusterFinding } from "../../src/analysis/integrity/few-clusters.js";
+import { clusterFinding, modelCoefficients } from "../../src/analysis/integrity/few-clusters.js";
 import { gateVerdicts, runIntegrityChecks } from "../../src/analysis/integrity/gate.js";
 import { RankDeficiencyError, seededRandom } from "../../src/stats/index.js";
 
@@ -133,8 +133,19 @@ describe("a grid with decoding seeds nested in their setting", async () => {
       "a seed term is a linear combination of the intercept and the decoding term",
     );
     assert.deepEqual(termFacets(FACETS, "template"), ["decoding", "scoring_path"]);
-    const { formula } = fitScopeGlm(scored, { ...crossed, covariateFacets: termFacets(FACETS, "template") });
+    const { formula, fit } = fitScopeGlm(scored, { ...crossed, covariateFacets: termFacets(FACETS, "template") });
     assert.equal(formula, "outcome ~ template + model + benchmark + decoding + scoring_path");
+    // The integrity gate counts the coefficients the contrasts' model fits.
+    assert.equal(modelCoefficients(table.rows, "template"), fit.nParameters);
+    const bbq = scored.filter((s) => s.row.benchmark === "bbq");
+    const bbqFit = fitScopeGlm(bbq, { ...crossed, covariateFacets: termFacets(FACETS, "template") }).fit;
+    assert.equal(
+      modelCoefficients(
+        table.rows.filter((r) => r.benchmark === "bbq"),
+        "template",
+      ),
+      bbqFit.nParameters,
+    );
   });
 
   it("estimates every contrast pooled and per benchmark, and recovers the planted template effect", () => {
