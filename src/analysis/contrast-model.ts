@@ -7,6 +7,7 @@
  * (paired resampling). TOST judges equivalence from the bootstrap 90% interval.
  */
 import type { AnalysisPlan } from "../contracts/analysis.js";
+import { isReplicateColumn } from "../facets/registry.js";
 import type { AltmanInterval, Interval, WaldTest } from "../stats/index.js";
 import {
   binomialRegression,
@@ -98,18 +99,30 @@ export interface ContrastScope {
   formula: string;
   contrasts: Contrast[];
   omnibus: WaldTest | { error: string } | null;
+  /** Set by the integrity gate: why the omnibus test cannot be read here (too few clusters). */
+  omnibusNotInterpretable?: string;
   bootstrap: { resamples: number; seed: number; level: number };
 }
 
 export interface GlmSetup {
   comparisonFacet: string;
   reference: string;
-  /** Facet columns that may enter as fixed effects (those with >= 2 levels in the scope do). */
+  /** Facet columns that may enter as fixed effects (those with >= 2 levels in the scope do; `termFacets`). */
   covariateFacets: readonly string[];
   link?: Link;
   /** Adjust for model/benchmark/other facets (false: the comparison facet alone). */
   adjust?: boolean;
   extraTerms?: readonly string[];
+}
+
+/**
+ * The condition columns that may enter a model as terms beside the compared facet: every one but
+ * the replicate columns (a sampled decoding setting's seeds), which are nested in their facet's
+ * value rather than crossed with the other facets, so a term for them would alias that facet.
+ * Their rows are pooled within the value, clustered by case as every row is.
+ */
+export function termFacets(facets: readonly string[], comparisonFacet: string): string[] {
+  return facets.filter((f) => f !== comparisonFacet && !isReplicateColumn(f));
 }
 
 /** The model formula for these rows: terms that have two or more levels only. */

@@ -7,7 +7,7 @@ import type { AnalysisPlan } from "../contracts/analysis.js";
 import type { StudyKind } from "../contracts/study-kind.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import "./all-analyses.js";
-import type { GlmSetup } from "./contrast-model.js";
+import { type GlmSetup, termFacets } from "./contrast-model.js";
 import { gateVerdicts } from "./integrity/gate.js";
 import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
 import { distinctValues, scoredRows, varyingFacets } from "./data.js";
@@ -104,7 +104,7 @@ function contextOf(table: AnalysisTable, plan: AnalysisPlan): AnalysisContext {
   const setup: GlmSetup = {
     comparisonFacet: facet,
     reference,
-    covariateFacets: table.facets.filter((f) => f !== facet),
+    covariateFacets: termFacets(table.facets, facet),
   };
   const scored = { itt: scoredRows(rows, "itt"), pp: scoredRows(rows, "pp") };
   return {

@@ -376,6 +376,14 @@ export const IntegritySchema = lazySchema(() =>
         .describe(
           "Smallest share of a perturbation study's free-form (regex-scored) trials resolved to a legal answer per cell (Auditing the Audit G1: >= 0.95)",
         ),
+      few_clusters: z
+        .number()
+        .int()
+        .min(2)
+        .default(30)
+        .describe(
+          "Fewest clusters (cases) behind a scope's cluster-robust tests before they warn: few clusters make the p values liberal (Cameron & Miller 2015, few = under 20 to under 50); a scope with no more clusters than its model has coefficients fails (the covariance is singular)",
+        ),
     })
     .strict(),
 );

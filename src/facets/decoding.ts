@@ -5,7 +5,8 @@
  * setting (T > 0) runs once per seed of its `seeds` list (default 1-5, the paper's 5 seeds): each
  * seed is its own condition, `{decoding, decoding_seed}`, so the seed is part of the condition
  * hash and the trial id, and it is passed to the provider as the `seed` parameter. Greedy has no
- * `decoding_seed`. The analysis averages per item over the seeds.
+ * `decoding_seed`. The seeds are replicates nested in their setting, never a model term: the
+ * analysis pools them (the grid averages per item over the seeds).
  */
 import { z } from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
@@ -75,6 +76,7 @@ export const decodingFacet: Facet = {
   acceptsCustom: (value) => typeof value === "object" && "temperature" in value,
   settingsSchema,
   impliedColumns: [DECODING_SEED],
+  replicateColumns: [DECODING_SEED],
   expand(value) {
     const decoding = withoutSeeds(value);
     if (temperatureOf(facetName(value), facetSettings(value)) === 0) return [{ decoding }];

@@ -52,6 +52,14 @@ export function conditionColumns(conditions: { facets: Record<string, unknown> }
 }
 
 /**
+ * Whether a condition column numbers replicates nested in a facet's value (decoding_seed): such a
+ * column identifies a trial but is never a model term (Facet.replicateColumns).
+ */
+export function isReplicateColumn(column: string): boolean {
+  return facets.names().some((name) => facets.get(name).replicateColumns?.includes(column) ?? false);
+}
+
+/**
  * A facet's spec values with each expanded by its facet's `expandValue` (a perturbation family:
  * its slots x seeds); duplicates, by label, kept once.
  */

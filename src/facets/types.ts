@@ -51,6 +51,12 @@ export interface Facet {
   expand?(value: FacetValue): Record<string, FacetValue>[];
   /** Condition keys `expand` adds beside the facet's own (export and analysis columns). */
   impliedColumns?: readonly string[];
+  /**
+   * Implied columns that number replicates nested in one value of this facet (a sampled decoding
+   * setting's seeds; greedy has none): not a factor crossed with the others, so never a term of a
+   * model. The analyses pool a value's replicates, clustered by case as every row is.
+   */
+  replicateColumns?: readonly string[];
   /** Checks against the rest of the spec (paths from the spec's root), run when the spec loads. */
   specProblems?(spec: StudySpec): FacetSpecProblem[];
   /** Validity constraints of the grid this facet declares (refused at plan; facets/constraints.ts). */

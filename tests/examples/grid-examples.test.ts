@@ -140,6 +140,23 @@ describe("examples/grid-quickstart.yaml end to end", { skip }, () => {
     });
     const analyze = spawnSync(process.execPath, [...cli, "analyze", out], { encoding: "utf8" });
     assert.ok([0, 3].includes(analyze.status ?? -1), analyze.stderr);
+    // The decoding seeds are nested in their setting: every analysis of the comparison estimates.
+    const { analysis } = JSON.parse(readFileSync(join(out, "analysis.json"), "utf8"));
+    const itt = analysis.contrasts.itt;
+    for (const scope of [itt.pooled, ...itt.byBenchmark, ...itt.byModel]) {
+      assert.ok(!scope.formula.includes("decoding_seed"), scope.formula);
+      for (const c of scope.contrasts)
+        assert.ok(!("error" in c.oddsRatio), `${scope.scope} ${c.condition}: ${c.verdict}`);
+    }
+    assert.ok(!("skipped" in analysis.pairwise), JSON.stringify(analysis.pairwise));
+    assert.ok(!("error" in analysis.variance.decomposition), JSON.stringify(analysis.variance.decomposition));
+    assert.equal(analysis.specificationCurve.failed.length, 0, JSON.stringify(analysis.specificationCurve.failed));
+    assert.ok(!("error" in analysis.specificationCurve.glmm), JSON.stringify(analysis.specificationCurve.glmm));
+    for (const interaction of analysis.hypotheses.interactions)
+      assert.ok(interaction.test, JSON.stringify(interaction));
+    // 6 CrowS-Pairs cases cannot carry the benchmark's cluster-robust model: its omnibus test is not read.
+    const crows = itt.byBenchmark.find((scope: { scope: string }) => scope.scope === "crows");
+    assert.match(crows.omnibusNotInterpretable ?? "", /^6 clusters for \d+ coefficients$/);
     // CrowS-Pairs (here `crows`) has no pass/fail cutoff: its CFR reads N/A with the loader's reason (App. L).
     const card = readFileSync(join(out, "grid-card.md"), "utf8");
     const crowsSection = card.slice(card.indexOf(" / crows\n"));

@@ -78,5 +78,14 @@ describe("ANOVA with aliased columns dropped", () => {
       assert.ok(close(out.type2.find((row) => row.term === term)?.ss ?? Number.NaN, expected), `${term} SS`);
     }
     assert.equal(out.type3.length, 0, "Type III is not defined without full rank");
+    // 12 columns (intercept, 2 + 3 main, 6 interaction) span the 11 cell means: one is aliased,
+    // an interaction column of a3 (the level whose cell is missing), named as R reports it NA.
+    assert.equal(out.aliased.length, 1, JSON.stringify(out.aliased));
+    assert.match(out.aliased[0].column, /^a\[T\.a3\]:b\[T\.b\d\]$/);
+    assert.ok(out.aliased[0].combinationOf.includes("a[T.a3]"), JSON.stringify(out.aliased[0]));
+  });
+
+  it("names no aliased column on a full-rank design", () => {
+    assert.deepEqual(anova(layout(3, 17), { ...spec, aliased: "drop" }).aliased, []);
   });
 });

@@ -17,6 +17,7 @@ import {
   scopeLabel,
   verdictOf,
 } from "../contrast-model.js";
+import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import type { ResolvedFamily } from "../plan.js";
 
 export type { ContrastGroup, PopulationContrasts } from "../contrast-model.js";
@@ -270,19 +271,23 @@ function scopeLines(scope: ContrastScope, title: string): string[] {
       scope.contrasts.map(contrastRow),
     ),
   );
-  if (scope.omnibus && "chi2" in scope.omnibus) {
-    lines.push(`omnibus Wald: chi2(${scope.omnibus.df}) = ${num(scope.omnibus.chi2)}, p = ${pValue(scope.omnibus.p)}`);
-  }
+  const omnibus = omnibusText(scope);
+  if (omnibus) lines.push(`omnibus Wald: ${omnibus}`);
   return [...lines, ""];
 }
 
+/** The omnibus statistic, or why the integrity gate left it unread (the statistic kept for reference). */
+function omnibusText(scope: ContrastScope): string | null {
+  if (!scope.omnibus || !("chi2" in scope.omnibus)) return null;
+  const statistic = `chi2(${scope.omnibus.df}) = ${num(scope.omnibus.chi2)}`;
+  return scope.omnibusNotInterpretable
+    ? `${NOT_INTERPRETABLE}: ${scope.omnibusNotInterpretable} (${statistic}, not read)`
+    : `${statistic}, p = ${pValue(scope.omnibus.p)}`;
+}
+
 function omnibusLine(scope: ContrastScope): string[] {
-  return scope.omnibus && "chi2" in scope.omnibus
-    ? [
-        `omnibus Wald over every format (${scope.formula}): chi2(${scope.omnibus.df}) = ${num(scope.omnibus.chi2)}, p = ${pValue(scope.omnibus.p)}`,
-        "",
-      ]
-    : [];
+  const omnibus = omnibusText(scope);
+  return omnibus ? [`omnibus Wald over every format (${scope.formula}): ${omnibus}`, ""] : [];
 }
 
 function summaryLines(analysis: StudyAnalysis): string[] {

@@ -29,7 +29,7 @@ import {
   runSpecificationCurve,
   summarizeCurve,
 } from "../../stats/index.js";
-import { glmFormula } from "../contrast-model.js";
+import { glmFormula, termFacets } from "../contrast-model.js";
 import { attempt, columnTable, distinctValues, type Population, scoredRows } from "../data.js";
 import { appendixDPaths, SCORING_METHOD_NOTE, type SpecCurvePath } from "./spec-curve-paths.js";
 import { type AnalysisRow, scorerOf } from "../table.js";
@@ -134,7 +134,9 @@ function buildEngine(
   const levelIndex = new Map(levels.map((l, i) => [l, i]));
   const models = [...new Set(rows.map((r) => r.model))].sort();
   const benchmarks = [...new Set(rows.map((r) => r.benchmark))].sort();
-  const otherFacets = facets.filter((f) => f !== facet);
+  // Model terms leave out the replicate columns (decoding seeds); a trial's identity keeps them.
+  const otherFacets = termFacets(facets, facet);
+  const replicates = facets.filter((f) => f !== facet && !otherFacets.includes(f));
   const facetValues = otherFacets.map((f) => [...new Set(rows.map((r) => r.facets[f] ?? ""))].sort());
   const index = (list: string[]) => new Map(list.map((v, i) => [v, i]));
   const modelIndex = index(models);
@@ -173,7 +175,12 @@ function buildEngine(
     }
     rest[i] = code;
     // A trial is seen once per scorer: its label moves with it under every scorer.
-    const groupKey = [r.model, r.cluster, r.attempt, ...otherFacets.map((name) => r.facets[name])].join("\u0000");
+    const groupKey = [
+      r.model,
+      r.cluster,
+      r.attempt,
+      ...[...otherFacets, ...replicates].map((name) => r.facets[name]),
+    ].join("\u0000");
     const trialKey = `${groupKey}\u0000${r.facets[facet]}`;
     let t = trialCodes.get(trialKey);
     if (t === undefined) {
@@ -445,12 +452,7 @@ export async function specificationCurve(
   const universe = wantsScorer && options.scorerRows ? options.scorerRows : rows;
   const scorers = [...new Set(universe.map(scorerOf))];
   const engine = buildEngine(universe, facet, reference, contrast, facets);
-  const setup = dimensionsFor(
-    engine,
-    curvePlan,
-    scorers,
-    facets.filter((f) => f !== facet),
-  );
+  const setup = dimensionsFor(engine, curvePlan, scorers, engine.otherFacets);
   const { dimensions } = setup;
   const defaultScorer = scorers.length > 1 ? scorerOf(rows[0] ?? ({} as AnalysisRow)) : null;
   const codings = new Map<string, Coding>();
@@ -672,7 +674,7 @@ function primaryGlmm(
       skipped: `the primary specification has ${scored.length.toLocaleString("en-US")} rows, above specification_curve.glmm_max_rows (${maxRows.toLocaleString("en-US")})`,
     };
   }
-  const setup = { comparisonFacet: facet, reference, covariateFacets: facets.filter((f) => f !== facet) };
+  const setup = { comparisonFacet: facet, reference, covariateFacets: termFacets(facets, facet) };
   const { formula, facets: columns } = glmFormula(scored, setup);
   const full = `${formula} + (1 | cluster)`;
   const fitted = attempt(() =>

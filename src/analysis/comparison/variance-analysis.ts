@@ -42,6 +42,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         ],
       ),
     );
+    if (v.aliased?.length) out.push(`  ${aliasedLine(v.aliased)}`);
   }
   const g = analysis.variance.generalizability;
   if ("error" in g) out.push(`generalizability: not computable (${g.error})`);
@@ -56,6 +57,19 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     );
   }
   return [...out, ""];
+}
+
+/** The dropped columns, named up to a terminal line's worth (analysis.json lists them all). */
+function aliasedLine(aliased: readonly string[]): string {
+  const shown: string[] = [];
+  let width = 0;
+  for (const name of aliased) {
+    if (shown.length > 0 && width + name.length > 90) break;
+    shown.push(name);
+    width += name.length + 2;
+  }
+  const more = aliased.length - shown.length;
+  return `aliased columns left out, as R's lm does (levels the grid does not cross): ${shown.join(", ")}${more ? ` and ${more} more` : ""}`;
 }
 
 registerAnalysis({

@@ -1,6 +1,7 @@
 /**
  * Variance decomposition and generalizability (ScaffoldSafety App. O): Type II ANOVA shares
- * (eta^2, omega^2) of every factor and two-way interaction on the 0/1 outcome, and a G-study
+ * (eta^2, omega^2) of every factor and two-way interaction on the 0/1 outcome (columns of level
+ * combinations the data lacks dropped, as R's lm does), and a G-study
  * with the models as objects of measurement, whose coefficient (with a bootstrap over models)
  * says whether a composite score could rank models reliably across the facets. The facets are
  * fixed or random as the plan declares (default fixed, as App. O.1 states); the coefficient with
@@ -8,7 +9,7 @@
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import type { DStudy, VarianceComponent } from "../../stats/index.js";
-import { anova, dStudy, generalizabilityStudy } from "../../stats/index.js";
+import { anova, dStudy, generalizabilityStudy, RankDeficiencyError } from "../../stats/index.js";
 import { attempt, columnTable, type ScoredRow } from "../data.js";
 
 export interface VarianceRow {
@@ -26,6 +27,12 @@ export interface VarianceDecomposition {
   rows: VarianceRow[];
   residual: { df: number; ss: number; share: number };
   nObs: number;
+  /**
+   * Interaction columns of level combinations the grid never runs (a constraint excludes them, or
+   * a benchmark admits one scoring path), left out as R's lm does: each term's df is the rank it
+   * adds. Absent in records written before aliased columns were dropped.
+   */
+  aliased?: string[];
 }
 
 export interface Generalizability {
@@ -81,22 +88,35 @@ export function varianceDecomposition(
     for (let j = i + 1; j < factors.length; j++) terms.push(`${factors[i]}:${factors[j]}`);
   }
   const facetColumns = factors.filter((f) => f !== "model" && f !== "benchmark");
-  const result = attempt(() => anova(columnTable(scored, facetColumns), { response: "outcome", terms }));
+  const table = columnTable(scored, facetColumns);
+  // The full-rank fit where the design has one; aliased columns are dropped only when present.
+  const result = attempt(() => {
+    try {
+      return anova(table, { response: "outcome", terms });
+    } catch (error) {
+      if (error instanceof RankDeficiencyError) return anova(table, { response: "outcome", terms, aliased: "drop" });
+      throw error;
+    }
+  });
   if ("error" in result) return { error: result.error };
   const a = result.value;
   return {
     terms,
-    rows: a.type2.map((r) => ({
-      term: r.term,
-      df: r.df,
-      ss: r.ss,
-      F: r.F,
-      p: r.p,
-      etaSq: r.etaSq ?? Number.NaN,
-      omegaSq: r.omegaSq ?? Number.NaN,
-    })),
+    // A term whose every column is aliased adds nothing to test (df 0): named in `aliased` only.
+    rows: a.type2
+      .filter((r) => r.df > 0)
+      .map((r) => ({
+        term: r.term,
+        df: r.df,
+        ss: r.ss,
+        F: r.F,
+        p: r.p,
+        etaSq: r.etaSq ?? Number.NaN,
+        omegaSq: r.omegaSq ?? Number.NaN,
+      })),
     residual: { df: a.dfResidual, ss: a.rss, share: a.rss / a.ssTotal },
     nObs: a.nObs,
+    ...(a.aliased.length ? { aliased: a.aliased.map((c) => c.column) } : {}),
   };
 }
 

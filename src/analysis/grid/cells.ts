@@ -180,7 +180,8 @@ function gateFailures(gate?: { integrity: IntegrityResult }): Map<string, string
   for (const check of gate?.integrity.checks ?? []) {
     for (const finding of check.cells) {
       const key = `${finding.condition}\u0000${finding.benchmark}`;
-      if (finding.status === "fail" && !out.has(key)) out.set(key, finding.reason);
+      // A scope's finding concerns its tests, not a cell's rows.
+      if (finding.status === "fail" && finding.scope === undefined && !out.has(key)) out.set(key, finding.reason);
     }
   }
   return out;

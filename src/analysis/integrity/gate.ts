@@ -4,7 +4,7 @@
  * verdicts each check downgraded.
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
-import { allContrastScopes, type Contrast } from "../contrast-model.js";
+import { allContrastScopes, type Contrast, type ContrastScope } from "../contrast-model.js";
 import type { AnalysisResults } from "../registry.js";
 import type { AnalysisRow } from "../table.js";
 import "./index.js";
@@ -60,9 +60,7 @@ export function runIntegrityChecks(
   const context = { rows, cells, reference, comparisonFacet, thresholds: plan.integrity, judges, facts };
   const checks = integrityChecks().map((check): IntegrityCheckResult => {
     const outcome = check.run(context);
-    const status: CheckStatus =
-      outcome.status ??
-      (outcome.findings.some((f) => f.status === "fail") ? "fail" : outcome.findings.length ? "warn" : "pass");
+    const status: CheckStatus = outcome.status ?? statusOf(outcome.findings);
     return {
       check: check.name,
       title: check.title,
@@ -81,14 +79,49 @@ export function runIntegrityChecks(
   };
 }
 
+function statusOf(findings: readonly CellFinding[]): CheckStatus {
+  return findings.some((f) => f.status === "fail") ? "fail" : findings.length ? "warn" : "pass";
+}
+
+/**
+ * Findings on the tests of contrast scopes the analyses did not compute (a study whose kinds
+ * leave the contrasts out) are dropped: a check left with none of its scopes is not available.
+ */
+function keepComputedScopes(results: Partial<AnalysisResults>, integrity: IntegrityResult): void {
+  const computed = new Set<string>();
+  for (const population of ["itt", "pp"] as const) {
+    const contrasts = results.contrasts?.[population];
+    if (!contrasts) continue;
+    for (const { scope } of allContrastScopes(contrasts)) if (scope.contrasts.length) computed.add(scopeKey(scope));
+  }
+  for (const check of integrity.checks) {
+    const scoped = check.cells.filter((f) => f.scope !== undefined);
+    if (scoped.length === 0) continue;
+    check.cells = check.cells.filter((f) => f.scope === undefined || computed.has(f.scope));
+    if (computed.size === 0) {
+      check.status = "not available";
+      check.detail = "no contrast was computed in this study, so no cluster-robust test to check";
+    } else if (check.status !== "not available") check.status = statusOf(check.cells);
+  }
+  integrity.failed = integrity.checks.some((c) => c.status === "fail");
+}
+
+function scopeKey(scope: ContrastScope): string {
+  return scope.kind === "model" ? `model ${scope.scope}` : scope.scope;
+}
+
 /** The failed findings on these cells, first reason first; null when the verdict stands. */
 function failureOn(
   integrity: IntegrityResult,
   cells: IntegrityCell[],
 ): { reason: string; checks: IntegrityCheckResult[] } | null {
   const keys = new Set(cells.map(cellKey));
+  // A scope's finding (its tests, not its rows) is read by scopeFailure.
   const hits = integrity.checks
-    .map((check) => ({ check, finding: check.cells.find((f) => f.status === "fail" && keys.has(cellKey(f))) }))
+    .map((check) => ({
+      check,
+      finding: check.cells.find((f) => f.status === "fail" && f.scope === undefined && keys.has(cellKey(f))),
+    }))
     .filter((h) => h.finding !== undefined);
   if (hits.length === 0) return null;
   return { reason: hits[0].finding?.reason ?? "", checks: hits.map((h) => h.check) };
@@ -96,6 +129,7 @@ function failureOn(
 
 /** Downgrades the verdicts of `results` that use a failed cell, in place. */
 export function gateVerdicts(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
+  keepComputedScopes(results, integrity);
   gateFlips(results, integrity, reference);
   gateRecovery(results, integrity, reference);
   gateFormat(results, integrity, reference);
@@ -104,10 +138,16 @@ export function gateVerdicts(results: Partial<AnalysisResults>, integrity: Integ
   for (const population of ["itt", "pp"] as const) {
     // Every scope: pooled, per benchmark, per model, and each format's when format is a facet.
     for (const { scope, benchmark } of allContrastScopes(contrasts[population])) {
+      const label = `${scope.kind === "model" ? "model " : ""}${scope.scope}${scope.format ? ` ${scope.format}` : ""}`;
+      const testFailure = scopeFailure(integrity, scope);
       for (const contrast of scope.contrasts) {
         const cells = cellsOf(integrity, benchmark, [contrast.condition, reference]);
-        const label = `${scope.kind === "model" ? "model " : ""}${scope.scope}${scope.format ? ` ${scope.format}` : ""}`;
-        downgrade(contrast, integrity, cells, `${population.toUpperCase()} ${label} ${contrast.condition}`);
+        const verdict = `${population.toUpperCase()} ${label} ${contrast.condition}`;
+        downgrade(contrast, integrity, cells, verdict, testFailure);
+      }
+      if (testFailure && scope.omnibus && "chi2" in scope.omnibus) {
+        scope.omnibusNotInterpretable = testFailure.reason;
+        for (const check of testFailure.checks) check.downgraded.push(`${population.toUpperCase()} ${label} omnibus`);
       }
     }
   }
@@ -155,8 +195,27 @@ function cellsOf(integrity: IntegrityResult, benchmark: string | null, condition
   return chosen.flatMap((b) => conditions.map((condition) => ({ condition, benchmark: b })));
 }
 
-function downgrade(contrast: Contrast, integrity: IntegrityResult, cells: IntegrityCell[], label: string): void {
-  const failure = failureOn(integrity, cells);
+/** The failed findings on a contrast scope's tests (too few clusters for its model), or null. */
+function scopeFailure(
+  integrity: IntegrityResult,
+  scope: ContrastScope,
+): { reason: string; checks: IntegrityCheckResult[] } | null {
+  const key = scopeKey(scope);
+  const hits = integrity.checks
+    .map((check) => ({ check, finding: check.cells.find((f) => f.status === "fail" && f.scope === key) }))
+    .filter((h) => h.finding !== undefined);
+  if (hits.length === 0) return null;
+  return { reason: hits[0].finding?.reason ?? "", checks: hits.map((h) => h.check) };
+}
+
+function downgrade(
+  contrast: Contrast,
+  integrity: IntegrityResult,
+  cells: IntegrityCell[],
+  label: string,
+  testFailure: { reason: string; checks: IntegrityCheckResult[] } | null,
+): void {
+  const failure = failureOn(integrity, cells) ?? testFailure;
   if (!failure) return;
   contrast.verdict = `${NOT_INTERPRETABLE}: ${failure.reason}`;
   contrast.notInterpretable = failure.reason;

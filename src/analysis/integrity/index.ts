@@ -9,5 +9,6 @@ import "./gold-position.js";
 import "./scorer-validation.js";
 import "./silent-no-op.js";
 import "./parseability.js";
+import "./few-clusters.js";
 
 export * from "./registry.js";

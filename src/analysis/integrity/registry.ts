@@ -60,6 +60,11 @@ export interface IntegrityCell {
 export interface CellFinding extends IntegrityCell {
   status: "warn" | "fail";
   reason: string;
+  /**
+   * Set when the finding concerns the tests of one contrast scope ("pooled", a benchmark, "model
+   * NAME"), not the cell's rows: it downgrades that scope's verdicts only.
+   */
+  scope?: string;
 }
 
 /** What a check reads: the analysed rows grouped by cell, and the plan's thresholds. */

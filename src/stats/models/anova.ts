@@ -3,6 +3,7 @@
 // car / statsmodels typ=2 (marginality-respecting RSS differences); Type III = Wald F tests in
 // the full model under sum-to-zero coding; eta^2 and Hays omega^2 against the corrected total SS.
 import {
+  aliasedColumns,
   assertFullRank,
   buildDesign,
   crossProductVector,
@@ -51,6 +52,11 @@ export interface AnovaResult {
   rss: number;
   dfResidual: number;
   msResidual: number;
+  /**
+   * Columns left out of the fit as linear combinations of earlier ones (with aliased: "drop";
+   * empty when the design has full rank), as R's lm reports them NA.
+   */
+  aliased: { column: string; combinationOf: string[] }[];
   /** Sequential SS in term order. */
   type1: AnovaRow[];
   type2: AnovaRow[];
@@ -88,6 +94,7 @@ export function anova(table: Table, spec: AnovaSpec): AnovaResult {
     rss,
     dfResidual,
     msResidual: ms,
+    aliased: dropAliased ? aliasedColumns(treatment, gram) : [],
     type1: typeOne(treatment, rssOf, rankOf, row),
     type2: typeTwo(treatment, rssOf, rankOf, row),
     type3: fullRank

@@ -360,7 +360,7 @@ export function linearPredictor(design: DesignMatrix, b: ArrayLike<number>, out?
  * columns (Cholesky of the scaled X'X in column order, as R's pivoting reports aliases).
  */
 export function assertFullRank(design: DesignMatrix, gram = weightedCrossProduct(design)): void {
-  const aliased = findAliasedColumns(design.columnNames, gram, design.nCols);
+  const aliased = aliasedColumns(design, gram);
   if (aliased.length === 0) return;
   const lines = aliased.map((a) =>
     a.combinationOf.length === 0
@@ -368,6 +368,17 @@ export function assertFullRank(design: DesignMatrix, gram = weightedCrossProduct
       : `'${a.column}' is a linear combination of ${a.combinationOf.map((c) => `'${c}'`).join(", ")}`,
   );
   throw new RankDeficiencyError(`design matrix is rank deficient: ${lines.join("; ")}`, aliased);
+}
+
+/**
+ * The columns that are linear combinations of earlier columns, in column order: the ones R's
+ * lm/glm report as NA (aliased) and leave out of the fit.
+ */
+export function aliasedColumns(
+  design: DesignMatrix,
+  gram = weightedCrossProduct(design),
+): { column: string; combinationOf: string[] }[] {
+  return findAliasedColumns(design.columnNames, gram, design.nCols);
 }
 
 function findAliasedColumns(names: string[], gram: Float64Array, k: number) {

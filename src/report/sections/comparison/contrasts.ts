@@ -1,6 +1,7 @@
 /** Each condition against the reference, per population, pooled and per benchmark. */
 import {
   type Contrast,
+  type ContrastScope,
   contrastGroups,
   NUMBER_NEEDED_HEADING,
   num,
@@ -66,7 +67,7 @@ function contrasts({ analysis }: ReportContext): Content {
           el(
             "p",
             {},
-            `${P}${primary}: omnibus Wald test over every format (${pc.pooled.formula}): chi2(${pc.pooled.omnibus.df}) = ${num(pc.pooled.omnibus.chi2)}, p = ${pValue(pc.pooled.omnibus.p)}`,
+            `${P}${primary}: omnibus Wald test over every format (${pc.pooled.formula}): chi2(${pc.pooled.omnibus.df}) = ${num(pc.pooled.omnibus.chi2)}, ${omnibusReading(pc.pooled, pc.pooled.omnibus.p)}`,
           ),
         );
       }
@@ -88,7 +89,7 @@ function contrasts({ analysis }: ReportContext): Content {
           el(
             "p",
             {},
-            `Omnibus Wald test: chi2(${pooled.omnibus.df}) = ${num(pooled.omnibus.chi2)}, p = ${pValue(pooled.omnibus.p)}`,
+            `Omnibus Wald test: chi2(${pooled.omnibus.df}) = ${num(pooled.omnibus.chi2)}, ${omnibusReading(pooled, pooled.omnibus.p)}`,
           ),
         );
       }
@@ -104,3 +105,8 @@ function contrasts({ analysis }: ReportContext): Content {
 }
 
 registerReportSection({ name: "contrasts", toc: { id: "contrasts", label: "Contrasts" }, render: contrasts });
+
+/** The omnibus p value, or why the integrity gate left the test unread (too few clusters). */
+function omnibusReading(scope: ContrastScope, p: number): string {
+  return scope.omnibusNotInterpretable ? `not interpretable: ${scope.omnibusNotInterpretable}` : `p = ${pValue(p)}`;
+}

@@ -1,0 +1,103 @@
+/**
+ * Clusters behind the cluster-robust tests: every contrast and omnibus test is a Wald test on a
+ * case-cluster-robust (sandwich) covariance, whose meat is a sum over the G clusters of the
+ * clusters' score vectors. Those scores sum to zero at the fit, so the covariance has rank at most
+ * G - 1: a scope with no more clusters than its model has coefficients has a singular covariance,
+ * and a Wald statistic read from it can be arbitrarily large (a chi-square of 40 on 6 cases whose
+ * single contrasts are far from significant). Such a scope fails: its contrasts and its omnibus
+ * test are not interpretable. With more clusters than coefficients but fewer than the plan's
+ * `few_clusters`, the tests stand with a warning: with few clusters cluster-robust p values run
+ * liberal (Cameron & Miller 2015, "A Practitioner's Guide to Cluster-Robust Inference").
+ *
+ * The scopes are those of the contrasts: pooled, each benchmark, each model; a scope's model is
+ * the contrasts' (the compared facet, model, benchmark and the other facets that vary in it).
+ */
+import { termFacets } from "../contrast-model.js";
+import type { AnalysisRow } from "../table.js";
+import { type CellFinding, registerIntegrityCheck } from "./registry.js";
+
+/** A scope of contrasts: its key (as the gate matches it) and its rows. */
+interface TestScope {
+  scope: string;
+  rows: AnalysisRow[];
+}
+
+/** Pooled, per benchmark and per model, as the contrasts are computed. */
+function scopesOf(rows: readonly AnalysisRow[]): TestScope[] {
+  const grouped = (key: (r: AnalysisRow) => string, label: (v: string) => string): TestScope[] => {
+    const by = new Map<string, AnalysisRow[]>();
+    for (const r of rows) {
+      const list = by.get(key(r));
+      if (list) list.push(r);
+      else by.set(key(r), [r]);
+    }
+    return [...by].sort(([a], [b]) => (a < b ? -1 : 1)).map(([v, scoped]) => ({ scope: label(v), rows: scoped }));
+  };
+  return [
+    { scope: "pooled", rows: [...rows] },
+    ...grouped(
+      (r) => r.benchmark,
+      (b) => b,
+    ),
+    ...grouped(
+      (r) => r.model,
+      (m) => `model ${m}`,
+    ),
+  ];
+}
+
+/**
+ * Coefficients of the scope's model: the intercept and, for each term with two or more levels
+ * in the rows, its levels but one (treatment coding, main effects, as the contrasts fit).
+ */
+export function modelCoefficients(rows: readonly AnalysisRow[], comparisonFacet: string): number {
+  const facets = rows.length ? Object.keys(rows[0].facets) : [];
+  const columns: ((r: AnalysisRow) => string)[] = [
+    (r) => r.facets[comparisonFacet],
+    (r) => r.model,
+    (r) => r.benchmark,
+    ...termFacets(facets, comparisonFacet).map((f) => (r: AnalysisRow) => r.facets[f] ?? ""),
+  ];
+  let coefficients = 1;
+  for (const column of columns) {
+    const levels = new Set(rows.map(column)).size;
+    if (levels > 1) coefficients += levels - 1;
+  }
+  return coefficients;
+}
+
+/** The verdict a scope's tests get from its clusters and coefficients (null: they stand). */
+export function clusterFinding(
+  clusters: number,
+  coefficients: number,
+  fewClusters: number,
+): Pick<CellFinding, "status" | "reason"> | null {
+  if (clusters <= coefficients)
+    return { status: "fail", reason: `${clusters} clusters for ${coefficients} coefficients` };
+  if (clusters < fewClusters)
+    return { status: "warn", reason: `${clusters} clusters (< ${fewClusters}: cluster-robust p values run liberal)` };
+  return null;
+}
+
+registerIntegrityCheck({
+  name: "few_clusters",
+  title: "Clusters behind the cluster-robust tests",
+  run({ rows, comparisonFacet, thresholds }) {
+    // The rows a contrast's model is fitted on: answered, not errored.
+    const fitted = rows.filter((r) => !r.errored && r.outcome !== null);
+    const findings: CellFinding[] = [];
+    let fewest = Number.POSITIVE_INFINITY;
+    for (const { scope, rows: scoped } of scopesOf(fitted)) {
+      if (new Set(scoped.map((r) => r.facets[comparisonFacet])).size < 2) continue;
+      const clusters = new Set(scoped.map((r) => r.cluster)).size;
+      fewest = Math.min(fewest, clusters);
+      const finding = clusterFinding(clusters, modelCoefficients(scoped, comparisonFacet), thresholds.few_clusters);
+      if (finding) findings.push({ condition: "all", benchmark: scope, scope, ...finding });
+    }
+    return {
+      threshold: `clusters <= the model's coefficients (singular covariance; warn: < ${thresholds.few_clusters} clusters)`,
+      detail: Number.isFinite(fewest) ? `fewest clusters in a scope: ${fewest}` : "no scope with two conditions",
+      findings,
+    };
+  },
+});
