@@ -67,7 +67,10 @@ describe("study kinds", () => {
       plan(),
     );
     assert.equal(two.hypotheses.trend, null);
-    assert.ok(two.meta.notes.some((n) => /^trend \(H4\): left out: the default order is ScaffoldSafety's/.test(n)));
+    assert.ok(
+      two.meta.notes.some((n) => /^trend \(H4\): left out: the default order is ScaffoldSafety's/.test(n)),
+      "expected two.meta.notes.some((n) => /^trend \\(H4\\): left out: the default order is ScaffoldSafet...",
+    );
     assert.ok(!two.meta.notes.some((n) => /declared level\(s\) not in the data/.test(n)), two.meta.notes.join("\n"));
     // Three of the paper's levels: the trend runs over them.
     const three = await analyzeStudy(table(), plan());
