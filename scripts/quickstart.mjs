@@ -15,7 +15,14 @@ import { join, resolve } from "node:path";
 
 const STUDIES = {
   quickstart: { spec: "examples/quickstart.yaml", planted: {} },
-  grid: { spec: "examples/grid-quickstart.yaml", planted: {} },
+  grid: {
+    spec: "examples/grid-quickstart.yaml",
+    planted: {
+      analyze: {
+        3: "declared: with 6 items a benchmark, each benchmark's cluster-robust tests have fewer clusters than coefficients, so few_clusters fails them and their verdicts read not interpretable; the pooled and per-model contrasts stand (examples/grid-quickstart.yaml, header)",
+      },
+    },
+  },
   audit: {
     spec: "examples/audit-quickstart.yaml",
     planted: {
