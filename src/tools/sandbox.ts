@@ -91,9 +91,7 @@ function executable(path: string): boolean {
 }
 
 /** Whether bubblewrap and prlimit are installed; the message says how to install them when not. */
-export function sandboxAvailability(
-  bwrapPath = configuredBwrapPath(),
-): { ok: true } | { ok: false; message: string } {
+export function sandboxAvailability(bwrapPath = configuredBwrapPath()): { ok: true } | { ok: false; message: string } {
   if (!existsSync(bwrapPath)) {
     return {
       ok: false,
@@ -128,7 +126,8 @@ export async function probeSandbox(
   const workDir = await fs.mkdtemp(join(tmpdir(), "parallax-sandbox-probe-"));
   try {
     const run = await runSandboxed({ workDir, argv: ["true"], limits: DEFAULT_SANDBOX_LIMITS, bwrapPath });
-    const failure = run.spawnError ?? run.setupError ?? (run.exitCode === 0 ? undefined : `exit status ${run.exitCode}`);
+    const failure =
+      run.spawnError ?? run.setupError ?? (run.exitCode === 0 ? undefined : `exit status ${run.exitCode}`);
     if (failure === undefined) return { ok: true };
     return {
       ok: false,
