@@ -17,11 +17,12 @@ import { openStore } from "../../src/run/store/open.js";
 import type { TrialRow } from "../../src/run/store/types.js";
 import { BWRAP_ENV } from "../../src/tools/sandbox.js";
 import { writeAgentStudy } from "../helpers/agent-study.js";
+import { runCli } from "../helpers/cli.js";
 import { after, BWRAP, describeNeeding, needsBubblewrap, test } from "../helpers/prerequisites.js";
 
 const SETUP_ERROR = "bwrap: Creating new namespace failed: Operation not permitted";
-/** Starts that reach the real bubblewrap: plan's probe, then a few tool calls. */
-const WORKING_STARTS = 5;
+/** Starts that reach the real bubblewrap: the run's probe, then about half the run's sandboxed calls. */
+const WORKING_STARTS = 20;
 
 const dirs: string[] = [];
 after(() => {
@@ -110,10 +111,16 @@ describeNeeding(needsBubblewrap(), "a sandbox that breaks mid-run", () => {
     const spec = writeAgentStudy({ attempts: 2, agent: "{ tool_error_rate: 0.3 }" });
     dirs.push(spec.dir);
     const bwrap = breakingBwrap(WORKING_STARTS);
+    // One trial at a time: the trials run in the store's order, so the break falls at the same call every time.
     const first = await withBwrap(bwrap.path, () =>
-      runStudy({ specPath: spec.specPath, outDir: spec.outDir, env: {} }),
+      runStudy({ specPath: spec.specPath, outDir: spec.outDir, env: {}, concurrency: 1 }),
     );
     assert.ok(bwrap.count() > WORKING_STARTS, "the run went past the working starts");
+    // The first failure stops the run: every other tool call would fail the same way.
+    assert.equal(first.summary.stoppedBy, "sandbox");
+    assert.ok(first.summary.sandboxFailure?.includes(SETUP_ERROR), `stopped on: ${first.summary.sandboxFailure}`);
+    assert.equal(first.counts.errored, 1, "one trial at a time: the first sandbox failure stops the run");
+    assert.ok(first.counts.finished > 0, "mid-run: the trials before the break finished");
     const broken = await stored(spec.outDir);
 
     const metFailure = broken.trials.filter((t) => latestCalls(broken.calls.get(t.id) ?? []).some(sandboxFailed));
@@ -145,18 +152,44 @@ describeNeeding(needsBubblewrap(), "a sandbox that breaks mid-run", () => {
     assert.ok(broken.sandboxCheck.cells.length > 0, "the sandbox check names the cells affected");
     assert.match(broken.sandboxCheck.detail, new RegExp(`^${metFailure.length} trial\\(s\\) errored in the sandbox`));
 
-    // With a working sandbox, the next run retries exactly the errored trials.
+    // With a working sandbox, the next run retries the errored trials and runs those left pending.
     const second = await withBwrap(undefined, () =>
       runStudy({ specPath: spec.specPath, outDir: spec.outDir, env: {} }),
     );
-    assert.equal(second.summary.attempted, metFailure.length, "the retry runs the sandbox-errored trials only");
+    assert.equal(
+      second.summary.attempted,
+      first.counts.errored + first.counts.pending,
+      "the next run runs the sandbox-errored and the pending trials only",
+    );
     assert.equal(second.counts.errored, 0);
     assert.equal(second.counts.pending, 0);
     const fixed = await stored(spec.outDir);
     for (const trial of fixed.trials) {
       const retried = metFailure.some((t) => t.id === trial.id);
-      assert.equal(trial.executions, retried ? 2 : 1, `${trial.id}: executed once more only if it errored`);
+      assert.equal(trial.executions, retried ? 2 : 1, `${trial.id}: executed again only if it errored`);
     }
     assert.equal(fixed.sandboxCheck.status, "pass", fixed.sandboxCheck.detail);
+  });
+});
+
+describeNeeding(needsBubblewrap(), "the CLI on a sandbox that breaks mid-run", () => {
+  test("run stops with exit 4 and says why; analyze exits 3 naming the sandbox check", { timeout: 300_000 }, () => {
+    const spec = writeAgentStudy({ attempts: 1 });
+    dirs.push(spec.dir);
+    const bwrap = breakingBwrap(WORKING_STARTS / 2);
+    const env = { ...process.env, [BWRAP_ENV]: bwrap.path };
+    const run = runCli(["run", spec.specPath, "--out", spec.outDir, "--concurrency", "1"], { env });
+    assert.equal(run.status, 4, run.stderr);
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `stopped: the tool sandbox failed \\(tool call \\w+: the sandbox failed before the command started \\(exit status 1\\): ${SETUP_ERROR}\\); make bubblewrap run \\(docs/TOOLS.md\\), then run the same command again`,
+      ),
+    );
+    assert.match(run.stdout, /errored trials are retried when you run the same command again/);
+    const analyze = runCli(["analyze", spec.outDir], { env });
+    assert.equal(analyze.status, 3, analyze.stderr);
+    assert.match(analyze.stderr, /MEASUREMENT INTEGRITY FAILED.*Failed: .*sandbox/);
+    assert.match(analyze.stdout, /Tool sandbox worked\s+fail/);
   });
 });
