@@ -124,8 +124,11 @@ export async function probeSandbox(
   const availability = sandboxAvailability(bwrapPath);
   if (!availability.ok) return availability;
   const workDir = await fs.mkdtemp(join(tmpdir(), "parallax-sandbox-probe-"));
+  // As a trial's would: as root, under an unprivileged uid that owns the work dir.
+  const uid = runsAsRoot() ? sandboxUid() : undefined;
   try {
-    const run = await runSandboxed({ workDir, argv: ["true"], limits: DEFAULT_SANDBOX_LIMITS, bwrapPath });
+    if (uid !== undefined) await fs.chown(workDir, uid, uid);
+    const run = await runSandboxed({ workDir, argv: ["true"], limits: DEFAULT_SANDBOX_LIMITS, bwrapPath, uid });
     const failure =
       run.spawnError ?? run.setupError ?? (run.exitCode === 0 ? undefined : `exit status ${run.exitCode}`);
     if (failure === undefined) return { ok: true };

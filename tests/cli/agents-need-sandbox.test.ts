@@ -18,6 +18,8 @@ import { demoSpecYaml } from "../helpers/study.js";
 const QUICKSTART = resolve(import.meta.dirname, "..", "..", "examples", "agents-quickstart.yaml");
 const INSTALL = "apt-get install bubblewrap";
 const dir = mkdtempSync(join(tmpdir(), "parallax-agents-sandbox-"));
+// Open to every uid: as root, the sandbox (and plan's probe of it) starts as an unprivileged one.
+chmodSync(dir, 0o755);
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A file where bubblewrap should be, that is not a program (as a bind mount over /usr/bin/bwrap would hide it). */
