@@ -6,8 +6,10 @@
  *   against the run's manifest hash). Option letters are labels, not positions: a relabelling
  *   perturbation (Z, Y, X ...) moves no option, so the position is read, never the letter;
  * - what scored each trial: its run-time scorer (stored with its outcome), the format of its
- *   stored task, and each benchmark's dataset loader (the run's spec).
+ *   stored task, and each benchmark's dataset loader (the run's spec);
+ * - why each errored trial errored: its failure bucket.
  */
+import type { FailureBucket } from "../contracts/failure.js";
 import type { Item } from "../contracts/item.js";
 import type { TaskInput } from "../contracts/task.js";
 import { trialItems } from "../run/scoring/stored-tasks.js";
@@ -24,6 +26,7 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
   const golds = new Map<string, FormattedGold>();
   const trials = new Map<string, { scorer: string | null; format: string | null }>();
   const formatOf = new Map<string, string>();
+  const failureBuckets = new Map<string, FailureBucket>();
   for await (const page of trialPages(store, run.id, { status: ["finished", "errored"], pageSize: 2_000 })) {
     const hashes = [...new Set(page.map((t) => t.taskHash).filter((h): h is string => h !== null))].filter(
       (h) => !formatOf.has(h),
@@ -34,6 +37,8 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
       if (!("unavailable" in study)) goldOfTask.set(hash, formattedGold(task, study));
     }
     for (const trial of page) {
+      const bucket = trial.status === "errored" ? trial.outcome?.failureBucket : null;
+      if (bucket) failureBuckets.set(trial.id, bucket);
       const gold = trial.taskHash === null ? undefined : goldOfTask.get(trial.taskHash);
       if (gold) golds.set(trial.id, gold);
       trials.set(trial.id, {
@@ -46,6 +51,7 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
   const audit = await studyAuditFacts(dir, store, run);
   return {
     ...(audit === undefined ? {} : { audit }),
+    failureBuckets,
     golds: "unavailable" in study ? { unavailable: study.unavailable } : { trials: golds },
     scoring: {
       loaders: Object.fromEntries(run.spec.benchmarks.map((b) => [b.id, b.loader])),

@@ -17,6 +17,11 @@ export const FAILURE_BUCKETS = [
   "provider_serialisation_bug",
   /** A dispatch refused before the model ran, with zero tokens (credit exhaustion, App. D): quarantined, never scored. */
   "zero_token_rejection",
+  /**
+   * A tool call the sandbox itself failed (bubblewrap missing or broken, its setup failing): the
+   * observation was not the model's doing, so the trial errors and the next run retries it.
+   */
+  "sandbox",
   "other",
 ] as const;
 

@@ -30,6 +30,11 @@ export interface ToolResult {
   output: string;
   /** Set when the call failed (bad arguments, non-zero exit, time limit, unknown tool). */
   error?: string;
+  /**
+   * Set when the sandbox itself failed (bubblewrap missing or broken, bwrap or prlimit failing
+   * before the command ran): the call says nothing about the model, and its trial errors.
+   */
+  infrastructureError?: string;
   /** The limit that stopped it, if any. */
   limitHit?: "cpu" | "wall" | "output" | "processes" | "memory" | "disk";
   /** The answer, for `submit_answer`. */

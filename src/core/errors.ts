@@ -39,3 +39,16 @@ export class ProviderError extends Error {
     return this.options.retryable;
   }
 }
+
+/**
+ * A tool call the sandbox failed for a reason of the machine's (bubblewrap missing or broken,
+ * its setup failing), not the model's command: the trial errors in the "sandbox" bucket.
+ */
+export class SandboxFailure extends Error {
+  readonly bucket = "sandbox" satisfies FailureBucket;
+
+  constructor(tool: string, reason: string) {
+    super(`tool call ${tool}: ${reason}`);
+    this.name = "SandboxFailure";
+  }
+}

@@ -4,11 +4,15 @@
  * spec's per-trial limits (`agent_limits`).
  */
 import type { StudySpec } from "../contracts/spec.js";
+import { InputError } from "../core/errors.js";
+import { scaffoldOf } from "../facets/scaffold.js";
+import { probeSandbox } from "../tools/sandbox.js";
 import { toolboxOptionsOf } from "../tools/from-spec.js";
 import { tools as registeredTools } from "../tools/registry.js";
 import { createToolbox } from "../tools/toolbox.js";
 import type { AgentLimits } from "./execute/agent-limits.js";
 import type { AgentRuntime } from "./execute/types.js";
+import type { PreparedStudy } from "./study.js";
 
 export function agentLimitsOf(spec: Pick<StudySpec, "agent_limits">): AgentLimits | undefined {
   const raw = spec.agent_limits;
@@ -39,4 +43,21 @@ export function agentRuntimeOf(
         attachments,
       }),
   };
+}
+
+/** The scaffolds of the study's conditions that declare tools (they run tool calls in the sandbox). */
+export function toolScaffolds(study: Pick<PreparedStudy, "conditions">): string[] {
+  const names = study.conditions.map((c) => scaffoldOf(c).scaffold).filter((s) => s.tools !== undefined);
+  return [...new Set(names.map((s) => s.name))];
+}
+
+/**
+ * For `plan` and `run`, before any model is called: a study whose scaffolds declare tools needs a
+ * sandbox that runs here (one trivial command in it), or every tool call would fail.
+ */
+export async function refuseWithoutSandbox(study: Pick<PreparedStudy, "conditions">): Promise<void> {
+  const scaffolds = toolScaffolds(study);
+  if (scaffolds.length === 0) return;
+  const sandbox = await probeSandbox();
+  if (!sandbox.ok) throw new InputError(`scaffold(s) ${scaffolds.join(", ")} use tools: ${sandbox.message}`);
 }

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { ProviderEnv } from "../models/types.js";
 import { InputError } from "../core/errors.js";
-import { agentRuntimeOf } from "./agent-runtime.js";
+import { agentRuntimeOf, refuseWithoutSandbox } from "./agent-runtime.js";
 import { executeTrials } from "./execute/execute-trials.js";
 import { type BatchedModels, batchConcurrency, batchModels } from "./execute/batch/batch-models.js";
 import { isBatchMode } from "./execute/batch/settings.js";
@@ -66,6 +66,7 @@ const PLAN_BATCH = 5_000;
 export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult> {
   const study = await prepareStudy(options.specPath);
   for (const warning of study.warnings) options.onNote?.(`warning: ${warning}`);
+  await refuseWithoutSandbox(study);
   // Providers are built first so a bad model entry (unknown provider, missing key) writes nothing.
   const models = await buildModels(study, options.env, { rateShare: options.rateShare });
   try {

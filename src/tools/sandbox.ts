@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { SandboxLimits, ToolResult } from "../contracts/tool.js";
 import { seccompFilter } from "./seccomp.js";
 
@@ -12,6 +14,10 @@ import { seccompFilter } from "./seccomp.js";
  */
 
 export const BWRAP_PATH = "/usr/bin/bwrap";
+/** Environment variable that points Parallax at another bubblewrap (a wrapper, or a test's stand-in). */
+export const BWRAP_ENV = "PARALLAX_BWRAP";
+const INSTALL_HINT =
+  "Install it with `apt-get install bubblewrap` (Debian/Ubuntu) or your distribution's bubblewrap package";
 /** util-linux's prlimit, which sets the limits bwrap and the command inherit. */
 export const PRLIMIT_PATH = "/usr/bin/prlimit";
 /** Where the trial's work dir appears inside the sandbox (fixed, so observations do not carry host paths). */
@@ -54,7 +60,7 @@ export interface SandboxRequest {
   uid?: number;
   /** Text written to the command's stdin. */
   stdin?: string;
-  /** bubblewrap's path (default `BWRAP_PATH`). */
+  /** bubblewrap's path (default `configuredBwrapPath()`). */
   bwrapPath?: string;
 }
 
@@ -65,15 +71,37 @@ export interface SandboxRun {
   limitHit?: ToolResult["limitHit"];
   /** Set when bwrap could not be started at all. */
   spawnError?: string;
+  /** Set when bwrap started but the sandbox failed before the command ran (bwrap's or prlimit's own error). */
+  setupError?: string;
   durationMs: number;
 }
 
-/** Whether bubblewrap is installed; the message says how to install it when not. */
-export function sandboxAvailability(bwrapPath = BWRAP_PATH): { ok: true } | { ok: false; message: string } {
+/** bubblewrap's path: `PARALLAX_BWRAP` when set, else `BWRAP_PATH`. */
+export function configuredBwrapPath(env: NodeJS.ProcessEnv = process.env): string {
+  return env[BWRAP_ENV] || BWRAP_PATH;
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether bubblewrap and prlimit are installed; the message says how to install them when not. */
+export function sandboxAvailability(bwrapPath = configuredBwrapPath()): { ok: true } | { ok: false; message: string } {
   if (!existsSync(bwrapPath)) {
     return {
       ok: false,
-      message: `bubblewrap (${bwrapPath}) is not installed; the agent tools run every call in it. Install it with \`apt-get install bubblewrap\` (Debian/Ubuntu) or your distribution's bubblewrap package.`,
+      message: `bubblewrap (${bwrapPath}) is not installed; the agent tools run every call in it. ${INSTALL_HINT}.`,
+    };
+  }
+  if (!executable(bwrapPath)) {
+    return {
+      ok: false,
+      message: `bubblewrap (${bwrapPath}) is not executable; the agent tools run every call in it. ${INSTALL_HINT}.`,
     };
   }
   if (!existsSync(PRLIMIT_PATH)) {
@@ -83,6 +111,38 @@ export function sandboxAvailability(bwrapPath = BWRAP_PATH): { ok: true } | { ok
     };
   }
   return { ok: true };
+}
+
+/**
+ * Whether the sandbox works here: bubblewrap is installed and one trivial command runs in a sandbox
+ * built exactly as a tool call's is (a container may forbid its namespaces, or AppArmor its user
+ * namespace). The message names bubblewrap, what went wrong and how to install it.
+ */
+export async function probeSandbox(
+  bwrapPath = configuredBwrapPath(),
+): Promise<{ ok: true } | { ok: false; message: string }> {
+  const availability = sandboxAvailability(bwrapPath);
+  if (!availability.ok) return availability;
+  const workDir = await fs.mkdtemp(join(tmpdir(), "parallax-sandbox-probe-"));
+  // As a trial's would: as root, under an unprivileged uid that owns the work dir.
+  const uid = runsAsRoot() ? sandboxUid() : undefined;
+  try {
+    if (uid !== undefined) await fs.chown(workDir, uid, uid);
+    const run = await runSandboxed({ workDir, argv: ["true"], limits: DEFAULT_SANDBOX_LIMITS, bwrapPath, uid });
+    const failure =
+      run.spawnError ?? run.setupError ?? (run.exitCode === 0 ? undefined : `exit status ${run.exitCode}`);
+    if (failure === undefined) return { ok: true };
+    return {
+      ok: false,
+      message: `bubblewrap (${bwrapPath}) does not run a sandbox here: ${oneLine(failure)}. The agent tools run every call in it. ${INSTALL_HINT}; in a container, allow user namespaces (see docs/TOOLS.md).`,
+    };
+  } finally {
+    await fs.rm(workDir, { recursive: true, force: true });
+  }
+}
+
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*\n\s*/g, "; ");
 }
 
 /** Whether the sandbox must start as a per-trial uid (as root, RLIMIT_NPROC would not bind). */
@@ -134,18 +194,26 @@ export function bwrapArgs(workDir: string, tmpMb = DEFAULT_SANDBOX_LIMITS.tmpMb)
 
 /** File descriptor on which bwrap reads the seccomp filter (the child's fourth stdio entry). */
 const SECCOMP_FD = 3;
+/** File descriptor on which the sandbox reports that the command is about to start (the fifth stdio entry). */
+const STARTED_FD = 4;
+/**
+ * Run inside the sandbox once bwrap and prlimit have set it up: one byte on `STARTED_FD`, the
+ * descriptor closed, then the command. Without that byte, the sandbox failed before the command
+ * ran (an infrastructure failure, whatever the exit status), never the command's own failure.
+ */
+const STARTED_SCRIPT = `printf x >&${STARTED_FD}; exec ${STARTED_FD}>&-; exec "$@"`;
 
 /**
  * The whole command line: bwrap, then prlimit inside it setting the CPU, process, address-space
- * and file-size limits the command inherits. Set inside the user namespace, the process limit
- * counts only the processes in it (bwrap's init included), not the uid's processes elsewhere; it
- * binds because the uid is not root (see `sandboxUid`).
+ * and file-size limits the command inherits, then the started marker and the command. Set inside
+ * the user namespace, the process limit counts only the processes in it (bwrap's init included),
+ * not the uid's processes elsewhere; it binds because the uid is not root (see `sandboxUid`).
  */
 export function sandboxCommand(
   workDir: string,
   argv: readonly string[],
   limits: SandboxLimits,
-  bwrapPath = BWRAP_PATH,
+  bwrapPath = configuredBwrapPath(),
 ): string[] {
   const cpu = Math.max(1, Math.ceil(limits.cpuSeconds));
   // Soft CPU limit sends SIGXCPU (recognisable); the hard one a second later kills a process that ignores it.
@@ -158,22 +226,24 @@ export function sandboxCommand(
     "--",
   ];
   const seccomp = ["--seccomp", String(SECCOMP_FD)];
-  return [bwrapPath, ...bwrapArgs(workDir, limits.tmpMb), ...seccomp, "--", ...prlimit, ...argv];
+  const started = ["/bin/sh", "-c", STARTED_SCRIPT, "sh"];
+  return [bwrapPath, ...bwrapArgs(workDir, limits.tmpMb), ...seccomp, "--", ...prlimit, ...started, ...argv];
 }
 
 /** Runs one command in the sandbox. Never throws. */
 export function runSandboxed(request: SandboxRequest): Promise<SandboxRun> {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
-  const availability = sandboxAvailability(request.bwrapPath);
+  const bwrapPath = request.bwrapPath ?? configuredBwrapPath();
+  const availability = sandboxAvailability(bwrapPath);
   if (!availability.ok)
     return Promise.resolve({ output: "", exitCode: null, spawnError: availability.message, durationMs: 0 });
-  const [command, ...args] = sandboxCommand(request.workDir, request.argv, request.limits, request.bwrapPath);
+  const [command, ...args] = sandboxCommand(request.workDir, request.argv, request.limits, bwrapPath);
   // As root, the sandbox starts as the trial's own uid (RLIMIT_NPROC never binds for root).
   const identity = request.uid === undefined ? {} : { uid: request.uid, gid: request.uid };
   return new Promise((resolve) => {
     const child = spawn(command, args, {
-      stdio: ["pipe", "pipe", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
       detached: true,
       env: {},
       ...identity,
@@ -181,6 +251,10 @@ export function runSandboxed(request: SandboxRequest): Promise<SandboxRun> {
     const filterPipe = child.stdio[SECCOMP_FD] as NodeJS.WritableStream & { on(e: "error", f: () => void): void };
     filterPipe.on("error", () => {}); // bwrap that failed to start reads nothing
     filterPipe.end(seccompFilter());
+    let commandStarted = false;
+    child.stdio[STARTED_FD]?.on("data", () => {
+      commandStarted = true;
+    });
     const output = new OutputCap(request.limits.outputBytes);
     let limitHit: SandboxRun["limitHit"];
     const killAll = (reason: NonNullable<SandboxRun["limitHit"]>) => {
@@ -208,6 +282,10 @@ export function runSandboxed(request: SandboxRequest): Promise<SandboxRun> {
       clearTimeout(wallTimer);
       const exitCode = code ?? (signal === null ? null : 128 + signalNumber(signal));
       const text = output.text();
+      if (!commandStarted) {
+        resolve({ output: text, exitCode, setupError: setupErrorOf(text, exitCode, limitHit), durationMs: elapsed() });
+        return;
+      }
       resolve({
         output: text,
         exitCode,
@@ -216,6 +294,13 @@ export function runSandboxed(request: SandboxRequest): Promise<SandboxRun> {
       });
     });
   });
+}
+
+/** What bwrap (or prlimit) said when the sandbox failed before the command started. */
+function setupErrorOf(output: string, exitCode: number | null, limitHit: SandboxRun["limitHit"]): string {
+  const said = output.trim();
+  const status = limitHit === undefined ? `exit status ${exitCode}` : `killed at its ${limitHit} limit`;
+  return `the sandbox failed before the command started (${status})${said === "" ? "" : `: ${said}`}`;
 }
 
 /** Kills the sandbox's process group; bwrap's PID namespace takes every process inside with it. */
@@ -282,7 +367,10 @@ class OutputCap {
 /** The observation for the model from one sandboxed run. */
 export function toolResultOf(run: SandboxRun, limits: SandboxLimits): ToolResult {
   const base = { output: run.output, durationMs: run.durationMs };
-  if (run.spawnError !== undefined) return { ...base, output: run.spawnError, error: run.spawnError };
+  // The sandbox itself failed: the observation says nothing about the model's command.
+  const infrastructure = run.spawnError ?? run.setupError;
+  if (infrastructure !== undefined)
+    return { ...base, output: infrastructure, error: infrastructure, infrastructureError: infrastructure };
   if (run.limitHit !== undefined) {
     const message = limitMessage(run.limitHit, limits);
     return { ...base, output: joinLines(run.output, message), error: message, limitHit: run.limitHit };

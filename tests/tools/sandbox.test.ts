@@ -320,6 +320,10 @@ describe("sandbox: bubblewrap missing or broken", () => {
       limits: DEFAULT_SANDBOX_LIMITS,
       bwrapPath: notExecutable,
     });
-    assert.match(toolResultOf(broken, DEFAULT_SANDBOX_LIMITS).error ?? "", /could not start bwrap: .*EACCES/);
+    const brokenObservation = toolResultOf(broken, DEFAULT_SANDBOX_LIMITS);
+    assert.match(brokenObservation.error ?? "", /is not executable.*apt-get install bubblewrap/);
+    // Neither is the model's doing: both are infrastructure failures, which error the trial.
+    assert.equal(observation.infrastructureError, observation.error);
+    assert.equal(brokenObservation.infrastructureError, brokenObservation.error);
   });
 });

@@ -3,6 +3,7 @@ import "./nothing-measured.js";
 import "./parse-failures.js";
 import "./parse-imbalance.js";
 import "./errored.js";
+import "./sandbox.js";
 import "./propagation.js";
 import "./judge-quality.js";
 import "./gold-position.js";

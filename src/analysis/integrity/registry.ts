@@ -7,6 +7,7 @@
  * study type (the grid, the audit) adds its checks here (no-op rate, parseability).
  */
 import type { IntegrityPlan } from "../../contracts/analysis.js";
+import type { FailureBucket } from "../../contracts/failure.js";
 import type { AgreementStatus, BlindingStatus } from "../methodology.js";
 import type { AnalysisRow } from "../table.js";
 import type { AuditFacts } from "../audit-facts.js";
@@ -36,6 +37,8 @@ export interface IntegrityFacts {
   /** Trial id -> the position of its gold option as shown. */
   golds?: { trials: ReadonlyMap<string, FormattedGold> } | { unavailable: string };
   scoring?: ScoringFacts | { unavailable: string };
+  /** Trial id -> failure bucket, for every errored trial of the run. */
+  failureBuckets?: ReadonlyMap<string, FailureBucket>;
   /** A perturbation study's audit facts (the F1 no-op audit over stored bytes, the benchmarks' meta). */
   audit?: AuditFacts | { unavailable: string };
 }

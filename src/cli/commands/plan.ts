@@ -1,12 +1,14 @@
 import { conditionLabel } from "../../run/conditions.js";
 import { summarisePlan } from "../../run/plan.js";
+import { refuseWithoutSandbox } from "../../run/agent-runtime.js";
 import { checkCells } from "../../run/model-runtimes.js";
 import { prepareStudy } from "../../run/study.js";
 
 export async function planCommand(specPath: string, options: { json?: boolean }): Promise<void> {
   const study = await prepareStudy(specPath);
   for (const warning of study.warnings) process.stderr.write(`warning: ${warning}\n`);
-  // The cells `run` would refuse are refused here too (exit 2), before anything is estimated.
+  // The cells and the sandbox `run` would refuse are refused here too (exit 2), before anything is estimated.
+  await refuseWithoutSandbox(study);
   const unchecked = await checkCells(study, process.env);
   const summary = summarisePlan(study);
   if (options.json) {

@@ -98,12 +98,17 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
         `stopped: authentication failed (${summary.authFailure}); fix the model's API key, then run the same command again`,
       );
     }
+    if (summary.stoppedBy === "sandbox") {
+      lines.push(
+        `stopped: the tool sandbox failed (${summary.sandboxFailure}); make bubblewrap run (docs/TOOLS.md), then run the same command again`,
+      );
+    }
     if (workerExits.length > 0)
       lines.push(
         `workers: this one and ${workerExits.length} more (${workerExits.map(describeWorkerExit).join(", ")})`,
       );
     if (counts.errored > 0) lines.push("errored trials are retried when you run the same command again");
-    // A run that ran out of work (not stopped by budget, auth or Ctrl-C) with trials left must say so.
+    // A run that ran out of work (not stopped by budget, auth, the sandbox or Ctrl-C) with trials left must say so.
     const leftPending = summary.stoppedBy === "completed" ? counts.pending : 0;
     if (leftPending > 0) lines.push(pendingLine(leftPending));
     if (options.store) {
@@ -118,7 +123,7 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
     }
     process.stdout.write(`${lines.join("\n")}\n`);
     if (summary.stoppedBy === "stop") process.exitCode = EXIT_INTERRUPTED;
-    else if (counts.errored > 0 || leftPending > 0 || summary.stoppedBy === "auth")
+    else if (counts.errored > 0 || leftPending > 0 || summary.stoppedBy === "auth" || summary.stoppedBy === "sandbox")
       process.exitCode = EXIT_TRIALS_ERRORED;
     else if (workerExits.some((exit) => exit.code !== 0)) process.exitCode = 1;
   } finally {

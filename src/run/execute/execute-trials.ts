@@ -32,11 +32,12 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     shared: source.leaseOwner !== undefined,
   });
   const batcher = new CommitBatcher(options.store);
-  // An authentication failure (401/403) stops the run at once: no trial is claimed after it,
-  // and the calls in flight are aborted (their trials stay pending), since every other call
-  // with the same key would fail the same way.
-  const authStop = new AbortController();
-  const abortSignal = options.abortSignal ? AbortSignal.any([options.abortSignal, authStop.signal]) : authStop.signal;
+  // An authentication failure (401/403) or a failed tool sandbox stops the run at once: no trial
+  // is claimed after it, and the calls in flight are aborted (their trials stay pending), since
+  // every other call with the same key, or every other tool call, would fail the same way.
+  const hardStop = new AbortController();
+  let stoppedBy: "auth" | "sandbox" | undefined;
+  const abortSignal = options.abortSignal ? AbortSignal.any([options.abortSignal, hardStop.signal]) : hardStop.signal;
   const leaseOwner = source.leaseOwner;
   const context: TrialContext = {
     ...options,
@@ -54,10 +55,10 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
   let failure: { error: unknown } | undefined;
 
   const stopSignal = AbortSignal.any(
-    [options.stopSignal, options.abortSignal, authStop.signal].filter((s): s is AbortSignal => s !== undefined),
+    [options.stopSignal, options.abortSignal, hardStop.signal].filter((s): s is AbortSignal => s !== undefined),
   );
   const stopReason = (): ExecuteSummary["stoppedBy"] | undefined => {
-    if (authStop.signal.aborted) return "auth";
+    if (stoppedBy) return stoppedBy;
     if (options.stopSignal?.aborted || options.abortSignal?.aborted) return "stop";
     return budget.exhausted() ? "budget" : undefined;
   };
@@ -66,9 +67,12 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     summary[event.status]++;
     summary.calls += event.calls;
     summary.costUsd += event.costUsd;
-    if (event.failure?.bucket === "auth" && !authStop.signal.aborted) {
-      summary.authFailure = event.failure.message;
-      authStop.abort();
+    const bucket = event.failure?.bucket;
+    if ((bucket === "auth" || bucket === "sandbox") && !hardStop.signal.aborted) {
+      stoppedBy = bucket;
+      if (bucket === "auth") summary.authFailure = event.failure?.message;
+      else summary.sandboxFailure = event.failure?.message;
+      hardStop.abort();
     }
     await source.acknowledge(trial.id, event.status);
     options.onTrialDone?.(event);
@@ -117,6 +121,6 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
   const budgetReport = await budget.report();
   if (budgetReport) summary.budget = budgetReport;
   if (failure) throw failure.error;
-  if (authStop.signal.aborted) summary.stoppedBy = "auth";
+  if (stoppedBy) summary.stoppedBy = stoppedBy;
   return summary;
 }

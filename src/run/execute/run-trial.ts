@@ -5,7 +5,7 @@
  */
 import type { TaskInput } from "../../contracts/task.js";
 import type { CallRecord, TrialOutcome } from "../../contracts/trial.js";
-import { ProviderError } from "../../core/errors.js";
+import { ProviderError, SandboxFailure } from "../../core/errors.js";
 import { benchmarkPool, renderTrialTask, trialItem } from "../../facets/render.js";
 import { isLogprobScorer } from "../../scoring/types.js";
 import type { TrialRow } from "../store/types.js";
@@ -76,7 +76,7 @@ async function attemptTrial(trial: TrialRow, options: TrialContext): Promise<Att
     // Stopped by the budget (nothing sent for the refused call) or an abort: left unfinished.
     if (options.abortSignal?.aborted || error instanceof BudgetExhausted)
       return { abandoned: { trialId: trial.id, status: "abandoned", costUsd: 0, calls: calls.length } };
-    const bucket = error instanceof ProviderError ? error.bucket : "other";
+    const bucket = error instanceof ProviderError || error instanceof SandboxFailure ? error.bucket : "other";
     return attempted({
       status: "errored",
       finalAnswer: null,

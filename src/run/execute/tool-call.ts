@@ -6,6 +6,7 @@
 import type { ToolCall } from "../../contracts/provider.js";
 import type { Toolbox, ToolResult } from "../../contracts/tool.js";
 import type { CallRecord } from "../../contracts/trial.js";
+import { SandboxFailure } from "../../core/errors.js";
 import type { ScaffoldToolCall } from "../../scaffolds/types.js";
 import type { TrialRow } from "../store/types.js";
 import { type AgentLimits, checkAgentLimits } from "./agent-limits.js";
@@ -24,6 +25,8 @@ export function toolCallRecorder(
     const startedAt = new Date();
     const result = await toolbox.invoke(call);
     calls.push(toolCallRecord(trial, execution, calls.length + 1, callerRole, call, result, startedAt));
+    // The model never sees an observation the sandbox failed to produce: the trial errors.
+    if (result.infrastructureError !== undefined) throw new SandboxFailure(call.name, result.infrastructureError);
     return result;
   };
 }
@@ -62,6 +65,7 @@ function toolCallRecord(
       output: result.output,
       error: result.error ?? null,
       limitHit: result.limitHit ?? null,
+      ...(result.infrastructureError !== undefined ? { infrastructureError: result.infrastructureError } : {}),
       durationMs: result.durationMs,
       ...(result.answer !== undefined ? { answer: result.answer } : {}),
       ...(result.verdict !== undefined ? { verdict: result.verdict } : {}),

@@ -84,10 +84,15 @@ export interface ExecuteSummary {
   abandoned: number;
   calls: number;
   costUsd: number;
-  /** "auth": a call failed authentication (401/403); see `authFailure`. */
-  stoppedBy: "completed" | "stop" | "budget" | "auth";
+  /**
+   * "auth": a call failed authentication (401/403); see `authFailure`. "sandbox": a tool call's
+   * sandbox failed (bubblewrap missing or broken); see `sandboxFailure`.
+   */
+  stoppedBy: "completed" | "stop" | "budget" | "auth" | "sandbox";
   /** The first authentication failure's message, when one stopped the run. */
   authFailure?: string;
+  /** The first sandbox failure's message, when one stopped the run. */
+  sandboxFailure?: string;
   /** The shared budget when this pass ended (with limits only): spent, reserved in flight, past the limits. */
   budget?: BudgetReport;
 }
