@@ -36,6 +36,7 @@ export async function workerCommand(url: string, options: WorkerCommandOptions):
       rateShare: options.rateShare,
       stopSignal: signals.stop.signal,
       abortSignal: signals.abort.signal,
+      onNote: (message) => process.stderr.write(`${message}\n`),
     });
     const { summary, counts } = result;
     process.stdout.write(
@@ -43,7 +44,8 @@ export async function workerCommand(url: string, options: WorkerCommandOptions):
         `${summary.errored} errored, ${summary.abandoned} not completed; calls ${summary.calls}\n` +
         `study status: ${counts.finished} finished, ${counts.errored} errored, ${counts.pending} pending\n` +
         (summary.stoppedBy === "budget" ? "stopped: the spec's budget was reached\n" : "") +
-        (summary.budget ? `${describeBudget(summary.budget)}\n` : ""),
+        (summary.budget ? `${describeBudget(summary.budget)}\n` : "") +
+        (result.judging ? `${judgingLine(result.judging)}\n` : ""),
     );
     const leftPending = summary.stoppedBy === "completed" ? counts.pending : 0;
     if (leftPending > 0) process.stdout.write(`${pendingLine(leftPending)}\n`);
@@ -53,6 +55,13 @@ export async function workerCommand(url: string, options: WorkerCommandOptions):
   } finally {
     signals.dispose();
   }
+}
+
+/** What a worker says of the run's judging round: judged under the run's seal, unblinded by the run. */
+function judgingLine(judging: { trials: number; finished: boolean }): string {
+  return judging.finished
+    ? `judging: ${judging.trials} trial(s) judged under the run's sealed round; the round is unblinded`
+    : `judging: ${judging.trials} trial(s) judged under the run's sealed round; \`parallax run SPEC --store URL\` unblinds it once every judged trial is finished`;
 }
 
 /** How a worker process ended: its exit code, or the signal that ended it; `error` when it could not start. */

@@ -169,6 +169,17 @@ export interface LeaseStore {
   /** Stores the run's items (idempotent), for workers that have only the store's URL. */
   saveRunItems(runId: string, items: readonly Item[]): Promise<void>;
   listRunItems(runId: string): Promise<Item[]>;
+  /** Stores the plugin modules the run loaded (idempotent), in the spec's order. */
+  saveRunPlugins(runId: string, plugins: readonly StoredPlugin[]): Promise<void>;
+  listRunPlugins(runId: string): Promise<StoredPlugin[]>;
+}
+
+/** A plugin module a run loaded: its spec entry, the file it resolved to, its SHA-256 and content. */
+export interface StoredPlugin {
+  specifier: string;
+  file: string;
+  sha256: string;
+  content: string;
 }
 
 /** A provider batch of a run (batch mode), as recorded before it was polled. */
