@@ -21,6 +21,8 @@ after(async () => {
   await dropTestSchemas();
 });
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /** What a run stored, keyed by trial id: each trial's outcome, and each verdict by the trial it judged. */
 async function storedResults(url: string) {
   const store = await openStore(url);
@@ -108,7 +110,7 @@ describeNeeding(skipWithoutPostgres, "the quickstart (run-time judges) with work
     assert.match(
       worker.stdout,
       new RegExp(
-        `judging: ${judgedOutcomes.length} trial\\(s\\) judged under the run's sealed round; .parallax run SPEC --store URL. unblinds it`,
+        `judging: ${judgedOutcomes.length} trial\\(s\\) judged under the run's sealed round; the run unblinds it once every judged trial is finished \\(or again: parallax run SPEC --store '${escapeRegExp(shared)}'\\)`,
       ),
     );
     const unblind = await startCli(["run", QUICKSTART, "--out", outDir, "--store", shared], process.env).done;

@@ -210,11 +210,12 @@ export class KyselyLeaseStore implements LeaseStore {
   }
 
   async saveRunItems(runId: string, items: readonly Item[]): Promise<void> {
-    const rows = items.map((item) => ({
+    const rows = items.map((item, position) => ({
       run_id: runId,
       benchmark: item.benchmark,
       item_id: item.id,
       item: JSON.stringify(item),
+      position,
     }));
     await this.db.transaction().execute(async (trx) => {
       for (let start = 0; start < rows.length; start += ITEM_BATCH) {
@@ -232,6 +233,8 @@ export class KyselyLeaseStore implements LeaseStore {
       .selectFrom("run_items")
       .select("item")
       .where("run_id", "=", runId)
+      // The loaded order: a few-shot draw shuffles the pool in it (rows from before 0018 by id).
+      .orderBy("position")
       .orderBy("benchmark")
       .orderBy("item_id")
       .execute();

@@ -13,6 +13,7 @@ import { workerLease } from "./migrations/0014-worker-lease.js";
 import { analyses } from "./migrations/0015-analyses.js";
 import { runSpecDir } from "./migrations/0016-run-spec-dir.js";
 import { runPlugins } from "./migrations/0017-run-plugins.js";
+import { runItemOrder } from "./migrations/0018-run-item-order.js";
 
 export interface RunsTable {
   id: string;
@@ -191,6 +192,8 @@ export interface RunItemsTable {
   benchmark: string;
   item_id: string;
   item: string;
+  /** Migration 0018: the row's place in the order the run loaded its items and pools (null before). */
+  position?: number | null;
 }
 
 /** Migration 0011: the provider batches submitted in batch mode (execution.mode: batch). */
@@ -688,6 +691,7 @@ export const migrations: Record<string, Migration> = {
   "0015_analyses": analyses,
   "0016_run_spec_dir": runSpecDir,
   "0017_run_plugins": runPlugins,
+  "0018_run_item_order": runItemOrder,
 };
 
 export const migrationProvider: MigrationProvider = {
