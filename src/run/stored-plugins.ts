@@ -3,13 +3,13 @@
  * (its spec entry, the file, the file's SHA-256 and content); a worker joining by URL loads the
  * same code: the file it reaches from the run's spec folder must have the recorded hash (a
  * changed file is refused, naming both hashes), and where no file is reachable (another
- * machine) the stored content is written to a folder named after its hash and loaded from there.
+ * machine) the stored content is written to a private temporary folder and loaded from there.
  * The stored module must then stand alone: its own relative imports are not stored.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { type PluginRef, registerPluginFile, resolvePlugin } from "./plugins.js";
@@ -70,9 +70,14 @@ export async function loadStoredPlugins(
       await registerPluginFile(ref, local);
       continue;
     }
-    const copy = materialise(plugin);
     onNote?.(`plugin '${plugin.specifier}' is not reachable here; loading the run's copy (SHA-256 ${plugin.sha256})`);
-    await registerPluginFile(ref, copy);
+    const copy = materialise(plugin);
+    try {
+      await registerPluginFile(ref, copy);
+    } finally {
+      // Imported modules stay in memory: the private copy is not needed once registered.
+      rmSync(dirname(copy), { recursive: true, force: true });
+    }
   }
 }
 
@@ -92,18 +97,16 @@ function reachableFile(ref: PluginRef, specDir: string): string | undefined {
   }
 }
 
-/** Writes the stored module once under a folder named after its hash; returns its path. */
+/**
+ * Writes the stored module to a private folder of this process (mkdtemp: readable by its owner
+ * only, so no other user can swap it between the check and the import); returns its path.
+ */
 function materialise(plugin: StoredPlugin): string {
-  const dir = join(tmpdir(), "parallax-plugins", plugin.sha256);
-  const file = join(dir, basename(plugin.file));
-  if (existsSync(file) && sha256Of(readFileSync(file)) === plugin.sha256) return file;
-  mkdirSync(dir, { recursive: true });
-  // Written beside and renamed: a concurrent worker never imports a half-written module.
-  const partial = `${file}.${process.pid}.partial`;
-  writeFileSync(partial, plugin.content);
-  renameSync(partial, file);
+  const file = join(mkdtempSync(join(tmpdir(), "parallax-plugin-")), basename(plugin.file));
+  writeFileSync(file, plugin.content, { mode: 0o600 });
   const written = sha256Of(readFileSync(file));
   if (written !== plugin.sha256) {
+    rmSync(dirname(file), { recursive: true, force: true });
     throw new InputError(
       `plugin '${plugin.specifier}': the stored copy has SHA-256 ${written}, not the recorded ${plugin.sha256} (it is not UTF-8 text); put the file at ${plugin.file}`,
     );

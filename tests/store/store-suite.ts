@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
+import type { Item } from "../../src/contracts/item.js";
 import type { GenerateResult } from "../../src/contracts/provider.js";
 import type { CallRecord, PlannedTrial, TrialOutcome } from "../../src/contracts/trial.js";
 import type { RunRecord, TrialStore } from "../../src/run/store/index.js";
@@ -144,10 +145,9 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
           id,
           benchmark: k % 2 === 0 ? "exemplars:bench" : "bench",
           stem: `question ${id}`,
-        }));
-        // biome-ignore lint/suspicious/noExplicitAny: minimal items; the store only round-trips them
-        await store.saveRunItems("r1", items as any);
-        await store.saveRunItems("r1", [...items].reverse() as any);
+        })) as unknown as Item[];
+        await store.saveRunItems("r1", items);
+        await store.saveRunItems("r1", [...items].reverse());
         assert.deepEqual(
           (await store.listRunItems("r1")).map((item) => item.id),
           ["z9", "a1", "m5", "b2"],
