@@ -46,7 +46,7 @@ export const pluginApi: PluginApi = {
 };
 
 /** One entry of a spec's `plugins` list, with where it is written. */
-interface PluginRef {
+export interface PluginRef {
   specifier: string;
   /** `FILE:LINE:COL: plugins[i]` for messages. */
   where: string;
@@ -98,7 +98,11 @@ function checkLoaderMeta(loaderNames: readonly string[]): void {
 
 /** Imports one plugin module (once per process) and calls its register(api). */
 async function loadPlugin(ref: PluginRef, baseDir: string): Promise<void> {
-  const file = resolvePlugin(ref, baseDir);
+  await registerPluginFile(ref, resolvePlugin(ref, baseDir));
+}
+
+/** Imports a plugin module from `file` (once per process) and calls its register(api). */
+export async function registerPluginFile(ref: PluginRef, file: string): Promise<void> {
   if (loaded.has(file)) return;
   let module: Partial<ParallaxPlugin> & { default?: unknown };
   try {
@@ -129,7 +133,7 @@ function registerOf(value: unknown): unknown {
 }
 
 /** A path (relative to the spec's folder, or absolute) or a package name resolved from there. */
-function resolvePlugin(ref: PluginRef, baseDir: string): string {
+export function resolvePlugin(ref: PluginRef, baseDir: string): string {
   const { specifier } = ref;
   if (specifier.startsWith(".") || isAbsolute(specifier)) return resolve(baseDir, specifier);
   try {

@@ -23,6 +23,7 @@ import { acquireStudyLock, type StudyLock } from "./study-lock.js";
 import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import { storedPoolRows } from "./exemplars.js";
+import { pluginsToStore, refuseChangedPlugins } from "./stored-plugins.js";
 
 export interface RunStudyOptions {
   specPath: string;
@@ -96,15 +97,8 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
   }
   try {
     const runId = await recordRun(store, study, outDir, storeLabel(options.store ?? outDir));
-    await options.onRecorded?.(runId);
-    const before = await store.countByStatus(runId);
-    const total = before.pending + before.finished + before.errored;
-    options.onStart?.({ runId, total, pending: before.pending + before.errored, alreadyFinished: before.finished });
-    const { execution } = study.spec;
-    // Loaded here, not with the module: score.js brings the judging statistics (@stdlib), which
-    // `plan` (through checkCells) never needs.
-    const { logprobOptionsOf, scorerChooser } = await import("./scoring/choose.js");
-    // Judges of open-ended answers (spec scoring.judges): the mapping is sealed before any trial runs.
+    // Judges of open-ended answers (spec scoring.judges): the mapping is sealed before any trial
+    // runs, and before other workers start (they judge under the sealed round).
     const { RunJudging } = await import("./scoring/run-judging.js");
     for (const spec of RunJudging.judgeSpecsOf(study.spec)) {
       judges.set(
@@ -113,6 +107,14 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       );
     }
     const judging = await RunJudging.open(study, store, runId, outDir, judges);
+    await options.onRecorded?.(runId);
+    const before = await store.countByStatus(runId);
+    const total = before.pending + before.finished + before.errored;
+    options.onStart?.({ runId, total, pending: before.pending + before.errored, alreadyFinished: before.finished });
+    const { execution } = study.spec;
+    // Loaded here, not with the module: score.js brings the judging statistics (@stdlib), which
+    // `plan` (through checkCells) never needs.
+    const { logprobOptionsOf, scorerChooser } = await import("./scoring/choose.js");
     // Batch mode: calls of providers with a batch API go through it (src/run/execute/batch/).
     batching = isBatchMode(execution)
       ? batchModels(models, { store, runId, execution, prices: study.spec.prices, signal: options.abortSignal })
@@ -198,9 +200,13 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
     specDir: dirname(resolve(study.specPath)),
   };
   await store.saveRun(run);
-  // Workers on other machines read the items from a shared (PostgreSQL) store.
-  if (store.dialect === "postgres")
+  // Workers on other machines read the items and the plugins from a shared (PostgreSQL) store.
+  if (store.dialect === "postgres") {
     await store.saveRunItems(runId, [...allItems(study), ...storedPoolRows(study.exemplars)]);
+    const plugins = pluginsToStore(study.spec, run.specDir!);
+    if (existing) refuseChangedPlugins(runId, await store.listRunPlugins(runId), plugins);
+    await store.saveRunPlugins(runId, plugins);
+  }
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(study.manifest, null, 2)}\n`);
   writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(study.spec, null, 2)}\n`);
   stampGridRules(study.spec, study.specPath, outDir);

@@ -2,8 +2,10 @@
  * `parallax worker URL`: one more worker on a run that `parallax run SPEC --store URL` started.
  * Everything it needs is in the store (the spec in the run record, the items in run_items), so
  * another machine needs only the URL and its own API keys. Trials are claimed under leases
- * (execute/leased-source.ts); the worker refuses a run of another Parallax version, and runs
- * that need more than the store holds (plugins, run-time judges) say how to join them instead.
+ * (execute/leased-source.ts); the worker refuses a run of another Parallax version. The store
+ * holds what every trial needs: few-shot pools beside the items, the plugin modules by content
+ * hash (stored-plugins.ts), and for run-time judges the spec's judges and the blinding round the
+ * run sealed before its first trial (the run unblinds the round once every judged trial is done).
  */
 import { dirname, resolve } from "node:path";
 import type { Item } from "../contracts/item.js";
@@ -13,7 +15,8 @@ import { executeTrials } from "./execute/execute-trials.js";
 import { type BatchedModels, batchConcurrency, batchModels } from "./execute/batch/batch-models.js";
 import { isBatchMode } from "./execute/batch/settings.js";
 import { LeasedTrialSource, type LeaseOptions } from "./execute/leased-source.js";
-import type { ExecuteSummary, TrialEvent } from "./execute/types.js";
+import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
+import { buildJudgeModel } from "./judge.js";
 import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
 import { refuseOtherVersion, storeLabel } from "./run-study.js";
 import { agentRuntimeOf } from "./agent-runtime.js";
@@ -21,7 +24,8 @@ import { splitStoredPools } from "./exemplars.js";
 import { benchmarkConditions, expandConditions } from "./conditions.js";
 import { openStore } from "./store/open.js";
 import { isPostgresUrl, storeArgument } from "./store/url.js";
-import type { RunRecord } from "./store/types.js";
+import type { RunRecord, StoredPlugin } from "./store/types.js";
+import { loadStoredPlugins } from "./stored-plugins.js";
 import type { PreparedStudy } from "./study.js";
 
 export interface RunWorkerOptions {
@@ -38,6 +42,8 @@ export interface RunWorkerOptions {
   stopSignal?: AbortSignal;
   abortSignal?: AbortSignal;
   onTrialDone?: (event: TrialEvent) => void;
+  /** Hears notes for the user, such as a plugin loaded from the store's copy. */
+  onNote?: (message: string) => void;
 }
 
 export interface RunWorkerResult {
@@ -45,6 +51,8 @@ export interface RunWorkerResult {
   workerId: string;
   summary: ExecuteSummary;
   counts: Record<"pending" | "finished" | "errored", number>;
+  /** Run-time judging: how many trials the run judges, and whether its round is unblinded yet. */
+  judging?: { trials: number; finished: boolean };
 }
 
 export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerResult> {
@@ -58,13 +66,23 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
     if (!run) throw new InputError(`${label} holds no run${options.runId ? ` '${options.runId}'` : ""} to work on`);
     refuseOtherVersion(run, label);
     const stored = splitStoredPools(await store.listRunItems(run.id));
-    refuseWhatTheStoreLacks(run, options.store, stored.pools);
+    const plugins = await store.listRunPlugins(run.id);
+    refuseWhatTheStoreLacks(run, options.store, stored.pools, plugins);
     const study = storedStudy(run, stored.items, stored.pools, label);
+    const specDir = dirname(study.specPath);
+    await loadStoredPlugins(run.id, plugins, specDir, options.onNote);
     const models = await buildModels(study, options.env, { rateShare: options.rateShare });
+    const judges = new Map<string, ModelRuntime>();
     let batching: BatchedModels | undefined;
     try {
       refuseCells(study, models);
       const { logprobOptionsOf, scorerChooser } = await import("./scoring/choose.js");
+      const { RunJudging } = await import("./scoring/run-judging.js");
+      for (const spec of RunJudging.judgeSpecsOf(run.spec)) {
+        judges.set(spec.id, await buildJudgeModel(spec, run.spec, options.env, stored.items, specDir));
+      }
+      // The round the run sealed before its first trial: the same UUIDs and subsamples as the run's.
+      const judging = await RunJudging.open(study, store, run.id, undefined, judges);
       const source = await LeasedTrialSource.open(store, run.id, options.lease);
       const { execution } = run.spec;
       // Batch mode: calls of providers with a batch API go through it (src/run/execute/batch/).
@@ -85,32 +103,45 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
         abortSignal: options.abortSignal,
         budget: { maxCostUsd: run.spec.budget.max_cost_usd, maxCalls: run.spec.budget.max_calls },
         onTrialDone: options.onTrialDone,
+        judging,
         source,
-        agents: agentRuntimeOf(run.spec, { specDir: dirname(study.specPath), env: options.env }),
+        agents: agentRuntimeOf(run.spec, { specDir, env: options.env }),
       });
-      return { runId: run.id, workerId: source.leaseOwner, summary, counts: await store.countByStatus(run.id) };
+      const round = judging ? await store.getBlindingRound(run.id) : undefined;
+      return {
+        runId: run.id,
+        workerId: source.leaseOwner,
+        summary,
+        counts: await store.countByStatus(run.id),
+        ...(judging ? { judging: { trials: judging.size, finished: Boolean(round?.judged) } } : {}),
+      };
     } finally {
       await batching?.close();
       await closeModels(models);
+      await closeModels(judges);
     }
   } finally {
     await store.close();
   }
 }
 
-function refuseWhatTheStoreLacks(run: RunRecord, url: string, pools: ReadonlyMap<string, Item[]>): void {
+/** Runs recorded before the store kept pools and plugins do not hold them: those say how to join instead. */
+function refuseWhatTheStoreLacks(
+  run: RunRecord,
+  url: string,
+  pools: ReadonlyMap<string, Item[]>,
+  plugins: readonly StoredPlugin[],
+): void {
   const joinWithSpec = `start this worker with the spec instead: parallax run SPEC --store ${storeArgument(url)}`;
-  if ((run.spec.plugins ?? []).length > 0) {
-    throw new InputError(`run '${run.id}' loads plugins, which the store does not hold; ${joinWithSpec}`);
+  if ((run.spec.plugins ?? []).length !== plugins.length) {
+    throw new InputError(
+      `run '${run.id}' loads plugins the store does not hold (it was recorded before the store kept plugins); ${joinWithSpec}`,
+    );
   }
-  // Runs recorded since the store keeps the pools hold them; older ones do not.
   if (run.spec.benchmarks.some((b) => b.exemplars !== undefined && !pools.has(b.id))) {
     throw new InputError(
       `run '${run.id}' draws few-shot exemplars from a pool the store does not hold (it was recorded before the store kept pools); ${joinWithSpec}`,
     );
-  }
-  if ((run.spec.scoring?.judges ?? []).length > 0) {
-    throw new InputError(`run '${run.id}' judges trials at run time, which needs the study directory; ${joinWithSpec}`);
   }
 }
 

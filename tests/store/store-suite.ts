@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
+import type { Item } from "../../src/contracts/item.js";
 import type { GenerateResult } from "../../src/contracts/provider.js";
 import type { CallRecord, PlannedTrial, TrialOutcome } from "../../src/contracts/trial.js";
 import type { RunRecord, TrialStore } from "../../src/run/store/index.js";
@@ -134,6 +135,37 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.deepEqual(await store.getRun("r-old"), older);
         assert.deepEqual(await store.getRun(), newer);
         assert.equal(await store.getRun("missing"), undefined);
+      }));
+
+    test("run items and pools come back in the order they were saved; plugins with their hash and content", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        // A few-shot draw shuffles a pool in its loaded order: neither id nor benchmark order will do.
+        const items = ["z9", "a1", "m5", "b2"].map((id, k) => ({
+          id,
+          benchmark: k % 2 === 0 ? "exemplars:bench" : "bench",
+          stem: `question ${id}`,
+        })) as unknown as Item[];
+        await store.saveRunItems("r1", items);
+        await store.saveRunItems("r1", [...items].reverse());
+        assert.deepEqual(
+          (await store.listRunItems("r1")).map((item) => item.id),
+          ["z9", "a1", "m5", "b2"],
+          "the first save's order, kept by a repeated save",
+        );
+        const plugins = [
+          {
+            specifier: "./b.mjs",
+            file: "/x/b.mjs",
+            sha256: "b".repeat(64),
+            content: "export function register() {}\n",
+          },
+          { specifier: "pkg-a", file: "/x/node_modules/pkg-a/index.js", sha256: "a".repeat(64), content: "// a\n" },
+        ];
+        await store.saveRunPlugins("r1", plugins);
+        await store.saveRunPlugins("r1", plugins);
+        assert.deepEqual(await store.listRunPlugins("r1"), plugins);
+        assert.deepEqual(await store.listRunPlugins("other"), []);
       }));
 
     test("getRun without id on an empty store is undefined", () =>

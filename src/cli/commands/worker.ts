@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { describeBudget } from "../../run/execute/budget.js";
 import { runWorker } from "../../run/run-worker.js";
+import { storeArgument } from "../../run/store/url.js";
 import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
 
 /** The line a run or worker that ended with trials still pending prints. */
@@ -36,6 +37,7 @@ export async function workerCommand(url: string, options: WorkerCommandOptions):
       rateShare: options.rateShare,
       stopSignal: signals.stop.signal,
       abortSignal: signals.abort.signal,
+      onNote: (message) => process.stderr.write(`${message}\n`),
     });
     const { summary, counts } = result;
     process.stdout.write(
@@ -43,7 +45,8 @@ export async function workerCommand(url: string, options: WorkerCommandOptions):
         `${summary.errored} errored, ${summary.abandoned} not completed; calls ${summary.calls}\n` +
         `study status: ${counts.finished} finished, ${counts.errored} errored, ${counts.pending} pending\n` +
         (summary.stoppedBy === "budget" ? "stopped: the spec's budget was reached\n" : "") +
-        (summary.budget ? `${describeBudget(summary.budget)}\n` : ""),
+        (summary.budget ? `${describeBudget(summary.budget)}\n` : "") +
+        (result.judging ? `${judgingLine(result.judging, url)}\n` : ""),
     );
     const leftPending = summary.stoppedBy === "completed" ? counts.pending : 0;
     if (leftPending > 0) process.stdout.write(`${pendingLine(leftPending)}\n`);
@@ -53,6 +56,14 @@ export async function workerCommand(url: string, options: WorkerCommandOptions):
   } finally {
     signals.dispose();
   }
+}
+
+/** What a worker says of the run's judging round: judged under the run's seal, unblinded by the run. */
+function judgingLine(judging: { trials: number; finished: boolean }, url: string): string {
+  const round = `judging: ${judging.trials} trial(s) judged under the run's sealed round`;
+  return judging.finished
+    ? `${round}; the round is unblinded`
+    : `${round}; the run unblinds it once every judged trial is finished (or again: parallax run SPEC --store ${storeArgument(url)})`;
 }
 
 /** How a worker process ended: its exit code, or the signal that ended it; `error` when it could not start. */

@@ -89,13 +89,15 @@ export class RunJudging implements TrialJudging {
 
   /**
    * The run's judged trials, their UUIDs (sealed before any trial runs, or the sealed round of an
-   * earlier invocation of this run) and subsamples; undefined when nothing is judged.
+   * earlier invocation of this run) and subsamples; undefined when nothing is judged. `dir` is
+   * the study directory; without it (a worker joining by URL) the round the run sealed is used,
+   * and none is sealed.
    */
   static async open(
     study: PreparedStudy,
     store: TrialStore,
     runId: string,
-    dir: string,
+    dir: string | undefined,
     judges: Map<string, ModelRuntime>,
   ): Promise<RunJudging | undefined> {
     const spec = study.spec;
@@ -109,7 +111,6 @@ export class RunJudging implements TrialJudging {
       }
     }
     if (judged.length === 0) return undefined;
-    const log = new JudgementLog(store, runId, dir);
     const existing = await store.getBlindingRound(runId);
     let entries: BlindingEntry[] | undefined;
     let sealed: { sha256: string; text: string } | undefined;
@@ -124,7 +125,15 @@ export class RunJudging implements TrialJudging {
     // Every judged trial finished and the store holds another round (a later `score --scorer
     // judge` re-judging): nothing is left to judge, and that round stands.
     if (existing && !entries && judged.every((t) => t.status === "finished")) return undefined;
+    if ((!entries || !sealed) && dir === undefined) {
+      throw new InputError(
+        `run '${runId}' judges ${judged.length} trial(s) at run time, but the store holds no sealed round for ` +
+          `them${existing ? ` (its round maps ${openSealedMapping(existing.mapping, existing.sealedSha256).length})` : ""}: ` +
+          "`parallax run SPEC --store URL` seals it before any trial runs; start the worker once the run has started",
+      );
+    }
     if (!entries || !sealed) {
+      const log = new JudgementLog(store, runId, dir!);
       entries = judged.map((trial) => ({
         uuid: newUuid(),
         trialId: trial.id,

@@ -125,6 +125,8 @@ export class KyselyTrialStore implements TrialStore {
   othersLeases: LeaseStore["othersLeases"] = (...a) => this.leases.othersLeases(...a);
   saveRunItems: LeaseStore["saveRunItems"] = (...a) => this.leases.saveRunItems(...a);
   listRunItems: LeaseStore["listRunItems"] = (...a) => this.leases.listRunItems(...a);
+  saveRunPlugins: LeaseStore["saveRunPlugins"] = (...a) => this.leases.saveRunPlugins(...a);
+  listRunPlugins: LeaseStore["listRunPlugins"] = (...a) => this.leases.listRunPlugins(...a);
 
   // Judge verdicts and blinding state: see judgement-queries.ts.
   sealBlindingRound: JudgementStore["sealBlindingRound"] = (...a) => this.judgements.sealBlindingRound(...a);

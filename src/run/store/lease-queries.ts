@@ -11,7 +11,7 @@ import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import type { Item } from "../../contracts/item.js";
 import { compareKeys } from "./lock-conflicts.js";
 import type { StoreDatabase, TrialsTable } from "./schema.js";
-import type { LeaseStore, LeaseSummary, TrialRow, WorkerRecord } from "./types.js";
+import type { LeaseStore, LeaseSummary, StoredPlugin, TrialRow, WorkerRecord } from "./types.js";
 
 type Dialect = "sqlite" | "postgres";
 
@@ -210,11 +210,12 @@ export class KyselyLeaseStore implements LeaseStore {
   }
 
   async saveRunItems(runId: string, items: readonly Item[]): Promise<void> {
-    const rows = items.map((item) => ({
+    const rows = items.map((item, position) => ({
       run_id: runId,
       benchmark: item.benchmark,
       item_id: item.id,
       item: JSON.stringify(item),
+      position,
     }));
     await this.db.transaction().execute(async (trx) => {
       for (let start = 0; start < rows.length; start += ITEM_BATCH) {
@@ -232,9 +233,30 @@ export class KyselyLeaseStore implements LeaseStore {
       .selectFrom("run_items")
       .select("item")
       .where("run_id", "=", runId)
+      // The loaded order: a few-shot draw shuffles the pool in it (rows from before 0018 by id).
+      .orderBy("position")
       .orderBy("benchmark")
       .orderBy("item_id")
       .execute();
     return rows.map((r) => JSON.parse(r.item) as Item);
+  }
+
+  async saveRunPlugins(runId: string, plugins: readonly StoredPlugin[]): Promise<void> {
+    if (plugins.length === 0) return;
+    await this.db
+      .insertInto("run_plugins")
+      .values(plugins.map((plugin, position) => ({ run_id: runId, position, ...plugin })))
+      .onConflict((oc) => oc.columns(["run_id", "position"]).doNothing())
+      .execute();
+  }
+
+  async listRunPlugins(runId: string): Promise<StoredPlugin[]> {
+    const rows = await this.db
+      .selectFrom("run_plugins")
+      .select(["specifier", "file", "sha256", "content"])
+      .where("run_id", "=", runId)
+      .orderBy("position")
+      .execute();
+    return rows;
   }
 }

@@ -12,6 +12,8 @@ import { batchSubmissions } from "./migrations/0013-batch-submissions.js";
 import { workerLease } from "./migrations/0014-worker-lease.js";
 import { analyses } from "./migrations/0015-analyses.js";
 import { runSpecDir } from "./migrations/0016-run-spec-dir.js";
+import { runPlugins } from "./migrations/0017-run-plugins.js";
+import { runItemOrder } from "./migrations/0018-run-item-order.js";
 
 export interface RunsTable {
   id: string;
@@ -190,6 +192,8 @@ export interface RunItemsTable {
   benchmark: string;
   item_id: string;
   item: string;
+  /** Migration 0018: the row's place in the order the run loaded its items and pools (null before). */
+  position?: number | null;
 }
 
 /** Migration 0011: the provider batches submitted in batch mode (execution.mode: batch). */
@@ -275,6 +279,17 @@ export interface StoreDatabase {
   budget_reservations: BudgetReservationsTable;
   batch_submissions: BatchSubmissionsTable;
   analyses: AnalysesTable;
+  run_plugins: RunPluginsTable;
+}
+
+/** Migration 0017: a plugin module a run loaded: where from, its SHA-256 and its content. */
+export interface RunPluginsTable {
+  run_id: string;
+  position: number;
+  specifier: string;
+  file: string;
+  sha256: string;
+  content: string;
 }
 
 /** Migration 0015: a run's analysis record (the JSON `parallax analyze` writes as analysis.json). */
@@ -675,6 +690,8 @@ export const migrations: Record<string, Migration> = {
   "0014_worker_lease": workerLease,
   "0015_analyses": analyses,
   "0016_run_spec_dir": runSpecDir,
+  "0017_run_plugins": runPlugins,
+  "0018_run_item_order": runItemOrder,
 };
 
 export const migrationProvider: MigrationProvider = {

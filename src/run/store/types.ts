@@ -168,7 +168,19 @@ export interface LeaseStore {
   leaseSummary(runId: string): Promise<LeaseSummary>;
   /** Stores the run's items (idempotent), for workers that have only the store's URL. */
   saveRunItems(runId: string, items: readonly Item[]): Promise<void>;
+  /** The run's items and pools in the order they were saved (few-shot draws depend on a pool's order). */
   listRunItems(runId: string): Promise<Item[]>;
+  /** Stores the plugin modules the run loaded (idempotent), in the spec's order. */
+  saveRunPlugins(runId: string, plugins: readonly StoredPlugin[]): Promise<void>;
+  listRunPlugins(runId: string): Promise<StoredPlugin[]>;
+}
+
+/** A plugin module a run loaded: its spec entry, the file it resolved to, its SHA-256 and content. */
+export interface StoredPlugin {
+  specifier: string;
+  file: string;
+  sha256: string;
+  content: string;
 }
 
 /** A provider batch of a run (batch mode), as recorded before it was polled. */
