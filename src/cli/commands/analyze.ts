@@ -63,7 +63,7 @@ function isStudyDir(target: string): boolean {
 export async function runAnalysis(
   target: string,
   options: { plan?: string; scorer?: string },
-): Promise<{ record: AnalysisRecord; written: string[] }> {
+): Promise<{ record: AnalysisRecord; written: string[]; stored?: string }> {
   const plan = options.plan ? readPlanFile(options.plan) : undefined;
   if (!isStudyDir(target)) {
     if (!existsSync(target)) throw new InputError(`${target}: no such study directory or table file`);
@@ -76,7 +76,11 @@ export async function runAnalysis(
     // A PostgreSQL store has no directory to write the record into: the store keeps it, for `report`.
     if (isPostgresUrl(target)) {
       await store.saveAnalysis(run.id, recordJson(record));
-      return { record, written: [`the analysis of run ${run.id} in ${parsePostgresUrl(target).description}`] };
+      return {
+        record,
+        written: [],
+        stored: `the analysis of run ${run.id} in ${parsePostgresUrl(target).description}`,
+      };
     }
     return { record, written: writeAnalysisRecord(target, record) };
   } finally {
@@ -92,7 +96,7 @@ function writtenLines(files: string[]): string[] {
 }
 
 export async function analyzeCommand(target: string, options: AnalyzeCommandOptions): Promise<void> {
-  const { record, written } = await runAnalysis(target, options);
+  const { record, written, stored } = await runAnalysis(target, options);
   const json = recordJson(record);
   if (options.out) writeFileSync(options.out, json);
   if (options.json) process.stdout.write(json);
@@ -100,7 +104,8 @@ export async function analyzeCommand(target: string, options: AnalyzeCommandOpti
     const print = options.full ? formatSummary : formatOverview;
     process.stdout.write(print(record.analysis, record.methodology));
     const files = [...written, ...(options.out ? [options.out] : [])];
-    if (files.length) process.stdout.write(`\n${writtenLines(files).join("\n")}\n`);
+    const lines = [...(stored ? [`wrote ${stored}`] : []), ...writtenLines(files)];
+    if (lines.length) process.stdout.write(`\n${lines.join("\n")}\n`);
   }
   // A failed integrity check: a clear line on stderr and exit 3, so that scripts notice.
   if (record.analysis.integrity?.failed) {
