@@ -51,19 +51,15 @@ describe("examples/scaffold-safety-sim.yaml", () => {
     const study = await prepareStudy(SIM);
     assert.deepEqual(study.warnings, []);
     const sizes = Object.fromEntries(study.manifest.benchmarks.map((b) => [b.id, b.items.length]));
-    assert.deepEqual(sizes, {
-      bbq: 36,
-      truthfulqa: 32,
-      xstest: 12,
-      or_bench: 12,
-      sycophancy: 12,
-      ai_factual_recall: 20,
-    });
+    // Each benchmark gives its declared sample (every source holds at least that many items).
+    const declared = Object.fromEntries(study.spec.benchmarks.map((b) => [b.id, b.sample?.n]));
+    assert.deepEqual(sizes, declared);
+    const items = Object.values(sizes).reduce((a, b) => a + b, 0);
     const plan = summarisePlan(study);
     assert.equal(plan.models, 6);
     assert.equal(plan.conditions, 11);
-    assert.equal(plan.items, 124);
-    assert.equal(plan.trials, 6 * 11 * 124);
+    assert.equal(plan.items, items);
+    assert.equal(plan.trials, 6 * 11 * items);
     // Calls per trial: direct 1, ReAct 6, critic 5, map-reduce 5 (and with options 5), CoT 1, chains 4.
     // Judge sub-calls: XSTest and OR-Bench (no options: open-ended) are judged at run time; each
     // judged trial expects the primary verdict plus the validation and guessing shares, rounded
@@ -71,7 +67,7 @@ describe("examples/scaffold-safety-sim.yaml", () => {
     const perJudged =
       1 + (study.spec.scoring?.validation?.fraction ?? 0) + (study.spec.scoring?.blinding.guess_fraction ?? 0);
     const judgeCalls = 6 * Math.round(11 * (sizes.xstest + sizes.or_bench) * perJudged);
-    assert.equal(plan.estimatedCalls, 6 * 124 * (1 + 6 + 5 + 5 + 5 + 1 + 4 * 5) + judgeCalls);
+    assert.equal(plan.estimatedCalls, 6 * items * (1 + 6 + 5 + 5 + 5 + 1 + 4 * 5) + judgeCalls);
     assert.equal(plan.estimatedCostUsd, 0);
   });
 });
