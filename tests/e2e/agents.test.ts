@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
-import { loadStudySpec } from "../../src/facets/validate.js";
+import { loadSpec } from "../../src/core/spec-loader.js";
 import { summarisePlan } from "../../src/run/plan.js";
 import { analyzeDirectory } from "../../src/analysis/directory.js";
 import { normalizePlan } from "../../src/analysis/plan.js";
@@ -26,7 +26,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("examples/gaia.yaml", () => {
   it("is the paper's design: 5 models from 3 providers x 3 scaffolds, 3 attempts, Levels 1-2, 200K truncation", () => {
-    const { spec } = loadStudySpec(GAIA);
+    const { spec } = loadSpec(GAIA);
     assert.deepEqual(
       spec.models.map((m) => m.provider),
       ["anthropic", "anthropic", "anthropic", "google", "openai"],
