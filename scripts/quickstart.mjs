@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * One study's quickstart, end to end: run, status, analyze and report with the built CLI
+ * One study's quickstart, end to end: run, analyze and report with the built CLI
  * (dist/), ending with the report's path. `node scripts/quickstart.mjs NAME`, NAME one of the
  * studies below (the npm scripts `quickstart`, `quickstart:grid`, `quickstart:audit`,
  * `quickstart:agents` call it after `npm run build`).
@@ -41,6 +41,17 @@ const STUDIES = {
   },
 };
 
+/** Words wrapped to lines of at most 118 characters, so the explanation fits a terminal. */
+function wrap(text, width = 118) {
+  const lines = [""];
+  for (const word of text.split(" ")) {
+    const last = lines.length - 1;
+    if (lines[last].length > 0 && lines[last].length + 1 + word.length > width) lines.push(`  ${word}`);
+    else lines[last] = lines[last].length > 0 ? `${lines[last]} ${word}` : word;
+  }
+  return lines.join("\n");
+}
+
 const name = process.argv[2];
 const study = STUDIES[name];
 if (!study) {
@@ -56,7 +67,6 @@ const dir = join("runs", study.spec.replace(/^examples\//, "").replace(/\.yaml$/
 
 const steps = [
   ["run", study.spec, "--out", dir],
-  ["status", dir],
   ["analyze", dir],
   ["report", dir],
 ];
@@ -71,6 +81,6 @@ for (const args of steps) {
     process.stderr.write(`quickstart ${name}: 'parallax ${step}' exited ${code}; stopping\n`);
     process.exit(code);
   }
-  process.stdout.write(`(exit ${code} from ${step} is ${why}; continuing)\n`);
+  process.stdout.write(`${wrap(`(exit ${code} from ${step} is ${why}; continuing)`)}\n`);
 }
-process.stdout.write(`\nreport: ${resolve(dir, "report.html")}\n`);
+process.stdout.write(`\ncounts per cell: parallax status ${dir}\nreport: ${resolve(dir, "report.html")}\n`);

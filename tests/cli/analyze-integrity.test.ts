@@ -38,7 +38,7 @@ test("a cell where no answer parsed: every verdict on it is not interpretable an
   const { table, plan } = setup(["map_reduce"]);
   const result = runCli(["analyze", table, "--plan", plan, "--full"]);
   assert.equal(result.status, 3, result.stderr);
-  assert.match(result.stderr, /MEASUREMENT INTEGRITY FAILED.*Failed: nothing_measured/);
+  assert.match(result.stderr, /MEASUREMENT INTEGRITY FAILED.*Failed: nothing_measured/s);
   const out = result.stdout;
   assert.ok(out.indexOf("measurement integrity") >= 0, out);
   assert.ok(out.indexOf("measurement integrity") < out.indexOf("each condition vs the reference"), out);

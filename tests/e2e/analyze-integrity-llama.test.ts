@@ -73,7 +73,7 @@ test("stories260K on BBQ: nothing parsed, every verdict not interpretable, analy
 
   const analyze = runCli(["analyze", out, "--full"]);
   assert.equal(analyze.status, 3, analyze.stderr);
-  assert.match(analyze.stderr, /MEASUREMENT INTEGRITY FAILED.*nothing_measured/);
+  assert.match(analyze.stderr, /MEASUREMENT INTEGRITY FAILED.*nothing_measured/s);
   assert.match(analyze.stdout, /Nothing measured\s+fail/);
   assert.match(analyze.stdout, /Parse failures per cell\s+fail/);
   assert.match(analyze.stderr, /parse_failures/);

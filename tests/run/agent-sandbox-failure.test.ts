@@ -189,7 +189,7 @@ describeNeeding(needsBubblewrap(), "the CLI on a sandbox that breaks mid-run", (
     assert.match(run.stdout, /errored trials are retried when you run the same command again/);
     const analyze = runCli(["analyze", spec.outDir], { env });
     assert.equal(analyze.status, 3, analyze.stderr);
-    assert.match(analyze.stderr, /MEASUREMENT INTEGRITY FAILED.*Failed: .*sandbox/);
+    assert.match(analyze.stderr, /MEASUREMENT INTEGRITY FAILED.*Failed: .*sandbox/s);
     assert.match(analyze.stdout, /fail: Tool sandbox worked/);
   });
 });

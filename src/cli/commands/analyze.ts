@@ -113,7 +113,8 @@ export async function analyzeCommand(target: string, options: AnalyzeCommandOpti
     const failed = record.analysis.integrity.checks
       .filter((c) => c.status === "fail")
       .map((c) => failedCheckLabel(planted, c));
-    process.stderr.write(`parallax analyze: ${INTEGRITY_FAILED_LINE} Failed: ${failed.join(", ")}.\n`);
+    // Two lines, so that each fits a terminal.
+    process.stderr.write(`parallax analyze: ${INTEGRITY_FAILED_LINE}\n  Failed: ${failed.join(", ")}.\n`);
     process.exitCode = EXIT_INTEGRITY_FAILED;
   }
 }
