@@ -137,7 +137,7 @@ describeNeeding(needsBubblewrap(), "agent trials on the simulated panel", () => 
   });
 });
 
-describe("outcomes, buckets and flags (App. D/E)", () => {
+describeNeeding(needsBubblewrap(), "outcomes, buckets and flags (App. D/E)", () => {
   test("a PDF page limit and the serialisation bug land in their own buckets and flags; a rerun retries only them", {
     timeout: 300_000,
   }, async () => {

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe } from "node:test";
 import type { ChatMessage, ToolSpec } from "../../src/contracts/provider.js";
 import type { CallRecord } from "../../src/contracts/trial.js";
 import type { ModelSpec } from "../../src/contracts/spec.js";
@@ -22,7 +22,7 @@ import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { createToolbox, toolSpec, tools as registeredTools } from "../../src/tools/index.js";
 import { sharedModel, skipReason } from "../helpers/llama-model.js";
-import { needsBubblewrap } from "../helpers/prerequisites.js";
+import { after, before, describeNeeding, needsBubblewrap, test } from "../helpers/prerequisites.js";
 
 const MODEL_NAME = "stories260K.gguf";
 const modelPath = sharedModel(MODEL_NAME) ?? "";
@@ -238,7 +238,7 @@ describe("llama tools on stories260K", { skip }, () => {
   });
 });
 
-describe("an S1 agent trial on llama (stories260K)", { skip }, () => {
+describeNeeding(skip || needsBubblewrap(), "an S1 agent trial on llama (stories260K)", () => {
   const dirs: string[] = [];
   after(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

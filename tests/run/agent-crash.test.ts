@@ -10,11 +10,15 @@ import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { finishedCount, killWhenFinished, startRun } from "../helpers/run-process.js";
 import { AGENT_TASKS, writeAgentStudy } from "../helpers/agent-study.js";
+import { needsBubblewrap } from "../helpers/prerequisites.js";
 
 const spec = writeAgentStudy({ attempts: 3, agent: "{ tool_calls: { agent: 3, actor: 2, executor: 2 } }" });
 after(() => rmSync(spec.dir, { recursive: true, force: true }));
 
-test("SIGKILL mid agent trial: resume reruns it from its start and stores it once", { timeout: 600_000 }, async () => {
+test("SIGKILL mid agent trial: resume reruns it from its start and stores it once", {
+  timeout: 600_000,
+  skip: needsBubblewrap(),
+}, async () => {
   const planned = 3 * AGENT_TASKS.length * 3;
   await killWhenFinished(startRun(spec.specPath, spec.outDir), spec.outDir, 4);
   assert.ok(finishedCount(spec.outDir) < planned, "the run finished before the kill");

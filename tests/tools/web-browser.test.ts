@@ -162,7 +162,7 @@ describeNeeding(needsBubblewrap(), "web_browser on the offline web", () => {
   });
 });
 
-describe("web_browser on a backend without raw pages", () => {
+describeNeeding(needsBubblewrap(), "web_browser on a backend without raw pages", () => {
   it("shows the backend's text (URLs in it become links)", async () => {
     const web: WebBackend = {
       name: "text-only",
