@@ -21,7 +21,7 @@ import {
   startCli,
   testStoreUrl,
 } from "../helpers/postgres-run.js";
-import { writeDemoSpec } from "../helpers/study.js";
+import { writeOpenAIMockStudy } from "../helpers/study.js";
 import { after, before, describeNeeding, test } from "../helpers/prerequisites.js";
 
 const KEY = "sk-budget-test-1234567890abcdef";
@@ -38,18 +38,7 @@ after(async () => {
 
 /** `items` one-call trials (direct scaffold, MC) on the OpenAI mock. */
 function openaiStudy(options: { items: number; concurrency: number; budget?: string; rateLimit?: string }) {
-  return writeDemoSpec({
-    items: options.items,
-    facets: "    format: [mc]",
-    models: `  - id: gpt
-    provider: openai
-    model: gpt-4o-mini
-    base_url: ${mock.url}/v1
-    api_key_env: PARALLAX_BUDGET_TEST_KEY
-    params: { temperature: 0, max_tokens: 16 }${options.rateLimit ? `\n    rate_limit: ${options.rateLimit}` : ""}`,
-    execution: `  concurrency: ${options.concurrency}\n  timeout_s: 600\n  max_retries: 2\n  backoff_base_ms: 1\n  backoff_max_ms: 5`,
-    budget: options.budget,
-  });
+  return writeOpenAIMockStudy({ baseUrl: mock.url, keyEnv: "PARALLAX_BUDGET_TEST_KEY", ...options });
 }
 
 function chatRequests() {

@@ -19,7 +19,7 @@ import {
   startCli,
   testStoreUrl,
 } from "../helpers/postgres-run.js";
-import { writeDemoSpec } from "../helpers/study.js";
+import { writeDemoSpec, writeOpenAIMockStudy } from "../helpers/study.js";
 import { after, before, describeNeeding, test } from "../helpers/prerequisites.js";
 
 const KEY = "sk-finish-test-1234567890abcdef";
@@ -35,17 +35,12 @@ after(async () => {
 });
 
 function study(items: number, concurrency: number) {
-  return writeDemoSpec({
+  return writeOpenAIMockStudy({
+    baseUrl: mock.url,
+    keyEnv: "PARALLAX_FINISH_TEST_KEY",
     items,
     attempts: 1,
-    facets: "    format: [mc]",
-    models: `  - id: gpt
-    provider: openai
-    model: gpt-4o-mini
-    base_url: ${mock.url}/v1
-    api_key_env: PARALLAX_FINISH_TEST_KEY
-    params: { temperature: 0, max_tokens: 16 }`,
-    execution: `  concurrency: ${concurrency}\n  timeout_s: 600\n  max_retries: 2\n  backoff_base_ms: 1\n  backoff_max_ms: 5`,
+    concurrency,
   });
 }
 

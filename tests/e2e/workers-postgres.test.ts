@@ -14,7 +14,7 @@ import type { TrialStore } from "../../src/run/store/types.js";
 import { runCli } from "../helpers/cli.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";
 import type { MockServer } from "../helpers/mock-server.js";
-import { writeDemoSpec } from "../helpers/study.js";
+import { writeOpenAIMockStudy } from "../helpers/study.js";
 import {
   dropTestSchemas,
   PG_URL,
@@ -41,19 +41,7 @@ after(async () => {
 
 /** A study of `items` x `attempts` one-call trials (direct scaffold, MC) on the OpenAI mock. */
 function openaiStudy(items: number, attempts: number, concurrency: number) {
-  return writeDemoSpec({
-    items,
-    attempts,
-    facets: "    format: [mc]",
-    models: `  - id: gpt
-    provider: openai
-    model: gpt-4o-mini
-    base_url: ${mock.url}/v1
-    api_key_env: PARALLAX_WORKERS_TEST_KEY
-    params: { temperature: 0, max_tokens: 16 }`,
-    // A generous timeout: on a loaded machine the mock in this process can be slow to answer.
-    execution: `  concurrency: ${concurrency}\n  timeout_s: 600\n  max_retries: 2\n  backoff_base_ms: 1\n  backoff_max_ms: 5`,
-  });
+  return writeOpenAIMockStudy({ baseUrl: mock.url, keyEnv: "PARALLAX_WORKERS_TEST_KEY", items, attempts, concurrency });
 }
 
 const env = { ...process.env, PARALLAX_WORKERS_TEST_KEY: KEY };

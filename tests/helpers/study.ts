@@ -59,3 +59,32 @@ export function writeDemoSpec(options: DemoSpecOptions = {}): { dir: string; spe
   writeFileSync(specPath, demoSpecYaml(options));
   return { dir, specPath, outDir: join(dir, "out") };
 }
+
+/**
+ * A demo study of one-call trials (direct scaffold, MC) on an OpenAI-compatible mock at
+ * `baseUrl`, its key read from `keyEnv`; the timeout is generous because a loaded machine can
+ * be slow to answer from the mock in the test's own process.
+ */
+export function writeOpenAIMockStudy(options: {
+  baseUrl: string;
+  keyEnv: string;
+  items: number;
+  attempts?: number;
+  concurrency: number;
+  budget?: string;
+  rateLimit?: string;
+}): { dir: string; specPath: string; outDir: string } {
+  return writeDemoSpec({
+    items: options.items,
+    ...(options.attempts === undefined ? {} : { attempts: options.attempts }),
+    facets: "    format: [mc]",
+    models: `  - id: gpt
+    provider: openai
+    model: gpt-4o-mini
+    base_url: ${options.baseUrl}/v1
+    api_key_env: ${options.keyEnv}
+    params: { temperature: 0, max_tokens: 16 }${options.rateLimit ? `\n    rate_limit: ${options.rateLimit}` : ""}`,
+    execution: `  concurrency: ${options.concurrency}\n  timeout_s: 600\n  max_retries: 2\n  backoff_base_ms: 1\n  backoff_max_ms: 5`,
+    budget: options.budget,
+  });
+}
