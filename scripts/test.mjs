@@ -107,11 +107,11 @@ function closingSummary(outcomesFile) {
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const count = ({ tests, suites }) =>
     [tests > 0 && plural(tests, "test"), suites > 0 && plural(suites, "whole suite")].filter(Boolean).join(" and ");
-  const count_ = (outcome) => tests.filter((o) => o.outcome === outcome).length;
+  const tally = (outcome) => tests.filter((o) => o.outcome === outcome).length;
   return [
     ...(skips.length === 0 ? [] : ["test: skipped, by reason:"]),
     ...[...byReason].sort((a, b) => b[1].tests - a[1].tests).map(([reason, n]) => `  ${count(n)}: ${reason}`),
-    `test: ${count_("pass")} passed, ${count_("fail")} failed, ${count_("skip")} skipped`,
+    `test: ${tally("pass")} passed, ${tally("fail")} failed, ${tally("skip")} skipped`,
   ];
 }
 
