@@ -20,6 +20,7 @@ import {
   trialAuditAggregates,
   trialAuditColumns,
 } from "../run/export.js";
+import { importedSimulated } from "../run/provenance.js";
 import { trialPages } from "../run/store/pages.js";
 import { agentColumnsOf } from "../run/trial-agent-columns.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
@@ -205,7 +206,8 @@ export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, pa
       path,
       runId: run.id,
       study: run.study,
-      simulated: runTime.some((r) => r.simulated),
+      // The study's provenance: a simulated respondent's trials, or an import of a simulated study's export.
+      simulated: runTime.some((r) => r.simulated) || importedSimulated(run.imported),
       pending,
       firstFinishedAt,
       scorer: null,

@@ -110,7 +110,8 @@ export interface Observation {
   output_tokens: number;
   cost_usd: number;
   latency_ms: number;
-  dropped_params: string;
+  /** Names of the parameters the provider dropped, `;`-joined; null when none. */
+  dropped_params: string | null;
   simulated: boolean;
   /** TrialOutcome.modelRevision (null when unknown). */
   model_revision: string | null;

@@ -7,6 +7,7 @@
  * before the store is touched.
  */
 import { basename } from "node:path";
+import type { StudyProvenance } from "../contracts/provenance.js";
 import type { StudySpec } from "../contracts/spec.js";
 import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
@@ -134,6 +135,7 @@ export function prepareImport(
     spec,
     createdAt,
     parallaxVersion: PARALLAX_VERSION,
+    imported: { format: framework, origins: originsOf(logs) },
   };
   const notes = logs.flatMap((l) => l.notes);
   for (const log of logs) {
@@ -144,6 +146,14 @@ export function prepareImport(
     }
   }
   return { run, trials, completions, scores, notes, logs: summary };
+}
+
+/** The distinct provenances the logs carried (Parallax exports), each once. */
+function originsOf(logs: readonly ImportedLog[]): StudyProvenance[] {
+  const byRun = new Map<string, StudyProvenance>();
+  for (const log of logs)
+    if (log.provenance) byRun.set(`${log.provenance.run_id}\u0000${log.provenance.spec_hash}`, log.provenance);
+  return [...byRun.values()];
 }
 
 /** The mapping's facets, then those the samples carry themselves; `source` when there are none. */
@@ -188,7 +198,7 @@ function outcomeFor(sample: ImportedSample, primary: string | null, mapping: Imp
     costUsd: 0,
     latencyMs: sample.latencyMs ?? 0,
     droppedParams: [],
-    simulated: false,
+    simulated: sample.simulated ?? false,
   };
 }
 

@@ -4,6 +4,7 @@
  * `to-store.ts` turns these into an ordinary Parallax run, so `analyze` and `report` read it
  * unchanged. Raw score values are kept: the user's mapping decides the outcome.
  */
+import type { StudyProvenance } from "../contracts/provenance.js";
 import type { ChatMessage, GenerationParams } from "../contracts/provider.js";
 import type { ImportMapping } from "./mapping.js";
 import type { ZipLimits } from "./zip.js";
@@ -36,6 +37,8 @@ export interface ImportedSample {
   error: string | null;
   /** Facet values a source carries itself (EEE import with its sidecar); the mapping wins over them. */
   condition?: Record<string, string>;
+  /** The source labels the response as a simulated respondent's (a Parallax export of a simulated study). */
+  simulated?: boolean;
 }
 
 /** One log: one model on one task. */
@@ -53,6 +56,8 @@ export interface ImportedLog {
   samples: ImportedSample[];
   /** What the reader noticed and the user should know (e.g. a log without samples). */
   notes: string[];
+  /** The provenance a Parallax export carried (its EEE sidecar), restored on the imported run. */
+  provenance?: StudyProvenance;
 }
 
 /** An importer: one source format, registered by name (`parallax import NAME`). */

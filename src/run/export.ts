@@ -6,7 +6,16 @@ import { facetLabel } from "../contracts/condition.js";
 import type { CallRecord, Observation, ScoreRecord } from "../contracts/trial.js";
 import { csvLine } from "../core/csv.js";
 import { callAuditors } from "../scaffolds/audits/registry.js";
-import { AGENT_COLUMNS, agentColumnsOf } from "./trial-agent-columns.js";
+import { studyProvenance, provenanceColumns } from "./provenance.js";
+import {
+  callsContract,
+  columnNames,
+  OBSERVATION_CONTRACT,
+  PROVENANCE_CONTRACT,
+  trialAuditContract,
+  trialsContract,
+} from "./table-contract.js";
+import { agentColumnsOf } from "./trial-agent-columns.js";
 import type { TrialRow, TrialStore } from "./store/types.js";
 import { trialPages } from "./store/pages.js";
 
@@ -15,57 +24,17 @@ export type ExportFormat = "csv" | "jsonl";
 
 const PAGE = 1_000;
 
-export const OBSERVATION_COLUMNS = [
-  "run_id",
-  "trial_id",
-  "model",
-  "benchmark",
-  "item_id",
-  "condition_hash",
-  "attempt",
-  "status",
-  "outcome",
-  "parse_status",
-  "parsed_answer",
-  "failure_bucket",
-  "input_tokens",
-  "output_tokens",
-  "cost_usd",
-  "latency_ms",
-  "dropped_params",
-  "simulated",
-  "model_revision",
-] as const;
+/** The trials table's own columns (its facets aside), provenance included: none of them is a facet. */
+export const OBSERVATION_COLUMNS: readonly string[] = columnNames([...OBSERVATION_CONTRACT, ...PROVENANCE_CONTRACT]);
 
-/** The calls export's own columns; each auditor's columns follow `started_at` (callColumns). */
-const CALL_BASE_COLUMNS = [
-  "trial_id",
-  "execution",
-  "seq",
-  "role",
-  "messages",
-  "params_used",
-  "dropped_params",
-  "response_text",
-  "finish_reason",
-  "input_tokens",
-  "output_tokens",
-  "cost_usd",
-  "latency_ms",
-  "cached",
-  "error_bucket",
-  "error_message",
-  "started_at",
-] as const;
-
-/** Every column of the calls export: the call's own, each registered auditor's, then the note. */
+/** Every column of the calls export: the call's own, the provenance, each registered auditor's, then the note. */
 export function callColumns(): string[] {
-  return [...CALL_BASE_COLUMNS, ...callAuditors().flatMap((a) => a.callColumns), "note"];
+  return columnNames(callsContract());
 }
 
 /** Per-trial aggregates of the per-call checks, appended to the trials export: the call count, then each auditor's. */
 export function trialAuditColumns(): string[] {
-  return ["calls", ...callAuditors().flatMap((a) => a.trialColumns)];
+  return columnNames(trialAuditContract());
 }
 
 /**
@@ -91,7 +60,7 @@ export function toObservation(trial: TrialRow, facets: string[], score?: ScoreRe
     output_tokens: outcome?.usage.outputTokens ?? 0,
     cost_usd: outcome?.costUsd ?? 0,
     latency_ms: outcome?.latencyMs ?? 0,
-    dropped_params: (outcome?.droppedParams ?? []).map((d) => d.name).join(";"),
+    dropped_params: outcome?.droppedParams.length ? outcome.droppedParams.map((d) => d.name).join(";") : null,
     simulated: outcome?.simulated ?? false,
     model_revision: outcome?.modelRevision ?? null,
   };
@@ -107,7 +76,7 @@ export function toObservation(trial: TrialRow, facets: string[], score?: ScoreRe
   return row;
 }
 
-function callRow(call: CallRecord): Record<string, unknown> {
+function callRow(call: CallRecord, trial: TrialRow): Record<string, unknown> {
   return {
     trial_id: call.trialId,
     execution: call.execution,
@@ -126,6 +95,7 @@ function callRow(call: CallRecord): Record<string, unknown> {
     error_bucket: call.error?.bucket ?? null,
     error_message: call.error?.message ?? null,
     started_at: call.startedAt,
+    simulated: trial.outcome?.simulated ?? false,
     ...Object.assign({}, ...callAuditors().map((a) => a.callValues(checkOf(call, a.name)))),
     note: call.note ?? null,
   };
@@ -152,10 +122,19 @@ export async function exportTable(
   write: (chunk: string) => void,
   options: { scorer?: string } = {},
 ): Promise<number> {
-  const columns: readonly string[] = table === "trials" ? withFacets(facets) : callColumns();
+  const columns = columnNames(table === "trials" ? trialsContract(facets) : callsContract());
+  const run = await store.getRun(runId);
+  if (!run) throw new Error(`no run ${runId} in the store`);
+  const provenance = provenanceColumns(await studyProvenance(store, run));
   if (format === "csv") write(csvLine([...columns]));
   const emit = (row: Record<string, unknown>): void => {
-    write(format === "csv" ? csvLine(columns.map((c) => row[c])) : `${JSON.stringify(row)}\n`);
+    // Every column of the contract, in its order, in both formats: a missing value is a null.
+    const values = columns.map((c) => row[c] ?? null);
+    write(
+      format === "csv"
+        ? csvLine(values)
+        : `${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c, values[i]])))}\n`,
+    );
   };
   let rows = 0;
   for await (const page of trialPages(store, runId, { pageSize: PAGE })) {
@@ -171,32 +150,20 @@ export async function exportTable(
         const agent = agentColumnsOf(trial, calls);
         emit({
           ...toObservation(trial, facets, scores ? (scores.get(trial.id) ?? null) : undefined),
-          ...audit,
+          ...provenance,
           ...agent,
+          ...audit,
         });
         rows++;
       } else {
         for (const call of calls) {
-          emit(callRow(call));
+          emit({ ...callRow(call, trial), ...provenance });
           rows++;
         }
       }
     }
   }
   return rows;
-}
-
-/** Observation columns with the facet columns placed after the condition hash. */
-function withFacets(facets: string[]): string[] {
-  const at = OBSERVATION_COLUMNS.indexOf("condition_hash") + 1;
-  return [
-    ...OBSERVATION_COLUMNS.slice(0, at),
-    ...facets,
-    ...OBSERVATION_COLUMNS.slice(at),
-    // Before the audit columns, which end the row so that a registered auditor's come last.
-    ...AGENT_COLUMNS,
-    ...trialAuditColumns(),
-  ];
 }
 
 /** The most recent score of `scorer` (any version) for each trial of the page. */

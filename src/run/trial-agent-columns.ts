@@ -7,6 +7,7 @@
 import { DEFAULT_SCAFFOLD, facetName } from "../contracts/condition.js";
 import type { CallRecord } from "../contracts/trial.js";
 import { scaffolds } from "../scaffolds/registry.js";
+import { AGENT_CONTRACT } from "./table-contract.js";
 import type { TrialRow } from "./store/types.js";
 
 /**
@@ -23,16 +24,7 @@ export function agentColumnsOf(trial: TrialRow, calls: readonly CallRecord[]): P
   return isAgentTrial(trial) ? trialAgentColumns(trial, calls) : {};
 }
 
-export const AGENT_COLUMNS = [
-  "tool_calls",
-  "tool_errors",
-  "tool_error_mid_trajectory",
-  "recovered_after_tool_error",
-  "working_seconds",
-  "cache_read_tokens",
-  "cache_write_tokens",
-  "agent_flags",
-] as const;
+export const AGENT_COLUMNS = AGENT_CONTRACT.map((c) => c.name);
 
 /** Tools that end a trajectory rather than act: not counted as actions. */
 const FINISHING_TOOLS = new Set(["submit_answer", "submit_verdict"]);
@@ -45,7 +37,7 @@ const FLAGGED_BUCKETS = new Set([
   "context_too_long",
 ]);
 
-export type AgentColumns = Record<(typeof AGENT_COLUMNS)[number], number | boolean | string | null>;
+export type AgentColumns = Record<(typeof AGENT_CONTRACT)[number]["name"], number | boolean | string | null>;
 
 export function trialAgentColumns(trial: TrialRow, allCalls: readonly CallRecord[]): AgentColumns {
   const latest = allCalls.reduce((max, c) => Math.max(max, c.execution), 0);
@@ -65,7 +57,7 @@ export function trialAgentColumns(trial: TrialRow, allCalls: readonly CallRecord
     working_seconds: (trial.outcome?.latencyMs ?? 0) / 1000,
     cache_read_tokens: calls.reduce((sum, c) => sum + (c.usage.cacheReadTokens ?? 0), 0),
     cache_write_tokens: calls.reduce((sum, c) => sum + (c.usage.cacheWriteTokens ?? 0), 0),
-    agent_flags: agentFlags(trial, calls).join(";"),
+    agent_flags: agentFlags(trial, calls).join(";") || null,
   };
 }
 

@@ -13,20 +13,40 @@ import { interopDir, interopSkip } from "./shared-logs.js";
 const work = mkdtempSync(join(tmpdir(), "parallax-parquet-"));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-test("column types: declared ones kept, others inferred; nulls stay null", () => {
-  const columns = parquetColumns([
-    { attempt: 1, cost_usd: 0, simulated: false, label: "a", score: 0.5, flag: true, obj: { x: 1 } },
-    { attempt: 2, cost_usd: 0.25, simulated: true, label: null, score: null, flag: null, extra: "late" },
-  ]);
+test("column types come from the contract, not the data; nulls stay null; a value of the wrong type is refused", () => {
+  const contract = [
+    { name: "attempt", type: "integer", what: "" },
+    { name: "cost_usd", type: "number", what: "" },
+    { name: "simulated", type: "boolean", what: "" },
+    { name: "label", type: "text", what: "" },
+    { name: "obj", type: "text", what: "" },
+    { name: "empty_share", type: "number", what: "" },
+  ] as const;
+  const columns = parquetColumns(
+    [
+      { attempt: 1, cost_usd: 0, simulated: false, label: "a", obj: { x: 1 } },
+      { attempt: 2, cost_usd: 0.25, simulated: true, label: null, obj: null },
+    ],
+    contract,
+  );
+  assert.deepEqual(
+    columns.map((c) => [c.name, c.type]),
+    [
+      ["attempt", "INT32"],
+      ["cost_usd", "DOUBLE"],
+      ["simulated", "BOOLEAN"],
+      ["label", "STRING"],
+      ["obj", "STRING"],
+      ["empty_share", "DOUBLE"],
+    ],
+    "every contract column in its order, typed by the contract (an all-integer cost stays DOUBLE)",
+  );
   const byName = Object.fromEntries(columns.map((c) => [c.name, c]));
-  assert.equal(byName.attempt.type, "INT32");
-  assert.equal(byName.cost_usd.type, "DOUBLE", "an all-integer cost column stays DOUBLE");
-  assert.equal(byName.simulated.type, "BOOLEAN");
-  assert.equal(byName.score.type, "DOUBLE");
-  assert.equal(byName.flag.type, "BOOLEAN");
-  assert.equal(byName.label.type, "STRING");
   assert.deepEqual(byName.obj.data, ['{"x":1}', null]);
-  assert.deepEqual(byName.extra.data, [null, "late"]);
+  assert.deepEqual(byName.empty_share.data, [null, null], "a column no row has is all null with its type");
+  assert.throws(() => parquetColumns([{ attempt: 1.5 }], contract), /column 'attempt': expected an integer, found 1.5/);
+  assert.throws(() => parquetColumns([{ simulated: "yes" }], contract), /column 'simulated': expected a boolean/);
+  assert.throws(() => parquetColumns([{ extra: 1 }], contract), /column 'extra' is not in the table contract/);
 });
 
 for (const table of ["trials", "calls"] as const) {

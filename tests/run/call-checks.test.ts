@@ -15,10 +15,11 @@ import { writeDemoSpec } from "../helpers/study.js";
 
 const FACETS = "    scaffold: [direct, map_reduce]\n    system_prompt: [strict]\n    format: [mc]";
 
-/** The calls export's columns before the auditor registry (they must not change). */
+/** The calls export's columns: the four checks' columns in the places they had before the auditor registry. */
 const LEGACY_CALL_HEADER =
   "trial_id,execution,seq,role,messages,params_used,dropped_params,response_text,finish_reason,input_tokens," +
-  "output_tokens,cost_usd,latency_ms,cached,error_bucket,error_message,started_at,options_reached," +
+  "output_tokens,cost_usd,latency_ms,cached,error_bucket,error_message,started_at," +
+  "simulated,parallax_version,spec_hash,imported_from,options_reached," +
   "system_prompt_retained,safety_reached,persona_leak_adversarial,persona_leak_contextual,note";
 
 async function exported(outDir: string, table: ExportTable): Promise<string> {
@@ -121,9 +122,9 @@ test("a registered auditor is stored and exported as new columns without touchin
   registerAuditor<number>({
     name: "message_count",
     check: ({ messages }) => messages.length,
-    callColumns: ["message_count"],
+    callColumns: [{ name: "message_count", type: "integer", what: "messages of the call" }],
     callValues: (value) => ({ message_count: value }),
-    trialColumns: ["message_count_max"],
+    trialColumns: [{ name: "message_count_max", type: "integer", what: "most messages of a call of the trial" }],
     trialValues: (values) => ({ message_count_max: Math.max(...values.map((v) => v ?? 0)) }),
   });
   const spec = writeDemoSpec({ items: 2, facets: FACETS });

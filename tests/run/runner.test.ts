@@ -169,7 +169,7 @@ describe("runner", () => {
     const [header, ...lines] = csv.trim().split("\n");
     assert.equal(
       header,
-      "run_id,trial_id,model,benchmark,item_id,condition_hash,format,scaffold,attempt,status,outcome,parse_status,parsed_answer,failure_bucket,input_tokens,output_tokens,cost_usd,latency_ms,dropped_params,simulated,model_revision,tool_calls,tool_errors,tool_error_mid_trajectory,recovered_after_tool_error,working_seconds,cache_read_tokens,cache_write_tokens,agent_flags,calls,options_reached_share,system_prompt_retained_mean,safety_reached_share,persona_leak_calls",
+      "run_id,trial_id,model,benchmark,item_id,condition_hash,format,scaffold,attempt,status,outcome,parse_status,parsed_answer,failure_bucket,input_tokens,output_tokens,cost_usd,latency_ms,dropped_params,simulated,model_revision,parallax_version,spec_hash,imported_from,tool_calls,tool_errors,tool_error_mid_trajectory,recovered_after_tool_error,working_seconds,cache_read_tokens,cache_write_tokens,agent_flags,calls,options_reached_share,system_prompt_retained_mean,safety_reached_share,persona_leak_calls",
     );
     assert.equal(lines.length, 8);
     assert.ok(

@@ -1,6 +1,8 @@
 import { InputError } from "../../core/errors.js";
 import { importLogs } from "../../interop/import.js";
 import { storeLabel } from "../../run/run-study.js";
+import { importedSimulated } from "../../run/provenance.js";
+import { SIMULATED_NOTICE } from "../../analysis/scorecard.js";
 import { DEFAULT_ZIP_LIMITS } from "../../interop/zip.js";
 
 const MIB = 1024 * 1024;
@@ -24,13 +26,15 @@ export async function importCommand(
     totalBytes: (options.maxInflatedMb ?? DEFAULT_ZIP_LIMITS.totalBytes / MIB) * MIB,
   };
   const prepared = await importLogs({ format, paths, target, mapping: options.mapping, zipLimits });
+  const simulated = prepared.completions.some((c) => c.outcome.simulated) || importedSimulated(prepared.run.imported);
   if (options.json) {
     process.stdout.write(
-      `${JSON.stringify({ runId: prepared.run.id, logs: prepared.logs, notes: prepared.notes }, null, 2)}\n`,
+      `${JSON.stringify({ runId: prepared.run.id, simulated, origins: prepared.run.imported?.origins ?? [], logs: prepared.logs, notes: prepared.notes }, null, 2)}\n`,
     );
     return;
   }
   const lines = [
+    ...(simulated ? [`*** ${SIMULATED_NOTICE} ***`] : []),
     `imported ${prepared.trials.length} trials and ${prepared.scores.length} scores from ${prepared.logs.length} log(s) into ${storeLabel(target)} (run ${prepared.run.id})`,
     ...prepared.logs.map((l) => `  ${l.file}: ${l.model} on ${l.benchmark}: ${l.trials} trials, ${l.scores} scores`),
     ...prepared.notes.map((n) => `note: ${n}`),

@@ -3,6 +3,8 @@ import type { CallRecord } from "../../contracts/trial.js";
 import { conditionLabel } from "../../run/conditions.js";
 import { propagationChecks, roleKind } from "../../scaffolds/propagation.js";
 import { openStudyDir } from "../study-dir.js";
+import type { StudyProvenance } from "../../contracts/provenance.js";
+import { importedFromLine, studyProvenance } from "../../run/provenance.js";
 import { trialPages } from "../../run/store/pages.js";
 import type {
   BatchSubmissionRecord,
@@ -91,7 +93,6 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
     const buckets: Record<string, number> = {};
     const cells = new Map<string, CellStatus>();
     const propagation = new Map<string, PropagationRow>();
-    let simulated = false;
     for await (const page of trialPages(store, run.id, { pageSize: 2_000 })) {
       const callsOf = await store.listCallsOf(
         run.id,
@@ -115,7 +116,6 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
         if (trial.outcome?.parseStatus === "failed") cell.parseFailures++;
         if (trial.outcome?.failureBucket)
           buckets[trial.outcome.failureBucket] = (buckets[trial.outcome.failureBucket] ?? 0) + 1;
-        simulated ||= trial.outcome?.simulated ?? false;
         cells.set(key, cell);
         if (trial.status !== "pending") {
           const scaffold = facetName(trial.condition.scaffold ?? DEFAULT_SCAFFOLD);
@@ -124,12 +124,15 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
       }
     }
     const leases = await store.leaseSummary(run.id);
+    // The study's provenance decides the label: its own trials, or the simulated exports it was imported from.
+    const provenance = await studyProvenance(store, run);
     const report = {
       run: run.id,
       study: run.study,
       counts,
       failureBuckets: buckets,
-      simulated,
+      simulated: provenance.simulated,
+      provenance,
       // Sorted so a reader finds a cell where expected (model, then condition, then benchmark).
       cells: [...cells.values()].sort(
         (a, b) =>
@@ -165,6 +168,7 @@ function formatStatus(report: {
   counts: Record<string, number>;
   failureBuckets: Record<string, number>;
   simulated: boolean;
+  provenance: StudyProvenance;
   cells: CellStatus[];
   propagation: PropagationRow[];
   workers: StatusWorker[];
@@ -177,6 +181,7 @@ function formatStatus(report: {
   const total = report.counts.finished + report.counts.errored + report.counts.pending;
   const lines = [
     `run ${report.run} (study ${report.study})${report.simulated ? " [SIMULATED responses]" : ""}`,
+    ...(report.provenance.imported_from ? [`imported from ${importedFromLine(report.provenance)}`] : []),
     `trials: ${total} | finished ${report.counts.finished} | errored ${report.counts.errored} | pending ${report.counts.pending}`,
   ];
   const buckets = Object.entries(report.failureBuckets);

@@ -18,6 +18,7 @@ import { InputError } from "../../core/errors.js";
 import { sha256 } from "../../core/hash.js";
 import { trialPages } from "../../run/store/pages.js";
 import { isPostgresUrl } from "../../run/store/url.js";
+import { studyProvenance } from "../../run/provenance.js";
 import type { RunRecord, TrialStore } from "../../run/store/types.js";
 import { COMPARED_MODELS, SUBJECT_FACET } from "../study.js";
 import { aggregateRecord, instanceRecord, uuidOf } from "./records.js";
@@ -43,6 +44,7 @@ export async function exportEee(
   options: { scorer?: string; now?: Date } = {},
 ): Promise<EeeExportResult> {
   const table = await loadStudyTable(store, run, target, options.scorer);
+  const provenance = await studyProvenance(store, run);
   const varying = varyingFacets(table.rows, table.facets);
   const stored = await currentAnalysis(target, store, run, options.scorer);
   const cells = new Map<string, RateCell>();
@@ -84,6 +86,7 @@ export async function exportEee(
         outcome: row.outcome,
         parsedAnswer: row.answer ?? null,
         scorer: row.scorer ?? trial.outcome?.scorer ?? null,
+        simulated: trial.outcome?.simulated ?? false,
       });
       group.lines.push(JSON.stringify(record));
       groups.set(model, group);
@@ -118,8 +121,7 @@ export async function exportEee(
       evaluationId,
       model,
       provider: run.spec.models.find((m) => m.id === model)?.provider ?? run.spec.models[0]?.provider ?? "unknown",
-      study: run.study,
-      runId: run.id,
+      provenance,
       createdAt: run.createdAt,
       retrievedAt,
       results: [...group.cells.values()].map((c) => ({ ...c, source: sourceOf(run, c.cell.benchmark) })),
@@ -135,6 +137,7 @@ export async function exportEee(
     version: SIDECAR_VERSION,
     study: run.study,
     run_id: run.id,
+    provenance,
     facets: table.facets,
     conditions,
     evaluation_results: results,

@@ -8,6 +8,7 @@ import type { CallRecord } from "../../contracts/trial.js";
 import type { TrialRow } from "../../run/store/types.js";
 import type { RateCell } from "../../analysis/comparison/rates.js";
 import { PARALLAX_VERSION } from "../../core/version.js";
+import type { StudyProvenance } from "../../contracts/provenance.js";
 
 export const EEE_SCHEMA_VERSION = "0.3.0";
 
@@ -27,6 +28,8 @@ export interface InstanceContext {
   outcome: number | null;
   parsedAnswer: string | null;
   scorer: string | null;
+  /** The trial's response came from a simulated respondent. */
+  simulated: boolean;
 }
 
 export function instanceRecord(
@@ -88,6 +91,7 @@ export function instanceRecord(
       status: trial.status,
       // EEE's score is a number: a trial without an outcome says so here.
       scored: String(ctx.outcome !== null),
+      simulated: String(ctx.simulated),
     },
   };
 }
@@ -106,8 +110,7 @@ export interface AggregateInput {
   evaluationId: string;
   model: string;
   provider: string;
-  study: string;
-  runId: string;
+  provenance: StudyProvenance;
   createdAt: string;
   retrievedAt: string;
   results: {
@@ -127,13 +130,7 @@ export function aggregateRecord(input: AggregateInput): Record<string, unknown> 
     evaluation_id: input.evaluationId,
     evaluation_timestamp: input.createdAt,
     retrieved_timestamp: input.retrievedAt,
-    source_metadata: {
-      source_name: `Parallax study ${input.study}`,
-      source_type: "evaluation_run",
-      source_organization_name: "unknown",
-      evaluator_relationship: "other",
-      additional_details: { run_id: input.runId },
-    },
+    source_metadata: sourceMetadata(input.provenance),
     eval_library: { name: "parallax", version: PARALLAX_VERSION },
     model_info: {
       name: input.model.split("/").at(-1) ?? input.model,
@@ -151,6 +148,27 @@ export function aggregateRecord(input: AggregateInput): Record<string, unknown> 
       hash_algorithm: "sha256",
       checksum: input.samples.checksum,
       total_rows: input.samples.rows,
+    },
+  };
+}
+
+/**
+ * Who ran the study and what it is: the SIMULATED label in the source's name (where a reader
+ * looks first) and, as strings (EEE's additional details hold only strings), the provenance.
+ */
+function sourceMetadata(provenance: StudyProvenance): Record<string, unknown> {
+  return {
+    source_name: `Parallax study ${provenance.study}${provenance.simulated ? " (SIMULATED DATA)" : ""}`,
+    source_type: "evaluation_run",
+    source_organization_name: "unknown",
+    evaluator_relationship: "other",
+    additional_details: {
+      run_id: provenance.run_id,
+      simulated: String(provenance.simulated),
+      parallax_version: provenance.parallax_version,
+      spec_hash: provenance.spec_hash,
+      ...(provenance.imported_from ? { imported_from: provenance.imported_from } : {}),
+      ...(provenance.origins.length > 0 ? { origins: JSON.stringify(provenance.origins) } : {}),
     },
   };
 }

@@ -3,9 +3,12 @@
  * Ever has no place for. The conditions of every instance (by condition hash), the cluster id of
  * every instance (benchmark/item: the case the bootstrap and the robust SEs resample), which
  * evaluation result is which model x benchmark x configuration cell, and the paired contrasts of
- * the stored analysis. `parallax import eee` reads it back to restore the conditions.
+ * the stored analysis, and the study's provenance (its SIMULATED label, Parallax version, spec
+ * hash, what it was imported from). `parallax import eee` reads it back to restore the
+ * conditions and the provenance.
  */
 import { z } from "zod";
+import { StudyProvenanceSchema } from "../../contracts/provenance.js";
 
 export const SIDECAR_FILE = "parallax-sidecar.json";
 export const SIDECAR_FORMAT = "parallax-eee-sidecar";
@@ -35,6 +38,8 @@ export const SidecarSchema = z.looseObject({
   ),
   uncertainty: z.looseObject({ source: z.string() }),
   contrasts: z.unknown(),
+  /** Absent in sidecars written before Parallax carried the provenance. */
+  provenance: StudyProvenanceSchema.optional(),
 });
 
 export type Sidecar = z.infer<typeof SidecarSchema>;

@@ -47,7 +47,7 @@ export const eeeImporter: Importer = {
           const entry = `line ${index + 1}`;
           const record = checked(InstanceSchema, parseJson(line, file, entry), file, entry);
           const key = `${record.model_id}\u0000${record.evaluation_name}`;
-          const log = logs.get(key) ?? newLog(file, record);
+          const log = logs.get(key) ?? newLog(file, record, sidecar);
           log.samples.push(toSample(record, entry, file, sidecar));
           logs.set(key, log);
         });
@@ -81,8 +81,9 @@ function findSidecar(file: string): Sidecar | null {
   }
 }
 
-function newLog(file: string, record: Instance): ImportedLog {
+function newLog(file: string, record: Instance, sidecar: Sidecar | null): ImportedLog {
   return {
+    ...(sidecar?.provenance ? { provenance: sidecar.provenance } : {}),
     file,
     framework: "eee",
     model: record.model_id,
@@ -112,6 +113,9 @@ function toSample(record: Instance, entry: string, file: string, sidecar: Sideca
   if (messages.length === 0 && record.input.raw) messages.push({ role: "user", content: record.input.raw });
   // Parallax writes scored=false for a trial without an outcome (EEE's score is then a placeholder).
   const scored = meta.scored !== "false";
+  // Parallax writes each record's label; an older export's sidecar may carry the study's only.
+  const simulated =
+    meta.simulated === undefined ? (sidecar?.provenance?.simulated ?? false) : meta.simulated === "true";
   return {
     entry,
     item: record.sample_id,
@@ -137,6 +141,7 @@ function toSample(record: Instance, entry: string, file: string, sidecar: Sideca
     latencyMs: record.performance?.latency_ms ?? null,
     error: record.error ?? null,
     ...(condition ? { condition } : {}),
+    simulated,
   };
 }
 

@@ -9,6 +9,7 @@
  * race-free when several workers touch the same trial.
  */
 import { type Kysely, Migrator, type Selectable, type Transaction } from "kysely";
+import type { ImportedFrom } from "../../contracts/provenance.js";
 import type { StudySpec } from "../../contracts/spec.js";
 import type {
   CallChecks,
@@ -166,6 +167,7 @@ export class KyselyTrialStore implements TrialStore {
         created_at: run.createdAt,
         parallax_version: run.parallaxVersion,
         spec_dir: run.specDir ?? null,
+        imported: run.imported ? JSON.stringify(run.imported) : null,
       })
       .onConflict((oc) => oc.column("id").doNothing())
       .execute();
@@ -207,6 +209,7 @@ export class KyselyTrialStore implements TrialStore {
       createdAt: row.created_at,
       parallaxVersion: row.parallax_version,
       ...(row.spec_dir ? { specDir: row.spec_dir } : {}),
+      ...(row.imported ? { imported: JSON.parse(row.imported) as ImportedFrom } : {}),
     };
   }
 
@@ -268,6 +271,17 @@ export class KyselyTrialStore implements TrialStore {
     const counts = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<TrialStatus, number>;
     for (const row of rows) counts[row.status as TrialStatus] = toSafeInt(row.n);
     return counts;
+  }
+
+  async hasSimulatedTrials(runId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("trials")
+      .select("id")
+      .where("run_id", "=", runId)
+      .where("simulated", "=", 1)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async spent(runId: string): Promise<{ calls: number; costUsd: number }> {

@@ -14,6 +14,7 @@ import { analyses } from "./migrations/0015-analyses.js";
 import { runSpecDir } from "./migrations/0016-run-spec-dir.js";
 import { runPlugins } from "./migrations/0017-run-plugins.js";
 import { runItemOrder } from "./migrations/0018-run-item-order.js";
+import { runImported } from "./migrations/0019-run-imported.js";
 
 export interface RunsTable {
   id: string;
@@ -25,6 +26,8 @@ export interface RunsTable {
   parallax_version: string;
   /** Migration 0016: the absolute folder of the spec the run was recorded from (null before it). */
   spec_dir?: string | null;
+  /** Migration 0019: an imported run's source as JSON (RunRecord.imported); null for an executed run. */
+  imported?: string | null;
 }
 
 export interface TrialsTable {
@@ -692,6 +695,7 @@ export const migrations: Record<string, Migration> = {
   "0016_run_spec_dir": runSpecDir,
   "0017_run_plugins": runPlugins,
   "0018_run_item_order": runItemOrder,
+  "0019_run_imported": runImported,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,6 +4,7 @@
  * `completeTrial` being one transaction: a trial's calls and its outcome land together or
  * not at all, and a finished trial is never overwritten.
  */
+import type { ImportedFrom } from "../../contracts/provenance.js";
 import type { StudySpec } from "../../contracts/spec.js";
 import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome, TrialStatus } from "../../contracts/trial.js";
 import type { GenerateResult, RawBatchOutcome } from "../../contracts/provider.js";
@@ -21,6 +22,8 @@ export interface RunRecord {
   parallaxVersion: string;
   /** The absolute folder of the spec it was recorded from: relative paths in the spec resolve against it. */
   specDir?: string;
+  /** An imported run: the format and the provenance of the exports it read (absent for an executed run). */
+  imported?: ImportedFrom;
 }
 
 export interface TrialRow extends PlannedTrial {
@@ -356,6 +359,8 @@ export interface TrialStore extends JudgementStore, LeaseStore, BatchStore, Budg
   /** Trials ordered by id; `afterId` and `limit` page through large runs with flat memory. */
   listTrials(runId: string, filter?: { status?: TrialStatus[]; limit?: number; afterId?: string }): Promise<TrialRow[]>;
   countByStatus(runId: string): Promise<Record<TrialStatus, number>>;
+  /** Whether any trial of the run has a response from a simulated respondent. */
+  hasSimulatedTrials(runId: string): Promise<boolean>;
   /** A keyset page of the trials matching `query` (filters and search in SQL), in id order (store/browse.ts). */
   browseTrials(runId: string, query: TrialQuery, page: PageRequest): Promise<{ trials: TrialRow[]; more: boolean }>;
   /** The run's distinct (model, benchmark, condition) groups with their trial counts. */

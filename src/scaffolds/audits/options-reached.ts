@@ -13,8 +13,8 @@ export const optionsReachedAuditor: CallAuditor<boolean> = {
     if (!task.options || task.options.length === 0 || !templateShowsOptions(task)) return null;
     return task.options.every((option) => haystack.includes(fold(option)));
   },
-  callColumns: ["options_reached"],
+  callColumns: [{ name: "options_reached", type: "boolean", what: "every MC option text reached the call" }],
   callValues: (value) => ({ options_reached: value }),
-  trialColumns: ["options_reached_share"],
+  trialColumns: [{ name: "options_reached_share", type: "number", what: "share of the calls the options reached" }],
   trialValues: (values) => ({ options_reached_share: flagShare(values) }),
 };

@@ -21,12 +21,25 @@ export const personaLeakAuditor: CallAuditor<PersonaLeak> = {
       .join("\n\n");
     return classifyLeakage(persona, userText);
   },
-  callColumns: ["persona_leak_adversarial", "persona_leak_contextual"],
+  callColumns: [
+    {
+      name: "persona_leak_adversarial",
+      type: "text",
+      what: "adversarial persona features leaked into a map call, `;`-joined",
+    },
+    {
+      name: "persona_leak_contextual",
+      type: "text",
+      what: "contextual persona features leaked into a map call, `;`-joined",
+    },
+  ],
   callValues: (value) => ({
     persona_leak_adversarial: value ? value.adversarial.join(";") : null,
     persona_leak_contextual: value ? value.contextual.join(";") : null,
   }),
-  trialColumns: ["persona_leak_calls"],
+  trialColumns: [
+    { name: "persona_leak_calls", type: "integer", what: "map calls that leaked an adversarial persona feature" },
+  ],
   // Calls whose sub-question leaked an adversarial feature; null when no call was a persona map call.
   trialValues: (values) => ({
     persona_leak_calls: values.some((v) => v) ? values.filter((v) => (v?.adversarial.length ?? 0) > 0).length : null,

@@ -9,8 +9,12 @@ export const safetyReachedAuditor: CallAuditor<boolean> = {
     const share = sentenceShare(task.benchmarkInstructions, haystack);
     return share === null ? null : share === 1;
   },
-  callColumns: ["safety_reached"],
+  callColumns: [
+    { name: "safety_reached", type: "boolean", what: "every safety-instruction sentence reached the call" },
+  ],
   callValues: (value) => ({ safety_reached: value }),
-  trialColumns: ["safety_reached_share"],
+  trialColumns: [
+    { name: "safety_reached_share", type: "number", what: "share of the calls the safety instructions reached" },
+  ],
   trialValues: (values) => ({ safety_reached_share: flagShare(values) }),
 };

@@ -9,8 +9,12 @@ import type { CallAuditor } from "./types.js";
 export const systemPromptRetainedAuditor: CallAuditor<number> = {
   name: "system_prompt_retained",
   check: ({ task, haystack }) => sentenceShare(task.systemPrompt, haystack),
-  callColumns: ["system_prompt_retained"],
+  callColumns: [
+    { name: "system_prompt_retained", type: "number", what: "share of the system prompt's sentences in the call" },
+  ],
   callValues: (value) => ({ system_prompt_retained: value }),
-  trialColumns: ["system_prompt_retained_mean"],
+  trialColumns: [
+    { name: "system_prompt_retained_mean", type: "number", what: "mean share of the system prompt retained per call" },
+  ],
   trialValues: (values) => ({ system_prompt_retained_mean: meanOf(values) }),
 };

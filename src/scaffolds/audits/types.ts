@@ -4,6 +4,7 @@
  * own columns, so a new auditor is one file and one line in the registry, nothing else.
  */
 import type { ChatMessage } from "../../contracts/provider.js";
+import type { TableColumn } from "../../contracts/table-column.js";
 import type { TaskInput } from "../../contracts/task.js";
 
 /** What an auditor sees of one sub-call. */
@@ -21,10 +22,10 @@ export interface CallAuditor<V = unknown> {
   name: string;
   /** The check on one sub-call; null when it does not apply. Must be JSON-serialisable. */
   check(call: AuditedCall): V | null;
-  /** The calls export's columns of this check, with their values for one call (null: not applied). */
-  callColumns: readonly string[];
+  /** The calls export's columns of this check (each with its type), with their values for one call (null: not applied). */
+  callColumns: readonly TableColumn[];
   callValues(value: V | null): Record<string, unknown>;
-  /** The trials export's columns of this check, aggregated over a trial's calls. */
-  trialColumns: readonly string[];
+  /** The trials export's columns of this check (each with its type), aggregated over a trial's calls. */
+  trialColumns: readonly TableColumn[];
   trialValues(values: readonly (V | null)[]): Record<string, number | null>;
 }
