@@ -20,7 +20,7 @@ import type { AnalysisOutcome } from "./directory.js";
 import type { Methodology } from "./methodology.js";
 import { storedRowsHash } from "./rows-hash.js";
 import { cardFields, ranAnalyses, type StudyAnalysis } from "./registry.js";
-import { buildScorecard, type Scorecard, scorecardMarkdown } from "./scorecard.js";
+import { buildScorecard, type Scorecard, SIMULATED_NOTICE, scorecardMarkdown } from "./scorecard.js";
 
 export const ANALYSIS_FILE = "analysis.json";
 export const SCORECARD_JSON = "scorecard.json";
@@ -64,9 +64,26 @@ export function writeAnalysisRecord(dir: string, record: AnalysisRecord): string
   writeFileSync(written[0], recordJson(record));
   writeFileSync(written[1], `${JSON.stringify(record.scorecard, null, 2)}\n`);
   writeFileSync(written[2], scorecardMarkdown(record.scorecard));
-  for (const analysis of ranAnalyses(record.analysis))
-    written.push(...(analysis.writeFiles?.(dir, record.analysis) ?? []));
+  for (const analysis of ranAnalyses(record.analysis)) {
+    const files = analysis.writeFiles?.(dir, record.analysis) ?? [];
+    if (record.analysis.meta.simulated) for (const file of files) labelSimulated(file);
+    written.push(...files);
+  }
   return written;
+}
+
+/**
+ * Puts the SIMULATED notice on a card an analysis wrote (the GRID card, the audit gate), as the
+ * scorecard carries it: atop a Markdown card, and as `simulated` and `notice` first in a JSON one.
+ */
+function labelSimulated(file: string): void {
+  const text = readFileSync(file, "utf8");
+  if (file.endsWith(".md")) writeFileSync(file, `> **${SIMULATED_NOTICE}**\n\n${text}`);
+  else if (file.endsWith(".json")) {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value === "object" && value !== null && !Array.isArray(value))
+      writeFileSync(file, `${JSON.stringify({ simulated: true, notice: SIMULATED_NOTICE, ...value }, null, 2)}\n`);
+  }
 }
 
 /**

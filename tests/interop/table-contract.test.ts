@@ -4,7 +4,8 @@
  * every column of the contract (the facets aside) with the type docs/INTEROP.md's generated table
  * gives it, so a column shared by two studies has one type; a column a study leaves empty is all
  * null, and "none" is a null, never an empty string. The doc's tables are the contract's current
- * ones.
+ * ones. The same runs show that the kind cards `analyze` writes (the GRID card, the audit gate)
+ * carry the SIMULATED notice.
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -19,6 +20,7 @@ import { openStore } from "../../src/run/store/open.js";
 import { callsContract, columnNames, trialsContract } from "../../src/run/table-contract.js";
 import { INTEROP_PATH, renderInterop } from "../../scripts/write-interop-columns.js";
 import { sharedDir } from "../helpers/llama-model.js";
+import { runCli } from "../helpers/cli.js";
 import { needsBubblewrap } from "../helpers/prerequisites.js";
 
 const EXAMPLES = resolve(import.meta.dirname, "..", "..", "examples");
@@ -154,4 +156,21 @@ describe("the quickstarts' Parquet schemas", () => {
       }
     }
   });
+
+  for (const [name, cards] of [
+    ["grid-quickstart", ["grid-card.md", "grid-card.json"]],
+    ["audit-quickstart", ["audit-gate.md", "audit-gate.json"]],
+  ] as const) {
+    test(`${name}: analyze writes its kind card with the SIMULATED notice`, async (t) => {
+      if (!exported.has(name)) return t.skip(`${name} did not run`);
+      const dir = join(work, name);
+      const analyzed = runCli(["analyze", dir]);
+      assert.ok(analyzed.status === 0 || analyzed.status === 3, analyzed.stderr);
+      const [md, json] = cards.map((c) => readFileSync(join(dir, c), "utf8"));
+      assert.match(md, /^> \*\*SIMULATED DATA: every response in this study comes from a simulated respondent/);
+      const card = JSON.parse(json);
+      assert.equal(card.simulated, true, `${cards[1]} says simulated`);
+      assert.match(card.notice, /^SIMULATED DATA/);
+    });
+  }
 });
