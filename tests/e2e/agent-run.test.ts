@@ -109,7 +109,7 @@ describeNeeding(needsBubblewrap(), "agent trials on the simulated panel", () => 
       const cacheRead = own.reduce((s, c) => s + (c.usage.cacheReadTokens ?? 0), 0);
       assert.equal(row.cache_read_tokens, cacheRead);
       assert.ok(cacheRead > 0, "agent calls report the conversation prefix as a cache read");
-      assert.equal(row.agent_flags, "");
+      assert.equal(row.agent_flags, null, "no flags is a null, not an empty string");
     }
     // A failing command really failed in the sandbox, and the trajectory went on after it.
     const failed = [...calls.values()].flat().filter((c) => c.role === "tool" && c.note?.error !== null);
