@@ -162,7 +162,11 @@ describe("examples/grid-quickstart.yaml end to end", { skip }, () => {
     const crowsSection = card.slice(card.indexOf(" / crows\n"));
     assert.match(crowsSection, /\(iv\) Verdict stability: N\/A \(its score is a stereotype-preference rate/);
     assert.doesNotMatch(card.slice(card.indexOf(" / crows\n")).split("\n## ")[0], /CFR_0\.5 = /);
-    const csv = execFileSync(process.execPath, [...cli, "export", out], { encoding: "utf8" });
+    // The table is over a megabyte (execFileSync's default buffer): 4,104 rows with their provenance columns.
+    const csv = execFileSync(process.execPath, [...cli, "export", out], {
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const [header, ...lines] = csv.trim().split("\n");
     const columns = header.split(",");
     const at = (row: string[], c: string) => row[columns.indexOf(c)];
