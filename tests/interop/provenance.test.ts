@@ -6,6 +6,7 @@
  * exported CSV or JSONL prints the banner; and no export of a study of real logs says SIMULATED.
  */
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -18,10 +19,13 @@ import { exportEee } from "../../src/interop/eee/export.js";
 import { importLogs } from "../../src/interop/import.js";
 import { type ExportFormat, type ExportTable, exportTable } from "../../src/run/export.js";
 import { exportParquet, PROVENANCE_KEY, SIMULATED_KEY } from "../../src/run/export-parquet.js";
+import { runAnalysis } from "../../src/cli/commands/analyze.js";
+import { studyProvenance } from "../../src/run/provenance.js";
 import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { RunRecord } from "../../src/run/store/types.js";
 import { runCli } from "../helpers/cli.js";
+import { needsPostgres } from "../helpers/prerequisites.js";
 import { writeDemoSpec } from "../helpers/study.js";
 import { interopDir, interopSkip } from "./shared-logs.js";
 
@@ -206,6 +210,23 @@ describe("a simulated study", { skip: interopSkip }, () => {
     for (const a of aggregates) assert.equal(a.source_metadata.additional_details.imported_from, "eee");
     expectProvenanceColumns(await exportedRows(back, "trials", "csv"), again, true, "re-imported trials csv");
     assert.equal((await parquetKv(back, "trials", at("again.parquet"))).get(SIMULATED_KEY), "true");
+  });
+
+  test("imported into PostgreSQL, the run keeps its origin and its analysis says SIMULATED", {
+    skip: needsPostgres(),
+  }, async () => {
+    const url = `${process.env.PARALLAX_TEST_PG_URL}?schema=provenance_${randomBytes(4).toString("hex")}`;
+    await importLogs({ format: "eee", paths: [at("eee")], target: url });
+    const provenance = await withRun(url, (store, run) => studyProvenance(store, run));
+    assert.equal(provenance.simulated, true, "simulated");
+    assert.equal(provenance.imported_from, "eee");
+    assert.deepEqual(
+      provenance.origins.map((o) => o.run_id),
+      [original.id],
+      "the origin is stored with the run",
+    );
+    const { record } = await runAnalysis(url, {});
+    assert.equal(record.analysis.meta.simulated, true, "the analysis of the PostgreSQL study is labelled");
   });
 
   test("analyze of an exported CSV or JSONL table prints the banner", async () => {
