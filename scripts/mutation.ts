@@ -325,6 +325,23 @@ export const MUTATIONS: Mutation[] = [
     replace: "      return wilsonInterval(count, nobs, normalQuantile(1 - alpha));",
     tests: [R_REFERENCE_TEST],
   },
+  {
+    id: "import-drops-simulated-label",
+    description: "an import ignores the SIMULATED label of the records it reads",
+    file: "src/interop/study.ts",
+    find: "    simulated: sample.simulated ?? false,",
+    replace: "    simulated: false,",
+    tests: ["tests/interop/provenance.test.ts"],
+  },
+  {
+    id: "parquet-type-from-data",
+    description: "a Parquet number column whose values are all whole (or all null) is written INT32",
+    file: "src/run/export-parquet.ts",
+    find: "    const parquetType = PARQUET_TYPE[type];",
+    replace:
+      '    const parquetType = type === "number" && rows.every((r) => Number.isInteger(r[name] ?? 0)) ? "INT32" : PARQUET_TYPE[type];',
+    tests: ["tests/interop/parquet.test.ts"],
+  },
 ];
 
 const root = resolve(import.meta.dirname, "..");
