@@ -9,6 +9,8 @@ export {
   type TrialSource,
 } from "./executor.js";
 export { exportTable, toObservation } from "./export.js";
+export { studyProvenance } from "./provenance.js";
+export { callsContract, trialsContract } from "./table-contract.js";
 export { planTrials, summarisePlan } from "./plan.js";
 export { loadSpecPlugins, type ParallaxPlugin, type PluginApi, pluginApi } from "./plugins.js";
 export { runStudy } from "./run-study.js";
