@@ -13,7 +13,7 @@
  * --only fixed|http, --cli PATH (default dist/bundle/parallax.js).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -131,7 +131,7 @@ async function sitting(
   const parallaxRun = async (round: number) => {
     const studyDir = join(dir, `study-${round}`);
     const specPath = join(studyDir, "study.yaml");
-    spawnSync("mkdir", ["-p", studyDir]);
+    mkdirSync(studyDir, { recursive: true });
     writeFileSync(specPath, specYaml(mock.url, trials, concurrency));
     await mock.reset();
     const seconds = timeProcess(process.execPath, [cli, "run", specPath, "--out", join(studyDir, "out")], env);
