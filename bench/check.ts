@@ -3,7 +3,7 @@
  * which the doc quotes) and prints each beside its documented value, with the load average. Each
  * figure is taken as its own benchmark takes it, in fewer rounds: the bootstrap against numpy
  * (bench/stats.ts), the run's fixed cost and the HTTP run (bench/http.ts, the built CLI: `npm run
- * build` first) and the simulated runner (bench/runner.ts). About 3 minutes on a quiet 2-core
+ * build` first) and the simulated runner (bench/runner.ts). 4.5 minutes at load 16 on this 2-core
  * machine. `--skip http,runner` leaves groups out; `--json` prints the comparisons as JSON.
  * Exits 1 when the doc does not quote a figure of the JSON as it stands there; a figure that does
  * not reproduce is reported, not failed (the machine may be busy: read the load).
