@@ -12,7 +12,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { runStudy } from "../src/run/run-study.js";
 
@@ -142,6 +142,55 @@ if (process.argv.includes("--agents")) {
   console.log(
     `| agents S1-S3, sim, real sandbox | ${r.trials} | ${r.seconds.toFixed(1)} | ${(r.trials / r.seconds).toFixed(2)} | ${r.toolCalls} | ${r.meanMs.toFixed(0)} |`,
   );
+  process.exit(0);
+}
+
+/**
+ * `--whole-process [PAIRS]`: the 10k-trial case as `parallax run` (the built CLI, whole process)
+ * against the same study run in process (runStudy, the figure above), in turn, PAIRS times
+ * (default 3): what a run costs outside runStudy (Node's start, the CLI, module loading).
+ */
+async function wholeProcessPairs(pairs: number): Promise<void> {
+  const c = cases[0];
+  const cli = join(import.meta.dirname, "..", "dist", "bundle", "parallax.js");
+  const inProcess: number[] = [];
+  const whole: number[] = [];
+  const loads = [loadavg()[0]];
+  for (let pair = 0; pair < pairs; pair++) {
+    const child = spawnSync(process.execPath, ["--import", "tsx", import.meta.filename, "0"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    if (child.status !== 0) throw new Error("the in-process case failed");
+    inProcess.push((JSON.parse(child.stdout) as Measurement).seconds);
+    const dir = mkdtempSync(join(tmpdir(), "parallax-bench-"));
+    writeFileSync(join(dir, "bench.yaml"), specYaml(c));
+    const started = performance.now();
+    const run = spawnSync(process.execPath, [cli, "run", join(dir, "bench.yaml"), "--out", join(dir, "out")], {
+      encoding: "utf8",
+    });
+    whole.push((performance.now() - started) / 1000);
+    rmSync(dir, { recursive: true, force: true });
+    if (run.status !== 0) throw new Error(`parallax run failed: ${run.stderr.slice(-1000)}`);
+  }
+  loads.push(loadavg()[0]);
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(", ");
+  console.log(`${c.label}, ${pairs} pairs, load ${loads.map((l) => l.toFixed(1)).join(" -> ")}\n`);
+  console.log("| measure | median s (runs) | trials/s |");
+  console.log("|---|---:|---:|");
+  console.log(
+    `| in process (runStudy) | ${med(inProcess).toFixed(2)} (${list(inProcess)}) | ${(10_000 / med(inProcess)).toFixed(0)} |`,
+  );
+  console.log(
+    `| whole process (parallax run) | ${med(whole).toFixed(2)} (${list(whole)}) | ${(10_000 / med(whole)).toFixed(0)} |`,
+  );
+  console.log(`| difference per pair | ${med(whole.map((w, i) => w - inProcess[i])).toFixed(2)} | |`);
+}
+
+const wholeAt = process.argv.indexOf("--whole-process");
+if (wholeAt >= 0) {
+  await wholeProcessPairs(Number(process.argv[wholeAt + 1]) || 3);
   process.exit(0);
 }
 

@@ -1,7 +1,7 @@
 // Statistics benchmark (npm run bench:stats): paper-scale synthetic tables, timed in Parallax and,
 // when Debian's python3-statsmodels is importable, in statsmodels/numpy on identical data (a temp
 // CSV). Prints a Markdown table to paste into docs/PERFORMANCE.md. Single run, wall clock.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -284,72 +284,185 @@ function linalgComparison(): string {
   return lines.join("\n");
 }
 
-const NUMPY_BOOTSTRAP = `
-import json, sys, time
-import numpy as np, pandas as pd
-${NUMPY_BOOTSTRAP_FN}
-path, resamples, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-df = pd.read_csv(path)
-times = []
-for _ in range(rounds):
+/**
+ * The numpy reference of the bootstrap comparison, numpy alone (no pandas): the same reduction
+ * and resampling as NUMPY_BOOTSTRAP_FN. It reads the table once, then times one bootstrap per
+ * "go" line on stdin and answers with the seconds, so that its runs interleave with Parallax's.
+ */
+const NUMPY_ONLY_BOOTSTRAP = `
+import sys, time
+import numpy as np
+def numpy_bootstrap(case_id, config, outcome, resamples):
+    configs, cf = np.unique(config, return_inverse=True)
+    ids, cl = np.unique(case_id, return_inverse=True)
+    succ = np.zeros((len(ids), len(configs))); trials = np.zeros_like(succ)
+    np.add.at(succ, (cl, cf), outcome); np.add.at(trials, (cl, cf), 1)
+    rng = np.random.default_rng(42)
+    G = len(ids); pairs = [(i, j) for i in range(len(configs)) for j in range(i + 1, len(configs))]
+    reps = []
+    for start in range(0, resamples, 500):
+        b = min(500, resamples - start)
+        draws = rng.integers(0, G, size=(b, G))
+        counts = np.apply_along_axis(np.bincount, 1, draws, minlength=G)
+        p = (counts @ succ) / (counts @ trials)
+        reps.append(np.stack([p[:, i] - p[:, j] for i, j in pairs], axis=1))
+    reps = np.concatenate(reps)
+    return np.percentile(reps, [2.5, 97.5], axis=0)
+path, resamples = sys.argv[1], int(sys.argv[2])
+table = np.loadtxt(path, delimiter=",", skiprows=1, dtype=str)
+case_id, config, outcome = table[:, 3], table[:, 1], table[:, 4].astype(float)
+print("ready", flush=True)
+for line in sys.stdin:
     t = time.perf_counter()
-    numpy_bootstrap(df, resamples)
-    times.append(time.perf_counter() - t)
-print(json.dumps(times))
+    numpy_bootstrap(case_id, config, outcome, resamples)
+    print(time.perf_counter() - t, flush=True)
 `;
 
+/** The first python3 that imports numpy: the one on PATH, then Debian's. */
+function numpyPython(): string | undefined {
+  for (const python of ["python3", PYTHON]) {
+    if (spawnSync(python, ["-c", "import numpy"]).status === 0) return python;
+  }
+  return undefined;
+}
+
+/** A numpy process serving timed bootstraps of one table, one per call of `next`. */
+function numpyServer(python: string, csv: string, script: string, resamples: number) {
+  // One BLAS thread: the comparison is one thread against one thread.
+  const child = spawn(python, [script, csv, String(resamples)], {
+    env: { ...process.env, OPENBLAS_NUM_THREADS: "1", OMP_NUM_THREADS: "1", MKL_NUM_THREADS: "1" },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let buffer = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    buffer += chunk;
+    for (let at = buffer.indexOf("\n"); at >= 0; at = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, at);
+      buffer = buffer.slice(at + 1);
+      const resolve = waiting.shift();
+      if (resolve) resolve(line);
+      else lines.push(line);
+    }
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.on("exit", (code) => reject(new Error(`numpy reference exited with ${code}`))),
+  );
+  exited.catch(() => {});
+  const read = () =>
+    Promise.race([
+      new Promise<string>((resolve) => {
+        const line = lines.shift();
+        if (line !== undefined) resolve(line);
+        else waiting.push(resolve);
+      }),
+      exited,
+    ]);
+  return {
+    ready: read(),
+    next: async () => {
+      child.stdin.write("go\n");
+      return Number(await read());
+    },
+    close: () => {
+      child.stdin.end();
+      child.kill();
+    },
+  };
+}
+
+export interface BootstrapFigures {
+  rows: number;
+  clusters: number;
+  resamples: number;
+  /** Per interleaved round: seconds for Parallax on 1 thread, on 2 threads, and numpy. */
+  one: number[];
+  two: number[];
+  numpy: number[];
+}
+
+const median = (xs: number[]) => {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+
 /**
- * The bootstrap alone, in one sitting: Parallax on 1 and 2 threads and the numpy version,
- * interleaved round by round (the machine is shared, so load hits all three alike); medians.
+ * The bootstrap alone on one table, in one sitting: Parallax on 1 and 2 threads and the numpy
+ * version, interleaved round by round (the machine is shared, so load hits all three alike).
  */
-async function bootstrapComparison(rounds: number): Promise<void> {
+export async function bootstrapSitting(cases: number, rounds: number): Promise<BootstrapFigures> {
   const resamples = 10_000;
-  const data = synthesize(2617, 1);
+  const data = synthesize(cases, 1);
   const boot = (await bootstrapStep(data, resamples))!;
   const dir = mkdtempSync(join(tmpdir(), "parallax-bench-"));
-  const csv = join(dir, "primary.csv");
+  const csv = join(dir, "table.csv");
   const script = join(dir, "boot.py");
   writeCsv(csv, data);
-  writeFileSync(script, NUMPY_BOOTSTRAP);
-  const numpy = spawnSync(PYTHON, ["-c", "import numpy, pandas"]).status === 0;
-  await boot.parallel(2); // start the worker pool (and warm up) outside the timings
-  boot.single();
-  const one: number[] = [];
-  const two: number[] = [];
-  const np: number[] = [];
+  writeFileSync(script, NUMPY_ONLY_BOOTSTRAP);
+  const python = numpyPython();
+  const numpy = python ? numpyServer(python, csv, script, resamples) : undefined;
+  const figures: BootstrapFigures = {
+    rows: data.outcome.length,
+    clusters: cases,
+    resamples,
+    one: [],
+    two: [],
+    numpy: [],
+  };
   try {
+    await numpy?.ready;
+    await boot.parallel(2); // start the worker pool (and warm up) outside the timings
+    boot.single();
+    await numpy?.next();
     for (let r = 0; r < rounds; r++) {
-      one.push(time(boot.single).seconds);
+      figures.one.push(time(boot.single).seconds);
       const started = performance.now();
       await boot.parallel(2);
-      two.push((performance.now() - started) / 1000);
-      if (numpy) {
-        const run = spawnSync(PYTHON, [script, csv, String(resamples), "1"], { encoding: "utf8" });
-        if (run.status === 0) np.push(...JSON.parse(run.stdout.trim().split("\n").at(-1)!));
-      }
+      figures.two.push((performance.now() - started) / 1000);
+      if (numpy) figures.numpy.push(await numpy.next());
     }
   } finally {
+    numpy?.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  const med = (xs: number[]) => {
-    const v = [...xs].sort((a, b) => a - b);
-    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-  };
-  const f = (xs: number[]) =>
-    xs.length ? `${med(xs).toFixed(2)} s (${xs.map((x) => x.toFixed(2)).join(", ")})` : "n/a";
-  const ratio = (xs: number[]) => (np.length ? `${(med(np) / med(xs)).toFixed(2)}x` : "n/a");
+  return figures;
+}
+
+function printBootstrap(f: BootstrapFigures): void {
+  const fmt = (xs: number[]) =>
+    xs.length ? `${median(xs).toFixed(3)} s (${xs.map((x) => x.toFixed(3)).join(", ")})` : "n/a";
+  const ratio = (xs: number[]) => (f.numpy.length ? `${(median(f.numpy) / median(xs)).toFixed(2)}x` : "n/a");
+  const pairRatio = f.numpy.length ? median(f.numpy.map((n, i) => n / f.one[i])) : Number.NaN;
+  const speedup = median(f.one.map((o, i) => o / f.two[i]));
   console.log(
-    `bootstrap on the primary design (62,808 rows, 2,617 clusters, B = ${resamples}), ${rounds} interleaved rounds, load average ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(" ")}\n`,
+    `\nbootstrap, ${f.rows.toLocaleString("en-US")} rows, ${f.clusters.toLocaleString("en-US")} clusters, B = ${f.resamples}, ${f.one.length} interleaved rounds\n`,
   );
   console.log("| version | median (runs) | numpy / this |");
   console.log("| --- | ---: | ---: |");
-  console.log(`| Parallax, 1 thread | ${f(one)} | ${ratio(one)} |`);
-  console.log(`| Parallax, 2 threads | ${f(two)} | ${ratio(two)} |`);
-  console.log(`| numpy (vectorised) | ${f(np)} | 1.00x |`);
+  console.log(`| Parallax, 1 thread | ${fmt(f.one)} | ${ratio(f.one)} |`);
+  console.log(`| Parallax, 2 threads | ${fmt(f.two)} | ${ratio(f.two)} |`);
+  console.log(`| numpy (vectorised, 1 BLAS thread) | ${fmt(f.numpy)} | 1.00x |`);
+  console.log(
+    `\nmedian of the per-round ratios: numpy / Parallax 1 thread ${pairRatio.toFixed(2)}x; 1 thread / 2 threads ${speedup.toFixed(2)}x`,
+  );
+}
+
+/** Both tables, each in its own interleaved sitting; prints Markdown, or JSON with --json. */
+async function bootstrapComparison(rounds: number, json: boolean): Promise<void> {
+  const load = loadavg();
+  const sittings = [];
+  for (const cases of [2617, 2617 * 4]) sittings.push(await bootstrapSitting(cases, rounds));
   const { closeBootstrapWorkers } = await import("../src/stats/parallel-bootstrap.js");
   await closeBootstrapWorkers();
+  const after = loadavg();
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ load: [load[0], after[0]], sittings })}\n`);
+    return;
+  }
+  console.log(`load average (1 min) ${load[0].toFixed(2)} before, ${after[0].toFixed(2)} after`);
+  for (const f of sittings) printBootstrap(f);
 }
 
 async function main(): Promise<void> {
@@ -359,7 +472,7 @@ async function main(): Promise<void> {
   }
   const roundsAt = process.argv.indexOf("--bootstrap");
   if (roundsAt >= 0) {
-    await bootstrapComparison(Number(process.argv[roundsAt + 1]) || 5);
+    await bootstrapComparison(Number(process.argv[roundsAt + 1]) || 5, process.argv.includes("--json"));
     return;
   }
   const resamples = 10_000;
@@ -401,4 +514,4 @@ async function main(): Promise<void> {
   await closeBootstrapWorkers();
 }
 
-await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -34,7 +34,18 @@ export function parseSpec(text: string, fileName: string): StudySpec {
   return validateSpecFile(parseSpecFile(text, fileName)).spec;
 }
 
+/** Validations by file: a command that reads a spec once and checks it in several steps validates it once. */
+const validated = new WeakMap<SpecFile, { spec: StudySpec; source: SpecSource }>();
+
 function validateSpecFile(file: SpecFile): { spec: StudySpec; source: SpecSource } {
+  const known = validated.get(file);
+  if (known) return known;
+  const result = validateSpecText(file);
+  validated.set(file, result);
+  return result;
+}
+
+function validateSpecText(file: SpecFile): { spec: StudySpec; source: SpecSource } {
   const source = file.yaml;
   if ("problems" in source) throw new SpecError(file.path, source.problems);
   // A spec is parsed once: zod's compiled fast path (a function generated per object schema on

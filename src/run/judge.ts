@@ -43,6 +43,11 @@ export function resolveJudgeRef(spec: StudySpec, ref: string | ModelSpec, where:
   return model;
 }
 
+/** Whether the spec declares judges (scoring.judges): only then does a run load its judging. */
+export function hasJudges(spec: StudySpec): boolean {
+  return (spec.scoring?.judges ?? []).length > 0;
+}
+
 export function judgeSpecs(spec: StudySpec): ModelSpec[] {
   return (spec.scoring?.judges ?? []).map((ref, i) => resolveJudgeRef(spec, ref, `scoring.judges[${i}]`));
 }

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { ProviderEnv } from "../models/types.js";
 import { InputError } from "../core/errors.js";
+import type { SpecFile } from "../core/spec-loader.js";
 import { agentRuntimeOf, refuseWithoutSandbox } from "./agent-runtime.js";
 import { executeTrials } from "./execute/execute-trials.js";
 import { type BatchedModels, batchConcurrency, batchModels } from "./execute/batch/batch-models.js";
@@ -24,9 +25,13 @@ import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import { storedPoolRows } from "./exemplars.js";
 import { pluginsToStore, refuseChangedPlugins } from "./stored-plugins.js";
+import type { RunJudging } from "./scoring/run-judging.js";
+import { hasJudges } from "./judge.js";
 
 export interface RunStudyOptions {
   specPath: string;
+  /** The spec file already read and parsed from specPath (the CLI reads it once). */
+  specFile?: SpecFile;
   /**
    * The study directory (spec and manifest copies, judging files; the trials too without `store`).
    * Default runs/RUN_ID: named after the run, so two specs of one study name never share one.
@@ -65,7 +70,7 @@ export interface RunStudyResult {
 const PLAN_BATCH = 5_000;
 
 export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult> {
-  const study = await prepareStudy(options.specPath);
+  const study = await prepareStudy(options.specFile ?? options.specPath);
   for (const warning of study.warnings) options.onNote?.(`warning: ${warning}`);
   await refuseWithoutSandbox(study);
   // Providers are built first so a bad model entry (unknown provider, missing key) writes nothing.
@@ -99,14 +104,18 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     const runId = await recordRun(store, study, outDir, storeLabel(options.store ?? outDir));
     // Judges of open-ended answers (spec scoring.judges): the mapping is sealed before any trial
     // runs, and before other workers start (they judge under the sealed round).
-    const { RunJudging } = await import("./scoring/run-judging.js");
-    for (const spec of RunJudging.judgeSpecsOf(study.spec)) {
-      judges.set(
-        spec.id,
-        await buildJudgeModel(spec, study.spec, options.env, allItems(study), dirname(resolve(study.specPath))),
-      );
+    // Loaded only for a spec with judges: judging brings its statistics (@stdlib, ~1,000 modules).
+    let judging: RunJudging | undefined;
+    if (hasJudges(study.spec)) {
+      const { RunJudging } = await import("./scoring/run-judging.js");
+      for (const spec of RunJudging.judgeSpecsOf(study.spec)) {
+        judges.set(
+          spec.id,
+          await buildJudgeModel(spec, study.spec, options.env, allItems(study), dirname(resolve(study.specPath))),
+        );
+      }
+      judging = await RunJudging.open(study, store, runId, outDir, judges);
     }
-    const judging = await RunJudging.open(study, store, runId, outDir, judges);
     await options.onRecorded?.(runId);
     const before = await store.countByStatus(runId);
     const total = before.pending + before.finished + before.errored;

@@ -16,7 +16,8 @@ import { type BatchedModels, batchConcurrency, batchModels } from "./execute/bat
 import { isBatchMode } from "./execute/batch/settings.js";
 import { LeasedTrialSource, type LeaseOptions } from "./execute/leased-source.js";
 import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
-import { buildJudgeModel } from "./judge.js";
+import { buildJudgeModel, hasJudges } from "./judge.js";
+import type { RunJudging } from "./scoring/run-judging.js";
 import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
 import { refuseOtherVersion, storeLabel } from "./run-study.js";
 import { agentRuntimeOf } from "./agent-runtime.js";
@@ -77,12 +78,16 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
     try {
       refuseCells(study, models);
       const { logprobOptionsOf, scorerChooser } = await import("./scoring/choose.js");
-      const { RunJudging } = await import("./scoring/run-judging.js");
-      for (const spec of RunJudging.judgeSpecsOf(run.spec)) {
-        judges.set(spec.id, await buildJudgeModel(spec, run.spec, options.env, stored.items, specDir));
-      }
       // The round the run sealed before its first trial: the same UUIDs and subsamples as the run's.
-      const judging = await RunJudging.open(study, store, run.id, undefined, judges);
+      // Loaded only for a spec with judges: judging brings its statistics (@stdlib).
+      let judging: RunJudging | undefined;
+      if (hasJudges(run.spec)) {
+        const { RunJudging } = await import("./scoring/run-judging.js");
+        for (const spec of RunJudging.judgeSpecsOf(run.spec)) {
+          judges.set(spec.id, await buildJudgeModel(spec, run.spec, options.env, stored.items, specDir));
+        }
+        judging = await RunJudging.open(study, store, run.id, undefined, judges);
+      }
       const source = await LeasedTrialSource.open(store, run.id, options.lease);
       const { execution } = run.spec;
       // Batch mode: calls of providers with a batch API go through it (src/run/execute/batch/).

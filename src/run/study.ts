@@ -7,7 +7,7 @@ import type { Condition } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { hashValue } from "../core/hash.js";
-import { readSpecFile } from "../core/spec-loader.js";
+import { readSpecFile, type SpecFile } from "../core/spec-loader.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import { sampleItems } from "../datasets/sample.js";
 import { loadStudySpec } from "../facets/validate.js";
@@ -54,8 +54,13 @@ export interface PreparedStudy {
   warnings: string[];
 }
 
-export async function prepareStudy(specPath: string, options: { cacheDir?: string } = {}): Promise<PreparedStudy> {
-  const file = readSpecFile(specPath); // read and parsed once for the steps below
+export async function prepareStudy(
+  specOrFile: string | SpecFile,
+  options: { cacheDir?: string } = {},
+): Promise<PreparedStudy> {
+  // Read and parsed once for the steps below (or already, by the caller).
+  const file = typeof specOrFile === "string" ? readSpecFile(specOrFile) : specOrFile;
+  const specPath = file.path;
   await loadSpecPlugins(file); // before the spec is checked against the registries
   // Facet values and plugin settings are checked here, before any benchmark file is read.
   const { spec, source } = loadStudySpec(file);

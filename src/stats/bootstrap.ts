@@ -8,7 +8,7 @@
 // returns one or more numbers. Percentile CIs use linear interpolation (R type 7 = numpy default).
 import type { Interval } from "./descriptive.js";
 import { quantileSorted, standardDeviation } from "./descriptive.js";
-import { RandomStream } from "./random.js";
+import { CHUNK_MAX_RANGE, RandomStream } from "./random.js";
 
 export interface ClusteredCellCounts {
   /** Cluster ids in code-point order; index k of a resample refers to clusters[k]. */
@@ -124,7 +124,8 @@ export function clusterBootstrap(
 /**
  * The per-cell totals of resamples fromBlock * blockSize .. min(toBlock * blockSize, resamples) - 1:
  * per resample, the cells' successes then the cells' trials. Block k draws from the k-th jumped
- * stream of the seed, so a block's totals are the same whichever thread computes it.
+ * stream of the seed (RandomStream.fillDraws, G draws per resample), so a block's totals are the
+ * same whichever thread computes it.
  */
 export function bootstrapBlockTotals(
   data: ClusteredCellCounts,
@@ -135,17 +136,14 @@ export function bootstrapBlockTotals(
   toBlock: number,
 ): Float64Array {
   const cellCount = data.cells.length;
-  const clusterCount = data.clusters.length;
   const first = fromBlock * blockSize;
   const last = Math.min(toBlock * blockSize, resamples);
   const out = new Float64Array(Math.max(last - first, 0) * 2 * cellCount);
   if (last <= first) return out;
   const streams = RandomStream.independentStreams(seed, toBlock);
   const accumulator = new ResampleAccumulator(data);
-  const draws = new Int32Array(clusterCount);
   for (let b = first; b < last; b++) {
-    streams[Math.floor(b / blockSize)].fillIntegers(draws, clusterCount);
-    accumulator.accumulate(draws);
+    accumulator.drawAndAccumulate(streams[Math.floor(b / blockSize)]);
     const offset = (b - first) * 2 * cellCount;
     out.set(accumulator.totals.successes, offset);
     out.set(accumulator.totals.trials, offset + cellCount);
@@ -162,12 +160,15 @@ export function recordTotals(
   statistic: CellStatistic,
   replicates: Float64Array[],
 ): void {
+  // One pair of buffers refilled per resample (as the accumulator's totals are): no view per call.
+  const resample = { successes: new Float64Array(cellCount), trials: new Float64Array(cellCount) };
   for (let r = 0; r < count; r++) {
     const offset = r * 2 * cellCount;
-    const values = statistic({
-      successes: totals.subarray(offset, offset + cellCount),
-      trials: totals.subarray(offset + cellCount, offset + 2 * cellCount),
-    });
+    for (let c = 0; c < cellCount; c++) {
+      resample.successes[c] = totals[offset + c];
+      resample.trials[c] = totals[offset + cellCount + c];
+    }
+    const values = statistic(resample);
     for (let k = 0; k < replicates.length; k++) replicates[k][first + r] = values[k];
   }
 }
@@ -187,12 +188,13 @@ export function originalTotals(data: ClusteredCellCounts): CellTotals {
 }
 
 /**
- * Turns a list of drawn cluster indices into per-cell totals, reusing its buffers. The data are
+ * Turns drawn cluster indices into per-cell totals, reusing its buffers. The data are
  * kept cluster-major (each cluster's cell successes, then the trials of cells whose row count
  * differs between clusters, padded to a multiple of 4), and the totals of four columns at a time
  * are summed over the draws in local variables: one sequential pass over the draws per four
- * columns, with the running sums in registers. A balanced cell's trials total is its row count
- * times the number of draws.
+ * columns, with the running sums in registers (with four columns, the draws are not even stored:
+ * RandomStream.sumDrawnRows). A balanced cell's trials total is its row count times the number
+ * of draws.
  */
 class ResampleAccumulator {
   readonly totals: CellTotals;
@@ -205,6 +207,7 @@ class ResampleAccumulator {
   /** Column of each cell's trials in `major`, or -1 for a balanced cell. */
   private readonly trialsColumn: Int32Array;
   private readonly sums: Float64Array;
+  private readonly draws: Int32Array;
 
   constructor(data: ClusteredCellCounts) {
     const cellCount = data.cells.length;
@@ -222,6 +225,7 @@ class ResampleAccumulator {
     this.width = Math.max(4, Math.ceil(columns / 4) * 4);
     this.major = new Float64Array(clusterCount * this.width);
     this.sums = new Float64Array(this.width);
+    this.draws = new Int32Array(clusterCount);
     for (let g = 0; g < clusterCount; g++) {
       for (let c = 0; c < cellCount; c++) {
         this.major[g * this.width + c] = data.successes[c * clusterCount + g];
@@ -231,13 +235,35 @@ class ResampleAccumulator {
     }
   }
 
+  /** Totals of explicit resample indices (checked to be in range). */
   accumulate(indices: ArrayLike<number>): void {
-    const { major, width, sums, clusterCount } = this;
-    const n = indices.length;
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < indices.length; i++) {
       const k = indices[i];
-      if (!(k >= 0 && k < clusterCount)) throw new RangeError(`cluster index ${k} out of range`);
+      if (!(k >= 0 && k < this.clusterCount)) throw new RangeError(`cluster index ${k} out of range`);
     }
+    this.sumColumns(indices);
+    this.finishTotals(indices.length);
+  }
+
+  /**
+   * Totals of one resample of clusterCount draws from the stream (RandomStream.fillDraws). With
+   * four columns the draws are summed as they are made (sumDrawnRows); wider tables store the
+   * draws and sum four columns per pass.
+   */
+  drawAndAccumulate(stream: RandomStream): void {
+    const { clusterCount } = this;
+    if (this.width === 4 && clusterCount <= CHUNK_MAX_RANGE) {
+      stream.sumDrawnRows(this.major, clusterCount, clusterCount, this.sums);
+    } else {
+      stream.fillDraws(this.draws, clusterCount);
+      this.sumColumns(this.draws);
+    }
+    this.finishTotals(clusterCount);
+  }
+
+  private sumColumns(indices: ArrayLike<number>): void {
+    const { major, width, sums } = this;
+    const n = indices.length;
     for (let q = 0; q < width; q += 4) {
       let s0 = 0;
       let s1 = 0;
@@ -255,6 +281,11 @@ class ResampleAccumulator {
       sums[q + 2] = s2;
       sums[q + 3] = s3;
     }
+  }
+
+  /** Copies the column sums into the cell totals; a balanced cell's trials are its row count x n. */
+  private finishTotals(n: number): void {
+    const { sums } = this;
     const { successes, trials } = this.totals;
     for (let c = 0; c < successes.length; c++) {
       successes[c] = sums[c];
@@ -275,7 +306,7 @@ export function summariseReplicates(
   const percentileCi: Interval[] = [];
   const undefinedReplicates: number[] = [];
   for (const values of replicates) {
-    const finite = values.filter(Number.isFinite).sort();
+    const finite = finiteSorted(values);
     undefinedReplicates.push(values.length - finite.length);
     standardError.push(standardDeviation(finite));
     percentileCi.push([quantileSorted(finite, (1 - level) / 2), quantileSorted(finite, (1 + level) / 2)]);
@@ -290,6 +321,13 @@ export function summariseReplicates(
     resamples: replicates[0]?.length ?? 0,
     seed,
   };
+}
+
+/** The finite values, sorted (a copy; the filter is skipped when every value is finite). */
+function finiteSorted(values: Float64Array): Float64Array {
+  let finite = 0;
+  for (let i = 0; i < values.length; i++) if (Number.isFinite(values[i])) finite++;
+  return (finite === values.length ? values.slice() : values.filter(Number.isFinite)).sort();
 }
 
 // ---------------------------------------------------------------- ready-made statistics
@@ -311,7 +349,8 @@ export function pairwiseRiskDifferences(cellCount: number): { statistic: CellSta
     for (let j = i + 1; j < cellCount; j++) pairs.push([i, j]);
   }
   const statistic: CellStatistic = (totals) => {
-    const p = Float64Array.from({ length: cellCount }, (_, c) => cellProportion(totals, c));
+    const p = new Float64Array(cellCount);
+    for (let c = 0; c < cellCount; c++) p[c] = cellProportion(totals, c);
     return pairs.map(([i, j]) => p[i] - p[j]);
   };
   return { statistic, pairs };

@@ -10,6 +10,9 @@ const TWO_POW_32 = 4294967296;
 const TWO_POW_MINUS_32 = 2.3283064365386963e-10;
 /** Largest n for which a 32-bit draw times n stays exact in a double (< 2^53). */
 const LEMIRE_MAX_RANGE = 2 ** 21;
+/** fillDraws maps 16-bit chunks; above 2^14 the rejections (up to n / 2^16 of them) stop paying. */
+const CHUNK_RANGE = 65536;
+export const CHUNK_MAX_RANGE = 2 ** 14;
 
 export class RandomStream {
   private spareNormal: number | undefined;
@@ -99,6 +102,117 @@ export class RandomStream {
     this.generator = xoroshiro128plusFromState([s01, s00, s11, s10]);
   }
 
+  /**
+   * Fills `out` with uniform integers in [0, n): the cluster draws of the case-cluster bootstrap.
+   * For n <= 2^14 each 64-bit generator output gives three candidates, its 16-bit chunks above
+   * bit 16 (xoroshiro128+'s weak low bits are not used), each mapped by Lemire's
+   * multiply-and-reject on 16 bits, which keeps every value exactly equally likely and needs only
+   * 32-bit integer arithmetic. Larger n falls back to fillIntegers. A different sequence from
+   * fillIntegers for the same seed; sumDrawnRows draws the same one.
+   */
+  fillDraws(out: Int32Array | Uint32Array, n: number): void {
+    if (!(n >= 1 && n <= CHUNK_MAX_RANGE && Number.isInteger(n))) {
+      this.fillIntegers(out, n);
+      return;
+    }
+    const threshold = CHUNK_RANGE % n;
+    let [s01, s00, s11, s10] = this.generator.getState();
+    const length = out.length;
+    let i = 0;
+    while (i < length) {
+      // The 64-bit sum s0 + s1 in 16-bit pieces (carries propagated), then one generator step.
+      const low = (s00 & 0xffff) + (s10 & 0xffff);
+      const mid = (s00 >>> 16) + (s10 >>> 16) + (low >>> 16);
+      const high = (s01 & 0xffff) + (s11 & 0xffff) + (mid >>> 16);
+      const top = (s01 >>> 16) + (s11 >>> 16) + (high >>> 16);
+      const a0 = s10 ^ s00;
+      const a1 = s11 ^ s01;
+      const t00 = s00;
+      const t01 = s01;
+      s00 = (t00 << 24) ^ (t01 >>> 8) ^ a0 ^ (a0 << 16);
+      s01 = (t01 << 24) ^ (t00 >>> 8) ^ a1 ^ ((a1 << 16) | (a0 >>> 16));
+      s10 = (a1 << 5) ^ (a0 >>> 27);
+      s11 = (a0 << 5) ^ (a1 >>> 27);
+      let m = (mid & 0xffff) * n;
+      if ((m & 0xffff) >= threshold) out[i++] = m >>> 16;
+      if (i === length) break;
+      m = (high & 0xffff) * n;
+      if ((m & 0xffff) >= threshold) out[i++] = m >>> 16;
+      if (i === length) break;
+      m = (top & 0xffff) * n;
+      if ((m & 0xffff) >= threshold) out[i++] = m >>> 16;
+    }
+    this.generator = xoroshiro128plusFromState([s01, s00, s11, s10]);
+  }
+
+  /**
+   * Draws `count` rows of a row-major table of 4 columns (`table[k * 4 + j]`, rows 0 .. n - 1)
+   * uniformly with replacement and writes the 4 column sums to `sums`: the bootstrap's inner loop
+   * with the draws of fillDraws (the same sequence) summed as they are made, so that no draw is
+   * stored and the running sums stay in registers. Falls back to fillDraws for n > 2^14.
+   */
+  sumDrawnRows(table: Float64Array, n: number, count: number, sums: Float64Array): void {
+    if (!(n >= 1 && n <= CHUNK_MAX_RANGE && Number.isInteger(n)) || table.length < n * 4) {
+      const draws = new Int32Array(count);
+      this.fillDraws(draws, n);
+      sumRows(table, draws, sums);
+      return;
+    }
+    const threshold = CHUNK_RANGE % n;
+    let [s01, s00, s11, s10] = this.generator.getState();
+    let x0 = 0;
+    let x1 = 0;
+    let x2 = 0;
+    let x3 = 0;
+    let i = 0;
+    while (i < count) {
+      const low = (s00 & 0xffff) + (s10 & 0xffff);
+      const mid = (s00 >>> 16) + (s10 >>> 16) + (low >>> 16);
+      const high = (s01 & 0xffff) + (s11 & 0xffff) + (mid >>> 16);
+      const top = (s01 >>> 16) + (s11 >>> 16) + (high >>> 16);
+      const a0 = s10 ^ s00;
+      const a1 = s11 ^ s01;
+      const t00 = s00;
+      const t01 = s01;
+      s00 = (t00 << 24) ^ (t01 >>> 8) ^ a0 ^ (a0 << 16);
+      s01 = (t01 << 24) ^ (t00 >>> 8) ^ a1 ^ ((a1 << 16) | (a0 >>> 16));
+      s10 = (a1 << 5) ^ (a0 >>> 27);
+      s11 = (a0 << 5) ^ (a1 >>> 27);
+      let m = (mid & 0xffff) * n;
+      if ((m & 0xffff) >= threshold) {
+        const base = (m >>> 16) << 2;
+        x0 += table[base];
+        x1 += table[base + 1];
+        x2 += table[base + 2];
+        x3 += table[base + 3];
+        if (++i === count) break;
+      }
+      m = (high & 0xffff) * n;
+      if ((m & 0xffff) >= threshold) {
+        const base = (m >>> 16) << 2;
+        x0 += table[base];
+        x1 += table[base + 1];
+        x2 += table[base + 2];
+        x3 += table[base + 3];
+        if (++i === count) break;
+      }
+      m = (top & 0xffff) * n;
+      if ((m & 0xffff) >= threshold) {
+        const base = (m >>> 16) << 2;
+        x0 += table[base];
+        x1 += table[base + 1];
+        x2 += table[base + 2];
+        x3 += table[base + 3];
+        i++;
+      }
+    }
+    this.generator = xoroshiro128plusFromState([s01, s00, s11, s10]);
+    sums[0] = x0;
+    sums[1] = x1;
+    sums[2] = x2;
+    sums[3] = x3;
+  }
+
   /** Standard normal draw (Marsaglia polar method; the second value of each pair is kept). */
   normal(): number {
     if (this.spareNormal !== undefined) {
@@ -130,4 +244,23 @@ export class RandomStream {
     for (let i = 0; i < n; i++) successes += this.uniform() < p ? 1 : 0;
     return successes;
   }
+}
+
+/** Column sums of the rows `draws` of a row-major 4-column table. */
+function sumRows(table: Float64Array, draws: Int32Array, sums: Float64Array): void {
+  let x0 = 0;
+  let x1 = 0;
+  let x2 = 0;
+  let x3 = 0;
+  for (let i = 0; i < draws.length; i++) {
+    const base = draws[i] << 2;
+    x0 += table[base];
+    x1 += table[base + 1];
+    x2 += table[base + 2];
+    x3 += table[base + 3];
+  }
+  sums[0] = x0;
+  sums[1] = x1;
+  sums[2] = x2;
+  sums[3] = x3;
 }

@@ -226,7 +226,7 @@ describe("scaffold gap with shared resamples", () => {
       return correct / n;
     };
     for (let b = 0; b < B; b++) {
-      streams[Math.floor(b / 1000)].fillIntegers(draws, clusters.length);
+      streams[Math.floor(b / 1000)].fillDraws(draws, clusters.length);
       const picked = Array.from(draws, (k) => clusters[k]);
       const acc = scaffolds.map((s) => accuracy(picked, s));
       gaps.push(Math.max(...acc) - Math.min(...acc));

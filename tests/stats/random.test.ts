@@ -63,6 +63,57 @@ describe("seeded random streams", () => {
     }
   });
 
+  it("draws cluster indices (fillDraws) in range with equal frequencies, for small and large ranges", () => {
+    for (const n of [7, 2617, 16_384, 20_000]) {
+      const out = new Int32Array(n === 7 ? 70_000 : 40 * n);
+      RandomStream.fromSeed(3).fillDraws(out, n);
+      assert.ok(
+        out.every((v) => v >= 0 && v < n),
+        `n = ${n}: every draw in [0, n)`,
+      );
+      const counts = new Array(n).fill(0);
+      for (const v of out) counts[v]++;
+      assert.ok(chiSquareGoodnessOfFit(counts).p > 1e-4, `n = ${n}: chi-square p ${chiSquareGoodnessOfFit(counts).p}`);
+    }
+    // Above 2^14 the draws are fillIntegers' sequence.
+    const a = new Int32Array(100);
+    const b = new Int32Array(100);
+    RandomStream.fromSeed(5).fillDraws(a, 20_000);
+    RandomStream.fromSeed(5).fillIntegers(b, 20_000);
+    assert.deepEqual(a, b);
+  });
+
+  it("fillDraws: consecutive draws (chunks of one generator output) are uncorrelated", () => {
+    const out = new Int32Array(60_000);
+    RandomStream.fromSeed(11).fillDraws(out, 1000);
+    const x = Array.from(out.subarray(0, -1));
+    const y = Array.from(out.subarray(1));
+    const mx = mean(x);
+    const my = mean(y);
+    let sxy = 0;
+    for (let i = 0; i < x.length; i++) sxy += (x[i] - mx) * (y[i] - my);
+    const r = sxy / ((x.length - 1) * standardDeviation(x) * standardDeviation(y));
+    assert.ok(Math.abs(r) < 4 / Math.sqrt(x.length), `lag-1 correlation ${r}`);
+  });
+
+  it("sumDrawnRows sums the rows of the draws fillDraws makes, and leaves the stream at the same place", () => {
+    for (const n of [1, 5, 2617, 20_000]) {
+      const table = Float64Array.from({ length: n * 4 }, (_, i) => ((i * 7919) % 13) / 4);
+      const summed = RandomStream.fromSeed(9);
+      const drawn = RandomStream.fromSeed(9);
+      for (let round = 0; round < 3; round++) {
+        const count = n + round;
+        const sums = new Float64Array(4);
+        summed.sumDrawnRows(table, n, count, sums);
+        const draws = new Int32Array(count);
+        drawn.fillDraws(draws, n);
+        const expected = [0, 1, 2, 3].map((j) => draws.reduce((total, k) => total + table[k * 4 + j], 0));
+        assert.deepEqual(Array.from(sums), expected, `n = ${n}, round ${round}`);
+      }
+      assert.equal(summed.uniform(), drawn.uniform(), `n = ${n}: the streams go on alike`);
+    }
+  });
+
   it("draws standard normals with mean 0 and SD 1", () => {
     const z = draws(RandomStream.fromSeed(5), 40_000, (s) => s.normal());
     assert.ok(Math.abs(mean(z)) < 4 / Math.sqrt(z.length), "expected Math.abs(mean(z)) < 4 / Math.sqrt(z.length)");

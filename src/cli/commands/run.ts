@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { loadSpec } from "../../core/spec-loader.js";
+import { loadSpec, readSpecFile } from "../../core/spec-loader.js";
 import { loadSpecPlugins } from "../../run/plugins.js";
 import { runStudy, storeLabel } from "../../run/run-study.js";
 import { createProgress } from "../progress.js";
@@ -24,8 +24,10 @@ export interface RunCommandOptions {
 }
 
 export async function runCommand(specPath: string, options: RunCommandOptions): Promise<void> {
-  await loadSpecPlugins(specPath);
-  const spec = loadSpec(specPath).spec;
+  // Read and parsed once: a spec with inline items can take a large share of a short run to parse.
+  const file = readSpecFile(specPath);
+  await loadSpecPlugins(file);
+  const spec = loadSpec(file).spec;
   // With --store, the study files go under runs/RUN_ID (runStudy's default): a directory per run,
   // never another spec's of the same study name.
   const outDir = options.out ?? (options.store ? undefined : join("runs", spec.study));
@@ -45,6 +47,7 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
   try {
     const result = await runStudy({
       specPath,
+      specFile: file,
       outDir,
       store: options.store,
       env: process.env,
