@@ -263,3 +263,29 @@ function gammaDraw(stream: RandomStream, shape: number): number {
     if (u < 1 - 0.0331 * x ** 4 || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
   }
 }
+
+/**
+ * One-way ANOVA estimate of the intra-cluster correlation of outcomes grouped by cluster, with
+ * the n0 correction for unequal cluster sizes (Donner 1986), clamped to [0, 0.99]; null when
+ * fewer than two clusters have two or more outcomes.
+ */
+export function anovaIcc(groups: readonly (readonly number[])[]): number | null {
+  const used = groups.filter((g) => g.length > 0);
+  const k = used.length;
+  const n = used.reduce((sum, g) => sum + g.length, 0);
+  if (k < 2 || n - k < 1) return null;
+  const grand = used.reduce((sum, g) => sum + g.reduce((a, b) => a + b, 0), 0) / n;
+  let between = 0;
+  let within = 0;
+  for (const g of used) {
+    const mean = g.reduce((a, b) => a + b, 0) / g.length;
+    between += g.length * (mean - grand) ** 2;
+    for (const y of g) within += (y - mean) ** 2;
+  }
+  const msb = between / (k - 1);
+  const msw = within / (n - k);
+  const n0 = (n - used.reduce((sum, g) => sum + g.length ** 2, 0) / n) / (k - 1);
+  const denominator = msb + (n0 - 1) * msw;
+  if (!(denominator > 0)) return 0;
+  return Math.min(0.99, Math.max(0, (msb - msw) / denominator));
+}
