@@ -23,6 +23,7 @@ import "./audit/audit-analysis.js";
 import "./grid/grid-analysis.js";
 import "./methodology-analysis.js";
 import "./chronology-analysis.js";
+import "./sequential-analysis.js";
 
 export type { NnhCard, NnhRow, ResidualNnhRow } from "./comparison/contrasts-analysis.js";
 export { nnhExplanation, residualExplanation } from "./comparison/contrasts-analysis.js";
