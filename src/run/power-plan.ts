@@ -7,7 +7,7 @@
 import { type PowerPlan, PowerPlanSchema } from "../contracts/analysis.js";
 import { AnalysisPlanSchema } from "../contracts/analysis.js";
 import { InputError } from "../core/errors.js";
-import { anovaIcc, maximumDiscordance } from "../stats/clustered-power.js";
+import { anovaIcc, maximumDiscordance, nullDiscordance } from "../stats/clustered-power.js";
 import { type ContrastDesign, type ContrastPower, contrastPower } from "../stats/contrast-power.js";
 import {
   type ContrastLayout,
@@ -19,6 +19,7 @@ import {
 import { conditionsOf, type PlanSummary } from "./plan.js";
 import type { TrialStore } from "./store/types.js";
 import type { PreparedStudy } from "./study.js";
+import { boundariesOf } from "./sequential/monitor.js";
 
 export interface DesignAssumptions {
   baseline: number;
@@ -122,6 +123,7 @@ export function powerReport(
   const { plan } = powerPlanOf(study);
   const analysis = AnalysisPlanSchema.parse(study.spec.analysis ?? {});
   const designs = contrastDesigns(study, layout, assumptions, familyOf).filter((d) => d.design.clusters >= 2);
+  const { sequential } = study.spec.execution;
   const results = contrastPower(designs, {
     minimumEffect: plan.minimum_effect,
     direction: plan.direction,
@@ -131,6 +133,7 @@ export function powerReport(
     power: plan.target,
     simulations: plan.simulations,
     seed: plan.seed,
+    ...(sequential ? { sequential: boundariesOf(sequential, analysis.equivalence.alpha).effect } : {}),
   });
   const planned = summary.estimatedCostUsd;
   const perBenchmark = (clusters: number | undefined, benchmarks: number) =>
@@ -227,19 +230,30 @@ export async function pilotAssumptions(
   }
   const notes: string[] = [];
   const icc = anovaIcc([...byItem.values()]) ?? 0;
-  const discordance = new Map(layout.contrasts.map((c) => [c.label, discordanceOf(c, trials)]));
   const clamped = Math.min(Math.max(baseline, 0.01), 0.99);
+  // The pilot's discordance carries its own effect; the design's is the one under no effect.
+  const discordance = new Map(
+    layout.contrasts.map((c) => {
+      const observed = discordanceOf(c, trials);
+      return [c.label, nullDiscordance(observed.discordance, clamped, icc, observed.difference)];
+    }),
+  );
   if (clamped !== baseline) notes.push(`pilot baseline ${baseline.toFixed(3)} clamped to ${clamped}`);
   notes.push(`pilot ${pilot.label}: ${trials.length} scored trials, ${byItem.size} items`);
   return { baseline: clamped, icc, discordance, source: "pilot", notes };
 }
 
-function discordanceOf(contrast: PlannedContrast, trials: ScoredTrial[]): number {
+/** Share of a contrast's pairs whose outcomes differ, and their mean difference. */
+function discordanceOf(contrast: PlannedContrast, trials: ScoredTrial[]): { discordance: number; difference: number } {
   let pairs = 0;
   let differing = 0;
+  let total = 0;
   for (const differences of itemDifferences(contrast, trials).values()) {
     pairs += differences.length;
     differing += differences.filter((d) => d !== 0).length;
+    total += differences.reduce((a, b) => a + b, 0);
   }
-  return pairs === 0 ? 0 : differing / pairs;
+  return pairs === 0
+    ? { discordance: 0, difference: 0 }
+    : { discordance: differing / pairs, difference: total / pairs };
 }

@@ -70,6 +70,23 @@ export function clusterDifferenceVariance(design: ClusteredPairedDesign, effect:
   return (discordant - meanSquare) / r + flip * flip * itemVariance;
 }
 
+/**
+ * The no-effect discordance behind a discordance observed under a mean difference `effect`
+ * (a pilot measures both together): the model's P(Y1 != Y0) = 2 s (1 - f) E[u (1 - u)] + side x f
+ * solved for the switch share s, clamped to the model's range.
+ */
+export function nullDiscordance(observed: number, baseline: number, icc: number, effect: number): number {
+  const within = baseline * (1 - baseline) * (1 - icc);
+  const most = 2 * within;
+  if (effect === 0 || within === 0) return Math.min(observed, most);
+  const up = effect > 0;
+  const side = up ? 1 - baseline : baseline;
+  const flip = Math.min(1, Math.abs(effect) / side);
+  if (flip >= 1) return most;
+  const share = (observed - side * flip) / (2 * (1 - flip) * within);
+  return Math.min(most, Math.max(0, share * most));
+}
+
 function zFor(alpha: number): number {
   return normalQuantile(1 - alpha / 2);
 }

@@ -1,8 +1,10 @@
 // Power of a list of contrasts, each with its own clustered paired design: the power to detect
 // the minimum effect and to confirm equivalence within the margin (by simulation, the closed
 // form beside it as a check), the minimum detectable effect, and the clusters each target needs.
+import { crossingProbabilities, type SequentialBoundaries } from "./group-sequential.js";
 import {
   type ClusteredPairedDesign,
+  clusterDifferenceVariance,
   checkClusteredDesign,
   closedFormClusteredMde,
   closedFormClusteredPower,
@@ -34,6 +36,42 @@ export interface PowerTargets {
   power: number;
   simulations: number;
   seed: number;
+  /** The run's sequential boundaries, when it declares interim looks. */
+  sequential?: SequentialBoundaries;
+}
+
+/** A group-sequential design's operating characteristics for one contrast (Jennison & Turnbull ch. 2). */
+export interface SequentialPower {
+  /** P(crossing a boundary at some look) under the minimum effect. */
+  power: number;
+  /** P(crossing) under no effect: the design's two-sided alpha. */
+  typeIError: number;
+  /** Expected share of the items run (stopping at the first crossing), under no effect and under the minimum effect. */
+  expectedFractionNull: number;
+  expectedFractionAlternative: number;
+}
+
+/**
+ * The drift (E[Z] at full information) of the cluster-level z statistic under an effect: the
+ * effect over its standard error at every item, the variance taken under the effect (as estimated).
+ */
+export function sequentialDrift(design: ClusteredPairedDesign, effect: number): number {
+  return (effect * Math.sqrt(design.clusters)) / Math.sqrt(clusterDifferenceVariance(design, effect));
+}
+
+export function sequentialPower(
+  design: ClusteredPairedDesign,
+  effect: number,
+  boundaries: SequentialBoundaries,
+): SequentialPower {
+  const alternative = crossingProbabilities(boundaries, sequentialDrift(design, effect));
+  const none = crossingProbabilities(boundaries, 0);
+  return {
+    power: alternative.total,
+    typeIError: none.total,
+    expectedFractionNull: none.expectedFraction,
+    expectedFractionAlternative: alternative.expectedFraction,
+  };
 }
 
 export interface ContrastPower {
@@ -50,6 +88,8 @@ export interface ContrastPower {
   clustersForPower: { clusters: number; simulated: SimulatedRate | null } | null;
   /** Clusters reaching the target probability of confirming equivalence. */
   clustersForEquivalence: { clusters: number; simulated: SimulatedRate | null } | null;
+  /** With interim looks: the sequential design's power and expected share of items run. */
+  sequential?: SequentialPower;
 }
 
 /** Trials drawn by one check simulation at most; a larger design is reported by its closed form only. */
@@ -87,6 +127,7 @@ function powerOf(contrast: ContrastDesign, targets: PowerTargets, seed: number):
     power,
     equivalence,
     mde: closedFormClusteredMde(design, targets.power, targets.alpha, targets.direction),
+    ...(targets.sequential ? { sequential: sequentialPower(design, effect, targets.sequential) } : {}),
     clustersForPower:
       needed === null
         ? null

@@ -7,7 +7,10 @@ import {
   closedFormClusteredMde,
   closedFormClusteredPower,
   closedFormEquivalencePower,
+  anovaIcc,
+  drawClusterDifferences,
   maximumDiscordance,
+  nullDiscordance,
   simulateClusteredEquivalence,
   simulateClusteredPower,
 } from "../../src/stats/clustered-power.js";
@@ -165,6 +168,50 @@ describe("power of a clustered paired contrast", () => {
     const below = closedFormClusteredPower({ ...DESIGN, clusters: needed.clusters - 1 }, -0.05, 0.05);
     assert.ok(atNeeded >= 0.8 && below < 0.8, `smallest n: ${needed.clusters} (${below} < 0.8 <= ${atNeeded})`);
     assert.ok(Math.abs(needed.simulated.rate - 0.8) < 4 * needed.simulated.monteCarloSe + 0.015, "simulated ~80%");
+  });
+
+  it("nullDiscordance recovers the no-effect discordance from one observed under an effect", () => {
+    for (const effect of [-0.08, 0.06]) {
+      // Simulated pairs: the share that differ and the mean difference, as a pilot measures them.
+      const design = { ...DESIGN, clusters: 60_000, pairsPerCluster: 1 };
+      const d = drawClusterDifferences(design, effect, RandomStream.fromSeed(21));
+      let differ = 0;
+      let sum = 0;
+      for (const x of d) {
+        differ += x !== 0 ? 1 : 0;
+        sum += x;
+      }
+      const recovered = nullDiscordance(differ / d.length, DESIGN.baseline, DESIGN.icc, sum / d.length);
+      assert.ok(
+        Math.abs(recovered - DESIGN.discordance) < 0.01,
+        `effect ${effect}: ${recovered} vs ${DESIGN.discordance}`,
+      );
+    }
+    assert.equal(nullDiscordance(0.3, 0.5, 0, 0), 0.3);
+  });
+
+  it("anovaIcc is the one-way ANOVA estimator (equal groups: (MSB - MSW) / (MSB + (k - 1) MSW))", () => {
+    const groups = [
+      [1, 1, 1],
+      [0, 0, 1],
+      [0, 0, 0],
+      [1, 1, 0],
+    ];
+    // Grand mean 0.5; group means 1, 1/3, 0, 2/3: MSB = 3 x sum (m - 0.5)^2 / 3, MSW = sum of squares within / 8.
+    const means = groups.map((g) => g.reduce((a, b) => a + b, 0) / g.length);
+    const msb = (3 * means.reduce((a, m) => a + (m - 0.5) ** 2, 0)) / 3;
+    const msw = groups.reduce((a, g, i) => a + g.reduce((b, y) => b + (y - means[i]) ** 2, 0), 0) / 8;
+    const expected = (msb - msw) / (msb + 2 * msw);
+    assert.ok(Math.abs(anovaIcc(groups)! - expected) < 1e-12, `${anovaIcc(groups)} vs ${expected}`);
+    assert.equal(anovaIcc([[1, 0]]), null, "one cluster: no estimate");
+    assert.equal(
+      anovaIcc([
+        [1, 0],
+        [0, 1],
+      ]),
+      0,
+      "no between-cluster variation: clamped at 0",
+    );
   });
 
   it("refuses a discordance the model cannot produce, naming the bound", () => {

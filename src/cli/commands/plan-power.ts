@@ -66,5 +66,17 @@ export function powerLines(report: PowerReport, unpriced: readonly string[] = []
     );
   }
   if (report.contrasts.length === 0) lines.push("  no contrasts: the comparison facet has a single level");
+  const sequential = report.contrasts.filter((c) => c.sequential);
+  if (sequential.length > 0) {
+    lines.push("  sequential design (execution.sequential): power, and expected share of items run and cost");
+    for (const c of sequential) {
+      const s = c.sequential!;
+      const cost = (fraction: number) => `$${(report.plannedCostUsd * fraction).toFixed(2)}`;
+      lines.push(
+        `    ${clip(c.level, 30)} power ${pct(s.power)}; no effect: ${pct(s.expectedFractionNull)} (${cost(s.expectedFractionNull)}), ` +
+          `minimum effect: ${pct(s.expectedFractionAlternative)} (${cost(s.expectedFractionAlternative)})`,
+      );
+    }
+  }
   return lines;
 }
