@@ -25,7 +25,7 @@ import { PARALLAX_VERSION } from "../core/version.js";
 import { storedPoolRows } from "./exemplars.js";
 import { pluginsToStore, refuseChangedPlugins } from "./stored-plugins.js";
 import type { TrialSource } from "./execute/trial-source.js";
-import { type LookRecord, runSequential, type SequentialOutcome } from "./sequential/run-looks.js";
+import type { LookRecord, SequentialOutcome } from "./sequential/run-looks.js";
 
 export interface RunStudyOptions {
   specPath: string;
@@ -147,7 +147,11 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       });
     const { sequential: sequentialSpec } = execution;
     let sequential: SequentialOutcome | undefined;
-    if (sequentialSpec) sequential = await runSequential(study, sequentialSpec, store, runId, executeFrom);
+    if (sequentialSpec) {
+      // Loaded only for a sequential run: its boundaries bring the statistics (@stdlib).
+      const { runSequential } = await import("./sequential/run-looks.js");
+      sequential = await runSequential(study, sequentialSpec, store, runId, executeFrom);
+    }
     const summary = sequential?.summary ?? (await executeFrom(await sharedSource(store, runId, options.lease)));
     const judged = judging ? await judging.finish(study, store, runId, outDir) : undefined;
     const counts = await store.countByStatus(runId);

@@ -4,7 +4,6 @@ import { refuseWithoutSandbox } from "../../run/agent-runtime.js";
 import { checkCells } from "../../run/model-runtimes.js";
 import { prepareStudy } from "../../run/study.js";
 import { InputError } from "../../core/errors.js";
-import { planPower, powerLines } from "./plan-power.js";
 
 export async function planCommand(
   specPath: string,
@@ -18,7 +17,9 @@ export async function planCommand(
   const summary = summarisePlan(study);
   if (options.pilot && !options.power)
     throw new InputError("--pilot needs --power (it estimates the power assumptions)");
-  const power = options.power ? await planPower(study, summary, options.pilot) : undefined;
+  // Loaded only for --power: the power statistics bring @stdlib, which the plain plan never needs.
+  const powerModule = options.power ? await import("./plan-power.js") : undefined;
+  const power = powerModule ? await powerModule.planPower(study, summary, options.pilot) : undefined;
   if (options.json) {
     const conditions = study.conditions.map(conditionLabel);
     const checks = unchecked === undefined ? "passed" : `skipped: ${unchecked}`;
@@ -50,7 +51,7 @@ export async function planCommand(
       (m) =>
         `  ${m.model}: ${m.trials} trials, ${m.calls} calls, ${m.costUsd === null ? "price unknown" : `$${m.costUsd.toFixed(2)} ($${m.batchCostUsd?.toFixed(2)} in batch mode)`}`,
     ),
-    ...(power ? powerLines(power, summary.modelsWithoutPrice) : []),
+    ...(power && powerModule ? powerModule.powerLines(power, summary.modelsWithoutPrice) : []),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }
