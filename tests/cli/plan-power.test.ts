@@ -77,3 +77,22 @@ test("plan --power --pilot estimates the assumptions from a pilot run, and refus
   assert.equal(noPower.status, 2);
   assert.match(noPower.stderr, /--pilot needs --power/);
 });
+
+test("plan --power on a sequential spec adds the sequential design's power and expected items and cost", () => {
+  const result = runCli(["plan", join(EXAMPLES, "sequential-sim.yaml"), "--power", "--json"]);
+  assert.equal(result.status, 0, result.stderr);
+  const [cot] = JSON.parse(result.stdout).power.contrasts;
+  const s = cot.sequential;
+  assert.ok(Math.abs(s.typeIError - 0.05) < 1e-6, `type I error ${s.typeIError}`);
+  assert.ok(
+    s.power > 0 && s.power < cot.power.closedForm,
+    `sequential power ${s.power} below the fixed ${cot.power.closedForm}`,
+  );
+  assert.ok(
+    s.expectedFractionAlternative < s.expectedFractionNull && s.expectedFractionNull <= 1,
+    `expected items: ${s.expectedFractionAlternative} under the effect, ${s.expectedFractionNull} under none`,
+  );
+  const text = runCli(["plan", join(EXAMPLES, "sequential-sim.yaml"), "--power"]).stdout;
+  assert.match(text, /sequential design \(execution\.sequential\)/);
+  assert.match(text, /cot +power [\d.]+%; no effect: [\d.]+% \(\$[\d.]+\), minimum effect: [\d.]+% \(\$[\d.]+\)/);
+});
