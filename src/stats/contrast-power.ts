@@ -95,9 +95,19 @@ export interface ContrastPower {
 /** Trials drawn by one check simulation at most; a larger design is reported by its closed form only. */
 const MAX_CHECK_DRAWS = 50_000_000;
 
-/** Power of each contrast (independent simulation streams: seed + index). */
+/**
+ * Power of each contrast. Contrasts with the same design (the same assumptions, items and
+ * pairs) share one computation, from the same seed, so they report the same figures.
+ */
 export function contrastPower(contrasts: readonly ContrastDesign[], targets: PowerTargets): ContrastPower[] {
-  return contrasts.map((contrast, index) => powerOf(contrast, targets, targets.seed + 1000 * index));
+  const computed = new Map<string, ContrastPower>();
+  return contrasts.map((contrast) => {
+    const key = JSON.stringify(contrast.design);
+    const known = computed.get(key) ?? powerOf(contrast, targets, targets.seed);
+    computed.set(key, known);
+    const { family: _family, ...shared } = known;
+    return { ...shared, contrast: contrast.contrast, ...(contrast.family ? { family: contrast.family } : {}) };
+  });
 }
 
 function powerOf(contrast: ContrastDesign, targets: PowerTargets, seed: number): ContrastPower {
