@@ -4,6 +4,8 @@
  * that imports the study-kind folders (comparison/, grid/, audit/, agents/); check:layers holds it.
  */
 import "./integrity/integrity-analysis.js";
+// Before the contrasts: a sequential run's repeated CIs are read before the fixed-n tables.
+import "./sequential-analysis.js";
 import "./comparison/rates-analysis.js";
 import "./comparison/contrasts-analysis.js";
 import "./comparison/hypotheses-analysis.js";
@@ -23,7 +25,6 @@ import "./audit/audit-analysis.js";
 import "./grid/grid-analysis.js";
 import "./methodology-analysis.js";
 import "./chronology-analysis.js";
-import "./sequential-analysis.js";
 
 export type { NnhCard, NnhRow, ResidualNnhRow } from "./comparison/contrasts-analysis.js";
 export { nnhExplanation, residualExplanation } from "./comparison/contrasts-analysis.js";

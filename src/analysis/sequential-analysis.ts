@@ -3,7 +3,7 @@
  * and decisions as the run recorded them, and each contrast's estimate with its repeated
  * confidence interval at the boundary of the look that ended it (Jennison & Turnbull 2000,
  * ch. 9). Those intervals hold their coverage whatever the looks decided; the fixed-n intervals
- * of the other analyses do not account for the looks, so the summary points here.
+ * of the other analyses do not account for the looks, so these lines come before them.
  */
 import { AnalysisPlanSchema } from "../contracts/analysis.js";
 import { describeLooks } from "../run/sequential/describe.js";
@@ -38,7 +38,7 @@ function estimateLines(looks: readonly LookRecord[]): string[] {
   const last = looks.at(-1)!;
   const total = last.design.looks.length;
   return [
-    `  estimates with repeated CIs at the boundary of the look that ended each contrast (use these, not the fixed-n CIs):`,
+    `  repeated CIs at the boundary of the look that ended each contrast (they account for the looks; fixed-n CIs do not):`,
     ...sequentialEstimates(looks).map(
       (e) =>
         `    ${e.contrast}: ${e.estimate === null ? "no estimate" : pp(e.estimate)}` +
