@@ -54,6 +54,9 @@ const GATE_TEST = "tests/audit/gate-properties.test.ts";
 const INTEGRITY_TEST = "tests/analysis/integrity-properties.test.ts";
 const FORMAT_TOST_TEST = "tests/analysis/format-tost.test.ts";
 const R_REFERENCE_TEST = "tests/stats/reference-r.test.ts";
+const SEQUENTIAL_TEST = "tests/stats/group-sequential.test.ts";
+const CLUSTERED_POWER_TEST = "tests/stats/clustered-power.test.ts";
+const SEQUENTIAL_CALIBRATION_TEST = "tests/run/sequential-calibration.test.ts";
 
 export const MUTATIONS: Mutation[] = [
   {
@@ -341,6 +344,62 @@ export const MUTATIONS: Mutation[] = [
     replace:
       '    const parquetType = type === "number" && rows.every((r) => Number.isInteger(r[name] ?? 0)) ? "INT32" : PARQUET_TYPE[type];',
     tests: ["tests/interop/parquet.test.ts"],
+  },
+  {
+    id: "pocock-spending-without-e-minus-1",
+    description: "Pocock-type spending alpha ln(1 + e t) instead of alpha ln(1 + (e - 1) t)",
+    file: "src/stats/group-sequential.ts",
+    find: "Math.log(1 + (Math.E - 1) * fraction)",
+    replace: "Math.log(1 + Math.E * fraction)",
+    tests: [SEQUENTIAL_TEST],
+  },
+  {
+    id: "obrien-fleming-spending-one-sided-z",
+    description: "O'Brien-Fleming-type spending with z_(1 - a) instead of z_(1 - a/2)",
+    file: "src/stats/group-sequential.ts",
+    find: "normalQuantile(1 - alphaPerSide / 2) / Math.sqrt(fraction)",
+    replace: "normalQuantile(1 - alphaPerSide) / Math.sqrt(fraction)",
+    tests: [SEQUENTIAL_TEST],
+  },
+  {
+    id: "sequential-recursion-without-drift",
+    description: "the look-to-look recursion forgets the drift of the score's increment",
+    file: "src/stats/group-sequential.ts",
+    find: "    const mean = points[j] + drift * step;",
+    replace: "    const mean = points[j];",
+    tests: [SEQUENTIAL_TEST],
+  },
+  {
+    id: "sequential-simpson-weights-swapped",
+    description: "Simpson's rule with the 4 and 2 weights swapped",
+    file: "src/stats/group-sequential.ts",
+    find: "i % 2 === 1 ? 4 : 2",
+    replace: "i % 2 === 1 ? 2 : 4",
+    tests: [SEQUENTIAL_TEST],
+  },
+  {
+    id: "clustered-variance-without-items",
+    description: "the item-difference variance drops the between-item spread of the effect",
+    file: "src/stats/clustered-power.ts",
+    find: "  return (discordant - meanSquare) / r + flip * flip * itemVariance;",
+    replace: "  return (discordant - meanSquare) / r;",
+    tests: [CLUSTERED_POWER_TEST],
+  },
+  {
+    id: "pilot-discordance-keeps-effect",
+    description: "a pilot's discordance is used with its own effect still in it",
+    file: "src/stats/clustered-power.ts",
+    find: "const share = (observed - side * flip) / (2 * (1 - flip) * within);",
+    replace: "const share = observed / (2 * (1 - flip) * within);",
+    tests: [CLUSTERED_POWER_TEST],
+  },
+  {
+    id: "sequential-look-fixed-boundary",
+    description: "every look tested at the fixed-sample 1.96 instead of its spending boundary",
+    file: "src/run/sequential/monitor.ts",
+    find: "  const critical = boundaries.effect.critical[look];",
+    replace: "  const critical = 1.959964;",
+    tests: [SEQUENTIAL_CALIBRATION_TEST],
   },
 ];
 

@@ -4,6 +4,8 @@
  * that imports the study-kind folders (comparison/, grid/, audit/, agents/); check:layers holds it.
  */
 import "./integrity/integrity-analysis.js";
+// Before the contrasts: a sequential run's repeated CIs are read before the fixed-n tables.
+import "./sequential-analysis.js";
 import "./comparison/rates-analysis.js";
 import "./comparison/contrasts-analysis.js";
 import "./comparison/hypotheses-analysis.js";

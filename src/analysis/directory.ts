@@ -21,6 +21,7 @@ import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.j
 import { type AnalysisInputs, inputsOf } from "./inputs.js";
 import { checkGridRules } from "../run/grid-rules.js";
 import { reloadStudy } from "./reloaded-study.js";
+import { readLooks } from "../run/sequential/run-looks.js";
 import {
   type AnalysisTable,
   clusterKey,
@@ -59,6 +60,7 @@ export async function analyzeDirectory(
   const plan = options.plan ?? normalizePlan(run.spec.analysis);
   const judges = { blinding: readBlinding(dir), agreement: readJudgeAgreement(dir) };
   const integrityFacts = await studyIntegrityFacts(dir, store, run);
+  const sequential = await readLooks(store, run.id);
   const measures = await benchmarkMeasures(run.spec);
   const cfrNotApplicable = await benchmarksWithoutThreshold(run.spec);
   const kinds = declaredKinds(run.spec);
@@ -84,6 +86,7 @@ export async function analyzeDirectory(
       blinding: judges.blinding,
       judgeAgreement: judges.agreement,
       chronology,
+      ...(sequential.length > 0 ? { sequential } : {}),
     },
     table,
   };

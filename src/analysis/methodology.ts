@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { Chronology } from "../contracts/chronology.js";
 import type { PreregistrationCheck } from "./preregistration.js";
 import type { BlindingSensitivity } from "../scoring/blinding/guessing.js";
+import type { LookRecord } from "../run/sequential/run-looks.js";
 
 /** The methodology facts of a study directory the scorecard's stamp reports. */
 export interface Methodology {
@@ -19,6 +20,8 @@ export interface Methodology {
   judgeAgreement: AgreementStatus;
   /** The self-audit chronology (DIR/chronology.jsonl); null or absent when the study has none. */
   chronology?: Chronology | null;
+  /** A sequential run's analysed looks, as the run recorded them; absent for a fixed-n run. */
+  sequential?: LookRecord[];
 }
 
 export const BLINDING_FILE = "blinding.json";

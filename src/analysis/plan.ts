@@ -190,7 +190,7 @@ function isPaperTrend(trend: { scores?: Record<string, number>; order?: string[]
 }
 
 /** The declared families against the levels present (see ResolvedPlan.families). */
-function resolveFamilies(plan: AnalysisPlan, reference: string, levels: string[]): ResolvedFamily[] {
+export function resolveFamilies(plan: AnalysisPlan, reference: string, levels: string[]): ResolvedFamily[] {
   const compared = levels.filter((l) => l !== reference);
   const claimed = new Set<string>();
   const family = (name: string, declared: readonly string[]): ResolvedFamily => {

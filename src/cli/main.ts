@@ -30,6 +30,8 @@ program
   .description("show the expanded design, call counts and a cost estimate, without calling any model")
   .argument("<spec>", "study spec (YAML)")
   .option("--json", "print the plan as JSON")
+  .option("--power", "power, MDE and the items needed per pre-registered contrast (analysis.power)")
+  .option("--pilot <dir>", "with --power: estimate baseline, icc and discordance from a pilot run of the same spec")
   .action(lazy(() => import("./commands/plan.js"), "planCommand"));
 
 program

@@ -582,6 +582,36 @@ export const GridPlanSchema = lazySchema(() =>
  * section defaults are functions, parsed when first needed: parsing them when the module loads
  * cost every command that reads a spec (`plan` among them) a dozen parses it never uses.
  */
+/**
+ * The pre-registered power analysis (`parallax plan --power`): the smallest effect worth
+ * detecting, the target power, and the design's assumed structure (a pilot run can estimate
+ * the baseline, icc and discordance instead: `plan --power --pilot DIR`).
+ */
+export const PowerPlanSchema = lazySchema(() =>
+  z
+    .object({
+      minimum_effect: proportion
+        .default(0.05)
+        .describe("Smallest risk difference worth detecting (proportion: 0.05 = 5 pp)"),
+      direction: z
+        .enum(["decrease", "increase"])
+        .default("decrease")
+        .describe("Direction of the minimum effect on the scored outcome (decrease: harm)"),
+      target: proportion.default(0.8).describe("Power the design should reach"),
+      baseline: proportion.default(0.5).describe("Assumed rate of the scored outcome under the reference"),
+      icc: z.number().min(0).lt(1).default(0.1).describe("Assumed intra-cluster (item) correlation of outcomes"),
+      discordance: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.2)
+        .describe("Assumed share of paired trials (same item, model, attempt) whose outcomes differ under no effect"),
+      simulations: z.number().int().min(100).max(100_000).default(2000).describe("Simulated studies per power figure"),
+      seed: z.number().int().default(42),
+    })
+    .strict(),
+);
+
 export const AnalysisPlanSchema = lazySchema(() =>
   z
     .object({
@@ -613,6 +643,9 @@ export const AnalysisPlanSchema = lazySchema(() =>
       agents: AgentsPlanSchema.default(() => AgentsPlanSchema.parse({})),
       audit: AuditPlanSchema.default(() => AuditPlanSchema.parse({})),
       grid: z.union([GridPlanSchema, z.literal(false)]).default(() => GridPlanSchema.parse({})),
+      power: PowerPlanSchema.optional().describe(
+        "Pre-registered power analysis: minimum effect, target power, assumed baseline, icc and discordance (plan --power)",
+      ),
     })
     .strict(),
 );
@@ -622,6 +655,7 @@ export type IntegrityPlan = z.infer<typeof IntegritySchema>;
 export type AgentsPlan = z.infer<typeof AgentsPlanSchema>;
 export type AuditPlan = z.infer<typeof AuditPlanSchema>;
 export type GridPlan = z.infer<typeof GridPlanSchema>;
+export type PowerPlan = z.infer<typeof PowerPlanSchema>;
 /** A plan as written: every key optional. */
 export type AnalysisPlanInput = z.input<typeof AnalysisPlanSchema>;
 export type SpecCurveDimension = (typeof SPEC_CURVE_DIMENSIONS)[number];

@@ -185,6 +185,50 @@ export const ConditionsSchema = lazySchema(() =>
     .strict(),
 );
 
+/** What a sequential run may stop for (docs/ANALYSIS.md, "Sequential runs"). */
+export const SEQUENTIAL_STOPS = ["harm", "benefit", "equivalence", "futility"] as const;
+
+/**
+ * Interim looks of a sequential run: whole items (every model, condition and attempt) in a
+ * seeded random order, analysed at each information fraction against alpha-spending boundaries.
+ */
+export const SequentialSchema = lazySchema(() =>
+  z
+    .object({
+      looks: z
+        .array(z.number().gt(0).max(1))
+        .min(1)
+        .describe("Information fractions of the looks (share of each benchmark's items), increasing, the last 1"),
+      spending: z
+        .enum(["obrien-fleming", "pocock"])
+        .default("obrien-fleming")
+        .describe("Lan-DeMets alpha-spending function: O'Brien-Fleming-type or Pocock-type"),
+      alpha: z.number().gt(0).lt(1).default(0.05).describe("Two-sided alpha of the harm/benefit boundaries"),
+      stop_on: z
+        .array(z.enum(SEQUENTIAL_STOPS))
+        .min(1)
+        .default(["harm", "equivalence"])
+        .describe(
+          "What stops a contrast: harm/benefit (its boundary crossed down/up), equivalence (repeated CI inside the TOST margin), futility (repeated CI excludes the minimum effect both ways); the run stops when every contrast has",
+        ),
+      seed: z.number().int().optional().describe("Seed of the item order (default: the study's seed)"),
+    })
+    .strict()
+    .superRefine((sequential, ctx) => {
+      const { looks } = sequential;
+      looks.forEach((t, k) => {
+        if (k > 0 && !(t > looks[k - 1]))
+          ctx.addIssue({
+            code: "custom",
+            message: `looks must increase (${looks[k - 1]} then ${t})`,
+            path: ["looks", k],
+          });
+      });
+      if (looks[looks.length - 1] !== 1)
+        ctx.addIssue({ code: "custom", message: "the last look must be at 1 (every item)", path: ["looks"] });
+    }),
+);
+
 export const ExecutionSchema = lazySchema(() =>
   z
     .object({
@@ -220,6 +264,10 @@ export const ExecutionSchema = lazySchema(() =>
         })
         .strict()
         .optional(),
+      sequential: z
+        .lazy(() => SequentialSchema)
+        .optional()
+        .describe("Interim looks with alpha-spending boundaries; the run stops once its contrasts are decided"),
     })
     .strict(),
 );
@@ -434,6 +482,7 @@ export type BenchmarkSpec = z.infer<typeof BenchmarkSpecSchema>;
 export type InlineItem = z.infer<typeof InlineItemSchema>;
 export type FacetValue = z.infer<typeof FacetValueSchema>;
 export type ExecutionSpec = z.infer<typeof ExecutionSchema>;
+export type SequentialSpec = z.infer<typeof SequentialSchema>;
 export type Price = z.infer<typeof PriceSchema>;
 export type RateLimit = z.infer<typeof RateLimitSchema>;
 export type ScoringSpec = z.infer<typeof ScoringSchema>;

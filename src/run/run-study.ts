@@ -27,6 +27,8 @@ import { storedPoolRows } from "./exemplars.js";
 import { pluginsToStore, refuseChangedPlugins } from "./stored-plugins.js";
 import type { RunJudging } from "./scoring/run-judging.js";
 import { hasJudges } from "./judge.js";
+import type { TrialSource } from "./execute/trial-source.js";
+import type { LookRecord, SequentialOutcome } from "./sequential/run-looks.js";
 
 export interface RunStudyOptions {
   specPath: string;
@@ -65,6 +67,8 @@ export interface RunStudyResult {
   counts: Record<"pending" | "finished" | "errored", number>;
   /** Run-time judging: how many trials are judged, and whether the judge round is finished (unblinded). */
   judging?: { trials: number; finished: boolean };
+  /** A sequential run's analysed looks (all of them, recorded ones included) and whether it stopped early. */
+  sequential?: { looks: LookRecord[]; stoppedEarly: boolean };
 }
 
 const PLAN_BATCH = 5_000;
@@ -128,27 +132,36 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     batching = isBatchMode(execution)
       ? batchModels(models, { store, runId, execution, prices: study.spec.prices, signal: options.abortSignal })
       : undefined;
-    const summary = await executeTrials({
-      store,
-      runId,
-      items: study.items,
-      exemplars: study.exemplars,
-      models: batching?.models ?? models,
-      scorerFor: scorerChooser(study.spec),
-      logprobOptions: logprobOptionsOf(study.spec),
-      concurrency: options.concurrency ?? (batching ? batchConcurrency(execution) : execution.concurrency),
-      cache: execution.cache,
-      stopSignal: options.stopSignal,
-      abortSignal: options.abortSignal,
-      budget: {
-        maxCostUsd: study.spec.budget.max_cost_usd,
-        maxCalls: study.spec.budget.max_calls,
-      },
-      onTrialDone: options.onTrialDone,
-      judging,
-      source: await sharedSource(store, runId, options.lease),
-      agents: agentRuntimeOf(study.spec, { specDir: dirname(resolve(study.specPath)), env: options.env }),
-    });
+    const executeFrom = (source: TrialSource | undefined) =>
+      executeTrials({
+        store,
+        runId,
+        items: study.items,
+        exemplars: study.exemplars,
+        models: batching?.models ?? models,
+        scorerFor: scorerChooser(study.spec),
+        logprobOptions: logprobOptionsOf(study.spec),
+        concurrency: options.concurrency ?? (batching ? batchConcurrency(execution) : execution.concurrency),
+        cache: execution.cache,
+        stopSignal: options.stopSignal,
+        abortSignal: options.abortSignal,
+        budget: {
+          maxCostUsd: study.spec.budget.max_cost_usd,
+          maxCalls: study.spec.budget.max_calls,
+        },
+        onTrialDone: options.onTrialDone,
+        judging,
+        source,
+        agents: agentRuntimeOf(study.spec, { specDir: dirname(resolve(study.specPath)), env: options.env }),
+      });
+    const { sequential: sequentialSpec } = execution;
+    let sequential: SequentialOutcome | undefined;
+    if (sequentialSpec) {
+      // Loaded only for a sequential run: its boundaries bring the statistics (@stdlib).
+      const { runSequential } = await import("./sequential/run-looks.js");
+      sequential = await runSequential(study, sequentialSpec, store, runId, executeFrom);
+    }
+    const summary = sequential?.summary ?? (await executeFrom(await sharedSource(store, runId, options.lease)));
     const judged = judging ? await judging.finish(study, store, runId, outDir) : undefined;
     const counts = await store.countByStatus(runId);
     return {
@@ -157,6 +170,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       summary,
       counts,
       ...(judging ? { judging: { trials: judging.size, finished: judged! } } : {}),
+      ...(sequential ? { sequential: { looks: sequential.looks, stoppedEarly: sequential.stoppedEarly } } : {}),
     };
   } finally {
     try {

@@ -25,3 +25,6 @@ export * from "./variance-attribution.js";
 export * from "./config-bootstrap.js";
 export * from "./cluster-quantities.js";
 export * from "./frontier.js";
+export * from "./group-sequential.js";
+export * from "./clustered-power.js";
+export * from "./contrast-power.js";

@@ -168,6 +168,22 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.deepEqual(await store.listRunPlugins("other"), []);
       }));
 
+    test("sequential looks come back in look order; a look already recorded is kept, and survives a reopen", () =>
+      withStore(async (store, reopen) => {
+        await store.saveRun(makeRun("r1"));
+        await store.saveRun(makeRun("r2"));
+        await store.saveSequentialLook("r1", 2, '{"look":2}');
+        await store.saveSequentialLook("r1", 1, '{"look":1}');
+        await store.saveSequentialLook("r1", 1, '{"look":1,"again":true}');
+        await store.saveSequentialLook("r2", 1, '{"other":true}');
+        const again = await reopen();
+        assert.deepEqual(await again.listSequentialLooks("r1"), [
+          { look: 1, record: '{"look":1}' },
+          { look: 2, record: '{"look":2}' },
+        ]);
+        assert.deepEqual(await again.listSequentialLooks("missing"), []);
+      }));
+
     test("getRun without id on an empty store is undefined", () =>
       withStore(async (store) => {
         assert.equal(await store.getRun(), undefined);

@@ -3,19 +3,28 @@ import { summarisePlan } from "../../run/plan.js";
 import { refuseWithoutSandbox } from "../../run/agent-runtime.js";
 import { checkCells } from "../../run/model-runtimes.js";
 import { prepareStudy } from "../../run/study.js";
+import { InputError } from "../../core/errors.js";
 
-export async function planCommand(specPath: string, options: { json?: boolean }): Promise<void> {
+export async function planCommand(
+  specPath: string,
+  options: { json?: boolean; power?: boolean; pilot?: string },
+): Promise<void> {
   const study = await prepareStudy(specPath);
   for (const warning of study.warnings) process.stderr.write(`warning: ${warning}\n`);
   // The cells and the sandbox `run` would refuse are refused here too (exit 2), before anything is estimated.
   await refuseWithoutSandbox(study);
   const unchecked = await checkCells(study, process.env);
   const summary = summarisePlan(study);
+  if (options.pilot && !options.power)
+    throw new InputError("--pilot needs --power (it estimates the power assumptions)");
+  // Loaded only for --power: the power statistics bring @stdlib, which the plain plan never needs.
+  const powerModule = options.power ? await import("./plan-power.js") : undefined;
+  const power = powerModule ? await powerModule.planPower(study, summary, options.pilot) : undefined;
   if (options.json) {
     const conditions = study.conditions.map(conditionLabel);
     const checks = unchecked === undefined ? "passed" : `skipped: ${unchecked}`;
     process.stdout.write(
-      `${JSON.stringify({ study: study.spec.study, ...summary, conditions, capabilityChecks: checks }, null, 2)}\n`,
+      `${JSON.stringify({ study: study.spec.study, ...summary, conditions, capabilityChecks: checks, ...(power ? { power } : {}) }, null, 2)}\n`,
     );
     return;
   }
@@ -42,6 +51,7 @@ export async function planCommand(specPath: string, options: { json?: boolean })
       (m) =>
         `  ${m.model}: ${m.trials} trials, ${m.calls} calls, ${m.costUsd === null ? "price unknown" : `$${m.costUsd.toFixed(2)} ($${m.batchCostUsd?.toFixed(2)} in batch mode)`}`,
     ),
+    ...(power && powerModule ? powerModule.powerLines(power, summary.modelsWithoutPrice) : []),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }

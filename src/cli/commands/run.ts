@@ -8,6 +8,7 @@ import { openStore } from "../../run/store/open.js";
 import { isPostgresUrl, storeArgument } from "../../run/store/url.js";
 import { describeWorkerExit, pendingLine, startLocalWorkers, type WorkerExit } from "./worker.js";
 import { budgetReport, describeBudget } from "../../run/execute/budget.js";
+import { describeLooks } from "../../run/sequential/describe.js";
 import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
 
 export { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED } from "../interrupt.js";
@@ -93,6 +94,7 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
       `calls: ${summary.calls}, cost: $${summary.costUsd.toFixed(4)}`,
       `study status: ${counts.finished} finished, ${counts.errored} errored, ${counts.pending} pending`,
     ];
+    if (result.sequential) lines.push(...describeLooks(result.sequential.looks));
     if (summary.stoppedBy === "budget") lines.push("stopped: the spec's budget was reached");
     if (summary.budget) lines.push(describeBudget(summary.budget));
     if (summary.stoppedBy === "stop") lines.push("stopped by interrupt: run the same command again to resume");
@@ -112,7 +114,9 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
       );
     if (counts.errored > 0) lines.push("errored trials are retried when you run the same command again");
     // A run that ran out of work (not stopped by budget, auth, the sandbox or Ctrl-C) with trials left must say so.
-    const leftPending = summary.stoppedBy === "completed" ? counts.pending : 0;
+    // A sequential run that ended leaves its undecided looks' trials pending on purpose.
+    const sequentialEnded = result.sequential?.looks.at(-1)?.end;
+    const leftPending = summary.stoppedBy === "completed" && !sequentialEnded ? counts.pending : 0;
     if (leftPending > 0) lines.push(pendingLine(leftPending));
     if (options.store) {
       const store = storeArgument(options.store);

@@ -22,5 +22,6 @@ import "./audit/audit.js";
 import "./grid/grid.js";
 import "./methodology.js";
 import "./chronology.js";
+import "./sequential.js";
 import "./selection.js";
 import "./cells.js";

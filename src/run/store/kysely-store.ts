@@ -192,6 +192,29 @@ export class KyselyTrialStore implements TrialStore {
     }
   }
 
+  async saveSequentialLook(runId: string, look: number, record: string): Promise<void> {
+    const recordedAt = new Date().toISOString();
+    await this.db
+      .insertInto("sequential_looks")
+      .values({ run_id: runId, look, record, recorded_at: recordedAt })
+      .onConflict((oc) => oc.columns(["run_id", "look"]).doNothing())
+      .execute();
+  }
+
+  async listSequentialLooks(runId: string): Promise<{ look: number; record: string }[]> {
+    try {
+      return await this.db
+        .selectFrom("sequential_looks")
+        .select(["look", "record"])
+        .where("run_id", "=", runId)
+        .orderBy("look")
+        .execute();
+    } catch {
+      // A read-only store from before migration 0019 has no sequential_looks table.
+      return [];
+    }
+  }
+
   async getRun(id?: string): Promise<RunRecord | undefined> {
     let query = this.db.selectFrom("runs").selectAll();
     query =

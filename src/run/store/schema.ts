@@ -15,6 +15,7 @@ import { runSpecDir } from "./migrations/0016-run-spec-dir.js";
 import { runPlugins } from "./migrations/0017-run-plugins.js";
 import { runItemOrder } from "./migrations/0018-run-item-order.js";
 import { runImported } from "./migrations/0019-run-imported.js";
+import { sequentialLooks } from "./migrations/0020-sequential-looks.js";
 
 export interface RunsTable {
   id: string;
@@ -283,6 +284,15 @@ export interface StoreDatabase {
   batch_submissions: BatchSubmissionsTable;
   analyses: AnalysesTable;
   run_plugins: RunPluginsTable;
+  sequential_looks: SequentialLooksTable;
+}
+
+/** Migration 0019: one analysed look of a sequential run (its record as JSON). */
+export interface SequentialLooksTable {
+  run_id: string;
+  look: number;
+  record: string;
+  recorded_at: string;
 }
 
 /** Migration 0017: a plugin module a run loaded: where from, its SHA-256 and its content. */
@@ -696,6 +706,7 @@ export const migrations: Record<string, Migration> = {
   "0017_run_plugins": runPlugins,
   "0018_run_item_order": runItemOrder,
   "0019_run_imported": runImported,
+  "0020_sequential_looks": sequentialLooks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -354,6 +354,10 @@ export interface TrialStore extends JudgementStore, LeaseStore, BatchStore, Budg
   saveAnalysis(runId: string, record: string): Promise<void>;
   /** The run's stored analysis record, or undefined (none, or a store from before migration 0015). */
   getAnalysis(runId: string): Promise<string | undefined>;
+  /** Records an analysed look of a sequential run (JSON); a look already recorded is kept as it was. */
+  saveSequentialLook(runId: string, look: number, record: string): Promise<void>;
+  /** The run's recorded looks in order (none for a store from before migration 0019). */
+  listSequentialLooks(runId: string): Promise<{ look: number; record: string }[]>;
   /** Inserts trials that are not there yet (by id); returns how many were new. Batches internally. */
   addPlannedTrials(trials: PlannedTrial[]): Promise<number>;
   /** Trials ordered by id; `afterId` and `limit` page through large runs with flat memory. */

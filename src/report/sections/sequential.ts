@@ -1,0 +1,66 @@
+/**
+ * A sequential run's looks: at each, every contrast's estimate, z statistic, boundary and
+ * repeated confidence interval and what it decided, then where the run ended and what it did
+ * not spend.
+ */
+import { sequentialEstimates } from "../../analysis/sequential-analysis.js";
+import type { ContrastAtLook } from "../../run/sequential/monitor.js";
+import { type Content, el, table } from "../html.js";
+import { type ReportContext, registerReportSection } from "./registry.js";
+
+const pp = (x: number) => `${(100 * x).toFixed(1)} pp`;
+
+function lookRow(look: number, c: ContrastAtLook): Content[] {
+  const earlier = c.decidedAt !== null && c.decidedAt < look;
+  return [
+    String(look),
+    c.contrast,
+    earlier || c.estimate === null ? "-" : pp(c.estimate),
+    earlier || c.z === null ? "-" : c.z.toFixed(2),
+    `+/-${c.critical.toFixed(3)}`,
+    earlier || c.rci === null ? "-" : `[${pp(c.rci[0])}, ${pp(c.rci[1])}]`,
+    earlier ? `decided at look ${c.decidedAt}` : (c.decision ?? (c.crossed ? `crossed (${c.crossed})` : "continue")),
+  ];
+}
+
+function render(context: ReportContext): Content {
+  const looks = context.methodology.sequential;
+  if (!looks || looks.length === 0) return "";
+  const last = looks[looks.length - 1];
+  const { design } = last;
+  const ended = last.end
+    ? `${last.end.early ? `It stopped early at look ${last.look}` : "It ran to its last look"}: ` +
+      `${last.end.trialsNotRun} trial(s) not run, about ${last.end.callsNotSpent} call(s) and $${last.end.costNotSpentUsd.toFixed(2)} not spent.`
+    : `It is in progress after look ${last.look}.`;
+  return [
+    el("h2", { id: "sequential" }, "Sequential design"),
+    el(
+      "p",
+      {},
+      `${design.looks.length} looks at information fractions ${design.looks.join(", ")} (whole items in a seeded order), ` +
+        `Lan-DeMets ${design.spending}-type alpha spending, two-sided alpha ${design.alpha}; stops on ${design.stopOn.join(", ")}. ${ended}`,
+    ),
+    table(
+      ["look", "contrast", "estimate", "z", "boundary", "repeated CI", "decision"],
+      looks.flatMap((l) => l.contrasts.map((c) => lookRow(l.look, c))),
+    ),
+    el(
+      "p",
+      {},
+      "Estimates with repeated confidence intervals at the boundary of the look that ended each contrast " +
+        "(they keep their coverage whatever the looks decided; the fixed-n intervals elsewhere do not account for the looks): " +
+        sequentialEstimates(looks)
+          .map(
+            (e) =>
+              `${e.contrast} ${e.estimate === null ? "-" : pp(e.estimate)}${e.rci ? ` [${pp(e.rci[0])}, ${pp(e.rci[1])}]` : ""}`,
+          )
+          .join("; "),
+    ),
+  ];
+}
+
+registerReportSection({
+  name: "sequential",
+  toc: { id: "sequential", label: "Sequential design" },
+  render,
+});

@@ -1,0 +1,259 @@
+/**
+ * `plan --power`: each planned contrast as a clustered paired design (items as clusters, models
+ * x attempts x paired conditions within each item), with the baseline, icc and discordance the
+ * analysis plan declares, or estimated from a pilot run of the same design; then its power, MDE
+ * and the items that reach the target, with what the planned and the needed designs cost.
+ */
+import { type PowerPlan, PowerPlanSchema } from "../contracts/analysis.js";
+import { AnalysisPlanSchema } from "../contracts/analysis.js";
+import { InputError } from "../core/errors.js";
+import { anovaIcc, maximumDiscordance, nullDiscordance } from "../stats/clustered-power.js";
+import { type ContrastDesign, type ContrastPower, contrastPower } from "../stats/contrast-power.js";
+import {
+  type ContrastLayout,
+  contrastLayout,
+  itemDifferences,
+  type PlannedContrast,
+  type ScoredTrial,
+} from "./contrasts.js";
+import { conditionsOf, type PlanSummary } from "./plan.js";
+import type { TrialStore } from "./store/types.js";
+import type { PreparedStudy } from "./study.js";
+import { boundariesOf } from "./sequential/monitor.js";
+
+export interface DesignAssumptions {
+  baseline: number;
+  icc: number;
+  /** Discordance per contrast label (a pilot measures each; a declared value applies to all). */
+  discordance: Map<string, number>;
+  source: "analysis.power" | "defaults" | "pilot";
+  notes: string[];
+}
+
+export interface ContrastPowerRow extends ContrastPower {
+  level: string;
+  benchmarks: number;
+  /** Items per benchmark reaching the target power, and the whole design's cost at that n. */
+  neededPerBenchmark: number | null;
+  neededCostUsd: number | null;
+  equivalenceNeededPerBenchmark: number | null;
+  equivalenceNeededCostUsd: number | null;
+}
+
+export interface PowerReport {
+  plan: PowerPlan;
+  alpha: number;
+  margin: number;
+  equivalenceAlpha: number;
+  assumptions: Omit<DesignAssumptions, "discordance"> & { discordance: Record<string, number> };
+  layout: { facet: string; reference: string };
+  plannedCostUsd: number;
+  contrasts: ContrastPowerRow[];
+}
+
+/** The declared power block with its defaults, and whether the spec declared it. */
+export function powerPlanOf(study: PreparedStudy): { plan: PowerPlan; declared: boolean } {
+  const declared = study.spec.analysis?.power;
+  return { plan: PowerPlanSchema.parse(declared ?? {}), declared: declared !== undefined };
+}
+
+/** Assumptions from the analysis plan (declared, else its defaults). */
+export function declaredAssumptions(study: PreparedStudy, layout: ContrastLayout): DesignAssumptions {
+  const { plan, declared } = powerPlanOf(study);
+  return {
+    baseline: plan.baseline,
+    icc: plan.icc,
+    discordance: new Map(layout.contrasts.map((c) => [c.label, plan.discordance])),
+    source: declared ? "analysis.power" : "defaults",
+    notes: declared
+      ? []
+      : ["no analysis.power block: baseline 0.5, icc 0.1, discordance 0.2 and minimum effect 0.05 are defaults"],
+  };
+}
+
+/** Each contrast's design as the plan runs it, with the assumptions. */
+export function contrastDesigns(
+  study: PreparedStudy,
+  layout: ContrastLayout,
+  assumptions: DesignAssumptions,
+  familyOf: (level: string) => string | undefined = () => undefined,
+): (ContrastDesign & { level: string; benchmarks: number })[] {
+  const models = study.spec.models.length;
+  return layout.contrasts.map((contrast) => {
+    let clusters = 0;
+    let pairs = 0;
+    let benchmarks = 0;
+    for (const [benchmarkId, items] of study.items) {
+      const runs = new Set(conditionsOf(study, benchmarkId));
+      const running = contrast.pairs.filter((p) => runs.has(p.reference) && runs.has(p.condition)).length;
+      if (running === 0) continue;
+      benchmarks++;
+      clusters += items.size;
+      pairs += running * items.size;
+    }
+    const perItem = Math.max(1, Math.round(pairs / Math.max(1, clusters)));
+    const family = familyOf(contrast.level);
+    return {
+      contrast: contrast.label,
+      ...(family ? { family } : {}),
+      level: contrast.level,
+      benchmarks,
+      design: {
+        clusters,
+        pairsPerCluster: perItem * models * study.spec.attempts,
+        baseline: assumptions.baseline,
+        icc: assumptions.icc,
+        discordance: Math.min(
+          assumptions.discordance.get(contrast.label) ?? 0,
+          maximumDiscordance(assumptions.baseline, assumptions.icc),
+        ),
+      },
+    };
+  });
+}
+
+/** Power, MDE and the n (items per benchmark) reaching the target, for every contrast. */
+export function powerReport(
+  study: PreparedStudy,
+  summary: PlanSummary,
+  assumptions: DesignAssumptions,
+  familyOf?: (level: string) => string | undefined,
+): PowerReport {
+  const layout = contrastLayout(study.spec, study.conditions);
+  const { plan } = powerPlanOf(study);
+  const analysis = AnalysisPlanSchema.parse(study.spec.analysis ?? {});
+  const designs = contrastDesigns(study, layout, assumptions, familyOf).filter((d) => d.design.clusters >= 2);
+  const { sequential } = study.spec.execution;
+  const results = contrastPower(designs, {
+    minimumEffect: plan.minimum_effect,
+    direction: plan.direction,
+    margin: analysis.equivalence.margin,
+    alpha: analysis.multiplicity.alpha,
+    equivalenceAlpha: analysis.equivalence.alpha,
+    power: plan.target,
+    simulations: plan.simulations,
+    seed: plan.seed,
+    ...(sequential ? { sequential: boundariesOf(sequential, analysis.equivalence.alpha).effect } : {}),
+  });
+  const planned = summary.estimatedCostUsd;
+  const perBenchmark = (clusters: number | undefined, benchmarks: number) =>
+    clusters === undefined ? null : Math.ceil(clusters / Math.max(1, benchmarks));
+  // The design's cost grows with its items: the needed n costs the planned cost scaled by the items.
+  const costAt = (n: number | null, design: ContrastDesign["design"], benchmarks: number) =>
+    n === null ? null : (planned * n * benchmarks) / design.clusters;
+  const contrasts = results.map((result, i) => {
+    const { level, benchmarks } = designs[i];
+    const needed = perBenchmark(result.clustersForPower?.clusters, benchmarks);
+    const neededEq = perBenchmark(result.clustersForEquivalence?.clusters, benchmarks);
+    return {
+      ...result,
+      level,
+      benchmarks,
+      neededPerBenchmark: needed,
+      neededCostUsd: costAt(needed, result.design, benchmarks),
+      equivalenceNeededPerBenchmark: neededEq,
+      equivalenceNeededCostUsd: costAt(neededEq, result.design, benchmarks),
+    };
+  });
+  return {
+    plan,
+    alpha: analysis.multiplicity.alpha,
+    margin: analysis.equivalence.margin,
+    equivalenceAlpha: analysis.equivalence.alpha,
+    assumptions: { ...assumptions, discordance: Object.fromEntries(assumptions.discordance) },
+    layout: { facet: layout.facet, reference: layout.reference },
+    plannedCostUsd: planned,
+    contrasts,
+  };
+}
+
+// ---------------------------------------------------------------- pilot
+
+/** The scored finished trials of a run (a parse failure scores 0; unscored trials are left out). */
+export async function scoredTrials(store: TrialStore, runId: string): Promise<ScoredTrial[]> {
+  const out: ScoredTrial[] = [];
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await store.listTrials(runId, { status: ["finished"], limit: 5000, afterId });
+    if (page.length === 0) break;
+    afterId = page[page.length - 1].id;
+    for (const t of page) {
+      const outcome = t.outcome;
+      if (!outcome || (outcome.score === null && outcome.scorer === null)) continue;
+      out.push({
+        modelId: t.modelId,
+        benchmarkId: t.benchmarkId,
+        itemId: t.itemId,
+        attempt: t.attempt,
+        conditionHash: t.conditionHash,
+        score: outcome.score ?? 0,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Baseline, icc and per-contrast discordance measured on a pilot run of the same design (fewer
+ * items): its benchmarks and the contrasts' conditions must be the spec's.
+ */
+export async function pilotAssumptions(
+  study: PreparedStudy,
+  layout: ContrastLayout,
+  pilot: { store: TrialStore; runId: string; spec: PreparedStudy["spec"]; label: string },
+): Promise<DesignAssumptions> {
+  const ours = [...study.items.keys()].sort();
+  const theirs = pilot.spec.benchmarks.map((b) => b.id).sort();
+  if (pilot.spec.study !== study.spec.study || ours.join(",") !== theirs.join(",")) {
+    throw new InputError(
+      `pilot ${pilot.label}: its run is study '${pilot.spec.study}' on benchmarks ${theirs.join(", ")}; ` +
+        `the spec is study '${study.spec.study}' on ${ours.join(", ")}: a pilot must be a smaller run of the same spec`,
+    );
+  }
+  const trials = await scoredTrials(pilot.store, pilot.runId);
+  const present = new Set(trials.map((t) => t.conditionHash));
+  const missing = layout.contrasts
+    .flatMap((c) => c.pairs)
+    .filter((p) => !present.has(p.conditionHash) || !present.has(p.referenceHash));
+  if (trials.length === 0 || missing.length > 0) {
+    throw new InputError(
+      `pilot ${pilot.label}: ${trials.length === 0 ? "no scored finished trials" : `no scored trials of ${missing.length} condition pair(s) the spec compares`}; run the pilot with the spec's conditions first`,
+    );
+  }
+  const referenceHashes = new Set(layout.contrasts.flatMap((c) => c.pairs.map((p) => p.referenceHash)));
+  const references = trials.filter((t) => referenceHashes.has(t.conditionHash));
+  const baseline = references.reduce((sum, t) => sum + t.score, 0) / references.length;
+  const byItem = new Map<string, number[]>();
+  for (const t of references) {
+    const key = `${t.benchmarkId}\u0000${t.itemId}`;
+    byItem.set(key, [...(byItem.get(key) ?? []), t.score]);
+  }
+  const notes: string[] = [];
+  const icc = anovaIcc([...byItem.values()]) ?? 0;
+  const clamped = Math.min(Math.max(baseline, 0.01), 0.99);
+  // The pilot's discordance carries its own effect; the design's is the one under no effect.
+  const discordance = new Map(
+    layout.contrasts.map((c) => {
+      const observed = discordanceOf(c, trials);
+      return [c.label, nullDiscordance(observed.discordance, clamped, icc, observed.difference)];
+    }),
+  );
+  if (clamped !== baseline) notes.push(`pilot baseline ${baseline.toFixed(3)} clamped to ${clamped}`);
+  notes.push(`pilot ${pilot.label}: ${trials.length} scored trials, ${byItem.size} items`);
+  return { baseline: clamped, icc, discordance, source: "pilot", notes };
+}
+
+/** Share of a contrast's pairs whose outcomes differ, and their mean difference. */
+function discordanceOf(contrast: PlannedContrast, trials: ScoredTrial[]): { discordance: number; difference: number } {
+  let pairs = 0;
+  let differing = 0;
+  let total = 0;
+  for (const differences of itemDifferences(contrast, trials).values()) {
+    pairs += differences.length;
+    differing += differences.filter((d) => d !== 0).length;
+    total += differences.reduce((a, b) => a + b, 0);
+  }
+  return pairs === 0
+    ? { discordance: 0, difference: 0 }
+    : { discordance: differing / pairs, difference: total / pairs };
+}
