@@ -418,7 +418,7 @@ function nnhMarkdown(card: NnhCard | NnhRow[], reference: string): string[] {
     "|---|---|---:|---:|---|---|",
     ...value.rows.map(
       (r) =>
-        `| ${md(r.scope)} | ${md(r.condition)} | ${pp(r.riskDifference)} ${bracket(r.rdCi95, (v) => pp(v))} | ${numberNeededText(r.nnh)} | ${r.equivalent === null ? "-" : r.equivalent ? "yes" : "no"} | ${md(r.verdict)} |`,
+        `| ${md(r.scope)} | ${md(r.condition)} | ${[pp(r.riskDifference), bracket(r.rdCi95, (v) => pp(v))].filter(Boolean).join(" ")} | ${numberNeededText(r.nnh)} | ${r.equivalent === null ? "-" : r.equivalent ? "yes" : "no"} | ${md(r.verdict)} |`,
     ),
   ];
   const residual = value.residual;
