@@ -118,7 +118,8 @@ function keepComputedScopes(
     const scoped = check.cells.filter((f) => f.scope !== undefined);
     if (scoped.length === 0) continue;
     check.cells = check.cells.filter((f) => f.scope === undefined || computed.has(f.scope));
-    if (computed.size === 0) {
+    // A check with findings on cells too (min_information) keeps its status from those.
+    if (computed.size === 0 && check.cells.length === 0) {
       check.status = "not available";
       check.detail = "no contrast was computed in this study, so no cluster-robust test to check";
     } else if (check.status !== "not available") check.status = statusOf(check.cells);
