@@ -16,7 +16,7 @@ import {
   type StudyAnalysis,
 } from "../../src/analysis/index.js";
 import type { AnalysisPlanInput } from "../../src/contracts/analysis.js";
-import type { AnalysisRow, AnalysisTable } from "../../src/analysis/table.js";
+import { type AnalysisRow, type AnalysisTable, clusterKey } from "../../src/analysis/table.js";
 import { plantedTable } from "./helpers.js";
 
 const NOW = () => new Date("2026-01-01T00:00:00Z");
@@ -159,6 +159,29 @@ describe("minimum information", () => {
     const rows = summary.split("\n").filter((l) => l.startsWith("react "));
     assert.ok(rows.length > 0, "the contrast rows are printed");
     for (const l of rows) assert.ok(!/pp \[/.test(l), `no interval: ${l}`);
+  });
+
+  it("warns when an arm's expected count under the pooled rate is below min_expected (Wald and chi-square approximate)", async () => {
+    // 20 items, one model: every reference answer right, the condition wrong on one item.
+    const rows: AnalysisRow[] = [];
+    for (let i = 1; i <= 20; i++)
+      for (const condition of ["direct", "react"])
+        rows.push({
+          ...planted.rows[0],
+          item: `bbq-${String(i).padStart(4, "0")}`,
+          cluster: clusterKey("bbq", `bbq-${String(i).padStart(4, "0")}`),
+          model: "m",
+          facets: { scaffold: condition },
+          outcome: condition === "react" && i === 1 ? 0 : 1,
+          parseFailed: false,
+        });
+    const analysis = await analyze({ ...planted, rows });
+    const check = analysis.integrity.checks.find((c) => c.check === "min_information");
+    const finding = check?.cells.find((f) => f.scope === "pooled" && f.condition === "react");
+    // Pooled rate 39/40: each arm of 20 expects 0.5 failures.
+    assert.equal(finding?.status, "warn");
+    assert.match(finding?.reason ?? "", /^smallest expected count 0\.5 \(< 5\)/);
+    assert.ok(!analysis.contrasts.itt.pooled.contrasts[0].notInterpretable, "a warning, no downgrade");
   });
 
   it("a rank correlation's p value on fewer items than the minimum is not read", async () => {
