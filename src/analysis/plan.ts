@@ -92,7 +92,7 @@ export function resolvePlan(plan: AnalysisPlan, table: AnalysisTable): ResolvedP
     reference,
     levels,
     restrict,
-    trend: resolveTrend(plan, levels, notes),
+    trend: levels.length < 2 ? null : resolveTrend(plan, levels, notes),
     families: resolveFamilies(plan, reference, levels),
     notes,
   };
