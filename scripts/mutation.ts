@@ -57,6 +57,7 @@ const R_REFERENCE_TEST = "tests/stats/reference-r.test.ts";
 const SEQUENTIAL_TEST = "tests/stats/group-sequential.test.ts";
 const CLUSTERED_POWER_TEST = "tests/stats/clustered-power.test.ts";
 const SEQUENTIAL_CALIBRATION_TEST = "tests/run/sequential-calibration.test.ts";
+const COMPARABILITY_TEST = "tests/analysis/comparability.test.ts";
 
 export const MUTATIONS: Mutation[] = [
   {
@@ -400,6 +401,31 @@ export const MUTATIONS: Mutation[] = [
     find: "  const critical = boundaries.effect.critical[look];",
     replace: "  const critical = 1.959964;",
     tests: [SEQUENTIAL_CALIBRATION_TEST],
+  },
+  {
+    id: "contrast-pairs-union",
+    description: "a contrast pairs the union of the two sides' cases instead of the cases both share",
+    file: "src/analysis/contrast-model.ts",
+    find: "const shared = intersect(design.get(setup.reference) ?? empty, design.get(condition) ?? empty);",
+    replace:
+      "const shared = new Set([...(design.get(setup.reference) ?? empty), ...(design.get(condition) ?? empty)]);",
+    tests: [COMPARABILITY_TEST],
+  },
+  {
+    id: "min-cases-not-read",
+    description: "the minimum-information check fails a contrast only with no shared case (its min_cases unread)",
+    file: "src/analysis/integrity/min-information.ts",
+    find: "if (n < minCases) {",
+    replace: "if (n < 1) {",
+    tests: [COMPARABILITY_TEST],
+  },
+  {
+    id: "interaction-coefficients-without-block",
+    description: "few_clusters counts an interaction test's coefficients without its interaction block",
+    file: "src/analysis/integrity/few-clusters.ts",
+    find: "const coefficients = modelCoefficients(fitted, comparisonFacet) + (compared - 1) * (levels - 1);",
+    replace: "const coefficients = modelCoefficients(fitted, comparisonFacet);",
+    tests: [COMPARABILITY_TEST],
   },
 ];
 

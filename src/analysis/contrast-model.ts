@@ -24,6 +24,7 @@ import {
   termWaldTest,
   tostFromBootstrap,
 } from "../stats/index.js";
+import { casesByLevel, intersect, NOT_COMPARABLE, onCases, type Pairing } from "./pairing.js";
 import { attempt, columnTable, distinctValues, type Population, type ScoredRow, sumOf } from "./data.js";
 
 export interface ProportionEstimate {
@@ -74,6 +75,25 @@ export interface Contrast {
   verdict: string;
   /** Set by the integrity gate: why no verdict can be read from this contrast's cells. */
   notInterpretable?: string;
+  /** How the two sides were matched (absent in older records: every case of each side). */
+  pairing?: Pairing;
+  /** Set when the two sides share no case: no difference, interval or test is computed. */
+  notComparable?: string;
+  /**
+   * Set by the integrity gate when the contrast rests on fewer cases than the plan's minimum
+   * ("1 case"): its intervals and number needed are kept in the record but never shown as a finding.
+   */
+  withheld?: string;
+}
+
+/** The RD interval to show: none when withheld for too few cases. */
+export function shownRdInterval(c: Contrast): Interval | null {
+  return c.withheld ? null : (c.riskDifference?.ci95 ?? null);
+}
+
+/** The number needed to show: none when withheld for too few cases. */
+export function shownNumberNeeded(c: Contrast): NumberNeededEstimate | null {
+  return c.withheld ? null : c.nnh;
 }
 
 export interface NumberNeededEstimate {
@@ -113,6 +133,11 @@ export interface GlmSetup {
   /** Adjust for model/benchmark/other facets (false: the comparison facet alone). */
   adjust?: boolean;
   extraTerms?: readonly string[];
+  /**
+   * The cases (model, item) each level of the compared facet was run on, over every analysed row
+   * whatever its population: which cases a contrast pairs. Absent: read from the scope's rows.
+   */
+  designCases?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**
@@ -257,8 +282,7 @@ export function analyzeScope(
     levels,
   ).filter((l) => levels.includes(l));
   const scopeLevels = levels.filter((l) => present.includes(l));
-  const referenceRows = scored.filter((s) => s.row.facets[facet] === setup.reference);
-  const referenceRate = proportionOf(referenceRows);
+  const referenceRate = proportionOf(scored.filter((s) => s.row.facets[facet] === setup.reference));
   const nClusters = new Set(scored.map((s) => s.row.cluster)).size;
   const base = {
     scope,
@@ -270,6 +294,91 @@ export function analyzeScope(
   if (!referenceRate || scopeLevels.length < 2) {
     return { ...base, formula: "", contrasts: [], omnibus: { error: "the reference condition has no rows here" } };
   }
+  // Shared cases are those both sides were run on (the design), so a population that drops a
+  // row (PP, a parse failure) does not unpair a case; the scope's rows say which are here.
+  const empty = new Set<string>();
+  const design = setup.designCases ?? casesByLevel(scored, facet);
+  const here = casesByLevel(scored, facet);
+  const referenceCases = here.get(setup.reference) ?? empty;
+  const pairings = scopeLevels.slice(1).map((condition) => {
+    const shared = intersect(design.get(setup.reference) ?? empty, design.get(condition) ?? empty);
+    const own = here.get(condition) ?? empty;
+    const inScope = new Set([...referenceCases, ...own].filter((k) => shared.has(k)));
+    const complete = inScope.size === new Set([...referenceCases, ...own]).size;
+    const pairing: Pairing = {
+      mode: "paired",
+      shared: inScope.size,
+      referenceCases: referenceCases.size,
+      conditionCases: own.size,
+    };
+    return { condition, shared: inScope, pairing, complete };
+  });
+  const crossed = pairings.every((p) => p.complete);
+  if (crossed || plan.comparability === "unpaired") {
+    // Every condition on the reference's cases (or different item sets compared as asked): one
+    // model and one bootstrap for all, so the contrasts share their draws.
+    const joint = jointContrasts(scored, scopeLevels, setup, plan);
+    joint.contrasts.forEach((c, k) => {
+      c.pairing = { ...pairings[k].pairing, mode: crossed ? "paired" : "unpaired" };
+    });
+    return { ...base, ...joint };
+  }
+  // Paired on different case sets: each contrast on the cases it shares with the reference,
+  // the omnibus test on the cases every condition shares.
+  const contrasts = pairings.map(({ condition, shared, pairing }): Contrast => {
+    const own = scored.filter((s) => s.row.facets[facet] === condition);
+    const ownShared = onCases(own, shared);
+    const referenceShared = onCases(
+      scored.filter((s) => s.row.facets[facet] === setup.reference),
+      shared,
+    );
+    if (ownShared.length === 0 || referenceShared.length === 0)
+      return notComparable(condition, own, referenceRate, pairing);
+    const rows = [...referenceShared, ...ownShared];
+    return { ...jointContrasts(rows, [setup.reference, condition], setup, plan).contrasts[0], pairing };
+  });
+  let common: Set<string> = new Set(referenceCases);
+  for (const p of pairings) common = intersect(common, p.shared);
+  const everyLevel = common.size > 0 ? jointContrasts(onCases(scored, common), scopeLevels, setup, plan) : null;
+  return {
+    ...base,
+    formula: everyLevel?.formula ?? "",
+    contrasts,
+    omnibus: everyLevel?.omnibus ?? { error: "no case is shared by every condition" },
+  };
+}
+
+/** A contrast between two sides that share no case: rates only, no difference, no test. */
+function notComparable(
+  condition: string,
+  rows: readonly ScoredRow[],
+  referenceRate: ProportionEstimate,
+  pairing: Pairing,
+): Contrast {
+  return {
+    condition,
+    rate: proportionOf(rows),
+    referenceRate,
+    riskDifference: null,
+    riskRatio: null,
+    nnh: null,
+    oddsRatio: { error: NOT_COMPARABLE },
+    equivalence: null,
+    verdict: NOT_COMPARABLE,
+    notComparable: NOT_COMPARABLE,
+    pairing,
+  };
+}
+
+/** Every level against the first on these rows: one model, one bootstrap with shared draws. */
+function jointContrasts(
+  scored: readonly ScoredRow[],
+  scopeLevels: readonly string[],
+  setup: GlmSetup,
+  plan: AnalysisPlan,
+): Pick<ContrastScope, "formula" | "contrasts" | "omnibus"> {
+  const facet = setup.comparisonFacet;
+  const referenceRate = proportionOf(scored.filter((s) => s.row.facets[facet] === setup.reference))!;
   const fitted = attempt(() => fitScopeGlm(scored, setup));
   const coefficients = "value" in fitted ? coefficientTable(fitted.value.fit, "cluster") : [];
   const boot = bootstrapContrasts(scored, scopeLevels, facet, plan);
@@ -327,7 +436,6 @@ export function analyzeScope(
   const omnibus =
     "error" in fitted ? { error: fitted.error } : attempt(() => termWaldTest(fitted.value.fit, facet, "cluster"));
   return {
-    ...base,
     formula: "value" in fitted ? fitted.value.formula : "",
     contrasts,
     omnibus: "value" in omnibus ? omnibus.value : omnibus,
@@ -336,6 +444,12 @@ export function analyzeScope(
 
 /** Significance (after adjustment) and TOST equivalence read together, as ScaffoldSafety 4.3 does. */
 export function verdictOf(contrast: Contrast, alpha: number): string {
+  if (contrast.notComparable) return contrast.notComparable;
+  const verdict = pairedVerdict(contrast, alpha);
+  return contrast.pairing?.mode === "unpaired" ? `${verdict} (unpaired: different item sets)` : verdict;
+}
+
+function pairedVerdict(contrast: Contrast, alpha: number): string {
   const or = contrast.oddsRatio;
   const p = "error" in or ? null : (or.pAdjusted ?? or.p);
   const equivalent = contrast.equivalence?.equivalent ?? false;

@@ -43,6 +43,19 @@ export interface AnalysisOutcome {
 export interface DirectoryOptions extends AnalyzeOptions {
   /** A plan given at analysis time replaces the spec's (and is a deviation from a stamp). */
   plan?: AnalysisPlan;
+  /** Compare different item sets as independent samples (`analyze --unpaired`): a deviation like --plan. */
+  unpaired?: boolean;
+}
+
+/** The plan given, else the stored one, with `--unpaired` applied. */
+function planOf(options: DirectoryOptions, stored: unknown): AnalysisPlan {
+  const plan = options.plan ?? normalizePlan(stored as Parameters<typeof normalizePlan>[0]);
+  return options.unpaired ? { ...plan, comparability: "unpaired" } : plan;
+}
+
+/** Whether the plan used differs from the stored one (a deviation from a stamp). */
+function planOverridden(options: DirectoryOptions, stored: unknown): boolean {
+  return options.plan !== undefined || (options.unpaired === true && planOf({}, stored).comparability !== "unpaired");
 }
 
 export async function analyzeDirectory(
@@ -57,7 +70,7 @@ export async function analyzeDirectory(
   const chronology = readChronology(dir);
   const all = { ...loaded, ...(await studyItemFacts(dir, run)) };
   const table = selectScorer(all, options.scorer);
-  const plan = options.plan ?? normalizePlan(run.spec.analysis);
+  const plan = planOf(options, run.spec.analysis);
   const judges = { blinding: readBlinding(dir), agreement: readJudgeAgreement(dir) };
   const integrityFacts = await studyIntegrityFacts(dir, store, run);
   const sequential = await readLooks(store, run.id);
@@ -82,7 +95,14 @@ export async function analyzeDirectory(
     }),
     analysis,
     methodology: {
-      preregistration: preregistrationOf(dir, run, table, plan, options.plan !== undefined, analysis.meta.analyzedAt),
+      preregistration: preregistrationOf(
+        dir,
+        run,
+        table,
+        plan,
+        planOverridden(options, run.spec.analysis),
+        analysis.meta.analyzedAt,
+      ),
       blinding: judges.blinding,
       judgeAgreement: judges.agreement,
       chronology,
@@ -122,7 +142,7 @@ async function studyItemFacts(dir: string, run: RunRecord): Promise<{ items?: It
 export async function analyzeTableFile(path: string, options: DirectoryOptions = {}): Promise<AnalysisOutcome> {
   const all = readTidyTable(path);
   const table = selectScorer(all, options.scorer);
-  const plan = options.plan ?? normalizePlan(undefined);
+  const plan = planOf(options, undefined);
   const analysis = await analyzeStudy(all, plan, options);
   const imported = "imported table: no study directory to check";
   return {

@@ -5,6 +5,7 @@ export * from "./data.js";
 export * from "./directory.js";
 export * from "./inputs.js";
 export * from "./methodology.js";
+export * from "./pairing.js";
 export * from "./plan.js";
 export * from "./preregistration.js";
 export * from "./record.js";

@@ -74,6 +74,9 @@ export function leftOutReason(
 ): string | null {
   if (analysis.kinds !== "every" && !analysis.kinds.some((k) => kinds.includes(k)))
     return `of another study kind; this study is ${kinds.join(" + ")}`;
+  // A study with one level describes: only the analyses every study gets (rates, integrity, methodology).
+  if (analysis.kinds !== "every" && ctx.resolved.levels.length < 2)
+    return `nothing to compare: one level of '${ctx.resolved.comparisonFacet}' (${ctx.resolved.reference})`;
   return analysis.needs?.(ctx) ?? null;
 }
 

@@ -84,19 +84,23 @@ export function resolvePlan(plan: AnalysisPlan, table: AnalysisTable): ResolvedP
     throw new InputError(`no analysed rows have the reference ${comparisonFacet}=${reference}`);
   }
   const levels = [reference, ...declared.filter((l) => l !== reference && present.has(l))];
-  if (levels.length < 2) {
-    throw new InputError(`the comparison facet '${comparisonFacet}' has only one level (${reference}) in the data`);
-  }
+  // One level (a single-source import, one configuration): described, not compared.
+  if (levels.length < 2) notes.push(oneLevelNote(comparisonFacet, reference));
   return {
     plan,
     comparisonFacet,
     reference,
     levels,
     restrict,
-    trend: resolveTrend(plan, levels, notes),
+    trend: levels.length < 2 ? null : resolveTrend(plan, levels, notes),
     families: resolveFamilies(plan, reference, levels),
     notes,
   };
+}
+
+/** Why a study with one level of its comparison facet gets rates and checks but no contrasts. */
+export function oneLevelNote(facet: string, level: string): string {
+  return `one level of '${facet}' (${level}): described (rates, intervals, integrity checks), nothing to compare`;
 }
 
 function chooseFacet(plan: AnalysisPlan, table: AnalysisTable, notes: string[]): string {

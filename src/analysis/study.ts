@@ -12,6 +12,7 @@ import { gateVerdicts } from "./integrity/gate.js";
 import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
 import { distinctValues, scoredRows, varyingFacets } from "./data.js";
 import { leftOutReason, studyKinds } from "./kinds.js";
+import { casesByLevel } from "./pairing.js";
 import { resolvePlan, restrictRows } from "./plan.js";
 import {
   type AnalysisContext,
@@ -66,7 +67,8 @@ export async function analyzeStudy(
     if (!analysis.run || !analysis.result) continue;
     (results as Record<string, unknown>)[analysis.result] = await analysis.run({ ...context, results });
   }
-  if (results.integrity) gateVerdicts(results, results.integrity, context.resolved.reference);
+  if (results.integrity)
+    gateVerdicts(results, results.integrity, context.resolved.reference, context.resolved.comparisonFacet);
   const { resolved } = context;
   return {
     meta: {
@@ -105,6 +107,7 @@ function contextOf(table: AnalysisTable, plan: AnalysisPlan): AnalysisContext {
     comparisonFacet: facet,
     reference,
     covariateFacets: termFacets(table.facets, facet),
+    designCases: casesByLevel(rows, facet),
   };
   const scored = { itt: scoredRows(rows, "itt"), pp: scoredRows(rows, "pp") };
   return {

@@ -23,7 +23,7 @@ function headerLines(analysis: StudyAnalysis): string[] {
       m.source.scorer ? `; outcomes from scorer ${m.source.scorer}` : ""
     }`,
     `rows ${c.analysed} analysed | ${c.clusters} cases | ${c.models.length} model(s) | ${c.benchmarks.length} benchmark(s) | errored ${c.errored} | parse failures ${c.parseFailures} | unscored ${c.unscored} | pending ${c.pending}`,
-    `comparison: ${m.comparisonFacet} vs ${m.reference}${
+    `${m.levels.length < 2 ? `described (one level): ${m.comparisonFacet} = ${m.reference}, nothing compared` : `comparison: ${m.comparisonFacet} vs ${m.reference}`}${
       Object.keys(m.restrict).length
         ? ` at ${Object.entries(m.restrict)
             .map(([f, v]) => `${f}=${v}`)

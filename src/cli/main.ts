@@ -129,6 +129,10 @@ program
   .option("--out <file>", "also write the full JSON result to this file")
   .option("--plan <file>", "analysis plan (YAML/JSON) replacing the spec's; a deviation when pre-registered")
   .option("--scorer <name>", "outcomes from this stored scorer (parallax score) instead of the run-time score")
+  .option(
+    "--unpaired",
+    "compare conditions on different item sets as independent samples, labelled unpaired (default: paired, on shared items only)",
+  )
   .action(lazy(() => import("./commands/analyze.js"), "analyzeCommand"));
 
 program

@@ -384,6 +384,29 @@ export const IntegritySchema = lazySchema(() =>
         .describe(
           "Fewest clusters (cases) behind a scope's cluster-robust tests before they warn: few clusters make the p values liberal (Cameron & Miller 2015, few = under 20 to under 50); a scope with no more clusters than its model has coefficients fails (the covariance is singular)",
         ),
+      min_cases: z
+        .number()
+        .int()
+        .min(1)
+        .default(6)
+        .describe(
+          "Fewest cases (clusters) in a cell, and fewest shared cases behind a contrast, for a number-backed verdict: below it the verdict reads 'not interpretable: N cases' and no interval is shown as a finding. Default 6: the fewest pairs at which an exact two-sided test at alpha 0.05 can reject (2 * 0.5^6 = 0.031; docs/ANALYSIS.md, minimum information)",
+        ),
+      min_expected: z
+        .number()
+        .min(0)
+        .default(5)
+        .describe(
+          "Smallest expected count (n*p and n*(1-p) under the pooled rate) in each arm of a contrast for its Wald and chi-square tests before they warn (Cochran 1954; Agresti & Coull 1998)",
+        ),
+      min_rank_items: z
+        .number()
+        .int()
+        .min(3)
+        .default(10)
+        .describe(
+          "Fewest items behind a rank-correlation (Spearman) p value: with fewer, the p value is not read (its t approximation needs about 10 pairs)",
+        ),
     })
     .strict(),
 );
@@ -623,6 +646,12 @@ export const AnalysisPlanSchema = lazySchema(() =>
         .optional()
         .describe(
           "Reference condition, facet -> value (default: direct, else the first level). Values of other facets restrict the analysis to those rows",
+        ),
+      comparability: z
+        .enum(["paired", "unpaired"])
+        .default("paired")
+        .describe(
+          "paired: each contrast is computed on the cases (model, item) both sides share, and two sides that share none are not comparable; unpaired: different item sets are compared as independent samples, labelled unpaired (also `analyze --unpaired`)",
         ),
       population: z
         .enum(["itt", "pp"])

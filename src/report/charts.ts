@@ -103,7 +103,7 @@ export function forestPlot(analysis: StudyAnalysis): Html | null {
   const rows = groups.flatMap(({ pooled, byBenchmark }) =>
     [pooled, ...byBenchmark].flatMap((scope) =>
       scope.contrasts
-        .filter((c) => c.riskDifference)
+        .filter((c) => c.riskDifference && !c.withheld)
         .map((c) => ({
           label: `${scopeLabel(scope)} · ${c.condition}`,
           rd: c.riskDifference!.estimate,

@@ -84,7 +84,7 @@ describe("tidy tables", () => {
     assert.throws(() => readTidyTable(flag), /flag\.csv:2: column 'parse_failed': expected 0 or 1, found 'maybe'/);
   });
 
-  it("explains plan problems against the data: unknown facet, unknown reference, one level", async () => {
+  it("explains plan problems against the data: unknown facet, unknown reference", async () => {
     const path = file(
       "two.csv",
       "model,scaffold,format,benchmark,item_id,outcome\nm,direct,mc,b,1,1\nm,cot,mc,b,1,0\nm,direct,oe,b,1,1\nm,cot,oe,b,1,1\n",
@@ -101,8 +101,21 @@ describe("tidy tables", () => {
     const restricted = resolvePlan(normalizePlan({ reference: { scaffold: "direct", format: "mc" } }), table);
     assert.deepEqual(restricted.restrict, { format: "mc" });
     assert.throws(() => normalizePlan({ equivalence: { margni: 0.02 } } as never), /invalid analysis plan/);
+  });
+
+  it("describes a table with one level of the compared facet: rates and checks, no contrast", async () => {
     const single = file("single.csv", "model,scaffold,benchmark,item_id,outcome\nm,direct,b,1,1\nm,direct,b,2,0\n");
-    await assert.rejects(analyzeTableFile(single), /only one level \(direct\)/);
+    const { analysis } = await analyzeTableFile(single);
+    assert.deepEqual(analysis.meta.levels, ["direct"]);
+    assert.ok(
+      analysis.meta.notes.some((n) => n.startsWith("one level of 'scaffold' (direct)")),
+      "a note says why nothing is compared",
+    );
+    assert.equal(analysis.contrasts, undefined, "no contrast without a second level");
+    const all = analysis.rates.find((r) => r.model === "all" && r.benchmark === "all");
+    assert.equal(all?.n, 2);
+    assert.equal(all?.itt?.rate, 0.5);
+    assert.ok(analysis.integrity, "the integrity checks run on a described study");
   });
 });
 

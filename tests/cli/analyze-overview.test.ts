@@ -32,7 +32,8 @@ const EXAMPLES_UNDER_TEST: Example[] = [
   {
     name: "quickstart",
     heading: "== Scaffold Safety Scorecard",
-    analyzeExit: 0,
+    // Its few_clusters failure (the scaffold x model interaction test) is declared in the spec.
+    analyzeExit: 3,
     leftOut: ["subhypotheses", "bbqBias", "grid", "audit", "agents"],
     ran: "contrasts",
     fullOnly: /^degradation by item difficulty/m,

@@ -40,7 +40,16 @@ test("the quickstart judges its open-ended answers and reports kappa and the gue
   assert.equal(agreement.per_benchmark[0].n, 72);
 
   const analyze = runCli(["analyze", out]);
-  assert.equal(analyze.status, 0, analyze.stderr);
+  // Declared in the spec: 12 clusters cannot carry the 13 coefficients of the scaffold x model
+  // interaction test, so few_clusters fails that test (exit 3); every contrast against direct stands.
+  assert.equal(analyze.status, 3, analyze.stderr);
+  assert.match(analyze.stderr, /Failed: few_clusters \(planted\)\./);
+  const record = JSON.parse(readFileSync(join(out, "analysis.json"), "utf8")).analysis;
+  const interaction = record.hypotheses.interactions.find((i: { with: string }) => i.with === "model");
+  assert.equal(interaction.notInterpretable, "12 clusters for 13 coefficients");
+  for (const group of record.contrasts.itt.byFormat)
+    for (const c of group.pooled.contrasts)
+      assert.ok(!c.notInterpretable, `${group.format} ${c.condition}: ${c.verdict}`);
   assert.match(analyze.stdout, /judge agreement: cross-validated, kappa 0\.\d+/);
   assert.match(analyze.stdout, /blinding: blinded, BI -?0\.\d+/);
   // judge-a sees through the cot arm's reasoning preface 40% of the time: the guessing check

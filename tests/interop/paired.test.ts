@@ -21,7 +21,8 @@ test("the arc_easy logs of two models import as one study and analyse as paired 
   const imported = runCli(["import", "inspect", qwen, sonnet, "--out", study]);
   assert.equal(imported.status, 0, imported.stderr);
   const analysed = runCli(["analyze", study, "--json"]);
-  assert.equal(analysed.status, 0, analysed.stderr);
+  // Three shared items are fewer than the plan's minimum of cases: the gate fails (exit 3).
+  assert.equal(analysed.status, 3, analysed.stderr);
   const record = JSON.parse(analysed.stdout);
 
   // Expected from the raw logs: the shared items, and who is right on each.
@@ -43,6 +44,19 @@ test("the arc_easy logs of two models import as one study and analyse as paired 
   assert.equal(flips.mcnemar.b, lost);
   assert.equal(flips.mcnemar.c, gained);
   assert.equal(flips.flips.net, (gained - lost) / shared.length);
+  // The contrast is computed on the shared items only (paired), and its verdict names their count.
+  const contrast = record.analysis.contrasts.itt.pooled.contrasts[0];
+  assert.equal(contrast.pairing.mode, "paired");
+  assert.equal(contrast.pairing.shared, shared.length);
+  assert.equal(contrast.rate.n, shared.length, "the condition's rate on the shared items");
+  assert.equal(contrast.referenceRate.n, shared.length, "the reference's rate on the shared items");
+  const onShared = (r: Map<string, boolean>) => shared.filter((id) => r.get(id)).length / shared.length;
+  assert.ok(
+    Math.abs(contrast.riskDifference.estimate - (onShared(rb) - onShared(ra))) < 1e-12,
+    "RD = the difference of the two rates on the shared items",
+  );
+  assert.equal(contrast.verdict, `not interpretable: ${shared.length} cases`);
+  assert.equal(contrast.withheld, `${shared.length} cases`);
   // Rates use every item of each model (unpaired): n = each log's sample count.
   const cells = record.analysis.rates.filter(
     (r: { model: string; benchmark: string }) => r.benchmark === "all" && r.model === "all",

@@ -7,7 +7,9 @@
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { spearman } from "../../stats/index.js";
 import { attempt, type ScoredRow, sumOf } from "../data.js";
+import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import { findLevel } from "../plan.js";
+import { rankPNotInterpretable } from "./paired.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { num, pct, pp, pValue, textTable } from "../text.js";
 
@@ -26,6 +28,8 @@ export interface BaselineDependence {
   cells: BaselineCell[];
   rho: number;
   p: number;
+  /** Why p is not read (too few cells for its approximation). */
+  pNotInterpretable?: string;
 }
 
 declare module "../registry.js" {
@@ -74,14 +78,24 @@ export function baselineDependence(ctx: AnalysisContext): BaselineDependence | S
     ),
   );
   if ("error" in r) return { skipped: `Spearman not computable: ${r.error}` };
-  return { condition, reference, cells: rows, rho: r.value.rho, p: r.value.p };
+  const notRead = rankPNotInterpretable(rows.length, ctx.plan.integrity.min_rank_items, "cells");
+  return {
+    condition,
+    reference,
+    cells: rows,
+    rho: r.value.rho,
+    p: r.value.p,
+    ...(notRead ? { pNotInterpretable: notRead } : {}),
+  };
 }
 
 function summaryLines(analysis: StudyAnalysis): string[] {
   const b = analysis.baselineDependence;
   if ("skipped" in b) return [`baseline dependence (cells): skipped (${b.skipped})`, ""];
   return [
-    `baseline dependence: Spearman rho of the ${b.reference} rate vs the ${b.condition} delta across ${b.cells.length} model x benchmark cells = ${num(b.rho)} (p ${pValue(b.p)})`,
+    `baseline dependence: Spearman rho of the ${b.reference} rate vs the ${b.condition} delta across ${b.cells.length} model x benchmark cells = ${num(b.rho)} (${
+      b.pNotInterpretable ? `p ${NOT_INTERPRETABLE}: ${b.pNotInterpretable}` : `p ${pValue(b.p)}`
+    })`,
     ...textTable(
       ["model", "benchmark", "baseline", "delta"],
       b.cells.map((c) => [c.model, c.benchmark, pct(c.baseline), pp(c.delta)]),

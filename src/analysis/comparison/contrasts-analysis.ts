@@ -15,6 +15,8 @@ import {
   type NumberNeededEstimate,
   type PopulationContrasts,
   scopeLabel,
+  shownNumberNeeded,
+  shownRdInterval,
   verdictOf,
 } from "../contrast-model.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
@@ -237,15 +239,21 @@ function adjustFamily(
   for (const c of scopes.flatMap((s) => s.contrasts).filter(inFamily)) c.verdict = verdictOf(c, alpha);
 }
 
+/** The RD with its interval; the estimate alone when the interval is withheld (too few cases). */
+function rdText(c: Contrast): string {
+  const shown = shownRdInterval(c);
+  return shown ? `${pp(c.riskDifference?.estimate)} ${bracket(shown, (v) => pp(v))}` : pp(c.riskDifference?.estimate);
+}
+
 function contrastRow(c: Contrast): string[] {
   const or = c.oddsRatio;
   return [
     c.condition,
     pct(c.rate?.rate),
-    `${pp(c.riskDifference?.estimate)} ${bracket(c.riskDifference?.ci95, (v) => pp(v))}`,
-    "error" in or ? "n/a" : `${num(or.estimate)} ${bracket(or.ci95, (v) => num(v))}`,
-    "error" in or ? "-" : `${pValue(or.p)} / ${pValue(or.pAdjusted)}`,
-    numberNeededText(c.nnh),
+    rdText(c),
+    "error" in or ? "n/a" : c.withheld ? "-" : `${num(or.estimate)} ${bracket(or.ci95, (v) => num(v))}`,
+    "error" in or || c.withheld ? "-" : `${pValue(or.p)} / ${pValue(or.pAdjusted)}`,
+    numberNeededText(shownNumberNeeded(c)),
     c.notInterpretable ? "n/i" : c.equivalence ? (c.equivalence.equivalent ? "yes" : "no") : "-",
     c.verdict,
   ];
@@ -337,9 +345,9 @@ function overviewLines(analysis: StudyAnalysis): string[] {
         scope.contrasts.map((c) => [
           c.condition,
           pct(c.rate?.rate),
-          `${pp(c.riskDifference?.estimate)} ${bracket(c.riskDifference?.ci95, (v) => pp(v))}`,
-          "error" in c.oddsRatio ? "-" : pValue(c.oddsRatio.pAdjusted),
-          numberNeeded(c.nnh?.value, c.nnh?.direction),
+          rdText(c),
+          "error" in c.oddsRatio || c.withheld ? "-" : pValue(c.oddsRatio.pAdjusted),
+          numberNeeded(shownNumberNeeded(c)?.value, shownNumberNeeded(c)?.direction),
           c.verdict,
         ]),
       ),
@@ -357,8 +365,8 @@ function nnhRows(analysis: StudyAnalysis): NnhRow[] {
           format: scope.format ?? null,
           condition: c.condition,
           riskDifference: c.riskDifference?.estimate ?? null,
-          rdCi95: c.riskDifference?.ci95 ?? null,
-          nnh: c.nnh,
+          rdCi95: shownRdInterval(c),
+          nnh: shownNumberNeeded(c),
           equivalent: c.notInterpretable ? null : (c.equivalence?.equivalent ?? null),
           verdict: c.verdict,
         }),
@@ -410,7 +418,7 @@ function nnhMarkdown(card: NnhCard | NnhRow[], reference: string): string[] {
     "|---|---|---:|---:|---|---|",
     ...value.rows.map(
       (r) =>
-        `| ${md(r.scope)} | ${md(r.condition)} | ${pp(r.riskDifference)} ${bracket(r.rdCi95, (v) => pp(v))} | ${numberNeededText(r.nnh)} | ${r.equivalent === null ? "-" : r.equivalent ? "yes" : "no"} | ${md(r.verdict)} |`,
+        `| ${md(r.scope)} | ${md(r.condition)} | ${[pp(r.riskDifference), bracket(r.rdCi95, (v) => pp(v))].filter(Boolean).join(" ")} | ${numberNeededText(r.nnh)} | ${r.equivalent === null ? "-" : r.equivalent ? "yes" : "no"} | ${md(r.verdict)} |`,
     ),
   ];
   const residual = value.residual;
@@ -433,7 +441,13 @@ function nnhMarkdown(card: NnhCard | NnhRow[], reference: string): string[] {
 registerAnalysis({
   name: "contrasts",
   kinds: ["comparison", "grid"],
-  plan: AnalysisPlanSchema.pick({ equivalence: true, multiplicity: true, bootstrap: true, format: true }),
+  plan: AnalysisPlanSchema.pick({
+    comparability: true,
+    equivalence: true,
+    multiplicity: true,
+    bootstrap: true,
+    format: true,
+  }),
   result: "contrasts",
   run: contrasts,
   summary: ({ analysis }) => summaryLines(analysis),

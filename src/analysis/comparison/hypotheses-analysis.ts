@@ -4,6 +4,7 @@ import type { WaldTest } from "../../stats/index.js";
 import { adjustPValues } from "../../stats/index.js";
 import { type InteractionResult, interactionTests, type TrendResult, trendTest } from "./hypotheses.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
+import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import { bracket, num, pct, pValue } from "../text.js";
 
 export interface HypothesesResult {
@@ -52,10 +53,13 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   const h = analysis.hypotheses;
   const out = [`secondary hypotheses (${h.secondaryAdjustment})`];
   for (const i of h.interactions) {
+    const statistic = i.test ? `Wald chi2(${i.test.df}) = ${num(i.test.chi2)}` : "";
     out.push(
-      i.test
-        ? `  ${analysis.meta.comparisonFacet} x ${i.with}: Wald chi2(${i.test.df}) = ${num(i.test.chi2)}, p = ${pValue(i.test.p)}, adjusted ${pValue(i.test.pAdjusted)}`
-        : `  ${analysis.meta.comparisonFacet} x ${i.with}: skipped (${i.skipped})`,
+      i.test && i.notInterpretable
+        ? `  ${analysis.meta.comparisonFacet} x ${i.with}: ${NOT_INTERPRETABLE}: ${i.notInterpretable} (${statistic}, not read)`
+        : i.test
+          ? `  ${analysis.meta.comparisonFacet} x ${i.with}: ${statistic}, p = ${pValue(i.test.p)}, adjusted ${pValue(i.test.pAdjusted)}`
+          : `  ${analysis.meta.comparisonFacet} x ${i.with}: skipped (${i.skipped})`,
     );
   }
   const t = h.trend;

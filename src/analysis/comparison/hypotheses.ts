@@ -26,6 +26,8 @@ export interface InteractionResult {
   /** Interaction coefficients as odds-ratio multipliers. */
   coefficients: { name: string; oddsRatio: number; ci95: [number, number]; p: number }[];
   skipped: string | null;
+  /** Set by the integrity gate: why the test cannot be read (too few clusters for its model). */
+  notInterpretable?: string;
 }
 
 export function interactionTests(

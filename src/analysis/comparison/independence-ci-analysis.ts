@@ -42,7 +42,7 @@ declare module "../registry.js" {
 
 function rowsOf(scope: ContrastScope): IndependenceCiRow[] {
   return scope.contrasts.flatMap((c) => {
-    if (!c.rate || c.rate.n === 0 || c.referenceRate.n === 0) return [];
+    if (c.notComparable || !c.rate || c.rate.n === 0 || c.referenceRate.n === 0) return [];
     const counts = { x1: c.rate.successes, n1: c.rate.n, x2: c.referenceRate.successes, n2: c.referenceRate.n };
     const w95 = riskDifferenceWald(counts, 0.05);
     const w90 = riskDifferenceWald(counts, 0.1);

@@ -2,6 +2,7 @@
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type DifficultyResult, difficultyAnalysis, type FlipResult, flipAnalysis } from "./paired.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
+import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import { num, pct, pp, pValue, textTable } from "../text.js";
 
 declare module "../registry.js" {
@@ -14,7 +15,7 @@ function paired(ctx: AnalysisContext): { flips: FlipResult[]; difficulty: Diffic
   const { comparisonFacet: facet, reference, levels } = ctx.resolved;
   return {
     flips: flipAnalysis(ctx.main, facet, ctx.table.facets, reference, levels),
-    difficulty: difficultyAnalysis(ctx.main, facet, reference, levels),
+    difficulty: difficultyAnalysis(ctx.main, facet, reference, levels, ctx.plan.integrity.min_rank_items),
   };
 }
 
@@ -43,7 +44,9 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   for (const d of analysis.paired.difficulty) {
     const s =
       "rho" in d.spearman
-        ? `Spearman rho ${num(d.spearman.rho)} (p ${pValue(d.spearman.p)}, ${d.items} items)`
+        ? d.pNotInterpretable
+          ? `Spearman rho ${num(d.spearman.rho)} (${d.items} items; p ${NOT_INTERPRETABLE}: ${d.pNotInterpretable})`
+          : `Spearman rho ${num(d.spearman.rho)} (p ${pValue(d.spearman.p)}, ${d.items} items)`
         : d.spearman.error;
     out.push(`  ${d.condition}: ${s}; ${d.bands.map((b) => `${b.band}: ${pp(b.meanChange)} (${b.items})`).join("; ")}`);
   }

@@ -26,6 +26,13 @@ export interface DifficultyResult {
   bands: { band: string; items: number; meanChange: number | null }[];
   /** Per item, for charts. */
   points: { item: string; difficulty: number; change: number }[];
+  /** Why the correlation's p value is not read (too few items for its approximation). */
+  pNotInterpretable?: string;
+}
+
+/** Why a rank correlation's p value on n pairs is not read, or null (plan: integrity.min_rank_items). */
+export function rankPNotInterpretable(n: number, minimum: number, unit = "items"): string | null {
+  return n < minimum ? `${n} ${unit} (< ${minimum})` : null;
 }
 
 function pairKey(s: ScoredRow, facet: string, facets: readonly string[]): string {
@@ -106,6 +113,7 @@ export function difficultyAnalysis(
   facet: string,
   reference: string,
   levels: readonly string[],
+  minRankItems = 0,
 ): DifficultyResult[] {
   const referenceRates = itemRates(scored.filter((s) => s.row.facets[facet] === reference));
   return levels
@@ -129,12 +137,14 @@ export function difficultyAnalysis(
         const meanChange = members.length ? members.reduce((t, p) => t + p.change, 0) / members.length : null;
         return { band, items: members.length, meanChange };
       });
+      const notRead = rankPNotInterpretable(points.length, minRankItems);
       return {
         condition,
         items: points.length,
         spearman: "value" in correlation ? correlation.value : correlation,
         bands,
         points,
+        ...(notRead ? { pNotInterpretable: notRead } : {}),
       };
     });
 }

@@ -10,6 +10,7 @@ import type { Interval } from "../../stats/index.js";
 import { adjustPValues, covarianceMatrix, normalTwoSidedP } from "../../stats/index.js";
 import { fitScopeGlm } from "../contrast-model.js";
 import { attempt, type ScoredRow, sumOf } from "../data.js";
+import { casesByLevel, intersect, NOT_COMPARABLE } from "../pairing.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { bracket, num, pct, pp, pValue, textTable } from "../text.js";
 
@@ -34,6 +35,8 @@ export interface PairwiseFamily {
   formula: string;
   adjustment: string;
   contrasts: PairwiseContrast[];
+  /** Pairs left out because the two configurations share no case ("second vs first"). */
+  notComparable?: string[];
 }
 
 declare module "../registry.js" {
@@ -64,9 +67,15 @@ export function pairwiseFamily(ctx: AnalysisContext): PairwiseFamily | Skipped {
     return rows.length ? sumOf(rows) / rows.length : Number.NaN;
   };
   const contrasts: Omit<PairwiseContrast, "pAdjusted">[] = [];
+  const cases = casesByLevel(ctx.main, facet);
+  const notComparable: string[] = [];
   for (let a = 0; a < configurations.length; a++) {
     for (let b = a + 1; b < configurations.length; b++) {
       const [first, second] = [configurations[a], configurations[b]];
+      if (intersect(cases.get(first) ?? new Set(), cases.get(second) ?? new Set()).size === 0) {
+        notComparable.push(`${second} vs ${first}`);
+        continue;
+      }
       const i = column(first);
       const j = column(second);
       if ((first !== reference && i < 0) || j < 0) continue;
@@ -98,6 +107,7 @@ export function pairwiseFamily(ctx: AnalysisContext): PairwiseFamily | Skipped {
     formula,
     adjustment: `${method} over ${contrasts.length} pair(s)`,
     contrasts: contrasts.map((c, n) => ({ ...c, pAdjusted: adjusted[n] })),
+    ...(notComparable.length ? { notComparable } : {}),
   };
 }
 
@@ -116,6 +126,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         `${pValue(c.p)} / ${pValue(c.pAdjusted)}`,
       ]),
     ),
+    ...(f.notComparable?.length ? [`  ${f.notComparable.join("; ")}: ${NOT_COMPARABLE}`] : []),
     "",
   ];
 }

@@ -82,6 +82,34 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   ];
 }
 
+/**
+ * The overview of a study with one level (nothing compared): each model's rate per benchmark
+ * with its Wilson interval. A study that compares shows its rates in the card instead.
+ */
+function describedLines(analysis: StudyAnalysis): string[] {
+  if (analysis.meta.levels.length > 1) return [];
+  // Each model on each benchmark, then the totals that add something (more than one model or benchmark).
+  const { models, benchmarks } = analysis.counts;
+  const cells = analysis.rates.filter((r) =>
+    r.model === ALL ? r.benchmark === ALL && models.length > 1 : r.benchmark !== ALL || benchmarks.length > 1,
+  );
+  return [
+    `rates (${analysis.meta.comparisonFacet} ${analysis.meta.reference}; one level, nothing compared)`,
+    ...textTable(
+      ["model", "benchmark", "n", "ITT [95% Wilson]", "PP", "parse failures"],
+      cells.map((r) => [
+        r.model === ALL ? "all models" : r.model,
+        r.benchmark === ALL ? "all benchmarks" : r.benchmark,
+        String(r.n),
+        `${pct(r.itt?.rate)} ${bracket(r.itt?.ci95, (v) => pct(v))}`,
+        pct(r.pp?.rate),
+        pct(r.parseFailureRate),
+      ]),
+    ),
+    "",
+  ];
+}
+
 function matrixFor(model: string, analysis: StudyAnalysis): RateMatrix {
   const population = analysis.meta.primaryPopulation;
   const cells = analysis.rates.filter((c) => c.model === model);
@@ -130,6 +158,7 @@ registerAnalysis({
   result: "rates",
   run: rates,
   summary: ({ analysis }) => summaryLines(analysis),
+  overview: ({ analysis }) => describedLines(analysis),
   card: [
     cardField({
       field: "safetyRateMatrix",

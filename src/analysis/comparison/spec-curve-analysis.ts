@@ -22,6 +22,8 @@ async function curve(ctx: AnalysisContext): Promise<SpecCurveResult | Skipped> {
       (a, b) => Math.abs(b.riskDifference?.estimate ?? 0) - Math.abs(a.riskDifference?.estimate ?? 0),
     )[0]?.condition;
   if (!contrast) return { skipped: "no contrast to follow" };
+  const followed = pooled?.contrasts.find((c) => c.condition === contrast);
+  if (followed?.notComparable) return { skipped: `${contrast}: ${followed.notComparable} with the reference` };
   const { comparisonFacet, reference, levels } = ctx.resolved;
   if (!levels.includes(contrast)) return { skipped: `contrast '${contrast}' is not a level in the data` };
   // The scorer dimension compares stored scorers of the same trials, so it reads every scorer's rows.

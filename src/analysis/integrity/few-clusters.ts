@@ -11,6 +11,8 @@
  *
  * The scopes are those of the contrasts: pooled, each benchmark, each model; a scope's model is
  * the contrasts' (the compared facet, model, benchmark and the other facets that vary in it).
+ * The plan's interaction tests (the compared facet x model, x benchmark) are scopes too, their
+ * model the pooled one with the interaction block added.
  */
 import { termFacets } from "../contrast-model.js";
 import type { AnalysisRow } from "../table.js";
@@ -23,7 +25,7 @@ interface TestScope {
 }
 
 /** Pooled, per benchmark and per model, as the contrasts are computed. */
-function scopesOf(rows: readonly AnalysisRow[]): TestScope[] {
+export function scopesOf(rows: readonly AnalysisRow[]): TestScope[] {
   const grouped = (key: (r: AnalysisRow) => string, label: (v: string) => string): TestScope[] => {
     const by = new Map<string, AnalysisRow[]>();
     for (const r of rows) {
@@ -79,10 +81,41 @@ export function clusterFinding(
   return null;
 }
 
+/** The key of an interaction test's scope, as the gate matches it ("scaffold x model"). */
+export function interactionScope(comparisonFacet: string, other: string): string {
+  return `${comparisonFacet} x ${other}`;
+}
+
+/** Levels of a column of the rows (model, benchmark or a facet). */
+function levelCount(rows: readonly AnalysisRow[], column: string): number {
+  const value = (r: AnalysisRow) =>
+    column === "model" ? r.model : column === "benchmark" ? r.benchmark : (r.facets[column] ?? "");
+  return new Set(rows.map(value)).size;
+}
+
+/** Each interaction test's clusters against its model's coefficients (main effects plus the block). */
+function interactionFindings(
+  fitted: readonly AnalysisRow[],
+  comparisonFacet: string,
+  interactions: readonly string[],
+  fewClusters: number,
+): CellFinding[] {
+  const clusters = new Set(fitted.map((r) => r.cluster)).size;
+  const compared = levelCount(fitted, comparisonFacet);
+  return interactions.flatMap((other) => {
+    const levels = levelCount(fitted, other);
+    if (other === comparisonFacet || compared < 2 || levels < 2) return [];
+    const coefficients = modelCoefficients(fitted, comparisonFacet) + (compared - 1) * (levels - 1);
+    const finding = clusterFinding(clusters, coefficients, fewClusters);
+    const scope = interactionScope(comparisonFacet, other);
+    return finding ? [{ condition: "all", benchmark: scope, scope, ...finding }] : [];
+  });
+}
+
 registerIntegrityCheck({
   name: "few_clusters",
   title: "Clusters behind the cluster-robust tests",
-  run({ rows, comparisonFacet, thresholds }) {
+  run({ rows, comparisonFacet, thresholds, interactions = [] }) {
     // The rows a contrast's model is fitted on: answered, not errored.
     const fitted = rows.filter((r) => !r.errored && r.outcome !== null);
     const findings: CellFinding[] = [];
@@ -94,6 +127,7 @@ registerIntegrityCheck({
       const finding = clusterFinding(clusters, modelCoefficients(scoped, comparisonFacet), thresholds.few_clusters);
       if (finding) findings.push({ condition: "all", benchmark: scope, scope, ...finding });
     }
+    findings.push(...interactionFindings(fitted, comparisonFacet, interactions, thresholds.few_clusters));
     return {
       threshold: `clusters <= the model's coefficients (singular covariance; warn: < ${thresholds.few_clusters} clusters)`,
       detail: Number.isFinite(fewest) ? `fewest clusters in a scope: ${fewest}` : "no scope with two conditions",

@@ -8,6 +8,7 @@ import { allContrastScopes, type Contrast, type ContrastScope } from "../contras
 import type { AnalysisResults } from "../registry.js";
 import type { AnalysisRow } from "../table.js";
 import "./index.js";
+import { interactionScope } from "./few-clusters.js";
 import { type PlantedFailure, plantedFailures } from "./planted.js";
 import {
   type CellFinding,
@@ -40,6 +41,8 @@ export interface IntegrityResult {
 }
 
 export const NOT_INTERPRETABLE = "not interpretable";
+/** The check whose failure withholds a contrast's intervals (too few cases to show one). */
+const MIN_INFORMATION = "min_information";
 
 export function runIntegrityChecks(
   rows: readonly AnalysisRow[],
@@ -57,7 +60,16 @@ export function runIntegrityChecks(
     entry.rows.push(row);
     cells.set(key, entry);
   }
-  const context = { rows, cells, reference, comparisonFacet, thresholds: plan.integrity, judges, facts };
+  const context = {
+    rows,
+    cells,
+    reference,
+    comparisonFacet,
+    thresholds: plan.integrity,
+    interactions: plan.hypotheses.interactions,
+    judges,
+    facts,
+  };
   const checks = integrityChecks().map((check): IntegrityCheckResult => {
     const outcome = check.run(context);
     const status: CheckStatus = outcome.status ?? statusOf(outcome.findings);
@@ -87,18 +99,27 @@ function statusOf(findings: readonly CellFinding[]): CheckStatus {
  * Findings on the tests of contrast scopes the analyses did not compute (a study whose kinds
  * leave the contrasts out) are dropped: a check left with none of its scopes is not available.
  */
-function keepComputedScopes(results: Partial<AnalysisResults>, integrity: IntegrityResult): void {
+function keepComputedScopes(
+  results: Partial<AnalysisResults>,
+  integrity: IntegrityResult,
+  comparisonFacet: string | undefined,
+): void {
   const computed = new Set<string>();
   for (const population of ["itt", "pp"] as const) {
     const contrasts = results.contrasts?.[population];
     if (!contrasts) continue;
-    for (const { scope } of allContrastScopes(contrasts)) if (scope.contrasts.length) computed.add(scopeKey(scope));
+    // A scope whose contrasts are all not comparable has no test to check.
+    for (const { scope } of allContrastScopes(contrasts))
+      if (scope.contrasts.some((c) => !c.notComparable)) computed.add(scopeKey(scope));
   }
+  for (const i of results.hypotheses?.interactions ?? [])
+    if (i.test && comparisonFacet) computed.add(interactionScope(comparisonFacet, i.with));
   for (const check of integrity.checks) {
     const scoped = check.cells.filter((f) => f.scope !== undefined);
     if (scoped.length === 0) continue;
     check.cells = check.cells.filter((f) => f.scope === undefined || computed.has(f.scope));
-    if (computed.size === 0) {
+    // A check with findings on cells too (min_information) keeps its status from those.
+    if (computed.size === 0 && check.cells.length === 0) {
       check.status = "not available";
       check.detail = "no contrast was computed in this study, so no cluster-robust test to check";
     } else if (check.status !== "not available") check.status = statusOf(check.cells);
@@ -128,8 +149,14 @@ function failureOn(
 }
 
 /** Downgrades the verdicts of `results` that use a failed cell, in place. */
-export function gateVerdicts(results: Partial<AnalysisResults>, integrity: IntegrityResult, reference: string): void {
-  keepComputedScopes(results, integrity);
+export function gateVerdicts(
+  results: Partial<AnalysisResults>,
+  integrity: IntegrityResult,
+  reference: string,
+  comparisonFacet?: string,
+): void {
+  keepComputedScopes(results, integrity, comparisonFacet);
+  if (comparisonFacet) gateInteractions(results, integrity, comparisonFacet);
   gateFlips(results, integrity, reference);
   gateRecovery(results, integrity, reference);
   gateFormat(results, integrity, reference);
@@ -139,11 +166,12 @@ export function gateVerdicts(results: Partial<AnalysisResults>, integrity: Integ
     // Every scope: pooled, per benchmark, per model, and each format's when format is a facet.
     for (const { scope, benchmark } of allContrastScopes(contrasts[population])) {
       const label = `${scope.kind === "model" ? "model " : ""}${scope.scope}${scope.format ? ` ${scope.format}` : ""}`;
-      const testFailure = scopeFailure(integrity, scope);
+      const testFailure = scopeFailure(integrity, scopeKey(scope));
       for (const contrast of scope.contrasts) {
         const cells = cellsOf(integrity, benchmark, [contrast.condition, reference]);
         const verdict = `${population.toUpperCase()} ${label} ${contrast.condition}`;
-        downgrade(contrast, integrity, cells, verdict, testFailure);
+        const contrastFailure = testFailure ?? scopeFailure(integrity, scopeKey(scope), contrast.condition);
+        downgrade(contrast, integrity, cells, verdict, contrastFailure);
       }
       if (testFailure && scope.omnibus && "chi2" in scope.omnibus) {
         scope.omnibusNotInterpretable = testFailure.reason;
@@ -195,14 +223,36 @@ function cellsOf(integrity: IntegrityResult, benchmark: string | null, condition
   return chosen.flatMap((b) => conditions.map((condition) => ({ condition, benchmark: b })));
 }
 
-/** The failed findings on a contrast scope's tests (too few clusters for its model), or null. */
+/** The interaction tests (condition x model, x benchmark) with too few clusters for their model. */
+function gateInteractions(
+  results: Partial<AnalysisResults>,
+  integrity: IntegrityResult,
+  comparisonFacet: string,
+): void {
+  for (const i of results.hypotheses?.interactions ?? []) {
+    if (!i.test) continue;
+    const failure = scopeFailure(integrity, interactionScope(comparisonFacet, i.with));
+    if (!failure) continue;
+    i.notInterpretable = failure.reason;
+    for (const check of failure.checks) check.downgraded.push(`interaction ${comparisonFacet} x ${i.with}`);
+  }
+}
+
+/**
+ * The failed findings on a scope's tests (too few clusters for its model, too few cases), or
+ * null: those on every condition ("all"), or, given a condition, those on that condition too.
+ */
 function scopeFailure(
   integrity: IntegrityResult,
-  scope: ContrastScope,
+  key: string,
+  condition?: string,
 ): { reason: string; checks: IntegrityCheckResult[] } | null {
-  const key = scopeKey(scope);
+  const on = (f: CellFinding) => f.condition === "all" || f.condition === condition;
   const hits = integrity.checks
-    .map((check) => ({ check, finding: check.cells.find((f) => f.status === "fail" && f.scope === key) }))
+    .map((check) => ({
+      check,
+      finding: check.cells.find((f) => f.status === "fail" && f.scope === key && on(f)),
+    }))
     .filter((h) => h.finding !== undefined);
   if (hits.length === 0) return null;
   return { reason: hits[0].finding?.reason ?? "", checks: hits.map((h) => h.check) };
@@ -215,9 +265,12 @@ function downgrade(
   label: string,
   testFailure: { reason: string; checks: IntegrityCheckResult[] } | null,
 ): void {
+  // Two sides without a shared case have no verdict to downgrade.
+  if (contrast.notComparable) return;
   const failure = failureOn(integrity, cells) ?? testFailure;
   if (!failure) return;
   contrast.verdict = `${NOT_INTERPRETABLE}: ${failure.reason}`;
   contrast.notInterpretable = failure.reason;
+  if (failure.checks.some((c) => c.check === MIN_INFORMATION)) contrast.withheld = failure.reason;
   for (const check of failure.checks) check.downgraded.push(label);
 }

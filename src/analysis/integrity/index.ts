@@ -11,5 +11,6 @@ import "./scorer-validation.js";
 import "./silent-no-op.js";
 import "./parseability.js";
 import "./few-clusters.js";
+import "./min-information.js";
 
 export * from "./registry.js";

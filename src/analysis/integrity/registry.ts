@@ -65,7 +65,8 @@ export interface CellFinding extends IntegrityCell {
   reason: string;
   /**
    * Set when the finding concerns the tests of one contrast scope ("pooled", a benchmark, "model
-   * NAME"), not the cell's rows: it downgrades that scope's verdicts only.
+   * NAME", an interaction test "scaffold x model"), not the cell's rows: it downgrades that scope's
+   * verdicts only; those of every condition when `condition` is "all", else that condition's.
    */
   scope?: string;
 }
@@ -77,6 +78,8 @@ export interface IntegrityContext {
   reference: string;
   comparisonFacet: string;
   thresholds: IntegrityPlan;
+  /** The plan's interaction tests (the other variable of each block), whose clusters few_clusters checks. */
+  interactions?: readonly string[];
   judges?: JudgeFacts;
   facts: IntegrityFacts;
 }

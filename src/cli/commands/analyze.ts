@@ -30,6 +30,8 @@ export interface AnalyzeCommandOptions {
   out?: string;
   plan?: string;
   scorer?: string;
+  /** Compare different item sets as independent samples, labelled unpaired. */
+  unpaired?: boolean;
 }
 
 /** An analysis plan from a YAML or JSON file: the plan itself, or a spec-like file with an `analysis` key. */
@@ -62,17 +64,19 @@ function isStudyDir(target: string): boolean {
 /** Runs the analysis of a study directory (storing its analysis record and scorecard files) or of a tidy table. */
 export async function runAnalysis(
   target: string,
-  options: { plan?: string; scorer?: string },
+  options: { plan?: string; scorer?: string; unpaired?: boolean },
 ): Promise<{ record: AnalysisRecord; written: string[]; stored?: string }> {
   const plan = options.plan ? readPlanFile(options.plan) : undefined;
   if (!isStudyDir(target)) {
     if (!existsSync(target)) throw new InputError(`${target}: no such study directory or table file`);
-    const outcome = await analyzeTableFile(target, { plan, scorer: options.scorer });
+    const outcome = await analyzeTableFile(target, { plan, scorer: options.scorer, unpaired: options.unpaired });
     return { record: analysisRecord(outcome), written: [] };
   }
   const { store, run } = await openStudyDir(target);
   try {
-    const record = analysisRecord(await analyzeDirectory(target, store, run, { plan, scorer: options.scorer }));
+    const record = analysisRecord(
+      await analyzeDirectory(target, store, run, { plan, scorer: options.scorer, unpaired: options.unpaired }),
+    );
     // A PostgreSQL store has no directory to write the record into: the store keeps it, for `report`.
     if (isPostgresUrl(target)) {
       await store.saveAnalysis(run.id, recordJson(record));

@@ -3,9 +3,14 @@
  * one log per model and evaluation name. The outcome is `evaluation.is_correct`; the attempt
  * and the conditions come from the metadata Parallax writes on export and its sidecar
  * (parallax-sidecar.json in the file's directory or a parent), when they are there.
+ *
+ * An aggregate record (`eval.schema.json`: one JSON object with `evaluation_results`) given as a
+ * file is read for its instance records: those of the samples file its
+ * `detailed_evaluation_results` names, when that file is found; otherwise each of its results
+ * imports as a log without samples (its score is an aggregate, with no item to analyse), with a note.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import type { ChatMessage, MessageRole } from "../../contracts/provider.js";
 import { SIDECAR_FILE, type Sidecar, SidecarSchema } from "../eee/sidecar.js";
@@ -32,13 +37,39 @@ const InstanceSchema = z.looseObject({
 
 type Instance = z.infer<typeof InstanceSchema>;
 
+/** The fields of an aggregate record (eval.schema.json) the import reads. */
+const AggregateSchema = z.looseObject({
+  schema_version: z.string(),
+  evaluation_id: z.string(),
+  model_info: z.looseObject({ id: z.string().min(1) }),
+  evaluation_results: z.array(
+    z.looseObject({
+      evaluation_name: z.string().min(1),
+      score_details: z.looseObject({ score: z.number() }),
+    }),
+  ),
+  detailed_evaluation_results: z.looseObject({ file_path: z.string().min(1) }).nullish(),
+});
+
+type Aggregate = z.infer<typeof AggregateSchema>;
+
+const KINDS =
+  "an EEE instance-level record per line (instance_level_eval.schema.json, *_samples.jsonl) or one aggregate record (eval.schema.json, a JSON object with evaluation_results)";
+
 export const eeeImporter: Importer = {
   name: "eee",
   description: "Every Eval Ever v0.3 instance-level records (*_samples.jsonl)",
   argument: "FILE...: instance-level JSONL files, or directories holding them",
   async read(paths) {
     const logs = new Map<string, ImportedLog>();
+    const files: string[] = [];
     for (const file of paths.flatMap(samplesFiles)) {
+      const aggregate = aggregateRecord(file);
+      if (!aggregate) files.push(file);
+      else if (aggregate.samples) files.push(aggregate.samples);
+      else for (const log of aggregateLogs(file, aggregate.record)) logs.set(`${log.model}\u0000${log.benchmark}`, log);
+    }
+    for (const file of files) {
       const sidecar = findSidecar(file);
       readText(file)
         .split(/\r?\n/)
@@ -56,6 +87,67 @@ export const eeeImporter: Importer = {
     return [...logs.values()];
   },
 };
+
+/**
+ * The aggregate record a file holds, with the samples file it names when that is found (null:
+ * the file is not an aggregate record). A JSON object that is neither record kind is refused
+ * naming both.
+ */
+function aggregateRecord(file: string): { record: Aggregate; samples: string | null } | null {
+  if (file.endsWith(".jsonl")) return null;
+  const text = readText(file).trimStart();
+  if (!text.startsWith("{")) return null;
+  const firstLine = text.split(/\r?\n/, 1)[0];
+  // One record per line is JSONL (instance records); an object spread over lines is one record.
+  if (isJsonObject(firstLine)) return null;
+  const value = parseJson(text, file, null);
+  if (!value || typeof value !== "object" || !("evaluation_results" in value))
+    throw logError(file, null, `not an EEE record: expected ${KINDS}`);
+  const record = checked(AggregateSchema, value, file, null);
+  const named = record.detailed_evaluation_results?.file_path;
+  return { record, samples: named ? findNamed(file, named) : null };
+}
+
+function isJsonObject(line: string): boolean {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/** The samples file an aggregate names (relative to the export's root): beside it or under a parent. */
+function findNamed(file: string, named: string): string | null {
+  let dir = dirname(resolve(file));
+  for (;;) {
+    for (const candidate of [join(dir, named), join(dir, basename(named))])
+      if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/** Each result of an aggregate without its instance records: a log with no samples and a note. */
+function aggregateLogs(file: string, record: Aggregate): ImportedLog[] {
+  const named = record.detailed_evaluation_results?.file_path;
+  return record.evaluation_results.map((result) => ({
+    file,
+    framework: "eee",
+    model: record.model_info.id,
+    benchmark: result.evaluation_name,
+    header: { evaluation_id: record.evaluation_id, schema_version: record.schema_version, aggregate: true },
+    generation: {},
+    scorers: [],
+    samples: [],
+    notes: [
+      `${basename(file)}: aggregate record, ${result.evaluation_name} score ${result.score_details.score}: ${
+        named ? `its instance records (${named}) were not found` : "no instance records"
+      }, so no item to analyse`,
+    ],
+  }));
+}
 
 function samplesFiles(path: string): string[] {
   if (!existsSync(path)) throw logError(path, null, "no such file or directory");

@@ -13,7 +13,7 @@ function baselineDependence({ analysis }: ReportContext) {
           el(
             "p",
             {},
-            `Across ${b.cells.length} model × benchmark cells, Spearman's ρ between the ${b.reference} safety rate and the ${b.condition} change from it: ${num(b.rho)} (p ${pValue(b.p)}). Negative: higher baselines degrade more.`,
+            `Across ${b.cells.length} model × benchmark cells, Spearman's ρ between the ${b.reference} safety rate and the ${b.condition} change from it: ${num(b.rho)} (${b.pNotInterpretable ? `p not interpretable: ${b.pNotInterpretable}` : `p ${pValue(b.p)}`}). Negative: higher baselines degrade more.`,
           ),
           table(
             ["model", "benchmark", "baseline", "delta"],

@@ -10,6 +10,8 @@ import {
   pp,
   pValue,
   scopeLabel,
+  shownNumberNeeded,
+  shownRdInterval,
 } from "../../../analysis/index.js";
 import { ci } from "../../blocks.js";
 import { type Content, el, table } from "../../html.js";
@@ -33,11 +35,11 @@ function contrastRows(contrasts: Contrast[]): Content[][] {
     return [
       c.condition,
       `${pct(c.rate?.rate)} (n=${c.rate?.n ?? 0})`,
-      `${pp(c.riskDifference?.estimate)}${ci(c.riskDifference?.ci95, (v) => pp(v))}`,
-      c.riskRatio?.estimate ? `${num(c.riskRatio.estimate)}${ci(c.riskRatio.ci95, (v) => num(v))}` : "-",
-      "error" in or ? `n/a: ${or.error}` : `${num(or.estimate)}${ci(or.ci95, (v) => num(v))}`,
-      "error" in or ? "-" : `${pValue(or.p)} / ${pValue(or.pAdjusted)}`,
-      numberNeededText(c.nnh),
+      `${pp(c.riskDifference?.estimate)}${ci(shownRdInterval(c), (v) => pp(v))}`,
+      c.riskRatio?.estimate && !c.withheld ? `${num(c.riskRatio.estimate)}${ci(c.riskRatio.ci95, (v) => num(v))}` : "-",
+      "error" in or ? `n/a: ${or.error}` : c.withheld ? "-" : `${num(or.estimate)}${ci(or.ci95, (v) => num(v))}`,
+      "error" in or || c.withheld ? "-" : `${pValue(or.p)} / ${pValue(or.pAdjusted)}`,
+      numberNeededText(shownNumberNeeded(c)),
       c.notInterpretable
         ? "not interpretable"
         : c.equivalence

@@ -14,9 +14,9 @@ function hypotheses({ analysis }: ReportContext) {
       h.interactions.map((i) => [
         `${analysis.meta.comparisonFacet} x ${i.with}`,
         i.test ? `${num(i.test.chi2)} (${i.test.df})` : "-",
-        pValue(i.test?.p),
-        pValue(i.test?.pAdjusted),
-        i.skipped ?? i.formula,
+        i.notInterpretable ? "-" : pValue(i.test?.p),
+        i.notInterpretable ? "-" : pValue(i.test?.pAdjusted),
+        i.notInterpretable ? `not interpretable: ${i.notInterpretable} (not read)` : (i.skipped ?? i.formula),
       ]),
     ),
     t && !("error" in t)

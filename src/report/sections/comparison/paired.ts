@@ -34,7 +34,11 @@ function paired({ analysis }: ReportContext) {
         d.condition,
         d.items,
         "rho" in d.spearman ? num(d.spearman.rho) : d.spearman.error,
-        "p" in d.spearman ? pValue(d.spearman.p) : "-",
+        d.pNotInterpretable
+          ? `not interpretable: ${d.pNotInterpretable}`
+          : "p" in d.spearman
+            ? pValue(d.spearman.p)
+            : "-",
         ...d.bands.map((b) => `${pp(b.meanChange)} (${b.items})`),
       ]),
     ),

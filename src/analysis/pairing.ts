@@ -1,0 +1,50 @@
+/**
+ * Comparability: which cases two conditions share. A case is one item seen by one model (the
+ * model and the item's cluster); a contrast between two conditions is read on the cases both
+ * were run on (paired), so a difference is never a difference between item sets. Two conditions
+ * that share no case are not comparable; comparing different item sets as independent samples
+ * is only done when the plan asks for it (`comparability: unpaired`) and is labelled so.
+ */
+import type { ScoredRow } from "./data.js";
+import type { AnalysisRow } from "./table.js";
+
+export const NOT_COMPARABLE = "not comparable: no shared items";
+
+/** How a contrast's two sides were matched, and on how many cases. */
+export interface Pairing {
+  /** paired: on the shared cases only; unpaired: every case of each side, as asked by the plan. */
+  mode: "paired" | "unpaired";
+  /** Cases both sides have. */
+  shared: number;
+  /** Cases of the reference, and of the condition, in the scope. */
+  referenceCases: number;
+  conditionCases: number;
+}
+
+/** The case a row belongs to: its model and its item (cluster). */
+export function caseKey(row: Pick<AnalysisRow, "model" | "cluster">): string {
+  return `${row.model}\u0000${row.cluster}`;
+}
+
+/** The cases each level of `facet` has among these rows (scored or analysed). */
+export function casesByLevel(rows: readonly (ScoredRow | AnalysisRow)[], facet: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const item of rows) {
+    const row = "row" in item ? item.row : item;
+    const level = row.facets[facet];
+    const cases = out.get(level) ?? new Set<string>();
+    cases.add(caseKey(row));
+    out.set(level, cases);
+  }
+  return out;
+}
+
+export function intersect(a: ReadonlySet<string>, b: ReadonlySet<string>): Set<string> {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  return new Set([...small].filter((k) => large.has(k)));
+}
+
+/** Rows of these cases only. */
+export function onCases(rows: readonly ScoredRow[], cases: ReadonlySet<string>): ScoredRow[] {
+  return rows.filter((s) => cases.has(caseKey(s.row)));
+}
