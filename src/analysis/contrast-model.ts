@@ -81,7 +81,8 @@ export interface Contrast {
   notComparable?: string;
   /**
    * Set by the integrity gate when the contrast rests on fewer cases than the plan's minimum
-   * ("1 case"): its intervals and number needed are kept in the record but never shown as a finding.
+   * ("1 case"), or for every contrast of a sequential run (fixed-n inference ignores the looks):
+   * its intervals and number needed are kept in the record but never shown as a finding.
    */
   withheld?: string;
 }

@@ -22,6 +22,7 @@ import { type AnalysisInputs, inputsOf } from "./inputs.js";
 import { checkGridRules } from "../run/grid-rules.js";
 import { reloadStudy } from "./reloaded-study.js";
 import { readLooks } from "../run/sequential/run-looks.js";
+import { applySequentialVerdicts } from "./sequential-verdicts.js";
 import {
   type AnalysisTable,
   clusterKey,
@@ -86,6 +87,7 @@ export async function analyzeDirectory(
     ...(kinds ? { kinds } : {}),
   });
   attachGridRules(analysis, dir);
+  if (sequential.length > 0) applySequentialVerdicts(analysis, sequential);
   return {
     inputs: inputsOf(table, plan, {
       kind: "study",

@@ -35,6 +35,12 @@ test("examples/sequential-sim.yaml stops early on its planted harm; analyze and 
     /scaffold=cot vs direct: -[\d.]+ pp, RCI \[-[\d.]+ pp, -[\d.]+ pp\] \(look \d\/4, stopped: harm\)/,
   );
 
+  // The fixed-n contrast table shows no interval, p value or NNH: the looks decide.
+  const table = analyze.stdout.split("\n").find((l) => /^\s*cot\s/.test(l));
+  assert.ok(table, `no cot row in the contrasts table:\n${analyze.stdout}`);
+  assert.doesNotMatch(table.split("sequential:")[0], /\[/, `a fixed-n interval in a sequential run's contrast row: ${table}`);
+  assert.match(table, /sequential: harm at look \d\/4, RCI \[/);
+
   const report = runCli(["report", out]);
   assert.equal(report.status, 0, report.stderr);
   const html = readFileSync(join(out, "report.html"), "utf8");

@@ -331,10 +331,8 @@ function overviewLines(analysis: StudyAnalysis): string[] {
   return contrastGroups(primary).flatMap((g, i) => {
     const scope = g.pooled;
     const at = g.format ? ` at format ${g.format}` : "";
-    const omnibus =
-      scope.omnibus && "chi2" in scope.omnibus
-        ? `; omnibus chi2(${scope.omnibus.df}) = ${num(scope.omnibus.chi2)}, p = ${pValue(scope.omnibus.p)}`
-        : "";
+    const omnibusRead = omnibusText(scope);
+    const omnibus = omnibusRead ? `; omnibus ${omnibusRead}` : "";
     return [
       ...(i > 0 ? [""] : []),
       `each condition vs ${analysis.meta.reference}, pooled${at} (${scope.population.toUpperCase()}, reference rate ${pct(
