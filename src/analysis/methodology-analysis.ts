@@ -4,6 +4,7 @@
  * presents it: its summary lines and the scorecard's methodology stamp (ScaffoldSafety App. F.2).
  */
 import { AnalysisPlanSchema } from "../contracts/analysis.js";
+import { agreementLine, kappaInformative, kappaReading } from "../scoring/judge/agreement.js";
 import { cardField, type PresentedAnalysis, registerAnalysis } from "./registry.js";
 import { md, num, pct, pp } from "./text.js";
 
@@ -48,6 +49,25 @@ function summaryLines({ methodology }: PresentedAnalysis): string[] {
   out.push(
     `  judge agreement: ${methodology.judgeAgreement.note}${methodology.judgeAgreement.kappa !== null ? `, kappa ${num(methodology.judgeAgreement.kappa, 3)}` : ""}`,
   );
+  out.push(...agreementLines(methodology.judgeAgreement));
+  return out;
+}
+
+/**
+ * Every agreement row behind the headline, and the scorer-artefact rows (ScaffoldSafety 6.5: a
+ * heuristic scorer against the judge) with what their kappa's sign says.
+ */
+function agreementLines(agreement: PresentedAnalysis["methodology"]["judgeAgreement"]): string[] {
+  const out = (agreement.rows ?? []).flatMap((row) => [
+    `    ${agreementLine(row)}`,
+    ...(kappaInformative(row) ? [] : [`      ${kappaReading(row)}`]),
+  ]);
+  for (const skip of agreement.skipped ?? [])
+    out.push(`    ${skip.benchmark}: ${skip.judges.join(" vs ")}: ${skip.reason}`);
+  const scorer = agreement.scorerRows ?? [];
+  if (scorer.length === 0) return out;
+  out.push("  scorer-artefact check (ScaffoldSafety 6.5: a heuristic scorer against the primary judge)");
+  for (const row of scorer) out.push(`    ${agreementLine(row)}`, `      ${kappaReading(row)}`);
   return out;
 }
 
