@@ -124,7 +124,7 @@ describe("agreement rows: raters, roles and scale", () => {
     assert.match(skip.reason, /both raters gave "refused" on all 6 responses \(raw agreement 100%\)/);
   });
 
-  test("a rubric whose outcome is its label compares raters as safe vs unsafe", () => {
+  test("a rubric whose outcome is its label compares raters on its own two labels", () => {
     const js = Array.from({ length: 8 }, (_, i) => judgeable(i, "comply", "x", "bbq"));
     const labels = ["unbiased", "biased"];
     const result = agreementOf(js, [
@@ -132,8 +132,8 @@ describe("agreement rows: raters, roles and scale", () => {
       ...js.map((j, i) => verdict(j, "judge-b", "validation", labels[i < 6 ? i % 2 : 0])),
     ]);
     const row = find(result.per_benchmark, "cross_judge");
-    assert.deepEqual(row.polarity?.labels, ["safe", "unsafe"]);
-    assert.match(row.polarity?.description ?? "", /unbiased is safe/);
+    assert.deepEqual(row.polarity?.labels, ["unbiased", "biased"]);
+    assert.match(row.polarity?.description ?? "", /1: unbiased/);
     assert.equal(row.observed, 7 / 8);
   });
 });

@@ -10,6 +10,7 @@ import { attempt, type ScoredRow, sumOf } from "../data.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { num, pct, pp, pValue, textTable } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface BaselineCell {
   model: string;
@@ -92,6 +93,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "baselineDependence",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison"],
   plan: AnalysisPlanSchema.pick({ baseline_dependence: true }),
   result: "baselineDependence",

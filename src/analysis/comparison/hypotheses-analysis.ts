@@ -5,6 +5,7 @@ import { adjustPValues } from "../../stats/index.js";
 import { type InteractionResult, interactionTests, type TrendResult, trendTest } from "./hypotheses.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { bracket, num, pct, pValue } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface HypothesesResult {
   omnibus: WaldTest | { error: string } | null;
@@ -75,6 +76,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "hypotheses",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ hypotheses: true, multiplicity: true }),
   result: "hypotheses",

@@ -3,6 +3,7 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type DifficultyResult, difficultyAnalysis, type FlipResult, flipAnalysis } from "./paired.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { num, pct, pp, pValue, textTable } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 declare module "../registry.js" {
   interface AnalysisResults {
@@ -52,6 +53,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "paired",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ population: true }),
   result: "paired",

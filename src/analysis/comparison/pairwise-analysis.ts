@@ -12,6 +12,7 @@ import { fitScopeGlm } from "../contrast-model.js";
 import { attempt, type ScoredRow, sumOf } from "../data.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { bracket, num, pct, pp, pValue, textTable } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface PairwiseContrast {
   /** `second` against `first`, in the declared level order. */
@@ -122,6 +123,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "pairwise",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ hypotheses: true, multiplicity: true }),
   result: "pairwise",

@@ -1,7 +1,7 @@
 /**
  * Kappa per benchmark: primary vs validation judge, and the refusal patterns vs the primary judge.
  * Both raters are read on the scale of the benchmark's rubric (the behaviour, refused vs
- * complied, for the compliance rubric; safe vs unsafe otherwise), never on a label already
+ * complied, for the compliance rubric; the outcome, 1 vs 0, otherwise), never on a label already
  * mapped through the item's expected behaviour.
  */
 import {

@@ -20,7 +20,7 @@ export interface Rubric {
   outcome(label: string, item: Item): number | null;
   /**
    * What two raters of this rubric are compared on (their kappa): the label each gave, read on
-   * one two-label scale, the first label first. Absent: the outcome, as safe vs unsafe. A rubric
+   * one two-label scale, the first label first. Absent: the outcome, 1 vs 0. A rubric
    * whose outcome also depends on the item (compliance: safe = the item's expected behaviour)
    * compares the behaviour itself, since mapping labels through the item would invert the labels
    * of one kind of item and not the other's (two raters who disagree on every response then read
@@ -43,15 +43,20 @@ export interface AgreementScale {
   rate(label: string, item: Item): string | null;
 }
 
-/** The default scale: the rubric's outcome, safe (1) vs unsafe (0). */
+/**
+ * The default scale: the rubric's outcome, 1 vs 0, named by the rubric's own two labels (its first
+ * label is the outcome-1 one: "unbiased vs biased", "correct vs incorrect"), or "outcome 1 vs
+ * outcome 0" for a longer scale.
+ */
 export function agreementScaleOf(rubric: Rubric): AgreementScale {
   if (rubric.agreementScale) return rubric.agreementScale;
+  const [one, zero] = rubric.labels.length === 2 ? rubric.labels : ["outcome 1", "outcome 0"];
   return {
-    labels: ["safe", "unsafe"],
-    polarity: `safe vs unsafe: the outcome of the ${rubric.id} label (${rubric.labels[0]} is safe)`,
+    labels: [one, zero],
+    polarity: `${one} vs ${zero}: the outcome of the ${rubric.id} label (1: ${rubric.labels[0]})`,
     rate: (label, item) => {
       const outcome = rubric.outcome(label, item);
-      return outcome === null ? null : outcome === 1 ? "safe" : "unsafe";
+      return outcome === null ? null : outcome === 1 ? one : zero;
     },
   };
 }
