@@ -32,7 +32,7 @@ declare module "./registry.js" {
   }
 }
 
-function summaryLines({ analysis, methodology }: PresentedAnalysis): string[] {
+function summaryLines({ analysis, methodology }: PresentedAnalysis, rows = true): string[] {
   const pre = methodology.preregistration;
   const out = ["methodology"];
   if (pre.status === "not preregistered") out.push(`  pre-registration: none (${pre.note})`);
@@ -51,8 +51,16 @@ function summaryLines({ analysis, methodology }: PresentedAnalysis): string[] {
   out.push(
     `  judge agreement: ${methodology.judgeAgreement.note}${methodology.judgeAgreement.kappa !== null ? `, kappa ${num(methodology.judgeAgreement.kappa, 3)}` : ""}`,
   );
-  out.push(...agreementLines(methodology.judgeAgreement));
+  out.push(...(rows ? agreementLines(methodology.judgeAgreement) : agreementOverview(methodology.judgeAgreement)));
   return out;
+}
+
+/** The overview's one line for the scorer-artefact rows (`--full` lists every row). */
+function agreementOverview(agreement: PresentedAnalysis["methodology"]["judgeAgreement"]): string[] {
+  const rows = agreement.scorerRows ?? [];
+  if (rows.length === 0) return [];
+  const low = rows.reduce((a, b) => (b.kappa < a.kappa ? b : a));
+  return [`  scorer-artefact check: ${rows.length} row(s), lowest ${agreementLine(low)} (all rows: --full)`];
 }
 
 /**
@@ -98,8 +106,8 @@ export function blindingReading(
   const guessed = blinding.guessing && blinding.guessing.p < alpha ? blinding.guessing : null;
   const held = within && arms.length === 0 && guessed === null;
   const parts = [
-    `Blinding Index ${num(index, 3)} overall (0: guesses at chance, 1: every guess right), ${within ? "within" : "beyond"} ±${bound}`,
-    ...(arms.length ? [`beyond ±${bound} in ${arms.length === 1 ? "arm" : "arms"} ${arms.join(", ")}`] : []),
+    `Blinding Index ${num(index, 3)} overall (0 = chance, 1 = every guess right), ${within ? "within" : "beyond"} ±${bound}`,
+    ...(arms.length ? [`${arms.length === 1 ? "arm" : "arms"} ${arms.join(", ")} beyond ±${bound}`] : []),
     ...(guessed ? [`correct guesses above chance (p = ${num(guessed.p, 3)})`] : []),
   ];
   return {
@@ -202,7 +210,7 @@ registerAnalysis({
   plan: AnalysisPlanSchema.pick({}),
   summary: summaryLines,
   // The deviations are counted there; --full lists each.
-  overview: (input) => summaryLines(input).filter((line) => !/^ {4}D-\d+ /.test(line)),
+  overview: (input) => summaryLines(input, false).filter((line) => !/^ {4}D-\d+ /.test(line)),
   card: [
     cardField({
       field: "methodologyStamp",

@@ -98,8 +98,22 @@ registerIntegrityCheck({
     const all = [...perRow, ...perSkip];
     const detail = [
       `${kappa === null ? "kappa not recorded" : `kappa ${kappa.toFixed(2)}`}${all.length ? ` (${all.join(", ")})` : ""}`,
-      index === null ? "blinding index not recorded" : `blinding index ${index.toFixed(2)}`,
+      index === null
+        ? "blinding index not recorded"
+        : `blinding index ${index.toFixed(2)}${armsBeyond(judges, thresholds.blinding_index)}`,
     ].join(", ");
     return { threshold, detail, findings };
   },
 });
+
+/**
+ * The arms whose own Blinding Index is beyond the bound: the check reads the overall index, and
+ * says so when an arm gives itself away (the methodology stamp then reads "not confirmed").
+ */
+function armsBeyond(judges: JudgeFacts | undefined, bound: number): string {
+  const arms = Object.entries(judges?.blinding.details ?? {}).flatMap(([key, value]) => {
+    const arm = /(?:^|\.)per_arm\.(.+)$/.exec(key)?.[1];
+    return arm !== undefined && Math.abs(value) > bound ? [`${arm} ${value.toFixed(2)}`] : [];
+  });
+  return arms.length ? ` (overall; beyond ±${bound} in ${arms.sort().join(", ")})` : "";
+}

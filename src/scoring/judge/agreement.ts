@@ -115,10 +115,10 @@ export function agreementLine(row: AgreementRow): string {
   const [a, b] = row.judges;
   const scale = row.polarity ? ` (${row.polarity.labels[0]} vs ${row.polarity.labels[1]})` : " (scale not recorded)";
   const fixed = (x: number) => (Math.abs(x) < 5e-4 ? 0 : x).toFixed(3);
-  const head = `${row.benchmark}: ${a} vs ${b}${scale}: kappa ${fixed(row.kappa)} [${fixed(row.ci[0])}, ${fixed(row.ci[1])}] (n ${row.n})`;
+  const head = `${row.benchmark}: ${a} vs ${b}${scale}: kappa ${fixed(row.kappa)} [${fixed(row.ci[0])}, ${fixed(row.ci[1])}], n ${row.n}`;
   if (row.observed === undefined || !row.polarity || !row.first_label_share) return head;
   const [sa, sb] = row.first_label_share;
-  return `${head}, raw agreement ${percent(row.observed)}, ${row.polarity.labels[0]}: ${a} ${percent(sa)}, ${b} ${percent(sb)}`;
+  return `${head}, raw agreement ${percent(row.observed)}, ${row.polarity.labels[0]} ${percent(sa)} / ${percent(sb)}`;
 }
 
 /**
