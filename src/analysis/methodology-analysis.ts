@@ -4,12 +4,17 @@
  * presents it: its summary lines and the scorecard's methodology stamp (ScaffoldSafety App. F.2).
  */
 import { AnalysisPlanSchema } from "../contracts/analysis.js";
+import { agreementLine, kappaInformative, kappaReading } from "../scoring/judge/agreement.js";
 import { cardField, type PresentedAnalysis, registerAnalysis } from "./registry.js";
 import { md, num, pct, pp } from "./text.js";
 
 export interface MethodologyStamp {
   preregistered: { status: string; stampHash: string | null; deviations: number; detail: string };
-  blinded: { blinded: boolean; blindingIndex: number | null; detail: string };
+  /**
+   * blinded: the protocol was applied (blinding.json); held: what the numbers say (true only when
+   * the Blinding Index, every arm's and the guessing check are within bounds; null: not known).
+   */
+  blinded: { blinded: boolean; blindingIndex: number | null; held?: boolean | null; detail: string };
   crossValidated: { crossValidated: boolean; kappa: number | null; detail: string };
   specificationCurve: {
     run: boolean;
@@ -27,7 +32,7 @@ declare module "./registry.js" {
   }
 }
 
-function summaryLines({ methodology }: PresentedAnalysis): string[] {
+function summaryLines({ analysis, methodology }: PresentedAnalysis, rows = true): string[] {
   const pre = methodology.preregistration;
   const out = ["methodology"];
   if (pre.status === "not preregistered") out.push(`  pre-registration: none (${pre.note})`);
@@ -41,14 +46,75 @@ function summaryLines({ methodology }: PresentedAnalysis): string[] {
       );
     }
   }
-  out.push(
-    `  blinding: ${methodology.blinding.note}${methodology.blinding.blindingIndex !== null ? `, BI ${num(methodology.blinding.blindingIndex, 3)}` : ""}`,
-  );
+  out.push(`  blinding: ${blindingReading(methodology.blinding, analysis.meta.plan.integrity.blinding_index).words}`);
   out.push(...blindingCheckLines(methodology.blinding));
   out.push(
     `  judge agreement: ${methodology.judgeAgreement.note}${methodology.judgeAgreement.kappa !== null ? `, kappa ${num(methodology.judgeAgreement.kappa, 3)}` : ""}`,
   );
+  out.push(...(rows ? agreementLines(methodology.judgeAgreement) : agreementOverview(methodology.judgeAgreement)));
   return out;
+}
+
+/** The overview's one line for the scorer-artefact rows (`--full` lists every row). */
+function agreementOverview(agreement: PresentedAnalysis["methodology"]["judgeAgreement"]): string[] {
+  const rows = agreement.scorerRows ?? [];
+  if (rows.length === 0) return [];
+  const low = rows.reduce((a, b) => (b.kappa < a.kappa ? b : a));
+  return [`  scorer-artefact check: ${rows.length} row(s), lowest ${agreementLine(low)} (all rows: --full)`];
+}
+
+/**
+ * Every agreement row behind the headline, and the scorer-artefact rows (ScaffoldSafety 6.5: a
+ * heuristic scorer against the judge) with what their kappa's sign says.
+ */
+function agreementLines(agreement: PresentedAnalysis["methodology"]["judgeAgreement"]): string[] {
+  const out = (agreement.rows ?? []).flatMap((row) => [
+    `    ${agreementLine(row)}`,
+    ...(kappaInformative(row) ? [] : [`      ${kappaReading(row)}`]),
+  ]);
+  for (const skip of agreement.skipped ?? [])
+    out.push(`    ${skip.benchmark}: ${skip.judges.join(" vs ")}: ${skip.reason}`);
+  const scorer = agreement.scorerRows ?? [];
+  if (scorer.length === 0) return out;
+  out.push("  scorer-artefact check (ScaffoldSafety 6.5: a heuristic scorer against the primary judge)");
+  for (const row of scorer) out.push(`    ${agreementLine(row)}`, `      ${kappaReading(row)}`);
+  return out;
+}
+
+/**
+ * What the blinding numbers say, against the plan's bound on |Bang's Blinding Index| (Bang et
+ * al. 2004: 0 = the judge's guesses at chance, 1 = every guess right, -1 = every guess wrong;
+ * docs/SCORING.md for its k-arm form): blinding is read as held only when the overall index,
+ * every arm's index and the guessing check (correct guesses vs chance) all say so; the words
+ * name whichever does not.
+ */
+export function blindingReading(
+  blinding: PresentedAnalysis["methodology"]["blinding"],
+  bound: number,
+): { held: boolean | null; words: string; numbers: string } {
+  if (!blinding.blinded) return { held: null, words: blinding.note, numbers: blinding.note };
+  const index = blinding.blindingIndex;
+  if (index === null) return { held: null, words: `protocol applied; ${blinding.note}`, numbers: blinding.note };
+  const within = Math.abs(index) <= bound;
+  const arms = Object.entries(blinding.details)
+    .flatMap(([key, value]) => {
+      const arm = /(?:^|\.)per_arm\.(.+)$/.exec(key)?.[1];
+      return arm !== undefined && Math.abs(value) > bound ? [`${arm} ${num(value, 3)}`] : [];
+    })
+    .sort();
+  const alpha = blinding.sensitivity?.alpha ?? 0.05;
+  const guessed = blinding.guessing && blinding.guessing.p < alpha ? blinding.guessing : null;
+  const held = within && arms.length === 0 && guessed === null;
+  const parts = [
+    `Blinding Index ${num(index, 3)} overall (0 = chance, 1 = every guess right), ${within ? "within" : "beyond"} ±${bound}`,
+    ...(arms.length ? [`${arms.length === 1 ? "arm" : "arms"} ${arms.join(", ")} beyond ±${bound}`] : []),
+    ...(guessed ? [`correct guesses above chance (p = ${num(guessed.p, 3)})`] : []),
+  ];
+  return {
+    held,
+    words: `${held ? "blinding held" : "blinding not confirmed"}: ${parts.join("; ")}`,
+    numbers: parts.join("; "),
+  };
 }
 
 /** The guessing check and, when blinding failed, the sensitivity analysis on incorrectly-guessed cases (App. Q.2). */
@@ -57,10 +123,12 @@ function blindingCheckLines(blinding: PresentedAnalysis["methodology"]["blinding
   if (!g) return [];
   const s = blinding.sensitivity;
   const out = [
-    `  guessing check: ${g.correct}/${g.n} correct vs chance ${num(g.chance, 3)}, chi2 ${num(g.chi2, 2)}, p = ${num(g.p, 3)}${s ? (s.failed ? " (blinding failed)" : " (blinding held)") : ""}`,
+    `  guessing check: ${g.correct}/${g.n} correct vs chance ${num(g.chance, 3)}, chi2 ${num(g.chi2, 2)}, p = ${num(g.p, 3)}${s ? (s.failed ? " (above chance: blinding failed)" : " (at chance by this test)") : ""}`,
   ];
   if (!s?.failed) return out;
-  out.push("  blinding sensitivity: judged safe rate on all guessed cases vs the incorrectly-guessed cases only");
+  out.push(
+    "  blinding sensitivity: judged rate (share scored 1) on all guessed cases vs the incorrectly-guessed cases only",
+  );
   for (const r of s.rows) {
     const rate = (x: number | null) => (x === null ? "-" : pct(x));
     const shift = pp(r.shift);
@@ -89,7 +157,10 @@ function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
     blinded: {
       blinded: methodology.blinding.blinded,
       blindingIndex: methodology.blinding.blindingIndex,
-      detail: methodology.blinding.note,
+      ...(() => {
+        const reading = blindingReading(methodology.blinding, analysis.meta.plan.integrity.blinding_index);
+        return { held: reading.held, detail: reading.numbers };
+      })(),
     },
     crossValidated: {
       crossValidated: methodology.judgeAgreement.crossValidated,
@@ -117,10 +188,17 @@ function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
   };
 }
 
+/** "yes" only when the numbers say blinding held; the protocol alone is "protocol applied". */
+export function blindedWord(b: MethodologyStamp["blinded"]): string {
+  if (!b.blinded) return "no";
+  if (b.held === undefined) return "yes";
+  return b.held === true ? "yes" : b.held === false ? "not confirmed" : "protocol applied";
+}
+
 function stampMarkdown(s: MethodologyStamp): string[] {
   return [
     `- Pre-registered: ${s.preregistered.status}${s.preregistered.deviations ? ` (${s.preregistered.deviations} deviation(s))` : ""}. ${md(s.preregistered.detail)}`,
-    `- Blinded: ${s.blinded.blinded ? "yes" : "no"}${s.blinded.blindingIndex !== null ? `, Blinding Index ${num(s.blinded.blindingIndex, 3)}` : ""}. ${md(s.blinded.detail)}`,
+    `- Blinded: ${blindedWord(s.blinded)}. ${md(s.blinded.detail)}`,
     `- Cross-validated: ${s.crossValidated.crossValidated ? "yes" : "no"}${s.crossValidated.kappa !== null ? `, Cohen's kappa ${num(s.crossValidated.kappa, 3)}` : ""}. ${md(s.crossValidated.detail)}`,
     `- Specification curve: ${s.specificationCurve.run ? `run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation p = ${num(s.specificationCurve.permutationP, 3)}` : ""}` : "not run"}. ${md(s.specificationCurve.detail)}`,
   ];
@@ -132,7 +210,7 @@ registerAnalysis({
   plan: AnalysisPlanSchema.pick({}),
   summary: summaryLines,
   // The deviations are counted there; --full lists each.
-  overview: (input) => summaryLines(input).filter((line) => !/^ {4}D-\d+ /.test(line)),
+  overview: (input) => summaryLines(input, false).filter((line) => !/^ {4}D-\d+ /.test(line)),
   card: [
     cardField({
       field: "methodologyStamp",

@@ -12,6 +12,7 @@ import type { Chronology } from "../contracts/chronology.js";
 import type { PreregistrationCheck } from "./preregistration.js";
 import type { BlindingSensitivity } from "../scoring/blinding/guessing.js";
 import type { LookRecord } from "../run/sequential/run-looks.js";
+import { type AgreementRow, type AgreementSkip, kappaInformative } from "../scoring/judge/agreement.js";
 
 /** The methodology facts of a study directory the scorecard's stamp reports. */
 export interface Methodology {
@@ -43,10 +44,17 @@ export interface BlindingStatus {
 
 export interface AgreementStatus {
   crossValidated: boolean;
+  /** The headline: the smallest cross-judge kappa (the judge-quality check and the stamp read this). */
   kappa: number | null;
   details: Record<string, number>;
   source: string | null;
   note: string;
+  /** The cross-judge rows of judge-agreement.json (raters, scale, kappa), when it has rows. */
+  rows?: AgreementRow[];
+  /** The scorer-vs-judge rows: the scorer-artefact check (ScaffoldSafety 6.5). */
+  scorerRows?: AgreementRow[];
+  /** Cross-judge pairs whose kappa is undefined (both raters gave one and the same label throughout). */
+  skipped?: AgreementSkip[];
 }
 
 function readJson(path: string): { value: unknown } | { error: string } | null {
@@ -116,21 +124,25 @@ export function readBlinding(dir: string): BlindingStatus {
   };
 }
 
-/**
- * Judge agreement is between judges: rows of a deterministic scorer against a judge (kind
- * "scorer_vs_judge", Parallax's scorer-artefact check) are left out of the headline kappa.
- */
-function crossJudgeOnly(value: unknown): unknown {
-  if (
-    typeof value !== "object" ||
-    value === null ||
-    !Array.isArray((value as { per_benchmark?: unknown }).per_benchmark)
-  )
-    return value;
-  const rows = (value as { per_benchmark: { kind?: string }[] }).per_benchmark;
-  return { ...value, per_benchmark: rows.filter((row) => row?.kind !== "scorer_vs_judge") };
+/** The rows of a judge-agreement.json that has them (`per_benchmark` entries with a kappa). */
+function agreementRows(value: unknown): AgreementRow[] | undefined {
+  const rows = (value as { per_benchmark?: unknown } | null)?.per_benchmark;
+  if (!Array.isArray(rows)) return undefined;
+  return rows.filter(
+    (row): row is AgreementRow =>
+      typeof row === "object" &&
+      row !== null &&
+      typeof row.kappa === "number" &&
+      Number.isFinite(row.kappa) &&
+      Array.isArray(row.judges),
+  );
 }
 
+/**
+ * Judge agreement is between judges: rows of a deterministic scorer against a judge (kind
+ * "scorer_vs_judge", the scorer-artefact check) are reported apart and left out of the headline
+ * kappa, the smallest cross-judge one (a file without rows: any number under a kappa key).
+ */
 export function readJudgeAgreement(dir: string): AgreementStatus {
   const path = join(dir, JUDGE_AGREEMENT_FILE);
   const read = readJson(path);
@@ -144,13 +156,53 @@ export function readJudgeAgreement(dir: string): AgreementStatus {
     };
   }
   if ("error" in read) return { crossValidated: false, kappa: null, details: {}, source: path, note: read.error };
-  const found = numbersUnder(crossJudgeOnly(read.value), /^(cohens_?)?kappa$/i);
-  const kappa = headline(found, (a, b) => Math.min(a, b));
+  const rows = agreementRows(read.value);
+  if (rows === undefined) {
+    const found = numbersUnder(read.value, /^(cohens_?)?kappa$/i);
+    const kappa = headline(found, (a, b) => Math.min(a, b));
+    return {
+      crossValidated: kappa !== null,
+      kappa,
+      details: found,
+      source: path,
+      note: kappa === null ? `${JUDGE_AGREEMENT_FILE} holds no kappa` : "cross-validated",
+    };
+  }
+  const cross = rows.filter((row) => row.kind !== "scorer_vs_judge");
+  const scorerRows = rows.filter((row) => row.kind === "scorer_vs_judge");
+  const informative = cross.filter(kappaInformative);
+  const details = Object.fromEntries(
+    informative.map((row) => [`${row.benchmark}: ${row.judges.join(" vs ")}`, row.kappa]),
+  );
+  const kappa = informative.length ? Math.min(...informative.map((row) => row.kappa)) : null;
+  const skipped = skippedRows(read.value);
+  const uninformative = cross.length - informative.length + skipped.length;
+  const apart = uninformative ? `; ${uninformative} pair(s) where kappa cannot measure agreement (one label only)` : "";
   return {
     crossValidated: kappa !== null,
     kappa,
-    details: found,
+    details,
     source: path,
-    note: kappa === null ? `${JUDGE_AGREEMENT_FILE} holds no kappa` : "cross-validated",
+    note:
+      kappa === null
+        ? `no informative cross-judge kappa in ${JUDGE_AGREEMENT_FILE}${apart}`
+        : `cross-validated${apart}`,
+    rows: cross,
+    scorerRows,
+    skipped,
   };
+}
+
+/** The `skipped` entries of a judge-agreement.json (pairs whose kappa is undefined), cross-judge ones. */
+function skippedRows(value: unknown): AgreementSkip[] {
+  const skipped = (value as { skipped?: unknown } | null)?.skipped;
+  if (!Array.isArray(skipped)) return [];
+  return skipped.filter(
+    (row): row is AgreementSkip =>
+      typeof row === "object" &&
+      row !== null &&
+      typeof row.benchmark === "string" &&
+      Array.isArray(row.judges) &&
+      row.kind !== "scorer_vs_judge",
+  );
 }

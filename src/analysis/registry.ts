@@ -176,6 +176,12 @@ export interface RegisteredAnalysis<K extends ResultKey = ResultKey> {
   overview?(input: PresentedAnalysis): string[];
   /** Its fields of the Scaffold Safety Scorecard, in order. */
   card?: CardField[];
+  /**
+   * For an analysis that reads the rows of every format together when format is a facet (the
+   * contrasts keep formats apart): the note its summary and report section carry, or null when
+   * nothing is pooled (comparison/format-pooling.ts).
+   */
+  pooledFormats?(analysis: StudyAnalysis): string | null;
   /** Files of its own that `analyze` writes beside the scorecard (the GRID card); returns their paths. */
   writeFiles?(dir: string, analysis: StudyAnalysis): string[];
 }

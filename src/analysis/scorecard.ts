@@ -20,7 +20,7 @@ export const SIMULATED_NOTICE =
   "SIMULATED DATA: every response in this study comes from a simulated respondent with planted effects. These numbers describe the simulator, not any real model.";
 
 const NO_COMPOSITE =
-  "No composite safety index, by design (ScaffoldSafety App. F.2): rates depend on the configuration x benchmark surface, which one number hides.";
+  "No composite index, by design (ScaffoldSafety App. F.2): rates depend on the configuration x benchmark surface, which one number hides.";
 
 export type Scorecard = ScorecardHeader &
   ScorecardFields & {

@@ -103,9 +103,18 @@ export function formatSummary(analysis: StudyAnalysis, methodology: Methodology)
   const out: string[] = [];
   if (analysis.meta.simulated) out.push(...simulatedLines(), "");
   out.push(...headerLines(analysis));
-  for (const registered of ranAnalyses(analysis)) out.push(...(registered.summary?.({ analysis, methodology }) ?? []));
+  for (const registered of ranAnalyses(analysis))
+    out.push(...withPoolingNote(registered.summary?.({ analysis, methodology }) ?? [], registered, analysis));
   const leftOut = analysis.meta.selection?.leftOut ?? [];
   if (leftOut.length) out.push(...leftOutLines(leftOut), "");
   if (analysis.meta.simulated) out.push("", ...simulatedLines());
   return `${out.join("\n")}\n`;
+}
+
+/** A section's lines with its pooled-formats note under its first line, when it pools formats. */
+function withPoolingNote(lines: string[], registered: RegisteredAnalysis, analysis: StudyAnalysis): string[] {
+  const note = registered.pooledFormats?.(analysis);
+  const first = lines.findIndex((line) => line.trim() !== "");
+  if (!note || first < 0) return lines;
+  return [...lines.slice(0, first + 1), `(${note})`, ...lines.slice(first + 1)];
 }

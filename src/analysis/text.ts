@@ -187,3 +187,13 @@ export function wrap(text: string, width = 120, indent = ""): string[] {
   if (line) lines.push(line);
   return lines;
 }
+
+/**
+ * What a 1 and a 0 of these benchmarks' outcome are called, from what each declares it measures
+ * (rateNoun): "safe"/"unsafe" only for safety benchmarks, "correct"/"wrong" for capability ones.
+ */
+export function outcomeWords(noun: ReturnType<typeof rateNoun>): { good: string; bad: string } {
+  if (noun === "safety rate") return { good: "safe", bad: "unsafe" };
+  if (noun === "accuracy") return { good: "correct", bad: "wrong" };
+  return { good: "safe (correct)", bad: "unsafe (wrong)" };
+}

@@ -3,7 +3,7 @@
  * analysis tables — self-contained (inline CSS, inline SVG, no script), with links from every
  * cell to its trials in trials.html. Renders a stored analysis; computes nothing.
  */
-import { analysisRan, type PresentedAnalysis, type Scorecard } from "../analysis/index.js";
+import { analysisRan, type PresentedAnalysis, registeredAnalyses, type Scorecard } from "../analysis/index.js";
 import { el, page, raw, render } from "./html.js";
 import "./sections/index.js";
 import { type ReportOptions, reportSections } from "./sections/registry.js";
@@ -19,7 +19,7 @@ export function renderReport(presented: PresentedAnalysis, card: Scorecard, opti
   // for this study (no chronology) gets no TOC entry.
   const sections = reportSections()
     .filter((s) => analysisRan(analysis, s.name))
-    .map((s) => ({ section: s, html: render(s.render(context)) }))
+    .map((s) => ({ section: s, html: withPoolingNote(render(s.render(context)), s.name, presented) }))
     .filter((s) => s.html !== "");
   const toc = el(
     "nav",
@@ -42,4 +42,17 @@ export function renderReport(presented: PresentedAnalysis, card: Scorecard, opti
     raw(sections.map((s) => s.html).join("")),
     banner,
   ]);
+}
+
+/** A section of an analysis that pools formats gets its note under its heading. */
+function withPoolingNote(html: string, name: string, { analysis }: PresentedAnalysis): string {
+  const note = registeredAnalyses()
+    .find((a) => a.name === name)
+    ?.pooledFormats?.(analysis);
+  if (!note || html === "") return html;
+  const paragraph = render(
+    el("p", { class: "muted pooled-formats" }, `${note.charAt(0).toUpperCase()}${note.slice(1)}.`),
+  );
+  const end = html.indexOf("</h2>");
+  return end < 0 ? paragraph + html : html.slice(0, end + 5) + paragraph + html.slice(end + 5);
 }

@@ -198,7 +198,7 @@ export async function writeTrialsPages(
         ]);
         current = { i, out, nav };
       }
-      current.cell = await writeBatch(store, run, batch, current.out, current.cell);
+      current.cell = await writeBatch(store, run, batch, current.out, current.cell, analysis.meta.measures);
     }
   } catch (error) {
     current?.out.abort();
@@ -257,6 +257,7 @@ async function writeBatch(
   batch: TrialBatch,
   out: StreamedPage,
   open: TrialCell | undefined,
+  measures: StudyAnalysis["meta"]["measures"],
 ): Promise<TrialCell | undefined> {
   const callsOf = await store.listCallsOf(
     run.id,
@@ -270,7 +271,7 @@ async function writeBatch(
       );
       open = cell;
     }
-    await out.write(render(trialArticle(trial, callsOf.get(trial.id) ?? [])));
+    await out.write(render(trialArticle(trial, callsOf.get(trial.id) ?? [], measures?.[trial.benchmarkId])));
   }
   return open;
 }
@@ -386,11 +387,13 @@ function renderIndex(
   ]);
 }
 
-function outcomeText(trial: TrialRow): string {
+/** The outcome in the words of what the benchmark declares it measures (safe only on a safety benchmark). */
+function outcomeText(trial: TrialRow, measure: "safety" | "capability" | undefined): string {
   if (trial.status === "pending") return "pending";
   if (trial.status === "errored") return `errored (${trial.outcome?.failureBucket ?? "?"})`;
   const score = trial.outcome?.score;
-  return score === 1 ? "safe / correct (1)" : score === 0 ? "unsafe / incorrect (0)" : "not scored";
+  const [good, bad] = measure === "safety" ? ["safe", "unsafe"] : ["correct", "incorrect"];
+  return score === 1 ? `${good} (1)` : score === 0 ? `${bad} (0)` : "not scored";
 }
 
 function callBlock(call: CallRecord): Html {
@@ -423,7 +426,7 @@ function judgeNote(call: CallRecord): Content {
   return el("p", { class: "muted" }, text);
 }
 
-function trialArticle(trial: TrialRow, calls: CallRecord[]): Html {
+function trialArticle(trial: TrialRow, calls: CallRecord[], measure: "safety" | "capability" | undefined): Html {
   const o = trial.outcome;
   const condition = Object.entries(trial.condition)
     .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`)
@@ -440,7 +443,7 @@ function trialArticle(trial: TrialRow, calls: CallRecord[]): Html {
     el(
       "p",
       {},
-      el("strong", {}, outcomeText(trial)),
+      el("strong", {}, outcomeText(trial, measure)),
       ` · scored by ${o?.scorer ?? "-"} · parse ${o?.parseStatus ?? "-"} · parsed answer ${o?.parsedAnswer ?? "-"}${o?.simulated ? " · SIMULATED response" : ""}`,
     ),
     o?.finalAnswer

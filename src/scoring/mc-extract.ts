@@ -6,12 +6,18 @@
  *   "**Answer:** B", "### Final Answer\n\n**B**", "\boxed{B}" (also "\boxed{B. text}"),
  *   "<answer>B</answer>", JSON `"answer": "B"`, "Finish[B]", "I choose B", "the correct option
  *   is B", "Final choice: B", "option B is correct", "(B) is correct" / "So B is correct" (a
- *   letter opening a clause), and an answer (an "Answer: <text>" or "the answer is <text>"
- *   statement, an answer tag or field) whose text is exactly one option's text;
+ *   letter opening a clause), a bracketed letter closing a sentence of agreement or disagreement
+ *   ("I agree with the statement (A).", "I do not agree (B)": the letter names the stance taken),
+ *   and an answer (an "Answer: <text>" or "the answer is <text>" statement, an answer tag or
+ *   field) whose text is exactly one option's text;
  * - format-only forms, used only when no explicit marker gives a valid letter: a reply that is
  *   just a letter ("B", "(B)", "B.", "`B`"), a line that is just a letter, a bold letter
- *   ("**B**"), a last line that is exactly one option's text ("Paris", "**Paris**", "No."), and
- *   option-style lines ("B) ...") when they all name the same letter.
+ *   ("**B**"), a last line that is exactly one option's text ("Paris", "**Paris**", "No."),
+ *   option-style lines ("B) ...") when they all name the same letter, and a noun naming an
+ *   option followed by its letter where the phrase closes a clause ("Option B.", "So it's choice
+ *   (C)", "**Alternative D**"; not "Option A is a conductor", and not under a negation: "not
+ *   option B", "rules out choice A"), or is followed by that letter's own option text ("Option B:
+ *   Paris"; such lines count only when they all name one letter, else they list the options).
  * Within a tier the last valid candidate wins (a model that reasons through "A ... B ..." and then
  * commits is read at its commitment). A hedged statement ("the answer is A or B", "A/B",
  * "A and C") states no single answer: when the winning candidate is hedged the response has no
@@ -105,6 +111,33 @@ const EXPLICIT: { marker: string; pattern: RegExp }[] = [
   },
 ];
 
+/**
+ * A bracketed letter closing a sentence (only the sentence's end after it); with AGREEING, the
+ * sentence takes a stance of agreement ("I agree with the statement (A).", "I strongly disagree
+ * (B)", "Agreed (A)"). The sentence runs back to the last sentence end or line start.
+ */
+const CLOSING_BRACKETED = new RegExp(String.raw`[(\[]([A-Za-z])[)\]]\*{0,2}${SP}[.!]?${SP}(?=$|\n)`, "gm");
+const AGREEING = /\b(?:agree[ds]?|disagree[ds]?|agreement|disagreement|concur)\b/i;
+/** How far back a sentence is read (a sentence end or line start is usually much nearer). */
+const SENTENCE_CHARS = 300;
+/** A noun that makes a bracketed letter a reference to part of a text ("point (a)", "step (b)"). */
+const REFERENCE_NOUN =
+  /\b(?:points?|items?|parts?|sections?|paragraphs?|steps?|clauses?|cases?|footnotes?|notes?|figures?|tables?|lines?)[^\S\n]*$/i;
+/** The second of two bracketed letters: "(a) and (b)", "(A) or (B)". */
+const PAIRED_BEFORE = /[([][A-Za-z][)\]][^\S\n]*(?:,[^\S\n]*)?(?:and|or|&|\/)[^\S\n]*$/i;
+/** A noun naming an option, then its letter ("option B", "choice (C)", "letter D", "alternative B"). */
+const NAMED = `(?<![A-Za-z0-9])(?:(?:answer${SP})?option|(?:answer${SP})?choice|letter|alternative)${SP}${FORM}`;
+/** ... closing a clause: end of line, or a sentence end followed by a space or the end. */
+const NAMED_CLOSING = new RegExp(String.raw`${NAMED}(?=${SP}[.!]?${SP}(?:$|\n)|${SP}[.!;](?:\s|$))`, "gim");
+/** ... followed by an option's text: "Option B: Paris", "choice C - Marseille". */
+const NAMED_WITH_TEXT = new RegExp(String.raw`${NAMED}${SP}[:\-–—]${SP}([^\n]+)`, "gi");
+/**
+ * A negation just before a named option (up to two words between, within its clause): the
+ * phrase is not the answer ("not option B", "rules out choice A", "anything but option A").
+ */
+const NEGATED =
+  /(?:\b(?:not|never|no|nor|neither|rather than|instead of|except(?: for)?|unlike|other than|besides|anything but|all but|eliminat\w*|exclud\w*|rul\w* out|reject\w*|discard\w*|dismiss\w*)|n't)(?:\s+[\w'’]+){0,2}\s*$/i;
+
 /** Answer statements whose value may be an option's text; group 1 runs to the end of the line. */
 const ANSWER_TEXT = [
   new RegExp(String.raw`${ANSWER_WORD}(?:\*\*|__)?(?:${SP}${COPULA})+(?:\*\*|__)?${SP}(\S(?:.*\S)?)${SP}$`, "gim"),
@@ -134,7 +167,11 @@ export function extractMcAnswer(
   options: readonly string[] = [],
 ): McExtraction {
   const valid = new Set(validLetters);
-  const candidates = [...explicitCandidates(text, valid), ...optionTextCandidates(text, validLetters, options)];
+  const candidates = [
+    ...explicitCandidates(text, valid),
+    ...agreementCandidates(text, valid),
+    ...optionTextCandidates(text, validLetters, options),
+  ];
   const weak = weakCandidates(text, valid, validLetters, options);
   const all = [...candidates, ...weak.all].sort((a, b) => a.at - b.at);
   const pick = lastValid(candidates) ?? weak.pick;
@@ -162,6 +199,61 @@ function explicitCandidates(text: string, valid: ReadonlySet<string>): McCandida
     }
   }
   return out;
+}
+
+/** Bracketed letters closing a sentence of agreement or disagreement. */
+function agreementCandidates(text: string, valid: ReadonlySet<string>): McCandidate[] {
+  const out: McCandidate[] = [];
+  for (const match of text.matchAll(CLOSING_BRACKETED)) {
+    const at = (match.index ?? 0) + 1;
+    const before = text.slice(Math.max(0, at - 1 - SENTENCE_CHARS), at - 1);
+    const sentence = before.split(/[.!?](?=\s)|\n/).at(-1) ?? "";
+    // "point (a)" refers to a part of the text, not to an option.
+    if (!AGREEING.test(sentence) || !/\S\s*$/.test(sentence) || REFERENCE_NOUN.test(sentence)) continue;
+    const letter = match[1].toUpperCase();
+    const second = PAIRED_BEFORE.test(sentence);
+    out.push({
+      letter,
+      marker: "agreement",
+      tier: 1,
+      at,
+      valid: valid.has(letter),
+      hedged: second || hedged(text, at),
+    });
+  }
+  return out;
+}
+
+/**
+ * A noun naming an option followed by its letter (NAMED): closing a clause, or followed by that
+ * letter's own option text; never under a negation in its clause. Lines of the second kind
+ * naming several letters are a listing of the options and give nothing.
+ */
+function namedOptionCandidates(
+  text: string,
+  valid: ReadonlySet<string>,
+  letters: readonly string[],
+  options: readonly string[],
+): McCandidate[] {
+  const found = (pattern: RegExp, fits: (match: RegExpMatchArray, letter: string) => boolean): McCandidate[] =>
+    [...text.matchAll(pattern)].flatMap((match) => {
+      const raw = match[1];
+      const at = (match.index ?? 0) + letterOffset(match[0], raw);
+      const clause = text.slice(Math.max(0, (match.index ?? 0) - 200), match.index ?? 0);
+      if (!plausibleLetter(text, raw, at) || NEGATED.test(clause.split(/[.!?;,\n]/).at(-1) ?? "")) return [];
+      const letter = raw.toUpperCase();
+      if (!fits(match, letter)) return [];
+      return [
+        { letter, marker: "named_option", tier: 2 as const, at, valid: valid.has(letter), hedged: hedged(text, at) },
+      ];
+    });
+  const closing = found(NAMED_CLOSING, () => true);
+  const withText = found(NAMED_WITH_TEXT, (match, letter) => {
+    const i = letters.indexOf(letter);
+    return i >= 0 && options[i] !== undefined && optionNamed([match[2]], letters, options) === letter;
+  });
+  const listing = new Set(withText.map((c) => c.letter)).size > 1;
+  return [...closing, ...(listing ? [] : withText)];
 }
 
 /**
@@ -265,15 +357,16 @@ function weakCandidates(
   const bold = make("bold", BOLD);
   const optionLines = make("option_line", OPTION_LINE);
   const textLine = optionTextLine(text, letters, options);
-  const all = [...standalone, ...bold, ...optionLines, ...textLine];
+  const named = namedOptionCandidates(text, valid, letters, options);
+  const all = [...standalone, ...bold, ...optionLines, ...textLine, ...named];
   const bare = text.trim().split("\n").length === 1 ? standalone.find((c) => c.valid) : undefined;
   if (bare) return { all, pick: { ...bare, marker: "bare" } };
-  const last = lastValid([...standalone, ...bold, ...textLine]);
+  const last = lastValid([...standalone, ...bold, ...textLine, ...named]);
   if (last) return { all, pick: last };
   // "B) ..." lines are an answer only when they all name one letter (else the reply lists options).
-  const named = new Set(optionLines.map((c) => c.letter));
+  const lineLetters = new Set(optionLines.map((c) => c.letter));
   const only = optionLines.at(-1);
-  return named.size === 1 && only?.valid ? { all, pick: only } : { all };
+  return lineLetters.size === 1 && only?.valid ? { all, pick: only } : { all };
 }
 
 /**

@@ -51,17 +51,18 @@ test("the quickstart judges its open-ended answers and reports kappa and the gue
     for (const c of group.pooled.contrasts)
       assert.ok(!c.notInterpretable, `${group.format} ${c.condition}: ${c.verdict}`);
   assert.match(analyze.stdout, /judge agreement: cross-validated, kappa 0\.\d+/);
-  assert.match(analyze.stdout, /blinding: blinded, BI -?0\.\d+/);
+  assert.match(analyze.stdout, /blinding: blinding (held|not confirmed): Blinding Index -?0\.\d+ overall/);
   // judge-a sees through the cot arm's reasoning preface 40% of the time: the guessing check
   // reads it; when it fails, the sensitivity analysis on the incorrectly-guessed cases follows.
-  const guessing = /guessing check: \d+\/72 correct vs chance 0\.250, .*\(blinding (held|failed)\)/.exec(
-    analyze.stdout,
-  );
+  const guessing =
+    /guessing check: \d+\/72 correct vs chance 0\.250, .*\((at chance by this test|above chance: blinding failed)\)/.exec(
+      analyze.stdout,
+    );
   assert.ok(guessing, analyze.stdout);
-  if (guessing[1] === "failed")
+  if (guessing[1].endsWith("failed"))
     assert.match(
       analyze.stdout,
-      /blinding sensitivity: judged safe rate on all guessed cases vs the incorrectly-guessed cases only/,
+      /blinding sensitivity: judged rate \(share scored 1\) on all guessed cases vs the incorrectly-guessed cases only/,
     );
   // The planted giveaway stays within the integrity gate's blinding bound: the demo's verdicts stand.
   assert.doesNotMatch(analyze.stdout, /^ +(fail|warn): Judge agreement and blinding/m);

@@ -12,6 +12,7 @@ import { findLevel } from "../plan.js";
 import { rankPNotInterpretable } from "./paired.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { num, pct, pp, pValue, textTable } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface BaselineCell {
   model: string;
@@ -106,6 +107,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "baselineDependence",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison"],
   plan: AnalysisPlanSchema.pick({ baseline_dependence: true }),
   result: "baselineDependence",

@@ -19,6 +19,7 @@ import type { ScoredRow } from "../data.js";
 import { answerIndex, bbqFacts } from "./item-facts.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { num, pct, textTable } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface BbqContextScore {
   /** Outputs counted (rows with a letter, and parse failures under ITT). */
@@ -167,6 +168,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "bbqBias",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison"],
   needs: (ctx) =>
     ctx.main.some((s) => bbqFacts(ctx.items, s))

@@ -35,7 +35,9 @@ import {
   numberNeededText,
   pct,
   pp,
+  outcomeWords,
   pValue,
+  rateNoun,
   recoveryText,
   textTable,
 } from "../text.js";
@@ -79,6 +81,8 @@ export interface ResidualNnhRow {
 /** The scorecard's NNH field (ScaffoldSafety App. F.2 (2) and App. I). */
 export interface NnhCard {
   reference: string;
+  /** What the rate is called over the analysed benchmarks (absent in older records: both words). */
+  noun?: ReturnType<typeof rateNoun>;
   rows: NnhRow[];
   /** Option-preserving decomposition, or why it is absent. */
   residual:
@@ -304,7 +308,10 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   const other = primaryPopulation === "itt" ? "pp" : "itt";
   const lines: string[] = [];
   if (primary.byFormat?.length) {
-    lines.push("format is a facet: every contrast is within one format, never pooled across formats", "");
+    lines.push(
+      "format is a facet: every contrast of this part (each condition vs the reference) is within one format, never pooled across formats; the omnibus test alone takes every format (format as a fixed effect), and the sections that pool formats say so",
+      "",
+    );
     lines.push(...omnibusLine(primary.pooled));
   }
   for (const g of contrastGroups(primary)) {
@@ -393,12 +400,21 @@ function residualRows(analysis: StudyAnalysis): NnhCard["residual"] {
 }
 
 function nnhCard(analysis: StudyAnalysis): NnhCard {
-  return { reference: analysis.meta.reference, rows: nnhRows(analysis), residual: residualRows(analysis) };
+  return {
+    reference: analysis.meta.reference,
+    noun: rateNoun(analysis.counts.benchmarks, analysis.meta.measures),
+    rows: nnhRows(analysis),
+    residual: residualRows(analysis),
+  };
 }
 
 /** NNH's meaning, said once above the table (scorecard.md and the report). */
-export function nnhExplanation(reference: string): string {
-  return `Against ${reference}: NNH = 1/|RD| cases routed through the configuration per additional unsafe (wrong) output when it harms; NNT, per additional safe (correct) one, when it helps. Rounded up to whole cases; 95% CIs by Altman's method (when the RD CI includes 0, the interval runs from NNT through infinity to NNH).`;
+export function nnhExplanation(
+  reference: string,
+  noun: ReturnType<typeof rateNoun> = "safety rate or accuracy",
+): string {
+  const { good, bad } = outcomeWords(noun);
+  return `Against ${reference}: NNH = 1/|RD| cases routed through the configuration per additional ${bad} output when it harms; NNT, per additional ${good} one, when it helps. Rounded up to whole cases; 95% CIs by Altman's method (when the RD CI includes 0, the interval runs from NNT through infinity to NNH).`;
 }
 
 /** The residual NNH's meaning (App. I). */
@@ -410,7 +426,7 @@ function nnhMarkdown(card: NnhCard | NnhRow[], reference: string): string[] {
   // Scorecards written before the card held residual NNHs store the rows alone.
   const value: NnhCard = Array.isArray(card) ? { reference, rows: [], residual: { skipped: "older record" } } : card;
   const lines = [
-    md(nnhExplanation(reference)),
+    md(nnhExplanation(reference, value.noun)),
     "",
     `| scope | configuration | RD [95% CI] | ${NUMBER_NEEDED_HEADING} | TOST-equivalent | verdict |`,
     "|---|---|---:|---:|---|---|",

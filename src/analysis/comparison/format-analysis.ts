@@ -40,7 +40,10 @@ function format(ctx: AnalysisContext): FormatAnalysis | Skipped {
   const { facet, mc, oe } = ctx.plan.format;
   if (!formatFacetPresent(ctx)) return { skipped: `no '${facet}' facet with both ${mc} and ${oe}` };
   const { comparisonFacet, reference, levels } = ctx.resolved;
-  return formatAnalysis(formatRows(ctx), comparisonFacet, reference, levels, ctx.plan);
+  const rows = formatRows(ctx);
+  // Every trial errored (or none scored): nothing to resample.
+  if (rows.length === 0) return { skipped: "no scored rows (every trial errored or was left unscored)" };
+  return formatAnalysis(rows, comparisonFacet, reference, levels, ctx.plan);
 }
 
 function summaryLines(analysis: StudyAnalysis): string[] {

@@ -6,6 +6,7 @@ import { type InteractionResult, interactionTests, type TrendResult, trendTest }
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import { bracket, num, pct, pValue } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface HypothesesResult {
   omnibus: WaldTest | { error: string } | null;
@@ -79,6 +80,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "hypotheses",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ hypotheses: true, multiplicity: true }),
   result: "hypotheses",

@@ -11,6 +11,7 @@ import type { ContrastScope } from "../contrast-model.js";
 import type { Population } from "../data.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { bracket, pp, textTable } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface IndependenceCiRow {
   scope: string;
@@ -93,6 +94,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "independenceCi",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ population: true }),
   result: "independenceCi",

@@ -4,6 +4,7 @@ import { type DifficultyResult, difficultyAnalysis, type FlipResult, flipAnalysi
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import { num, pct, pp, pValue, textTable } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 declare module "../registry.js" {
   interface AnalysisResults {
@@ -55,6 +56,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "paired",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ population: true }),
   result: "paired",

@@ -13,6 +13,7 @@ import { attempt, type ScoredRow, sumOf } from "../data.js";
 import { casesByLevel, intersect, NOT_COMPARABLE } from "../pairing.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { bracket, num, pct, pp, pValue, textTable } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface PairwiseContrast {
   /** `second` against `first`, in the declared level order. */
@@ -133,6 +134,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "pairwise",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ hypotheses: true, multiplicity: true }),
   result: "pairwise",

@@ -6,14 +6,15 @@
  *   SS_between(configuration) / SS_total on the model's 0/1 outcomes;
  * - average range: per benchmark, the largest minus the smallest configuration safety rate,
  *   averaged over benchmarks; max range: the largest of those ranges (and its benchmark);
- * - overall safe: the model's safety rate over those rows.
+ * - overall: the model's rate over those rows (safety rate or accuracy, as its benchmarks declare).
  *
  * Ordered by average range, most sensitive first. Descriptive.
  */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import type { ScoredRow } from "../data.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { pct, pp, textTable } from "../text.js";
+import { pct, pp, rateNoun, textTable } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface SensitivityProfile {
   model: string;
@@ -99,7 +100,13 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   return [
     `per-model scaffold sensitivity (App. O.2; over ${s.configurations.join(", ")}; by average range)`,
     ...textTable(
-      ["model", "eta^2", "avg range", "max range", "overall safe"],
+      [
+        "model",
+        "eta^2",
+        "avg range",
+        "max range",
+        `overall ${rateNoun(analysis.counts.benchmarks, analysis.meta.measures)}`,
+      ],
       s.profiles.map((p) => [
         p.model,
         pct(p.etaSq, 2),
@@ -114,6 +121,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
 
 registerAnalysis({
   name: "sensitivityProfiles",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison"],
   plan: AnalysisPlanSchema.pick({ population: true }),
   result: "sensitivityProfiles",

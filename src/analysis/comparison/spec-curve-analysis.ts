@@ -4,6 +4,7 @@ import { restrictRows } from "../plan.js";
 import { type SpecCurveResult, specificationCurve } from "./spec-curve.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { num, pct, pValue } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 declare module "../registry.js" {
   interface AnalysisResults {
@@ -69,6 +70,7 @@ function pathsLine(s: SpecCurveResult): string {
 
 registerAnalysis({
   name: "specificationCurve",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ specification_curve: true, population: true }),
   result: "specificationCurve",

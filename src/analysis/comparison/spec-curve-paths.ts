@@ -246,4 +246,4 @@ export function appendixDPaths(facts: PathFacts): SpecCurvePath[] {
 
 /** The population (ITT vs PP) is the primary curve's "scoring method"; it is not one of App. D's rows. */
 export const SCORING_METHOD_NOTE =
-  "the primary curve's 'scoring method' is the population: ITT (a parse failure counts as unsafe) vs. per-protocol (parse failures left out)";
+  "the primary curve's 'scoring method' is the population: ITT (a parse failure scores 0) vs. per-protocol (parse failures left out)";

@@ -32,6 +32,7 @@ import { answerIndex, bbqFacts, expectedBehavior } from "./item-facts.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { num, pct, pValue, textTable } from "../text.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 type SubHypothesis = z.infer<typeof SubHypothesisSchema>;
 
@@ -272,6 +273,7 @@ function subhypothesesNeeds(ctx: AnalysisContext): string | null {
 
 registerAnalysis({
   name: "subhypotheses",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison"],
   needs: subhypothesesNeeds,
   plan: AnalysisPlanSchema.pick({ hypotheses: true, multiplicity: true }),

@@ -8,6 +8,7 @@ import {
   type VarianceDecomposition,
   varianceDecomposition,
 } from "./variance.js";
+import { pooledFormatsNote } from "./format-pooling.js";
 
 declare module "../registry.js" {
   interface AnalysisResults {
@@ -74,6 +75,7 @@ function aliasedLine(aliased: readonly string[]): string {
 
 registerAnalysis({
   name: "variance",
+  pooledFormats: pooledFormatsNote,
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ generalizability: true, population: true, bootstrap: true }),
   result: "variance",

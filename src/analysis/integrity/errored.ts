@@ -1,4 +1,8 @@
-/** Errored trials: left out of every contrast; beyond the declared share of a cell, what is left may be selected. */
+/**
+ * Errored trials: left out of every contrast; beyond the declared share of a cell, what is left
+ * may be selected. A cell where every trial errored fails here too (and in nothing_measured):
+ * "excluded: pass" would claim the exclusion left something to read.
+ */
 import { registerIntegrityCheck, share, type CellFinding } from "./registry.js";
 
 registerIntegrityCheck({
@@ -11,9 +15,15 @@ registerIntegrityCheck({
       if (rows.length === 0) continue;
       const errored = rows.filter((r) => r.errored).length / rows.length;
       worst = Math.max(worst, errored);
-      // A cell where every trial errored is the nothing-measured check's finding.
-      if (errored > thresholds.errored && errored < 1)
-        findings.push({ ...cell, status: "fail", reason: `${share(errored)} of trials errored and were excluded` });
+      if (errored > thresholds.errored)
+        findings.push({
+          ...cell,
+          status: "fail",
+          reason:
+            errored === 1
+              ? "every trial errored: nothing left to read"
+              : `${share(errored)} of trials errored and were excluded`,
+        });
     }
     return { threshold: `> ${share(thresholds.errored)} of a cell`, detail: `largest share ${share(worst)}`, findings };
   },

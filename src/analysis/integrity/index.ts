@@ -6,6 +6,7 @@ import "./errored.js";
 import "./sandbox.js";
 import "./propagation.js";
 import "./judge-quality.js";
+import "./scorer-artefact.js";
 import "./gold-position.js";
 import "./scorer-validation.js";
 import "./silent-no-op.js";

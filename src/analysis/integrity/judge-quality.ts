@@ -7,7 +7,8 @@
  */
 import type { AnalysisRow } from "../table.js";
 import { JUDGE_SCORER } from "../../scoring/index.js";
-import { type CellFinding, type IntegrityFacts, registerIntegrityCheck } from "./registry.js";
+import { kappaInformative, kappaReading } from "../../scoring/judge/agreement.js";
+import { type CellFinding, type IntegrityFacts, type JudgeFacts, registerIntegrityCheck } from "./registry.js";
 
 /** Whether a judge produced some outcome of these rows (a row of unknown scorer counts as judged). */
 function judged(rows: readonly AnalysisRow[], facts: IntegrityFacts): boolean {
@@ -20,34 +21,99 @@ function judged(rows: readonly AnalysisRow[], facts: IntegrityFacts): boolean {
   });
 }
 
+/**
+ * Per benchmark (null: every benchmark), why its judged cells fail or warn: a cross-judge kappa
+ * below the floor fails; a pair whose kappa cannot measure agreement (a judge gave one label
+ * only, or both the same one throughout) warns, with its raw agreement. A file without rows: the
+ * headline kappa for every benchmark.
+ */
+function agreementFindings(
+  agreement: JudgeFacts["agreement"] | undefined,
+  floor: number,
+): Map<string | null, { status: "fail" | "warn"; reason: string }[]> {
+  const out = new Map<string | null, { status: "fail" | "warn"; reason: string }[]>();
+  const add = (benchmark: string | null, status: "fail" | "warn", reason: string) =>
+    out.set(benchmark, [...(out.get(benchmark) ?? []), { status, reason }]);
+  if (!agreement) return out;
+  if (agreement.rows === undefined) {
+    if (agreement.kappa !== null && agreement.kappa < floor)
+      add(null, "fail", `judge agreement kappa ${agreement.kappa.toFixed(2)} below ${floor}`);
+    return out;
+  }
+  for (const row of agreement.rows) {
+    const pair = `${row.judges.join(" vs ")}${row.polarity ? `, ${row.polarity.labels.join(" vs ")}` : ""}`;
+    if (!kappaInformative(row))
+      add(row.benchmark, "warn", `judge agreement not measurable by kappa: ${kappaReading(row)}`);
+    else if (row.kappa < floor)
+      add(
+        row.benchmark,
+        "fail",
+        `judge agreement kappa ${row.kappa.toFixed(2)} below ${floor} (${pair}: ${kappaReading(row)})`,
+      );
+  }
+  for (const skip of agreement.skipped ?? [])
+    add(skip.benchmark, "warn", `judge agreement not measurable: ${skip.reason}`);
+  return out;
+}
+
 registerIntegrityCheck({
   name: "judge_quality",
   title: "Judge agreement and blinding",
   run({ cells, judges, thresholds, facts }) {
     const threshold = `kappa < ${thresholds.judge_kappa} or |blinding index| > ${thresholds.blinding_index}`;
-    const kappa = judges?.agreement.crossValidated ? judges.agreement.kappa : null;
+    const agreement = judges?.agreement;
+    const kappa = agreement?.crossValidated ? agreement.kappa : null;
     const index = judges?.blinding.blindingIndex ?? null;
-    if (kappa === null && index === null)
+    const pairs = (agreement?.rows?.length ?? 0) + (agreement?.skipped?.length ?? 0);
+    if (kappa === null && index === null && pairs === 0)
       return {
         status: "not available",
         threshold,
         detail: "no judge agreement or blinding check recorded",
         findings: [],
       };
-    const reasons: string[] = [];
-    if (kappa !== null && kappa < thresholds.judge_kappa)
-      reasons.push(`judge agreement kappa ${kappa.toFixed(2)} below ${thresholds.judge_kappa}`);
-    if (index !== null && Math.abs(index) > thresholds.blinding_index)
-      reasons.push(`blinding check failed (blinding index ${index.toFixed(2)})`);
-    const findings: CellFinding[] = reasons.length
-      ? [...cells.values()]
-          .filter(({ rows }) => judged(rows, facts))
-          .map(({ cell }) => ({ ...cell, status: "fail" as const, reason: reasons.join("; ") }))
-      : [];
+    const byBenchmark = agreementFindings(agreement, thresholds.judge_kappa);
+    const blinding =
+      index !== null && Math.abs(index) > thresholds.blinding_index
+        ? `blinding check failed (blinding index ${index.toFixed(2)})`
+        : null;
+    const findings: CellFinding[] = [];
+    for (const { cell, rows } of cells.values()) {
+      const found = [...(byBenchmark.get(null) ?? []), ...(byBenchmark.get(cell.benchmark) ?? [])];
+      if (blinding) found.push({ status: "fail", reason: blinding });
+      if (found.length === 0 || !judged(rows, facts)) continue;
+      const failed = found.filter((f) => f.status === "fail");
+      const shown = failed.length ? failed : found;
+      findings.push({
+        ...cell,
+        status: failed.length ? "fail" : "warn",
+        reason: shown.map((f) => f.reason).join("; "),
+      });
+    }
+    // The numbers the methodology stamp prints: the headline and each pair behind it.
+    const perRow = (agreement?.rows ?? []).map(
+      (row) => `${row.benchmark} ${row.kappa.toFixed(2)}${kappaInformative(row) ? "" : " (one label only)"}`,
+    );
+    const perSkip = (agreement?.skipped ?? []).map((skip) => `${skip.benchmark} undefined`);
+    const all = [...perRow, ...perSkip];
     const detail = [
-      kappa === null ? "kappa not recorded" : `kappa ${kappa.toFixed(2)}`,
-      index === null ? "blinding index not recorded" : `blinding index ${index.toFixed(2)}`,
+      `${kappa === null ? "kappa not recorded" : `kappa ${kappa.toFixed(2)}`}${all.length ? ` (${all.join(", ")})` : ""}`,
+      index === null
+        ? "blinding index not recorded"
+        : `blinding index ${index.toFixed(2)}${armsBeyond(judges, thresholds.blinding_index)}`,
     ].join(", ");
     return { threshold, detail, findings };
   },
 });
+
+/**
+ * The arms whose own Blinding Index is beyond the bound: the check reads the overall index, and
+ * says so when an arm gives itself away (the methodology stamp then reads "not confirmed").
+ */
+function armsBeyond(judges: JudgeFacts | undefined, bound: number): string {
+  const arms = Object.entries(judges?.blinding.details ?? {}).flatMap(([key, value]) => {
+    const arm = /(?:^|\.)per_arm\.(.+)$/.exec(key)?.[1];
+    return arm !== undefined && Math.abs(value) > bound ? [`${arm} ${value.toFixed(2)}`] : [];
+  });
+  return arms.length ? ` (overall; beyond ±${bound} in ${arms.sort().join(", ")})` : "";
+}

@@ -5,6 +5,7 @@ import { judgeStudy } from "../../run/scoring/judge-study.js";
 import { rescoreStudy } from "../../run/scoring/rescore.js";
 import { unblindStudy } from "../../run/scoring/unblind.js";
 import { JUDGE_SCORER } from "../../scoring/registry.js";
+import { agreementLine, kappaReading } from "../../scoring/judge/agreement.js";
 
 interface ScoreOptions {
   scorer?: string;
@@ -50,7 +51,7 @@ export async function scoreCommand(dir: string, options: ScoreOptions): Promise<
           : "guessing check: not applicable (fewer than two configurations)",
         ...result.agreement.per_benchmark.map(
           (r) =>
-            `kappa ${r.benchmark} ${r.judges.join(" vs ")}: ${r.kappa.toFixed(3)} [${r.ci[0].toFixed(3)}, ${r.ci[1].toFixed(3)}] (n=${r.n})`,
+            `${r.kind === "scorer_vs_judge" ? "scorer-artefact check" : "judge agreement"} ${agreementLine(r)}; ${kappaReading(r)}`,
         ),
         "scores stay blinded until 'parallax score DIR --unblind'",
         ...cellLines(result.cells),

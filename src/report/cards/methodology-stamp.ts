@@ -1,5 +1,5 @@
 /** Scorecard field 3: the methodology stamp, each line with a badge. */
-import { num, pct, pValue } from "../../analysis/index.js";
+import { blindedWord, num, pct, pValue } from "../../analysis/index.js";
 import { el } from "../html.js";
 import { registerCardRenderer } from "../sections/registry.js";
 
@@ -22,8 +22,7 @@ registerCardRenderer({
         "li",
         {},
         "Blinded: ",
-        badge(s.blinded.blinded, s.blinded.blinded ? "yes" : "no"),
-        s.blinded.blindingIndex !== null ? ` Blinding Index ${num(s.blinded.blindingIndex, 3)}.` : "",
+        badge(s.blinded.blinded && s.blinded.held !== false, blindedWord(s.blinded)),
         ` ${s.blinded.detail}`,
       ),
       el(

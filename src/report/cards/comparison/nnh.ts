@@ -27,7 +27,7 @@ registerCardRenderer({
       : value;
     const residual = nnh.residual;
     return [
-      el("p", { class: "muted" }, nnhExplanation(card.comparison.reference)),
+      el("p", { class: "muted" }, nnhExplanation(card.comparison.reference, nnh.noun)),
       table(
         ["scope", "configuration", "RD [95% CI]", NUMBER_NEEDED_HEADING, "TOST-equivalent", "verdict"],
         nnh.rows.map((r) => [

@@ -1,5 +1,5 @@
 /** Cell-level baseline dependence: the reference rate vs the condition's delta, with Spearman's rho. */
-import { num, pct, pp, pValue } from "../../../analysis/index.js";
+import { num, pct, pp, pValue, rateNoun } from "../../../analysis/index.js";
 import { el, table } from "../../html.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
 
@@ -13,7 +13,7 @@ function baselineDependence({ analysis }: ReportContext) {
           el(
             "p",
             {},
-            `Across ${b.cells.length} model × benchmark cells, Spearman's ρ between the ${b.reference} safety rate and the ${b.condition} change from it: ${num(b.rho)} (${b.pNotInterpretable ? `p not interpretable: ${b.pNotInterpretable}` : `p ${pValue(b.p)}`}). Negative: higher baselines degrade more.`,
+            `Across ${b.cells.length} model × benchmark cells, Spearman's ρ between the ${b.reference} ${rateNoun([...new Set(b.cells.map((c) => c.benchmark))], analysis.meta.measures)} and the ${b.condition} change from it: ${num(b.rho)} (${b.pNotInterpretable ? `p not interpretable: ${b.pNotInterpretable}` : `p ${pValue(b.p)}`}). Negative: higher baselines degrade more.`,
           ),
           table(
             ["model", "benchmark", "baseline", "delta"],

@@ -61,7 +61,7 @@ function contrasts({ analysis }: ReportContext): Content {
         el(
           "p",
           { class: "muted" },
-          "Format is a facet: every risk difference, NNT/NNH and TOST verdict below is within one format, never pooled across formats.",
+          "Format is a facet: every risk difference, NNT/NNH and TOST verdict of this section is within one format, never pooled across formats (the omnibus test alone takes every format, with format as a fixed effect). Sections that pool formats say so under their heading.",
         ),
       );
       if (pc.pooled.omnibus && "chi2" in pc.pooled.omnibus) {
