@@ -21,6 +21,7 @@ import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.j
 import { type AnalysisInputs, inputsOf } from "./inputs.js";
 import { checkGridRules } from "../run/grid-rules.js";
 import { reloadStudy } from "./reloaded-study.js";
+import type { RecordedFamilies } from "./families.js";
 import {
   type AnalysisTable,
   clusterKey,
@@ -62,8 +63,10 @@ export async function analyzeDirectory(
   const measures = await benchmarkMeasures(run.spec);
   const cfrNotApplicable = await benchmarksWithoutThreshold(run.spec);
   const kinds = declaredKinds(run.spec);
+  const families = recordedFamilies(dir);
   const analysis = await analyzeStudy(all, plan, {
     ...options,
+    ...(families ? { families } : {}),
     judges,
     integrityFacts,
     measures,
@@ -87,6 +90,14 @@ export async function analyzeDirectory(
     },
     table,
   };
+}
+
+/** The families the run's manifest records (a spec with `families`), if any. */
+function recordedFamilies(dir: string): RecordedFamilies | undefined {
+  const path = join(dir, "manifest.json");
+  if (!existsSync(path)) return undefined;
+  const manifest = JSON.parse(readFileSync(path, "utf8")) as { families?: RecordedFamilies };
+  return manifest.families;
 }
 
 /** The kinds the spec declares (`kind` or `kinds`), if any. */

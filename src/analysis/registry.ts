@@ -17,6 +17,7 @@ import type { z } from "zod";
 import type { AnalysisPlan } from "../contracts/analysis.js";
 import type { StudyKind } from "../contracts/study-kind.js";
 import type { GlmSetup } from "./contrast-model.js";
+import type { FamilyResult } from "./families.js";
 import type { Population, ScoredRow } from "./data.js";
 import type { Methodology } from "./methodology.js";
 import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
@@ -82,6 +83,11 @@ export interface StudyAnalysis extends AnalysisResults {
     /** The study's kinds and the analyses left out (absent in records written before kinds). */
     selection?: AnalysisSelection;
   };
+  /**
+   * With study families only: the primary family (the rows every other field analyses) and the
+   * other families, each analysed apart.
+   */
+  families?: { primary: string | null; others: FamilyResult[] };
   counts: {
     rows: number;
     analysed: number;

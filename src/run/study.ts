@@ -15,6 +15,15 @@ import { refuseConstraintViolations } from "../facets/constraints.js";
 import { checkSampleSize, refuseDuplicateIds } from "./benchmark-checks.js";
 import { benchmarkConditions, expandConditions } from "./conditions.js";
 import { type ExemplarManifest, exemplarManifest, loadExemplarPool } from "./exemplars.js";
+import {
+  type CellCoverage,
+  cellCoverage,
+  type FamilyManifest,
+  familyManifest,
+  type PreparedFamily,
+  prepareFamilies,
+  refuseBenchmarksWithoutFamily,
+} from "./families.js";
 import { loadSpecPlugins } from "./plugins.js";
 
 export interface ManifestEntry {
@@ -35,6 +44,8 @@ export interface ItemManifest {
     /** The few-shot exemplar pool and its draws (only for a benchmark that declares one). */
     exemplars?: ExemplarManifest;
   }[];
+  /** The study's families, each with its items (only for a spec that declares families). */
+  families?: Record<string, FamilyManifest>;
 }
 
 export interface PreparedStudy {
@@ -52,6 +63,10 @@ export interface PreparedStudy {
   exemplars: Map<string, Item[]>;
   /** Problems the study can run with, for the user to see (e.g. a sample cut to the benchmark's size). */
   warnings: string[];
+  /** The declared families with their items (absent: every cell runs every item of its benchmark). */
+  families?: PreparedFamily[];
+  /** The items of each (model, condition, benchmark) cell: the union of the families' (with families only). */
+  coverage?: CellCoverage;
 }
 
 export async function prepareStudy(specPath: string, options: { cacheDir?: string } = {}): Promise<PreparedStudy> {
@@ -65,6 +80,7 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
   const items = new Map<string, Map<string, Item>>();
   const manifest: ItemManifest = { benchmarks: [] };
   const exemplars = new Map<string, Item[]>();
+  const pools = new Map<string, Item[]>();
   for (const [index, benchmark] of spec.benchmarks.entries()) {
     const loader = datasetLoaders.get(benchmark.loader);
     const loaded = await loader.load(benchmark, {
@@ -84,6 +100,7 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
         )
       : loaded.items;
     items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
+    pools.set(benchmark.id, sampled);
     const pool = await loadExemplarPool(benchmark, sampled, {
       baseDir,
       cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache"),
@@ -110,6 +127,13 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
   );
   // The validity constraints the facets and loaders declare (SafetyRepro App. T), before any trial exists.
   refuseConstraintViolations(spec, (id) => byBenchmark.get(id) ?? []);
+  const families = spec.families
+    ? prepareFamilies(spec, pools, conditions, located, (id) => byBenchmark.get(id) ?? [])
+    : undefined;
+  if (families) {
+    refuseBenchmarksWithoutFamily(spec, families, located);
+    keepFamilyItems(items, manifest, families);
+  }
   return {
     spec,
     specPath,
@@ -121,7 +145,26 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
     benchmarkConditions: byBenchmark,
     exemplars,
     warnings,
+    ...(families ? { families, coverage: cellCoverage(families) } : {}),
   };
+}
+
+/**
+ * With families, a benchmark's items are those some family draws (in the benchmark's order),
+ * and the manifest records each family's items.
+ */
+function keepFamilyItems(
+  items: Map<string, Map<string, Item>>,
+  manifest: ItemManifest,
+  families: readonly PreparedFamily[],
+): void {
+  for (const entry of manifest.benchmarks) {
+    const used = new Set(families.flatMap((f) => f.items.get(entry.id) ?? []));
+    const byId = items.get(entry.id)!;
+    for (const id of [...byId.keys()]) if (!used.has(id)) byId.delete(id);
+    entry.items = entry.items.filter((e) => used.has(e.id));
+  }
+  manifest.families = Object.fromEntries(families.map((f) => [f.name, familyManifest(f)]));
 }
 
 /** SHA-256 of an item's content (not its position or source), as the manifest records it. */
