@@ -114,6 +114,27 @@ export interface ScorecardHeader {
   analyzedAt: string;
   population: Population;
   comparison: { facet: string; reference: string; restrict: Record<string, string> };
+  /** With study families only: the primary family (the card's sections) and the others, analysed apart. */
+  families?: { primary: string | null; others: ScorecardFamily[] };
+}
+
+/** A family other than the primary, as the scorecard lists it after the primary family's sections. */
+export interface ScorecardFamily {
+  name: string;
+  role: string;
+  reference: string;
+  correction: string;
+  margin: number;
+  omnibus: { df: number; chi2: number; p: number } | null;
+  contrasts: {
+    condition: string;
+    rd: number | null;
+    ci95: [number, number] | null;
+    pAdjusted: number | null;
+    verdict: string;
+  }[];
+  /** A control: whether any model x condition cell moved from the reference. */
+  controlStable?: boolean;
 }
 
 /** What a registered analysis reads: the analysed rows, the plan and earlier analyses' results. */

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { checkAgainstStamp, createStamp, normalizePlan } from "../../src/analysis/index.js";
 import { familyPlans, planTrials, summarisePlan } from "../../src/run/plan.js";
 import { prepareStudy } from "../../src/run/study.js";
 import { runCli } from "../helpers/cli.js";
@@ -197,4 +198,40 @@ describe("bad families: an error at the family's YAML path saying what was expec
       assert.match(result.stderr, expected);
     });
   }
+});
+
+describe("pre-registration freezes the families", () => {
+  test("a family's sample, conditions or analysis changed after the stamp is a deviation naming the family", async () => {
+    const registered = await prepareStudy(write(specYaml(PAPER_LIKE)));
+    const stamp = createStamp(registered.spec, registered.manifest, "2026-01-01T00:00:00.000Z");
+    const facts = (study: typeof registered) => ({
+      spec: study.spec,
+      manifest: study.manifest,
+      planUsed: normalizePlan(study.spec.analysis),
+      planOverride: false,
+      runCreatedAt: "2026-01-02T00:00:00.000Z",
+      firstFinishedAt: null,
+      analyzedAt: "2026-01-03T00:00:00.000Z",
+    });
+    assert.equal(checkAgainstStamp(stamp, facts(registered)).status, "matches");
+
+    const changed = PAPER_LIKE.replace(
+      "sample: { n: 10, seed: 6, disjoint_from: [main] }",
+      "sample: { n: 9, seed: 6, disjoint_from: [main] }",
+    ).replace("conditions: { scaffold: [direct, cot] }", "conditions: { scaffold: [direct, cot, map_reduce] }");
+    const withAnalysis = `${changed}analysis:\n  families:\n    fresh: { multiplicity: bonferroni }\n`;
+    const implemented = await prepareStudy(write(specYaml(withAnalysis)));
+    const check = checkAgainstStamp(stamp, facts(implemented));
+    const elements = check.deviations.map((d) => `${d.kind} ${d.element}`);
+    assert.ok(elements.includes("spec families.fresh.sample.n"), `sample change: ${elements.join(" | ")}`);
+    assert.ok(
+      elements.includes("spec families.fresh.conditions.scaffold"),
+      `conditions change: ${elements.join(" | ")}`,
+    );
+    assert.ok(
+      elements.includes("manifest manifest family fresh items of a"),
+      `the family's items: ${elements.join(" | ")}`,
+    );
+    assert.ok(elements.includes("analysis-plan analysis.families"), `the family's analysis: ${elements.join(" | ")}`);
+  });
 });
