@@ -149,7 +149,9 @@ export function scorecardMarkdown(card: Scorecard): string {
   );
   if (card.families)
     lines.push(
-      `Family: ${md(card.families.primary ?? "(none)")} (primary). The sections below analyse its rows only; the other families follow them.`,
+      card.families.primary === null
+        ? "Families: none is primary, so the sections below analyse every row; each family is analysed apart after them."
+        : `Family: ${md(card.families.primary)} (primary). The sections below analyse its rows only; the other families follow them.`,
       "",
     );
   for (const kind of card.kinds ?? [])

@@ -42,13 +42,11 @@ function primaryFamilyLines(analysis: StudyAnalysis): string[] {
   const f = analysis.families;
   if (!f) return [];
   const others = f.others.map((o) => `${o.name} (${o.role})`).join(", ");
-  return wrap(
-    `family: ${f.primary ?? "(no primary family)"} (primary): the tables below are its rows only${
-      others ? `; analysed apart after them: ${others}` : ""
-    }`,
-    WIDTH,
-    "  ",
-  );
+  const main =
+    f.primary === null
+      ? "families: none is primary, so the tables below analyse every row"
+      : `family: ${f.primary} (primary): the tables below are its rows only`;
+  return wrap(`${main}${others ? `; analysed apart after them: ${others}` : ""}`, WIDTH, "  ");
 }
 
 /** The families other than the primary, each analysed apart (labelled with its role). */

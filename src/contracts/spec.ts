@@ -361,13 +361,34 @@ export type FamilyRole = (typeof FAMILY_ROLES)[number];
 const familyName = lazySchema(() => z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, "a family name"));
 
 /** A family's sample of one benchmark: drawn from the benchmark's items (its own `sample`, else every item). */
+export const FAMILY_SAMPLE_KEYS = [
+  "n",
+  "seed",
+  "stratify_by",
+  "allocation",
+  "where",
+  "within",
+  "disjoint_from",
+] as const;
 export const FamilySampleSchema = lazySchema(() =>
   z
     .object({
-      n: z.number().int().positive(),
+      n: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe("Items to draw (default: every item left after `where`, `within` and `disjoint_from`)"),
       seed: z.number().int().default(0),
       stratify_by: z.string().optional().describe("Item metadata field whose values are the strata"),
       allocation: z.enum(["proportional", "equal"]).default("proportional"),
+      where: z
+        .record(
+          z.string(),
+          z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()]))]),
+        )
+        .optional()
+        .describe("Only items whose metadata field has this value (or one of these values), e.g. {level: 1}"),
       within: familyName
         .optional()
         .describe("Draw from this family's sample of the benchmark (a subsample of its items), not the benchmark's"),

@@ -6,7 +6,13 @@
  * left) run when the study is prepared (src/run/families.ts).
  */
 import { facetLabel, facetName } from "../contracts/condition.js";
-import type { FacetValue, FamilySampleSpec, StudyFamilySpec, StudySpec } from "../contracts/spec.js";
+import {
+  FAMILY_SAMPLE_KEYS,
+  type FacetValue,
+  type FamilySampleSpec,
+  type StudyFamilySpec,
+  type StudySpec,
+} from "../contracts/spec.js";
 import type { PathSegment } from "../core/spec-loader.js";
 
 export interface FamilyProblem {
@@ -32,7 +38,8 @@ export function familySamples(family: StudyFamilySpec, benchmarks: readonly stri
 
 /** Whether a family writes one sample for all its benchmarks (rather than one per benchmark id). */
 export function isSingleSample(sample: NonNullable<StudyFamilySpec["sample"]>): sample is FamilySampleSpec {
-  return typeof (sample as { n?: unknown }).n === "number";
+  const keys: readonly string[] = FAMILY_SAMPLE_KEYS;
+  return Object.keys(sample).every((key) => keys.includes(key));
 }
 
 /** The family's benchmark ids (default: every benchmark of the study). */

@@ -6,7 +6,7 @@
  */
 import { type Condition, facetLabel } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";
-import type { FamilyRole, StudyFamilySpec, StudySpec } from "../contracts/spec.js";
+import type { FamilyRole, FamilySampleSpec, StudyFamilySpec, StudySpec } from "../contracts/spec.js";
 import { formatPath, type PathSegment, SpecError, type SpecSource } from "../core/spec-loader.js";
 import { sampleItems } from "../datasets/sample.js";
 import { conditionsAfterExclusions } from "./conditions.js";
@@ -78,6 +78,10 @@ export function prepareFamilies(
       ];
       let candidates: readonly Item[] = pool;
       let from = `the ${pool.length} items of benchmark '${benchmark}'`;
+      if (sample.where) {
+        candidates = candidates.filter((item) => matchesWhere(item, sample.where!));
+        from = `the ${candidates.length} items of benchmark '${benchmark}' where ${whereText(sample.where)}`;
+      }
       if (sample.within) {
         const inside = new Set(prepared.get(sample.within)?.items.get(benchmark) ?? []);
         candidates = candidates.filter((item) => inside.has(item.id));
@@ -88,6 +92,13 @@ export function prepareFamilies(
         const before = candidates.length;
         candidates = candidates.filter((item) => !taken.has(item.id));
         from += `, less the ${before - candidates.length} of family '${other}'`;
+      }
+      if (sample.n === undefined) {
+        items.set(
+          benchmark,
+          candidates.map((item) => item.id),
+        );
+        continue;
       }
       if (sample.n > candidates.length) {
         throw specError(
@@ -128,6 +139,21 @@ export function prepareFamilies(
   }
   // Declared order, not draw order, in everything that lists families.
   return Object.keys(declared).map((name) => prepared.get(name)!);
+}
+
+type Where = NonNullable<FamilySampleSpec["where"]>;
+
+function matchesWhere(item: Item, where: Where): boolean {
+  return Object.entries(where).every(([field, wanted]) => {
+    const value = item.metadata[field];
+    return (Array.isArray(wanted) ? wanted : [wanted]).some((w) => w === value);
+  });
+}
+
+function whereText(where: Where): string {
+  return Object.entries(where)
+    .map(([field, wanted]) => `${field} = ${Array.isArray(wanted) ? wanted.join(" or ") : wanted}`)
+    .join(", ");
 }
 
 /** The study's conditions whose value of every facet the family names is one of its levels. */

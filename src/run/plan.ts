@@ -115,7 +115,9 @@ export interface FamilyPlan {
   name: string;
   role: "primary" | "secondary" | "control";
   models: string[];
-  benchmarks: { benchmark: string; items: number }[];
+  /** Per benchmark: its items, and the conditions and configurations the family runs on it. */
+  benchmarks: { benchmark: string; items: number; conditions: number; configurations: number }[];
+  /** The conditions the family runs on any of its benchmarks. */
   conditions: string[];
   trials: number;
   /** Of `trials`, those another family also includes (run once). */
@@ -146,8 +148,14 @@ export function familyPlans(study: PreparedStudy): FamilyPlan[] {
       name: family.name,
       role: family.role,
       models: family.models,
-      benchmarks: [...family.items].map(([benchmark, ids]) => ({ benchmark, items: ids.length })),
-      conditions: family.conditions.map(conditionLabel),
+      benchmarks: [...family.items].map(([benchmark, ids]) => {
+        const conditions = family.benchmarkConditions.get(benchmark) ?? [];
+        const configurations = new Set(conditions.map((c) => conditionHash(configurationOf(c)))).size;
+        return { benchmark, items: ids.length, conditions: conditions.length, configurations };
+      }),
+      conditions: family.conditions
+        .filter((c) => [...family.benchmarkConditions.values()].some((own) => own.includes(c)))
+        .map(conditionLabel),
       trials: trials * attempts,
       sharedTrials: shared * attempts,
     };

@@ -61,7 +61,9 @@ function familyLines(summary: PlanSummary): string[] {
       `    ${f.name} (${f.role}): ${f.trials} trials on ${f.models.length} model(s), items ${f.benchmarks
         .map((b) => `${b.benchmark} ${b.items}`)
         .join(" + ")}${f.sharedTrials > 0 ? `; ${f.sharedTrials} of them shared with another family` : ""}`,
-      `      conditions: ${f.conditions.join(", ")}`,
+      `      ${f.benchmarks.map((b) => `${b.benchmark}: |C| = ${b.configurations}`).join(", ")}; conditions${
+        f.conditions.length <= 12 ? `: ${f.conditions.join(", ")}` : ` (${f.conditions.length}): see the list below`
+      }`,
     ]),
     `    sum over families ${counted}; shared counted once: ${summary.trials}`,
   ];
