@@ -93,8 +93,31 @@ function oneFamilyProblems(spec: StudySpec, name: string, family: StudyFamilySpe
         });
     });
   }
+  problems.push(...excludeProblems(spec, name, family));
   problems.push(...sampleProblems(spec, name, family, names));
   return problems;
+}
+
+/** A family's `exclude` entries name the study's facets, or `benchmark` with the family's benchmarks. */
+function excludeProblems(spec: StudySpec, name: string, family: StudyFamilySpec): FamilyProblem[] {
+  const own = familyBenchmarks(spec, family);
+  const facets = Object.keys(spec.conditions.facets);
+  return (family.exclude ?? []).flatMap((rule, i) =>
+    Object.entries(rule).flatMap(([key, value]): FamilyProblem[] => {
+      const path: PathSegment[] = ["families", name, "exclude", i, key];
+      if (key === "benchmark") {
+        const ids = (Array.isArray(value) ? value : [value]).map((v) => facetName(v));
+        const unknownIds = ids.filter((id) => !own.includes(id));
+        return unknownIds.map((id) => ({
+          path,
+          message: `expected one of the family's benchmarks (${own.join(", ")}), found '${id}'`,
+        }));
+      }
+      return facets.includes(key)
+        ? []
+        : [{ path, message: unknown("facet", key, ["benchmark", ...facets]), atKey: true }];
+    }),
+  );
 }
 
 function sampleProblems(spec: StudySpec, name: string, family: StudyFamilySpec, names: string[]): FamilyProblem[] {

@@ -120,6 +120,14 @@ export function prepareFamilies(
         conditionsAfterExclusions(own, family.exclude ?? [], b).filter((c) => studyConditions(b).includes(c)),
       ]),
     );
+    for (const [benchmark, runs] of byBenchmark) {
+      if (runs.length === 0 && own.length > 0)
+        throw specError(
+          located,
+          ["families", name, family.exclude ? "exclude" : "conditions"],
+          `expected every benchmark of the family to run one of its conditions, found none on '${benchmark}' (after the family's and the study's exclusions)`,
+        );
+    }
     if (own.length === 0)
       throw specError(
         located,

@@ -128,22 +128,34 @@ export interface FamilyPlan {
 export function familyPlans(study: PreparedStudy): FamilyPlan[] {
   const families = study.families ?? [];
   const attempts = study.spec.attempts;
-  const index = new Map(study.conditions.map((c, i) => [c, i]));
-  const cellsOf = function* (family: (typeof families)[number]): Generator<string> {
+  // How many families include each trial, counted per (model, condition, benchmark) cell by item.
+  const owners = new Map<Condition, Map<string, Map<string, Map<string, number>>>>();
+  const cellOf = (condition: Condition, model: string, benchmarkId: string): Map<string, number> => {
+    const byModel = owners.get(condition) ?? new Map<string, Map<string, Map<string, number>>>();
+    owners.set(condition, byModel);
+    const byBenchmark = byModel.get(model) ?? new Map<string, Map<string, number>>();
+    byModel.set(model, byBenchmark);
+    const cell = byBenchmark.get(benchmarkId) ?? new Map<string, number>();
+    byBenchmark.set(benchmarkId, cell);
+    return cell;
+  };
+  const eachCell = (family: (typeof families)[number], visit: (cell: Map<string, number>, ids: string[]) => void) => {
     for (const model of family.models)
       for (const [benchmarkId, ids] of family.items)
         for (const condition of family.benchmarkConditions.get(benchmarkId) ?? [])
-          for (const id of ids) yield `${model}\u0000${index.get(condition)}\u0000${benchmarkId}\u0000${id}`;
+          visit(cellOf(condition, model, benchmarkId), ids);
   };
-  const owners = new Map<string, number>();
-  for (const family of families) for (const key of cellsOf(family)) owners.set(key, (owners.get(key) ?? 0) + 1);
+  for (const family of families)
+    eachCell(family, (cell, ids) => {
+      for (const id of ids) cell.set(id, (cell.get(id) ?? 0) + 1);
+    });
   return families.map((family) => {
     let trials = 0;
     let shared = 0;
-    for (const key of cellsOf(family)) {
-      trials++;
-      if ((owners.get(key) ?? 0) > 1) shared++;
-    }
+    eachCell(family, (cell, ids) => {
+      trials += ids.length;
+      for (const id of ids) if ((cell.get(id) ?? 0) > 1) shared++;
+    });
     return {
       name: family.name,
       role: family.role,
@@ -175,7 +187,10 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
       0,
     );
   const perBenchmark = [...study.items.keys()].map((benchmark) => {
-    const conditions = conditionsOf(study, benchmark);
+    // With families: the conditions some family runs on the benchmark.
+    const conditions = conditionsOf(study, benchmark).filter(
+      (c) => !study.coverage || study.spec.models.some((m) => cellSize(study, m.id, c, benchmark) > 0),
+    );
     const configurations = new Set(conditions.map((c) => conditionHash(configurationOf(c)))).size;
     return { benchmark, conditions: conditions.length, configurations };
   });

@@ -9,6 +9,7 @@ import type { StudySpec } from "../contracts/spec.js";
 import { hashValue } from "../core/hash.js";
 import { readSpecFile } from "../core/spec-loader.js";
 import { datasetLoaders } from "../datasets/registry.js";
+import type { LoadedBenchmark } from "../datasets/types.js";
 import { sampleItems } from "../datasets/sample.js";
 import { loadStudySpec } from "../facets/validate.js";
 import { refuseConstraintViolations } from "../facets/constraints.js";
@@ -81,6 +82,7 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
   const manifest: ItemManifest = { benchmarks: [] };
   const exemplars = new Map<string, Item[]>();
   const pools = new Map<string, Item[]>();
+  const sources = new Map<string, LoadedBenchmark["sources"]>();
   for (const [index, benchmark] of spec.benchmarks.entries()) {
     const loader = datasetLoaders.get(benchmark.loader);
     const loaded = await loader.load(benchmark, {
@@ -101,6 +103,7 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
       : loaded.items;
     items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
     pools.set(benchmark.id, sampled);
+    sources.set(benchmark.id, loaded.sources);
     const pool = await loadExemplarPool(benchmark, sampled, {
       baseDir,
       cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache"),
@@ -112,12 +115,9 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
       source: benchmark.source ?? null,
       sample: benchmark.sample ?? null,
       skippedRows: loaded.skippedRows,
-      items: sampled.map((item) => ({
-        id: item.id,
-        sha256: itemHash(item),
-        file: loaded.sources[item.id]?.file ?? "",
-        row: loaded.sources[item.id]?.row ?? 0,
-      })),
+      // With families the entries are written once the families' items are known (a benchmark's
+      // pool is not hashed whole).
+      items: spec.families ? [] : sampled.map((item) => manifestEntry(item, loaded.sources)),
       ...(pool ? { exemplars: exemplarManifest(benchmark, spec, pool) } : {}),
     });
   }
@@ -132,7 +132,7 @@ export async function prepareStudy(specPath: string, options: { cacheDir?: strin
     : undefined;
   if (families) {
     refuseBenchmarksWithoutFamily(spec, families, located);
-    keepFamilyItems(items, manifest, families);
+    keepFamilyItems(items, manifest, families, sources);
   }
   return {
     spec,
@@ -157,14 +157,19 @@ function keepFamilyItems(
   items: Map<string, Map<string, Item>>,
   manifest: ItemManifest,
   families: readonly PreparedFamily[],
+  sources: ReadonlyMap<string, LoadedBenchmark["sources"]>,
 ): void {
   for (const entry of manifest.benchmarks) {
     const used = new Set(families.flatMap((f) => f.items.get(entry.id) ?? []));
     const byId = items.get(entry.id)!;
     for (const id of [...byId.keys()]) if (!used.has(id)) byId.delete(id);
-    entry.items = entry.items.filter((e) => used.has(e.id));
+    entry.items = [...byId.values()].map((item) => manifestEntry(item, sources.get(entry.id) ?? {}));
   }
   manifest.families = Object.fromEntries(families.map((f) => [f.name, familyManifest(f)]));
+}
+
+function manifestEntry(item: Item, sources: LoadedBenchmark["sources"]): ManifestEntry {
+  return { id: item.id, sha256: itemHash(item), file: sources[item.id]?.file ?? "", row: sources[item.id]?.row ?? 0 };
 }
 
 /** SHA-256 of an item's content (not its position or source), as the manifest records it. */

@@ -186,6 +186,16 @@ describe("bad families: an error at the family's YAML path saying what was expec
       /at YAML path families\.x\.sample: expected samples that can be drawn one after another, found a cycle: x -> y -> x/,
     ],
     [
+      "an exclude entry naming an unknown facet",
+      "families:\n  x:\n    exclude: [{ format: mc }]\n",
+      /at YAML path families\.x\.exclude\[0\]\.format: unknown facet 'format'; expected one of: benchmark, scaffold/,
+    ],
+    [
+      "a benchmark left without any of the family's conditions",
+      "families:\n  x:\n    conditions: { scaffold: [cot] }\n    exclude: [{ benchmark: b, scaffold: cot }]\n",
+      /at YAML path families\.x\.exclude: expected every benchmark of the family to run one of its conditions, found none on 'b'/,
+    ],
+    [
       "a benchmark in no family",
       "families:\n  x:\n    benchmarks: [a]\n",
       /at YAML path benchmarks\[1\]\.id: benchmark 'b' is in no family, so it would have no trials/,
