@@ -49,6 +49,31 @@ function primaryFamilyLines(analysis: StudyAnalysis): string[] {
   return wrap(`${main}${others ? `; analysed apart after them: ${others}` : ""}`, WIDTH, "  ");
 }
 
+/** The other families in two lines each (the overview); `--full` prints familyLines. */
+function familyOverviewLines(analysis: StudyAnalysis): string[] {
+  const f = analysis.families;
+  if (!f || f.others.length === 0) return [];
+  const out = ["other families (analysed apart: not in the primary model, its omnibus test or its corrections)"];
+  for (const family of f.others) {
+    const o = family.omnibus;
+    const omnibus = o ? ("error" in o ? "omnibus not estimable" : `omnibus chi2(${o.df}) p = ${pValue(o.p)}`) : "";
+    const control = family.control
+      ? `; control check: ${family.control.stable ? "stable" : `moved in ${family.control.significant} cell(s)`}`
+      : "";
+    out.push(
+      `  ${family.name} (${family.role}): vs ${family.reference}, ${family.correction}${omnibus ? `; ${omnibus}` : ""}${control}`,
+      `    ${
+        family.skipped
+          ? `skipped: ${family.skipped}`
+          : family.pooled
+              .map((c) => `${c.condition} ${c.riskDifference ? pp(c.riskDifference.estimate) : "-"} ${c.verdict}`)
+              .join("; ")
+      }`,
+    );
+  }
+  return out;
+}
+
 /** The families other than the primary, each analysed apart (labelled with its role). */
 export function familyLines(analysis: StudyAnalysis): string[] {
   const f = analysis.families;
@@ -142,7 +167,7 @@ export function formatOverview(analysis: StudyAnalysis, methodology: Methodology
       if (lines.length) out.push(...lines, "");
     }
   }
-  const others = familyLines(analysis);
+  const others = familyOverviewLines(analysis);
   if (others.length) out.push("", ...others);
   const below = common(false);
   if (below.some((a) => a.overview)) out.push("");
