@@ -7,7 +7,10 @@
  * configuration moves it, never pooled into the primary model.
  */
 import type { AnalysisPlan, FamilyAnalysisPlan } from "../contracts/analysis.js";
+import { facetLabel } from "../contracts/condition.js";
 import type { FamilyRole } from "../contracts/spec.js";
+import { familyPlans } from "../run/plan.js";
+import type { PreparedStudy } from "../run/study.js";
 import { adjustPValues, type WaldTest } from "../stats/index.js";
 import { analyzeScope, type Contrast, type GlmSetup, termFacets, verdictOf } from "./contrast-model.js";
 import { type Population, scoredRows } from "./data.js";
@@ -207,4 +210,54 @@ function controlCheck(
   }
   const significant = tested.filter((c) => (c.pAdjusted ?? 1) < plan.multiplicity.alpha).length;
   return { cells, correction: `${method} over ${tested.length}`, significant, stable: significant === 0 };
+}
+
+/** A family as designed (before any data): what it compares, how it corrects, and its trials. */
+export interface FamilyDesign {
+  name: string;
+  role: FamilyRole;
+  /** The comparison facet and its reference level in this family. */
+  facet: string;
+  reference: string;
+  /** The levels compared with the reference. */
+  contrasts: string[];
+  omnibus: boolean;
+  correction: string;
+  margin: number;
+  models: string[];
+  benchmarks: { benchmark: string; items: number }[];
+  trials: number;
+  sharedTrials: number;
+}
+
+/**
+ * Every family of a prepared study with the contrasts its analysis will test and its trials
+ * (for power and cost per family): the plan's settings for the family, else the plan's defaults.
+ */
+export function familyDesigns(study: PreparedStudy, plan: AnalysisPlan): FamilyDesign[] {
+  const facet = plan.comparison_facet ?? "scaffold";
+  return familyPlans(study).map((f, i) => {
+    const prepared = study.families![i];
+    const levels = [
+      ...new Set(prepared.conditions.flatMap((c) => (c[facet] === undefined ? [] : [facetLabel(c[facet])]))),
+    ];
+    const settings: FamilyAnalysisPlan = plan.families?.[f.name] ?? {};
+    const wanted = settings.reference ?? plan.reference?.[facet] ?? (levels.includes("direct") ? "direct" : levels[0]);
+    const reference = findLevel(wanted, levels) ?? wanted;
+    const compared = settings.contrasts?.flatMap((c) => findLevel(c, levels) ?? []) ?? levels;
+    return {
+      name: f.name,
+      role: f.role,
+      facet,
+      reference,
+      contrasts: compared.filter((l) => l !== reference),
+      omnibus: settings.omnibus ?? plan.hypotheses.omnibus,
+      correction: settings.multiplicity ?? plan.multiplicity.primary,
+      margin: settings.equivalence_margin ?? plan.equivalence.margin,
+      models: f.models,
+      benchmarks: f.benchmarks.map((b) => ({ benchmark: b.benchmark, items: b.items })),
+      trials: f.trials,
+      sharedTrials: f.sharedTrials,
+    };
+  });
 }

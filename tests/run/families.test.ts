@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { familyDesigns } from "../../src/analysis/families.js";
 import { checkAgainstStamp, createStamp, normalizePlan } from "../../src/analysis/index.js";
 import { familyPlans, planTrials, summarisePlan } from "../../src/run/plan.js";
 import { prepareStudy } from "../../src/run/study.js";
@@ -129,6 +130,22 @@ describe("families in the plan", () => {
       json.families.map((f: { name: string; role: string }) => `${f.name}:${f.role}`),
       ["main:primary", "mechanism:secondary", "fresh:secondary", "check:control"],
     );
+  });
+
+  test("familyDesigns lists each family's contrasts, correction, margin and trials", async () => {
+    const study = await prepareStudy(write(specYaml(PAPER_LIKE)));
+    const plan = normalizePlan({ families: { fresh: { multiplicity: "bonferroni", equivalence_margin: 0.05 } } });
+    const designs = Object.fromEntries(familyDesigns(study, plan).map((d) => [d.name, d]));
+    assert.deepEqual(
+      [designs.main.reference, designs.main.contrasts, designs.main.correction, designs.main.trials],
+      ["direct", ["map_reduce"], "holm", 128],
+    );
+    assert.deepEqual(designs.mechanism.contrasts, ["map_reduce", "cot"]);
+    assert.deepEqual(
+      [designs.fresh.contrasts, designs.fresh.correction, designs.fresh.margin, designs.fresh.trials],
+      [["cot"], "bonferroni", 0.05, 40],
+    );
+    assert.equal(designs.check.role, "control");
   });
 
   test("a spec without families has no families in its plan", async () => {
