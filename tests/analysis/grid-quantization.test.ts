@@ -263,7 +263,9 @@ describe("signed per-cell quantization deltas (SafetyRepro App. O)", () => {
         trials: 295,
         parseRate: 1,
         erroredShare: 0,
-      }) as GridCell;
+        revisions: [],
+        itemMeans: new Map(),
+      }) satisfies GridCell;
     const cells = printed.flatMap(([m, b, t, sc, nf4, bf16]) => [
       cell(m, b, t, sc, "nf4", nf4),
       cell(m, b, t, sc, "bf16", bf16),
