@@ -61,6 +61,16 @@ export function primaryTable(table: AnalysisTable, families: RecordedFamilies | 
   return { ...table, rows, facetLevels };
 }
 
+/** Every family but the primary with its rows of the table (declared order). */
+export function otherFamilyRows(
+  table: AnalysisTable,
+  families: RecordedFamilies,
+): { name: string; rows: AnalysisRow[] }[] {
+  return Object.entries(families)
+    .filter(([, f]) => f.role !== "primary")
+    .map(([name, family]) => ({ name, rows: familyRows(family, table.rows) }));
+}
+
 export interface FamilyResult {
   name: string;
   role: FamilyRole;

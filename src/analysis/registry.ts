@@ -162,6 +162,8 @@ export interface AnalysisContext {
   input?: AnalysisTable;
   /** Benchmark id -> why no pass/fail threshold applies (loader meta.noPassThreshold): CFR is N/A there. */
   cfrNotApplicable?: Record<string, string>;
+  /** With study families: every family but the primary, with its rows (analyses reach outside `rows` only here). */
+  otherFamilies?: { name: string; rows: AnalysisRow[] }[];
 }
 
 /** The study's computed results and the study-directory facts, as the presentations read them. */

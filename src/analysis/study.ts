@@ -20,7 +20,7 @@ import {
   registeredAnalyses,
   type StudyAnalysis,
 } from "./registry.js";
-import { analyzeFamilies, primaryTable, type RecordedFamilies } from "./families.js";
+import { analyzeFamilies, otherFamilyRows, primaryTable, type RecordedFamilies } from "./families.js";
 import { type AnalysisTable, RUN_TIME_SCORER, selectScorer, tableScorers } from "./table.js";
 
 export type { Skipped, StudyAnalysis } from "./registry.js";
@@ -61,6 +61,7 @@ export async function analyzeStudy(
     judges: options.judges,
     integrityFacts: options.integrityFacts,
     input: primaryTable(input, options.families),
+    ...(options.families ? { otherFamilies: otherFamilyRows(selected, options.families) } : {}),
     ...(options.cfrNotApplicable ? { cfrNotApplicable: options.cfrNotApplicable } : {}),
   };
   const results: Partial<AnalysisResults> = {};

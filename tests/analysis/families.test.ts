@@ -48,6 +48,13 @@ const FAMILIES: RecordedFamilies = {
     conditions: { s: scaffolds("direct", "cot") },
     items: { s: ids("s", 80) },
   },
+  recovery: {
+    role: "secondary",
+    models: ["m1", "m2"],
+    benchmarks: ["s"],
+    conditions: { s: scaffolds("direct", "map_reduce", "map_reduce_options") },
+    items: { s: ids("s", 80) },
+  },
   recall: {
     role: "control",
     models: ["m1", "m2"],
@@ -65,7 +72,14 @@ function table() {
     benchmarks: ["p", "s", "c"],
     itemsPerBenchmark: 80,
     baseline: [0.55, 0.85],
-    effects: { direct: 0, react: 0, critic: 0, map_reduce: 0, cot: { p: 0, s: -0.35, c: 0 } },
+    effects: {
+      direct: 0,
+      react: 0,
+      critic: 0,
+      map_reduce: { p: 0, s: -0.3, c: 0 },
+      map_reduce_options: { p: 0, s: -0.05, c: 0 },
+      cot: { p: 0, s: -0.35, c: 0 },
+    },
   });
 }
 
@@ -104,7 +118,21 @@ describe("families in the analysis", () => {
       cot.riskDifference !== null && cot.riskDifference.ci95[1] < -0.2,
       "cot's RD interval lies below -20 pp (planted -35 pp)",
     );
+    assert.ok(
+      cot.riskDifference.ci95[0] < -0.35 && cot.riskDifference.ci95[1] > -0.35,
+      `cot's RD interval covers the planted -35 pp: ${cot.riskDifference.ci95}`,
+    );
     assert.equal(cot.verdict, "degrades");
+
+    // The option-preserving recovery (a registered analysis) reads the family that holds both variants.
+    const op = analysis.optionPreserving;
+    assert.ok(op && !("skipped" in op), `option-preserving recovery computed: ${JSON.stringify(op)}`);
+    assert.equal(op.family, "recovery");
+    const all = op.rows.find((r) => r.model === "all")!;
+    assert.ok(
+      all.recovery.estimate !== null && all.recovery.estimate > 0.5 && all.recovery.estimate < 1.2,
+      `planted recovery (0.3 - 0.05) / 0.3 = 83%: ${all.recovery.estimate}`,
+    );
 
     // The control: analysed as a control (its cells against direct, adjusted together), not pooled.
     const recall = families.others.find((f) => f.name === "recall")!;
@@ -130,7 +158,7 @@ describe("families in the analysis", () => {
     const othersAt = card.indexOf("## Other families");
     assert.ok(primaryAt > 0 && othersAt > primaryAt, "the primary family first, the others after its sections");
     assert.match(card, /\*\*mechanism\*\* \(secondary\): vs direct, holm within the family, TOST margin \+5\.0 pp/);
-    assert.match(card, /\| cot \| -3\d\.\d pp .*\| degrades \|/);
+    assert.match(card, /\| cot \| -\d+\.\d pp \[-\d+\.\d pp, -\d+\.\d pp\] \| [\d.e-]+ \| degrades \|/);
     assert.match(card, /\*\*recall\*\* \(control\): .*control stable \(no cell moved\)/);
   });
 
