@@ -437,6 +437,30 @@ export const MUTATIONS: Mutation[] = [
       'rate: (label, item) => ((label === "full_compliance" || label === "compliance") === (item.metadata.expected_behavior !== "refuse") ? "complied" : "refused"),',
     tests: ["tests/scoring/judge-agreement.test.ts"],
   },
+  {
+    id: "families-primary-not-restricted",
+    description: "with study families, the main analysis reads every row instead of the primary family's",
+    file: "src/analysis/families.ts",
+    find: "const rows = familyRows(primary, table.rows);",
+    replace: "const rows = table.rows;",
+    tests: ["tests/analysis/families.test.ts"],
+  },
+  {
+    id: "families-shared-counted-alone",
+    description: "a trial only one family includes is counted as shared",
+    file: "src/run/plan.ts",
+    find: "for (const id of ids) if ((cell.get(id) ?? 0) > 1) shared++;",
+    replace: "for (const id of ids) if ((cell.get(id) ?? 0) >= 1) shared++;",
+    tests: ["tests/run/families.test.ts"],
+  },
+  {
+    id: "quantization-delta-unsigned",
+    description: "the per-cell quantization delta loses its sign (|b - a| instead of b - a)",
+    file: "src/analysis/grid/robustness.ts",
+    find: "delta: p.b - p.a }))",
+    replace: "delta: Math.abs(p.b - p.a) }))",
+    tests: ["tests/analysis/grid-quantization.test.ts"],
+  },
 ];
 
 const root = resolve(import.meta.dirname, "..");

@@ -25,6 +25,7 @@ import {
   tostFromBootstrap,
 } from "../stats/index.js";
 import { casesByLevel, intersect, NOT_COMPARABLE, onCases, type Pairing } from "./pairing.js";
+import type { AnalysisRow } from "./table.js";
 import { attempt, columnTable, distinctValues, type Population, type ScoredRow, sumOf } from "./data.js";
 
 export interface ProportionEstimate {
@@ -159,12 +160,34 @@ export function glmFormula(scored: readonly ScoredRow[], setup: GlmSetup): { for
     if (varies(scored.map((s) => s.row.model))) terms.push("model");
     if (varies(scored.map((s) => s.row.benchmark))) terms.push("benchmark");
     for (const f of setup.covariateFacets) {
-      if (f !== setup.comparisonFacet && varies(scored.map((s) => s.row.facets[f]))) terms.push(f);
+      if (f === setup.comparisonFacet || !varies(scored.map((s) => s.row.facets[f]))) continue;
+      // A facet with one level per benchmark (a format fixed by the benchmark) is the benchmark
+      // term again: its columns would be aliased.
+      if (
+        terms.includes("benchmark") &&
+        facetFixedByBenchmark(
+          scored.map((s) => s.row),
+          f,
+        )
+      )
+        continue;
+      terms.push(f);
     }
   }
   terms.push(...(setup.extraTerms ?? []));
   const facets = [setup.comparisonFacet, ...setup.covariateFacets.filter((f) => f !== setup.comparisonFacet)];
   return { formula: `outcome ~ ${terms.join(" + ")}`, facets };
+}
+
+/** Whether each benchmark shows one level of the facet (a format the benchmark fixes: XSTest is open-ended). */
+export function facetFixedByBenchmark(rows: readonly AnalysisRow[], facet: string): boolean {
+  const level = new Map<string, string>();
+  for (const row of rows) {
+    const seen = level.get(row.benchmark);
+    if (seen === undefined) level.set(row.benchmark, row.facets[facet]);
+    else if (seen !== row.facets[facet]) return false;
+  }
+  return true;
 }
 
 /** One group of scopes: every format (format not a facet) or one format. */

@@ -23,6 +23,7 @@ import { checkGridRules } from "../run/grid-rules.js";
 import { reloadStudy } from "./reloaded-study.js";
 import { readLooks } from "../run/sequential/run-looks.js";
 import { applySequentialVerdicts } from "./sequential-verdicts.js";
+import type { RecordedFamilies } from "./families.js";
 import {
   type AnalysisTable,
   clusterKey,
@@ -78,8 +79,10 @@ export async function analyzeDirectory(
   const measures = await benchmarkMeasures(run.spec);
   const cfrNotApplicable = await benchmarksWithoutThreshold(run.spec);
   const kinds = declaredKinds(run.spec);
+  const families = recordedFamilies(dir);
   const analysis = await analyzeStudy(all, plan, {
     ...options,
+    ...(families ? { families } : {}),
     judges,
     integrityFacts,
     measures,
@@ -112,6 +115,14 @@ export async function analyzeDirectory(
     },
     table,
   };
+}
+
+/** The families the run's manifest records (a spec with `families`), if any. */
+function recordedFamilies(dir: string): RecordedFamilies | undefined {
+  const path = join(dir, "manifest.json");
+  if (!existsSync(path)) return undefined;
+  const manifest = JSON.parse(readFileSync(path, "utf8")) as { families?: RecordedFamilies };
+  return manifest.families;
 }
 
 /** The kinds the spec declares (`kind` or `kinds`), if any. */

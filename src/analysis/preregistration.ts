@@ -239,5 +239,42 @@ function manifestChanges(registered: ItemManifest, implemented: ItemManifest): C
       changes.push(...diffValues(a[field], b[field], `manifest benchmark ${id}.${field}`));
     }
   }
-  return changes;
+  return [...changes, ...familyChanges(registered, implemented)];
+}
+
+/** The frozen families: a family added, removed, or with other items, models or conditions is a deviation. */
+function familyChanges(registered: ItemManifest, implemented: ItemManifest): Change[] {
+  const before = registered.families ?? {};
+  const after = implemented.families ?? {};
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].flatMap((name) => {
+    const a = before[name];
+    const b = after[name];
+    if (!a || !b) {
+      return [
+        {
+          element: `manifest family ${name}`,
+          registered: a ? `${a.role}, ${a.benchmarks.join(", ")}` : "(absent)",
+          implemented: b ? `${b.role}, ${b.benchmarks.join(", ")}` : "(absent)",
+        },
+      ];
+    }
+    const items = [...new Set([...Object.keys(a.items), ...Object.keys(b.items)])].flatMap((benchmark) => {
+      const was = a.items[benchmark] ?? [];
+      const now = b.items[benchmark] ?? [];
+      if (canonicalJson(was) === canonicalJson(now)) return [];
+      const kept = new Set(now);
+      const removed = was.filter((id) => !kept.has(id)).length;
+      return [
+        {
+          element: `manifest family ${name} items of ${benchmark}`,
+          registered: `${was.length} item(s), hash ${hashValue(was).slice(0, 12)}`,
+          implemented: `${now.length} item(s), ${removed} of the registered ones left out`,
+        },
+      ];
+    });
+    const rest = (["role", "models", "benchmarks", "conditions"] as const).flatMap((field) =>
+      diffValues(a[field], b[field], `manifest family ${name}.${field}`),
+    );
+    return [...items, ...rest];
+  });
 }

@@ -17,6 +17,7 @@ import type { z } from "zod";
 import type { AnalysisPlan } from "../contracts/analysis.js";
 import type { StudyKind } from "../contracts/study-kind.js";
 import type { GlmSetup } from "./contrast-model.js";
+import type { FamilyResult } from "./families.js";
 import type { Population, ScoredRow } from "./data.js";
 import type { Methodology } from "./methodology.js";
 import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
@@ -82,6 +83,11 @@ export interface StudyAnalysis extends AnalysisResults {
     /** The study's kinds and the analyses left out (absent in records written before kinds). */
     selection?: AnalysisSelection;
   };
+  /**
+   * With study families only: the primary family (the rows every other field analyses) and the
+   * other families, each analysed apart.
+   */
+  families?: { primary: string | null; others: FamilyResult[] };
   counts: {
     rows: number;
     analysed: number;
@@ -108,6 +114,27 @@ export interface ScorecardHeader {
   analyzedAt: string;
   population: Population;
   comparison: { facet: string; reference: string; restrict: Record<string, string> };
+  /** With study families only: the primary family (the card's sections) and the others, analysed apart. */
+  families?: { primary: string | null; others: ScorecardFamily[] };
+}
+
+/** A family other than the primary, as the scorecard lists it after the primary family's sections. */
+export interface ScorecardFamily {
+  name: string;
+  role: string;
+  reference: string;
+  correction: string;
+  margin: number;
+  omnibus: { df: number; chi2: number; p: number } | null;
+  contrasts: {
+    condition: string;
+    rd: number | null;
+    ci95: [number, number] | null;
+    pAdjusted: number | null;
+    verdict: string;
+  }[];
+  /** A control: whether any model x condition cell moved from the reference. */
+  controlStable?: boolean;
 }
 
 /** What a registered analysis reads: the analysed rows, the plan and earlier analyses' results. */
@@ -135,6 +162,8 @@ export interface AnalysisContext {
   input?: AnalysisTable;
   /** Benchmark id -> why no pass/fail threshold applies (loader meta.noPassThreshold): CFR is N/A there. */
   cfrNotApplicable?: Record<string, string>;
+  /** With study families: every family but the primary, with its rows (analyses reach outside `rows` only here). */
+  otherFamilies?: { name: string; rows: AnalysisRow[] }[];
 }
 
 /** The study's computed results and the study-directory facts, as the presentations read them. */

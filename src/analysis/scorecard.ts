@@ -11,8 +11,15 @@ import type { Methodology } from "./methodology.js";
 import "./all-analyses.js";
 import type { StudyKind } from "../contracts/study-kind.js";
 import { KIND_CARDS } from "./kinds.js";
-import { cardFields, cardHeading, type ScorecardFields, type ScorecardHeader, type StudyAnalysis } from "./registry.js";
-import { md } from "./text.js";
+import {
+  cardFields,
+  cardHeading,
+  type ScorecardFamily,
+  type ScorecardFields,
+  type ScorecardHeader,
+  type StudyAnalysis,
+} from "./registry.js";
+import { bracket, md, num, pp, pValue } from "./text.js";
 
 export type { MatrixCell, MethodologyStamp, NnhCard, NnhRow, RateMatrix, ResidualNnhRow } from "./all-analyses.js";
 
@@ -54,7 +61,64 @@ function headerOf(analysis: StudyAnalysis): ScorecardHeader {
       reference: analysis.meta.reference,
       restrict: analysis.meta.restrict,
     },
+    ...(analysis.families ? { families: scorecardFamilies(analysis.families) } : {}),
   };
+}
+
+function scorecardFamilies(families: NonNullable<StudyAnalysis["families"]>): NonNullable<ScorecardHeader["families"]> {
+  return {
+    primary: families.primary,
+    others: families.others.map((f): ScorecardFamily => {
+      const o = f.omnibus;
+      return {
+        name: f.name,
+        role: f.role,
+        reference: f.reference,
+        correction: f.correction,
+        margin: f.margin,
+        omnibus: o && !("error" in o) ? { df: o.df, chi2: o.chi2, p: o.p } : null,
+        contrasts: f.pooled.map((c) => ({
+          condition: c.condition,
+          rd: c.riskDifference?.estimate ?? null,
+          ci95: c.riskDifference?.ci95 ?? null,
+          pAdjusted: "error" in c.oddsRatio ? null : c.oddsRatio.pAdjusted,
+          verdict: c.verdict,
+        })),
+        ...(f.control ? { controlStable: f.control.stable } : {}),
+      };
+    }),
+  };
+}
+
+/** The other families, each labelled with its role, after the primary family's sections. */
+function familiesMarkdown(card: Scorecard): string[] {
+  const families = card.families;
+  if (!families || families.others.length === 0) return [];
+  const lines = [
+    "## Other families (each analysed apart: not in the primary model, its omnibus test or its corrections)",
+    "",
+  ];
+  for (const f of families.others) {
+    const omnibus = f.omnibus
+      ? `; omnibus chi2(${f.omnibus.df}) = ${num(f.omnibus.chi2)}, p = ${pValue(f.omnibus.p)}`
+      : "";
+    const control =
+      f.controlStable === undefined ? "" : f.controlStable ? "; control stable (no cell moved)" : "; control moved";
+    lines.push(
+      `**${md(f.name)}** (${f.role}): vs ${md(f.reference)}, ${f.correction} within the family, TOST margin ${pp(f.margin)}${omnibus}${control}`,
+      "",
+      "| condition | RD [95% CI] | p adj | verdict |",
+      "| --- | --- | --- | --- |",
+      ...f.contrasts.map(
+        (c) =>
+          `| ${md(c.condition)} | ${c.rd === null ? "-" : `${pp(c.rd)} ${c.ci95 ? bracket(c.ci95, pp) : ""}`} | ${
+            c.pAdjusted === null ? "-" : pValue(c.pAdjusted)
+          } | ${c.verdict} |`,
+      ),
+      "",
+    );
+  }
+  return lines;
 }
 
 export function buildScorecard(analysis: StudyAnalysis, methodology: Methodology): Scorecard {
@@ -83,6 +147,13 @@ export function scorecardMarkdown(card: Scorecard): string {
       }.`,
     "",
   );
+  if (card.families)
+    lines.push(
+      card.families.primary === null
+        ? "Families: none is primary, so the sections below analyse every row; each family is analysed apart after them."
+        : `Family: ${md(card.families.primary)} (primary). The sections below analyse its rows only; the other families follow them.`,
+      "",
+    );
   for (const kind of card.kinds ?? [])
     if (kind !== "comparison") lines.push(`The ${KIND_CARDS[kind].title} of this study: ${KIND_CARDS[kind].file}.`, "");
   let number = 0;
@@ -94,6 +165,7 @@ export function scorecardMarkdown(card: Scorecard): string {
     // Sections are separated by one blank line.
     if (lines[lines.length - 1] !== "") lines.push("");
   }
+  lines.push(...familiesMarkdown(card));
   lines.push(`_${card.compositeNote}_`, "");
   if (card.notice) lines.push(`> **${card.notice}**`, "");
   return lines.join("\n");

@@ -21,9 +21,14 @@ import {
   registeredAnalyses,
   type StudyAnalysis,
 } from "./registry.js";
+import { analyzeFamilies, otherFamilyRows, primaryTable, type RecordedFamilies } from "./families.js";
 import { type AnalysisTable, RUN_TIME_SCORER, selectScorer, tableScorers } from "./table.js";
 
 export type { Skipped, StudyAnalysis } from "./registry.js";
+
+function primaryName(families: RecordedFamilies): string | null {
+  return Object.entries(families).find(([, f]) => f.role === "primary")?.[0] ?? null;
+}
 
 export interface AnalyzeOptions {
   /** Clock for the result's timestamp (tests pin it). */
@@ -40,6 +45,8 @@ export interface AnalyzeOptions {
   cfrNotApplicable?: Record<string, string>;
   /** The study's kinds as its spec declares them (`kind`/`kinds`); absent: read from its design. */
   kinds?: readonly StudyKind[];
+  /** The study's families as its manifest records them: the primary's rows are analysed, the others apart. */
+  families?: RecordedFamilies;
 }
 
 export async function analyzeStudy(
@@ -47,12 +54,15 @@ export async function analyzeStudy(
   plan: AnalysisPlan,
   options: AnalyzeOptions = {},
 ): Promise<StudyAnalysis> {
-  const table = selectScorer(input, options.scorer);
+  const selected = selectScorer(input, options.scorer);
+  // With families, every registered analysis reads the primary family's rows only.
+  const table = primaryTable(selected, options.families);
   const context = {
     ...contextOf(table, plan),
     judges: options.judges,
     integrityFacts: options.integrityFacts,
-    input,
+    input: primaryTable(input, options.families),
+    ...(options.families ? { otherFamilies: otherFamilyRows(selected, options.families) } : {}),
     ...(options.cfrNotApplicable ? { cfrNotApplicable: options.cfrNotApplicable } : {}),
   };
   const results: Partial<AnalysisResults> = {};
@@ -70,6 +80,9 @@ export async function analyzeStudy(
   if (results.integrity)
     gateVerdicts(results, results.integrity, context.resolved.reference, context.resolved.comparisonFacet);
   const { resolved } = context;
+  const families = options.families
+    ? analyzeFamilies(selected, options.families, plan, resolved.comparisonFacet, resolved.reference)
+    : undefined;
   return {
     meta: {
       parallaxVersion: PARALLAX_VERSION,
@@ -89,6 +102,7 @@ export async function analyzeStudy(
     },
     counts: countsOf(table, context.rows, context.benchmarks),
     ...(results as AnalysisResults),
+    ...(families ? { families: { primary: primaryName(options.families!), others: families } } : {}),
   };
 }
 

@@ -10,7 +10,7 @@ import { KIND_CARDS, kindsLine } from "./kinds.js";
 import type { Methodology } from "./methodology.js";
 import { type LeftOut, type RegisteredAnalysis, ranAnalyses, type StudyAnalysis } from "./registry.js";
 import { SIMULATED_NOTICE } from "./scorecard.js";
-import { clip, pp, wrap } from "./text.js";
+import { bracket, clip, num, pct, pp, pValue, wrap } from "./text.js";
 
 /** The overview's width: it fits a 120-column terminal. */
 const WIDTH = 120;
@@ -32,8 +32,88 @@ function headerLines(analysis: StudyAnalysis): string[] {
     }; primary population ${m.primaryPopulation.toUpperCase()}; TOST margin ${pp(m.plan.equivalence.margin)}`,
     ...m.notes.flatMap((n) => wrap(`note: ${n}`, WIDTH, "  ")),
     ...(m.selection ? wrap(kindsLine(m.selection), WIDTH, "  ") : []),
+    ...primaryFamilyLines(analysis),
     "",
   ];
+}
+
+/** With families: which family the tables below analyse (the primary comes first). */
+function primaryFamilyLines(analysis: StudyAnalysis): string[] {
+  const f = analysis.families;
+  if (!f) return [];
+  const others = f.others.map((o) => `${o.name} (${o.role})`).join(", ");
+  const main =
+    f.primary === null
+      ? "families: none is primary, so the tables below analyse every row"
+      : `family: ${f.primary} (primary): the tables below are its rows only`;
+  return wrap(`${main}${others ? `; analysed apart after them: ${others}` : ""}`, WIDTH, "  ");
+}
+
+/** The other families in two lines each (the overview); `--full` prints familyLines. */
+function familyOverviewLines(analysis: StudyAnalysis): string[] {
+  const f = analysis.families;
+  if (!f || f.others.length === 0) return [];
+  const out = ["other families (analysed apart: not in the primary model, its omnibus test or its corrections)"];
+  for (const family of f.others) {
+    const o = family.omnibus;
+    const omnibus = o ? ("error" in o ? "omnibus not estimable" : `omnibus chi2(${o.df}) p = ${pValue(o.p)}`) : "";
+    const control = family.control
+      ? `; control check: ${family.control.stable ? "stable" : `moved in ${family.control.significant} cell(s)`}`
+      : "";
+    out.push(
+      `  ${family.name} (${family.role}): vs ${family.reference}, ${family.correction}${omnibus ? `; ${omnibus}` : ""}${control}`,
+      `    ${
+        family.skipped
+          ? `skipped: ${family.skipped}`
+          : family.pooled
+              .map((c) => `${c.condition} ${c.riskDifference ? pp(c.riskDifference.estimate) : "-"} ${c.verdict}`)
+              .join("; ")
+      }`,
+    );
+  }
+  return out;
+}
+
+/** The families other than the primary, each analysed apart (labelled with its role). */
+export function familyLines(analysis: StudyAnalysis): string[] {
+  const f = analysis.families;
+  if (!f || f.others.length === 0) return [];
+  const out = ["other families (analysed apart: not in the primary model, its omnibus test or its corrections)"];
+  for (const family of f.others) {
+    out.push(
+      `  ${family.name} (${family.role}): ${family.nRows} rows, ${family.nClusters} cases; ${family.contrasts.length} contrast(s) vs ${family.reference}, ${family.correction} within the family, TOST margin ${pp(family.margin)}`,
+    );
+    if (family.skipped) {
+      out.push(`    skipped: ${family.skipped}`);
+      continue;
+    }
+    out.push(
+      `    rates: ${family.rates.map((r) => `${r.condition} ${r.rate === null ? "-" : pct(r.rate)} (n ${r.n})`).join(", ")}`,
+    );
+    const o = family.omnibus;
+    if (o)
+      out.push(
+        "error" in o
+          ? `    omnibus: not estimable (${o.error})`
+          : `    omnibus: Wald chi2(${o.df}) = ${num(o.chi2)}, p = ${pValue(o.p)}`,
+      );
+    for (const c of family.pooled) {
+      const rd = c.riskDifference;
+      const or = c.oddsRatio;
+      out.push(
+        `    ${c.condition} vs ${family.reference}: RD ${rd ? `${pp(rd.estimate)} ${bracket(rd.ci95, pp)}` : "-"}${
+          "error" in or ? "" : `, p = ${pValue(or.p)}, adjusted ${or.pAdjusted === null ? "-" : pValue(or.pAdjusted)}`
+        }; ${c.verdict}`,
+      );
+    }
+    const control = family.control;
+    if (control) {
+      out.push(
+        `    control check: ${control.significant} of ${control.cells.filter((c) => c.p !== null).length} model x condition cells differ from ${family.reference} after ${control.correction}: ${control.stable ? "the control is stable" : "the control moved"}`,
+      );
+    }
+  }
+  return [...out, ""];
 }
 
 function simulatedLines(): string[] {
@@ -87,6 +167,8 @@ export function formatOverview(analysis: StudyAnalysis, methodology: Methodology
       if (lines.length) out.push(...lines, "");
     }
   }
+  const others = familyOverviewLines(analysis);
+  if (others.length) out.push("", ...others);
   const below = common(false);
   if (below.some((a) => a.overview)) out.push("");
   for (const registered of below) out.push(...(registered.overview?.({ analysis, methodology }) ?? []));
@@ -105,6 +187,7 @@ export function formatSummary(analysis: StudyAnalysis, methodology: Methodology)
   out.push(...headerLines(analysis));
   for (const registered of ranAnalyses(analysis))
     out.push(...withPoolingNote(registered.summary?.({ analysis, methodology }) ?? [], registered, analysis));
+  out.push(...familyLines(analysis));
   const leftOut = analysis.meta.selection?.leftOut ?? [];
   if (leftOut.length) out.push(...leftOutLines(leftOut), "");
   if (analysis.meta.simulated) out.push("", ...simulatedLines());

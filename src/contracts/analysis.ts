@@ -634,6 +634,34 @@ export const PowerPlanSchema = lazySchema(() =>
     })
     .strict(),
 );
+/**
+ * The analysis of one study family (the spec's `families`): its reference, the levels it
+ * compares, its omnibus test, its correction and its equivalence margin. The primary family is the
+ * main analysis (the keys above); the others are analysed apart, each with these settings.
+ */
+export const FamilyAnalysisPlanSchema = lazySchema(() =>
+  z
+    .object({
+      reference: z.string().min(1).optional().describe("Reference level of the comparison facet (default: the plan's)"),
+      contrasts: z
+        .array(z.string().min(1))
+        .min(1)
+        .optional()
+        .describe("Levels compared with the reference (default: every level of the family)"),
+      omnibus: z.boolean().optional().describe("The joint Wald test of the family's contrasts (default: true)"),
+      multiplicity: MultiplicityMethodSchema.optional().describe(
+        "Correction within the family (default: multiplicity.primary)",
+      ),
+      equivalence_margin: z
+        .number()
+        .gt(0)
+        .max(1)
+        .optional()
+        .describe("TOST margin of the family's contrasts (default: equivalence.margin)"),
+    })
+    .strict(),
+);
+export type FamilyAnalysisPlan = z.infer<typeof FamilyAnalysisPlanSchema>;
 
 export const AnalysisPlanSchema = lazySchema(() =>
   z
@@ -675,6 +703,10 @@ export const AnalysisPlanSchema = lazySchema(() =>
       power: PowerPlanSchema.optional().describe(
         "Pre-registered power analysis: minimum effect, target power, assumed baseline, icc and discordance (plan --power)",
       ),
+      families: z
+        .record(familyName, FamilyAnalysisPlanSchema)
+        .optional()
+        .describe("Per study family (the spec's `families`): its reference, contrasts, omnibus, correction and margin"),
     })
     .strict(),
 );

@@ -402,6 +402,89 @@ export const AgentsSchema = lazySchema(() =>
     .strict(),
 );
 
+/** A study family's role: its analysis reports the primary first; a control is analysed as a control, never pooled. */
+export const FAMILY_ROLES = ["primary", "secondary", "control"] as const;
+export type FamilyRole = (typeof FAMILY_ROLES)[number];
+
+const familyName = lazySchema(() => z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, "a family name"));
+
+/** A family's sample of one benchmark: drawn from the benchmark's items (its own `sample`, else every item). */
+export const FAMILY_SAMPLE_KEYS = [
+  "n",
+  "seed",
+  "stratify_by",
+  "allocation",
+  "where",
+  "within",
+  "disjoint_from",
+] as const;
+export const FamilySampleSchema = lazySchema(() =>
+  z
+    .object({
+      n: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe("Items to draw (default: every item left after `where`, `within` and `disjoint_from`)"),
+      seed: z.number().int().default(0),
+      stratify_by: z.string().optional().describe("Item metadata field whose values are the strata"),
+      allocation: z.enum(["proportional", "equal"]).default("proportional"),
+      where: z
+        .record(
+          z.string(),
+          z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()]))]),
+        )
+        .optional()
+        .describe("Only items whose metadata field has this value (or one of these values), e.g. {level: 1}"),
+      within: familyName
+        .optional()
+        .describe("Draw from this family's sample of the benchmark (a subsample of its items), not the benchmark's"),
+      disjoint_from: z
+        .array(familyName)
+        .min(1)
+        .optional()
+        .describe("Families whose items of this benchmark the sample must not contain"),
+    })
+    .strict(),
+);
+
+/**
+ * A named sub-design (ScaffoldSafety's primary study, its CoT, option-preserving and invocation
+ * studies, the AI factual-recall control): its models, benchmarks, sample and conditions. A trial
+ * is the same trial in every family that includes it, so shared trials run once.
+ */
+export const StudyFamilySchema = lazySchema(() =>
+  z
+    .object({
+      role: z.enum(FAMILY_ROLES).default("secondary"),
+      description: z.string().optional(),
+      models: z.array(identifier).min(1).optional().describe("Model ids of the family (default: every model)"),
+      benchmarks: z
+        .array(identifier)
+        .min(1)
+        .optional()
+        .describe("Benchmark ids of the family (default: every benchmark)"),
+      conditions: z
+        .record(z.string().regex(/^[a-z][a-z0-9_]*$/, "a facet name in snake_case"), z.array(FacetValueSchema).min(1))
+        .optional()
+        .describe(
+          "Facet levels of the family (a subset of conditions.facets; a bare name takes every parameterisation); facets not named keep every level",
+        ),
+      exclude: z
+        .array(z.record(z.string(), z.union([FacetValueSchema, z.array(FacetValueSchema)])))
+        .optional()
+        .describe(
+          "Conditions the family leaves out, as conditions.exclude (the key `benchmark` limits an entry to those benchmarks)",
+        ),
+      sample: z
+        .union([FamilySampleSchema, z.record(identifier, FamilySampleSchema)])
+        .optional()
+        .describe("One sample for each of the family's benchmarks, or a sample per benchmark id (default: every item)"),
+    })
+    .strict(),
+);
+
 export const StudySpecSchema = lazySchema(() =>
   z
     .object({
@@ -437,6 +520,12 @@ export const StudySpecSchema = lazySchema(() =>
         .describe("Agent tools, sandbox limits and web backend (docs/TOOLS.md)"),
       // The optional sections that most specs lack are built when a spec has them (or the JSON
       // Schema is written), not whenever a spec is checked.
+      families: z
+        .lazy(() => z.record(familyName, StudyFamilySchema))
+        .optional()
+        .describe(
+          "Named sub-designs (primary, secondary, control), each with its models, benchmarks, sample and conditions; trials shared by families run once (docs/ANALYSIS.md)",
+        ),
       analysis: z
         .lazy(() => AnalysisPlanSpecSchema)
         .optional()
@@ -489,5 +578,7 @@ export type ScoringSpec = z.infer<typeof ScoringSchema>;
 export type JudgeRef = z.infer<typeof JudgeRefSchema>;
 export type SpecGenerationParams = z.infer<typeof GenerationParamsSchema>;
 export type AgentsSpec = z.infer<typeof AgentsSchema>;
+export type StudyFamilySpec = z.infer<typeof StudyFamilySchema>;
+export type FamilySampleSpec = z.infer<typeof FamilySampleSchema>;
 
 export { FAILURE_BUCKETS };

@@ -29,6 +29,7 @@ import { judgeRubrics } from "../scoring/judge/rubrics.js";
 import { scorers } from "../scoring/registry.js";
 import { tools } from "../tools/registry.js";
 import { webBackends } from "../tools/web/registry.js";
+import { familyProblems } from "./families.js";
 import { facets } from "./registry.js";
 
 /** loadSpec, then validateStudy: what plan, run and preregister load a spec (a path, or a file already read) with. */
@@ -71,6 +72,7 @@ export function validateStudy(spec: StudySpec, file: { text: string; path: strin
     ...scoringProblems(spec, source),
     ...unjudgedOpenEndedProblems(spec, source),
     ...agentsProblems(spec, source),
+    ...familyProblems(spec).map((p) => problem(source, p.path, p.message, p.atKey)),
   ];
   if (problems.length > 0) throw new SpecError(file.path, problems);
 }

@@ -43,6 +43,18 @@ export function benchmarkConditions(
   return conditions.filter((condition) => !rules.some((rule) => matchesRule(condition, rule)));
 }
 
+/** The conditions of one benchmark after every entry of `exclude`, with or without a benchmark key (a family's exclusions). */
+export function conditionsAfterExclusions(
+  conditions: readonly Condition[],
+  exclude: readonly Rule[],
+  benchmarkId: string,
+): Condition[] {
+  const general = exclude.filter((rule) => !(BENCHMARK_KEY in rule));
+  return benchmarkConditions(conditions, exclude, benchmarkId).filter(
+    (condition) => !general.some((rule) => matchesRule(condition, rule)),
+  );
+}
+
 function namesBenchmark(expected: Rule[string], benchmarkId: string): boolean {
   const ids = Array.isArray(expected) ? expected : [expected];
   return ids.some((id) => facetName(id) === benchmarkId);

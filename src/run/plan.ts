@@ -18,7 +18,7 @@ import { scoringPathOf } from "../facets/scoring-path.js";
 import { batchPrice, costUsd, modelPrice } from "../models/pricing.js";
 import { renderTask } from "../scaffolds/prompt.js";
 import { DEFAULT_MAX_TOKENS } from "../scaffolds/settings.js";
-import { configurationOf } from "./conditions.js";
+import { conditionLabel, configurationOf } from "./conditions.js";
 import { loaderOf } from "./scoring/choose.js";
 import { assignJudges, judgeMaxTokens } from "./judge.js";
 import { expectedJudgeCalls, judgedAtRunTime } from "./scoring/judged-trials.js";
@@ -40,7 +40,7 @@ export function* planTrials(study: PreparedStudy, runId: string): Generator<Plan
       for (const [benchmarkId, items] of study.items) {
         // An exclude entry naming the benchmark (CrowS-Pairs: log-prob only) leaves it out here.
         if (!conditionsOf(study, benchmarkId).includes(condition)) continue;
-        for (const itemId of items.keys()) {
+        for (const itemId of cellItemIds(study, model.id, condition, benchmarkId, items)) {
           for (let attempt = 1; attempt <= study.spec.attempts; attempt++) {
             const coords = { modelId: model.id, conditionHash: hash, benchmarkId, itemId, attempt };
             yield { id: trialId(coords), runId, ...coords, condition };
@@ -49,6 +49,29 @@ export function* planTrials(study: PreparedStudy, runId: string): Generator<Plan
       }
     }
   }
+}
+
+/**
+ * The item ids one (model, condition, benchmark) cell runs, in the benchmark's order: every item,
+ * or with families the union of the items of the families that include the cell.
+ */
+export function cellItemIds(
+  study: PreparedStudy,
+  modelId: string,
+  condition: Condition,
+  benchmarkId: string,
+  items: ReadonlyMap<string, Item> = study.items.get(benchmarkId) ?? new Map(),
+): Iterable<string> {
+  if (!study.coverage) return items.keys();
+  const cell = study.coverage.get(modelId)?.get(condition)?.get(benchmarkId);
+  if (!cell) return [];
+  return [...items.keys()].filter((id) => cell.has(id));
+}
+
+/** The number of items a cell runs (see cellItemIds). */
+export function cellSize(study: PreparedStudy, modelId: string, condition: Condition, benchmarkId: string): number {
+  if (!study.coverage) return study.items.get(benchmarkId)?.size ?? 0;
+  return study.coverage.get(modelId)?.get(condition)?.get(benchmarkId)?.size ?? 0;
 }
 
 /** The conditions a benchmark runs (the grid minus the exclude entries naming it). */
@@ -81,6 +104,74 @@ export interface PlanSummary {
   perBenchmark: { benchmark: string; conditions: number; configurations: number }[];
   /** model x benchmark x configuration cells (SafetyRepro's "valid result cells"). */
   configurationCells: number;
+  /**
+   * With families only: each family's design and trials, in declared order. A trial two families
+   * share counts in both here and once in `trials`.
+   */
+  families?: FamilyPlan[];
+}
+
+export interface FamilyPlan {
+  name: string;
+  role: "primary" | "secondary" | "control";
+  models: string[];
+  /** Per benchmark: its items, and the conditions and configurations the family runs on it. */
+  benchmarks: { benchmark: string; items: number; conditions: number; configurations: number }[];
+  /** The conditions the family runs on any of its benchmarks. */
+  conditions: string[];
+  trials: number;
+  /** Of `trials`, those another family also includes (run once). */
+  sharedTrials: number;
+}
+
+/** Each family's trials and how many of them another family shares (see PlanSummary.families). */
+export function familyPlans(study: PreparedStudy): FamilyPlan[] {
+  const families = study.families ?? [];
+  const attempts = study.spec.attempts;
+  // How many families include each trial, counted per (model, condition, benchmark) cell by item.
+  const owners = new Map<Condition, Map<string, Map<string, Map<string, number>>>>();
+  const cellOf = (condition: Condition, model: string, benchmarkId: string): Map<string, number> => {
+    const byModel = owners.get(condition) ?? new Map<string, Map<string, Map<string, number>>>();
+    owners.set(condition, byModel);
+    const byBenchmark = byModel.get(model) ?? new Map<string, Map<string, number>>();
+    byModel.set(model, byBenchmark);
+    const cell = byBenchmark.get(benchmarkId) ?? new Map<string, number>();
+    byBenchmark.set(benchmarkId, cell);
+    return cell;
+  };
+  const eachCell = (family: (typeof families)[number], visit: (cell: Map<string, number>, ids: string[]) => void) => {
+    for (const model of family.models)
+      for (const [benchmarkId, ids] of family.items)
+        for (const condition of family.benchmarkConditions.get(benchmarkId) ?? [])
+          visit(cellOf(condition, model, benchmarkId), ids);
+  };
+  for (const family of families)
+    eachCell(family, (cell, ids) => {
+      for (const id of ids) cell.set(id, (cell.get(id) ?? 0) + 1);
+    });
+  return families.map((family) => {
+    let trials = 0;
+    let shared = 0;
+    eachCell(family, (cell, ids) => {
+      trials += ids.length;
+      for (const id of ids) if ((cell.get(id) ?? 0) > 1) shared++;
+    });
+    return {
+      name: family.name,
+      role: family.role,
+      models: family.models,
+      benchmarks: [...family.items].map(([benchmark, ids]) => {
+        const conditions = family.benchmarkConditions.get(benchmark) ?? [];
+        const configurations = new Set(conditions.map((c) => conditionHash(configurationOf(c)))).size;
+        return { benchmark, items: ids.length, conditions: conditions.length, configurations };
+      }),
+      conditions: family.conditions
+        .filter((c) => [...family.benchmarkConditions.values()].some((own) => own.includes(c)))
+        .map(conditionLabel),
+      trials: trials * attempts,
+      sharedTrials: shared * attempts,
+    };
+  });
 }
 
 /** A judge call's own words (rubric, instructions), for the estimate. */
@@ -88,13 +179,18 @@ const JUDGE_PROMPT_TOKENS = 200;
 
 export function summarisePlan(study: PreparedStudy): PlanSummary {
   const itemCount = [...study.items.values()].reduce((sum, byId) => sum + byId.size, 0);
-  // Trials of one model: each benchmark's items under the conditions it runs.
-  const trialsPerModel = [...study.items].reduce(
-    (sum, [benchmarkId, byId]) => sum + conditionsOf(study, benchmarkId).length * byId.size,
-    0,
-  );
+  // Trials of one model: each benchmark's items under the conditions it runs (with families, the cells' items).
+  const trialsOf = (modelId: string): number =>
+    [...study.items.keys()].reduce(
+      (sum, benchmarkId) =>
+        sum + conditionsOf(study, benchmarkId).reduce((n, c) => n + cellSize(study, modelId, c, benchmarkId), 0),
+      0,
+    );
   const perBenchmark = [...study.items.keys()].map((benchmark) => {
-    const conditions = conditionsOf(study, benchmark);
+    // With families: the conditions some family runs on the benchmark.
+    const conditions = conditionsOf(study, benchmark).filter(
+      (c) => !study.coverage || study.spec.models.some((m) => cellSize(study, m.id, c, benchmark) > 0),
+    );
     const configurations = new Set(conditions.map((c) => conditionHash(configurationOf(c)))).size;
     return { benchmark, conditions: conditions.length, configurations };
   });
@@ -111,10 +207,12 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     let calls = 0;
     let cost = 0;
     let batchCost = 0;
-    for (const { perTrial, tasks, synchronous, settingsMaxTokens, kind } of workload) {
+    for (const { condition, perTrial, tasks, synchronous, settingsMaxTokens, kind } of workload) {
       // The max_tokens each call is sent with (callParams): the most output it can cost.
       const outputPerCall = settingsMaxTokens ?? model.params.max_tokens ?? DEFAULT_MAX_TOKENS[kind];
-      for (const { promptTokens, judged } of tasks) {
+      const cells = study.coverage?.get(model.id)?.get(condition);
+      for (const { benchmarkId, itemId, promptTokens, judged } of tasks) {
+        if (study.coverage && !cells?.get(benchmarkId)?.has(itemId)) continue;
         calls += perTrial * attempts;
         if (price) {
           const usage = { inputTokens: promptTokens * perTrial, outputTokens: outputPerCall * perTrial };
@@ -136,7 +234,7 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     }
     return {
       model: model.id,
-      trials: trialsPerModel * attempts,
+      trials: trialsOf(model.id) * attempts,
       // Judge calls are expectations (subsample shares): the estimate is rounded.
       calls: Math.round(calls),
       costUsd: price ? cost : null,
@@ -148,7 +246,9 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     conditions: study.conditions.length,
     items: itemCount,
     attempts,
-    cells: study.spec.models.length * perBenchmark.reduce((sum, b) => sum + b.conditions, 0),
+    cells: study.coverage
+      ? countCells(study)
+      : study.spec.models.length * perBenchmark.reduce((sum, b) => sum + b.conditions, 0),
     trials: perModel.reduce((sum, m) => sum + m.trials, 0),
     estimatedCalls: perModel.reduce((sum, m) => sum + m.calls, 0),
     estimatedCostUsd: perModel.reduce((sum, m) => sum + (m.costUsd ?? 0), 0),
@@ -156,8 +256,32 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     modelsWithoutPrice: perModel.filter((m) => m.costUsd === null).map((m) => m.model),
     perModel,
     perBenchmark,
-    configurationCells: study.spec.models.length * perBenchmark.reduce((sum, b) => sum + b.configurations, 0),
+    configurationCells: study.coverage
+      ? countConfigurationCells(study)
+      : study.spec.models.length * perBenchmark.reduce((sum, b) => sum + b.configurations, 0),
+    ...(study.families ? { families: familyPlans(study) } : {}),
   };
+}
+
+/** With families: the (model, condition, benchmark) cells that run at least one item. */
+function countCells(study: PreparedStudy): number {
+  let cells = 0;
+  for (const model of study.spec.models)
+    for (const benchmarkId of study.items.keys())
+      for (const condition of conditionsOf(study, benchmarkId))
+        if (cellSize(study, model.id, condition, benchmarkId) > 0) cells++;
+  return cells;
+}
+
+/** With families: model x benchmark x configuration cells that run at least one item. */
+function countConfigurationCells(study: PreparedStudy): number {
+  const seen = new Set<string>();
+  for (const model of study.spec.models)
+    for (const benchmarkId of study.items.keys())
+      for (const condition of conditionsOf(study, benchmarkId))
+        if (cellSize(study, model.id, condition, benchmarkId) > 0)
+          seen.add(`${model.id}\u0000${benchmarkId}\u0000${conditionHash(configurationOf(condition))}`);
+  return seen.size;
 }
 
 /**
@@ -166,8 +290,9 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
  * rendered once, not once per model.
  */
 function conditionWorkloads(study: PreparedStudy): {
+  condition: Condition;
   perTrial: number;
-  tasks: { promptTokens: number; judged: boolean }[];
+  tasks: { benchmarkId: string; itemId: string; promptTokens: number; judged: boolean }[];
   synchronous: boolean;
   /** The scaffold setting max_tokens, and the scaffold's kind for the default (callParams). */
   settingsMaxTokens: number | undefined;
@@ -175,13 +300,18 @@ function conditionWorkloads(study: PreparedStudy): {
 }[] {
   return study.conditions.map((condition) => {
     const { scaffold, settings } = scaffoldOf(condition);
-    const tasks: { promptTokens: number; judged: boolean }[] = [];
+    const tasks: { benchmarkId: string; itemId: string; promptTokens: number; judged: boolean }[] = [];
     for (const [benchmarkId, items] of study.items) {
       if (!conditionsOf(study, benchmarkId).includes(condition)) continue;
       const context = { exemplars: study.exemplars.get(benchmarkId) };
+      // With families, only the items some model runs under this condition are rendered.
+      const used = study.coverage ? itemsUnderCondition(study, condition, benchmarkId) : undefined;
       for (const item of items.values()) {
+        if (used && !used.has(item.id)) continue;
         const task = renderTrialTask(item, condition, context);
         tasks.push({
+          benchmarkId,
+          itemId: item.id,
           promptTokens: estimateTokens(renderTask(task)),
           judged: judgedAtRunTime(study.spec, { benchmarkId: item.benchmark, condition }, item, () => task),
         });
@@ -190,6 +320,7 @@ function conditionWorkloads(study: PreparedStudy): {
     // Log-prob scoring is never batched: its calls cost the synchronous price in batch mode too.
     const settingsMaxTokens = typeof settings.max_tokens === "number" ? settings.max_tokens : undefined;
     return {
+      condition,
       perTrial: scaffold.expectedCalls(settings),
       tasks,
       synchronous: scoringPathOf(condition) === "logprob",
@@ -198,6 +329,14 @@ function conditionWorkloads(study: PreparedStudy): {
       kind: scaffold.name === DEFAULT_SCAFFOLD ? "direct" : "scaffolded",
     };
   });
+}
+
+/** With families: the items of a benchmark that any model runs under a condition. */
+function itemsUnderCondition(study: PreparedStudy, condition: Condition, benchmarkId: string): Set<string> {
+  const used = new Set<string>();
+  for (const byCondition of study.coverage?.values() ?? [])
+    for (const id of byCondition.get(condition)?.get(benchmarkId) ?? []) used.add(id);
+  return used;
 }
 
 /** What the planner needs to know of a model's provider. */

@@ -9,12 +9,22 @@ import type { StudySpec } from "../contracts/spec.js";
 import { hashValue } from "../core/hash.js";
 import { readSpecFile, type SpecFile } from "../core/spec-loader.js";
 import { datasetLoaders } from "../datasets/registry.js";
+import type { LoadedBenchmark } from "../datasets/types.js";
 import { sampleItems } from "../datasets/sample.js";
 import { loadStudySpec } from "../facets/validate.js";
 import { refuseConstraintViolations } from "../facets/constraints.js";
 import { checkSampleSize, refuseDuplicateIds } from "./benchmark-checks.js";
 import { benchmarkConditions, expandConditions } from "./conditions.js";
 import { type ExemplarManifest, exemplarManifest, loadExemplarPool } from "./exemplars.js";
+import {
+  type CellCoverage,
+  cellCoverage,
+  type FamilyManifest,
+  familyManifest,
+  type PreparedFamily,
+  prepareFamilies,
+  refuseBenchmarksWithoutFamily,
+} from "./families.js";
 import { loadSpecPlugins } from "./plugins.js";
 
 export interface ManifestEntry {
@@ -35,6 +45,8 @@ export interface ItemManifest {
     /** The few-shot exemplar pool and its draws (only for a benchmark that declares one). */
     exemplars?: ExemplarManifest;
   }[];
+  /** The study's families, each with its items (only for a spec that declares families). */
+  families?: Record<string, FamilyManifest>;
 }
 
 export interface PreparedStudy {
@@ -52,6 +64,10 @@ export interface PreparedStudy {
   exemplars: Map<string, Item[]>;
   /** Problems the study can run with, for the user to see (e.g. a sample cut to the benchmark's size). */
   warnings: string[];
+  /** The declared families with their items (absent: every cell runs every item of its benchmark). */
+  families?: PreparedFamily[];
+  /** The items of each (model, condition, benchmark) cell: the union of the families' (with families only). */
+  coverage?: CellCoverage;
 }
 
 export async function prepareStudy(
@@ -70,6 +86,8 @@ export async function prepareStudy(
   const items = new Map<string, Map<string, Item>>();
   const manifest: ItemManifest = { benchmarks: [] };
   const exemplars = new Map<string, Item[]>();
+  const pools = new Map<string, Item[]>();
+  const sources = new Map<string, LoadedBenchmark["sources"]>();
   for (const [index, benchmark] of spec.benchmarks.entries()) {
     const loader = datasetLoaders.get(benchmark.loader);
     const loaded = await loader.load(benchmark, {
@@ -89,6 +107,8 @@ export async function prepareStudy(
         )
       : loaded.items;
     items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
+    pools.set(benchmark.id, sampled);
+    sources.set(benchmark.id, loaded.sources);
     const pool = await loadExemplarPool(benchmark, sampled, {
       baseDir,
       cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache"),
@@ -100,12 +120,9 @@ export async function prepareStudy(
       source: benchmark.source ?? null,
       sample: benchmark.sample ?? null,
       skippedRows: loaded.skippedRows,
-      items: sampled.map((item) => ({
-        id: item.id,
-        sha256: itemHash(item),
-        file: loaded.sources[item.id]?.file ?? "",
-        row: loaded.sources[item.id]?.row ?? 0,
-      })),
+      // With families the entries are written once the families' items are known (a benchmark's
+      // pool is not hashed whole).
+      items: spec.families ? [] : sampled.map((item) => manifestEntry(item, loaded.sources)),
       ...(pool ? { exemplars: exemplarManifest(benchmark, spec, pool) } : {}),
     });
   }
@@ -115,6 +132,13 @@ export async function prepareStudy(
   );
   // The validity constraints the facets and loaders declare (SafetyRepro App. T), before any trial exists.
   refuseConstraintViolations(spec, (id) => byBenchmark.get(id) ?? []);
+  const families = spec.families
+    ? prepareFamilies(spec, pools, conditions, located, (id) => byBenchmark.get(id) ?? [])
+    : undefined;
+  if (families) {
+    refuseBenchmarksWithoutFamily(spec, families, located);
+    keepFamilyItems(items, manifest, families, sources);
+  }
   return {
     spec,
     specPath,
@@ -126,7 +150,31 @@ export async function prepareStudy(
     benchmarkConditions: byBenchmark,
     exemplars,
     warnings,
+    ...(families ? { families, coverage: cellCoverage(families) } : {}),
   };
+}
+
+/**
+ * With families, a benchmark's items are those some family draws (in the benchmark's order),
+ * and the manifest records each family's items.
+ */
+function keepFamilyItems(
+  items: Map<string, Map<string, Item>>,
+  manifest: ItemManifest,
+  families: readonly PreparedFamily[],
+  sources: ReadonlyMap<string, LoadedBenchmark["sources"]>,
+): void {
+  for (const entry of manifest.benchmarks) {
+    const used = new Set(families.flatMap((f) => f.items.get(entry.id) ?? []));
+    const byId = items.get(entry.id)!;
+    for (const id of [...byId.keys()]) if (!used.has(id)) byId.delete(id);
+    entry.items = [...byId.values()].map((item) => manifestEntry(item, sources.get(entry.id) ?? {}));
+  }
+  manifest.families = Object.fromEntries(families.map((f) => [f.name, familyManifest(f)]));
+}
+
+function manifestEntry(item: Item, sources: LoadedBenchmark["sources"]): ManifestEntry {
+  return { id: item.id, sha256: itemHash(item), file: sources[item.id]?.file ?? "", row: sources[item.id]?.row ?? 0 };
 }
 
 /** SHA-256 of an item's content (not its position or source), as the manifest records it. */

@@ -16,6 +16,8 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { analyzeDirectory, normalizePlan } from "../../src/analysis/index.js";
 import type { GridResult } from "../../src/analysis/grid/grid-analysis.js";
+import { quantizationEffects } from "../../src/analysis/grid/robustness.js";
+import type { GridCell } from "../../src/analysis/grid/cells.js";
 import type { Item } from "../../src/contracts/item.js";
 import { itemDifficulty } from "../../src/models/sim/draws.js";
 import { SIM_EFFECTS } from "../../src/models/sim/format-effects.js";
@@ -217,10 +219,67 @@ describe("quantization effect on the simulated panel", () => {
           if (Math.sign(f16[i] - f16[j]) * Math.sign(q4[i] - q4[j]) < 0) reversed++;
       flips.push(reversed);
     }
+    // The signed per-cell deltas beside the absolute summary: one per paired cell, b - a, whose
+    // absolute values are the summary's.
+    assert.equal(effect.cells.length, effect.overall.n);
+    for (const c of effect.cells) assert.equal(c.delta, c.b - c.a);
+    const meanAbs = effect.cells.reduce((sum, c) => sum + Math.abs(c.delta), 0) / effect.cells.length;
+    assert.ok(Math.abs(meanAbs - effect.overall.mean) < 1e-12, `mean |delta| ${meanAbs} vs ${effect.overall.mean}`);
+    assert.equal(Math.abs(effect.cells[0].delta), effect.overall.max, "largest |delta| first");
     assert.ok(effect.ordering, "expected effect.ordering");
     assert.equal(effect.ordering.cells, configs.length);
     assert.equal(effect.ordering.matching, matching);
     assert.equal(effect.ordering.rate, matching / configs.length);
     assert.deepEqual([...effect.ordering.pairFlips].sort(), [...flips].sort());
+  });
+});
+
+describe("signed per-cell quantization deltas (SafetyRepro App. O)", () => {
+  it("prints BF16 - NF4 per paired cell with its sign, largest |delta| first, as App. O's table does", () => {
+    // App. O's five largest cells (model, benchmark, template, scoring, NF4, BF16, Delta), in pp.
+    const printed: [string, string, string, string, number, number, number][] = [
+      ["yi", "xstest", "T1", "logprob", 70.5, 49.8, -20.7],
+      ["yi", "toxigen", "T1", "logprob", 71.9, 53.9, -18.0],
+      ["qwen", "truthfulqa", "T3", "free_form", 63.6, 70.8, 7.2],
+      ["mistral", "toxigen", "T3", "free_form", 62.7, 69.8, 7.1],
+      ["qwen", "toxigen", "T1", "free_form", 61.7, 67.1, 5.4],
+    ];
+    const axes = ["template", "scoring_path", "quantization"];
+    const cell = (
+      model: string,
+      benchmark: string,
+      template: string,
+      scoring: string,
+      quantization: string,
+      score: number,
+    ) =>
+      ({
+        model,
+        benchmark,
+        configuration: `${template} · ${scoring} · ${quantization}`,
+        levels: { template, scoring_path: scoring, quantization },
+        score: score / 100,
+        items: 295,
+        trials: 295,
+        parseRate: 1,
+        erroredShare: 0,
+        revisions: [],
+        itemMeans: new Map(),
+      }) satisfies GridCell;
+    const cells = printed.flatMap(([m, b, t, sc, nf4, bf16]) => [
+      cell(m, b, t, sc, "nf4", nf4),
+      cell(m, b, t, sc, "bf16", bf16),
+    ]);
+    // Listed in the order the paper's quantization axis is read: NF4 (the grid's) first, BF16 against it.
+    const [effect] = quantizationEffects(cells, axes, ["nf4", "bf16"], ["mistral", "qwen", "yi"]);
+    assert.equal(effect.a, "nf4");
+    assert.equal(effect.b, "bf16");
+    assert.deepEqual(
+      effect.cells.map((c) => [c.model, c.benchmark, c.configuration, Math.round(c.delta * 1000) / 10]),
+      printed.map(([m, b, t, sc, , , delta]) => [m, b, `${t} · ${sc}`, delta]),
+    );
+    // The absolute summary App. O also prints is the same cells' |delta|.
+    assert.ok(effect.overall, "expected effect.overall");
+    assert.ok(Math.abs(effect.overall.max - 0.207) < 1e-9, `max |delta| ${effect.overall.max}`);
   });
 });

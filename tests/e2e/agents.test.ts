@@ -56,6 +56,20 @@ describe("examples/gaia.yaml", () => {
     assert.equal(questions, readFileSync(join(data, "metadata.jsonl"), "utf8").trim().split("\n").length - 1);
     const plan = summarisePlan(study);
     assert.equal(plan.trials, 5 * 3 * questions * 3);
+    // One family per level (the paper reads each level apart): 15 cells x the level's questions x 3.
+    const levels = readFileSync(join(data, "metadata.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { Level: number }).Level);
+    const perLevel = (level: number) => levels.filter((l) => l === level).length;
+    assert.deepEqual(
+      plan.families!.map((f) => [f.name, f.trials]),
+      [
+        ["level_1", 5 * 3 * perLevel(1) * 3],
+        ["level_2", 5 * 3 * perLevel(2) * 3],
+      ],
+    );
+    assert.ok(perLevel(1) > 0 && perLevel(2) > 0, "the test files hold questions of both levels");
   });
 });
 

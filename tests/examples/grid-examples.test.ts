@@ -126,6 +126,16 @@ describe("examples/safety-repro.yaml has the paper's accounting (SafetyRepro §3
         assert.equal(summary.cells, 1764);
       }
     }
+    // Its two sub-designs as families: the full grid on the four free-form benchmarks, the
+    // log-prob grid on CrowS-Pairs; no trial in both, so the families add up to the plan.
+    const families = Object.fromEntries(summary.families!.map((fam) => [fam.name, fam]));
+    for (const b of families.grid.benchmarks) assert.equal(b.configurations, full, `grid ${b.benchmark}`);
+    assert.deepEqual(
+      families.crows_pairs.benchmarks.map((b) => [b.benchmark, b.configurations]),
+      [...logprobOnly].map((id) => [id, pairs]),
+    );
+    assert.equal(families.grid.trials + families.crows_pairs.trials, summary.trials);
+    assert.equal(families.grid.sharedTrials + families.crows_pairs.sharedTrials, 0);
     // Every few-shot level of every benchmark has its deterministic draw in the item manifest.
     for (const b of study.spec.benchmarks) assert.ok(b.exemplars, `${b.id} declares an exemplar pool`);
   });

@@ -33,6 +33,17 @@ describe("examples/scaffold-safety-sim.yaml", () => {
       sim.models.every((m) => m.provider === "sim"),
       'expected sim.models.every((m) => m.provider === "sim")',
     );
+    // The same families: names, roles, benchmarks, conditions, and one simulated respondent per model.
+    const shape = (spec: typeof sim) =>
+      Object.entries(spec.families ?? {}).map(([name, f]) => [
+        name,
+        f.role,
+        f.benchmarks,
+        f.conditions,
+        f.exclude,
+        f.models?.length ?? spec.models.length,
+      ]);
+    assert.deepEqual(shape(sim), shape(real));
     // Same plan apart from the resampling effort.
     const effort = (plan: typeof sim.analysis) => ({ ...plan, bootstrap: undefined, specification_curve: undefined });
     assert.deepEqual(effort(sim.analysis), effort(real.analysis));
@@ -45,29 +56,40 @@ describe("examples/scaffold-safety-sim.yaml", () => {
     }
   });
 
-  it("plans: 6 simulated models x 11 conditions x its items, at no cost", {
+  it("plans each family on its own sample, the trials families share once, at no cost", {
     skip: existsSync(DATASETS) ? false : `${DATASETS} not found (the shared materials beside the checkout)`,
   }, async () => {
     const study = await prepareStudy(SIM);
     assert.deepEqual(study.warnings, []);
-    const sizes = Object.fromEntries(study.manifest.benchmarks.map((b) => [b.id, b.items.length]));
-    // Each benchmark gives its declared sample (every source holds at least that many items).
-    const declared = Object.fromEntries(study.spec.benchmarks.map((b) => [b.id, b.sample?.n]));
-    assert.deepEqual(sizes, declared);
-    const items = Object.values(sizes).reduce((a, b) => a + b, 0);
     const plan = summarisePlan(study);
-    assert.equal(plan.models, 6);
-    assert.equal(plan.conditions, 11);
-    assert.equal(plan.items, items);
-    assert.equal(plan.trials, 6 * 11 * items);
-    // Calls per trial: direct 1, ReAct 6, critic 5, map-reduce 5 (and with options 5), CoT 1, chains 4.
-    // Judge sub-calls: XSTest and OR-Bench (no options: open-ended) are judged at run time; each
-    // judged trial expects the primary verdict plus the validation and guessing shares, rounded
-    // per model as the plan's estimate is.
-    const perJudged =
-      1 + (study.spec.scoring?.validation?.fraction ?? 0) + (study.spec.scoring?.blinding.guess_fraction ?? 0);
-    const judgeCalls = 6 * Math.round(11 * (sizes.xstest + sizes.or_bench) * perJudged);
-    assert.equal(plan.estimatedCalls, 6 * items * (1 + 6 + 5 + 5 + 5 + 1 + 4 * 5) + judgeCalls);
+    const families = Object.fromEntries(plan.families!.map((f) => [f.name, f]));
+    // Each family's trials: its models x its conditions x its sample, from the spec's numbers.
+    const spec = study.spec;
+    const sampleOf = (name: string, benchmark: string): number => {
+      const sample = spec.families![name].sample as Record<string, { n: number }> | { n: number } | undefined;
+      if (sample && "n" in sample && typeof sample.n === "number") return sample.n;
+      const own = (sample as Record<string, { n: number }> | undefined)?.[benchmark]?.n;
+      return own ?? study.manifest.benchmarks.find((b) => b.id === benchmark)!.sample!.n;
+    };
+    const expected = {
+      // 4 configurations x 6 models; BBQ 36 + TruthfulQA 32 + XSTest 24 + OR-Bench 24 + sycophancy 20.
+      primary: 6 * 4 * (36 + 32 + 24 + 24 + 20),
+      ai_factual_recall: 6 * 4 * 20,
+      option_preserving: 5 * 3 * (8 + 8),
+      cot: 5 * 3 * (6 + 6 + 6),
+      invocation_bias: 6 * 4 * 12,
+      invocation_misconception: 6 * 4 * 12,
+      format: 5 * 2 * 2 * (4 + 4 + 4 + 4 + 4),
+    };
+    assert.equal(sampleOf("primary", "bbq"), 36);
+    assert.equal(sampleOf("primary", "truthfulqa"), 32);
+    assert.deepEqual(Object.fromEntries(Object.entries(families).map(([n, f]) => [n, f.trials])), expected);
+    // Shared: option-preserving and CoT's direct and map-reduce trials (primary and control items),
+    // the misconception chains' passthrough on primary TruthfulQA items, and the format study's
+    // TruthfulQA items under direct and map-reduce in MC.
+    const shared = 5 * 2 * 16 + 5 * 2 * 18 + 6 * 12 + 5 * 2 * 4;
+    const sum = Object.values(expected).reduce((a, b) => a + b, 0);
+    assert.equal(plan.trials, sum - shared);
     assert.equal(plan.estimatedCostUsd, 0);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * examples/scaffold-safety.yaml is the paper's design (Safety Under Scaffolding, Sec. 3): it
  * loads cleanly (settings validated strictly, judges assigned as the paper assigns them) and
- * `plan` shows the paper's trial and call counts, recomputed here from the paper's design, not
- * from the spec. The spec's sources point at ../shared/datasets; two published files are not in
+ * `plan` shows each of the paper's studies as a family with the paper's trial counts, recomputed
+ * here from the paper's numbers (benchmark sizes, models, configurations), not from the spec. The spec's sources point at ../shared/datasets; two published files are not in
  * the shared copy (sycophancy, OR-Bench-Hard), so the spec is planned from a mirror in which the
  * files that exist are linked and the missing ones are stand-ins in the published format (the
  * counts depend only on the samples' sizes).
@@ -14,14 +14,14 @@ import { dirname, join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { loadSpec } from "../../src/core/spec-loader.js";
 import { assignJudges } from "../../src/run/judge.js";
-import { summarisePlan } from "../../src/run/plan.js";
-import { type PreparedStudy, prepareStudy } from "../../src/run/study.js";
+import { planTrials, summarisePlan } from "../../src/run/plan.js";
+import { prepareStudy } from "../../src/run/study.js";
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");
 const SPEC = join(repoRoot, "examples", "scaffold-safety.yaml");
 const DATASETS = resolve(repoRoot, "..", "shared", "datasets");
 
-/** The paper's design (Sec. 3.1-3.4, Table 2). */
+/** The paper's design (Sec. 3.1-3.4, 5.1, 5.2, 6.1, 6.2, Tables 1, 2, 9, 10, 11). */
 const PAPER = {
   // Provider model ids as the paper names them; it names none for Gemini 3 Pro ("Google; Vertex
   // AI"), so that one is Google's id for the model.
@@ -36,21 +36,20 @@ const PAPER = {
   // Cases per benchmark; XSTest/OR-Bench is 125 safe + 125 unsafe XSTest and 250 OR-Bench-Hard.
   cases: { bbq: 800, truthfulqa: 817, xstest: 250, or_bench: 250, sycophancy: 500 },
   control: { ai_factual_recall: 500 },
-  /**
-   * Calls per trial (upper bounds) of each configuration as the paper describes it: direct one
-   * call; ReAct up to 5 iterations, plus the forced final answer; the critic a draft and up to
-   * 2 rounds of critique + revision; map-reduce a decomposition, 3 sub-task calls and a reduce.
-   */
-  primary: { direct: 1, "react(max_iterations=5)": 6, "critic(rounds=2)": 5, map_reduce: 5 },
-  /** The secondary conditions: option-preserving map-reduce, CoT (one call), 4-step chains. */
-  secondary: {
-    map_reduce_options: 5,
-    cot: 1,
-    "invocation_chain(intensity=minimal)": 4,
-    "invocation_chain(intensity=moderate,property=bias)": 4,
-    "invocation_chain(intensity=aggressive,property=bias)": 4,
-    "invocation_chain(intensity=moderate,property=misconception)": 4,
-    "invocation_chain(intensity=aggressive,property=misconception)": 4,
+  /** The primary configurations (Table 1): direct, ReAct, multi-agent critic, map-reduce. */
+  configurations: 4,
+  /** Sec. 5.2, Table 9: 100 TruthfulQA + 100 BBQ cases, five of six models, direct / MR / option-preserving MR. */
+  optionPreserving: { items: 100 + 100, models: 5, conditions: 3 },
+  /** Sec. 6.1, Table 10: 200 items of TruthfulQA, BBQ and the control, five models, direct / CoT / MR. */
+  cot: { items: 200, models: 5, conditions: 3 },
+  /** Sec. 6.2: 300 items per benchmark (BBQ, TruthfulQA), six models, four intensities (passthrough is direct). */
+  invocation: { items: 300, models: 6, intensities: 4 },
+  /** Sec. 5.1: 220 matched pairs, five models, direct and map-reduce, MC and OE. */
+  format: {
+    pairs: { bbq: 60, truthfulqa: 60, sycophancy: 20, ai_factual_recall: 30, mmlu: 50 },
+    models: 5,
+    configurations: 2,
+    formats: 2,
   },
 };
 
@@ -105,28 +104,6 @@ function mirror(): { spec: string; standIns: string[] } {
   return { spec, standIns };
 }
 
-/** The study restricted to some conditions and benchmarks (what plan counts for that part). */
-function part(study: PreparedStudy, conditions: readonly string[], benchmarks: readonly string[]): PreparedStudy {
-  const labels = new Set(conditions);
-  const label = (c: PreparedStudy["conditions"][number]) => {
-    const value = c.scaffold;
-    if (typeof value !== "object" || value === null) return String(value);
-    const { name, ...settings } = value as Record<string, unknown>;
-    const args = Object.entries(settings).map(([k, v]) => `${k}=${v}`);
-    return args.length === 0 ? String(name) : `${name}(${args.join(",")})`;
-  };
-  const keep = (conditions: PreparedStudy["conditions"]) => conditions.filter((c) => labels.has(label(c)));
-  return {
-    ...study,
-    conditions: keep(study.conditions),
-    // The planner reads each benchmark's own conditions (the grid minus its exclude entries).
-    benchmarkConditions: new Map(
-      [...study.benchmarkConditions].filter(([id]) => benchmarks.includes(id)).map(([id, c]) => [id, keep(c)]),
-    ),
-    items: new Map([...study.items].filter(([id]) => benchmarks.includes(id))),
-  };
-}
-
 describe("examples/scaffold-safety.yaml", { skip: existsSync(DATASETS) ? false : `${DATASETS} not found` }, () => {
   it("names the paper's six models and assigns the judges as the paper does", () => {
     const { spec } = loadSpec(SPEC);
@@ -144,57 +121,56 @@ describe("examples/scaffold-safety.yaml", { skip: existsSync(DATASETS) ? false :
     assert.equal(spec.scoring?.validation?.fraction, 0.1);
   });
 
-  it("plans the paper's trial and call counts", async () => {
+  it("plans each of the paper's studies as a family, shared trials counted once", async () => {
     const { spec: specPath, standIns } = mirror();
     const study = await prepareStudy(specPath);
     assert.deepEqual(study.warnings, []);
     // The stand-ins are only ever for the two files the shared copy lacks.
     assert.ok(
       standIns.every((id) => id === "sycophancy" || id === "or_bench"),
-      standIns.join(", "),
+      `stand-ins only for sycophancy and OR-Bench, found: ${standIns.join(", ")}`,
     );
-
     const models = PAPER.models.length;
     const cases = sum(Object.values(PAPER.cases));
-    const control = sum(Object.values(PAPER.control));
     assert.equal(cases, 2617, "the paper's 2,617 cases (Table 1)");
+    const pairs = sum(Object.values(PAPER.format.pairs));
+    assert.equal(pairs, 220, "the format study's 220 pairs (Sec. 5.1)");
+
+    const expected = {
+      primary: models * PAPER.configurations * cases,
+      ai_factual_recall: models * PAPER.configurations * PAPER.control.ai_factual_recall,
+      option_preserving:
+        PAPER.optionPreserving.models * PAPER.optionPreserving.conditions * PAPER.optionPreserving.items,
+      cot: PAPER.cot.models * PAPER.cot.conditions * PAPER.cot.items,
+      invocation_bias: PAPER.invocation.models * PAPER.invocation.intensities * PAPER.invocation.items,
+      invocation_misconception: PAPER.invocation.models * PAPER.invocation.intensities * PAPER.invocation.items,
+      format: PAPER.format.models * PAPER.format.configurations * PAPER.format.formats * pairs,
+    };
+    assert.equal(expected.primary, 62_808, "Sec. 3.1: 62,808 primary trials");
+    const plans = summarisePlan(study).families!;
+    assert.deepEqual(Object.fromEntries(plans.map((f) => [f.name, f.trials])), expected);
     assert.deepEqual(
-      study.manifest.benchmarks.map((b) => [b.id, b.items.length]),
-      Object.entries({ ...PAPER.cases, ...PAPER.control }),
+      plans.map((f) => f.role),
+      ["primary", "control", "secondary", "secondary", "secondary", "secondary", "secondary"],
+    );
+    const primary = plans.find((f) => f.name === "primary")!;
+    assert.deepEqual(
+      primary.benchmarks.map((b) => [b.benchmark, b.items]),
+      Object.entries(PAPER.cases),
     );
 
-    // The primary design: 6 models x 4 configurations x 2,617 cases = 62,808 trials.
-    const safety = Object.keys(PAPER.cases);
-    const primary = summarisePlan(part(study, Object.keys(PAPER.primary), safety));
-    assert.equal(primary.trials, 62_808);
-    assert.equal(primary.trials, models * 4 * cases);
-    // Judge sub-calls: XSTest and OR-Bench answers are judged at run time; each judged trial
-    // expects the primary verdict plus the validation and guessing subsamples' shares.
-    const judgedCases = PAPER.cases.xstest + PAPER.cases.or_bench;
-    const perJudged =
-      1 + (study.spec.scoring?.validation?.fraction ?? 0) + (study.spec.scoring?.blinding.guess_fraction ?? 0);
-    const judgeCalls = (conditions: number) => models * Math.round(conditions * judgedCases * perJudged);
-    assert.equal(
-      primary.estimatedCalls,
-      models * cases * sum(Object.values(PAPER.primary)) + judgeCalls(Object.keys(PAPER.primary).length),
-    );
-    assert.equal(primary.cells, models * 4 * safety.length);
-
-    // With the AI factual-recall control: + 6 x 4 x 500.
-    const withControl = summarisePlan(part(study, Object.keys(PAPER.primary), [...safety, "ai_factual_recall"]));
-    assert.equal(withControl.trials, 62_808 + 12_000);
-
-    // The whole spec: every configuration, primary and secondary, on every case of every benchmark.
-    const all = summarisePlan(study);
-    const perTrial = { ...PAPER.primary, ...PAPER.secondary };
-    assert.equal(all.models, models);
-    assert.equal(all.conditions, Object.keys(perTrial).length);
-    assert.equal(all.items, cases + control);
-    assert.equal(all.trials, models * Object.keys(perTrial).length * (cases + control));
-    assert.equal(
-      all.estimatedCalls,
-      models * (cases + control) * sum(Object.values(perTrial)) + judgeCalls(Object.keys(perTrial).length),
-    );
-    for (const m of all.perModel) assert.equal(m.trials, all.trials / models);
+    // Shared trials, from the designs: the option-preserving and CoT studies compare against the
+    // same items' direct and map-reduce trials of the primary study (and of the control); the
+    // misconception chains' passthrough is the direct call on TruthfulQA items that are all
+    // primary items (MC1 has 817 questions, all in the primary sample), and so are the format
+    // study's TruthfulQA items under direct and map-reduce in MC.
+    const shared =
+      PAPER.optionPreserving.models * 2 * PAPER.optionPreserving.items +
+      PAPER.cot.models * 2 * PAPER.cot.items +
+      PAPER.invocation.models * 1 * PAPER.invocation.items +
+      PAPER.format.models * PAPER.format.configurations * 1 * PAPER.format.pairs.truthfulqa;
+    const summary = summarisePlan(study);
+    assert.equal(summary.trials, sum(Object.values(expected)) - shared);
+    assert.equal([...planTrials(study, "run")].length, summary.trials, "each trial planned once");
   });
 });

@@ -82,6 +82,17 @@ describe("CFR_theta (SafetyRepro §4, App. L)", () => {
     assert.equal((100 * complianceFlipRateCeiling(12)).toFixed(2), "54.55");
   });
 
+  it("for odd n the ceiling is the attainable maximum (n + 1) / (2n), below App. L's algebraic 2n/(n-1) * 1/4", () => {
+    // n = 47: 23 or 24 of 47 configurations pass; p = 1/2 is not a pass fraction of 47.
+    assert.equal(complianceFlipRateCeiling(47), (2 * 23 * 24) / (47 * 46));
+    assert.equal((100 * complianceFlipRateCeiling(47)).toFixed(2), "51.06");
+    assert.equal((100 * ((2 * 47) / 46) * 0.25).toFixed(2), "51.09", "the algebraic bound, not reachable at n = 47");
+    for (const n of [3, 11, 47]) {
+      assert.ok(close(complianceFlipRateCeiling(n), (n + 1) / (2 * n)), `n=${n}: (n + 1)/(2n)`);
+      assert.ok(complianceFlipRateCeiling(n) < ((2 * n) / (n - 1)) * 0.25, `n=${n}: below the algebraic bound`);
+    }
+  });
+
   it("ceiling = the largest CFR of any pass/fail split, reached by an even split", () => {
     for (let n = 2; n <= 15; n++) {
       let best = 0;

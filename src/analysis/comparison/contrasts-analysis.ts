@@ -6,6 +6,7 @@ import { type AnalysisPlan, AnalysisPlanSchema } from "../../contracts/analysis.
 import type { Interval } from "../../stats/index.js";
 import { adjustPValues } from "../../stats/index.js";
 import {
+  facetFixedByBenchmark,
   analyzeScope,
   type Contrast,
   type ContrastGroup,
@@ -105,7 +106,8 @@ function formatStrata(ctx: AnalysisContext): { facet: string; levels: string[] }
   const facet = ctx.plan.format.facet;
   if (facet === ctx.resolved.comparisonFacet || !ctx.table.facets.includes(facet)) return null;
   const present = new Set(ctx.rows.map((r) => r.facets[facet]));
-  if (present.size < 2) return null;
+  // A format each benchmark fixes (MC benchmarks beside open-ended XSTest) is no format comparison.
+  if (present.size < 2 || facetFixedByBenchmark(ctx.rows, facet)) return null;
   const order = ctx.table.facetLevels[facet] ?? [];
   return { facet, levels: [...order.filter((l) => present.has(l)), ...[...present].filter((l) => !order.includes(l))] };
 }

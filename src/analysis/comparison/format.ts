@@ -97,6 +97,8 @@ export interface OptionPreservingAnalysis {
   /** Rows used: the MC format when a format facet exists. */
   restrictedTo: string | null;
   rows: RecoveryRow[];
+  /** The study family whose rows it was computed on, when the variants are not in the main analysis. */
+  family?: string;
 }
 
 const ALL = "all";

@@ -1,6 +1,7 @@
 /** Option-preserving recovery and the residual NNH (ScaffoldSafety App. I), on MC rows when formats vary. */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type OptionPreservingAnalysis, optionPreservingAnalysis, recoveryRowCells } from "./format.js";
+import { scoredRows } from "../data.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { NUMBER_NEEDED_HEADING, pct, pp, textTable } from "../text.js";
@@ -20,10 +21,49 @@ function optionPreserving(ctx: AnalysisContext): OptionPreservingAnalysis | Skip
     standard: findLevel(standard, levels) ?? standard,
     preserving: findLevel(preserving, levels) ?? preserving,
   };
-  if (!levels.includes(op.standard) || !levels.includes(op.preserving))
+  if (!levels.includes(op.standard) || !levels.includes(op.preserving)) {
+    const family = ctx.otherFamilies && familyWithVariants(ctx, ctx.otherFamilies, reference, standard, preserving);
+    if (family) return family;
     return { skipped: `needs both ${facet}=${op.standard} and ${facet}=${op.preserving}` };
+  }
   const plan = { ...ctx.plan, option_preserving: { ...ctx.plan.option_preserving, ...op } };
   return optionPreservingAnalysis(formatRows(ctx), facet, reference, plan, formatFacetPresent(ctx));
+}
+
+/** With study families, the variants may be another family's (ScaffoldSafety's option-preserving study). */
+function familyWithVariants(
+  ctx: AnalysisContext,
+  families: NonNullable<AnalysisContext["otherFamilies"]>,
+  reference: string,
+  standard: string,
+  preserving: string,
+): OptionPreservingAnalysis | undefined {
+  const facet = ctx.resolved.comparisonFacet;
+  for (const family of families) {
+    const present = [...new Set(family.rows.map((r) => r.facets[facet]))];
+    const variants = { standard: findLevel(standard, present), preserving: findLevel(preserving, present) };
+    if (!present.includes(reference) || !variants.standard || !variants.preserving) continue;
+    const kept = [reference, variants.standard, variants.preserving];
+    const rows = scoredRows(
+      family.rows.filter((r) => kept.includes(r.facets[facet])),
+      ctx.plan.population,
+    );
+    const { facet: formatFacet, mc, oe } = ctx.plan.format;
+    const formats = new Set(rows.map((s) => s.row.facets[formatFacet]));
+    const plan = {
+      ...ctx.plan,
+      option_preserving: {
+        ...ctx.plan.option_preserving,
+        standard: variants.standard,
+        preserving: variants.preserving,
+      },
+    };
+    return {
+      ...optionPreservingAnalysis(rows, facet, reference, plan, formats.has(mc) && formats.has(oe)),
+      family: family.name,
+    };
+  }
+  return undefined;
 }
 
 function summaryLines(analysis: StudyAnalysis): string[] {
@@ -31,7 +71,9 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   if ("skipped" in op) return ["", `option-preserving recovery: skipped (${op.skipped})`, ""];
   return [
     "",
-    `option-preserving recovery: ${op.preserving} vs ${op.standard}${op.restrictedTo ? ` at ${op.restrictedTo}` : ""}`,
+    `option-preserving recovery: ${op.preserving} vs ${op.standard}${op.restrictedTo ? ` at ${op.restrictedTo}` : ""}${
+      op.family ? ` (family ${op.family}, analysed apart from the primary family)` : ""
+    }`,
     ...textTable(
       [
         "model",

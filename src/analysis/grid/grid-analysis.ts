@@ -40,7 +40,7 @@ import {
 } from "./robustness.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import type { AnalysisRow } from "../table.js";
-import { num, pct, textTable } from "../text.js";
+import { num, pct, pp, textTable } from "../text.js";
 
 export interface GridEnvelope {
   name: string;
@@ -350,6 +350,15 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     const t3 = "error" in v.typeIII ? null : v.typeIII;
     out.push(
       `  variance ${v.benchmark} (free-form, ${v.cells} cells): model ${pct(t2?.modelShare)}, implementation ${pct(t2?.implementationShare)}, interactions ${pct(t2?.interactionShare)}, rho ${num(t2?.rho)} (Type III rho ${num(t3?.rho)})`,
+    );
+  }
+  for (const q of g.quantization) {
+    if (!q.overall) continue;
+    out.push(
+      `  quantization ${q.b} - ${q.a} over ${q.overall.n} paired cells: |delta| median ${pp(q.overall.median)}, mean ${pp(q.overall.mean)}, max ${pp(q.overall.max)}; largest signed: ${q.cells
+        .slice(0, 5)
+        .map((c) => `${c.model} / ${c.benchmark} / ${c.configuration} ${pp(c.delta)}`)
+        .join("; ")}`,
     );
   }
   for (const f of g.bootstrap) {

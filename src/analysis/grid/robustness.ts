@@ -293,14 +293,45 @@ export function scoringMethodEffects(
   return gapSummaries(pairedCells(cells, axes, SCORING_AXIS, freeForm, logprob, keep));
 }
 
+/** One paired cell's signed effect of switching the quantization: `delta` = score under b - score under a. */
+export interface SignedCellDelta {
+  model: string;
+  benchmark: string;
+  /** The configuration without the quantization axis. */
+  configuration: string;
+  a: number;
+  b: number;
+  delta: number;
+}
+
 export interface QuantizationEffect {
   a: string;
   b: string;
   perModel: PairedEffect[];
+  /**
+   * Every paired cell's signed delta (b - a; App. O prints BF16 - NF4), largest |delta| first:
+   * the direction the absolute summaries leave out.
+   */
+  cells: SignedCellDelta[];
   /** Over every paired cell of every model (App. O's 54-cell summary). */
   overall: AbsoluteGapSummary | null;
   /** Per (benchmark, configuration) with every model under both precisions: same induced ordering? */
   ordering: OrderingAgreement | null;
+}
+
+/** Each pair's signed delta, largest |delta| first (ties in model, benchmark, configuration order). */
+export function signedDeltas(
+  pairs: readonly { model: string; benchmark: string; rest: string; a: number; b: number }[],
+): SignedCellDelta[] {
+  return pairs
+    .map((p) => ({ model: p.model, benchmark: p.benchmark, configuration: p.rest, a: p.a, b: p.b, delta: p.b - p.a }))
+    .sort(
+      (x, y) =>
+        Math.abs(y.delta) - Math.abs(x.delta) ||
+        x.model.localeCompare(y.model) ||
+        x.benchmark.localeCompare(y.benchmark) ||
+        x.configuration.localeCompare(y.configuration),
+    );
 }
 
 /** App. O: each quantization level against the first, paired on every other axis. */
@@ -326,6 +357,7 @@ export function quantizationEffects(
       a: first,
       b,
       perModel: gapSummaries(pairs),
+      cells: signedDeltas(all),
       overall: all.length
         ? absoluteGapSummary(
             all.map((p) => p.a),

@@ -1,5 +1,5 @@
 import { conditionLabel } from "../../run/conditions.js";
-import { summarisePlan } from "../../run/plan.js";
+import { type PlanSummary, summarisePlan } from "../../run/plan.js";
 import { refuseWithoutSandbox } from "../../run/agent-runtime.js";
 import { checkCells } from "../../run/model-runtimes.js";
 import { prepareStudy } from "../../run/study.js";
@@ -36,7 +36,8 @@ export async function planCommand(
     ...summary.perBenchmark.map(
       (b) => `    ${b.benchmark}: |C| = ${b.configurations} configuration(s), ${b.conditions} condition(s)`,
     ),
-    `  trials: ${summary.trials}`,
+    `  trials: ${summary.trials}${summary.families ? " (each trial once, however many families include it)" : ""}`,
+    ...familyLines(summary),
     `  estimated calls: ${summary.estimatedCalls}`,
     `  estimated cost (upper bound): $${summary.estimatedCostUsd.toFixed(2)}` +
       (summary.modelsWithoutPrice.length > 0 ? ` (no price for: ${summary.modelsWithoutPrice.join(", ")})` : ""),
@@ -54,4 +55,26 @@ export async function planCommand(
     ...(power && powerModule ? powerModule.powerLines(power, summary.modelsWithoutPrice) : []),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** Each family's design and trials, the primary first (plan's text output; absent without families). */
+function familyLines(summary: PlanSummary): string[] {
+  if (!summary.families) return [];
+  const ordered = [
+    ...summary.families.filter((f) => f.role === "primary"),
+    ...summary.families.filter((f) => f.role !== "primary"),
+  ];
+  const counted = ordered.reduce((sum, f) => sum + f.trials, 0);
+  return [
+    "  families (trials shared by families are run once):",
+    ...ordered.flatMap((f) => [
+      `    ${f.name} (${f.role}): ${f.trials} trials on ${f.models.length} model(s), items ${f.benchmarks
+        .map((b) => `${b.benchmark} ${b.items}`)
+        .join(" + ")}${f.sharedTrials > 0 ? `; ${f.sharedTrials} of them shared with another family` : ""}`,
+      `      ${f.benchmarks.map((b) => `${b.benchmark}: |C| = ${b.configurations}`).join(", ")}; conditions${
+        f.conditions.length <= 12 ? `: ${f.conditions.join(", ")}` : ` (${f.conditions.length}): see the list below`
+      }`,
+    ]),
+    `    sum over families ${counted}; shared counted once: ${summary.trials}`,
+  ];
 }

@@ -3,6 +3,7 @@
  * report.ts renders whatever is registered.
  */
 import "./scorecard.js";
+import "./families.js";
 import "./comparison/charts.js";
 import "./comparison/contrasts.js";
 import "./comparison/hypotheses.js";

@@ -1,0 +1,264 @@
+/**
+ * Study families in the spec and the plan: each family's models, benchmarks, conditions and
+ * sample; trials that families share planned once, with the same ids they have without
+ * families; and a clear spec error (file:line, YAML path, what was expected) for each bad family.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { familyDesigns } from "../../src/analysis/families.js";
+import { checkAgainstStamp, createStamp, normalizePlan } from "../../src/analysis/index.js";
+import { familyPlans, planTrials, summarisePlan } from "../../src/run/plan.js";
+import { prepareStudy } from "../../src/run/study.js";
+import { runCli } from "../helpers/cli.js";
+import { demoItemsYaml } from "../helpers/study.js";
+
+const MODELS = `models:
+  - { id: sim-a, provider: sim, model: medium, params: { temperature: 0 } }
+  - { id: sim-b, provider: sim, model: strong, params: { temperature: 0 } }
+`;
+
+/** Two inline benchmarks (a: 30 items, b: 12) and three scaffolds, with `families` appended. */
+function specYaml(families: string): string {
+  return `study: family-demo
+seed: 1
+${MODELS}benchmarks:
+  - id: a
+    loader: inline
+    items:
+${demoItemsYaml(30)}
+  - id: b
+    loader: inline
+    items:
+${demoItemsYaml(12)}
+conditions:
+  facets:
+    scaffold: [direct, map_reduce, cot]
+${families}`;
+}
+
+function write(yaml: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "parallax-families-"));
+  const path = join(dir, "study.yaml");
+  writeFileSync(path, yaml);
+  return path;
+}
+
+const PAPER_LIKE = `families:
+  main:
+    role: primary
+    conditions: { scaffold: [direct, map_reduce] }
+    sample: { a: { n: 20, seed: 4 } }
+  mechanism:
+    role: secondary
+    models: [sim-a]
+    benchmarks: [a]
+    conditions: { scaffold: [direct, cot, map_reduce] }
+    sample: { n: 8, seed: 5, within: main }
+  fresh:
+    role: secondary
+    benchmarks: [a]
+    conditions: { scaffold: [direct, cot] }
+    sample: { n: 10, seed: 6, disjoint_from: [main] }
+  check:
+    role: control
+    benchmarks: [b]
+    conditions: { scaffold: [direct, map_reduce] }
+`;
+
+describe("families in the plan", () => {
+  test("each family's trials, the shared ones counted once, and trial ids that do not depend on the family", async () => {
+    const study = await prepareStudy(write(specYaml(PAPER_LIKE)));
+    const byName = Object.fromEntries(familyPlans(study).map((f) => [f.name, f]));
+    // main: 2 models x 2 conditions x (20 of a + 12 of b).
+    assert.equal(byName.main.trials, 2 * 2 * (20 + 12));
+    // mechanism: 1 model x 3 conditions x 8 items of main's sample: direct and map_reduce are main's trials.
+    assert.equal(byName.mechanism.trials, 1 * 3 * 8);
+    assert.equal(byName.mechanism.sharedTrials, 1 * 2 * 8);
+    // fresh: 2 models x 2 conditions x 10 items none of which main has.
+    assert.equal(byName.fresh.trials, 2 * 2 * 10);
+    assert.equal(byName.fresh.sharedTrials, 0);
+    // check (control): 2 x 2 x 12 of b, which are main's b trials too.
+    assert.equal(byName.check.trials, 2 * 2 * 12);
+    assert.equal(byName.check.sharedTrials, 2 * 2 * 12);
+    assert.equal(byName.main.sharedTrials, 1 * 2 * 8 + 2 * 2 * 12);
+
+    const summary = summarisePlan(study);
+    const distinct = 2 * 2 * (20 + 12) + 1 * 1 * 8 + 2 * 2 * 10;
+    assert.equal(summary.trials, distinct, "shared trials counted once");
+    const trials = [...planTrials(study, "run")];
+    assert.equal(trials.length, distinct);
+    assert.equal(new Set(trials.map((t) => t.id)).size, distinct, "no trial planned twice");
+    assert.deepEqual(
+      summary.perModel.map((m) => m.trials),
+      [2 * (20 + 12) + 3 * 8 - 2 * 8 + 2 * 10, 2 * (20 + 12) + 2 * 10],
+    );
+
+    // main's sample and fresh's are disjoint; mechanism's is inside main's.
+    const main = new Set(study.families![0].items.get("a"));
+    const mechanism = study.families![1].items.get("a")!;
+    const fresh = study.families![2].items.get("a")!;
+    assert.ok(
+      mechanism.every((id) => main.has(id)),
+      "a sample drawn within main is a subsample of it",
+    );
+    assert.ok(
+      fresh.every((id) => !main.has(id)),
+      "a disjoint sample shares no item",
+    );
+
+    // The same trials, planned without families, have the same ids (a store is resumable).
+    const crossed = await prepareStudy(write(specYaml("")));
+    const crossedIds = new Set([...planTrials(crossed, "run")].map((t) => t.id));
+    assert.ok(
+      trials.every((t) => crossedIds.has(t.id)),
+      "every family trial is the crossed design's trial of the same model, condition and item",
+    );
+  });
+
+  test("plan prints each family's trials and the total with shared trials once", () => {
+    const result = runCli(["plan", write(specYaml(PAPER_LIKE))]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /main \(primary\): 128 trials on 2 model\(s\), items a 20 \+ b 12; 64 of them shared/);
+    assert.match(result.stdout, /check \(control\): 48 trials/);
+    assert.match(result.stdout, /sum over families 240; shared counted once: 176/);
+    const json = JSON.parse(runCli(["plan", write(specYaml(PAPER_LIKE)), "--json"]).stdout);
+    assert.equal(json.trials, 176);
+    assert.deepEqual(
+      json.families.map((f: { name: string; role: string }) => `${f.name}:${f.role}`),
+      ["main:primary", "mechanism:secondary", "fresh:secondary", "check:control"],
+    );
+  });
+
+  test("familyDesigns lists each family's contrasts, correction, margin and trials", async () => {
+    const study = await prepareStudy(write(specYaml(PAPER_LIKE)));
+    const plan = normalizePlan({ families: { fresh: { multiplicity: "bonferroni", equivalence_margin: 0.05 } } });
+    const designs = Object.fromEntries(familyDesigns(study, plan).map((d) => [d.name, d]));
+    assert.deepEqual(
+      [designs.main.reference, designs.main.contrasts, designs.main.correction, designs.main.trials],
+      ["direct", ["map_reduce"], "holm", 128],
+    );
+    assert.deepEqual(designs.mechanism.contrasts, ["map_reduce", "cot"]);
+    assert.deepEqual(
+      [designs.fresh.contrasts, designs.fresh.correction, designs.fresh.margin, designs.fresh.trials],
+      [["cot"], "bonferroni", 0.05, 40],
+    );
+    assert.equal(designs.check.role, "control");
+  });
+
+  test("a spec without families has no families in its plan", async () => {
+    const summary = summarisePlan(await prepareStudy(write(specYaml(""))));
+    assert.equal(summary.families, undefined);
+    assert.equal(summary.trials, 2 * 3 * 42);
+  });
+});
+
+describe("bad families: an error at the family's YAML path saying what was expected", () => {
+  const cases: [string, string, RegExp][] = [
+    [
+      "an unknown benchmark",
+      "families:\n  x:\n    benchmarks: [a, c]\n",
+      /study\.yaml:\d+:\d+: at YAML path families\.x\.benchmarks\[1\]: unknown benchmark id 'c'; expected one of: a, b/,
+    ],
+    [
+      "an unknown model",
+      "families:\n  x:\n    models: [sim-z]\n",
+      /at YAML path families\.x\.models\[0\]: unknown model id 'sim-z'; expected one of: sim-a, sim-b/,
+    ],
+    [
+      "an unknown facet level",
+      "families:\n  x:\n    conditions: { scaffold: [direct, react] }\n",
+      /at YAML path families\.x\.conditions\.scaffold\[1\]: unknown level of facet 'scaffold' 'react'; expected one of: direct, map_reduce, cot/,
+    ],
+    [
+      "an unknown facet",
+      "families:\n  x:\n    conditions: { format: [mc] }\n",
+      /at YAML path families\.x\.conditions\.format: unknown facet 'format'; expected one of: scaffold/,
+    ],
+    [
+      "two primary families",
+      "families:\n  x: { role: primary }\n  y: { role: primary }\n",
+      /at YAML path families\.y\.role: expected at most one family with role 'primary', found 'x' and 'y'/,
+    ],
+    [
+      "a sample of another family's benchmark",
+      "families:\n  x:\n    benchmarks: [a]\n    sample: { b: { n: 3 } }\n",
+      /at YAML path families\.x\.sample\.b: expected one of the family's benchmarks \(a\), found 'b'/,
+    ],
+    [
+      "a sample within an unknown family",
+      "families:\n  x:\n    sample: { n: 3, within: nope }\n",
+      /at YAML path families\.x\.sample\.within: unknown family 'nope'; expected one of: x/,
+    ],
+    [
+      "a disjoint sample larger than what is left",
+      "families:\n  x:\n    benchmarks: [a]\n    sample: { n: 25 }\n  y:\n    benchmarks: [a]\n    sample: { n: 10, disjoint_from: [x] }\n",
+      /at YAML path families\.y\.sample\.n: expected at most 5 \(the 30 items of benchmark 'a', less the 25 of family 'x'\), found 10; a disjoint sample of 10 is impossible/,
+    ],
+    [
+      "samples that wait on each other",
+      "families:\n  x:\n    sample: { n: 3, disjoint_from: [y] }\n  y:\n    sample: { n: 3, disjoint_from: [x] }\n",
+      /at YAML path families\.x\.sample: expected samples that can be drawn one after another, found a cycle: x -> y -> x/,
+    ],
+    [
+      "an exclude entry naming an unknown facet",
+      "families:\n  x:\n    exclude: [{ format: mc }]\n",
+      /at YAML path families\.x\.exclude\[0\]\.format: unknown facet 'format'; expected one of: benchmark, scaffold/,
+    ],
+    [
+      "a benchmark left without any of the family's conditions",
+      "families:\n  x:\n    conditions: { scaffold: [cot] }\n    exclude: [{ benchmark: b, scaffold: cot }]\n",
+      /at YAML path families\.x\.exclude: expected every benchmark of the family to run one of its conditions, found none on 'b'/,
+    ],
+    [
+      "a benchmark in no family",
+      "families:\n  x:\n    benchmarks: [a]\n",
+      /at YAML path benchmarks\[1\]\.id: benchmark 'b' is in no family, so it would have no trials/,
+    ],
+  ];
+  for (const [what, families, expected] of cases) {
+    test(what, () => {
+      const result = runCli(["plan", write(specYaml(families))]);
+      assert.equal(result.status, 2, `exit 2 for ${what}: ${result.stderr}`);
+      assert.match(result.stderr, expected);
+    });
+  }
+});
+
+describe("pre-registration freezes the families", () => {
+  test("a family's sample, conditions or analysis changed after the stamp is a deviation naming the family", async () => {
+    const registered = await prepareStudy(write(specYaml(PAPER_LIKE)));
+    const stamp = createStamp(registered.spec, registered.manifest, "2026-01-01T00:00:00.000Z");
+    const facts = (study: typeof registered) => ({
+      spec: study.spec,
+      manifest: study.manifest,
+      planUsed: normalizePlan(study.spec.analysis),
+      planOverride: false,
+      runCreatedAt: "2026-01-02T00:00:00.000Z",
+      firstFinishedAt: null,
+      analyzedAt: "2026-01-03T00:00:00.000Z",
+    });
+    assert.equal(checkAgainstStamp(stamp, facts(registered)).status, "matches");
+
+    const changed = PAPER_LIKE.replace(
+      "sample: { n: 10, seed: 6, disjoint_from: [main] }",
+      "sample: { n: 9, seed: 6, disjoint_from: [main] }",
+    ).replace("conditions: { scaffold: [direct, cot] }", "conditions: { scaffold: [direct, cot, map_reduce] }");
+    const withAnalysis = `${changed}analysis:\n  families:\n    fresh: { multiplicity: bonferroni }\n`;
+    const implemented = await prepareStudy(write(specYaml(withAnalysis)));
+    const check = checkAgainstStamp(stamp, facts(implemented));
+    const elements = check.deviations.map((d) => `${d.kind} ${d.element}`);
+    assert.ok(elements.includes("spec families.fresh.sample.n"), `sample change: ${elements.join(" | ")}`);
+    assert.ok(
+      elements.includes("spec families.fresh.conditions.scaffold"),
+      `conditions change: ${elements.join(" | ")}`,
+    );
+    assert.ok(
+      elements.includes("manifest manifest family fresh items of a"),
+      `the family's items: ${elements.join(" | ")}`,
+    );
+    assert.ok(elements.includes("analysis-plan analysis.families"), `the family's analysis: ${elements.join(" | ")}`);
+  });
+});
