@@ -38,7 +38,11 @@ test("examples/sequential-sim.yaml stops early on its planted harm; analyze and 
   // The fixed-n contrast table shows no interval, p value or NNH: the looks decide.
   const table = analyze.stdout.split("\n").find((l) => /^\s*cot\s/.test(l));
   assert.ok(table, `no cot row in the contrasts table:\n${analyze.stdout}`);
-  assert.doesNotMatch(table.split("sequential:")[0], /\[/, `a fixed-n interval in a sequential run's contrast row: ${table}`);
+  assert.doesNotMatch(
+    table.split("sequential:")[0],
+    /\[/,
+    `a fixed-n interval in a sequential run's contrast row: ${table}`,
+  );
   assert.match(table, /sequential: harm at look \d\/4, RCI \[/);
 
   const report = runCli(["report", out]);
