@@ -4,8 +4,8 @@
  * analysis plan declares, or estimated from a pilot run of the same design; then its power, MDE
  * and the items that reach the target, with what the planned and the needed designs cost.
  */
-import { type PowerPlan, PowerPlanSchema } from "../contracts/analysis.js";
-import { AnalysisPlanSchema } from "../contracts/analysis.js";
+import { type AnalysisPlan, AnalysisPlanSchema, type PowerPlan, PowerPlanSchema } from "../contracts/analysis.js";
+import type { Condition } from "../contracts/condition.js";
 import { InputError } from "../core/errors.js";
 import { anovaIcc, maximumDiscordance, nullDiscordance } from "../stats/clustered-power.js";
 import { type ContrastDesign, type ContrastPower, contrastPower } from "../stats/contrast-power.js";
@@ -16,7 +16,7 @@ import {
   type PlannedContrast,
   type ScoredTrial,
 } from "./contrasts.js";
-import { conditionsOf, type PlanSummary } from "./plan.js";
+import { conditionsOf, familyPlans, type PlanSummary } from "./plan.js";
 import type { TrialStore } from "./store/types.js";
 import type { PreparedStudy } from "./study.js";
 import { boundariesOf } from "./sequential/monitor.js";
@@ -33,6 +33,9 @@ export interface DesignAssumptions {
 export interface ContrastPowerRow extends ContrastPower {
   level: string;
   benchmarks: number;
+  /** The study family's role and TOST margin, when the spec declares families. */
+  role?: string;
+  margin?: number;
   /** Items per benchmark reaching the target power, and the whole design's cost at that n. */
   neededPerBenchmark: number | null;
   neededCostUsd: number | null;
@@ -71,28 +74,99 @@ export function declaredAssumptions(study: PreparedStudy, layout: ContrastLayout
   };
 }
 
-/** Each contrast's design as the plan runs it, with the assumptions. */
+/**
+ * Where a set of contrasts runs: the whole study, or one of its families (its own models, items
+ * and per-benchmark conditions, compared with its own reference and margin).
+ */
+export interface DesignScope {
+  family?: { name: string; role: string };
+  layout: ContrastLayout;
+  models: number;
+  /** Each benchmark's item count and the conditions it runs. */
+  benchmarks: { items: number; conditions: ReadonlySet<Condition> }[];
+  margin: number;
+  /** The planned design's cost of this scope (the whole estimate, or the family's share of it). */
+  plannedCostUsd: number;
+}
+
+/** The study as one scope (a study without families). */
+export function studyScope(study: PreparedStudy, layout: ContrastLayout, plannedCostUsd: number): DesignScope {
+  const analysis = AnalysisPlanSchema.parse(study.spec.analysis ?? {});
+  return {
+    layout,
+    models: study.spec.models.length,
+    benchmarks: [...study.items].map(([id, items]) => ({
+      items: items.size,
+      conditions: new Set(conditionsOf(study, id)),
+    })),
+    margin: analysis.equivalence.margin,
+    plannedCostUsd,
+  };
+}
+
+/**
+ * Each declared family as its own scope: its contrasts against its reference (`analysis.families`
+ * settings, else the plan's), on its items, and its share of the planned cost by trials.
+ */
+export function familyScopes(study: PreparedStudy, summary: PlanSummary): DesignScope[] {
+  const analysis = AnalysisPlanSchema.parse(study.spec.analysis ?? {});
+  const plans = familyPlans(study);
+  const order = ["primary", "secondary", "control"];
+  const families = (study.families ?? []).map((family, i) => ({ family, trials: plans[i].trials }));
+  families.sort((a, b) => order.indexOf(a.family.role) - order.indexOf(b.family.role));
+  return families.flatMap(({ family, trials }) => {
+    const settings = analysis.families?.[family.name] ?? {};
+    const facet = contrastLayout(study.spec, study.conditions).facet;
+    const spec = settings.reference
+      ? {
+          ...study.spec,
+          analysis: {
+            ...study.spec.analysis,
+            reference: { ...study.spec.analysis?.reference, [facet]: settings.reference },
+          },
+        }
+      : study.spec;
+    const layout = contrastLayout(spec, family.conditions);
+    const compared = settings.contrasts;
+    const contrasts = compared ? layout.contrasts.filter((c) => compared.includes(c.level)) : layout.contrasts;
+    if (contrasts.length === 0) return [];
+    return [
+      {
+        family: { name: family.name, role: family.role },
+        layout: { ...layout, contrasts },
+        models: family.models.length,
+        benchmarks: [...family.items].map(([id, ids]) => ({
+          items: ids.length,
+          conditions: new Set(family.benchmarkConditions.get(id) ?? []),
+        })),
+        margin: settings.equivalence_margin ?? analysis.equivalence.margin,
+        plannedCostUsd: summary.trials > 0 ? (summary.estimatedCostUsd * trials) / summary.trials : 0,
+      },
+    ];
+  });
+}
+
+/** Each contrast's design as the plan runs it in one scope, with the assumptions. */
 export function contrastDesigns(
   study: PreparedStudy,
-  layout: ContrastLayout,
+  scope: DesignScope,
   assumptions: DesignAssumptions,
   familyOf: (level: string) => string | undefined = () => undefined,
 ): (ContrastDesign & { level: string; benchmarks: number })[] {
-  const models = study.spec.models.length;
-  return layout.contrasts.map((contrast) => {
+  const fallback = powerPlanOf(study).plan.discordance;
+  return scope.layout.contrasts.map((contrast) => {
     let clusters = 0;
     let pairs = 0;
     let benchmarks = 0;
-    for (const [benchmarkId, items] of study.items) {
-      const runs = new Set(conditionsOf(study, benchmarkId));
-      const running = contrast.pairs.filter((p) => runs.has(p.reference) && runs.has(p.condition)).length;
-      if (running === 0) continue;
+    for (const { items, conditions } of scope.benchmarks) {
+      const running = contrast.pairs.filter((p) => conditions.has(p.reference) && conditions.has(p.condition)).length;
+      if (running === 0 || items === 0) continue;
       benchmarks++;
-      clusters += items.size;
-      pairs += running * items.size;
+      clusters += items;
+      pairs += running * items;
     }
     const perItem = Math.max(1, Math.round(pairs / Math.max(1, clusters)));
-    const family = familyOf(contrast.level);
+    const family = scope.family?.name ?? familyOf(contrast.level);
     return {
       contrast: contrast.label,
       ...(family ? { family } : {}),
@@ -100,11 +174,11 @@ export function contrastDesigns(
       benchmarks,
       design: {
         clusters,
-        pairsPerCluster: perItem * models * study.spec.attempts,
+        pairsPerCluster: perItem * scope.models * study.spec.attempts,
         baseline: assumptions.baseline,
         icc: assumptions.icc,
         discordance: Math.min(
-          assumptions.discordance.get(contrast.label) ?? 0,
+          assumptions.discordance.get(contrast.label) ?? fallback,
           maximumDiscordance(assumptions.baseline, assumptions.icc),
         ),
       },
@@ -112,7 +186,10 @@ export function contrastDesigns(
   });
 }
 
-/** Power, MDE and the n (items per benchmark) reaching the target, for every contrast. */
+/**
+ * Power, MDE and the n (items per benchmark) reaching the target, for every contrast: of each
+ * family when the spec declares families, else of the study.
+ */
 export function powerReport(
   study: PreparedStudy,
   summary: PlanSummary,
@@ -122,39 +199,11 @@ export function powerReport(
   const layout = contrastLayout(study.spec, study.conditions);
   const { plan } = powerPlanOf(study);
   const analysis = AnalysisPlanSchema.parse(study.spec.analysis ?? {});
-  const designs = contrastDesigns(study, layout, assumptions, familyOf).filter((d) => d.design.clusters >= 2);
+  const scopes = study.families ? familyScopes(study, summary) : [studyScope(study, layout, summary.estimatedCostUsd)];
   const { sequential } = study.spec.execution;
-  const results = contrastPower(designs, {
-    minimumEffect: plan.minimum_effect,
-    direction: plan.direction,
-    margin: analysis.equivalence.margin,
-    alpha: analysis.multiplicity.alpha,
-    equivalenceAlpha: analysis.equivalence.alpha,
-    power: plan.target,
-    simulations: plan.simulations,
-    seed: plan.seed,
-    ...(sequential ? { sequential: boundariesOf(sequential, analysis.equivalence.alpha).effect } : {}),
-  });
-  const planned = summary.estimatedCostUsd;
-  const perBenchmark = (clusters: number | undefined, benchmarks: number) =>
-    clusters === undefined ? null : Math.ceil(clusters / Math.max(1, benchmarks));
-  // The design's cost grows with its items: the needed n costs the planned cost scaled by the items.
-  const costAt = (n: number | null, design: ContrastDesign["design"], benchmarks: number) =>
-    n === null ? null : (planned * n * benchmarks) / design.clusters;
-  const contrasts = results.map((result, i) => {
-    const { level, benchmarks } = designs[i];
-    const needed = perBenchmark(result.clustersForPower?.clusters, benchmarks);
-    const neededEq = perBenchmark(result.clustersForEquivalence?.clusters, benchmarks);
-    return {
-      ...result,
-      level,
-      benchmarks,
-      neededPerBenchmark: needed,
-      neededCostUsd: costAt(needed, result.design, benchmarks),
-      equivalenceNeededPerBenchmark: neededEq,
-      equivalenceNeededCostUsd: costAt(neededEq, result.design, benchmarks),
-    };
-  });
+  const contrasts = scopes.flatMap((scope) =>
+    scopeRows(study, scope, assumptions, plan, analysis, familyOf, sequential),
+  );
   return {
     plan,
     alpha: analysis.multiplicity.alpha,
@@ -162,9 +211,52 @@ export function powerReport(
     equivalenceAlpha: analysis.equivalence.alpha,
     assumptions: { ...assumptions, discordance: Object.fromEntries(assumptions.discordance) },
     layout: { facet: layout.facet, reference: layout.reference },
-    plannedCostUsd: planned,
+    plannedCostUsd: summary.estimatedCostUsd,
     contrasts,
   };
+}
+
+function scopeRows(
+  study: PreparedStudy,
+  scope: DesignScope,
+  assumptions: DesignAssumptions,
+  plan: PowerPlan,
+  analysis: AnalysisPlan,
+  familyOf: ((level: string) => string | undefined) | undefined,
+  sequential: PreparedStudy["spec"]["execution"]["sequential"],
+): ContrastPowerRow[] {
+  const designs = contrastDesigns(study, scope, assumptions, familyOf).filter((d) => d.design.clusters >= 2);
+  const results = contrastPower(designs, {
+    minimumEffect: plan.minimum_effect,
+    direction: plan.direction,
+    margin: scope.margin,
+    alpha: analysis.multiplicity.alpha,
+    equivalenceAlpha: analysis.equivalence.alpha,
+    power: plan.target,
+    simulations: plan.simulations,
+    seed: plan.seed,
+    ...(sequential ? { sequential: boundariesOf(sequential, analysis.equivalence.alpha).effect } : {}),
+  });
+  const perBenchmark = (clusters: number | undefined, benchmarks: number) =>
+    clusters === undefined ? null : Math.ceil(clusters / Math.max(1, benchmarks));
+  // The design's cost grows with its items: the needed n costs the planned cost scaled by the items.
+  const costAt = (n: number | null, design: ContrastDesign["design"], benchmarks: number) =>
+    n === null ? null : (scope.plannedCostUsd * n * benchmarks) / design.clusters;
+  return results.map((result, i) => {
+    const { level, benchmarks } = designs[i];
+    const needed = perBenchmark(result.clustersForPower?.clusters, benchmarks);
+    const neededEq = perBenchmark(result.clustersForEquivalence?.clusters, benchmarks);
+    return {
+      ...result,
+      level,
+      benchmarks,
+      ...(scope.family ? { role: scope.family.role, margin: scope.margin } : {}),
+      neededPerBenchmark: needed,
+      neededCostUsd: costAt(needed, result.design, benchmarks),
+      equivalenceNeededPerBenchmark: neededEq,
+      equivalenceNeededCostUsd: costAt(neededEq, result.design, benchmarks),
+    };
+  });
 }
 
 // ---------------------------------------------------------------- pilot

@@ -53,6 +53,32 @@ test("plan --power --json on scaffold-safety-sim: every contrast's simulated pow
   }
 });
 
+test("plan --power on a spec with study families sizes each family's contrasts on its own items, the primary first", () => {
+  const result = runCli(["plan", join(EXAMPLES, "scaffold-safety-sim.yaml"), "--power", "--json"]);
+  assert.equal(result.status, 0, result.stderr);
+  const { power, families } = JSON.parse(result.stdout);
+  assert.ok(Array.isArray(families) && families.length > 1, "the example declares families");
+  assert.equal(power.contrasts[0].role, "primary", "the primary family's contrasts come first");
+  for (const c of power.contrasts) {
+    const family = families.find((f: { name: string }) => f.name === c.family);
+    assert.ok(family, `${c.contrast}: family ${c.family} is one the plan lists`);
+    const items = family.benchmarks.reduce((sum: number, b: { items: number }) => sum + b.items, 0);
+    // A family's contrast runs on at most its own items (fewer when a benchmark lacks the pair).
+    assert.ok(
+      c.design.clusters <= items && c.design.clusters > 0,
+      `${c.contrast} in ${c.family}: ${c.design.clusters} of ${items}`,
+    );
+    assert.equal(c.design.pairsPerCluster % family.models.length, 0, `${c.contrast}: pairs per item per model`);
+  }
+  const primary = families.find((f: { role: string }) => f.role === "primary");
+  const primaryItems = primary.benchmarks.reduce((sum: number, b: { items: number }) => sum + b.items, 0);
+  for (const c of power.contrasts.filter((x: { role?: string }) => x.role === "primary"))
+    assert.equal(c.design.clusters, primaryItems, `${c.contrast}: every primary item is a cluster`);
+  const text = runCli(["plan", join(EXAMPLES, "scaffold-safety-sim.yaml"), "--power"]);
+  assert.match(text.stdout, /study family primary \(primary; TOST margin [\d.]+ pp\):/);
+  for (const line of text.stdout.split("\n")) assert.ok(line.length <= 120, `over 120 columns: ${line}`);
+});
+
 test("plan --power --pilot estimates the assumptions from a pilot run, and refuses a pilot of another spec", () => {
   const facets = "    scaffold: [direct, cot]\n    format: [mc]";
   const study = writeDemoSpec({ items: 8, facets, attempts: 2 });

@@ -52,11 +52,17 @@ export function powerLines(report: PowerReport, unpriced: readonly string[] = []
     }; equivalence: P(confirmed | no effect)`,
     `  ${clip(`${report.layout.facet} vs ${report.layout.reference}`, 34)} ${clip("family", 14)} ${"items".padStart(6)} ${"pairs/item".padStart(10)} ${"power".padStart(15)} ${"equivalence".padStart(15)} ${"MDE".padStart(8)}`,
   ];
+  let studyFamily: string | undefined;
   for (const c of report.contrasts) {
+    // Study families: a heading per family (its role and margin), its contrasts below it.
+    if (c.role && c.family !== studyFamily) {
+      studyFamily = c.family;
+      lines.push(`  study family ${c.family} (${c.role}; TOST margin ${pp(c.margin ?? report.margin)}):`);
+    }
     const power = `${pct(c.power.rate)} (${pct(c.power.closedForm)})`;
     const equivalence = `${pct(c.equivalence.rate)} (${pct(c.equivalence.closedForm)})`;
     lines.push(
-      `  ${clip(c.level, 34)} ${clip(c.family ?? "", 14)} ${String(c.design.clusters).padStart(6)} ${String(c.design.pairsPerCluster).padStart(10)} ${power.padStart(15)} ${equivalence.padStart(15)} ${pp(c.mde).padStart(8)}`,
+      `  ${clip(c.level, 34)} ${clip(c.role ? "" : (c.family ?? ""), 14)} ${String(c.design.clusters).padStart(6)} ${String(c.design.pairsPerCluster).padStart(10)} ${power.padStart(15)} ${equivalence.padStart(15)} ${pp(c.mde).padStart(8)}`,
     );
     const sim = (s: { simulated: { rate: number } | null } | null) =>
       s?.simulated ? `, simulated ${pct(s.simulated.rate)}` : "";

@@ -1,3 +1,4 @@
+import { wrap } from "../../analysis/text.js";
 import { conditionLabel } from "../../run/conditions.js";
 import { type PlanSummary, summarisePlan } from "../../run/plan.js";
 import { refuseWithoutSandbox } from "../../run/agent-runtime.js";
@@ -57,6 +58,12 @@ export async function planCommand(
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
+/** A line wrapped to 120 columns, its continuation lines indented 4 more than it. */
+function wrapIndented(line: string): string[] {
+  const lead = /^ */.exec(line)?.[0] ?? "";
+  return wrap(line.slice(lead.length), 120 - lead.length, "    ").map((l) => `${lead}${l}`);
+}
+
 /** Each family's design and trials, the primary first (plan's text output; absent without families). */
 function familyLines(summary: PlanSummary): string[] {
   if (!summary.families) return [];
@@ -67,14 +74,16 @@ function familyLines(summary: PlanSummary): string[] {
   const counted = ordered.reduce((sum, f) => sum + f.trials, 0);
   return [
     "  families (trials shared by families are run once):",
-    ...ordered.flatMap((f) => [
-      `    ${f.name} (${f.role}): ${f.trials} trials on ${f.models.length} model(s), items ${f.benchmarks
-        .map((b) => `${b.benchmark} ${b.items}`)
-        .join(" + ")}${f.sharedTrials > 0 ? `; ${f.sharedTrials} of them shared with another family` : ""}`,
-      `      ${f.benchmarks.map((b) => `${b.benchmark}: |C| = ${b.configurations}`).join(", ")}; conditions${
-        f.conditions.length <= 12 ? `: ${f.conditions.join(", ")}` : ` (${f.conditions.length}): see the list below`
-      }`,
-    ]),
+    ...ordered.flatMap((f) =>
+      [
+        `    ${f.name} (${f.role}): ${f.trials} trials on ${f.models.length} model(s), items ${f.benchmarks
+          .map((b) => `${b.benchmark} ${b.items}`)
+          .join(" + ")}${f.sharedTrials > 0 ? `; ${f.sharedTrials} of them shared with another family` : ""}`,
+        `      ${f.benchmarks.map((b) => `${b.benchmark}: |C| = ${b.configurations}`).join(", ")}; conditions${
+          f.conditions.length <= 12 ? `: ${f.conditions.join(", ")}` : ` (${f.conditions.length}): see the list below`
+        }`,
+      ].flatMap((line) => wrapIndented(line)),
+    ),
     `    sum over families ${counted}; shared counted once: ${summary.trials}`,
   ];
 }
