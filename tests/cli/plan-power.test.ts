@@ -56,13 +56,29 @@ test("plan --power --json on scaffold-safety-sim: every contrast's simulated pow
 test("plan --power on a spec with study families sizes each family's contrasts on its own items, the primary first", () => {
   const result = runCli(["plan", join(EXAMPLES, "scaffold-safety-sim.yaml"), "--power", "--json"]);
   assert.equal(result.status, 0, result.stderr);
-  const { power, families } = JSON.parse(result.stdout);
+  interface PlannedFamily {
+    name: string;
+    role: string;
+    models: string[];
+    benchmarks: { items: number }[];
+  }
+  const { power, families } = JSON.parse(result.stdout) as {
+    power: {
+      contrasts: {
+        contrast: string;
+        family: string;
+        role?: string;
+        design: { clusters: number; pairsPerCluster: number };
+      }[];
+    };
+    families: PlannedFamily[];
+  };
   assert.ok(Array.isArray(families) && families.length > 1, "the example declares families");
   assert.equal(power.contrasts[0].role, "primary", "the primary family's contrasts come first");
   for (const c of power.contrasts) {
-    const family = families.find((f: { name: string }) => f.name === c.family);
-    assert.ok(family, `${c.contrast}: family ${c.family} is one the plan lists`);
-    const items = family.benchmarks.reduce((sum: number, b: { items: number }) => sum + b.items, 0);
+    const family = families.find((f) => f.name === c.family);
+    if (!family) assert.fail(`${c.contrast}: family ${c.family} is not one the plan lists`);
+    const items = family.benchmarks.reduce((sum, b) => sum + b.items, 0);
     // A family's contrast runs on at most its own items (fewer when a benchmark lacks the pair).
     assert.ok(
       c.design.clusters <= items && c.design.clusters > 0,
@@ -70,9 +86,10 @@ test("plan --power on a spec with study families sizes each family's contrasts o
     );
     assert.equal(c.design.pairsPerCluster % family.models.length, 0, `${c.contrast}: pairs per item per model`);
   }
-  const primary = families.find((f: { role: string }) => f.role === "primary");
-  const primaryItems = primary.benchmarks.reduce((sum: number, b: { items: number }) => sum + b.items, 0);
-  for (const c of power.contrasts.filter((x: { role?: string }) => x.role === "primary"))
+  const primary = families.find((f) => f.role === "primary");
+  if (!primary) assert.fail("the example declares a primary family");
+  const primaryItems = primary.benchmarks.reduce((sum, b) => sum + b.items, 0);
+  for (const c of power.contrasts.filter((x) => x.role === "primary"))
     assert.equal(c.design.clusters, primaryItems, `${c.contrast}: every primary item is a cluster`);
   const text = runCli(["plan", join(EXAMPLES, "scaffold-safety-sim.yaml"), "--power"]);
   assert.match(text.stdout, /study family primary \(primary; TOST margin [\d.]+ pp\):/);
