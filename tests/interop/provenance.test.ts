@@ -29,7 +29,7 @@ import { needsPostgres } from "../helpers/prerequisites.js";
 import { writeDemoSpec } from "../helpers/study.js";
 import { interopDir, interopSkip } from "./shared-logs.js";
 
-const demo = writeDemoSpec({ facets: "    scaffold: [direct, critic]", items: 4 });
+const demo = writeDemoSpec({ facets: "    scaffold: [direct, critic]", items: 8 });
 after(() => rmSync(demo.dir, { recursive: true, force: true }));
 const at = (name: string) => join(demo.dir, name);
 

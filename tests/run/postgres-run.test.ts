@@ -21,9 +21,9 @@ const storeUrl = () => url;
 after(() => dropTestSchemas());
 
 test("run into PostgreSQL, then status, export and analyze through the URL", { skip }, async () => {
-  const { specPath, outDir } = writeDemoSpec({ items: 5, facets: "    scaffold: [direct, cot]" });
+  const { specPath, outDir } = writeDemoSpec({ items: 8, facets: "    scaffold: [direct, cot]" });
   const result = await runStudy({ specPath, outDir, store: storeUrl(), env: {} });
-  assert.deepEqual(result.counts, { pending: 0, finished: 10, errored: 0 });
+  assert.deepEqual(result.counts, { pending: 0, finished: 16, errored: 0 });
   assert.equal(existsSync(join(outDir, "parallax.db")), false, "no SQLite file when the store is PostgreSQL");
   assert.equal(existsSync(join(outDir, "manifest.json")), true);
 
@@ -32,13 +32,13 @@ test("run into PostgreSQL, then status, export and analyze through the URL", { s
 
   const status = runCli(["status", storeUrl()]);
   assert.equal(status.status, 0, status.stderr);
-  assert.match(status.stdout, /finished 10 \| errored 0 \| pending 0/);
+  assert.match(status.stdout, /finished 16 \| errored 0 \| pending 0/);
   const exported = runCli(["export", storeUrl(), "--format", "jsonl"]);
   assert.equal(exported.status, 0, exported.stderr);
-  assert.equal(exported.stdout.trim().split("\n").length, 10);
+  assert.equal(exported.stdout.trim().split("\n").length, 16);
   const analyzed = runCli(["analyze", storeUrl(), "--json"]);
   assert.equal(analyzed.status, 0, analyzed.stderr);
-  assert.equal(JSON.parse(analyzed.stdout).analysis.counts.analysed, 10);
+  assert.equal(JSON.parse(analyzed.stdout).analysis.counts.analysed, 16);
 });
 
 test("analyze URL stores the analysis in the store, and report URL renders it with nothing placed by hand", {

@@ -156,6 +156,8 @@ scoring:
   validation: { fraction: 1 }
   blinding: { guess_fraction: 1 }
 execution: { concurrency: 2 }
+# The fixture holds 5 items: below the default minimum of 6 cases, which is not what this test is about.
+analysis: { integrity: { min_cases: 5 } }
 `;
 
 /**
