@@ -10,6 +10,7 @@ import type { AnalysisPlan } from "../contracts/analysis.js";
 import { isReplicateColumn } from "../facets/registry.js";
 import type { AltmanInterval, Interval, WaldTest } from "../stats/index.js";
 import {
+  adjustPValues,
   binomialRegression,
   cellProportion,
   clusterBootstrap,
@@ -464,6 +465,30 @@ function jointContrasts(
     contrasts,
     omnibus: "value" in omnibus ? omnibus.value : omnibus,
   };
+}
+
+/**
+ * Adjusts the odds-ratio p values of these contrasts as one family (those with a finite p) and
+ * names the adjustment ("holm over 3 test(s)" and `note`).
+ */
+export function adjustContrastPValues(
+  contrasts: readonly Contrast[],
+  method: AnalysisPlan["multiplicity"]["primary"],
+  alpha: number,
+  note = "",
+): void {
+  const members = contrasts.filter((c) => !("error" in c.oddsRatio) && Number.isFinite(c.oddsRatio.p));
+  if (members.length === 0) return;
+  const adjusted = adjustPValues(
+    members.map((c) => (c.oddsRatio as { p: number }).p),
+    method,
+    alpha,
+  );
+  members.forEach((c, i) => {
+    const or = c.oddsRatio as { pAdjusted: number | null; adjustment: string | null };
+    or.pAdjusted = adjusted.adjusted[i];
+    or.adjustment = `${method} over ${members.length} test(s)${note}`;
+  });
 }
 
 /** Significance (after adjustment) and TOST equivalence read together, as ScaffoldSafety 4.3 does. */

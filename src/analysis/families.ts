@@ -12,7 +12,14 @@ import type { FamilyRole } from "../contracts/spec.js";
 import { familyPlans } from "../run/plan.js";
 import type { PreparedStudy } from "../run/study.js";
 import { adjustPValues, type WaldTest } from "../stats/index.js";
-import { analyzeScope, type Contrast, type GlmSetup, termFacets, verdictOf } from "./contrast-model.js";
+import {
+  adjustContrastPValues,
+  analyzeScope,
+  type Contrast,
+  type GlmSetup,
+  termFacets,
+  verdictOf,
+} from "./contrast-model.js";
 import { type Population, scoredRows } from "./data.js";
 import { findLevel } from "./plan.js";
 import type { AnalysisRow, AnalysisTable } from "./table.js";
@@ -163,19 +170,7 @@ function analyzeFamily(
 }
 
 function adjustWithin(contrasts: Contrast[], method: AnalysisPlan["multiplicity"]["primary"], alpha: number): void {
-  const members = contrasts.filter((c) => !("error" in c.oddsRatio) && Number.isFinite(c.oddsRatio.p));
-  if (members.length > 0) {
-    const adjusted = adjustPValues(
-      members.map((c) => (c.oddsRatio as { p: number }).p),
-      method,
-      alpha,
-    );
-    members.forEach((c, i) => {
-      const or = c.oddsRatio as { pAdjusted: number | null; adjustment: string | null };
-      or.pAdjusted = adjusted.adjusted[i];
-      or.adjustment = `${method} over ${members.length}`;
-    });
-  }
+  adjustContrastPValues(contrasts, method, alpha);
   for (const c of contrasts) c.verdict = verdictOf(c, alpha);
 }
 

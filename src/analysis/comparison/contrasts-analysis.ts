@@ -4,7 +4,6 @@
  */
 import { type AnalysisPlan, AnalysisPlanSchema } from "../../contracts/analysis.js";
 import type { Interval } from "../../stats/index.js";
-import { adjustPValues } from "../../stats/index.js";
 import {
   facetFixedByBenchmark,
   analyzeScope,
@@ -19,6 +18,7 @@ import {
   shownNumberNeeded,
   shownRdInterval,
   verdictOf,
+  adjustContrastPValues,
 } from "../contrast-model.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import type { ResolvedFamily } from "../plan.js";
@@ -227,21 +227,8 @@ function adjustFamily(
   family?: ResolvedFamily,
 ): void {
   const inFamily = (c: Contrast) => !family || family.conditions.includes(c.condition);
-  const members = scopes
-    .flatMap((s) => s.contrasts)
-    .filter((c) => inFamily(c) && !("error" in c.oddsRatio) && Number.isFinite(c.oddsRatio.p));
-  if (members.length > 0) {
-    const adjusted = adjustPValues(
-      members.map((c) => (c.oddsRatio as { p: number }).p),
-      method,
-      alpha,
-    );
-    members.forEach((c, i) => {
-      const or = c.oddsRatio as { pAdjusted: number | null; adjustment: string | null };
-      or.pAdjusted = adjusted.adjusted[i];
-      or.adjustment = `${method} over ${members.length} test(s)${family ? ` (family ${family.name})` : ""}`;
-    });
-  }
+  const members = scopes.flatMap((s) => s.contrasts).filter(inFamily);
+  adjustContrastPValues(members, method, alpha, family ? ` (family ${family.name})` : "");
   for (const c of scopes.flatMap((s) => s.contrasts).filter(inFamily)) c.verdict = verdictOf(c, alpha);
 }
 
