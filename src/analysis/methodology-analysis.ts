@@ -6,7 +6,7 @@
 import { AnalysisPlanSchema } from "../contracts/analysis.js";
 import { agreementLine, kappaInformative, kappaReading } from "../scoring/judge/agreement.js";
 import { cardField, type PresentedAnalysis, registerAnalysis } from "./registry.js";
-import { md, num, pct, pp } from "./text.js";
+import { md, num, pct, pp, wrap } from "./text.js";
 
 export interface MethodologyStamp {
   preregistered: { status: string; stampHash: string | null; deviations: number; detail: string };
@@ -46,7 +46,8 @@ function summaryLines({ analysis, methodology }: PresentedAnalysis, rows = true)
       );
     }
   }
-  out.push(`  blinding: ${blindingReading(methodology.blinding, analysis.meta.plan.integrity.blinding_index).words}`);
+  const blinding = blindingReading(methodology.blinding, analysis.meta.plan.integrity.blinding_index).words;
+  out.push(...wrap(`  blinding: ${blinding}`, 120, "  "));
   out.push(...blindingCheckLines(methodology.blinding));
   out.push(
     `  judge agreement: ${methodology.judgeAgreement.note}${methodology.judgeAgreement.kappa !== null ? `, kappa ${num(methodology.judgeAgreement.kappa, 3)}` : ""}`,

@@ -173,8 +173,13 @@ export function clip(line: string, width = MAX_LINE): string {
   return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
 }
 
-/** Text wrapped at spaces into lines of at most `width` characters, later lines indented by `indent`. */
+/**
+ * Text wrapped at spaces into lines of at most `width` characters. The text's own leading spaces
+ * start every line; later lines are indented by `indent` beyond them.
+ */
 export function wrap(text: string, width = 120, indent = ""): string[] {
+  const lead = /^ */.exec(text)?.[0] ?? "";
+  if (lead) return wrap(text.slice(lead.length), width - lead.length, indent).map((line) => `${lead}${line}`);
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(" ")) {

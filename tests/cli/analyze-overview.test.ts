@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runStudy } from "../../src/run/run-study.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
-import { before, describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";
+import { before, describeNeeding, it, needsBubblewrap, needsSpecData } from "../helpers/prerequisites.js";
 
 const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
 
@@ -89,7 +89,9 @@ function leftOutLines(text: string): string[] {
 }
 
 for (const example of EXAMPLES_UNDER_TEST) {
-  describeNeeding(example.needs, `analyze on examples/${example.name}.yaml`, () => {
+  const needs =
+    example.needs || needsSpecData(join(import.meta.dirname, "..", "..", "examples", `${example.name}.yaml`));
+  describeNeeding(needs, `analyze on examples/${example.name}.yaml`, () => {
     let dir: string;
     let overview: CliResult;
     let full: CliResult;

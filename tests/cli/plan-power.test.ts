@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { closedFormClusteredPower } from "../../src/stats/clustered-power.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
+import { needsSpecData } from "../helpers/prerequisites.js";
 
 const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
 
@@ -28,7 +29,9 @@ test("plan --power on the quickstart prints power, MDE and the items needed per 
   assert.ok(widest(result.stdout) <= 120, `a line is ${widest(result.stdout)} columns wide`);
 });
 
-test("plan --power --json on scaffold-safety-sim: every contrast's simulated power is its closed form within Monte Carlo error", () => {
+test("plan --power --json on scaffold-safety-sim: every contrast's simulated power is its closed form within Monte Carlo error", {
+  skip: needsSpecData(join(EXAMPLES, "scaffold-safety-sim.yaml")),
+}, () => {
   const result = runCli(["plan", join(EXAMPLES, "scaffold-safety-sim.yaml"), "--power", "--json"]);
   assert.equal(result.status, 0, result.stderr);
   const { power } = JSON.parse(result.stdout);
@@ -53,7 +56,9 @@ test("plan --power --json on scaffold-safety-sim: every contrast's simulated pow
   }
 });
 
-test("plan --power on a spec with study families sizes each family's contrasts on its own items, the primary first", () => {
+test("plan --power on a spec with study families sizes each family's contrasts on its own items, the primary first", {
+  skip: needsSpecData(join(EXAMPLES, "scaffold-safety-sim.yaml")),
+}, () => {
   const result = runCli(["plan", join(EXAMPLES, "scaffold-safety-sim.yaml"), "--power", "--json"]);
   assert.equal(result.status, 0, result.stderr);
   interface PlannedFamily {
@@ -121,7 +126,9 @@ test("plan --power --pilot estimates the assumptions from a pilot run, and refus
   assert.match(noPower.stderr, /--pilot needs --power/);
 });
 
-test("plan --power on a sequential spec adds the sequential design's power and expected items and cost", () => {
+test("plan --power on a sequential spec adds the sequential design's power and expected items and cost", {
+  skip: needsSpecData(join(EXAMPLES, "sequential-sim.yaml")),
+}, () => {
   const result = runCli(["plan", join(EXAMPLES, "sequential-sim.yaml"), "--power", "--json"]);
   assert.equal(result.status, 0, result.stderr);
   const [cot] = JSON.parse(result.stdout).power.contrasts;

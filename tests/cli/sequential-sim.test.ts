@@ -4,10 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { runCli } from "../helpers/cli.js";
+import { needsSpecData } from "../helpers/prerequisites.js";
 
 const EXAMPLE = join(import.meta.dirname, "..", "..", "examples", "sequential-sim.yaml");
 
-test("examples/sequential-sim.yaml stops early on its planted harm; analyze and report show the looks and the money not spent", () => {
+test("examples/sequential-sim.yaml stops early on its planted harm; analyze and report show the looks and the money not spent", {
+  skip: needsSpecData(EXAMPLE),
+}, () => {
   const out = join(mkdtempSync(join(tmpdir(), "parallax-sequential-cli-")), "run");
   const run = runCli(["run", EXAMPLE, "--out", out]);
   assert.equal(run.status, 0, run.stderr);

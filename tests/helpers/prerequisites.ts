@@ -9,7 +9,8 @@
  * `it`/`test` and hooks exported here skip, and the hooks do not run.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createRequire } from "node:module";
 import * as nodeTest from "node:test";
 
@@ -60,6 +61,20 @@ export function needsLlamaEngine(): string | false {
   } catch {
     return "needs the llama engine: node-llama-cpp is not installed; `npm run setup:llama` installs its CPU build";
   }
+}
+
+/** The shared materials beside the checkout (../shared): the published datasets and golden fixtures. */
+export const SHARED_DIR = join(import.meta.dirname, "..", "..", "..", "shared");
+
+export function needsSharedData(): string | false {
+  return existsSync(join(SHARED_DIR, "datasets")) && existsSync(join(SHARED_DIR, "golden"))
+    ? false
+    : `needs the shared materials: ${SHARED_DIR} (datasets, golden) not found beside the checkout`;
+}
+
+/** A spec's prerequisite: the shared materials when it reads items from ../shared. */
+export function needsSpecData(specPath: string): string | false {
+  return readFileSync(specPath, "utf8").includes("/shared/") ? needsSharedData() : false;
 }
 
 /** The first missing prerequisite's reason, or false when all are there. */

@@ -24,7 +24,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { runStudy } from "../../src/run/run-study.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
-import { before, describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";
+import { before, describeNeeding, it, needsBubblewrap, needsSpecData } from "../helpers/prerequisites.js";
 
 const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
 
@@ -122,7 +122,8 @@ function erroredShares(dir: string, facet: string): number[] {
 }
 
 for (const study of STUDIES) {
-  describeNeeding(study.needs, `the claims of examples/${study.name}.yaml hold for its data`, () => {
+  const needs = study.needs || needsSpecData(join(EXAMPLES, `${study.name}.yaml`));
+  describeNeeding(needs, `the claims of examples/${study.name}.yaml hold for its data`, () => {
     let out: Outputs;
     before(async () => {
       out = await produce(study.name);

@@ -8,6 +8,7 @@ import { readLooks } from "../../src/run/sequential/run-looks.js";
 import { lookSchedule } from "../../src/run/sequential/schedule.js";
 import { openStore } from "../../src/run/store/open.js";
 import { prepareStudy } from "../../src/run/study.js";
+import { needsSpecData } from "../helpers/prerequisites.js";
 
 const EXAMPLE = join(import.meta.dirname, "..", "..", "examples", "sequential-sim.yaml");
 const SHARED = join(import.meta.dirname, "..", "..", "..", "shared");
@@ -34,7 +35,7 @@ async function storedState(outDir: string) {
   }
 }
 
-describe("sequential runs", () => {
+describe("sequential runs", { skip: needsSpecData(EXAMPLE) }, () => {
   it("every look holds whole items, the same share of each benchmark, in a seeded order", async () => {
     const study = await prepareStudy(variant("-2").specPath);
     const sequential = study.spec.execution.sequential!;

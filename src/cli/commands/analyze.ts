@@ -9,11 +9,11 @@ import {
   formatOverview,
   formatSummary,
   failedCheckLabel,
-  INTEGRITY_FAILED_LINE,
   parsePlan,
   recordJson,
   writeAnalysisRecord,
 } from "../../analysis/index.js";
+import { wrap } from "../../analysis/text.js";
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
 import { isPostgresUrl } from "../../run/store/open.js";
@@ -117,8 +117,12 @@ export async function analyzeCommand(target: string, options: AnalyzeCommandOpti
     const failed = record.analysis.integrity.checks
       .filter((c) => c.status === "fail")
       .map((c) => failedCheckLabel(planted, c));
-    // Two lines, so that each fits a terminal.
-    process.stderr.write(`parallax analyze: ${INTEGRITY_FAILED_LINE}\n  Failed: ${failed.join(", ")}.\n`);
+    // Wrapped to a 120-column terminal.
+    const lines = [
+      "parallax analyze: MEASUREMENT INTEGRITY FAILED: the affected cells' verdicts are not interpretable.",
+      `  Failed: ${failed.join(", ")}.`,
+    ];
+    process.stderr.write(`${lines.flatMap((line) => wrap(line, 120, "  ")).join("\n")}\n`);
     process.exitCode = EXIT_INTEGRITY_FAILED;
   }
 }

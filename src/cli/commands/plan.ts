@@ -58,12 +58,6 @@ export async function planCommand(
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-/** A line wrapped to 120 columns, its continuation lines indented 4 more than it. */
-function wrapIndented(line: string): string[] {
-  const lead = /^ */.exec(line)?.[0] ?? "";
-  return wrap(line.slice(lead.length), 120 - lead.length, "    ").map((l) => `${lead}${l}`);
-}
-
 /** Each family's design and trials, the primary first (plan's text output; absent without families). */
 function familyLines(summary: PlanSummary): string[] {
   if (!summary.families) return [];
@@ -82,7 +76,7 @@ function familyLines(summary: PlanSummary): string[] {
         `      ${f.benchmarks.map((b) => `${b.benchmark}: |C| = ${b.configurations}`).join(", ")}; conditions${
           f.conditions.length <= 12 ? `: ${f.conditions.join(", ")}` : ` (${f.conditions.length}): see the list below`
         }`,
-      ].flatMap((line) => wrapIndented(line)),
+      ].flatMap((line) => wrap(line, 120, "    ")),
     ),
     `    sum over families ${counted}; shared counted once: ${summary.trials}`,
   ];
