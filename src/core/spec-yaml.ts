@@ -3,18 +3,10 @@
  * back to where it stands in the source (line and column), which every spec problem is reported at.
  */
 import { readFileSync } from "node:fs";
-import {
-  type Document,
-  type EmptyStream,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  parseAllDocuments,
-} from "yaml";
+import type { Document, EmptyStream, Node } from "yaml";
 import { InputError } from "./errors.js";
+import { quickYamlMapping } from "./yaml-data.js";
+import { yamlLibrary } from "./yaml-library.js";
 import { describeValue, type PathSegment, SpecError, type SpecProblem } from "./spec-problems.js";
 
 export type { PathSegment } from "./spec-problems.js";
@@ -22,16 +14,14 @@ export type { PathSegment } from "./spec-problems.js";
 /**
  * A spec file read once and parsed as YAML once. Loading plugins, validating against the
  * schema and the registries, and locating later warnings all reuse it: parsing the YAML is
- * most of what loading a spec costs, and `plan` should start fast.
+ * most of what loading a spec costs, and `plan` and `run` should start fast. The data comes from
+ * the quick parse (src/core/yaml-data.ts); the located parse, which maps data paths back to lines
+ * and columns, runs only when a problem is reported, or when the quick parse declines the text.
  */
 export interface SpecFile {
   /** The path as given: messages name the file this way. */
   path: string;
   text: string;
-  /** The first YAML document (a spec holds exactly one), unvalidated; undefined for an empty file. */
-  document: Document.Parsed | undefined;
-  /** The 1-based line and column of an offset in the text. */
-  position(offset: number): Position;
   /** The document's data located in the source, or why the text is not one YAML mapping. */
   yaml: SpecSource | { problems: SpecProblem[] };
 }
@@ -83,16 +73,28 @@ export interface SpecSource {
 
 /** Parses spec text read from `path` (which only labels messages). */
 export function parseSpecFile(text: string, path: string): SpecFile {
-  const lines = new LineCounter();
-  const position = (offset: number): Position => ({ ...lines.linePos(offset) });
-  const documents = parseAllDocuments(text, { lineCounter: lines });
-  return { path, text, document: documents[0], position, yaml: readYaml(documents, position) };
+  const data = quickYamlMapping(text);
+  if (data === undefined) return { path, text, yaml: readYaml(locatedParse(text)) };
+  let located: LocatedParse | undefined;
+  return { path, text, yaml: sourceOf(data, () => (located ??= locatedParse(text))) };
 }
 
-function readYaml(
-  docs: Document.Parsed[] | EmptyStream,
-  pos: (offset: number) => Position,
-): SpecSource | { problems: SpecProblem[] } {
+/** The `yaml` library's parse: slower, but it keeps every node's position and explains errors. */
+interface LocatedParse {
+  documents: Document.Parsed[] | EmptyStream;
+  position(offset: number): Position;
+}
+
+function locatedParse(text: string): LocatedParse {
+  const { LineCounter, parseAllDocuments } = yamlLibrary();
+  const lines = new LineCounter();
+  const documents = parseAllDocuments(text, { lineCounter: lines });
+  return { documents, position: (offset) => ({ ...lines.linePos(offset) }) };
+}
+
+function readYaml(parse: LocatedParse): SpecSource | { problems: SpecProblem[] } {
+  const { documents: docs, position: pos } = parse;
+  const { isMap, isScalar } = yamlLibrary();
   if (docs.length === 0) return { problems: [{ line: 1, col: 1, message: `the spec file is empty; ${EXPECTED_TOP}` }] };
 
   const problems = docs.flatMap((doc) => doc.errors.map((e) => syntaxProblem(e.message, pos(e.pos[0]))));
@@ -102,8 +104,7 @@ function readYaml(
   }
   if (problems.length > 0) return { problems };
 
-  const doc = docs[0];
-  const root = doc.contents;
+  const root = docs[0].contents;
   if (root === null || (isScalar(root) && root.value === null))
     return { problems: [{ line: 1, col: 1, message: `the spec file has no content; ${EXPECTED_TOP}` }] };
   if (!isMap(root)) {
@@ -112,22 +113,35 @@ function readYaml(
   }
   let data: unknown;
   try {
-    data = doc.toJS();
+    data = docs[0].toJS();
   } catch (error) {
     return { problems: [{ line: 1, col: 1, message: `cannot read the YAML document: ${(error as Error).message}` }] };
   }
+  return sourceOf(data, () => parse);
+}
+
+/** Data with its way back to the source; `located` is called only when a position is asked for. */
+function sourceOf(data: unknown, located: () => LocatedParse): SpecSource {
+  const walkTo = (path: PathSegment[]) => {
+    const { documents, position } = located();
+    const doc = documents[0];
+    const root = doc?.contents;
+    const found: { node?: Node; key?: Node; missing: number } = root ? walk(doc, root, path) : { missing: path.length };
+    return { ...found, position };
+  };
   return {
     data,
-    has: (path) => walk(doc, root, path).missing === 0,
+    has: (path) => walkTo(path).missing === 0,
     locate(path, atKey = false) {
-      const { node, key } = walk(doc, root, path);
-      return pos((atKey && key ? key : node).range?.[0] ?? 0);
+      const { node, key, position } = walkTo(path);
+      return position((atKey && key ? key : node)?.range?.[0] ?? 0);
     },
   };
 }
 
 /** Follows a data path through YAML nodes as far as it exists. */
 function walk(doc: Document, root: Node, path: PathSegment[]): { node: Node; key?: Node; missing: number } {
+  const { isAlias } = yamlLibrary();
   let node = root;
   let key: Node | undefined;
   for (const [depth, segment] of path.entries()) {
@@ -142,6 +156,7 @@ function walk(doc: Document, root: Node, path: PathSegment[]): { node: Node; key
 }
 
 function childOf(node: Node, segment: PathSegment): { key: Node; value: Node | null } | undefined {
+  const { isMap, isScalar, isSeq } = yamlLibrary();
   if (isMap(node)) {
     const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
     return pair ? { key: pair.key as Node, value: (pair.value as Node | null) ?? null } : undefined;

@@ -6,10 +6,10 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { parse } from "yaml";
 import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { sha256 } from "../core/hash.js";
+import { yamlLibrary } from "../core/yaml-library.js";
 
 export const GRID_RULES_STAMP = "grid-rules.json";
 
@@ -33,7 +33,7 @@ export function hashRulesFile(path: string): string {
   if (!existsSync(path)) throw new InputError(`analysis.grid.rules: ${path} does not exist`);
   const text = readFileSync(path, "utf8");
   try {
-    parse(text);
+    yamlLibrary().parse(text);
   } catch (error) {
     throw new InputError(`analysis.grid.rules: ${path} is not valid YAML: ${(error as Error).message}`);
   }

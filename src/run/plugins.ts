@@ -10,7 +10,6 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { isMap, isScalar, isSeq } from "yaml";
 import { InputError } from "../core/errors.js";
 import { readSpecFile, type SpecFile } from "../core/spec-loader.js";
 import { PARALLAX_VERSION } from "../core/version.js";
@@ -157,13 +156,14 @@ function readableSpecFile(specPath: string): SpecFile | undefined {
 
 /** The `plugins` entries of a spec file with their positions; [] when there are none. */
 function pluginRefs(file: SpecFile): PluginRef[] {
-  const root = file.document?.contents;
-  const list = isMap(root) ? root.get("plugins", true) : undefined;
-  if (!isSeq(list)) return [];
-  return list.items.flatMap((node, index) => {
-    if (!isScalar(node) || typeof node.value !== "string" || node.value === "") return [];
-    const { line, col } = file.position(node.range?.[0] ?? 0);
-    return [{ specifier: node.value, where: `${file.path}:${line}:${col}: plugins[${index}]` }];
+  if ("problems" in file.yaml) return [];
+  const source = file.yaml;
+  const list = (source.data as { plugins?: unknown }).plugins;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((specifier, index) => {
+    if (typeof specifier !== "string" || specifier === "") return [];
+    const { line, col } = source.locate(["plugins", index]);
+    return [{ specifier, where: `${file.path}:${line}:${col}: plugins[${index}]` }];
   });
 }
 

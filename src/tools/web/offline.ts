@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
-import { parse as parseYaml } from "yaml";
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../../contracts/lazy-schema.js";
 import { InputError } from "../../core/errors.js";
+import { yamlLibrary } from "../../core/yaml-library.js";
 import { htmlTitle, htmlToText } from "./html-text.js";
 import type { SearchHit, WebBackend, WebPage } from "./types.js";
 
@@ -92,7 +92,7 @@ function frontMatter(raw: string, path: string): { meta: { title?: string; url?:
   if (match === null) return { meta: {}, body: raw };
   const parsed = z
     .object({ title: z.string().optional(), url: z.string().optional() })
-    .safeParse(parseYaml(match[1]) ?? {});
+    .safeParse(yamlLibrary().parse(match[1]) ?? {});
   if (!parsed.success)
     throw new InputError(
       `${path}: front matter needs string fields title and url (${parsed.error.issues[0]?.message})`,
