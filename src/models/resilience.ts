@@ -248,12 +248,13 @@ async function withTimeout<T>(
 ): Promise<T> {
   if (!o.timeoutMs) return call(outer);
   const controller = new AbortController();
-  const timeout = new ProviderError(`timed out after ${o.timeoutMs} ms`, "timeout", { retryable: true });
   const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
   let cancel = () => {};
-  // Racing guards against a provider that ignores the signal.
+  // Racing guards against a provider that ignores the signal. The error is made only when the
+  // timer fires: capturing its stack on every call is wasted on the calls that do not time out.
   const timer = new Promise<never>((_, reject) => {
     cancel = o.setTimer(() => {
+      const timeout = new ProviderError(`timed out after ${o.timeoutMs} ms`, "timeout", { retryable: true });
       controller.abort(timeout);
       reject(timeout);
     }, o.timeoutMs);
@@ -261,7 +262,7 @@ async function withTimeout<T>(
   try {
     return await Promise.race([call(signal), timer]);
   } catch (error) {
-    throw controller.signal.aborted ? timeout : error;
+    throw controller.signal.aborted ? controller.signal.reason : error;
   } finally {
     cancel();
   }

@@ -1,16 +1,15 @@
 /**
- * Executes a run's unfinished trials with bounded concurrency (p-limit). Trials come from a
- * TrialSource (claim, then acknowledge); each runs its scaffold against the model's provider,
- * every sub-call is recorded, the answer is scored, and the trial's calls and outcome are
- * committed in one store transaction: a crash or kill loses only trials in flight (they stay
- * pending and run again on resume) and never duplicates a finished one. Errored trials are
- * retried on the next run; finished ones never are, however wrong their answer.
+ * Executes a run's unfinished trials with bounded concurrency. Trials come from a TrialSource
+ * (claim, then acknowledge); each runs its scaffold against the model's provider, every sub-call
+ * is recorded, the answer is scored, and the trial's calls and outcome are committed in one store
+ * transaction: a crash or kill loses only trials in flight (they stay pending and run again on
+ * resume, their answers read from the response cache) and never duplicates a finished one.
+ * Errored trials are retried on the next run; finished ones never are, however wrong their answer.
  */
-import pLimit from "p-limit";
 import type { TrialRow } from "../store/types.js";
 import { CommitBatcher } from "../commit-batcher.js";
 import { RunBudget } from "./budget.js";
-import { runTrial } from "./run-trial.js";
+import { type CallsDone, runTrial } from "./run-trial.js";
 import { StoreTrialSource, type TrialSource } from "./trial-source.js";
 import type { ExecuteOptions, ExecuteSummary, TrialContext } from "./types.js";
 
@@ -45,9 +44,12 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     budget,
     commit: (entry) => batcher.complete(leaseOwner === undefined ? entry : { ...entry, leaseOwner }),
   };
-  const limit = pLimit(options.concurrency);
+  // A trial holds one of the `concurrency` slots while it calls the model and is scored; its
+  // commit (grouped with the trials finishing beside it) runs after the slot is freed, so the next
+  // trial's request does not wait for the store. At most as many trials again wait to commit.
+  let calling = 0;
   const inFlight = new Set<Promise<void>>();
-  // Resolved whenever a trial settles, so the loop below can claim the freed slot.
+  // Resolved whenever a slot is freed or a trial settles, so the loop below can claim again.
   let wake: (() => void) | undefined;
   const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
   // The first failure (a store error, not a trial's) stops claiming; it is rethrown once the
@@ -62,20 +64,37 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     if (options.stopSignal?.aborted || options.abortSignal?.aborted) return "stop";
     return budget.exhausted() ? "budget" : undefined;
   };
+  // Checked as soon as a trial's calls end, before its slot is claimed again.
+  const stopOnHardFailure = (done: CallsDone) => {
+    if (done.status !== "errored") return;
+    const bucket = done.failureBucket;
+    if ((bucket !== "auth" && bucket !== "sandbox") || hardStop.signal.aborted) return;
+    stoppedBy = bucket;
+    if (bucket === "auth") summary.authFailure = done.errorMessage ?? "";
+    else summary.sandboxFailure = done.errorMessage ?? "";
+    hardStop.abort();
+  };
   const execute = async (trial: TrialRow): Promise<void> => {
-    const event = await runTrial(trial, context);
-    summary[event.status]++;
-    summary.calls += event.calls;
-    summary.costUsd += event.costUsd;
-    const bucket = event.failure?.bucket;
-    if ((bucket === "auth" || bucket === "sandbox") && !hardStop.signal.aborted) {
-      stoppedBy = bucket;
-      if (bucket === "auth") summary.authFailure = event.failure?.message;
-      else summary.sandboxFailure = event.failure?.message;
-      hardStop.abort();
+    let slotHeld = true;
+    const freeSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
+      calling--;
+      wake?.();
+    };
+    try {
+      const event = await runTrial(trial, context, (done) => {
+        stopOnHardFailure(done);
+        freeSlot();
+      });
+      summary[event.status]++;
+      summary.calls += event.calls;
+      summary.costUsd += event.costUsd;
+      await source.acknowledge(trial.id, event.status);
+      options.onTrialDone?.(event);
+    } finally {
+      freeSlot();
     }
-    await source.acknowledge(trial.id, event.status);
-    options.onTrialDone?.(event);
   };
 
   // A trial is claimed only when a slot is free, after the stop and budget checks, so no
@@ -86,7 +105,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
       summary.stoppedBy = reason;
       break;
     }
-    const free = options.concurrency - inFlight.size;
+    const free = Math.min(options.concurrency - calling, 2 * options.concurrency - inFlight.size);
     if (free <= 0) {
       await slotFreed();
       continue;
@@ -104,7 +123,8 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
     }
     for (const trial of claimed) {
       summary.attempted++;
-      const running: Promise<void> = limit(execute, trial)
+      calling++;
+      const running: Promise<void> = execute(trial)
         .catch((error: unknown) => {
           failure ??= { error };
         })

@@ -16,8 +16,16 @@ import { logprobTrial } from "./logprob.js";
 import { trialModel, trialModelRevision } from "./trial-model.js";
 import type { ModelRuntime, TrialContext, TrialEvent } from "./types.js";
 
-export async function runTrial(trial: TrialRow, options: TrialContext): Promise<TrialEvent> {
+/** How a trial's calls ended, told before its commit: the caller may start the next trial then. */
+export type CallsDone = { status: "abandoned" } | Pick<OutcomeCore, "status" | "failureBucket" | "errorMessage">;
+
+export async function runTrial(
+  trial: TrialRow,
+  options: TrialContext,
+  onCallsDone?: (done: CallsDone) => void,
+): Promise<TrialEvent> {
   const attempted = await attemptTrial(trial, options);
+  onCallsDone?.("abandoned" in attempted ? { status: "abandoned" } : attempted.core);
   if ("abandoned" in attempted) return attempted.abandoned;
   const { model, calls, started, task, core } = attempted;
   // Outside the attempt: a store failure while committing is not the trial's error. Recording
