@@ -3,7 +3,7 @@
  * from the analysis plan (contracts/analysis.ts), which every spec holds, so that loading a spec
  * does not build these schemas.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AnalysisPlanSchema } from "./analysis.js";
 
 /** The format name and schema version of analysis.json; a reader refuses a newer version. */

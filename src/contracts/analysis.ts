@@ -9,7 +9,7 @@
  * defaults filled in, so a new default in a later version does not change a spec's hash), and
  * the analysis normalises it with every default filled in (what a pre-registration freezes).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "./lazy-schema.js";
 
 const facetName = lazySchema(() => z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, "a facet (column) name"));

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The self-audit chronology (Auditing the Audit, Box 1): one entry per failure the audit ran

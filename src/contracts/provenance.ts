@@ -3,7 +3,7 @@
  * metadata, the EEE records and sidecar) and read back by `parallax import`, so that a simulated
  * study stays labelled SIMULATED however often it is exported and imported again.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export interface StudyProvenance {
   study: string;

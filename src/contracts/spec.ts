@@ -2,7 +2,7 @@
  * The study spec: the YAML a user writes, as zod schemas. The JSON Schema shipped in
  * schema/spec.schema.json is generated from these same types (npm run schema).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "./lazy-schema.js";
 import { AnalysisPlanSpecSchema } from "./analysis.js";
 import { STUDY_KINDS } from "./study-kind.js";

@@ -3,7 +3,7 @@
  * with options of its own declares `optionsSchema: loaderOptions({...})`; the spec is checked
  * against it (or against the common schema) when it loads, so a misspelt option is an error.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
 
 function commonOptions(): z.ZodRawShape {

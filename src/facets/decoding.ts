@@ -8,7 +8,7 @@
  * `decoding_seed`. The seeds are replicates nested in their setting, never a model term: the
  * analysis pools them (the grid averages per item over the seeds).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
 import type { Condition } from "../contracts/condition.js";
 import { facetName, facetSettings } from "../contracts/condition.js";

@@ -6,7 +6,7 @@
  * evaluated items (run/exemplars.ts checks it and records the draws in the item manifest). The
  * draw is also on the rendered task (`task.fewShot`, stored with each trial).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
 import { facetName, facetSettings } from "../contracts/condition.js";
 import type { Condition } from "../contracts/condition.js";

@@ -8,7 +8,7 @@
  * record (`task.perturbation`: what changed, or why it does not apply), which is stored with the
  * task. A perturbation that does not apply leaves the item as it is and says so in the record.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
 import { facetLabel, facetName, facetSettings } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";

@@ -6,7 +6,7 @@
  * messages and the log-prob prompt alike. A custom template's placeholders are checked when the
  * spec loads: an unknown `{name}` is an error at its YAML location.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
 import { facetName, facetSettings } from "../contracts/condition.js";
 import type { FacetValue } from "../contracts/spec.js";

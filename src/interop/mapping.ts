@@ -4,7 +4,7 @@
  * outcome, and renames of models and benchmarks. Validated like a spec: zod, with every problem
  * located at file:line:col and what was expected.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { InputError } from "../core/errors.js";
 import { locatedSource, readSpecFile, type SpecProblem, zodProblems } from "../core/spec-loader.js";
 

@@ -3,7 +3,7 @@
  * provider modules so that checking a spec never loads a provider SDK; the schemas list only
  * the keys each provider really reads (see its file), so a misspelt option is an error.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
 import { FAILURE_BUCKETS } from "../contracts/failure.js";
 

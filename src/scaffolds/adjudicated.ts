@@ -1,5 +1,5 @@
 import { lazySchema } from "../contracts/lazy-schema.js";
-import { z } from "zod";
+import * as z from "zod";
 import type { TaskInput } from "../contracts/task.js";
 import { renderTask, taskMessages, withAnswerLine } from "./prompt.js";
 import { boolSetting, callParams, scaffoldSettings } from "./settings.js";

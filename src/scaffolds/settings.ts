@@ -1,7 +1,7 @@
 /**
  * Reading a scaffold's facet settings and the decoding defaults every scaffold applies.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { GenerationParams } from "../contracts/provider.js";
 import { InputError } from "../core/errors.js";
 import type { ScaffoldSettings } from "./types.js";

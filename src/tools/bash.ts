@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
 import type { Tool } from "./types.js";
 

@@ -1,7 +1,7 @@
 // fs.promises, not node:fs/promises: Node loads it (and readline with it) on first use, not with `plan`.
 import { promises as fs } from "node:fs";
 import { dirname, join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
 import { capText } from "./output.js";
 import type { Tool, ToolContext } from "./types.js";

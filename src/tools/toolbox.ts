@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolCall, ToolSpec } from "../contracts/provider.js";
 import type { SandboxLimits, Toolbox, ToolResult } from "../contracts/tool.js";
 import { InputError } from "../core/errors.js";

@@ -7,7 +7,7 @@
  */
 import { lazySchema } from "../../contracts/lazy-schema.js";
 import { dirname, join, posix } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Item } from "../../contracts/item.js";
 import { loaderOptions } from "../options.js";
 import { asRecord, ItemCollector, parseJsonLine, RowError, str, textLines } from "../rows.js";

@@ -9,7 +9,7 @@ import { lazySchema } from "../../contracts/lazy-schema.js";
 import { basename } from "node:path";
 import type { BenchmarkSpec } from "../../contracts/spec.js";
 import { InputError } from "../../core/errors.js";
-import { z } from "zod";
+import * as z from "zod";
 import { parseCsv } from "../csv.js";
 import { annotateFormatPair } from "../format.js";
 import { loaderOptions } from "../options.js";

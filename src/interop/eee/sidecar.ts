@@ -7,7 +7,7 @@
  * hash, what it was imported from). `parallax import eee` reads it back to restore the
  * conditions and the provenance.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { StudyProvenanceSchema } from "../../contracts/provenance.js";
 
 export const SIDECAR_FILE = "parallax-sidecar.json";

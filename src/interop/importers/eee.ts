@@ -11,7 +11,7 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { ChatMessage, MessageRole } from "../../contracts/provider.js";
 import { SIDECAR_FILE, type Sidecar, SidecarSchema } from "../eee/sidecar.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";

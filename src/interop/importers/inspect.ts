@@ -5,7 +5,7 @@
  */
 import { basename, extname } from "node:path";
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import type { ChatMessage, GenerationParams, MessageRole } from "../../contracts/provider.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
 import { asText, checked, contentText, logError, parseJson, readText } from "../read.js";

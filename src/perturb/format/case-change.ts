@@ -1,5 +1,5 @@
 /** Format: the letter case of the stem and the options (upper, lower or title case; App. C "case changes"). */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../../contracts/lazy-schema.js";
 import type { Item } from "../../contracts/item.js";
 import { copyItem } from "../text.js";

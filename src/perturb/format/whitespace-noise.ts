@@ -1,5 +1,5 @@
 /** Format: whitespace and punctuation noise in the stem (App. C "whitespace / punctuation noise"). */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../../contracts/lazy-schema.js";
 import { copyItem } from "../text.js";
 import type { Perturbation } from "../types.js";

@@ -1,5 +1,5 @@
 /** Semantic: words of the stem replaced by synonyms from the bundled list (App. C "synonym substitution"). */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../../contracts/lazy-schema.js";
 import { copyItem, lazyWordPattern, matchCase } from "../text.js";
 import type { Perturbation } from "../types.js";

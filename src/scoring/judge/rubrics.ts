@@ -4,7 +4,7 @@
  * judge gets (item-level facts only: never the model, scaffold or condition), and how a label
  * becomes the binary outcome.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../../contracts/lazy-schema.js";
 import type { Item } from "../../contracts/item.js";
 import { Registry } from "../../core/registry.js";

@@ -3,7 +3,7 @@
  * read as JSON and validated with zod. Anything else (prose, a label outside the rubric, a missing
  * confidence) is a parse failure of the judge, recorded with the raw reply, never a default label.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Rubric } from "./rubrics.js";
 
 export interface Verdict {

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../../contracts/lazy-schema.js";
 import { InputError } from "../../core/errors.js";
 import { htmlToText } from "./html-text.js";

@@ -1,6 +1,6 @@
 // fs.promises, not node:fs/promises: Node loads it (and readline with it) on first use, not with `plan`.
 import { promises as fs } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { lazySchema } from "../../contracts/lazy-schema.js";
 import type { ToolContext } from "../types.js";
 import { hostPathIn } from "../work-dir.js";
