@@ -141,6 +141,72 @@ describe("trial source", () => {
       await store.close();
     }
   });
+
+  test("a trial's slot is free for the next call once its own calls are done; it is done only once committed", async () => {
+    const concurrency = 2;
+    const items = 3 * concurrency;
+    const { study, store, runId } = await plannedStudy(items);
+    try {
+      let openCommits!: () => void;
+      const commitsOpen = new Promise<void>((resolve) => (openCommits = resolve));
+      let commitsHeld = true;
+      // Every commit waits until the test lets them through, as a slow store would.
+      const slowStore = new Proxy(store, {
+        get(target, key, receiver) {
+          if (key !== "completeTrials") return Reflect.get(target, key, receiver);
+          return async (entries: Parameters<TrialStore["completeTrials"]>[0]) => {
+            await commitsOpen;
+            return target.completeTrials(entries);
+          };
+        },
+      });
+      let calling = 0;
+      let mostCalling = 0;
+      let callsWhileHeld = 0;
+      const models = await simModels(study);
+      for (const runtime of models.values()) {
+        const inner = runtime.provider;
+        runtime.provider = Object.assign(Object.create(inner), {
+          generate: async (request: Parameters<typeof inner.generate>[0]) => {
+            calling++;
+            mostCalling = Math.max(mostCalling, calling);
+            if (commitsHeld) callsWhileHeld++;
+            try {
+              await new Promise((resolve) => setImmediate(resolve));
+              return await inner.generate(request);
+            } finally {
+              calling--;
+            }
+          },
+        });
+      }
+      let doneWhileHeld = 0;
+      const onTrialDone = () => {
+        if (commitsHeld) doneWhileHeld++;
+      };
+      const running = execute(study, slowStore, runId, { models, concurrency, onTrialDone });
+      // Let the executor go as far as it can while no commit completes: until it has made as many
+      // calls as it may (or a generous wait passes), then a little longer, to see it stop there.
+      const waitUntil = Date.now() + 10_000;
+      while (callsWhileHeld < 2 * concurrency && Date.now() < waitUntil)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+      commitsHeld = false;
+      openCommits();
+      const summary = await running;
+      assert.equal(mostCalling <= concurrency, true, `at most ${concurrency} calls at once, saw ${mostCalling}`);
+      assert.equal(
+        callsWhileHeld,
+        2 * concurrency,
+        "the next trials call while the first ones wait to commit, up to as many again as the concurrency",
+      );
+      assert.equal(doneWhileHeld, 0, "no trial counts as done before its commit");
+      assert.equal(summary.finished, items);
+      assert.deepEqual(await store.countByStatus(runId), { pending: 0, finished: items, errored: 0 });
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe("budget through the store", () => {
