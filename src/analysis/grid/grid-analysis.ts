@@ -315,8 +315,9 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   const tierNames = g.envelopes.map((e) => e.name);
   const benchmarks = g.envelopes[0].benchmarks.map((b) => b.benchmark);
   out.push(
+    // Each subset's cell is "|C| rho^max orderings", as the first column's header says once.
     ...textTable(
-      ["benchmark", ...tierNames.map((n) => `${n} |C| rho^max ord`)],
+      ["benchmark: |C| rho^max ord", ...tierNames],
       benchmarks.map((b) => [
         b,
         ...g.envelopes.map((e) => {

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ANALYSIS_FILE, storedAnalysis } from "../../analysis/index.js";
+import { wrap } from "../../analysis/text.js";
 import { InputError } from "../../core/errors.js";
 import { checkReportTargets, reportPaths, writeReport } from "../../report/index.js";
 import { isPostgresUrl } from "../../run/store/open.js";
@@ -52,9 +53,8 @@ export async function reportCommand(
     });
     const simulated = record.analysis.meta.simulated ? " (SIMULATED data)" : "";
     process.stdout.write(`wrote the report to ${written.report}${simulated}\n`);
-    process.stdout.write(
-      `wrote the trials page to ${written.trials}, an index of ${written.pages.length} page file(s) beside it (the report links to them: keep them together)\n`,
-    );
+    const trialsLine = `wrote the trials page to ${written.trials}, an index of ${written.pages.length} page file(s) beside it (the report links to them: keep them together)`;
+    process.stdout.write(`${wrap(trialsLine, 120, "  ").join("\n")}\n`);
   } finally {
     await store.close();
   }
