@@ -310,7 +310,8 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   const g = analysis.grid;
   if (!g || "skipped" in g) return g ? [`configuration grid: skipped (${g.skipped})`, ""] : [];
   const out = [
-    `configuration grid (SafetyRepro): axes ${g.axes.join(", ")}; ${g.cells.total} cells, ${g.cells.unreadable.length} unreadable (no number); roster ${g.roster.join(", ")}`,
+    // The card's heading above names the configuration grid.
+    `axes ${g.axes.join(", ")}; ${g.cells.total} cells, ${g.cells.unreadable.length} unreadable; roster ${g.roster.join(", ")}`,
   ];
   const tierNames = g.envelopes.map((e) => e.name);
   const benchmarks = g.envelopes[0].benchmarks.map((b) => b.benchmark);
@@ -350,7 +351,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     const t2 = "error" in v.typeII ? null : v.typeII;
     const t3 = "error" in v.typeIII ? null : v.typeIII;
     out.push(
-      `  variance ${v.benchmark} (free-form, ${v.cells} cells): model ${pct(t2?.modelShare)}, implementation ${pct(t2?.implementationShare)}, interactions ${pct(t2?.interactionShare)}, rho ${num(t2?.rho)} (Type III rho ${num(t3?.rho)})`,
+      `  variance ${v.benchmark} (${v.cells} free-form): model ${pct(t2?.modelShare)}, implementation ${pct(t2?.implementationShare)}, interactions ${pct(t2?.interactionShare)}, rho ${num(t2?.rho)} (Type III ${num(t3?.rho)})`,
     );
   }
   for (const q of g.quantization) {
