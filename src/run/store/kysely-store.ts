@@ -8,7 +8,7 @@
  * field callers put on CallRecords is ignored, because only the store can number executions
  * race-free when several workers touch the same trial.
  */
-import { type Kysely, Migrator, type Selectable, type Transaction } from "kysely";
+import { type Kysely, Migrator, type Selectable, sql, type Transaction } from "kysely";
 import type { ImportedFrom } from "../../contracts/provenance.js";
 import type { StudySpec } from "../../contracts/spec.js";
 import type {
@@ -142,6 +142,7 @@ export class KyselyTrialStore implements TrialStore {
   listJudgeCalls: JudgementStore["listJudgeCalls"] = (...a) => this.judgements.listJudgeCalls(...a);
 
   async migrate(): Promise<void> {
+    if (await this.fullyMigrated()) return;
     const migrator = new Migrator({
       db: this.db,
       provider: migrationProvider,
@@ -152,6 +153,22 @@ export class KyselyTrialStore implements TrialStore {
       const failed = results?.find((r) => r.status === "Error")?.migrationName;
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(`store migration ${failed ?? "setup"} failed: ${message}`, { cause: error });
+    }
+  }
+
+  /**
+   * Whether the store's migration table already lists every migration. The Migrator's own check
+   * introspects every table of every schema in the database (kysely's introspector), which fails
+   * when another session drops a schema meanwhile; reading our one table does not.
+   */
+  private async fullyMigrated(): Promise<boolean> {
+    const names = Object.keys(await migrationProvider.getMigrations());
+    try {
+      const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(this.db);
+      const done = new Set(rows.map((row) => row.name));
+      return names.every((name) => done.has(name));
+    } catch {
+      return false; // no migration table yet: a new store
     }
   }
 
