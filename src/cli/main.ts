@@ -6,6 +6,7 @@
 import { Command } from "commander";
 import { ParallaxError } from "../core/errors.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
+import { scrubTerminalOutput } from "./scrubbed-output.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 
 /**
@@ -226,11 +227,12 @@ function parsePositiveInt(value: string): number {
 }
 
 endQuietlyOnClosedPipe();
+scrubTerminalOutput();
 
 // A ParallaxError prints its message and exits with its code. Any other failure is a bug: its
 // stack is printed (exit 1), not reported as an uncaught error, whose report would quote the
-// throwing line of the (minified) bundle.
-program.parseAsync(process.argv).catch((error: unknown) => {
+// throwing line of the (minified) bundle and reach the terminal without the secret scrub.
+function fail(error: unknown): never {
   if (error instanceof ParallaxError) {
     process.stderr.write(`parallax: ${error.message}\n`);
     process.exit(error.exitCode);
@@ -239,4 +241,7 @@ program.parseAsync(process.argv).catch((error: unknown) => {
     `parallax: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );
   process.exit(1);
-});
+}
+process.on("uncaughtException", fail);
+process.on("unhandledRejection", fail);
+program.parseAsync(process.argv).catch(fail);

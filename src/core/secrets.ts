@@ -1,9 +1,12 @@
 /**
- * The secrets in use (API key values), and the scrubbing of any text about to be stored or
- * exported. A provider's reply can echo its key (a misconfigured proxy, a prompt that asks for
- * it): every text the store writes passes through `scrubSecrets` first, so a key never lands in
- * the store, its exports, the report or the viewer. The keys are registered when they are read
- * from the environment; the process keeps them in memory anyway, to send them.
+ * The secrets in use (API key values), and the one scrubber of every text that leaves the
+ * process. A provider's reply or error can echo its key (a misconfigured proxy, a 401 body, a
+ * prompt that asks for it): the store's writes (store/scrub-plugin.ts), the providers' error
+ * messages (models/keys.ts), the command's standard output and error (cli/scrubbed-output.ts:
+ * messages, notes, progress lines) and the judging logs all pass through `scrubSecrets`, so a
+ * key never lands in the store, its exports, the report, the viewer, a log or the terminal. The
+ * keys are registered when they are read from the environment; the process keeps them in memory
+ * anyway, to send them.
  */
 
 const REDACTED = "[redacted]";
@@ -48,12 +51,14 @@ export function clearSecrets(): void {
 }
 
 /**
- * The value as it may appear in text: itself, URL-encoded, JSON-escaped, and base64 (standard
- * and URL-safe) at each of the three byte alignments it can have inside a longer encoded text.
+ * The value as it may appear in text: itself, URL-encoded, JSON-escaped, hex (lower and upper
+ * case), and base64 (standard and URL-safe) at each of the three byte alignments it can have
+ * inside a longer encoded text.
  */
 export function encodedForms(value: string): string[] {
-  const out = new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]);
   const bytes = Buffer.from(value, "utf8");
+  const hex = bytes.toString("hex");
+  const out = new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1), hex, hex.toUpperCase()]);
   for (let offset = 0; offset < 3; offset++) {
     const base64 = alignedBase64(bytes, offset);
     out.add(base64);

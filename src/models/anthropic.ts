@@ -246,7 +246,6 @@ export function createAnthropicProvider(spec: ModelSpec, env: ProviderEnv, deps:
     const prepared = prepare(request);
     const { result, slot } = await callWithKey(
       pool,
-      keys,
       request.signal,
       (client) => client.messages.create(prepared.body, { signal: request.signal }),
       classify,

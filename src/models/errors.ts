@@ -1,6 +1,6 @@
 /**
  * Classification helpers shared by the remote providers: HTTP status -> failure bucket,
- * Retry-After parsing, secret redaction and the malformed-body error.
+ * Retry-After parsing and the malformed-body error (secrets are scrubbed by core/secrets.ts).
  */
 import type { FailureBucket } from "../contracts/failure.js";
 import { ProviderError } from "../core/errors.js";
@@ -71,15 +71,6 @@ export function parseDurationSeconds(value: unknown): number | undefined {
 
 function clampDelay(ms: number): number {
   return Math.min(Math.max(0, Math.ceil(ms)), MAX_RETRY_AFTER_MS);
-}
-
-/** Replaces every occurrence of each secret with "[redacted]" (keys can be echoed by 401 bodies). */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) out = out.split(secret).join("[redacted]");
-  }
-  return out;
 }
 
 export interface HttpFailure {

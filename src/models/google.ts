@@ -265,7 +265,6 @@ export function createGoogleProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
     const prepared = prepare(request);
     const { result, slot } = await callWithKey(
       pool,
-      keys,
       request.signal,
       (client) =>
         client.models.generateContent({ model: request.model, contents: prepared.contents, config: prepared.config }),

@@ -4,9 +4,9 @@
  * a client, never the key text.
  */
 import { InputError, ProviderError } from "../core/errors.js";
-import { abortReason, isMalformed, KeyWaitError, MalformedResponseError, redact } from "./errors.js";
+import { abortReason, isMalformed, KeyWaitError, MalformedResponseError } from "./errors.js";
 import { TokenBucket } from "./resilience.js";
-import { registerSecrets } from "../core/secrets.js";
+import { registerSecrets, scrubSecrets } from "../core/secrets.js";
 import type { ProviderEnv } from "./types.js";
 
 /** What the remote provider constructors accept besides (spec, env). */
@@ -151,11 +151,11 @@ export class KeyPool<T> {
  * One HTTP call on the next key. `classify` turns SDK errors into ProviderErrors; a 429
  * cools the key and the error's retryAfterMs becomes the wait until *some* key is usable
  * (0 when another key can take the retry now). Every error leaving here is re-created
- * with secrets redacted and no SDK `cause` attached (SDK errors may quote the key).
+ * with the registered secrets scrubbed (every encoding: a 401 body may echo the key in base64)
+ * and no SDK `cause` attached (SDK errors may quote the key).
  */
 export async function callWithKey<T, R>(
   pool: KeyPool<T>,
-  secrets: readonly string[],
   signal: AbortSignal | undefined,
   call: (client: T) => Promise<R>,
   classify: (error: unknown) => unknown,
@@ -171,18 +171,18 @@ export async function callWithKey<T, R>(
     const classified = classify(error);
     if (classified instanceof ProviderError && classified.options.status === 429 && classified.retryable) {
       const wait = pool.markRateLimited(lease.slot, classified.options.retryAfterMs);
-      throw sanitize(classified, secrets, lease.slot, wait);
+      throw sanitize(classified, lease.slot, wait);
     }
-    throw sanitize(classified, secrets, lease.slot);
+    throw sanitize(classified, lease.slot);
   }
 }
 
-function sanitize(error: unknown, secrets: readonly string[], slot: number, retryAfterMs?: number): ProviderError {
+function sanitize(error: unknown, slot: number, retryAfterMs?: number): ProviderError {
   if (!(error instanceof ProviderError)) {
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return new ProviderError(`${redact(text, secrets)} (key slot ${slot})`, "other", { retryable: false });
+    return new ProviderError(`${scrubSecrets(text)} (key slot ${slot})`, "other", { retryable: false });
   }
-  const message = `${redact(error.message, secrets)} (key slot ${slot})`;
+  const message = `${scrubSecrets(error.message)} (key slot ${slot})`;
   if (isMalformed(error)) return new MalformedResponseError(message);
   const { retryable, status } = error.options;
   return new ProviderError(message, error.bucket, {

@@ -248,7 +248,6 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
         defaultEnv: ["OPENAI_API_KEY"],
         env,
       });
-  const secrets = keyless ? [] : keys;
   const clients = keys.map(
     (apiKey) =>
       new OpenAI({
@@ -294,7 +293,6 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
     const prepared = prepare(request);
     const { result, slot } = await callWithKey(
       pool,
-      secrets,
       request.signal,
       (client) => client.chat.completions.create(prepared.body, { signal: request.signal }),
       classify,
@@ -306,7 +304,6 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
     const prompts = request.continuations.map((c) => request.prompt + c);
     const { result } = await callWithKey(
       pool,
-      secrets,
       request.signal,
       (client) =>
         client.completions.create(

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { httpError, parseDurationSeconds, parseRetryAfter, redact } from "../../src/models/errors.js";
+import { clearSecrets, registerSecrets, scrubSecrets } from "../../src/core/secrets.js";
+import { httpError, parseDurationSeconds, parseRetryAfter } from "../../src/models/errors.js";
 
 const headers = (h: Record<string, string>) => new Headers(h);
 const NOW = Date.parse("2030-01-01T00:00:00Z");
@@ -50,11 +51,40 @@ describe("httpError", () => {
   });
 });
 
-describe("redact", () => {
-  it("removes every occurrence of every secret", () => {
-    assert.equal(
-      redact("key sk-abc123 and sk-abc123 and zz9999", ["sk-abc123", "zz9999"]),
-      "key [redacted] and [redacted] and [redacted]",
-    );
+describe("scrubSecrets (the one scrubber of errors, the store and the terminal)", () => {
+  it("removes every occurrence of every registered key, in each of its encodings", () => {
+    const keys = ['sk-abc123/+x"y', "zz99999999"];
+    registerSecrets(keys);
+    try {
+      assert.equal(
+        scrubSecrets('key sk-abc123/+x"y and sk-abc123/+x"y and zz99999999'),
+        "key [redacted] and [redacted] and [redacted]",
+      );
+      const [key] = keys;
+      const hex = Buffer.from(key).toString("hex");
+      const encodings = {
+        url: encodeURIComponent(key),
+        json: JSON.stringify(key).slice(1, -1),
+        hex,
+        HEX: hex.toUpperCase(),
+        "hex inside a longer dump": Buffer.from(`prefix ${key} suffix`).toString("hex"),
+      };
+      for (const [name, text] of Object.entries(encodings)) {
+        assert.match(scrubSecrets(`body: ${text}.`), /\[redacted\]/, name);
+      }
+      // base64 and base64url of the key at each byte offset inside a longer blob.
+      for (const prefix of ["", "a", "ab"]) {
+        for (const suffix of ["", "z", "zz"]) {
+          const blob = Buffer.from(`${prefix}${key}${suffix}`);
+          for (const encoding of ["base64", "base64url"] as const) {
+            const scrubbed = scrubSecrets(`x=${blob.toString(encoding)}`);
+            assert.match(scrubbed, /\[redacted\]/, `${encoding} of '${prefix}KEY${suffix}'`);
+          }
+        }
+      }
+      assert.equal(scrubSecrets("nothing secret here"), "nothing secret here");
+    } finally {
+      clearSecrets();
+    }
   });
 });

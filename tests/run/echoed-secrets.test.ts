@@ -2,6 +2,8 @@
  * A provider whose successful replies echo the API key (raw, base64 at every alignment,
  * URL-encoded): the key is found nowhere afterwards, not in the store (trials, calls, cache),
  * the study directory, the jsonl, CSV, Parquet and EEE exports, the report, nor the command's output.
+ * And one whose 401 error body echoes it in every encoding: `run` prints the failure, and the key
+ * is in none of its output, the store or the study folder.
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -15,11 +17,13 @@ import { startCli } from "../helpers/postgres-run.js";
 import { writeDemoSpec } from "../helpers/study.js";
 
 const KEY = "sk-echoed-secret-5f3a9c2e7b1d4086";
-const env = { ...process.env, PARALLAX_ECHO_TEST_KEY: KEY };
+/** A key whose URL-encoded and JSON-escaped forms differ from it. */
+const ODD_KEY = 'sk-pro"j\\ect/key+9f8e7d6c5b4a3210';
+const env = { ...process.env, PARALLAX_ECHO_TEST_KEY: KEY, PARALLAX_ECHO_TEST_ODD_KEY: ODD_KEY };
 
 let mock: MockServer;
 before(async () => {
-  mock = await startOpenAIMock([KEY]);
+  mock = await startOpenAIMock([KEY, ODD_KEY]);
 });
 after(() => mock.close());
 
@@ -47,17 +51,22 @@ function filesUnder(dir: string): Array<[string, string]> {
     .map((path) => [path, readFileSync(path).toString("latin1")]);
 }
 
-test("a key echoed in successful replies is stored and exported nowhere", async () => {
-  const { specPath, outDir, dir } = writeDemoSpec({
-    items: 4,
+/** A study of `items` MC trials on the OpenAI mock, its key read from `keyEnv`, one call at a time, no retries. */
+function mockStudy(items: number, keyEnv: string) {
+  return writeDemoSpec({
+    items,
     models: `  - id: gpt
     provider: openai
     model: gpt-4o-mini
     base_url: ${mock.url}/v1
-    api_key_env: PARALLAX_ECHO_TEST_KEY
+    api_key_env: ${keyEnv}
     params: { temperature: 0, max_tokens: 64 }`,
     execution: "  concurrency: 1\n  max_retries: 0",
   });
+}
+
+test("a key echoed in successful replies is stored and exported nowhere", async () => {
+  const { specPath, outDir, dir } = mockStudy(4, "PARALLAX_ECHO_TEST_KEY");
   const base64 = (prefix: string) => Buffer.from(`${prefix}${KEY}`).toString("base64");
   mock.enqueue(
     echoing(`My key is ${KEY}. ANSWER: A`),
@@ -120,5 +129,38 @@ test("the key's base64 forms match it wherever it sits in encoded text", async (
     assert.equal(scrubSecrets("nothing secret here"), "nothing secret here");
   } finally {
     clearSecrets();
+  }
+});
+
+/** A 401 in the API's error shape whose message echoes the key in every encoding it may take. */
+function unauthorizedEchoing(key: string) {
+  const blob = (prefix: string, encoding: BufferEncoding) =>
+    Buffer.from(`${prefix}{"authorization":"Bearer ${key}"}`).toString(encoding);
+  const echoes = [
+    `Incorrect API key provided: ${key}.`,
+    `url=${encodeURIComponent(key)}`,
+    `json=${JSON.stringify({ key })}`,
+    `hex=${Buffer.from(key).toString("hex")} HEX=${blob("", "hex").toUpperCase()}`,
+    ...["", "a", "ab"].map((prefix) => `base64=${blob(prefix, "base64")} base64url=${blob(prefix, "base64url")}`),
+  ];
+  return {
+    kind: "json" as const,
+    status: 401,
+    body: { error: { message: echoes.join(" "), type: "invalid_request_error", param: null, code: "invalid_api_key" } },
+  };
+}
+
+test("a key echoed in a 401 body, in every encoding, reaches neither the terminal nor any file", async () => {
+  const { specPath, outDir, dir } = mockStudy(2, "PARALLAX_ECHO_TEST_ODD_KEY");
+  mock.enqueue(unauthorizedEchoing(ODD_KEY));
+  const run = await startCli(["run", specPath, "--out", outDir], env).done;
+  assert.equal(run.status, 4, run.stderr);
+  assert.match(run.stdout, /stopped: authentication failed \(.*HTTP 401.*\[redacted\]/);
+  const everything: Array<[string, string]> = [["stdout", run.stdout], ["stderr", run.stderr], ...filesUnder(dir)];
+  const forms = encodedForms(ODD_KEY);
+  // Raw, URL-encoded, JSON-escaped, hex, HEX, base64 at three alignments (base64url is the same here).
+  assert.equal(forms.length, 8, forms.join(" "));
+  for (const [where, text] of everything) {
+    for (const form of forms) assert.equal(text.includes(form), false, `the key (as '${form}') is in ${where}`);
   }
 });
