@@ -120,7 +120,7 @@ export async function buildJudge(
     id: spec.id,
     spec,
     call: async (messages, attempt = 1) => {
-      const key = cacheKey({ spec, provider, params, price }, messages, params, attempt);
+      const key = cacheKey({ spec, provider }, messages, params, attempt);
       const hit = useCache ? await cache.cacheGet(key) : undefined;
       const result = hit ?? (await provider.generate({ model: spec.model, messages, params }));
       if (useCache && !hit) await cache.cachePut(key, result);

@@ -139,8 +139,12 @@ function completions(body: { model: string; prompt: string | string[]; echo?: bo
   };
 }
 
+function bearerKey(req: RecordedRequest): string {
+  return (req.headers.authorization ?? "").replace(/^Bearer /, "");
+}
+
 function authFailure(req: RecordedRequest, keys: readonly string[]): Response | undefined {
-  const key = (req.headers.authorization ?? "").replace(/^Bearer /, "");
+  const key = bearerKey(req);
   if (keys.includes(key)) return undefined;
   // The real API masks the middle of the key; echoing it whole tests our redaction harder.
   return json(401, {
@@ -153,13 +157,21 @@ function authFailure(req: RecordedRequest, keys: readonly string[]): Response | 
   });
 }
 
-export async function startOpenAIMock(keys: readonly string[]): Promise<MockServer> {
+/** `serverErrorKeys`: keys accepted but always answered with a 500 (an account the server fails for). */
+export async function startOpenAIMock(
+  keys: readonly string[],
+  options: { serverErrorKeys?: readonly string[] } = {},
+): Promise<MockServer> {
   const mock = new MockServer();
   const app = new Hono();
   app.post("/v1/chat/completions", async (c) => {
     const req = await mock.record(c);
     const denied = authFailure(req, keys);
     if (denied) return denied;
+    if (options.serverErrorKeys?.includes(bearerKey(req))) {
+      const failure = openaiErrors.server();
+      return json(failure.status, failure.body);
+    }
     const scripted = mock.scripted();
     if (scripted) return scripted;
     const violation = reasoningViolation(req.body);

@@ -205,4 +205,21 @@ describe("response cache key", () => {
     assert.notEqual(cacheKey(model, messages, { temperature: 0.5 }, 1), base);
     assert.notEqual(cacheKey(model, [{ role: "user", content: "hi!" }], { temperature: 0 }, 1), base);
   });
+
+  test("differs by model entry: its id, key variable, endpoint, options and dropped parameters", () => {
+    const base = cacheKey(model, messages, { temperature: 0 }, 1);
+    const variants = [
+      { id: "m2" },
+      { api_key_env: "OTHER_KEY" },
+      { api_key_env: ["KEY_A", "KEY_B"] },
+      { base_url: "http://127.0.0.1:9/v1" },
+      { options: { reasoning: true } },
+      { drop_params: ["seed"] },
+    ];
+    const keys = variants.map((change) =>
+      cacheKey({ ...model, spec: { ...model.spec, ...change } } as ModelRuntime, messages, { temperature: 0 }, 1),
+    );
+    for (const [i, key] of keys.entries()) assert.notEqual(key, base, JSON.stringify(variants[i]));
+    assert.equal(new Set(keys).size, keys.length, "every variant has its own key");
+  });
 });
