@@ -32,3 +32,25 @@ export function interruptSignals(): { stop: AbortController; abort: AbortControl
     },
   };
 }
+
+/** How long a worker whose run died may take to give its trials back before it exits anyway. */
+const ORPHAN_EXIT_MS = 5_000;
+
+/**
+ * A worker that `run --workers N` started holds an IPC channel to that run. When the run dies,
+ * even by SIGKILL, the channel closes: the worker aborts its calls in flight, gives their leases
+ * back and ends (at the latest after ORPHAN_EXIT_MS), instead of working and paying on without
+ * it. A worker started by hand has no channel and is not affected. Returns the disposer.
+ */
+export function stopWithParent(signals: { stop: AbortController; abort: AbortController }): () => void {
+  if (!process.channel) return () => {};
+  const onDisconnect = (): void => {
+    process.stderr.write("parallax worker: the run that started this worker is gone; stopping\n");
+    signals.stop.abort();
+    signals.abort.abort();
+    setTimeout(() => process.exit(EXIT_INTERRUPTED), ORPHAN_EXIT_MS).unref();
+  };
+  process.once("disconnect", onDisconnect);
+  // Removing the listener lets the channel stop holding the process open once the work is done.
+  return () => process.off("disconnect", onDisconnect);
+}

@@ -21,6 +21,7 @@ import { openStore } from "./store/open.js";
 import { isPostgresUrl, parsePostgresUrl } from "./store/url.js";
 import type { RunRecord, TrialStore } from "./store/types.js";
 import { acquireStudyLock, type StudyLock } from "./study-lock.js";
+import { describeWorkersAtWork } from "./live-workers.js";
 import { allItems, type PreparedStudy, prepareStudy } from "./study.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import { storedPoolRows } from "./exemplars.js";
@@ -89,7 +90,15 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
   mkdirSync(outDir, { recursive: true });
   let lock: StudyLock;
   try {
-    lock = acquireStudyLock(outDir, options.onNote);
+    lock = await acquireStudyLock(outDir, {
+      onNote: options.onNote,
+      // On PostgreSQL a dead run's worker may still be claiming (and paying for) trials: its
+      // lock is not taken over while one is.
+      stillAtWork:
+        options.store && isPostgresUrl(options.store)
+          ? () => describeWorkersAtWork(options.store!, runIdFor(study))
+          : undefined,
+    });
   } catch (error) {
     await closeModels(models);
     throw error;

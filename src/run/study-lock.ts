@@ -1,12 +1,15 @@
 /**
  * The study-directory lock: one `parallax run` at a time per directory, so two runs never pay
  * for the same calls twice. The lock file is created atomically (O_EXCL) and holds the
- * holder's pid and host; a lock whose holder process is dead on this host is taken over.
+ * holder's pid and host. A lock is taken over only when its holder is proven dead: its process
+ * is gone from this host, and nothing it started is still at work (`stillAtWork`: on a
+ * PostgreSQL store, a worker of the run on this host with a live heartbeat and a live process).
  */
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { ParallaxError } from "../core/errors.js";
+import { processAlive } from "../core/stale.js";
 
 export const LOCK_FILE = "parallax.lock";
 /** Exit code of a run refused because another run holds the directory. */
@@ -36,16 +39,6 @@ function readHolder(path: string): LockHolder | undefined {
   return undefined;
 }
 
-/** Whether a process with this pid exists on this host (EPERM: it exists, owned by another user). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function tryCreate(path: string, holder: LockHolder): boolean {
   let fd: number;
   try {
@@ -62,12 +55,19 @@ function tryCreate(path: string, holder: LockHolder): boolean {
   return true;
 }
 
+export interface LockOptions {
+  /** Hears about a stale lock taken over. */
+  onNote?: (message: string) => void;
+  /** What of a dead holder's run is still at work (a worker it started), or undefined when nothing is. */
+  stillAtWork?: () => Promise<string | undefined>;
+}
+
 /**
- * Takes the lock of a study directory or throws (exit 2) naming the holder's pid and host.
- * `onNote` hears about a stale lock taken over. The lock is released by `release()` and, as a
- * last resort, when the process exits.
+ * Takes the lock of a study directory or throws (exit 2) naming the holder's pid and host, or
+ * what of a dead holder's run still works. The lock is released by `release()` and, as a last
+ * resort, when the process exits.
  */
-export function acquireStudyLock(dir: string, onNote?: (message: string) => void): StudyLock {
+export async function acquireStudyLock(dir: string, options: LockOptions = {}): Promise<StudyLock> {
   const path = join(dir, LOCK_FILE);
   const me: LockHolder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -86,7 +86,16 @@ export function acquireStudyLock(dir: string, onNote?: (message: string) => void
         EXIT_LOCKED,
       );
     }
-    onNote?.(
+    const atWork = await options.stillAtWork?.();
+    if (atWork !== undefined) {
+      throw new ParallaxError(
+        `${dir} is in use: its run (pid ${holder.pid}) is gone, but ${atWork}; wait for it to finish, or stop it`,
+        EXIT_LOCKED,
+      );
+    }
+    // Another run may have taken the stale lock over while we looked: only the same holder's goes.
+    if (!sameHolder(readHolder(path), holder)) continue;
+    options.onNote?.(
       `note: took over a stale lock on ${dir}: its holder (pid ${holder.pid} on ${holder.host}) is no longer running`,
     );
     try {
@@ -96,6 +105,10 @@ export function acquireStudyLock(dir: string, onNote?: (message: string) => void
     }
   }
   throw new ParallaxError(`could not lock ${dir}: another run took it at the same time`, EXIT_LOCKED);
+}
+
+function sameHolder(a: LockHolder | undefined, b: LockHolder): boolean {
+  return a !== undefined && a.pid === b.pid && a.host === b.host && a.startedAt === b.startedAt;
 }
 
 function held(path: string): StudyLock {

@@ -26,6 +26,8 @@ type Server = ReturnType<typeof serve>;
 
 export class MockServer {
   readonly requests: RecordedRequest[] = [];
+  /** Every request is answered this much later (a slow provider); change it at any time. */
+  delayMs = 0;
   private readonly script: Scripted[] = [];
   private readonly hangs: Array<() => void> = [];
   private server?: Server;
@@ -56,6 +58,7 @@ export class MockServer {
     });
     const recorded = { method: c.req.method, path: new URL(c.req.url).pathname, headers, body, receivedAt: Date.now() };
     this.requests.push(recorded);
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     return recorded;
   }
 

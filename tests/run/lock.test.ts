@@ -16,10 +16,10 @@ function deadPid(): number {
 }
 
 describe("study directory lock", () => {
-  test("a second run on a locked directory is refused with the holder's pid and host, writing nothing", () => {
+  test("a second run on a locked directory is refused with the holder's pid and host, writing nothing", async () => {
     const { specPath, outDir } = writeDemoSpec({ items: 3 });
     mkdirSync(outDir, { recursive: true });
-    const lock = acquireStudyLock(outDir);
+    const lock = await acquireStudyLock(outDir);
     try {
       const result = runCli(["run", specPath, "--out", outDir]);
       assert.equal(result.status, 2, result.stderr);

@@ -15,6 +15,7 @@ import type {
 } from "../../run/store/types.js";
 import { describeLimits } from "../../run/execute/budget.js";
 import { DEFAULT_LEASE_MS } from "../../run/execute/leased-source.js";
+import { heartbeatLapsed } from "../../run/live-workers.js";
 
 /** A worker as `status` shows it: `dead` when it is recorded running but its heartbeat is older than its lease. */
 type StatusWorker = WorkerRecord & { dead: boolean };
@@ -143,7 +144,7 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
       propagation: [...propagation.values()].sort(
         (a, b) => a.scaffold.localeCompare(b.scaffold) || a.role.localeCompare(b.role),
       ),
-      workers: (await store.listWorkers(run.id)).map((w) => ({ ...w, dead: isDead(w, leases.now) })),
+      workers: (await store.listWorkers(run.id)).map((w) => ({ ...w, dead: heartbeatLapsed(w, leases.now) })),
       leases,
       batches: await store.listBatches(run.id),
       // A store written before migration 0013, opened read-only, has no submissions table.
@@ -235,14 +236,6 @@ function workerLines(workers: StatusWorker[], leases: LeaseSummary): string[] {
       `${leases.expired} expired (claimable again)`,
   );
   return lines;
-}
-
-/**
- * A running worker renews its heartbeat every third of its lease: one silent for longer than its
- * lease was killed (or is stalled past the point where its trials are claimable again).
- */
-export function isDead(worker: WorkerRecord, now: number): boolean {
-  return worker.state === "running" && now - worker.heartbeatAt > (worker.leaseMs ?? DEFAULT_LEASE_MS);
 }
 
 function workerState(worker: WorkerRecord & { dead: boolean }): string {

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { describeBudget } from "../../run/execute/budget.js";
 import { runWorker } from "../../run/run-worker.js";
 import { storeArgument } from "../../run/store/url.js";
-import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals } from "../interrupt.js";
+import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals, stopWithParent } from "../interrupt.js";
 
 /** The line a run or worker that ended with trials still pending prints. */
 export function pendingLine(pending: number): string {
@@ -24,6 +24,7 @@ export interface WorkerCommandOptions {
 
 export async function workerCommand(url: string, options: WorkerCommandOptions): Promise<void> {
   const signals = interruptSignals();
+  const disposeParentWatch = stopWithParent(signals);
   try {
     const result = await runWorker({
       store: url,
@@ -54,6 +55,7 @@ export async function workerCommand(url: string, options: WorkerCommandOptions):
     else if (summary.errored > 0 || summary.stoppedBy === "auth" || leftPending > 0)
       process.exitCode = EXIT_TRIALS_ERRORED;
   } finally {
+    disposeParentWatch();
     signals.dispose();
   }
 }
@@ -80,7 +82,8 @@ export function describeWorkerExit(exit: WorkerExit): string {
 
 /**
  * Starts `count` worker processes on the run (the same executable and loader flags as this
- * process), each with `concurrency` trials in flight; resolves with how each ended.
+ * process), each with `concurrency` trials in flight; resolves with how each ended. Each holds an
+ * IPC channel to this process, whose closing (this process dying, however) stops it (stopWithParent).
  */
 export function startLocalWorkers(
   url: string,
@@ -105,7 +108,7 @@ export function startLocalWorkers(
       String(options.rateShare),
       ...(options.leaseSeconds === undefined ? [] : ["--lease-seconds", String(options.leaseSeconds)]),
     ];
-    children.push(spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] }));
+    children.push(spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit", "ipc"] }));
   }
   const done = Promise.all(
     children.map(
