@@ -39,5 +39,6 @@ export async function describeWorkersAtWork(storeTarget: string, runId: string):
   const workers = await workersAtWorkHere(storeTarget, runId);
   if (workers.length === 0) return undefined;
   const pids = workers.map((w) => w.pid).join(", ");
-  return `${workers.length === 1 ? "a worker" : `${workers.length} workers`} of run ${runId} still work here (pid ${pids})`;
+  const who = workers.length === 1 ? "a worker of it is" : `${workers.length} workers of it are`;
+  return `${who} still at work here (pid ${pids}, run ${runId})`;
 }

@@ -134,7 +134,7 @@ describeNeeding(skipWithoutPostgres, "workers and the lock after their run is ki
     assert.equal(refused.status, 2, refused.stderr);
     assert.match(
       refused.stderr,
-      new RegExp(`its run \\(pid ${runPid}\\) is gone, but a worker .* \\(pid ${workerPid}\\)`),
+      new RegExp(`its run \\(pid ${runPid}\\) is gone, but a worker of it is still at work here \\(pid ${workerPid}, `),
     );
     assert.equal(readFileSync(lockPath, "utf8"), lock, "the lock is left as it was");
 
