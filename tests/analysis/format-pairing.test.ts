@@ -15,7 +15,15 @@ import { describe, it } from "node:test";
 import { formatAnalysis } from "../../src/analysis/comparison/format.js";
 import { scoredRows } from "../../src/analysis/data.js";
 import type { RecordedFamilies } from "../../src/analysis/families.js";
-import { analyzeStudy, type AnalysisTable, formatSummary, normalizePlan } from "../../src/analysis/index.js";
+import {
+  type AnalysisTable,
+  analyzeStudy,
+  buildScorecard,
+  formatSummary,
+  normalizePlan,
+  type StudyAnalysis,
+} from "../../src/analysis/index.js";
+import { renderReport } from "../../src/report/index.js";
 import { plantedTable } from "./helpers.js";
 
 const REFERENCE = "direct";
@@ -46,6 +54,16 @@ function table(seed: number): AnalysisTable {
 /** The table with only the rows `keep` accepts (facetLevels kept: the design's levels). */
 function only(t: AnalysisTable, keep: (row: AnalysisTable["rows"][number]) => boolean): AnalysisTable {
   return { ...t, rows: t.rows.filter(keep) };
+}
+
+/** The report's format section (its heading to the next section's). */
+function reportSection(analysis: StudyAnalysis): string {
+  const html = renderReport({ analysis, methodology: METHODOLOGY }, buildScorecard(analysis, METHODOLOGY), {
+    trialsHref: "trials.html",
+  });
+  const start = html.indexOf('<h2 id="format">');
+  assert.ok(start >= 0, "a format section in the report");
+  return html.slice(start, html.indexOf("<h2", start + 1));
 }
 
 function analyse(t: AnalysisTable) {
@@ -101,6 +119,11 @@ describe("the format comparison on identical items", () => {
     assert.match(text, /\n {2}b2: OE only, not in the format comparison\n/);
     assert.match(text, /no item was seen in both mc and oe: no format comparison/);
     assert.doesNotMatch(text, /scaffold x format 2x2/, "no 2x2 table without identical items");
+    // The report says the same.
+    const section = reportSection(analysis);
+    assert.match(section, /<li>b1: MC only, not in the format comparison<\/li>/);
+    assert.match(section, /<li>b2: OE only, not in the format comparison<\/li>/);
+    assert.doesNotMatch(section, /Scaffold x format 2x2/, "no 2x2 in the report either");
   });
 
   it("pools only the benchmarks seen in both formats, and within one only its items seen in both", () => {
@@ -185,5 +208,8 @@ describe("the format comparison on identical items", () => {
     const text = formatSummary(analysis, METHODOLOGY);
     assert.match(text, /computed on family format, its items seen in both formats/);
     assert.match(text, /primary family: b2: OE only, not in the format comparison/);
+    const section = reportSection(analysis);
+    assert.match(section, /<li>computed on family format, its items seen in both formats/);
+    assert.match(section, /Scaffold x format 2x2/);
   });
 });
