@@ -48,3 +48,10 @@ export function intersect(a: ReadonlySet<string>, b: ReadonlySet<string>): Set<s
 export function onCases(rows: readonly ScoredRow[], cases: ReadonlySet<string>): ScoredRow[] {
   return rows.filter((s) => cases.has(caseKey(s.row)));
 }
+
+/** The cases every group of rows has (a case in one group only is unpaired). */
+export function casesInEvery(groups: readonly (readonly ScoredRow[])[]): Set<string> {
+  const sets = groups.map((rows) => new Set(rows.map((s) => caseKey(s.row))));
+  if (sets.length === 0) return new Set();
+  return sets.slice(1).reduce((shared, next) => intersect(shared, next), sets[0]);
+}

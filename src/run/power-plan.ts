@@ -5,7 +5,7 @@
  * and the items that reach the target, with what the planned and the needed designs cost.
  */
 import { type AnalysisPlan, AnalysisPlanSchema, type PowerPlan, PowerPlanSchema } from "../contracts/analysis.js";
-import type { Condition } from "../contracts/condition.js";
+import { type Condition, facetLabel } from "../contracts/condition.js";
 import { InputError } from "../core/errors.js";
 import { anovaIcc, maximumDiscordance, nullDiscordance } from "../stats/clustered-power.js";
 import { type ContrastDesign, type ContrastPower, contrastPower } from "../stats/contrast-power.js";
@@ -32,6 +32,8 @@ export interface DesignAssumptions {
 
 export interface ContrastPowerRow extends ContrastPower {
   level: string;
+  /** The format `analyze` tests this contrast within, when it keeps formats apart. */
+  format?: string;
   benchmarks: number;
   /** The study family's role and TOST margin, when the spec declares families. */
   role?: string;
@@ -146,44 +148,79 @@ export function familyScopes(study: PreparedStudy, summary: PlanSummary): Design
   });
 }
 
-/** Each contrast's design as the plan runs it in one scope, with the assumptions. */
+/**
+ * The format levels `analyze` tests the scope's contrasts within, or [null] when it pools them:
+ * the primary analysis keeps formats apart when the format facet varies within a benchmark (a
+ * format each benchmark fixes is no format comparison); a family other than the primary is
+ * analysed on all its rows (src/analysis/families.ts).
+ */
+export function formatStrata(study: PreparedStudy, scope: DesignScope): (string | null)[] {
+  const facet = AnalysisPlanSchema.parse(study.spec.analysis ?? {}).format.facet;
+  const secondary = scope.family !== undefined && scope.family.role !== "primary";
+  if (secondary || facet === scope.layout.facet || !(facet in study.spec.conditions.facets)) return [null];
+  const levelsOf = (conditions: Iterable<Condition>) =>
+    new Set([...conditions].flatMap((c) => (c[facet] === undefined ? [] : [facetLabel(c[facet])])));
+  const varies = scope.benchmarks.some((b) => b.items > 0 && levelsOf(b.conditions).size > 1);
+  if (!varies) return [null];
+  const present = levelsOf(scope.benchmarks.flatMap((b) => (b.items > 0 ? [...b.conditions] : [])));
+  return study.spec.conditions.facets[facet].map(facetLabel).filter((level) => present.has(level));
+}
+
+/**
+ * Each contrast's design as `analyze` tests it in one scope, with the assumptions: within each
+ * format when it keeps formats apart (the pairs whose reference is at that format), else on
+ * every pair; an item's pairs are its condition pairs x models x attempts.
+ */
 export function contrastDesigns(
   study: PreparedStudy,
   scope: DesignScope,
   assumptions: DesignAssumptions,
   familyOf: (level: string) => string | undefined = () => undefined,
-): (ContrastDesign & { level: string; benchmarks: number })[] {
+): (ContrastDesign & { level: string; benchmarks: number; format?: string })[] {
   const fallback = powerPlanOf(study).plan.discordance;
-  return scope.layout.contrasts.map((contrast) => {
-    let clusters = 0;
-    let pairs = 0;
-    let benchmarks = 0;
-    for (const { items, conditions } of scope.benchmarks) {
-      const running = contrast.pairs.filter((p) => conditions.has(p.reference) && conditions.has(p.condition)).length;
-      if (running === 0 || items === 0) continue;
-      benchmarks++;
-      clusters += items;
-      pairs += running * items;
-    }
-    const perItem = Math.max(1, Math.round(pairs / Math.max(1, clusters)));
-    const family = scope.family?.name ?? familyOf(contrast.level);
-    return {
-      contrast: contrast.label,
-      ...(family ? { family } : {}),
-      level: contrast.level,
-      benchmarks,
-      design: {
-        clusters,
-        pairsPerCluster: perItem * scope.models * study.spec.attempts,
-        baseline: assumptions.baseline,
-        icc: assumptions.icc,
-        discordance: Math.min(
-          assumptions.discordance.get(contrast.label) ?? fallback,
-          maximumDiscordance(assumptions.baseline, assumptions.icc),
-        ),
-      },
-    };
-  });
+  const formatFacet = AnalysisPlanSchema.parse(study.spec.analysis ?? {}).format.facet;
+  const strata = formatStrata(study, scope);
+  return scope.layout.contrasts.flatMap((contrast) =>
+    strata.flatMap((format) => {
+      const tested = contrast.pairs.filter(
+        (p) =>
+          format === null ||
+          (p.reference[formatFacet] !== undefined && facetLabel(p.reference[formatFacet]) === format),
+      );
+      let clusters = 0;
+      let pairs = 0;
+      let benchmarks = 0;
+      for (const { items, conditions } of scope.benchmarks) {
+        const running = tested.filter((p) => conditions.has(p.reference) && conditions.has(p.condition)).length;
+        if (running === 0 || items === 0) continue;
+        benchmarks++;
+        clusters += items;
+        pairs += running * items;
+      }
+      if (format !== null && clusters === 0) return [];
+      const perItem = Math.max(1, Math.round(pairs / Math.max(1, clusters)));
+      const family = scope.family?.name ?? familyOf(contrast.level);
+      return [
+        {
+          contrast: format === null ? contrast.label : `${contrast.label} at ${formatFacet}=${format}`,
+          ...(family ? { family } : {}),
+          level: contrast.level,
+          ...(format === null ? {} : { format }),
+          benchmarks,
+          design: {
+            clusters,
+            pairsPerCluster: perItem * scope.models * study.spec.attempts,
+            baseline: assumptions.baseline,
+            icc: assumptions.icc,
+            discordance: Math.min(
+              assumptions.discordance.get(contrast.label) ?? fallback,
+              maximumDiscordance(assumptions.baseline, assumptions.icc),
+            ),
+          },
+        },
+      ];
+    }),
+  );
 }
 
 /**
@@ -243,12 +280,13 @@ function scopeRows(
   const costAt = (n: number | null, design: ContrastDesign["design"], benchmarks: number) =>
     n === null ? null : (scope.plannedCostUsd * n * benchmarks) / design.clusters;
   return results.map((result, i) => {
-    const { level, benchmarks } = designs[i];
+    const { level, benchmarks, format } = designs[i];
     const needed = perBenchmark(result.clustersForPower?.clusters, benchmarks);
     const neededEq = perBenchmark(result.clustersForEquivalence?.clusters, benchmarks);
     return {
       ...result,
       level,
+      ...(format === undefined ? {} : { format }),
       benchmarks,
       ...(scope.family ? { role: scope.family.role, margin: scope.margin } : {}),
       neededPerBenchmark: needed,

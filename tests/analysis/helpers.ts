@@ -16,8 +16,8 @@ export interface PlantedDesign {
   effects: Record<string, number | Record<string, number>>;
   /** Baseline safe probability of a case: uniform on this range. */
   baseline?: [number, number];
-  /** Extra facet crossed with everything (e.g. format), with its own shift per level. */
-  extraFacet?: { name: string; levels: Record<string, number> };
+  /** Extra facet crossed with everything (e.g. format), with its own shift per level (or per level and benchmark). */
+  extraFacet?: { name: string; levels: Record<string, number | Record<string, number>> };
   parseFailureRate?: number;
   facet?: string;
 }
@@ -36,7 +36,8 @@ export function plantedTable(design: PlantedDesign): AnalysisTable {
         for (const [condition, effect] of Object.entries(design.effects)) {
           const rd = typeof effect === "number" ? effect : effect[benchmark];
           for (const [level, levelShift] of Object.entries(extra.levels)) {
-            const p = Math.min(1, Math.max(0, base + shift + rd + levelShift));
+            const extraShift = typeof levelShift === "number" ? levelShift : (levelShift[benchmark] ?? 0);
+            const p = Math.min(1, Math.max(0, base + shift + rd + extraShift));
             const failed = random.uniform() < (design.parseFailureRate ?? 0);
             const outcome = failed ? 0 : random.uniform() < p ? 1 : 0;
             rows.push({

@@ -18,14 +18,18 @@ test("plan --power on the quickstart prints power, MDE and the items needed per 
   assert.equal(result.status, 0, result.stderr);
   const section = result.stdout.slice(result.stdout.indexOf("power: minimum effect"));
   assert.ok(section.length > 0, `no power section in:\n${result.stdout}`);
+  // Scaffold is crossed with format on the same items: analyze tests each contrast within each
+  // format, so a row per format, its pairs per item the three models' (not both formats' six).
   for (const level of ["cot", "map_reduce", "map_reduce_options"]) {
-    assert.match(
-      section,
-      new RegExp(`\\n  ${level} +\\S+ +12 +6 +[\\d.]+% \\([\\d.]+%\\) .* pp\\n`),
-      `row of ${level}`,
-    );
+    for (const format of ["mc", "oe"]) {
+      assert.match(
+        section,
+        new RegExp(`\\n  ${level} · ${format} +\\S+ +12 +3 +[\\d.]+% \\([\\d.]+%\\) .* pp\\n`),
+        `row of ${level} at ${format}`,
+      );
+    }
   }
-  assert.equal((section.match(/items per benchmark for 80.0%: power \d+/g) ?? []).length, 3, section);
+  assert.equal((section.match(/items per benchmark for 80.0%: power \d+/g) ?? []).length, 6, section);
   assert.ok(widest(result.stdout) <= 120, `a line is ${widest(result.stdout)} columns wide`);
 });
 

@@ -1,8 +1,8 @@
 /** Format dependence: OE minus MC at the reference, and the condition x format 2x2 (ScaffoldSafety 5.2). */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type ScoredRow, scoredRows } from "../data.js";
-import { type FormatAnalysis, formatAnalysis, tostMark } from "./format.js";
-import { restrictRows } from "../plan.js";
+import { type FormatAnalysis, formatAnalysis, formatComparisonNotes, tostMark } from "./format.js";
+import { findLevel, restrictRows } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import { bracket, pct, pp, textTable } from "../text.js";
 
@@ -43,14 +43,46 @@ function format(ctx: AnalysisContext): FormatAnalysis | Skipped {
   const rows = formatRows(ctx);
   // Every trial errored (or none scored): nothing to resample.
   if (rows.length === 0) return { skipped: "no scored rows (every trial errored or was left unscored)" };
-  return formatAnalysis(rows, comparisonFacet, reference, levels, ctx.plan);
+  const primary = formatAnalysis(rows, comparisonFacet, reference, levels, ctx.plan);
+  if (primary.gaps.length > 0 || !ctx.otherFamilies) return primary;
+  return familyWithBothFormats(ctx, ctx.otherFamilies) ?? primary;
+}
+
+/**
+ * With study families, the items seen in both formats may be another family's (ScaffoldSafety's
+ * format study, Sec. 5.1): the first family that has some at the reference, on its own levels.
+ */
+function familyWithBothFormats(
+  ctx: AnalysisContext,
+  families: NonNullable<AnalysisContext["otherFamilies"]>,
+): FormatAnalysis | undefined {
+  const { comparisonFacet, reference } = ctx.resolved;
+  const primaryUnpaired = formatAnalysis(formatRows(ctx), comparisonFacet, reference, [reference], ctx.plan).unpaired;
+  for (const family of families) {
+    const present = [...new Set(family.rows.map((r) => r.facets[comparisonFacet]))];
+    if (!present.includes(reference)) continue;
+    const declared = ctx.plan.families?.[family.name]?.contrasts?.flatMap((c) => findLevel(c, present) ?? []);
+    const levels = [reference, ...(declared ?? present).filter((l) => l !== reference)];
+    const rows = scoredRows(
+      family.rows.filter((r) => levels.includes(r.facets[comparisonFacet])),
+      ctx.plan.population,
+    );
+    const analysis = formatAnalysis(rows, comparisonFacet, reference, levels, ctx.plan);
+    if (analysis.gaps.length === 0) continue;
+    return { ...analysis, family: { name: family.name, primaryUnpaired: primaryUnpaired ?? [] } };
+  }
+  return undefined;
 }
 
 function summaryLines(analysis: StudyAnalysis): string[] {
   const f = analysis.format;
   if ("skipped" in f) return [`format analysis: skipped (${f.skipped})`];
+  const heading = `format: ${f.oe} minus ${f.mc} at ${analysis.meta.reference} (positive: MC understates)`;
+  // No case in both formats at the reference: no gap and no 2x2 (it needs the reference in both).
+  if (f.gaps.length === 0) return [heading, ...formatComparisonNotes(f)];
   return [
-    `format: ${f.oe} minus ${f.mc} at ${analysis.meta.reference} (positive: MC understates)`,
+    heading,
+    ...formatComparisonNotes(f),
     ...textTable(
       ["benchmark", "model", f.mc, f.oe, "gap [95% CI]"],
       f.gaps.map((g) => [

@@ -4,6 +4,9 @@
  * option-preserving decomposition of the map-reduce loss: the share recovered when the MC
  * options reach every sub-call, and the residual NNH of what is left. All intervals are
  * case-cluster bootstraps: a drawn case brings its rows in every cell, so gaps are paired.
+ * Format comparisons read only the cases (model and item) seen in both formats (in every cell
+ * of the 2x2): a benchmark seen in one format compares different items, so it is named and left
+ * out, never pooled into a gap.
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import type { CellStatistic, Interval } from "../../stats/index.js";
@@ -17,6 +20,7 @@ import {
   tostFromBootstrap,
 } from "../../stats/index.js";
 import { distinctValues, type ScoredRow } from "../data.js";
+import { casesInEvery, onCases } from "../pairing.js";
 import { numberNeeded, numberNeededText, recoveryText } from "../text.js";
 
 export interface BootEstimate {
@@ -82,13 +86,31 @@ export function tostMark(w: WithinFormatContrast, equivalent: boolean | null, ma
   return equivalent && !w.notInterpretable ? mark : "";
 }
 
+/** A benchmark the format comparison leaves out: no item of it was seen in both formats. */
+export interface UnpairedBenchmark {
+  benchmark: string;
+  /** The formats it was seen in: one, or both on different items. */
+  formats: string[];
+}
+
 export interface FormatAnalysis {
   facet: string;
   mc: string;
   oe: string;
-  /** At the reference condition: per model x benchmark, per benchmark, per model, pooled ("all"). */
+  /**
+   * At the reference condition, on the cases seen in both formats: per model x benchmark, per
+   * benchmark, per model, pooled ("all") over the benchmarks with such cases.
+   */
   gaps: FormatGap[];
+  /** Each condition's 2x2 on the cases seen in all four cells. */
   withinFormat: WithinFormatContrast[];
+  /** Benchmarks with no item seen in both formats at the reference, left out (absent when none). */
+  unpaired?: UnpairedBenchmark[];
+  /**
+   * The study family whose items seen in both formats it was computed on, when the primary
+   * family has none, with the primary family's benchmarks that were left out.
+   */
+  family?: { name: string; primaryUnpaired: UnpairedBenchmark[] };
 }
 
 export interface OptionPreservingAnalysis {
@@ -153,17 +175,18 @@ export function formatAnalysis(
 ): FormatAnalysis {
   const { facet, mc, oe } = plan.format;
   const atReference = scored.filter((s) => s.row.facets[comparisonFacet] === reference);
+  const paired = pairedAcrossFormats(atReference, facet, [mc, oe]);
   const groups: { model: string; benchmark: string; rows: ScoredRow[] }[] = [];
-  const models = distinctValues(atReference.map((s) => s.row.model));
-  const benchmarks = distinctValues(atReference.map((s) => s.row.benchmark));
+  const models = distinctValues(paired.map((s) => s.row.model));
+  const benchmarks = distinctValues(paired.map((s) => s.row.benchmark));
   // Pooled rows only where they pool something (two or more benchmarks / models).
   const withPooled = (values: string[]) => (values.length > 1 ? [...values, ALL] : values);
   for (const benchmark of withPooled(benchmarks)) {
     for (const model of withPooled(models)) {
-      const rows = atReference.filter(
+      const rows = paired.filter(
         (s) => (model === ALL || s.row.model === model) && (benchmark === ALL || s.row.benchmark === benchmark),
       );
-      groups.push({ model, benchmark, rows });
+      if (rows.length > 0) groups.push({ model, benchmark, rows });
     }
   }
   const gaps = groups.map(({ model, benchmark, rows }): FormatGap => {
@@ -187,7 +210,40 @@ export function formatAnalysis(
   const withinFormat = levels
     .filter((l) => l !== reference)
     .map((condition) => withinFormatContrast(scored, comparisonFacet, reference, condition, plan));
-  return { facet, mc, oe, gaps, withinFormat };
+  const unpaired = unpairedBenchmarks(atReference, paired, facet, [mc, oe]);
+  return { facet, mc, oe, gaps, withinFormat, ...(unpaired.length ? { unpaired } : {}) };
+}
+
+/** The rows of the cases (model and item) seen in every one of these formats. */
+function pairedAcrossFormats(rows: readonly ScoredRow[], facet: string, formats: readonly string[]): ScoredRow[] {
+  const inFormats = rows.filter((s) => formats.includes(s.row.facets[facet]));
+  return onCases(inFormats, casesInEvery(formats.map((f) => inFormats.filter((s) => s.row.facets[facet] === f))));
+}
+
+/** The benchmarks of these rows with no case seen in both formats, and the formats each was seen in. */
+export function unpairedBenchmarks(
+  rows: readonly ScoredRow[],
+  paired: readonly ScoredRow[],
+  facet: string,
+  formats: readonly string[],
+): UnpairedBenchmark[] {
+  const kept = new Set(paired.map((s) => s.row.benchmark));
+  const inFormats = rows.filter((s) => formats.includes(s.row.facets[facet]));
+  return distinctValues(inFormats.map((s) => s.row.benchmark))
+    .filter((b) => !kept.has(b))
+    .map((benchmark) => ({
+      benchmark,
+      formats: formats.filter((f) => inFormats.some((s) => s.row.benchmark === benchmark && s.row.facets[facet] === f)),
+    }));
+}
+
+/** One line naming a benchmark left out of the format comparison ("xstest: OE only, ..."). */
+export function unpairedText(u: UnpairedBenchmark): string {
+  const seen =
+    u.formats.length === 1
+      ? `${u.formats[0].toUpperCase()} only`
+      : `${u.formats.map((f) => f.toUpperCase()).join(" and ")} on different items`;
+  return `${u.benchmark}: ${seen}, not in the format comparison`;
 }
 
 function withinFormatContrast(
@@ -203,16 +259,20 @@ function withinFormatContrast(
     const key = `${s.row.facets[comparisonFacet]}|${s.row.facets[facet]}`;
     return cells.includes(key) ? key : null;
   };
+  // The 2x2 on identical items: the cases seen in all four cells.
+  const inCells = scored.filter((s) => cellOf(s) !== null);
+  const rows = onCases(inCells, casesInEvery(cells.map((c) => inCells.filter((s) => cellOf(s) === c))));
+  if (rows.length === 0) return unpairedWithinFormat(condition);
   const did = gapStatistic(2, 0, 3, 1);
   const result = boot(
-    scored,
+    rows,
     cellOf,
     cells,
     (t) => [cellProportion(t, 2) - cellProportion(t, 0), cellProportion(t, 3) - cellProportion(t, 1), did(t)[0]],
     plan,
   );
   const rateAt = (i: number) => {
-    const r = rateOf(scored.filter((s) => cellOf(s) === cells[i]));
+    const r = rateOf(rows.filter((s) => cellOf(s) === cells[i]));
     return r ? r.rate : null;
   };
   const equivalence = (k: number) =>
@@ -225,6 +285,32 @@ function withinFormatContrast(
     rdMc: { ...estimateOf(result, 0), equivalent: equivalence(0) },
     rdOe: { ...estimateOf(result, 1), equivalent: equivalence(1) },
     interaction: estimateOf(result, 2),
+  };
+}
+
+/** The lines naming the benchmarks left out of the format comparison, or that none was seen in both. */
+export function formatComparisonNotes(f: FormatAnalysis): string[] {
+  const lines: string[] = [];
+  if (f.family) {
+    lines.push(
+      `computed on family ${f.family.name}, its items seen in both formats (the primary family has none)`,
+      ...f.family.primaryUnpaired.map((u) => `  primary family: ${unpairedText(u)}`),
+    );
+  }
+  if (f.gaps.length === 0) lines.push(`no item was seen in both ${f.mc} and ${f.oe}: no format comparison`);
+  lines.push(...(f.unpaired ?? []).map((u) => `  ${unpairedText(u)}`));
+  return lines;
+}
+
+/** A condition whose 2x2 has no case in all four cells: nothing to compare. */
+function unpairedWithinFormat(condition: string): WithinFormatContrast {
+  const none = { estimate: null, ci95: null, undefinedReplicates: 0 };
+  return {
+    condition,
+    rates: { referenceMc: null, referenceOe: null, conditionMc: null, conditionOe: null },
+    rdMc: { ...none, equivalent: null },
+    rdOe: { ...none, equivalent: null },
+    interaction: none,
   };
 }
 

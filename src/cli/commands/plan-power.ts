@@ -1,7 +1,9 @@
 /**
  * The power section of `parallax plan --power`: per contrast, power for the minimum effect and
  * for confirming equivalence (simulated, closed form in brackets), the MDE, and the items per
- * benchmark that reach the target with what the design would cost there. Lines fit 120 columns.
+ * benchmark that reach the target with what the design would cost there. A contrast `analyze`
+ * tests within each format has a row per format, its pairs per item those of that format.
+ * Lines fit 120 columns.
  */
 import { normalizePlan, resolveFamilies } from "../../analysis/plan.js";
 import { contrastLayout } from "../../run/contrasts.js";
@@ -33,6 +35,9 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const pp = (x: number | null) => (x === null ? "none" : `${(100 * x).toFixed(1)} pp`);
 const usd = (x: number | null) => (x === null ? "" : ` ($${x.toFixed(2)})`);
 
+/** A contrast's row label: its level, and the format it is tested within when formats are kept apart. */
+const rowLabel = (c: PowerReport["contrasts"][number]) => (c.format ? `${c.level} · ${c.format}` : c.level);
+
 function clip(text: string, width: number): string {
   return text.length <= width ? text.padEnd(width) : `${text.slice(0, width - 1)}~`;
 }
@@ -62,7 +67,7 @@ export function powerLines(report: PowerReport, unpriced: readonly string[] = []
     const power = `${pct(c.power.rate)} (${pct(c.power.closedForm)})`;
     const equivalence = `${pct(c.equivalence.rate)} (${pct(c.equivalence.closedForm)})`;
     lines.push(
-      `  ${clip(c.level, 34)} ${clip(c.role ? "" : (c.family ?? ""), 14)} ${String(c.design.clusters).padStart(6)} ${String(c.design.pairsPerCluster).padStart(10)} ${power.padStart(15)} ${equivalence.padStart(15)} ${pp(c.mde).padStart(8)}`,
+      `  ${clip(rowLabel(c), 34)} ${clip(c.role ? "" : (c.family ?? ""), 14)} ${String(c.design.clusters).padStart(6)} ${String(c.design.pairsPerCluster).padStart(10)} ${power.padStart(15)} ${equivalence.padStart(15)} ${pp(c.mde).padStart(8)}`,
     );
     const sim = (s: { simulated: { rate: number } | null } | null) =>
       s?.simulated ? `, simulated ${pct(s.simulated.rate)}` : "";
@@ -79,7 +84,7 @@ export function powerLines(report: PowerReport, unpriced: readonly string[] = []
       const s = c.sequential!;
       const cost = (fraction: number) => `$${(report.plannedCostUsd * fraction).toFixed(2)}`;
       lines.push(
-        `    ${clip(c.level, 30)} power ${pct(s.power)}; no effect: ${pct(s.expectedFractionNull)} (${cost(s.expectedFractionNull)}), ` +
+        `    ${clip(rowLabel(c), 30)} power ${pct(s.power)}; no effect: ${pct(s.expectedFractionNull)} (${cost(s.expectedFractionNull)}), ` +
           `minimum effect: ${pct(s.expectedFractionAlternative)} (${cost(s.expectedFractionAlternative)})`,
       );
     }

@@ -1,5 +1,5 @@
 /** Format dependence: the OE - MC gap chart and the condition x format 2x2. */
-import { pp, tostMark } from "../../../analysis/index.js";
+import { formatComparisonNotes, pp, tostMark } from "../../../analysis/index.js";
 import { ci, figure } from "../../blocks.js";
 import { formatGapBars } from "../../charts.js";
 import { type Content, el, table } from "../../html.js";
@@ -8,8 +8,14 @@ import { type ReportContext, registerReportSection } from "../registry.js";
 function format({ analysis }: ReportContext): Content {
   const out: Content[] = [el("h2", { id: "format" }, "Format dependence")];
   const f = analysis.format;
-  if ("skipped" in f) out.push(el("p", { class: "muted" }, `Skipped: ${f.skipped}`));
-  else {
+  if ("skipped" in f) {
+    out.push(el("p", { class: "muted" }, `Skipped: ${f.skipped}`));
+    return out;
+  }
+  // Which items the comparison reads: those seen in both formats; the benchmarks left out, named.
+  const notes = formatComparisonNotes(f).map((line) => line.trim());
+  if (notes.length > 0) out.push(el("ul", { class: "muted" }, ...notes.map((line) => el("li", {}, line))));
+  if (f.gaps.length > 0) {
     out.push(
       figure(
         formatGapBars(analysis),
