@@ -51,17 +51,15 @@ test("examples/llama-stories.yaml loads and plans from any working directory", {
 
 const needsEngine = needsLlamaEngine();
 
-test(
-  "the README's llama command runs from the repository root: the GGUF resolves against the spec's folder",
-  { skip: skip || needsEngine },
-  () => {
-    const out = mkdtempSync(join(tmpdir(), "parallax-llama-root-"));
-    try {
-      const run = runCli(["run", "examples/llama-stories.yaml", "--out", out], { cwd: repoRoot });
-      assert.equal(run.status, 0, run.stderr);
-      assert.match(run.stdout, /20 finished, 0 errored, 0 pending/);
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
-  },
-);
+test("the README's llama command runs from the repository root: the GGUF resolves against the spec's folder", {
+  skip: skip || needsEngine,
+}, () => {
+  const out = mkdtempSync(join(tmpdir(), "parallax-llama-root-"));
+  try {
+    const run = runCli(["run", "examples/llama-stories.yaml", "--out", out], { cwd: repoRoot });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /20 finished, 0 errored, 0 pending/);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
