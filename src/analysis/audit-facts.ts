@@ -8,7 +8,7 @@ import type { Item } from "../contracts/item.js";
 import type { BenchmarkMeta } from "../datasets/types.js";
 import { type NoOpAudit, noOpAudit } from "../run/scoring/no-op-audit.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
-import { reloadStudy } from "./reloaded-study.js";
+import { recordedStudy } from "./recorded-study.js";
 
 export interface BenchmarkAuditMeta {
   loader: string;
@@ -39,7 +39,7 @@ export async function studyAuditFacts(
   run: RunRecord,
 ): Promise<AuditFacts | { unavailable: string } | undefined> {
   if (!hasPerturbations(run)) return undefined;
-  const study = await reloadStudy(dir, run);
+  const study = await recordedStudy(dir, store, run);
   const { datasetLoaders } = await import("../datasets/registry.js");
   const benchmarks: Record<string, BenchmarkAuditMeta> = {};
   for (const b of run.spec.benchmarks) {

@@ -20,7 +20,7 @@ import { checkAgainstStamp, parseStamp, STAMP_FILE } from "./preregistration.js"
 import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.js";
 import { type AnalysisInputs, inputsOf } from "./inputs.js";
 import { checkGridRules } from "../run/grid-rules.js";
-import { reloadStudy } from "./reloaded-study.js";
+import { recordedStudy } from "./recorded-study.js";
 import { readLooks } from "../run/sequential/run-looks.js";
 import { applySequentialVerdicts } from "./sequential-verdicts.js";
 import type { RecordedFamilies } from "./families.js";
@@ -70,7 +70,7 @@ export async function analyzeDirectory(
   if (loaded.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
   // Read first: a broken chronology is refused before the analysis runs.
   const chronology = readChronology(dir);
-  const all = { ...loaded, ...(await studyItemFacts(dir, run)) };
+  const all = { ...loaded, ...(await studyItemFacts(dir, store, run)) };
   const table = selectScorer(all, options.scorer);
   const plan = planOf(options, run.spec.analysis);
   const judges = { blinding: readBlinding(dir), agreement: readJudgeAgreement(dir) };
@@ -138,13 +138,11 @@ function attachGridRules(analysis: StudyAnalysis, dir: string): void {
 }
 
 /**
- * The run's items re-read from DIR/spec.json (as `parallax score` does), their metadata by case,
- * for the analyses that need it (BBQ bias score, H3 sub-hypotheses). Best effort: without the
- * spec or the data files, or when the items differ from the run's (manifest hash), none, and
- * those analyses say so.
+ * The run's items as its store records them, their metadata by case, for the analyses that need
+ * it (BBQ bias score, H3 sub-hypotheses, the agents' levels). An imported run has none.
  */
-async function studyItemFacts(dir: string, run: RunRecord): Promise<{ items?: ItemFacts }> {
-  const study = await reloadStudy(dir, run);
+async function studyItemFacts(dir: string, store: TrialStore, run: RunRecord): Promise<{ items?: ItemFacts }> {
+  const study = await recordedStudy(dir, store, run);
   if ("unavailable" in study) return {};
   const items: ItemFacts = new Map();
   for (const [benchmark, byId] of study.items)

@@ -2,9 +2,9 @@
  * What some integrity checks read beyond the analysis rows (which carry no gold and no format),
  * from a study directory:
  * - where each trial's gold option was shown: the position of the gold among the options of the
- *   stored task (after any reorder), from the study's items re-loaded from DIR/spec.json (checked
- *   against the run's manifest hash). Option letters are labels, not positions: a relabelling
- *   perturbation (Z, Y, X ...) moves no option, so the position is read, never the letter;
+ *   stored task (after any reorder), from the study's items as the store records them. Option
+ *   letters are labels, not positions: a relabelling perturbation (Z, Y, X ...) moves no option,
+ *   so the position is read, never the letter;
  * - what scored each trial: its run-time scorer (stored with its outcome), the format of its
  *   stored task, and each benchmark's dataset loader (the run's spec);
  * - why each errored trial errored: its failure bucket.
@@ -16,12 +16,12 @@ import { trialItems } from "../run/scoring/stored-tasks.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import type { PreparedStudy } from "../run/study.js";
-import { reloadStudy } from "./reloaded-study.js";
+import { recordedStudy } from "./recorded-study.js";
 import { studyAuditFacts } from "./audit-facts.js";
 import type { FormattedGold, IntegrityFacts } from "./integrity/registry.js";
 
 export async function studyIntegrityFacts(dir: string, store: TrialStore, run: RunRecord): Promise<IntegrityFacts> {
-  const study = await reloadStudy(dir, run);
+  const study = await recordedStudy(dir, store, run);
   const goldOfTask = new Map<string, FormattedGold | null>();
   const golds = new Map<string, FormattedGold>();
   const trials = new Map<string, { scorer: string | null; format: string | null }>();

@@ -94,7 +94,7 @@ program
   .description("score stored trials again without calling the model: another scorer, LLM judges (blinded), unblinding")
   .argument("<dir>", "study directory")
   .option("--scorer <name>", "a registered scorer (e.g. mc_last_answer, refusal_pattern, gaia_exact), or 'judge'")
-  .option("--spec <path>", "the study spec, when DIR/spec.json cannot load the items (relative sources)")
+  .option("--spec <path>", "a spec of the run's benchmarks whose scoring section to use (judges added after the run)")
   .option("--unblind", "link blinded judge verdicts to their trials (verifies the seal; logged)")
   .option("--rerender", "score against today's rendering of each task when it differs from the one stored at run time")
   .option("--json", "print the result as JSON")

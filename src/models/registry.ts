@@ -33,7 +33,7 @@ export const llamaDescriptor: ProviderDescriptor = {
   name: "llama",
   local: true,
   optionsSchema: LlamaOptionsSchema,
-  create: async (spec, env) => (await import("./llama/provider.js")).llamaProvider(spec, env),
+  create: async (spec, env, context) => (await import("./llama/provider.js")).llamaProvider(spec, env, context),
   specProblems: (spec, context) => [...llamaEngineProblems(), ...llamaSpecProblems(spec, context)],
 };
 

@@ -232,13 +232,13 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
     specDir: dirname(resolve(study.specPath)),
   };
   await store.saveRun(run);
-  // Workers on other machines read the items and the plugins from a shared (PostgreSQL) store.
-  if (store.dialect === "postgres") {
-    await store.saveRunItems(runId, [...allItems(study), ...storedPoolRows(study.exemplars)]);
-    const plugins = pluginsToStore(study.spec, run.specDir!);
-    if (existing) refuseChangedPlugins(runId, await store.listRunPlugins(runId), plugins);
-    await store.saveRunPlugins(runId, plugins);
-  }
+  // The study as the run loaded it: workers on other machines, `score` and `analyze` read it
+  // from the store, never from the benchmark sources. Resuming a run recorded before the store
+  // kept it stores it now (the rows are keyed, so a second save adds nothing).
+  await store.saveRunItems(runId, [...allItems(study), ...storedPoolRows(study.exemplars)]);
+  const plugins = pluginsToStore(study.spec, run.specDir!);
+  if (existing) refuseChangedPlugins(runId, await store.listRunPlugins(runId), plugins);
+  await store.saveRunPlugins(runId, plugins);
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(study.manifest, null, 2)}\n`);
   writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(study.spec, null, 2)}\n`);
   stampGridRules(study.spec, study.specPath, outDir);

@@ -7,8 +7,7 @@
  * hash (stored-plugins.ts), and for run-time judges the spec's judges and the blinding round the
  * run sealed before its first trial (the run unblinds the round once every judged trial is done).
  */
-import { dirname, resolve } from "node:path";
-import type { Item } from "../contracts/item.js";
+import { dirname } from "node:path";
 import { InputError } from "../core/errors.js";
 import type { ProviderEnv } from "../models/types.js";
 import { executeTrials } from "./execute/execute-trials.js";
@@ -21,13 +20,10 @@ import type { RunJudging } from "./scoring/run-judging.js";
 import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
 import { refuseOtherVersion, storeLabel } from "./run-study.js";
 import { agentRuntimeOf } from "./agent-runtime.js";
-import { splitStoredPools } from "./exemplars.js";
-import { benchmarkConditions, expandConditions } from "./conditions.js";
 import { openStore } from "./store/open.js";
 import { isPostgresUrl, storeArgument } from "./store/url.js";
-import type { RunRecord, StoredPlugin } from "./store/types.js";
-import { loadStoredPlugins } from "./stored-plugins.js";
-import type { PreparedStudy } from "./study.js";
+import { openStoredStudy } from "./stored-study.js";
+import { allItems } from "./study.js";
 
 export interface RunWorkerOptions {
   /** The run's PostgreSQL URL. */
@@ -66,12 +62,14 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
     const run = await store.getRun(options.runId);
     if (!run) throw new InputError(`${label} holds no run${options.runId ? ` '${options.runId}'` : ""} to work on`);
     refuseOtherVersion(run, label);
-    const stored = splitStoredPools(await store.listRunItems(run.id));
-    const plugins = await store.listRunPlugins(run.id);
-    refuseWhatTheStoreLacks(run, options.store, stored.pools, plugins);
-    const study = storedStudy(run, stored.items, stored.pools, label);
+    // A run recorded before its store kept the study (items, pools, plugins) is joined with its spec.
+    const joinWithSpec = (missing: string) =>
+      new InputError(
+        `${label}: run '${run.id}' was recorded before its store kept ${missing}; ` +
+          `start this worker with the spec instead: parallax run SPEC --store ${storeArgument(options.store)}`,
+      );
+    const study = await openStoredStudy(store, run, joinWithSpec, { onNote: options.onNote });
     const specDir = dirname(study.specPath);
-    await loadStoredPlugins(run.id, plugins, specDir, options.onNote);
     const models = await buildModels(study, options.env, { rateShare: options.rateShare });
     const judges = new Map<string, ModelRuntime>();
     let batching: BatchedModels | undefined;
@@ -84,7 +82,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
       if (hasJudges(run.spec)) {
         const { RunJudging } = await import("./scoring/run-judging.js");
         for (const spec of RunJudging.judgeSpecsOf(run.spec)) {
-          judges.set(spec.id, await buildJudgeModel(spec, run.spec, options.env, stored.items, specDir));
+          judges.set(spec.id, await buildJudgeModel(spec, run.spec, options.env, allItems(study), specDir));
         }
         judging = await RunJudging.open(study, store, run.id, undefined, judges);
       }
@@ -128,58 +126,4 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
   } finally {
     await store.close();
   }
-}
-
-/** Runs recorded before the store kept pools and plugins do not hold them: those say how to join instead. */
-function refuseWhatTheStoreLacks(
-  run: RunRecord,
-  url: string,
-  pools: ReadonlyMap<string, Item[]>,
-  plugins: readonly StoredPlugin[],
-): void {
-  const joinWithSpec = `start this worker with the spec instead: parallax run SPEC --store ${storeArgument(url)}`;
-  if ((run.spec.plugins ?? []).length !== plugins.length) {
-    throw new InputError(
-      `run '${run.id}' loads plugins the store does not hold (it was recorded before the store kept plugins); ${joinWithSpec}`,
-    );
-  }
-  if (run.spec.benchmarks.some((b) => b.exemplars !== undefined && !pools.has(b.id))) {
-    throw new InputError(
-      `run '${run.id}' draws few-shot exemplars from a pool the store does not hold (it was recorded before the store kept pools); ${joinWithSpec}`,
-    );
-  }
-}
-
-/**
- * The study as the store holds it: the run's spec and items. Relative paths in the spec resolve
- * against the folder of the spec the run was recorded from, as for `run` (the working directory
- * for a run recorded before the store kept that folder).
- */
-function storedStudy(run: RunRecord, items: Item[], exemplars: Map<string, Item[]>, label: string): PreparedStudy {
-  if (items.length === 0) {
-    throw new InputError(
-      `${label}: run '${run.id}' has no items in the store (it was started by a Parallax before scale-out); ` +
-        "start this worker with the spec: parallax run SPEC --store URL",
-    );
-  }
-  const byBenchmark = new Map<string, Map<string, Item>>();
-  for (const item of items) {
-    if (!byBenchmark.has(item.benchmark)) byBenchmark.set(item.benchmark, new Map());
-    byBenchmark.get(item.benchmark)?.set(item.id, item);
-  }
-  const conditions = expandConditions(run.spec.conditions);
-  return {
-    spec: run.spec,
-    specPath: resolve(run.specDir ?? ".", "spec.json"),
-    specHash: run.specHash,
-    manifest: { benchmarks: [] },
-    manifestHash: run.manifestHash,
-    items: byBenchmark,
-    conditions,
-    benchmarkConditions: new Map(
-      run.spec.benchmarks.map((b) => [b.id, benchmarkConditions(conditions, run.spec.conditions.exclude, b.id)]),
-    ),
-    exemplars,
-    warnings: [],
-  };
 }

@@ -44,6 +44,16 @@ export async function writeStudyFixture(): Promise<{ dir: string; hostileTrialId
       createdAt: "2026-01-01T00:00:00.000Z",
       parallaxVersion: "test",
     });
+    // The run's items, as `parallax run` stores them (the analysis reads them from the store).
+    const items = Array.from({ length: 12 }, (_, i) => ({
+      id: `q${i + 1}`,
+      benchmark: "demo",
+      stem: `Question ${i + 1}?`,
+      options: ["yes", "no"],
+      goldIndex: 0,
+      metadata: {},
+    }));
+    await store.saveRunItems(runId, items);
     const trials: PlannedTrial[] = [];
     for (const model of ["sim-a", "sim-b"]) {
       for (const scaffold of ["direct", "map_reduce"]) {

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { Condition } from "../../src/contracts/condition.js";
+import type { Item } from "../../src/contracts/item.js";
 import { canonicalJson, conditionHash, hashValue, trialId } from "../../src/core/hash.js";
 import { parseSpec } from "../../src/core/spec-loader.js";
 import { openStore } from "../../src/run/store/open.js";
@@ -107,6 +108,12 @@ export function plantedTrialId(t: PlantedTrial): string {
   });
 }
 
+/** A planted item: the unperturbed question of its trials, blue the gold option. */
+function itemOf(id: string): Item {
+  const stem = `Question ${id}: which colour is the sky on a clear day?`;
+  return { id, benchmark: "demo", stem, options: ["blue", "green"], goldIndex: 0, metadata: {} };
+}
+
 function taskOf(t: PlantedTrial) {
   return {
     itemId: t.item,
@@ -141,6 +148,11 @@ export async function writeLargeStudy(
 ): Promise<{ dir: string; trials: PlantedTrial[] }> {
   const dir = mkdtempSync(join(tmpdir(), "parallax-viewer-"));
   const spec = parseSpec(SPEC, "fixture.yaml");
+  const trials = Array.from({ length: count }, (_, i) => {
+    const t = plantedTrial(i, hostileEvery);
+    t.id = plantedTrialId(t);
+    return t;
+  });
   const store = await openStore(dir);
   try {
     await store.saveRun({
@@ -152,14 +164,11 @@ export async function writeLargeStudy(
       createdAt: "2026-01-01T00:00:00.000Z",
       parallaxVersion: "test",
     });
+    // The run's items, as `parallax run` stores them (the analysis reads them from the store).
+    await store.saveRunItems(RUN_ID, [...new Set(trials.map((t) => t.item))].map(itemOf));
   } finally {
     await store.close();
   }
-  const trials = Array.from({ length: count }, (_, i) => {
-    const t = plantedTrial(i, hostileEvery);
-    t.id = plantedTrialId(t);
-    return t;
-  });
   insertTrials(join(dir, "parallax.db"), trials);
   return { dir, trials };
 }

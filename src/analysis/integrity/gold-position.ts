@@ -10,8 +10,8 @@
  * of models, attempts or scoring paths that showed it; an item shown at several positions in one
  * cell is split evenly over them. Fails when p is below gold_position_p and a position's share
  * departs from uniform by more than gold_position_excess; warns when p is below
- * gold_position_warn_p. "Not available" without the gold positions (an imported table, or a study
- * whose items could not be re-loaded).
+ * gold_position_warn_p. "Not available" without the gold positions (an imported table or run,
+ * whose logs carry no items).
  */
 import { OPTION_LETTERS } from "../../contracts/item.js";
 import { chiSquareGoodnessOfFit } from "../../stats/index.js";

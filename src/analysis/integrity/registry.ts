@@ -30,7 +30,7 @@ export interface FormattedGold {
 
 /**
  * Facts of a study directory beyond the analysis rows that some checks read: where each trial
- * showed its gold option (the stored tasks and the re-loaded items) and what scored each trial,
+ * showed its gold option (the stored tasks and the stored items) and what scored each trial,
  * or why they are unknown.
  */
 export interface IntegrityFacts {

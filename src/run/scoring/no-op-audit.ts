@@ -156,7 +156,7 @@ function logprobBytes(
   study: PreparedStudy | null,
 ): { bytes: string | null; reason?: string } {
   if (!task) return { bytes: null, reason: "no stored task" };
-  if (!study) return { bytes: null, reason: "the study's items could not be re-loaded" };
+  if (!study) return { bytes: null, reason: "the study's items are not recorded (an imported run)" };
   const name = trial.outcome?.scorer?.replace(/@[^@]*$/, "");
   if (!name || !scorers.has(name)) return { bytes: null, reason: `unknown scorer '${name ?? "none"}'` };
   const scorer = scorers.get(name);
