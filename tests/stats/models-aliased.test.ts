@@ -14,6 +14,8 @@ import {
   cellMoments,
   coefficientTable,
   fitCellGlm,
+  glmmCoefficientTable,
+  glmmRegression,
   glmWaldTest,
   NotEstimableError,
   NotPositiveDefiniteError,
@@ -190,6 +192,24 @@ describe("a rank-deficient design with a planted scaffold effect", () => {
       const k = fit.design.nCols;
       const kw = without.design.nCols;
       close(fit.covariance.cluster![i * k + i], without.covariance.cluster![j * kw + j], `var ${name}`, 1e-9);
+    }
+  });
+
+  it("fits the GLMM on the estimable columns, as lme4 drops aliased fixed effects", () => {
+    const small = panelWithFormat(3);
+    const factors = { config: { reference: "direct" } };
+    const withFormat = glmmRegression(small, "outcome ~ config + benchmark + format + (1 | case_id)", { factors });
+    const without = glmmRegression(small, "outcome ~ config + benchmark + (1 | case_id)", { factors });
+    assert.deepEqual(
+      withFormat.aliased.map((a) => a.column),
+      ["format[T.oe]"],
+    );
+    close(withFormat.logLik, without.logLik, "log-likelihood", 1e-8);
+    const rows = new Map(glmmCoefficientTable(withFormat).map((r) => [r.name, r]));
+    assert.equal(rows.has("format[T.oe]"), false);
+    for (const r of glmmCoefficientTable(without)) {
+      close(rows.get(r.name)!.estimate, r.estimate, r.name, 1e-6);
+      close(rows.get(r.name)!.se, r.se, `se ${r.name}`, 1e-6);
     }
   });
 

@@ -513,6 +513,28 @@ export function spreadCovariance(v: Float64Array, kept: readonly number[], k: nu
   return out;
 }
 
+/**
+ * The parts of a fit on the estimable columns that change when it is spread back over the full
+ * design: names, coefficients (NaN where aliased), every covariance (NaN rows and columns).
+ */
+export function spreadFit<C extends { [name: string]: Float64Array | undefined }>(
+  fit: { coefficients: Float64Array; covariance: C },
+  design: DesignMatrix,
+  estimable: { kept: readonly number[]; aliased: AliasedColumn[] },
+) {
+  const k = design.nCols;
+  const covariance = Object.fromEntries(
+    Object.entries(fit.covariance).flatMap(([name, v]) => (v ? [[name, spreadCovariance(v, estimable.kept, k)]] : [])),
+  ) as C;
+  return {
+    design,
+    coefficientNames: design.columnNames,
+    coefficients: spreadOverColumns(fit.coefficients, estimable.kept, k),
+    aliased: estimable.aliased,
+    covariance,
+  };
+}
+
 /** Column indices of the named coefficients (throws on an unknown name). */
 export function columnIndices(design: DesignMatrix, names: readonly string[]): number[] {
   return names.map((name) => {

@@ -14,8 +14,7 @@ import {
   estimableDesign,
   mirrorUpper,
   RankDeficiencyError,
-  spreadCovariance,
-  spreadOverColumns,
+  spreadFit,
   type Table,
   termColumnNames,
 } from "./design.js";
@@ -212,27 +211,7 @@ export function fitBinomialGlm(design: DesignMatrix, y: Float64Array, options: G
   checkIndicatorSeparation(estimable.design, y);
   const { b, last, iterations } = iterate(estimable.design, y, link, options);
   const fit = summarize(estimable.design, y, link, b, last, iterations, options.clusters);
-  return estimable.aliased.length ? withAliased(fit, design, estimable.kept, estimable.aliased) : fit;
-}
-
-/** A fit on the estimable columns spread back over the full design: NaN where a column is aliased. */
-function withAliased(fit: GlmFit, design: DesignMatrix, kept: readonly number[], aliased: AliasedColumn[]): GlmFit {
-  const k = design.nCols;
-  const spread = (v: Float64Array) => spreadCovariance(v, kept, k);
-  const { model, hc0, hc1, cluster } = fit.covariance;
-  return {
-    ...fit,
-    design,
-    coefficientNames: design.columnNames,
-    coefficients: spreadOverColumns(fit.coefficients, kept, k),
-    aliased,
-    covariance: {
-      model: spread(model),
-      hc0: spread(hc0),
-      hc1: spread(hc1),
-      ...(cluster ? { cluster: spread(cluster) } : {}),
-    },
-  };
+  return estimable.aliased.length ? { ...fit, ...spreadFit(fit, design, estimable) } : fit;
 }
 
 function validateOutcome(y: Float64Array, n: number): void {

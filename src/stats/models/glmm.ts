@@ -13,8 +13,7 @@ import {
   estimableDesign,
   type FactorOptions,
   buildDesign,
-  spreadCovariance,
-  spreadOverColumns,
+  spreadFit,
   linearPredictor,
   type Table,
   weightedCrossProduct,
@@ -280,20 +279,8 @@ export function fitGlmmRandomIntercept(
   const estimable = estimableDesign(design);
   if (estimable.aliased.length === 0) return fitFullRank(design, y, groups, options);
   // As lme4, which drops aliased fixed-effect columns before fitting: fit the estimable columns.
-  const { kept, aliased } = estimable;
   const fit = fitFullRank(estimable.design, y, groups, options);
-  const k = design.nCols;
-  return {
-    ...fit,
-    design,
-    coefficientNames: design.columnNames,
-    coefficients: spreadOverColumns(fit.coefficients, kept, k),
-    aliased,
-    covariance: {
-      hessian: spreadCovariance(fit.covariance.hessian, kept, k),
-      conditional: spreadCovariance(fit.covariance.conditional, kept, k),
-    },
-  };
+  return { ...fit, ...spreadFit(fit, design, estimable) };
 }
 
 function fitFullRank(
