@@ -40,7 +40,11 @@ function readFixture() {
   const [header, ...lines] = readFileSync(new URL("data.csv", FIXTURE), "utf8").trim().split("\n");
   const names = header.split(",");
   const columns: Record<string, string[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (const line of lines) line.split(",").forEach((v, j) => columns[names[j]].push(v));
+  for (const line of lines) {
+    line.split(",").forEach((v, j) => {
+      columns[names[j]].push(v);
+    });
+  }
   const table = { ...columns, outcome: Float64Array.from(columns.outcome, Number) };
   const expected = JSON.parse(readFileSync(new URL("expected.json", FIXTURE), "utf8"));
   return { table, columns, expected };
@@ -50,7 +54,10 @@ function readFixture() {
 const levels = (column: readonly string[]) => [...new Set(column)];
 function nestedIn(inner: readonly string[], outer: readonly string[]): boolean {
   const seen = new Map<string, string>();
-  return outer.every((o, i) => (seen.get(o) ?? (seen.set(o, inner[i]), inner[i])) === inner[i]);
+  return outer.every((o, i) => {
+    if (!seen.has(o)) seen.set(o, inner[i]);
+    return seen.get(o) === inner[i];
+  });
 }
 
 describe("aliased design columns against R's glm (tests/fixtures/aliased-glm)", () => {
