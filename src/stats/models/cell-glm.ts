@@ -290,9 +290,10 @@ function checkSeparation(input: CellGlmInput): void {
   for (let j = 0; j < k; j++) {
     if (negative[j] || total[j] === 0) continue;
     if (ones[j] === 0 || ones[j] === total[j]) {
+      const name = input.columnNames?.[j] ?? `design column ${j}`;
       throw new SeparationError(
-        `quasi-complete separation: all ${total[j]} rows of design column ${j} have outcome ${ones[j] === 0 ? 0 : 1}`,
-        [String(j)],
+        `quasi-complete separation: all ${total[j]} rows with ${name} != 0 have outcome ${ones[j] === 0 ? 0 : 1}`,
+        [name],
       );
     }
   }
@@ -315,7 +316,14 @@ export function fitCellGlm(input: CellGlmInput): CellGlmResult {
       x[r * kept.length + a] = input.x[r * input.k + j];
     });
   const start = input.start?.length === input.k ? Float64Array.from(kept, (j) => input.start![j]) : undefined;
-  const fit = fitEstimable({ ...input, x, k: kept.length, coefficient: kept.indexOf(input.coefficient), start });
+  const fit = fitEstimable({
+    ...input,
+    x,
+    k: kept.length,
+    coefficient: kept.indexOf(input.coefficient),
+    start,
+    columnNames: kept.map((j) => names[j]),
+  });
   const coefficients = new Float64Array(input.k).fill(Number.NaN);
   kept.forEach((j, a) => {
     coefficients[j] = fit.coefficients[a];
