@@ -6,7 +6,7 @@
 import { AnalysisPlanSchema } from "../contracts/analysis.js";
 import { agreementLine, kappaInformative, kappaReading } from "../scoring/judge/agreement.js";
 import { cardField, type PresentedAnalysis, registerAnalysis } from "./registry.js";
-import { md, num, pct, pp, wrap } from "./text.js";
+import { distinctReasons, md, num, pct, pp, wrap } from "./text.js";
 
 export interface MethodologyStamp {
   preregistered: { status: string; stampHash: string | null; deviations: number; detail: string };
@@ -169,7 +169,7 @@ function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
       detail: methodology.judgeAgreement.note,
     },
     specificationCurve:
-      curve && !("skipped" in curve)
+      curve && !("skipped" in curve) && curve.summary.n > 0
         ? {
             run: true,
             contrast: curve.contrast,
@@ -184,7 +184,12 @@ function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
             medianOddsRatio: null,
             shareSignificant: null,
             permutationP: null,
-            detail: curve?.skipped ?? "not run",
+            // Every specification failed: say why, not a median of nothing.
+            detail: !curve
+              ? "not run"
+              : "skipped" in curve
+                ? curve.skipped
+                : `not estimable: ${distinctReasons(curve.failed.map((f) => f.error))}`,
           },
   };
 }
@@ -201,7 +206,7 @@ function stampMarkdown(s: MethodologyStamp): string[] {
     `- Pre-registered: ${s.preregistered.status}${s.preregistered.deviations ? ` (${s.preregistered.deviations} deviation(s))` : ""}. ${md(s.preregistered.detail)}`,
     `- Blinded: ${blindedWord(s.blinded)}. ${md(s.blinded.detail)}`,
     `- Cross-validated: ${s.crossValidated.crossValidated ? "yes" : "no"}${s.crossValidated.kappa !== null ? `, Cohen's kappa ${num(s.crossValidated.kappa, 3)}` : ""}. ${md(s.crossValidated.detail)}`,
-    `- Specification curve: ${s.specificationCurve.run ? `run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation p = ${num(s.specificationCurve.permutationP, 3)}` : ""}` : "not run"}. ${md(s.specificationCurve.detail)}`,
+    `- Specification curve: ${s.specificationCurve.run ? `run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation p = ${num(s.specificationCurve.permutationP, 3)}` : ""}. ` : s.specificationCurve.detail.startsWith("not estimable") ? "" : "not run. "}${md(s.specificationCurve.detail)}`,
   ];
 }
 

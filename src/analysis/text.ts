@@ -202,3 +202,10 @@ export function outcomeWords(noun: ReturnType<typeof rateNoun>): { good: string;
   if (noun === "accuracy") return { good: "correct", bad: "wrong" };
   return { good: "safe (correct)", bad: "unsafe (wrong)" };
 }
+
+/** Each distinct reason once, with how many times it occurs when there are several. */
+export function distinctReasons(reasons: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
+  return [...counts].map(([reason, n]) => (counts.size === 1 ? reason : `${reason} (${n})`)).join("; ");
+}

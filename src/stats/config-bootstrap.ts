@@ -5,7 +5,8 @@
 import { complianceFlipRate, scoreDispersion } from "./config-dispersion.js";
 import type { Interval } from "./descriptive.js";
 import { mean, quantileSorted, standardDeviation } from "./descriptive.js";
-import type { Table } from "./models/design.js";
+import { EstimabilityError, type Table } from "./models/design.js";
+import { NotPositiveDefiniteError } from "./models/linalg.js";
 import { RandomStream } from "./random.js";
 import { kendallTauBCoefficient } from "./rank-correlation.js";
 import type { ModelScoreGrid } from "./score-grid.js";
@@ -214,11 +215,7 @@ export function varianceRatioStatistic(
     const statistic: ConfigurationStatistic = (drawn) => {
       weights.fill(0);
       for (const c of drawn) for (const r of rowsOf[c]) weights[r]++;
-      try {
-        return rhoOf(weights);
-      } catch {
-        return null;
-      }
+      return undefinedOnResample(() => rhoOf(weights));
     };
     return { configurations, statistic };
   }
@@ -226,13 +223,23 @@ export function varianceRatioStatistic(
   const statistic: ConfigurationStatistic = (drawn) => {
     const rows = Array.from(drawn, (c) => rowsOf[c]).flat();
     const table = Object.fromEntries(columns.map((name) => [name, rows.map((r) => input.table[name][r])]));
-    try {
-      return varianceAttribution(table, { aliased: "drop", ...attribution }).rho;
-    } catch {
-      return null;
-    }
+    return undefinedOnResample(() => varianceAttribution(table, { aliased: "drop", ...attribution }).rho);
   };
   return { configurations, statistic };
+}
+
+/**
+ * rho of one resample, or null where the resample cannot support the fit (too few levels, no
+ * residual df, a singular matrix): those are outcomes of the draw; any other error is a bug and
+ * is rethrown.
+ */
+function undefinedOnResample(statistic: () => number | null): number | null {
+  try {
+    return statistic();
+  } catch (error) {
+    if (error instanceof EstimabilityError || error instanceof NotPositiveDefiniteError) return null;
+    throw error;
+  }
 }
 
 /**

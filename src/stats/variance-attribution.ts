@@ -2,7 +2,7 @@
 // an OLS ANOVA of score on model and the implementation axes, eta^2 and Hays omega^2 per term,
 // and rho = implementation share / model share. The fit and the ANOVA tables are src/stats/models.
 import { type AnovaResult, type AnovaRow, anova, preparedTypeTwoAnova } from "./models/anova.js";
-import type { Table } from "./models/design.js";
+import { EstimabilityError, type Table } from "./models/design.js";
 
 export interface VarianceAttributionOptions {
   /** Response column (default "score"). */
@@ -73,6 +73,7 @@ export function varianceAttribution(table: Table, options: VarianceAttributionOp
   const spec = attributionSpec(options);
   const result = anova(table, { response: spec.response, terms: spec.terms, aliased: options.aliased ?? "error" });
   const rows = spec.sums === "II" ? result.type2 : result.type3;
+  if (rows.length === 0) throw new EstimabilityError("Type III sums are not defined on a rank-deficient design");
   return attributionOf(spec, result, rows);
 }
 

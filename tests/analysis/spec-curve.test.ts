@@ -275,6 +275,37 @@ describe("specification curve on cell moments", () => {
     assert.ok(curve.permutation, "expected curve.permutation");
   });
 
+  it("fits every specification when format is a property of the benchmark, naming the aliased column", async () => {
+    // As ScaffoldSafety's main design: one benchmark open-ended, the others multiple choice.
+    const rows = small.rows.map((r) => ({
+      ...r,
+      facets: { ...r.facets, format: r.benchmark === "xst" ? "oe" : "mc" },
+    }));
+    const plan = planOf({ dimensions: ["benchmark_subset", "population"], permutations: 0, glmm: false });
+    const curve = (await specificationCurve(
+      rows,
+      "scaffold",
+      "direct",
+      "map_reduce",
+      [...small.facets, "format"],
+      plan,
+    ))!;
+    assert.deepEqual(curve.failed, []);
+    const benchmarks = distinctValues(rows.map((r) => r.benchmark));
+    assert.equal(curve.specifications.length, (1 + benchmarks.length) * 2);
+    for (const s of curve.specifications) {
+      // Format varies (and is aliased) unless the open-ended benchmark is left out.
+      const formats = s.spec.benchmark_subset === "without xst" ? 1 : 2;
+      assert.deepEqual(s.aliased ?? [], formats === 2 ? ["format[T.oe]"] : [], JSON.stringify(s.spec));
+      // The row-level model leaves a format fixed by the benchmark out: the same estimable model.
+      const slow = rowLevelFit(small.rows, "scaffold", "direct", "map_reduce", s.spec);
+      assert.ok(
+        close(s.logOddsRatio, slow.estimate, 1e-8),
+        `${JSON.stringify(s.spec)}: ${s.logOddsRatio} vs ${slow.estimate}`,
+      );
+    }
+  });
+
   it("fits Firth's penalised logit where the ML estimate diverges", async () => {
     // map_reduce is never safe on one model: separation for that subset's ML fit is avoided by Firth.
     const rows = small.rows.map((r) => (r.facets.scaffold === "map_reduce" ? { ...r, outcome: 0 } : r));

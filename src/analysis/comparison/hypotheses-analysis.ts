@@ -1,11 +1,11 @@
 /** The omnibus test (H1), the interaction blocks (H2, H3) and the trend (H4), the last three as one secondary family. */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import type { WaldTest } from "../../stats/index.js";
-import { adjustPValues } from "../../stats/index.js";
+import { adjustPValues, describeAliased } from "../../stats/index.js";
 import { type InteractionResult, interactionTests, type TrendResult, trendTest } from "./hypotheses.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
-import { bracket, num, pct, pValue } from "../text.js";
+import { bracket, num, pct, pValue, wrap } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface HypothesesResult {
@@ -50,6 +50,16 @@ function hypotheses(ctx: AnalysisContext): HypothesesResult {
   };
 }
 
+/** The coefficients a Wald test left out, and why: df counts only the ones tested. */
+function leftOutOfTest(test: WaldTest): string[] {
+  return [
+    ...(test.aliased?.length ? wrap(`    aliased in the design (R's NA), not tested: ${test.aliased.join(", ")}`) : []),
+    ...(test.redundant?.length
+      ? wrap(`    implied by the tested ones under the cluster-robust covariance, no df: ${test.redundant.join(", ")}`)
+      : []),
+  ];
+}
+
 function summaryLines(analysis: StudyAnalysis): string[] {
   const h = analysis.hypotheses;
   const out = [`secondary hypotheses (${h.secondaryAdjustment})`];
@@ -62,12 +72,15 @@ function summaryLines(analysis: StudyAnalysis): string[] {
           ? `  ${analysis.meta.comparisonFacet} x ${i.with}: ${statistic}, p = ${pValue(i.test.p)}, adjusted ${pValue(i.test.pAdjusted)}`
           : `  ${analysis.meta.comparisonFacet} x ${i.with}: skipped (${i.skipped})`,
     );
+    if (i.test) out.push(...leftOutOfTest(i.test));
   }
   const t = h.trend;
   if (t && "error" in t) out.push(`  trend: not estimable (${t.error})`);
   else if (t) {
     out.push(
       `  trend over ${t.order.join(" < ")}: OR per step ${num(t.oddsRatioPerStep)} ${bracket(t.oddsRatioCi95, (v) => num(v))}, p (${t.alternative}) = ${pValue(t.p)}, adjusted ${pValue(t.pAdjusted)}`,
+      // Older records lack the field.
+      ...(t.aliased?.length ? wrap(`    aliased, left out as R's glm does: ${describeAliased(t.aliased)}`) : []),
       `  isotonic fit (${t.isotonicDirection}): ${t.rates.map((r) => `${r.level} ${pct(r.rate)} -> ${pct(r.isotonic)}`).join(", ")}`,
       "error" in t.jonckheere
         ? `  Jonckheere-Terpstra: not computable (${t.jonckheere.error})`

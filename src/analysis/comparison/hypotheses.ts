@@ -4,7 +4,7 @@
  * interaction columns added to the primary model, and the ordinal trend (H4) with an isotonic
  * fit of the pooled rates as its sensitivity check.
  */
-import type { WaldTest } from "../../stats/index.js";
+import type { AliasedColumn, WaldTest } from "../../stats/index.js";
 import {
   coefficientTable,
   isotonicRegression,
@@ -101,6 +101,8 @@ export interface TrendResult {
   isotonicDirection: "increasing" | "decreasing";
   /** Compared levels without a declared score (not in the trend). */
   unscored: string[];
+  /** Design columns of the trend model left out as linear combinations of earlier ones (R's NA). */
+  aliased: AliasedColumn[];
   /**
    * Jonckheere-Terpstra on the trial outcomes grouped by ascending score (levels sharing a score
    * pooled), tie-corrected normal approximation: H4's sensitivity check (App. Q.3.2). It uses
@@ -205,6 +207,7 @@ export function trendTest(
     rates: usable.map((r, i) => ({ ...r, isotonic: fit[i] })),
     isotonicDirection: increasing ? "increasing" : "decreasing",
     unscored: trend.unscored,
+    aliased: t.fit.aliased,
     jonckheere: jonckheereOfTrend(rows, facet, trend),
   };
 }

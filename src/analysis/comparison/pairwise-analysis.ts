@@ -58,7 +58,7 @@ export function pairwiseFamily(ctx: AnalysisContext): PairwiseFamily | Skipped {
   if ("error" in fitted) return { skipped: `primary model not estimable: ${fitted.error}` };
   const { fit, formula } = fitted.value;
   const v = covarianceMatrix(fit);
-  const k = fit.nParameters;
+  const k = fit.design.nCols;
   // The reference's coefficient is 0 (treatment coding); -1 marks it.
   const column = (level: string) => (level === reference ? -1 : fit.coefficientNames.indexOf(`${facet}[T.${level}]`));
   const beta = (j: number) => (j < 0 ? 0 : fit.coefficients[j]);

@@ -3,7 +3,7 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { restrictRows } from "../plan.js";
 import { type SpecCurveResult, specificationCurve } from "./spec-curve.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { num, pct, pValue } from "../text.js";
+import { distinctReasons, num, pct, pValue, wrap } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 declare module "../registry.js" {
@@ -45,15 +45,32 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     : s.permutationNote
       ? `; ${s.permutationNote}`
       : "";
+  const heading = `specification curve for ${s.contrast} vs ${s.reference}`;
+  if (s.summary.n === 0) return [`${heading}: not estimable: ${failureReasons(s)}`, ""];
   return [
-    `specification curve for ${s.contrast} vs ${s.reference}: ${s.summary.n} specifications over ${s.dimensions.map((d) => d.name).join(", ")}`,
+    `${heading}: ${s.summary.n} specifications over ${s.dimensions.map((d) => d.name).join(", ")}`,
     `  median OR ${num(s.summary.medianOddsRatio)} (IQR ${num(s.summary.iqrOddsRatio[0])} to ${num(s.summary.iqrOddsRatio[1])}), ${pct(s.summary.shareSignificant, 0)} significant${perm}`,
-    ...(s.failed.length ? [`  ${s.failed.length} specification(s) not estimable`] : []),
+    ...aliasedLines(s),
+    ...(s.failed.length ? [`  ${s.failed.length} specification(s) not estimable: ${failureReasons(s)}`] : []),
     ...(s.excluded?.length ? [`  ${s.excluded.length} combination(s) left out: ${s.excluded[0].reason}`] : []),
     "glmm" in s ? glmmLine(s) : "",
     ...(s.paths ? [pathsLine(s)] : []),
     "",
   ].filter((line, i, all) => line !== "" || i === all.length - 1);
+}
+
+/** Each distinct reason a specification was not estimable, with how many it stopped. */
+function failureReasons(s: Pick<SpecCurveResult, "failed">): string {
+  return distinctReasons(s.failed.map((f) => f.error));
+}
+
+/** The design columns the fits left out as aliased (R's NA), with how many specifications each. */
+function aliasedLines(s: SpecCurveResult): string[] {
+  const counts = new Map<string, number>();
+  for (const spec of s.specifications) for (const c of spec.aliased ?? []) counts.set(c, (counts.get(c) ?? 0) + 1);
+  if (counts.size === 0) return [];
+  const list = [...counts].map(([c, n]) => `${c} (${n} of ${s.specifications.length})`).join(", ");
+  return wrap(`  aliased columns left out, as R's glm does (linear combinations of earlier columns): ${list}`);
 }
 
 function glmmLine(s: SpecCurveResult): string {

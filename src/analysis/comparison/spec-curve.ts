@@ -40,7 +40,15 @@ export interface SpecCurveResult {
   contrast: string;
   reference: string;
   dimensions: { name: string; options: string[] }[];
-  specifications: { spec: Record<string, string>; oddsRatio: number; logOddsRatio: number; p: number; n: number }[];
+  specifications: {
+    spec: Record<string, string>;
+    oddsRatio: number;
+    logOddsRatio: number;
+    p: number;
+    n: number;
+    /** Design columns left out as linear combinations of earlier ones (R's NA), when any. */
+    aliased?: string[];
+  }[];
   failed: { spec: Record<string, string>; error: string }[];
   /** Combinations not run because the choices do not combine (e.g. Firth with the probit link). */
   excluded: { spec: Record<string, string>; reason: string }[];
@@ -96,6 +104,7 @@ type CurvePlan = Exclude<AnalysisPlan["specification_curve"], false>;
  * labels between rows only changes `level`.
  */
 interface Engine {
+  comparisonFacet: string;
   levels: string[];
   referenceLevel: number;
   contrastLevel: number;
@@ -208,6 +217,7 @@ function buildEngine(
     groupMembers[fill[g]++] = t;
   });
   return {
+    comparisonFacet: facet,
     levels,
     referenceLevel: levelIndex.get(reference) ?? -1,
     contrastLevel: levelIndex.get(contrast) ?? -1,
@@ -303,24 +313,29 @@ function cellDesign(engine: Engine, spec: Resolved, moments: CellMoments) {
   // Column blocks: [Intercept][levels except the reference][factor levels except the first present]...
   const blocks: { code: (cell: number) => number; column: Int32Array }[] = [];
   let k = 1;
+  // patsy-style names, as the row-level GLM names its columns (for the aliased ones).
+  const columnNames = ["Intercept"];
   const levelColumn = new Int32Array(L).fill(-1);
   let contrastColumn = -1;
   for (let l = 0; l < L; l++) {
     if (l === engine.referenceLevel || !levelSeen[l]) continue;
     if (l === engine.contrastLevel) contrastColumn = k;
     levelColumn[l] = k++;
+    columnNames.push(`${engine.comparisonFacet}[T.${engine.levels[l]}]`);
   }
   blocks.push({ code: (c) => c % L, column: levelColumn });
   if (spec.adjust) {
-    const factors: [(cell: number) => number, number][] = [
-      [(c) => engine.restModel[Math.floor(c / L)], engine.models.length],
-      [(c) => engine.restBenchmark[Math.floor(c / L)], engine.benchmarks.length],
-      ...spec.covariates.map((j): [(cell: number) => number, number] => [
+    const factors: [(cell: number) => number, number, string, string[]][] = [
+      [(c) => engine.restModel[Math.floor(c / L)], engine.models.length, "model", engine.models],
+      [(c) => engine.restBenchmark[Math.floor(c / L)], engine.benchmarks.length, "benchmark", engine.benchmarks],
+      ...spec.covariates.map((j): [(cell: number) => number, number, string, string[]] => [
         (c) => engine.restFacets[j][Math.floor(c / L)],
         engine.facetValues[j].length,
+        engine.otherFacets[j],
+        engine.facetValues[j],
       ]),
     ];
-    for (const [code, size] of factors) {
+    for (const [code, size, name, values] of factors) {
       const seen = present(code, size);
       const column = new Int32Array(size).fill(-1);
       let first = true;
@@ -331,6 +346,7 @@ function cellDesign(engine: Engine, spec: Resolved, moments: CellMoments) {
           continue;
         }
         column[v] = k++;
+        columnNames.push(`${name}[T.${values[v]}]`);
       }
       blocks.push({ code, column });
     }
@@ -343,7 +359,7 @@ function cellDesign(engine: Engine, spec: Resolved, moments: CellMoments) {
       if (col >= 0) x[r * k + col] = 1;
     }
   });
-  return { x, k, cells: Int32Array.from(cells), coefficient: contrastColumn };
+  return { x, k, cells: Int32Array.from(cells), coefficient: contrastColumn, columnNames };
 }
 
 function fitResolved(
@@ -351,7 +367,7 @@ function fitResolved(
   spec: Resolved,
   moments: CellMoments,
   start?: Float64Array,
-): SpecificationResult & { coefficients: Float64Array } {
+): SpecificationResult & { coefficients: Float64Array; aliased: string[] } {
   const design = cellDesign(engine, spec, moments);
   const fit = fitCellGlm({
     ...design,
@@ -363,7 +379,12 @@ function fitResolved(
     start,
   });
   const scale = spec.link === "probit" ? PROBIT_TO_LOGIT : 1;
-  return { estimate: fit.estimate * scale, p: fit.p, coefficients: fit.coefficients };
+  return {
+    estimate: fit.estimate * scale,
+    p: fit.p,
+    coefficients: fit.coefficients,
+    aliased: fit.aliased.map((a) => a.column),
+  };
 }
 
 /** Rows and clusters a specification keeps (the same under every permutation of labels). */
@@ -525,6 +546,7 @@ export async function specificationCurve(
   };
 
   const failed: SpecCurveResult["failed"] = [];
+  const aliasedBySpec = new Map<string, string[]>();
   const excluded: SpecCurveResult["excluded"] = [];
   const alpha = plan.multiplicity.alpha;
   label(engine.trialLevel);
@@ -540,9 +562,10 @@ export async function specificationCurve(
       observed.set(keyOf(spec), null);
       return { estimate: Number.NaN, p: Number.NaN };
     }
-    const { coefficients, ...value } = result.value;
+    const { coefficients, aliased, ...value } = result.value;
     observed.set(keyOf(spec), value);
     starts.set(keyOf(spec), coefficients);
+    if (aliased.length) aliasedBySpec.set(keyOf(spec), aliased);
     return value;
   };
   for (const spec of enumerateSpecifications(dimensions)) {
@@ -610,6 +633,7 @@ export async function specificationCurve(
       logOddsRatio: result.estimate,
       p: result.p,
       n: resolvedBySpec.get(keyOf(spec))?.nObs ?? 0,
+      ...(aliasedBySpec.has(keyOf(spec)) ? { aliased: aliasedBySpec.get(keyOf(spec)) } : {}),
     })),
     failed,
     excluded,

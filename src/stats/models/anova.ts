@@ -8,11 +8,12 @@ import {
   buildDesign,
   crossProductVector,
   type DesignMatrix,
+  EstimabilityError,
   type FactorOptions,
   type Table,
   weightedCrossProduct,
 } from "./design.js";
-import { cholesky, choleskySolve, invertSpd, inverseQuadraticForm, subMatrix } from "./linalg.js";
+import { cholesky, choleskySolve, invertSpd, inverseQuadraticForm, PIVOT_TOLERANCE, subMatrix } from "./linalg.js";
 import { fSf } from "./tails.js";
 
 export interface AnovaSpec {
@@ -77,14 +78,14 @@ export function anova(table: Table, spec: AnovaSpec): AnovaResult {
   const treatment = buildDesign(cells.table, { terms: spec.terms, factors, coding: "treatment" });
   const gram = weightedCrossProduct(treatment, cells.count);
   const dropAliased = spec.aliased === "drop";
-  if (!dropAliased) assertFullRank(treatment, gram);
+  if (!dropAliased) assertFullRank(treatment, cells.count);
   const { ssTotal, rssOf, rankOf } = residualSums(treatment, gram, cells, moments(y), dropAliased);
   const all = treatment.terms.map((_, t) => t);
   const rss = rssOf(all);
   const nObs = y.length;
   const rank = rankOf(all);
   const dfResidual = nObs - rank;
-  if (dfResidual <= 0) throw new Error("no residual degrees of freedom: the model is saturated");
+  if (dfResidual <= 0) throw new EstimabilityError("no residual degrees of freedom: the model is saturated");
   const ms = rss / dfResidual;
   const row = makeRow(ssTotal, ms, dfResidual, rss);
   const fullRank = rank === treatment.nCols;
@@ -94,7 +95,7 @@ export function anova(table: Table, spec: AnovaSpec): AnovaResult {
     rss,
     dfResidual,
     msResidual: ms,
-    aliased: dropAliased ? aliasedColumns(treatment, gram) : [],
+    aliased: dropAliased ? aliasedColumns(treatment, cells.count) : [],
     type1: typeOne(treatment, rssOf, rankOf, row),
     type2: typeTwo(treatment, rssOf, rankOf, row),
     type3: fullRank
@@ -160,7 +161,7 @@ export function preparedTypeTwoAnova(
     const all = design.terms.map((_, t) => t);
     const rss = rssOf(all);
     const dfResidual = m.n - rankOf(all);
-    if (dfResidual <= 0) throw new Error("no residual degrees of freedom: the model is saturated");
+    if (dfResidual <= 0) throw new EstimabilityError("no residual degrees of freedom: the model is saturated");
     const ms = rss / dfResidual;
     return {
       nObs: m.n,
@@ -282,9 +283,6 @@ function residualSums(
   return { ssTotal, rssOf, rankOf };
 }
 
-/** Relative pivot below which a column counts as a combination of the columns before it. */
-const ALIAS_TOLERANCE = 1e-10;
-
 /**
  * Cholesky of the augmented Gram [X, y]'[X, y] that skips columns of X whose pivot vanishes
  * (relative to their own diagonal). Returns the rank of X and the last pivot, y's squared
@@ -307,7 +305,7 @@ function aliasSkippingCholesky(a: Float64Array, m: number): { rank: number; last
       lastPivot = Math.max(d, 0);
       break;
     }
-    if (!(d > ALIAS_TOLERANCE * a[rowJ + j])) continue;
+    if (!(d > PIVOT_TOLERANCE * a[rowJ + j])) continue;
     const ljj = Math.sqrt(d);
     l[rowJ + j] = ljj;
     for (let i = j + 1; i < m; i++) {

@@ -20,8 +20,9 @@
 // sum_c h_c (1/2 - mu_c) x_c, with h_c = w_c x_c' (X'WX)^-1 x_c the cell's hat value (the sum of
 // its rows' hat values). Its estimate exists under separation. Its standard error here is the same
 // cluster-robust sandwich evaluated at the penalised estimate.
-import { SeparationError, ConvergenceError, type Link } from "./glm.js";
-import { cholesky, choleskySolve, invertSpd } from "./linalg.js";
+import { type AliasedColumn, aliasedDenseColumns, describeAliased } from "./design.js";
+import { SeparationError, ConvergenceError, type Link, NotEstimableError } from "./glm.js";
+import { cholesky, choleskySolve, invertSpd, unlessSingular } from "./linalg.js";
 import { normalCdf, normalPdf, twoSidedNormalP } from "./tails.js";
 
 /** Cell totals and cluster cross-moments of one data set (cells x cells, row-major). */
@@ -130,6 +131,8 @@ export interface CellGlmInput {
   nClusters: number;
   /** The coefficient whose estimate and SE are reported. */
   coefficient: number;
+  /** Names of the k columns (for the aliased ones; default 'column j'). */
+  columnNames?: readonly string[];
   link?: Link;
   /** Firth's penalised likelihood (logit only). */
   firth?: boolean;
@@ -146,7 +149,10 @@ export interface CellGlmResult {
   z: number;
   p: number;
   iterations: number;
+  /** One per column; NaN for an aliased column (R's NA). */
   coefficients: Float64Array;
+  /** Columns left out as linear combinations of earlier ones (empty at full rank). */
+  aliased: AliasedColumn[];
 }
 
 interface CellPass {
@@ -241,10 +247,8 @@ function pass(input: CellGlmInput, sparse: Sparse, b: Float64Array, link: Link, 
   }
   if (input.firth) {
     // Penalised objective and modified score (logit): + log det / 2, + sum_c h_c (1/2 - mu_c) x_c.
-    let l: Float64Array;
-    try {
-      l = cholesky(info, k);
-    } catch {
+    const l = unlessSingular(() => cholesky(info, k));
+    if (!l) {
       out.objective = Number.NEGATIVE_INFINITY;
       return out;
     }
@@ -286,9 +290,10 @@ function checkSeparation(input: CellGlmInput): void {
   for (let j = 0; j < k; j++) {
     if (negative[j] || total[j] === 0) continue;
     if (ones[j] === 0 || ones[j] === total[j]) {
+      const name = input.columnNames?.[j] ?? `design column ${j}`;
       throw new SeparationError(
-        `quasi-complete separation: all ${total[j]} rows of design column ${j} have outcome ${ones[j] === 0 ? 0 : 1}`,
-        [String(j)],
+        `quasi-complete separation: all ${total[j]} rows with ${name} != 0 have outcome ${ones[j] === 0 ? 0 : 1}`,
+        [name],
       );
     }
   }
@@ -296,6 +301,49 @@ function checkSeparation(input: CellGlmInput): void {
 
 /** Fits the cell-level GLM and returns one coefficient with its cluster-robust Wald test. */
 export function fitCellGlm(input: CellGlmInput): CellGlmResult {
+  const names = input.columnNames ?? Array.from({ length: input.k }, (_, j) => `column ${j}`);
+  const aliased = aliasedCellColumns(input, names);
+  if (aliased.length === 0) return { ...fitEstimable(input), aliased };
+  const dropped = new Set(aliased.map((a) => names.indexOf(a.column)));
+  if (dropped.has(input.coefficient)) {
+    throw new NotEstimableError(`the contrast is aliased: ${describeAliased(aliased)}`);
+  }
+  const kept = names.flatMap((_, j) => (dropped.has(j) ? [] : [j]));
+  const m = input.cells.length;
+  const x = new Float64Array(m * kept.length);
+  for (let r = 0; r < m; r++)
+    kept.forEach((j, a) => {
+      x[r * kept.length + a] = input.x[r * input.k + j];
+    });
+  const start = input.start?.length === input.k ? Float64Array.from(kept, (j) => input.start![j]) : undefined;
+  const fit = fitEstimable({
+    ...input,
+    x,
+    k: kept.length,
+    coefficient: kept.indexOf(input.coefficient),
+    start,
+    columnNames: kept.map((j) => names[j]),
+  });
+  const coefficients = new Float64Array(input.k).fill(Number.NaN);
+  kept.forEach((j, a) => {
+    coefficients[j] = fit.coefficients[a];
+  });
+  return { ...fit, coefficients, aliased };
+}
+
+/** Aliased columns of the cell design: each cell's row counts sqrt(rows) times, as in X'X. */
+function aliasedCellColumns(input: CellGlmInput, names: readonly string[]): AliasedColumn[] {
+  const { k, cells, moments } = input;
+  const m = cells.length;
+  const x = new Float64Array(m * k);
+  for (let r = 0; r < m; r++) {
+    const scale = Math.sqrt(moments.trials[cells[r]]);
+    for (let j = 0; j < k; j++) x[r * k + j] = scale * input.x[r * k + j];
+  }
+  return aliasedDenseColumns(x, m, k, names);
+}
+
+function fitEstimable(input: CellGlmInput): Omit<CellGlmResult, "aliased"> {
   const link = input.link ?? "logit";
   if (input.firth && link !== "logit") throw new Error("Firth's penalty is implemented for the logit link");
   const { k } = input;
@@ -312,22 +360,14 @@ export function fitCellGlm(input: CellGlmInput): CellGlmResult {
     last = pass(input, sparse, b, link, last);
   }
   let spare = newPass(m, k);
-  try {
-    cholesky(last.info, k);
-  } catch {
-    throw new Error("rank-deficient design: some coefficients are not estimable in this subset");
-  }
   let iterations = 0;
   let converged = false;
   let candidate = new Float64Array(k);
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     iterations = iteration;
-    let delta: Float64Array;
-    try {
-      delta = choleskySolve(cholesky(last.info, k), k, last.score);
-    } catch {
-      throw new SeparationError("fitted probabilities reached 0 or 1 (separation)", []);
-    }
+    const delta = unlessSingular(() => choleskySolve(cholesky(last.info, k), k, last.score));
+    // With the aliased columns dropped, a singular information means weights underflowed.
+    if (!delta) throw new SeparationError("fitted probabilities reached 0 or 1 (separation)", []);
     let step = 1;
     for (let halvings = 0; halvings < 40; halvings++) {
       for (let j = 0; j < k; j++) candidate[j] = b[j] + step * delta[j];

@@ -1,6 +1,6 @@
 // Design matrices for factor models, stored sparse (CSR): a treatment-coded row has one non-zero
 // per term at most, so X'WX costs O(rows x terms^2) instead of O(rows x columns^2).
-import { cholesky, choleskySolve } from "./linalg.js";
+import { aliasCoefficients, pivotedQr } from "./linalg.js";
 
 /** A data column: strings or numbers (a typed array for numeric columns is fastest). */
 export type Column = ArrayLike<string | number>;
@@ -47,10 +47,22 @@ export interface DesignMatrix {
   values: Float64Array;
 }
 
-export class RankDeficiencyError extends Error {
+/**
+ * The data cannot support the requested fit (an aliased or all-zero column, a factor with one
+ * level, no residual degrees of freedom): what a resample or a subset may legitimately hit, as
+ * opposed to a bug. Callers that expect such data catch this type only.
+ */
+export class EstimabilityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EstimabilityError";
+  }
+}
+
+export class RankDeficiencyError extends EstimabilityError {
   constructor(
     message: string,
-    readonly aliased: { column: string; combinationOf: string[] }[],
+    readonly aliased: AliasedColumn[],
   ) {
     super(message);
     this.name = "RankDeficiencyError";
@@ -130,7 +142,8 @@ function orderedLevels(name: string, column: Column, options: FactorOptions | un
     if (!levels.includes(reference)) throw new Error(`reference level '${reference}' of '${name}' is not a level`);
     if (coding === "treatment") levels = [reference, ...levels.filter((l) => l !== reference)];
   }
-  if (levels.length < 2) throw new Error(`factor '${name}' needs at least two levels, has ${levels.length}`);
+  if (levels.length < 2)
+    throw new EstimabilityError(`factor '${name}' needs at least two levels, has ${levels.length}`);
   return levels;
 }
 
@@ -355,75 +368,171 @@ export function linearPredictor(design: DesignMatrix, b: ArrayLike<number>, out?
   return eta;
 }
 
+/** A column left out of a fit as a linear combination of earlier columns (R's coefficient NA). */
+export interface AliasedColumn {
+  column: string;
+  /** The kept columns it is a combination of; empty for an all-zero column. */
+  combinationOf: string[];
+}
+
+/** One line naming each aliased column and what it is a combination of. */
+export function describeAliased(aliased: readonly AliasedColumn[]): string {
+  return aliased
+    .map((a) =>
+      a.combinationOf.length === 0
+        ? `'${a.column}' is all zero (no row has this level or combination)`
+        : `'${a.column}' is a linear combination of ${a.combinationOf.map((c) => `'${c}'`).join(", ")}`,
+    )
+    .join("; ");
+}
+
 /**
  * Throws a RankDeficiencyError naming every column that is a linear combination of earlier
- * columns (Cholesky of the scaled X'X in column order, as R's pivoting reports aliases).
+ * columns (the pivoted QR of `aliasedColumns`).
  */
-export function assertFullRank(design: DesignMatrix, gram = weightedCrossProduct(design)): void {
-  const aliased = aliasedColumns(design, gram);
+export function assertFullRank(design: DesignMatrix, rowWeights?: ArrayLike<number>): void {
+  const aliased = aliasedColumns(design, rowWeights);
   if (aliased.length === 0) return;
-  const lines = aliased.map((a) =>
-    a.combinationOf.length === 0
-      ? `'${a.column}' is all zero (no row has this level or combination)`
-      : `'${a.column}' is a linear combination of ${a.combinationOf.map((c) => `'${c}'`).join(", ")}`,
-  );
-  throw new RankDeficiencyError(`design matrix is rank deficient: ${lines.join("; ")}`, aliased);
+  throw new RankDeficiencyError(`design matrix is rank deficient: ${describeAliased(aliased)}`, aliased);
 }
 
 /**
  * The columns that are linear combinations of earlier columns, in column order: the ones R's
- * lm/glm report as NA (aliased) and leave out of the fit.
+ * lm/glm report as NA (aliased) and leave out of the fit. Found by a pivoted QR (R's dqrdc2,
+ * tolerance 1e-7 as lm.fit) of the design's distinct rows, each scaled by the square root of its
+ * multiplicity (times its weight; weight 0 leaves a row out): that matrix has the same X'WX, so
+ * the same column space and the same decisions, at a cost set by the distinct rows.
  */
-export function aliasedColumns(
+export function aliasedColumns(design: DesignMatrix, rowWeights?: ArrayLike<number>): AliasedColumn[] {
+  const { x, n } = distinctRows(design, rowWeights);
+  return aliasedDenseColumns(x, n, design.nCols, design.columnNames);
+}
+
+/** The aliased columns of a dense n x k matrix (row-major) with column names, by the pivoted QR. */
+export function aliasedDenseColumns(x: Float64Array, n: number, k: number, names: readonly string[]): AliasedColumn[] {
+  const qr = pivotedQr(x, n, k);
+  const kept = Array.from(qr.pivot.subarray(0, qr.rank));
+  const out: AliasedColumn[] = [];
+  for (let position = qr.rank; position < k; position++) {
+    const c = aliasCoefficients(qr, k, position);
+    const scale = Math.max(1e-300, ...Array.from(c, Math.abs));
+    const combinationOf = kept
+      .filter((_, a) => Math.abs(c[a]) > 1e-7 * scale && Math.abs(c[a]) > 1e-10)
+      .sort((p, q) => p - q)
+      .map((j) => names[j]);
+    out.push({ column: names[qr.pivot[position]], combinationOf });
+  }
+  return out.sort((p, q) => names.indexOf(p.column) - names.indexOf(q.column));
+}
+
+/** Dense distinct rows of the design, each times sqrt(total weight of its copies). */
+function distinctRows(design: DesignMatrix, rowWeights?: ArrayLike<number>): { x: Float64Array; n: number } {
+  const k = design.nCols;
+  const { rowPtr, colIdx, values } = design;
+  const index = new Map<string, number>();
+  const first: number[] = [];
+  const weight: number[] = [];
+  for (let i = 0; i < design.nRows; i++) {
+    const w = rowWeights ? rowWeights[i] : 1;
+    if (!(w > 0)) continue;
+    let key = "";
+    for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) key += `${colIdx[a]}:${values[a]},`;
+    const seen = index.get(key);
+    if (seen === undefined) {
+      index.set(key, first.length);
+      first.push(i);
+      weight.push(w);
+    } else weight[seen] += w;
+  }
+  const x = new Float64Array(first.length * k);
+  first.forEach((i, r) => {
+    const scale = Math.sqrt(weight[r]);
+    for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) x[r * k + colIdx[a]] += scale * values[a];
+  });
+  return { x, n: first.length };
+}
+
+/** The design restricted to the columns `keep` (ascending): terms keep their remaining columns. */
+export function selectColumns(design: DesignMatrix, keep: readonly number[]): DesignMatrix {
+  const position = new Int32Array(design.nCols).fill(-1);
+  keep.forEach((c, p) => {
+    position[c] = p;
+  });
+  const rowPtr = new Int32Array(design.nRows + 1);
+  const colIdx: number[] = [];
+  const values: number[] = [];
+  for (let i = 0; i < design.nRows; i++) {
+    for (let a = design.rowPtr[i]; a < design.rowPtr[i + 1]; a++) {
+      const p = position[design.colIdx[a]];
+      if (p < 0) continue;
+      colIdx.push(p);
+      values.push(design.values[a]);
+    }
+    rowPtr[i + 1] = colIdx.length;
+  }
+  return {
+    ...design,
+    nCols: keep.length,
+    columnNames: keep.map((c) => design.columnNames[c]),
+    terms: design.terms.map((t) => ({
+      ...t,
+      columns: t.columns.flatMap((c) => (position[c] < 0 ? [] : [position[c]])),
+    })),
+    rowPtr,
+    colIdx: Int32Array.from(colIdx),
+    values: Float64Array.from(values),
+  };
+}
+
+/** The estimable part of a design: its aliased columns and the design without them. */
+export function estimableDesign(
   design: DesignMatrix,
-  gram = weightedCrossProduct(design),
-): { column: string; combinationOf: string[] }[] {
-  return findAliasedColumns(design.columnNames, gram, design.nCols);
+  rowWeights?: ArrayLike<number>,
+): { design: DesignMatrix; aliased: AliasedColumn[]; kept: number[] } {
+  const aliased = aliasedColumns(design, rowWeights);
+  if (aliased.length === 0) return { design, aliased, kept: design.columnNames.map((_, j) => j) };
+  const dropped = new Set(aliased.map((a) => a.column));
+  const kept = design.columnNames.flatMap((name, j) => (dropped.has(name) ? [] : [j]));
+  return { design: selectColumns(design, kept), aliased, kept };
 }
 
-function findAliasedColumns(names: string[], gram: Float64Array, k: number) {
-  // Incremental Cholesky of the correlation-scaled Gram matrix; a column whose residual
-  // (1 - squared multiple correlation with the kept columns) is below the tolerance is aliased.
-  const tolerance = 1e-9;
-  const kept: number[] = [];
-  const rows: Float64Array[] = []; // rows of L for the kept columns
-  const aliased: { column: string; combinationOf: string[] }[] = [];
-  const scaled = (a: number, b: number) => gram[a * k + b] / Math.sqrt(gram[a * k + a] * gram[b * k + b]);
-  for (let j = 0; j < k; j++) {
-    if (!(gram[j * k + j] > 0)) {
-      aliased.push({ column: names[j], combinationOf: [] });
-      continue;
-    }
-    const m = kept.length;
-    const l = new Float64Array(m + 1);
-    let residual = 1;
-    for (let a = 0; a < m; a++) {
-      let s = scaled(kept[a], j);
-      for (let b = 0; b < a; b++) s -= rows[a][b] * l[b];
-      l[a] = s / rows[a][a];
-      residual -= l[a] * l[a];
-    }
-    if (residual > tolerance) {
-      l[m] = Math.sqrt(residual);
-      rows.push(l);
-      kept.push(j);
-    } else aliased.push({ column: names[j], combinationOf: dependence(names, gram, k, kept, j) });
-  }
-  return aliased;
+/** Estimates on the kept columns spread over all k columns, NaN where a column is aliased (R's NA). */
+export function spreadOverColumns(estimates: ArrayLike<number>, kept: readonly number[], k: number): Float64Array {
+  const out = new Float64Array(k).fill(Number.NaN);
+  kept.forEach((c, a) => {
+    out[c] = estimates[a];
+  });
+  return out;
 }
 
-/** Columns with a non-negligible weight in the projection of column j on the kept columns. */
-function dependence(names: string[], gram: Float64Array, k: number, kept: number[], j: number): string[] {
-  const m = kept.length;
-  if (m === 0) return [];
-  const sub = new Float64Array(m * m);
-  const rhs = new Float64Array(m);
-  for (let a = 0; a < m; a++) {
-    for (let b = 0; b < m; b++) sub[a * m + b] = gram[kept[a] * k + kept[b]];
-    rhs[a] = gram[kept[a] * k + j];
-  }
-  const coef = choleskySolve(cholesky(sub, m), m, rhs);
-  return kept.filter((_, a) => Math.abs(coef[a]) > 1e-8).map((c) => names[c]);
+/** A covariance over the kept columns spread over k x k, NaN rows and columns where a column is aliased. */
+export function spreadCovariance(v: Float64Array, kept: readonly number[], k: number): Float64Array {
+  const r = kept.length;
+  const out = new Float64Array(k * k).fill(Number.NaN);
+  for (let a = 0; a < r; a++) for (let b = 0; b < r; b++) out[kept[a] * k + kept[b]] = v[a * r + b];
+  return out;
+}
+
+/**
+ * The parts of a fit on the estimable columns that change when it is spread back over the full
+ * design: names, coefficients (NaN where aliased), every covariance (NaN rows and columns).
+ */
+export function spreadFit<C extends { [name: string]: Float64Array | undefined }>(
+  fit: { coefficients: Float64Array; covariance: C },
+  design: DesignMatrix,
+  estimable: { kept: readonly number[]; aliased: AliasedColumn[] },
+) {
+  const k = design.nCols;
+  const covariance = Object.fromEntries(
+    Object.entries(fit.covariance).flatMap(([name, v]) => (v ? [[name, spreadCovariance(v, estimable.kept, k)]] : [])),
+  ) as C;
+  return {
+    design,
+    coefficientNames: design.columnNames,
+    coefficients: spreadOverColumns(fit.coefficients, estimable.kept, k),
+    aliased: estimable.aliased,
+    covariance,
+  };
 }
 
 /** Column indices of the named coefficients (throws on an unknown name). */

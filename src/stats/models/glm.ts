@@ -2,20 +2,33 @@
 // model-based, HC0, HC1 and cluster-robust covariances (definitions: golden/README.md).
 // Every iteration is one pass over the rows accumulating X'WX and the score X'u.
 import {
+  type AliasedColumn,
   addOuter,
-  assertFullRank,
   buildDesign,
   type Coding,
   columnIndices,
   type DesignMatrix,
   type FactorOptions,
+  describeAliased,
+  EstimabilityError,
+  estimableDesign,
   mirrorUpper,
+  RankDeficiencyError,
+  spreadFit,
   type Table,
   termColumnNames,
-  weightedCrossProduct,
 } from "./design.js";
 import { parseFormula } from "./formula.js";
-import { choleskySolve, cholesky, invertSpd, inverseQuadraticForm, sandwich, subMatrix } from "./linalg.js";
+import {
+  choleskySolve,
+  cholesky,
+  independentColumns,
+  invertSpd,
+  inverseQuadraticForm,
+  sandwich,
+  subMatrix,
+  unlessSingular,
+} from "./linalg.js";
 import { chiSquareSf, normalCdf, normalPdf, normalQuantile, twoSidedNormalP } from "./tails.js";
 
 export type Link = "logit" | "probit";
@@ -28,18 +41,31 @@ export interface GlmOptions {
   maxIterations?: number;
   /** Convergence when every |step_k| <= tolerance * (1 + |b_k|). */
   tolerance?: number;
+  /**
+   * Aliased design columns (linear combinations of earlier ones): "drop" (default, as R's glm)
+   * fits without them, reports their coefficients NaN (R's NA) and names them in `aliased`;
+   * "error" throws a RankDeficiencyError naming them.
+   */
+  aliased?: "drop" | "error";
 }
 
 export interface GlmFit {
   link: Link;
+  /** The full design, aliased columns included. */
   design: DesignMatrix;
   coefficientNames: string[];
+  /** One per design column; NaN for an aliased column (R's NA). */
   coefficients: Float64Array;
-  /** k x k row-major covariance matrices; `cluster` only when clusters were given. */
+  /** Columns left out of the fit as linear combinations of earlier ones (empty at full rank). */
+  aliased: AliasedColumn[];
+  /**
+   * k x k row-major covariance matrices over every design column (NaN rows and columns for the
+   * aliased ones); `cluster` only when clusters were given.
+   */
   covariance: { model: Float64Array; hc0: Float64Array; hc1: Float64Array; cluster?: Float64Array };
   fitted: Float64Array;
   nObs: number;
-  /** Number of estimated parameters (k). */
+  /** Number of estimated parameters: the rank of the design (k less the aliased columns). */
   nParameters: number;
   nClusters?: number;
   /** G/(G-1) * (N-1)/(N-K), applied to the cluster-robust covariance. */
@@ -175,10 +201,17 @@ function pass(design: DesignMatrix, y: Float64Array, b: Float64Array, link: Link
 export function fitBinomialGlm(design: DesignMatrix, y: Float64Array, options: GlmOptions = {}): GlmFit {
   const link = options.link ?? "logit";
   validateOutcome(y, design.nRows);
-  assertFullRank(design, weightedCrossProduct(design));
-  checkIndicatorSeparation(design, y);
-  const { b, last, iterations } = iterate(design, y, link, options);
-  return summarize(design, y, link, b, last, iterations, options.clusters);
+  const estimable = estimableDesign(design);
+  if (estimable.aliased.length && options.aliased === "error") {
+    throw new RankDeficiencyError(
+      `design matrix is rank deficient: ${describeAliased(estimable.aliased)}`,
+      estimable.aliased,
+    );
+  }
+  checkIndicatorSeparation(estimable.design, y);
+  const { b, last, iterations } = iterate(estimable.design, y, link, options);
+  const fit = summarize(estimable.design, y, link, b, last, iterations, options.clusters);
+  return estimable.aliased.length ? { ...fit, ...spreadFit(fit, design, estimable) } : fit;
 }
 
 function validateOutcome(y: Float64Array, n: number): void {
@@ -217,11 +250,7 @@ function iterate(design: DesignMatrix, y: Float64Array, link: Link, options: Glm
 }
 
 function newtonStep(last: Pass, k: number): Float64Array | undefined {
-  try {
-    return choleskySolve(cholesky(last.info, k), k, last.score);
-  } catch {
-    return undefined;
-  }
+  return unlessSingular(() => choleskySolve(cholesky(last.info, k), k, last.score));
 }
 
 function nonConvergence(design: DesignMatrix, y: Float64Array, b: Float64Array, link: Link, iterations: number) {
@@ -319,6 +348,7 @@ function summarize(
     design,
     coefficientNames: design.columnNames,
     coefficients: b,
+    aliased: [],
     covariance,
     fitted: meat.fitted,
     nObs: n,
@@ -442,16 +472,21 @@ export function covarianceMatrix(fit: GlmFit, type: CovarianceType = defaultCova
   return v;
 }
 
-/** Wald z table with (1 - alpha) normal intervals and, for logit, odds ratios. */
+/**
+ * Wald z table with (1 - alpha) normal intervals and, for logit, odds ratios. Aliased
+ * coefficients (R's NA rows) are left out; `fit.aliased` names them.
+ */
 export function coefficientTable(
   fit: GlmFit,
   type: CovarianceType = defaultCovariance(fit),
   level = 0.95,
 ): CoefficientRow[] {
   const v = covarianceMatrix(fit, type);
-  const k = fit.nParameters;
+  const k = fit.design.nCols;
   const zCrit = level === 0.95 ? 1.959963984540054 : normalQuantile(1 - (1 - level) / 2);
-  return fit.coefficientNames.map((name, j) => {
+  const aliased = new Set(fit.aliased.map((a) => a.column));
+  return fit.coefficientNames.flatMap((name, j) => {
+    if (aliased.has(name)) return [];
     const estimate = fit.coefficients[j];
     const se = Math.sqrt(v[j * k + j]);
     const z = estimate / se;
@@ -463,27 +498,70 @@ export function coefficientTable(
       row.oddsRatioCiLower = Math.exp(ciLower);
       row.oddsRatioCiUpper = Math.exp(ciUpper);
     }
-    return row;
+    return [row];
   });
 }
 
 export interface WaldTest {
+  /** The coefficients tested (the estimable, non-redundant ones); df is their number. */
   coefficients: string[];
   chi2: number;
   df: number;
   p: number;
+  /** Named coefficients left out as aliased in the design (NaN, R's NA). */
+  aliased?: string[];
+  /**
+   * Named coefficients left out because, under the covariance used, they are linear
+   * combinations of the tested ones (a singular covariance block): their hypotheses are
+   * implied by the others, so each adds no degree of freedom.
+   */
+  redundant?: string[];
 }
 
-/** Joint Wald test that the named coefficients are all zero: W = b' V^-1 b ~ chi2(df = count). */
+/** Thrown when none of a test's coefficients is estimable. */
+export class NotEstimableError extends EstimabilityError {
+  constructor(message: string) {
+    super(message);
+    this.name = "NotEstimableError";
+  }
+}
+
+/**
+ * Joint Wald test that the named coefficients are all zero: W = b' V^-1 b ~ chi2(df). Aliased
+ * coefficients are left out, and so are coefficients whose covariance block is singular given
+ * the ones before them (a Cholesky of V's block skipping relative pivots below 1e-10):
+ * df counts the coefficients actually tested, as R counts the estimable ones.
+ */
 export function waldTest(
-  fit: { coefficients: Float64Array; design: DesignMatrix; nParameters: number },
+  fit: { coefficients: Float64Array; design: DesignMatrix },
   names: readonly string[],
   covariance: Float64Array,
 ): WaldTest {
-  const idx = columnIndices(fit.design, names);
-  const b = idx.map((j) => fit.coefficients[j]);
-  const chi2 = inverseQuadraticForm(subMatrix(covariance, fit.nParameters, idx), idx.length, b);
-  return { coefficients: [...names], chi2, df: idx.length, p: chiSquareSf(chi2, idx.length) };
+  const all = columnIndices(fit.design, names);
+  const aliased = all.filter((j) => !Number.isFinite(fit.coefficients[j]));
+  const estimable = all.filter((j) => Number.isFinite(fit.coefficients[j]));
+  const k = fit.design.nCols;
+  const independent = independentColumns(subMatrix(covariance, k, estimable), estimable.length).map(
+    (a) => estimable[a],
+  );
+  const label = (idx: number[]) => idx.map((j) => fit.design.columnNames[j]);
+  if (independent.length === 0) {
+    throw new NotEstimableError(
+      `none of ${names.map((n) => `'${n}'`).join(", ")} is estimable` +
+        (aliased.length ? ` (aliased: ${label(aliased).join(", ")})` : " (zero variance)"),
+    );
+  }
+  const redundant = estimable.filter((j) => !independent.includes(j));
+  const b = independent.map((j) => fit.coefficients[j]);
+  const chi2 = inverseQuadraticForm(subMatrix(covariance, k, independent), independent.length, b);
+  return {
+    coefficients: label(independent),
+    chi2,
+    df: independent.length,
+    p: chiSquareSf(chi2, independent.length),
+    ...(aliased.length ? { aliased: label(aliased) } : {}),
+    ...(redundant.length ? { redundant: label(redundant) } : {}),
+  };
 }
 
 /** Joint Wald test on a GLM with one of its covariances (default: cluster-robust if available). */

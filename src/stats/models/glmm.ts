@@ -8,16 +8,19 @@
 //   l(beta, theta) = sum_j log p(y_j | eta_j) - sum_g v^_g^2 / 2 - 1/2 sum_g log(1 + theta^2 W_g),
 //   eta_j = x_j beta + theta v^_g, W_g = sum_{j in g} mu_j (1 - mu_j).
 import {
+  type AliasedColumn,
   type DesignMatrix,
+  estimableDesign,
   type FactorOptions,
   buildDesign,
+  spreadFit,
   linearPredictor,
   type Table,
   weightedCrossProduct,
 } from "./design.js";
 import { parseFormula } from "./formula.js";
 import { clusterCodes, fitBinomialGlm, responseColumn } from "./glm.js";
-import { cholesky, choleskySolve, invertSpd, symmetrize } from "./linalg.js";
+import { cholesky, choleskySolve, invertSpd, symmetrize, unlessSingular } from "./linalg.js";
 import { normalQuantile, twoSidedNormalP } from "./tails.js";
 
 export interface GlmmOptions {
@@ -29,7 +32,10 @@ export interface GlmmOptions {
 export interface GlmmFit {
   design: DesignMatrix;
   coefficientNames: string[];
+  /** One per design column; NaN for an aliased column (R's NA). */
   coefficients: Float64Array;
+  /** Columns left out of the fit as linear combinations of earlier ones (empty at full rank). */
+  aliased: AliasedColumn[];
   /** Random-intercept standard deviation (lme4's theta for a binomial model). */
   theta: number;
   randomInterceptVariance: number;
@@ -270,6 +276,19 @@ export function fitGlmmRandomIntercept(
   groups: ArrayLike<string | number>,
   options: GlmmOptions = {},
 ): GlmmFit {
+  const estimable = estimableDesign(design);
+  if (estimable.aliased.length === 0) return fitFullRank(design, y, groups, options);
+  // As lme4, which drops aliased fixed-effect columns before fitting: fit the estimable columns.
+  const fit = fitFullRank(estimable.design, y, groups, options);
+  return { ...fit, ...spreadFit(fit, design, estimable) };
+}
+
+function fitFullRank(
+  design: DesignMatrix,
+  y: Float64Array,
+  groups: ArrayLike<string | number>,
+  options: GlmmOptions,
+): GlmmFit {
   const start = fitBinomialGlm(design, y);
   const grouping = groupRows(groups, design.nRows);
   const objective = new LaplaceObjective(design, y, grouping);
@@ -292,6 +311,7 @@ export function fitGlmmRandomIntercept(
     design,
     coefficientNames: design.columnNames,
     coefficients: p.slice(1),
+    aliased: [],
     theta,
     randomInterceptVariance: theta * theta,
     covariance: { hessian, conditional },
@@ -340,11 +360,9 @@ function ascentDirection(hessian: Float64Array, gradient: Float64Array, m: numbe
   for (let shift = 0; ; shift = shift === 0 ? 1e-8 * scale : shift * 10) {
     const a = Float64Array.from(negative);
     for (let i = 0; i < m; i++) a[i * m + i] += shift;
-    try {
-      return choleskySolve(cholesky(a, m), m, gradient);
-    } catch {
-      if (shift > 1e8 * scale) throw new Error("GLMM: no ascent direction (degenerate Hessian)");
-    }
+    const direction = unlessSingular(() => choleskySolve(cholesky(a, m), m, gradient));
+    if (direction) return direction;
+    if (shift > 1e8 * scale) throw new Error("GLMM: no ascent direction (degenerate Hessian)");
   }
 }
 
@@ -368,19 +386,24 @@ export function glmmCoefficientTable(
   const v = fit.covariance[type];
   const k = fit.coefficients.length;
   const zCrit = level === 0.95 ? 1.959963984540054 : normalQuantile(1 - (1 - level) / 2);
-  return fit.coefficientNames.map((name, j) => {
+  const aliased = new Set(fit.aliased.map((a) => a.column));
+  // Aliased coefficients (R's NA rows) are left out; `fit.aliased` names them.
+  return fit.coefficientNames.flatMap((name, j) => {
+    if (aliased.has(name)) return [];
     const estimate = fit.coefficients[j];
     const se = Math.sqrt(v[j * k + j]);
     const z = estimate / se;
-    return {
-      name,
-      estimate,
-      se,
-      z,
-      p: twoSidedNormalP(z),
-      ciLower: estimate - zCrit * se,
-      ciUpper: estimate + zCrit * se,
-      oddsRatio: Math.exp(estimate),
-    };
+    return [
+      {
+        name,
+        estimate,
+        se,
+        z,
+        p: twoSidedNormalP(z),
+        ciLower: estimate - zCrit * se,
+        ciUpper: estimate + zCrit * se,
+        oddsRatio: Math.exp(estimate),
+      },
+    ];
   });
 }

@@ -1,6 +1,10 @@
 // Regression-type models (GLM, GLMM, ANOVA, trend, generalizability, specification curve).
 export {
+  type AliasedColumn,
+  aliasedColumns,
   assertFullRank,
+  describeAliased,
+  EstimabilityError,
   buildDesign,
   type Coding,
   type Column,
@@ -31,6 +35,7 @@ export {
   type LikelihoodRatioTest,
   type Link,
   likelihoodRatioTest,
+  NotEstimableError,
   SeparationError,
   termWaldTest,
   type WaldTest,
@@ -68,3 +73,4 @@ export {
 } from "./specification-curve.js";
 export { type CellGlmInput, type CellGlmResult, type CellMoments, cellMoments, fitCellGlm } from "./cell-glm.js";
 export { type SeededRandom, seededRandom } from "./random.js";
+export { NotPositiveDefiniteError } from "./linalg.js";
