@@ -12,6 +12,14 @@ const identifier = lazySchema(() =>
   z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/, "an identifier of letters, digits and _ . : @ / -"),
 );
 
+/** A name that becomes one folder name (`runs/<study>`): no "/", "\\" or "..", nothing hidden. */
+const pathSegment = lazySchema(() =>
+  z
+    .string()
+    .max(128)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/, "a single folder name of letters, digits and _ . @ - (no / or ..)"),
+);
+
 const envVarName = lazySchema(() =>
   z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name (A-Z, 0-9, _)"),
 );
@@ -488,7 +496,7 @@ export const StudyFamilySchema = lazySchema(() =>
 export const StudySpecSchema = lazySchema(() =>
   z
     .object({
-      study: identifier.describe("Study name"),
+      study: pathSegment.describe("Study name; also the folder runs/<study> a run writes to without --out"),
       description: z.string().optional(),
       kind: z
         .enum(STUDY_KINDS)

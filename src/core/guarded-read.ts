@@ -5,7 +5,8 @@
  * opened, so it can neither hang a command nor grow it until it runs out of memory; a file over
  * its limit is refused with the limit and what raises it. Every refusal is an InputError (exit 2).
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { InputError } from "./errors.js";
 
 const MIB = 1024 * 1024;
@@ -121,4 +122,18 @@ export function readBoundedText(path: string, limit: ReadLimit): string {
 /** Megabytes (MiB) as bytes, for limits declared in MiB. */
 export function mebibytes(mb: number): number {
   return mb * MIB;
+}
+
+/** Whether `path` (relative paths from `folder`) lies outside `folder`, symbolic links resolved. */
+export function isOutsideFolder(path: string, folder: string): boolean {
+  const rel = relative(realOrResolved(folder), realOrResolved(resolve(folder, path)));
+  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+}
+
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }

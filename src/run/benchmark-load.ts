@@ -4,11 +4,9 @@
  * the load refuses is reported at the spec field that names the source (FILE:LINE:COL), a path
  * that is no regular file or folder, or a file over its limit, as a problem of the spec.
  */
-import { realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { BenchmarkSpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
-import { UnreadablePathError } from "../core/guarded-read.js";
+import { isOutsideFolder, UnreadablePathError } from "../core/guarded-read.js";
 import { formatPath, type PathSegment, SpecError, type SpecSource } from "../core/spec-loader.js";
 import { withoutQuoting } from "../datasets/quote.js";
 import { datasetLoaders } from "../datasets/registry.js";
@@ -43,17 +41,7 @@ export async function loadForSpec(
 /** Whether a local source lies outside `folder` (symbolic links resolved); a URL or no source does not. */
 export function outsideFolder(source: string | undefined, folder: string): boolean {
   if (source === undefined || source === "" || isUrl(source)) return false;
-  const from = real(folder);
-  const rel = relative(from, real(resolve(folder, source)));
-  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
-}
-
-function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
+  return isOutsideFolder(source, folder);
 }
 
 function locatedAt(error: unknown, field: SourceField): unknown {

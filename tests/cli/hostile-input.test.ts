@@ -92,4 +92,52 @@ describe("hostile input", () => {
     }
     assert.ok(!existsSync(join(dir, "imported")));
   });
+
+  it("refuses a study name that is not one folder name, before anything is written", () => {
+    // runs/x/../../../escaped-study from the repository would be the folder beside the repository.
+    const escaped = join(import.meta.dirname, "..", "..", "..", "escaped-study");
+    const path = spec(
+      "escape.yaml",
+      `${header("x/../../../escaped-study")}benchmarks:\n  - id: b\n    loader: inline\n    items:\n      - { id: i1, stem: "Q?", options: [a, b], gold_index: 0 }\n${conditions}`,
+    );
+    for (const command of ["plan", "run"]) {
+      const result = runCli([command, path]);
+      assert.equal(result.status, 2, result.stderr);
+      assert.match(result.stderr, /escape\.yaml:1:8: at YAML path study: .*single folder name/);
+    }
+    assert.ok(!existsSync(escaped));
+  });
+
+  it("refuses a family's where on a field no item has, listing the fields", () => {
+    const path = spec(
+      "where.yaml",
+      `${header()}benchmarks:\n  - id: b\n    loader: inline\n    items:\n` +
+        `      - { id: i1, stem: "Q?", options: [a, b], gold_index: 0, metadata: { level: 1 } }\n` +
+        `      - { id: i2, stem: "R?", options: [a, b], gold_index: 1, metadata: { level: 2, topic: x } }\n` +
+        `${conditions}families:\n  main:\n    role: primary\n    sample: { where: { nonexistent_field: 3 } }\n`,
+    );
+    const result = runCli(["plan", path]);
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(
+      result.stderr,
+      /where\.yaml:16:\d+: .*families\.main\.sample\.where\.nonexistent_field: .*found 'nonexistent_field'; their fields: level, topic/,
+    );
+  });
+
+  it("refuses an offline web folder outside the spec's folder unless allow_outside is set", () => {
+    const body = (web: string) =>
+      `${header()}benchmarks:\n  - id: b\n    loader: inline\n    items:\n      - { id: i1, stem: "Q?", gold_text: x }\n` +
+      `conditions:\n  facets:\n    format: [oe]\nagents:\n  web: ${web}\n`;
+    const refused = runCli(["plan", spec("web.yaml", body("{ backend: offline, folder: /etc }"))]);
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /web\.yaml:13:\d+: at YAML path agents\.web\.folder: expected a folder inside the spec's folder/,
+    );
+    const allowed = runCli([
+      "plan",
+      spec("web-allowed.yaml", body("{ backend: offline, folder: /etc, allow_outside: true }")),
+    ]);
+    assert.equal(allowed.status, 0, allowed.stderr);
+  });
 });
