@@ -141,3 +141,23 @@ describe("hostile input", () => {
     assert.equal(allowed.status, 0, allowed.stderr);
   });
 });
+
+describe("numeric options", () => {
+  it("bounds --concurrency as execution.concurrency, and the other integer options, before any work", () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ["run", "examples/quickstart.yaml", "--concurrency", "1000000000"],
+        /--concurrency: expected an integer from 1 to 1024 \(as execution\.concurrency\), found '1000000000'/,
+      ],
+      [["worker", "postgres://x/y", "--concurrency", "0"], /--concurrency: expected an integer from 1 to 1024/],
+      [["run", "examples/quickstart.yaml", "--workers", "5000"], /--workers: expected an integer from 1 to 1024/],
+      [["import", "inspect", "x.eval", "--max-entry-mb", "600"], /--max-entry-mb: expected an integer from 1 to 512/],
+      [["items", "xstest", "--seed", "1.5"], /--seed: expected an integer, found '1\.5'/],
+    ];
+    for (const [args, message] of cases) {
+      const result = runCli(args);
+      assert.equal(result.status, 2, `${args.join(" ")}: ${result.stderr}`);
+      assert.match(result.stderr, message);
+    }
+  });
+});
