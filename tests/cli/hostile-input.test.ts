@@ -32,6 +32,25 @@ describe("hostile input", () => {
     assert.ok(Date.now() - started < 60_000);
   });
 
+  it("refuses a device as a GGUF model file and as a tidy table to analyze", () => {
+    const path = spec(
+      "gguf.yaml",
+      `study: gguf\nmodels:\n  - { id: m, provider: llama, model: /dev/zero }\nbenchmarks:\n  - id: b\n    loader: inline\n` +
+        `    items:\n      - { id: i1, stem: "Q?", options: [a, b], gold_index: 0 }\n${conditions}`,
+    );
+    const plan = runCli(["plan", path]);
+    assert.equal(plan.status, 2, plan.stderr);
+    assert.match(
+      plan.stderr,
+      /gguf\.yaml:3:\d+: .*models\[0\]\.model: expected a GGUF model file, found \/dev\/zero: .*character device/,
+    );
+    const fifo = join(dir, "table.csv");
+    execFileSync("mkfifo", [fifo]);
+    const analyze = runCli(["analyze", fifo]);
+    assert.equal(analyze.status, 2, analyze.stderr);
+    assert.match(analyze.stderr, /table\.csv: expected a regular file, found a FIFO/);
+  });
+
   it("refuses a source file over options.max_source_mb, naming the limit and the option", () => {
     const data = join(dir, "big.csv");
     writeFileSync(data, `id,prompt,type,label\n${"x".repeat(2 * 1024 * 1024)}\n`);
