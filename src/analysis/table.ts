@@ -4,12 +4,12 @@
  * facet of the condition is a column; a case (the cluster of the bootstrap and of the robust
  * standard errors) is a benchmark item, seen under every model, condition and attempt.
  */
-import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { facetLabel } from "../contracts/condition.js";
 import { AGENT_ONLY_COLUMNS, type AgentFacts, agentFactsOf } from "./agent-facts.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
+import { mebibytes, readBoundedText, UnreadablePathError } from "../core/guarded-read.js";
 import { parseCsv } from "../datasets/csv.js";
 import { conditionColumns, conditionValues } from "../facets/registry.js";
 import type { Observation, ScoreRecord } from "../contracts/trial.js";
@@ -368,14 +368,17 @@ interface RawRecord {
   line: number;
 }
 
+/** A tidy table is decoded as one string: V8's longest is about 512 MiB. */
+const TIDY_TABLE_LIMIT = { bytes: mebibytes(512), what: "a tidy table (split it by model or benchmark)" };
+
 /** Reads a tidy CSV or JSON-lines table (docs/ANALYSIS.md lists the columns). */
 export function readTidyTable(path: string): AnalysisTable {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readBoundedText(path, TIDY_TABLE_LIMIT);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(`cannot read ${path}: ${code === "ENOENT" ? "no such file" : String(error)}`);
+    if (error instanceof UnreadablePathError) throw new InputError(`cannot read ${path}: ${error.reason}`);
+    throw error;
   }
   const jsonl = /\.jsonl?$/i.test(extname(path));
   const { header, records } = jsonl ? jsonLines(text, path) : csvRecords(text, path);

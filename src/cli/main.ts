@@ -4,6 +4,7 @@
  * message and exit with code 2, other failures with 1.
  */
 import { Command } from "commander";
+import { MAX_CONCURRENCY, MAX_ENTRY_MB, MAX_INFLATED_MB, MAX_LEASE_SECONDS, MAX_WORKERS } from "../contracts/limits.js";
 import { ParallaxError } from "../core/errors.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { scrubTerminalOutput } from "./scrubbed-output.js";
@@ -41,21 +42,25 @@ program
   .argument("<spec>", "study spec (YAML)")
   .option("--out <dir>", "study directory (default: runs/<study name>)")
   .option("--store <target>", "trial store: a postgres:// URL (add ?schema=NAME) instead of DIR/parallax.db")
-  .option("--concurrency <n>", "trials in flight at once (default: the spec's execution.concurrency)", parsePositiveInt)
+  .option(
+    "--concurrency <n>",
+    "trials in flight at once (default: the spec's execution.concurrency)",
+    intOption("--concurrency", 1, MAX_CONCURRENCY, "as execution.concurrency"),
+  )
   .option(
     "--workers <n>",
     "worker processes on a PostgreSQL store, sharing the concurrency (docs/SCALE.md)",
-    parsePositiveInt,
+    intOption("--workers", 1, MAX_WORKERS),
   )
   .option(
     "--lease-seconds <s>",
     "how long a claimed trial is held before another worker may take it (default 60)",
-    parsePositiveInt,
+    intOption("--lease-seconds", 1, MAX_LEASE_SECONDS),
   )
   .option(
     "--rate-share <n>",
     "workers sharing each API key: each keeps 1/n of the declared rate limits (default --workers)",
-    parsePositiveInt,
+    intOption("--rate-share", 1, MAX_WORKERS),
   )
   .action(lazy(() => import("./commands/run.js"), "runCommand"));
 
@@ -67,18 +72,18 @@ program
   .option(
     "--concurrency <n>",
     "trials in flight in this worker (default: the spec's execution.concurrency)",
-    parsePositiveInt,
+    intOption("--concurrency", 1, MAX_CONCURRENCY, "as execution.concurrency"),
   )
   .option(
     "--lease-seconds <s>",
     "how long a claimed trial is held before another worker may take it (default 60)",
-    parsePositiveInt,
+    intOption("--lease-seconds", 1, MAX_LEASE_SECONDS),
   )
   .option("--errored-before <time>", "retry errored trials last updated before this ISO time (default: now)")
   .option(
     "--rate-share <n>",
     "workers sharing each API key: each keeps 1/n of the declared rate limits (default 1)",
-    parsePositiveInt,
+    intOption("--rate-share", 1, MAX_WORKERS),
   )
   .action(lazy(() => import("./commands/worker.js"), "workerCommand"));
 
@@ -173,8 +178,12 @@ program
   .option("--source <path>", "published file or directory, or an http(s) URL")
   .option("--spec <spec>", "study spec: preview its benchmark BENCHMARK (inline or any loader) as run loads it")
   .option("--format <format>", "mc | oe | forced (default: mc when the item has options)")
-  .option("--sample <n>", "seeded sample of n items", parsePositiveInt)
-  .option("--seed <s>", "sampling seed (default 0)", parseInteger)
+  .option("--sample <n>", "seeded sample of n items", intOption("--sample", 1, Number.MAX_SAFE_INTEGER))
+  .option(
+    "--seed <s>",
+    "sampling seed (default 0)",
+    intOption("--seed", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+  )
   .option("--stratify <field>", "metadata field to stratify the sample by (e.g. stratum)")
   .option("--balanced", "equal allocation across strata instead of proportional")
   .option("--option <key=value>", "loader option, repeatable (e.g. split=val)", (v: string, prev: string[] = []) => [
@@ -209,21 +218,34 @@ program
   .option("--out <dir>", "a new study directory")
   .option("--store <target>", "a postgres:// URL (add ?schema=NAME) of an empty schema instead of --out")
   .option("--mapping <file>", "YAML mapping: facets per log or header field, outcome values, scorer, renames")
-  .option("--max-entry-mb <n>", "largest inflated entry of a zipped log, MiB (default 256)", parsePositiveInt)
-  .option("--max-inflated-mb <n>", "largest inflated total of one zipped log, MiB (default 1024)", parsePositiveInt)
+  .option(
+    "--max-entry-mb <n>",
+    "largest inflated entry of a zipped log, or log file read as text, MiB (default 256)",
+    intOption("--max-entry-mb", 1, MAX_ENTRY_MB),
+  )
+  .option(
+    "--max-inflated-mb <n>",
+    "largest inflated total of one zipped log, MiB (default 1024)",
+    intOption("--max-inflated-mb", 1, MAX_INFLATED_MB),
+  )
   .option("--json", "print the summary as JSON")
   .action(lazy(() => import("./commands/import.js"), "importCommand"));
 
-function parseInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n)) throw new ParallaxError(`expected an integer, found '${value}'`, 2);
-  return n;
-}
-
-function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new ParallaxError(`expected a positive integer, found '${value}'`, 2);
-  return n;
+/** An integer option's parser: outside [min, max] is an error naming the option and its bounds (exit 2). */
+function intOption(name: string, min: number, max: number, note?: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
+      const range =
+        max < Number.MAX_SAFE_INTEGER
+          ? `an integer from ${min} to ${max}`
+          : min > Number.MIN_SAFE_INTEGER
+            ? `an integer of at least ${min}`
+            : "an integer";
+      throw new ParallaxError(`${name}: expected ${range}${note ? ` (${note})` : ""}, found '${value}'`, 2);
+    }
+    return n;
+  };
 }
 
 endQuietlyOnClosedPipe();

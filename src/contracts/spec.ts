@@ -7,9 +7,18 @@ import { lazySchema } from "./lazy-schema.js";
 import { AnalysisPlanSpecSchema } from "./analysis.js";
 import { STUDY_KINDS } from "./study-kind.js";
 import { FAILURE_BUCKETS } from "./failure.js";
+import { MAX_CONCURRENCY } from "./limits.js";
 
 const identifier = lazySchema(() =>
   z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/, "an identifier of letters, digits and _ . : @ / -"),
+);
+
+/** A name that becomes one folder name (`runs/<study>`): no "/", "\\" or "..", nothing hidden. */
+const pathSegment = lazySchema(() =>
+  z
+    .string()
+    .max(128)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/, "a single folder name of letters, digits and _ . @ - (no / or ..)"),
 );
 
 const envVarName = lazySchema(() =>
@@ -232,7 +241,7 @@ export const SequentialSchema = lazySchema(() =>
 export const ExecutionSchema = lazySchema(() =>
   z
     .object({
-      concurrency: z.number().int().positive().max(1024).default(8),
+      concurrency: z.number().int().positive().max(MAX_CONCURRENCY).default(8),
       max_retries: z.number().int().nonnegative().max(20).default(4),
       timeout_s: z.number().positive().default(120),
       backoff_base_ms: z.number().nonnegative().default(500),
@@ -488,7 +497,7 @@ export const StudyFamilySchema = lazySchema(() =>
 export const StudySpecSchema = lazySchema(() =>
   z
     .object({
-      study: identifier.describe("Study name"),
+      study: pathSegment.describe("Study name; also the folder runs/<study> a run writes to without --out"),
       description: z.string().optional(),
       kind: z
         .enum(STUDY_KINDS)

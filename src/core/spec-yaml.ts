@@ -2,8 +2,8 @@
  * A spec file read and parsed as YAML once, and the mapping from a data path (`models[1].params`)
  * back to where it stands in the source (line and column), which every spec problem is reported at.
  */
-import { readFileSync } from "node:fs";
 import type { Document, EmptyStream, Node } from "yaml";
+import { mebibytes, readBoundedText, UnreadablePathError } from "./guarded-read.js";
 import { InputError } from "./errors.js";
 import { quickYamlMapping } from "./yaml-data.js";
 import { yamlLibrary } from "./yaml-library.js";
@@ -45,13 +45,15 @@ export function locatedSource(file: SpecFile): SpecSource {
   return file.yaml;
 }
 
+/** A spec holds settings and at most a few inline items; a benchmark's data belongs in its source file. */
+export const SPEC_FILE_LIMIT = { bytes: mebibytes(16), what: "a spec file (move large item lists into a source file)" };
+
 function readSpecText(path: string): string {
   try {
-    return readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+    return readBoundedText(path, SPEC_FILE_LIMIT).replace(/^\uFEFF/, "");
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(error);
-    throw new InputError(`cannot read the spec file ${path}: ${why}`);
+    if (!(error instanceof UnreadablePathError)) throw error;
+    throw new InputError(`cannot read the spec file ${path}: ${error.reason}`);
   }
 }
 

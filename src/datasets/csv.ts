@@ -6,6 +6,7 @@
  */
 import { CsvError, type Info, type Options, parse } from "csv-parse/sync";
 import { InputError } from "../core/errors.js";
+import { NOT_SHOWN, quotingAllowed } from "./quote.js";
 
 export interface CsvRecord {
   fields: string[];
@@ -40,7 +41,13 @@ export function parseCsv(text: string, file = "(csv)"): CsvRecord[] {
     // The failing record starts at the first non-blank line after the last parsed one.
     lines.advance(Number(error.bytes_records ?? 0));
     const line = lines.advance(bytes.length);
-    const what = error.code === "CSV_QUOTE_NOT_CLOSED" ? "unterminated quoted field" : error.message;
+    // csv-parse's messages may quote a field's value.
+    const what =
+      error.code === "CSV_QUOTE_NOT_CLOSED"
+        ? "unterminated quoted field"
+        : quotingAllowed()
+          ? error.message
+          : error.code;
     throw new InputError(`${file}: line ${line}: ${what}`);
   }
 }
@@ -101,7 +108,7 @@ export function readCsvTable(text: string, file: string, required: readonly stri
   const missing = required.filter((name) => !header.includes(name));
   if (missing.length > 0) {
     throw new InputError(
-      `${file}: missing column(s) ${missing.map((m) => `'${m}'`).join(", ")}; found ${header.join(", ")}`,
+      `${file}: missing column(s) ${missing.map((m) => `'${m}'`).join(", ")}; found ${quotingAllowed() ? header.join(", ") : `${header.length} column(s) ${NOT_SHOWN}`}`,
     );
   }
   const table: CsvTable = { header, rows: [], malformed: [] };

@@ -6,6 +6,10 @@
 import * as z from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
 
+/** options.max_source_mb: the default is below V8's longest string (about 512 MiB), so a file within it decodes. */
+export const DEFAULT_SOURCE_MB = 256;
+export const MAX_SOURCE_MB = 512;
+
 function commonOptions(): z.ZodRawShape {
   return {
     files: z.array(z.string()).optional().describe("Files of a directory source to read"),
@@ -13,6 +17,12 @@ function commonOptions(): z.ZodRawShape {
     skip_bad_rows: z.boolean().optional(),
     shuffle: z.boolean().optional(),
     shuffle_seed: z.number().int().optional(),
+    max_source_mb: z
+      .number()
+      .positive()
+      .max(MAX_SOURCE_MB)
+      .optional()
+      .describe(`MiB read at most of each source file (default ${DEFAULT_SOURCE_MB}); a larger file is refused`),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Item } from "../contracts/item.js";
 import type { BenchmarkSpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import type { LoadedBenchmark } from "./types.js";
+import { jsonParseProblem, shown } from "./quote.js";
 
 /** Thrown by field readers for a problem confined to one row. */
 export class RowError extends Error {}
@@ -33,7 +34,7 @@ export class ItemCollector {
       if (item === undefined) return;
       if (this.sources[item.id] !== undefined) {
         const first = this.sources[item.id];
-        throw new RowError(`duplicate item id '${item.id}' (first at ${first.file} row ${first.row})`);
+        throw new RowError(`duplicate item id ${shown(item.id)} (first at ${first.file} row ${first.row})`);
       }
       this.items.push(item);
       this.sources[item.id] = { file, row };
@@ -71,7 +72,7 @@ export function str(record: Json, key: string, opts: { allowEmpty?: boolean } = 
 
 export function oneOf<T extends string>(value: string, allowed: readonly T[], key: string): T {
   if (!(allowed as readonly string[]).includes(value)) {
-    throw new RowError(`unknown ${key} value '${value}' (expected ${allowed.join(" or ")})`);
+    throw new RowError(`unknown ${key} value ${shown(value)} (expected ${allowed.join(" or ")})`);
   }
   return value as T;
 }
@@ -82,7 +83,7 @@ export function parseJsonLine(text: string): Json {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new RowError(`malformed JSON: ${(error as Error).message}`);
+    throw new RowError(`malformed JSON: ${jsonParseProblem(error)}`);
   }
   return asRecord(value);
 }

@@ -10,7 +10,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import { basename, join, relative, resolve, sep } from "node:path";
 import type { BenchmarkSpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
+import {
+  mebibytes,
+  overLimitReason,
+  type ReadLimit,
+  readablePathKind,
+  readBoundedText,
+  UnreadablePathError,
+} from "../core/guarded-read.js";
 import { sha256 } from "../core/hash.js";
+import { DEFAULT_SOURCE_MB, MAX_SOURCE_MB } from "./options.js";
 import type { LoadContext } from "./types.js";
 
 export interface SourceFile {
@@ -20,6 +29,8 @@ export interface SourceFile {
   rel: string;
   /** How the manifest names the file: the source as written, plus `rel` for a directory. */
   display: string;
+  /** The most of it that is read (options.max_source_mb). */
+  limit: ReadLimit;
 }
 
 export interface ResolvedSource {
@@ -31,20 +42,39 @@ export async function resolveSource(spec: BenchmarkSpec, ctx: LoadContext): Prom
   const source = spec.source;
   if (source === undefined || source === "") throw new InputError(`benchmark '${spec.id}' needs a source path or URL`);
   const files = stringList(spec, "files");
-  if (/^https?:\/\//i.test(source)) return resolveUrl(spec, source, files, ctx);
+  const limit = sourceLimit(spec);
+  if (isUrl(source)) return resolveUrl(spec, source, files, ctx, limit);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source))
     throw new InputError(
       `benchmark '${spec.id}': unsupported source scheme in '${source}' (use a path or an http(s) URL)`,
     );
   const path = resolve(ctx.baseDir, source);
   if (!existsSync(path)) throw new InputError(`benchmark '${spec.id}': source not found: ${path}`);
-  if (!statSync(path).isDirectory()) return { isDir: false, files: [{ path, rel: basename(path), display: source }] };
+  if (readablePathKind(path) === "file") {
+    return { isDir: false, files: [{ path, rel: basename(path), display: source, limit }] };
+  }
   const rels = files ?? listFiles(path);
   for (const rel of rels) {
     if (!existsSync(join(path, rel)))
       throw new InputError(`benchmark '${spec.id}': options.files names a missing file: ${join(path, rel)}`);
   }
-  return { isDir: true, files: rels.map((rel) => ({ path: join(path, rel), rel, display: joinDisplay(source, rel) })) };
+  const display = (rel: string) => joinDisplay(source, rel);
+  return { isDir: true, files: rels.map((rel) => ({ path: join(path, rel), rel, display: display(rel), limit })) };
+}
+
+export function isUrl(source: string): boolean {
+  return /^https?:\/\//i.test(source);
+}
+
+/** The most read of each of a benchmark's files, with the option that raises it. */
+export function sourceLimit(spec: BenchmarkSpec): ReadLimit {
+  const mb = spec.options?.max_source_mb;
+  const declared = typeof mb === "number" ? mb : DEFAULT_SOURCE_MB;
+  return {
+    bytes: mebibytes(declared),
+    what: `a file of benchmark '${spec.id}'`,
+    raise: `options.max_source_mb (at most ${MAX_SOURCE_MB})`,
+  };
 }
 
 /** The files whose relative path passes `match`, or an error naming what was looked for. */
@@ -69,8 +99,9 @@ export function pickOne(src: ResolvedSource, spec: BenchmarkSpec, candidates: re
   throw new InputError(`benchmark '${spec.id}': none of ${candidates.join(", ")} found in source '${spec.source}'`);
 }
 
+/** A source file's text; a FIFO, a device or a file over its limit is refused (an UnreadablePathError). */
 export function readText(file: SourceFile): string {
-  return readFileSync(file.path, "utf8");
+  return readBoundedText(file.path, file.limit);
 }
 
 export function stringList(spec: BenchmarkSpec, key: string): string[] | undefined {
@@ -101,6 +132,7 @@ async function resolveUrl(
   source: string,
   files: string[] | undefined,
   ctx: LoadContext,
+  limit: ReadLimit,
 ): Promise<ResolvedSource> {
   if (source.endsWith("/")) {
     if (!files || files.length === 0) {
@@ -109,13 +141,14 @@ async function resolveUrl(
     const resolved: SourceFile[] = [];
     for (const rel of files) {
       const url = new URL(rel, source).href;
-      resolved.push({ path: await cachedDownload(url, expectedHash(spec, rel), ctx.cacheDir), rel, display: url });
+      const path = await cachedDownload(url, expectedHash(spec, rel), ctx.cacheDir, limit);
+      resolved.push({ path, rel, display: url, limit });
     }
     return { isDir: true, files: resolved };
   }
   const rel = decodeURIComponent(basename(new URL(source).pathname)) || "download";
-  const path = await cachedDownload(source, expectedHash(spec, rel), ctx.cacheDir);
-  return { isDir: false, files: [{ path, rel, display: source }] };
+  const path = await cachedDownload(source, expectedHash(spec, rel), ctx.cacheDir, limit);
+  return { isDir: false, files: [{ path, rel, display: source, limit }] };
 }
 
 /** options.sha256: one hex digest (single-file source) or a map from relative path to digest. */
@@ -139,7 +172,12 @@ function fileHash(path: string): string {
  * after a verified download lets later loads check the cached bytes; a cached copy that no
  * longer matches (truncated, edited) is fetched again rather than trusted.
  */
-export async function cachedDownload(url: string, expected: string | undefined, cacheDir: string): Promise<string> {
+export async function cachedDownload(
+  url: string,
+  expected: string | undefined,
+  cacheDir: string,
+  limit: ReadLimit,
+): Promise<string> {
   const dir = join(cacheDir, "datasets", sha256(url).slice(0, 16));
   const path = join(dir, decodeURIComponent(basename(new URL(url).pathname)) || "download");
   const sidecar = `${path}.sha256`;
@@ -147,7 +185,7 @@ export async function cachedDownload(url: string, expected: string | undefined, 
     const recorded = readFileSync(sidecar, "utf8").trim();
     if (fileHash(path) === recorded && (expected === undefined || expected === recorded)) return path;
   }
-  const bytes = await fetchBytes(url);
+  const bytes = await fetchBytes(url, limit);
   const digest = createHash("sha256").update(bytes).digest("hex");
   if (expected !== undefined && digest !== expected) {
     throw new InputError(`download of ${url}: SHA-256 ${digest} does not match the expected ${expected}`);
@@ -161,7 +199,7 @@ export async function cachedDownload(url: string, expected: string | undefined, 
   return path;
 }
 
-async function fetchBytes(url: string): Promise<Buffer> {
+async function fetchBytes(url: string, limit: ReadLimit): Promise<Buffer> {
   let response: Response;
   try {
     response = await fetch(url);
@@ -169,10 +207,31 @@ async function fetchBytes(url: string): Promise<Buffer> {
     throw new InputError(`download of ${url} failed: ${(error as Error).message}`);
   }
   if (!response.ok) throw new InputError(`download of ${url} failed: HTTP ${response.status}`);
-  const bytes = Buffer.from(await response.arrayBuffer());
+  const bytes = await boundedBody(url, response, limit);
   const declared = response.headers.get("content-length");
   if (declared !== null && response.headers.get("content-encoding") === null && Number(declared) !== bytes.length) {
     throw new InputError(`download of ${url} is incomplete: ${bytes.length} of ${declared} bytes`);
   }
   return bytes;
+}
+
+/** The response body, counted as it arrives: a server that sends without end is cut off at the limit. */
+async function boundedBody(url: string, response: Response, limit: ReadLimit): Promise<Buffer> {
+  const overLimit = () => new UnreadablePathError(url, overLimitReason(limit));
+  if (Number(response.headers.get("content-length") ?? 0) > limit.bytes) throw overLimit();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (!response.body) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit.bytes) {
+      await reader.cancel();
+      throw overLimit();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total);
 }

@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { z } from "zod";
+import { readablePathKind, UnreadablePathError } from "../core/guarded-read.js";
 import { facetName, facetSettings } from "../contracts/condition.js";
 import type { FacetValue, ModelSpec, StudySpec } from "../contracts/spec.js";
 import {
@@ -71,7 +72,7 @@ export function validateStudy(spec: StudySpec, file: { text: string; path: strin
     ...benchmarkProblems(spec, source),
     ...scoringProblems(spec, source),
     ...unjudgedOpenEndedProblems(spec, source),
-    ...agentsProblems(spec, source),
+    ...agentsProblems(spec, source, dirname(resolve(file.path))),
     ...familyProblems(spec).map((p) => problem(source, p.path, p.message, p.atKey)),
   ];
   if (problems.length > 0) throw new SpecError(file.path, problems);
@@ -146,7 +147,7 @@ function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecS
 }
 
 /** The agent tools named in `agents.tools`, and the web backend's name and settings. */
-function agentsProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
+function agentsProblems(spec: StudySpec, source: SpecSource, specDir: string): SpecProblem[] {
   if (spec.agents === undefined) return [];
   const toolProblems = (spec.agents.tools ?? []).flatMap((name, i) =>
     tools.has(name) ? [] : [unknownName(source, ["agents", "tools", i], "tool", name, tools.names())],
@@ -160,7 +161,13 @@ function agentsProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
       unknownName(source, [...path, "backend"], "web backend", web.backend, webBackends.names()),
     ];
   const { backend: _, ...settings } = web;
-  return [...toolProblems, ...settingsProblems(webBackends.get(web.backend).settingsSchema, settings, path, source)];
+  const descriptor = webBackends.get(web.backend);
+  const invalid = settingsProblems(descriptor.settingsSchema, settings, path, source);
+  if (invalid.length > 0) return [...toolProblems, ...invalid];
+  const placed = (descriptor.specProblems?.(settings, { specDir }) ?? []).map((p) =>
+    problem(source, [...path, p.key], p.message),
+  );
+  return [...toolProblems, ...placed];
 }
 
 function benchmarkProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
@@ -186,7 +193,14 @@ function sourceProblems(spec: StudySpec, source: SpecSource, specDir: string): S
 function missingSource(sourcePath: string | undefined, specDir: string): string | undefined {
   if (sourcePath === undefined || sourcePath === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(sourcePath)) return undefined;
   const path = resolve(specDir, sourcePath);
-  return existsSync(path) ? undefined : `source not found: ${path} (a relative path is read from the spec's folder)`;
+  if (!existsSync(path)) return `source not found: ${path} (a relative path is read from the spec's folder)`;
+  try {
+    readablePathKind(path);
+    return undefined;
+  } catch (error) {
+    if (error instanceof UnreadablePathError) return error.message;
+    throw error;
+  }
 }
 
 /** Unknown loader names in the spec's raw YAML, for a spec the schema already refused. */

@@ -3,21 +3,28 @@
  * zod checks of only the fields we use (unknown fields pass through), so a newer log format
  * still imports as long as what we read is there.
  */
-import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import { InputError } from "../core/errors.js";
+import { type ReadLimit, readBoundedText, UnreadablePathError } from "../core/guarded-read.js";
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zip.js";
 
 /** An InputError naming the file, the entry inside it (zip member, line, JSON path) and the problem. */
 export function logError(file: string, entry: string | null, message: string): InputError {
   return new InputError(`${file}${entry ? ` (${entry})` : ""}: ${message}`);
 }
 
-export function readText(file: string): string {
+/** The most of a log file read as text: the cap on an inflated zip entry, raised by the same option. */
+export function logReadLimit(limits: ZipLimits = DEFAULT_ZIP_LIMITS): ReadLimit {
+  return { bytes: limits.entryBytes, what: "a log file or zip entry", raise: "--max-entry-mb" };
+}
+
+/** A log file's text: a FIFO, a device or a file over `limit` is refused, naming the file. */
+export function readText(file: string, limit: ReadLimit): string {
   try {
-    return readFileSync(file, "utf8");
+    return readBoundedText(file, limit);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw logError(file, null, code === "ENOENT" ? "no such file" : `cannot read (${code ?? String(error)})`);
+    if (error instanceof UnreadablePathError) throw logError(file, null, error.reason);
+    throw error;
   }
 }
 

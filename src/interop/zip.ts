@@ -8,6 +8,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { Inflate } from "fflate";
+import { requireRegularFile } from "../core/guarded-read.js";
 
 /** Caps on inflated bytes; docs/INTEROP.md gives the defaults and the import options that set them. */
 export interface ZipLimits {
@@ -59,6 +60,7 @@ export class ZipReader {
 
   /** Opens the zip and reads its central directory; throws ZipError when it has none. */
   static open(path: string, limits: ZipLimits = DEFAULT_ZIP_LIMITS): ZipReader {
+    requireRegularFile(path); // a FIFO would block the open
     const fd = openSync(path, "r");
     try {
       const size = fstatSync(fd).size;

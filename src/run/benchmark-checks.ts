@@ -6,6 +6,7 @@ import type { Item } from "../contracts/item.js";
 import type { BenchmarkSpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
 import { formatPath, SpecError, type SpecSource } from "../core/spec-loader.js";
+import { shown } from "../datasets/quote.js";
 import type { LoadedBenchmark } from "../datasets/types.js";
 
 /** Throws naming both rows of the first duplicate item id a loader returned. */
@@ -20,7 +21,7 @@ export function refuseDuplicateIds(benchmark: BenchmarkSpec, loaded: LoadedBench
     const where = loaded.sources[item.id];
     const file = where?.file ? `${where.file}: ` : "";
     throw new InputError(
-      `${file}benchmark '${benchmark.id}': duplicate item id '${item.id}' at item ${earlier + 1} and item ${index + 1} ` +
+      `${file}benchmark '${benchmark.id}': duplicate item id ${shown(item.id)} at item ${earlier + 1} and item ${index + 1} ` +
         `of the ${benchmark.loader} loader's rows; item ids must be unique within a benchmark (one would be dropped)`,
     );
   });

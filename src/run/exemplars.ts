@@ -12,6 +12,7 @@ import { hashValue } from "../core/hash.js";
 import { datasetLoaders } from "../datasets/registry.js";
 import type { LoadContext } from "../datasets/types.js";
 import { drawExemplars, shotCount, shotSeed } from "../facets/few-shot.js";
+import { loadForSpec, type SourceField } from "./benchmark-load.js";
 
 export interface ExemplarManifest {
   loader: string;
@@ -56,6 +57,7 @@ export async function loadExemplarPool(
   benchmark: BenchmarkSpec,
   evaluated: readonly Item[],
   context: LoadContext,
+  field?: SourceField,
 ): Promise<Item[] | undefined> {
   const declared = benchmark.exemplars;
   if (!declared) return undefined;
@@ -63,7 +65,7 @@ export async function loadExemplarPool(
   if (!datasetLoaders.has(loaderName)) {
     throw new InputError(`benchmark '${benchmark.id}': unknown exemplar loader '${loaderName}'`);
   }
-  const loaded = await datasetLoaders.get(loaderName).load(
+  const loaded = await loadForSpec(
     {
       id: benchmark.id,
       loader: loaderName,
@@ -72,6 +74,7 @@ export async function loadExemplarPool(
       ...(declared.options === undefined ? {} : { options: declared.options }),
     },
     context,
+    declared.source === undefined ? undefined : field,
   );
   const overlap = overlapping(loaded.items, evaluated);
   if (overlap.length > 0 && !declared.exclude_evaluated) {

@@ -79,6 +79,7 @@ export function prepareFamilies(
       let candidates: readonly Item[] = pool;
       let from = `the ${pool.length} items of benchmark '${benchmark}'`;
       if (sample.where) {
+        refuseUnknownWhereFields(sample.where, pool, benchmark, [...samplePath, "where"], located);
         candidates = candidates.filter((item) => matchesWhere(item, sample.where!));
         from = `the ${candidates.length} items of benchmark '${benchmark}' where ${whereText(sample.where)}`;
       }
@@ -156,6 +157,26 @@ function matchesWhere(item: Item, where: Where): boolean {
     const value = item.metadata[field];
     return (Array.isArray(wanted) ? wanted : [wanted]).some((w) => w === value);
   });
+}
+
+/** A `where` on a field no item has would select nothing, silently: refused, listing the fields there are. */
+function refuseUnknownWhereFields(
+  where: Where,
+  pool: readonly Item[],
+  benchmark: string,
+  path: PathSegment[],
+  located: Located,
+): void {
+  const fields = new Set(pool.flatMap((item) => Object.keys(item.metadata)));
+  for (const field of Object.keys(where)) {
+    if (fields.has(field)) continue;
+    const known = fields.size > 0 ? [...fields].sort().join(", ") : "none";
+    throw specError(
+      located,
+      [...path, field],
+      `expected a metadata field of the items of benchmark '${benchmark}', found '${field}'; their fields: ${known}`,
+    );
+  }
 }
 
 function whereText(where: Where): string {

@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { InputError } from "../core/errors.js";
+import { requireRegularFile, UnreadablePathError } from "../core/guarded-read.js";
 import { readSpecFile, type SpecFile } from "../core/spec-loader.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import { datasetLoaders } from "../datasets/registry.js";
@@ -103,6 +104,7 @@ async function loadPlugin(ref: PluginRef, baseDir: string): Promise<void> {
 /** Imports a plugin module from `file` (once per process) and calls its register(api). */
 export async function registerPluginFile(ref: PluginRef, file: string): Promise<void> {
   if (loaded.has(file)) return;
+  refuseSpecialFile(ref, file);
   let module: Partial<ParallaxPlugin> & { default?: unknown };
   try {
     module = await import(pathToFileURL(file).href);
@@ -124,6 +126,17 @@ export async function registerPluginFile(ref: PluginRef, file: string): Promise<
     throw new InputError(`${ref.where}: plugin '${ref.specifier}' failed to register: ${messageOf(error)}`);
   }
   loaded.add(file);
+}
+
+/** A plugin that exists must be a regular file: importing a FIFO or a device would hang or never end. */
+function refuseSpecialFile(ref: PluginRef, file: string): void {
+  if (!existsSync(file)) return; // the import's error says so, with the hint on where paths resolve
+  try {
+    requireRegularFile(file);
+  } catch (error) {
+    if (!(error instanceof UnreadablePathError)) throw error;
+    throw new InputError(`${ref.where}: cannot import plugin '${ref.specifier}': ${error.message}`);
+  }
 }
 
 function registerOf(value: unknown): unknown {

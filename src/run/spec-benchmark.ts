@@ -5,10 +5,10 @@
 import { dirname, resolve } from "node:path";
 import type { BenchmarkSpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
-import { datasetLoaders } from "../datasets/registry.js";
 import type { LoadedBenchmark } from "../datasets/types.js";
 import { loadStudySpec } from "../facets/validate.js";
 import { refuseDuplicateIds } from "./benchmark-checks.js";
+import { loadForSpec } from "./benchmark-load.js";
 import { loadSpecPlugins } from "./plugins.js";
 
 export async function loadSpecBenchmark(
@@ -17,18 +17,20 @@ export async function loadSpecBenchmark(
   options: { cacheDir?: string } = {},
 ): Promise<{ benchmark: BenchmarkSpec; loaded: LoadedBenchmark }> {
   await loadSpecPlugins(specPath);
-  const { spec } = loadStudySpec(specPath);
-  const benchmark = spec.benchmarks.find((b) => b.id === benchmarkId);
+  const { spec, source } = loadStudySpec(specPath);
+  const index = spec.benchmarks.findIndex((b) => b.id === benchmarkId);
+  const benchmark = spec.benchmarks[index];
   if (!benchmark) {
     throw new InputError(
       `${specPath}: no benchmark '${benchmarkId}'; the spec's benchmarks: ${spec.benchmarks.map((b) => b.id).join(", ")}`,
     );
   }
   const baseDir = dirname(resolve(specPath));
-  const loaded = await datasetLoaders.get(benchmark.loader).load(benchmark, {
+  const context = {
     baseDir,
     cacheDir: options.cacheDir ? resolve(options.cacheDir) : resolve(baseDir, ".parallax-cache"),
-  });
-  refuseDuplicateIds(benchmark, loaded);
+  };
+  const field = { spec: { path: specPath, source }, path: ["benchmarks", index, "source"] };
+  const loaded = await loadForSpec(benchmark, context, field, (result) => refuseDuplicateIds(benchmark, result));
   return { benchmark, loaded };
 }

@@ -8,12 +8,12 @@ import type { Item } from "../contracts/item.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { hashValue } from "../core/hash.js";
 import { readSpecFile, type SpecFile } from "../core/spec-loader.js";
-import { datasetLoaders } from "../datasets/registry.js";
 import type { LoadedBenchmark } from "../datasets/types.js";
 import { sampleItems } from "../datasets/sample.js";
 import { loadStudySpec } from "../facets/validate.js";
 import { refuseConstraintViolations } from "../facets/constraints.js";
 import { checkSampleSize, refuseDuplicateIds } from "./benchmark-checks.js";
+import { loadForSpec } from "./benchmark-load.js";
 import { benchmarkConditions, expandConditions } from "./conditions.js";
 import { type ExemplarManifest, exemplarManifest, loadExemplarPool } from "./exemplars.js";
 import {
@@ -89,12 +89,9 @@ export async function prepareStudy(
   const pools = new Map<string, Item[]>();
   const sources = new Map<string, LoadedBenchmark["sources"]>();
   for (const [index, benchmark] of spec.benchmarks.entries()) {
-    const loader = datasetLoaders.get(benchmark.loader);
-    const loaded = await loader.load(benchmark, {
-      baseDir,
-      cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache"),
-    });
-    refuseDuplicateIds(benchmark, loaded);
+    const context = { baseDir, cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache") };
+    const field = { spec: located, path: ["benchmarks", index, "source"] };
+    const loaded = await loadForSpec(benchmark, context, field, (result) => refuseDuplicateIds(benchmark, result));
     const warning = checkSampleSize(benchmark, index, loaded.items.length, located);
     if (warning) warnings.push(warning);
     const sampled = benchmark.sample
@@ -109,9 +106,9 @@ export async function prepareStudy(
     items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
     pools.set(benchmark.id, sampled);
     sources.set(benchmark.id, loaded.sources);
-    const pool = await loadExemplarPool(benchmark, sampled, {
-      baseDir,
-      cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache"),
+    const pool = await loadExemplarPool(benchmark, sampled, context, {
+      spec: located,
+      path: ["benchmarks", index, "exemplars", "source"],
     });
     if (pool) exemplars.set(benchmark.id, pool);
     manifest.benchmarks.push({

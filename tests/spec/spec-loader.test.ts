@@ -128,7 +128,7 @@ const INVALID: { file: string; at: string; fragments: string[] }[] = [
   {
     file: "study-name-with-space",
     at: "1:8",
-    fragments: ["at YAML path study:", "expected an identifier of letters, digits", 'found "my demo"'],
+    fragments: ["at YAML path study:", "expected a single folder name of letters, digits", 'found "my demo"'],
   },
   { file: "negative-budget", at: "18:17", fragments: ["budget.max_cost_usd:", "expected a number > 0, found -5"] },
   { file: "zero-concurrency", at: "18:16", fragments: ["execution.concurrency:", "expected a number > 0, found 0"] },

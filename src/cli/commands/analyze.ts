@@ -1,4 +1,6 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
+import { readBoundedText, UnreadablePathError } from "../../core/guarded-read.js";
+import { SPEC_FILE_LIMIT } from "../../core/spec-yaml.js";
 import { basename, dirname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import {
@@ -38,9 +40,10 @@ export interface AnalyzeCommandOptions {
 export function readPlanFile(path: string): AnalysisPlan {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    throw new InputError(`cannot read the analysis plan ${path}`);
+    text = readBoundedText(path, SPEC_FILE_LIMIT);
+  } catch (error) {
+    const why = error instanceof UnreadablePathError ? `: ${error.reason}` : "";
+    throw new InputError(`cannot read the analysis plan ${path}${why}`);
   }
   let value: unknown;
   try {

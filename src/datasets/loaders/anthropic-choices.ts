@@ -5,6 +5,7 @@
  * none at all). Answers are " (A)" with a leading space; philpapers2020 gives a list.
  */
 import { RowError } from "../rows.js";
+import { shownJson } from "../quote.js";
 
 export interface EmbeddedChoices {
   /** The question without the option block; "" when the row has only options. */
@@ -43,7 +44,7 @@ export function answerIndex(value: unknown, field: string, nOptions: number): nu
   if (typeof value !== "string") throw new RowError(`field '${field}' is missing or not a string`);
   const letter = /^\s*\(([A-Z])\)\s*$/.exec(value)?.[1];
   if (letter === undefined)
-    throw new RowError(`field '${field}' is ${JSON.stringify(value)}, expected an answer like " (A)"`);
+    throw new RowError(`field '${field}' is ${shownJson(value)}, expected an answer like " (A)"`);
   const index = letter.charCodeAt(0) - 65;
   if (index >= nOptions)
     throw new RowError(`field '${field}' names option (${letter}) but the question has ${nOptions} options`);

@@ -16,6 +16,7 @@ import { loaderOptions } from "../options.js";
 import { ItemCollector, RowError } from "../rows.js";
 import { pickFiles, readText, resolveSource, stringList } from "../source.js";
 import type { DatasetLoader } from "../types.js";
+import { shown } from "../quote.js";
 
 const SPLITS = ["dev", "val", "test"] as const;
 const FILE_NAME = /^(.+)_(dev|val|test)\.csv$/;
@@ -63,7 +64,7 @@ export const mmluLoader: DatasetLoader = {
           const letter = rest[4].trim();
           const goldIndex = "ABCD".indexOf(letter);
           if (letter.length !== 1 || goldIndex < 0)
-            throw new RowError(`unknown answer value '${rest[4]}' (expected A, B, C or D)`);
+            throw new RowError(`unknown answer value ${shown(rest[4])} (expected A, B, C or D)`);
           if (question.trim() === "") throw new RowError("empty question");
           return annotateFormatPair({
             id: `${subject}-${split}-${row}`,

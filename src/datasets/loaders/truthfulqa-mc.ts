@@ -13,6 +13,7 @@ import { asRecord, ItemCollector, RowError, str } from "../rows.js";
 import { pickOne, type ResolvedSource, readText, resolveSource } from "../source.js";
 import { shuffleOptions, shuffleSeed } from "../shuffle.js";
 import type { LoadContext, LoadedBenchmark } from "../types.js";
+import { jsonParseProblem, shown, shownJson } from "../quote.js";
 
 export type McVariant = "mc1" | "mc2";
 
@@ -44,7 +45,7 @@ function parseArray(text: string, file: string): unknown[] {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new InputError(`${file}: malformed JSON: ${(error as Error).message}`);
+    throw new InputError(`${file}: malformed JSON: ${jsonParseProblem(error)}`);
   }
   if (!Array.isArray(data)) throw new InputError(`${file}: expected a JSON array of questions`);
   return data;
@@ -59,9 +60,9 @@ export function orderedTargets(raw: unknown, key: string): { text: string; isTru
   const targets = asRecord(raw, key);
   return Object.entries(targets).map(([text, value]) => {
     if (/^(?:0|[1-9]\d*)$/.test(text))
-      throw new RowError(`${key} has an integer-like option '${text}' whose order JSON.parse does not keep`);
+      throw new RowError(`${key} has an integer-like option ${shown(text)} whose order JSON.parse does not keep`);
     if (value !== 0 && value !== 1)
-      throw new RowError(`${key}['${text}'] is ${JSON.stringify(value)}, expected 0 or 1`);
+      throw new RowError(`${key}[${shown(text)}] is ${shownJson(value)}, expected 0 or 1`);
     return { text, isTrue: value === 1 };
   });
 }

@@ -8,6 +8,7 @@ import { readCsvTable } from "../csv.js";
 import { ItemCollector, oneOf, RowError, str } from "../rows.js";
 import { pickOne, readText, resolveSource } from "../source.js";
 import type { DatasetLoader } from "../types.js";
+import { shown } from "../quote.js";
 
 export const xstestLoader: DatasetLoader = {
   name: "xstest",
@@ -35,7 +36,9 @@ export const xstestLoader: DatasetLoader = {
         const type = str(values, "type");
         const label = oneOf(str(values, "label"), ["safe", "unsafe"], "label");
         if ((label === "unsafe") !== type.startsWith("contrast_")) {
-          throw new RowError(`label '${label}' contradicts type '${type}' (unsafe exactly for contrast_ types)`);
+          throw new RowError(
+            `label ${shown(label)} contradicts type ${shown(type)} (unsafe exactly for contrast_ types)`,
+          );
         }
         return {
           id: `xstest-${str(values, "id").trim()}`,

@@ -15,7 +15,8 @@ import * as z from "zod";
 import type { ChatMessage, MessageRole } from "../../contracts/provider.js";
 import { SIDECAR_FILE, type Sidecar, SidecarSchema } from "../eee/sidecar.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { checked, logError, parseJson, readText } from "../read.js";
+import type { ReadLimit } from "../../core/guarded-read.js";
+import { checked, logError, logReadLimit, parseJson, readText } from "../read.js";
 
 const InstanceSchema = z.looseObject({
   schema_version: z.string(),
@@ -60,18 +61,19 @@ export const eeeImporter: Importer = {
   name: "eee",
   description: "Every Eval Ever v0.3 instance-level records (*_samples.jsonl)",
   argument: "FILE...: instance-level JSONL files, or directories holding them",
-  async read(paths) {
+  async read(paths, _mapping, options) {
+    const limit = logReadLimit(options?.zipLimits);
     const logs = new Map<string, ImportedLog>();
     const files: string[] = [];
     for (const file of paths.flatMap(samplesFiles)) {
-      const aggregate = aggregateRecord(file);
+      const aggregate = aggregateRecord(file, limit);
       if (!aggregate) files.push(file);
       else if (aggregate.samples) files.push(aggregate.samples);
       else for (const log of aggregateLogs(file, aggregate.record)) logs.set(`${log.model}\u0000${log.benchmark}`, log);
     }
     for (const file of files) {
-      const sidecar = findSidecar(file);
-      readText(file)
+      const sidecar = findSidecar(file, limit);
+      readText(file, limit)
         .split(/\r?\n/)
         .forEach((line, index) => {
           if (line.trim() === "") return;
@@ -93,9 +95,9 @@ export const eeeImporter: Importer = {
  * the file is not an aggregate record). A JSON object that is neither record kind is refused
  * naming both.
  */
-function aggregateRecord(file: string): { record: Aggregate; samples: string | null } | null {
+function aggregateRecord(file: string, limit: ReadLimit): { record: Aggregate; samples: string | null } | null {
   if (file.endsWith(".jsonl")) return null;
-  const text = readText(file).trimStart();
+  const text = readText(file, limit).trimStart();
   if (!text.startsWith("{")) return null;
   const firstLine = text.split(/\r?\n/, 1)[0];
   // One record per line is JSONL (instance records); an object spread over lines is one record.
@@ -161,12 +163,12 @@ function samplesFiles(path: string): string[] {
 }
 
 /** The export's sidecar: in the file's directory or the nearest parent that has one. */
-function findSidecar(file: string): Sidecar | null {
+function findSidecar(file: string, limit: ReadLimit): Sidecar | null {
   let dir = dirname(resolve(file));
   for (;;) {
     const candidate = join(dir, SIDECAR_FILE);
     if (existsSync(candidate))
-      return checked(SidecarSchema, parseJson(readText(candidate), candidate, null), candidate, null);
+      return checked(SidecarSchema, parseJson(readText(candidate, limit), candidate, null), candidate, null);
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;

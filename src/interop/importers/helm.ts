@@ -10,7 +10,8 @@ import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { checked, logError, parseJson, readText } from "../read.js";
+import type { ReadLimit } from "../../core/guarded-read.js";
+import { checked, logError, logReadLimit, parseJson, readText } from "../read.js";
 
 /** The per-instance correctness metrics imported as scores by default (the first present is the run-time outcome). */
 export const HELM_DEFAULT_METRICS = [
@@ -76,40 +77,51 @@ export const helmImporter: Importer = {
   name: "helm",
   description: "HELM run directories (run_spec.json, per_instance_stats.json, scenario.json)",
   argument: "RUN_DIR...: HELM run directories",
-  async read(paths, mapping) {
-    return paths.map((dir) => readRunDir(dir, mapping));
+  async read(paths, mapping, options) {
+    const limit = logReadLimit(options?.zipLimits);
+    return paths.map((dir) => readRunDir(dir, mapping, limit));
   },
 };
 
-function readJson<S extends z.ZodType>(dir: string, name: string, schema: S): z.infer<S> {
+function readJson<S extends z.ZodType>(dir: string, name: string, schema: S, limit: ReadLimit): z.infer<S> {
   const file = join(dir, name);
-  return checked(schema, parseJson(readText(file), file, null), file, null);
+  return checked(schema, parseJson(readText(file, limit), file, null), file, null);
 }
 
-function optionalJson<S extends z.ZodType>(dir: string, name: string, schema: S): z.infer<S> | undefined {
-  return existsSync(join(dir, name)) ? readJson(dir, name, schema) : undefined;
+function optionalJson<S extends z.ZodType>(
+  dir: string,
+  name: string,
+  schema: S,
+  limit: ReadLimit,
+): z.infer<S> | undefined {
+  return existsSync(join(dir, name)) ? readJson(dir, name, schema, limit) : undefined;
 }
 
-function readRunDir(dir: string, mapping: ImportMapping): ImportedLog {
+function readRunDir(dir: string, mapping: ImportMapping, limit: ReadLimit): ImportedLog {
   if (!existsSync(join(dir, "per_instance_stats.json"))) {
     throw logError(dir, null, "not a HELM run directory (no per_instance_stats.json)");
   }
-  const runSpec = readJson(dir, "run_spec.json", RunSpecSchema);
-  const stats = readJson(dir, "per_instance_stats.json", InstanceStatsSchema);
-  const scenario = optionalJson(dir, "scenario.json", z.looseObject({ name: z.string().min(1) }));
+  const runSpec = readJson(dir, "run_spec.json", RunSpecSchema, limit);
+  const stats = readJson(dir, "per_instance_stats.json", InstanceStatsSchema, limit);
+  const scenario = optionalJson(dir, "scenario.json", z.looseObject({ name: z.string().min(1) }), limit);
   const key = (id: string, trial: number) => `${id}\u0000${trial}`;
-  const instances = uniqueBy(dir, "instances.json", optionalJson(dir, "instances.json", InstancesSchema), (i) => i.id);
+  const instances = uniqueBy(
+    dir,
+    "instances.json",
+    optionalJson(dir, "instances.json", InstancesSchema, limit),
+    (i) => i.id,
+  );
   const predictions = uniqueBy(
     dir,
     "display_predictions.json",
-    optionalJson(dir, "display_predictions.json", PredictionsSchema),
+    optionalJson(dir, "display_predictions.json", PredictionsSchema, limit),
     (p) => key(p.instance_id, p.train_trial_index),
     (p) => p.predicted_text ?? null,
   );
   const prompts = uniqueBy(
     dir,
     "display_requests.json",
-    optionalJson(dir, "display_requests.json", RequestsSchema),
+    optionalJson(dir, "display_requests.json", RequestsSchema, limit),
     (r) => key(r.instance_id, r.train_trial_index),
     (r) => r.request.prompt ?? null,
   );

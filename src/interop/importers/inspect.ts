@@ -4,11 +4,11 @@
  * The format is not frozen: zod checks only the fields read here, unknown ones pass.
  */
 import { basename, extname } from "node:path";
-import { readFileSync } from "node:fs";
+import { type ReadLimit, readBoundedBytes } from "../../core/guarded-read.js";
 import * as z from "zod";
 import type { ChatMessage, GenerationParams, MessageRole } from "../../contracts/provider.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { asText, checked, contentText, logError, parseJson, readText } from "../read.js";
+import { asText, checked, contentText, logError, logReadLimit, parseJson, readText } from "../read.js";
 import { DEFAULT_ZIP_LIMITS, inflatesCleanly, ZipError, type ZipLimits, ZipReader } from "../zip.js";
 
 const ScoreSchema = z.looseObject({
@@ -60,7 +60,7 @@ export const inspectImporter: Importer = {
   async read(paths, _mapping, options) {
     const limits = options?.zipLimits ?? DEFAULT_ZIP_LIMITS;
     return paths.map((path) =>
-      extname(path).toLowerCase() === ".eval" ? readEvalZip(path, limits) : readJsonLog(path),
+      extname(path).toLowerCase() === ".eval" ? readEvalZip(path, limits) : readJsonLog(path, logReadLimit(limits)),
     );
   },
 };
@@ -96,7 +96,7 @@ function unreadableZip(file: string, error: unknown, limits: ZipLimits): Error {
   const code = (error as NodeJS.ErrnoException).code;
   if (code !== undefined) return logError(file, null, code === "ENOENT" ? "no such file" : `cannot read (${code})`);
   if (!(error instanceof ZipError)) return error as Error;
-  const damaged = damagedEntry(new Uint8Array(readFileSync(file)), limits.entryBytes);
+  const damaged = damagedEntry(new Uint8Array(readBoundedBytes(file, logReadLimit(limits))), limits.entryBytes);
   return logError(
     file,
     damaged ?? error.entry ?? "zip central directory",
@@ -104,8 +104,8 @@ function unreadableZip(file: string, error: unknown, limits: ZipLimits): Error {
   );
 }
 
-function readJsonLog(file: string): ImportedLog {
-  const value = parseJson(readText(file), file, null);
+function readJsonLog(file: string, limit: ReadLimit): ImportedLog {
+  const value = parseJson(readText(file, limit), file, null);
   const log = checked(HeaderSchema.extend({ samples: z.array(z.unknown()).nullish() }), value, file, null);
   const samples = (log.samples ?? []).map((raw, i) => {
     const entry = `samples[${i}]`;

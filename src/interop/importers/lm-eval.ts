@@ -9,7 +9,8 @@ import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { asText, checked, logError, parseJson, readText } from "../read.js";
+import type { ReadLimit } from "../../core/guarded-read.js";
+import { asText, checked, logError, logReadLimit, parseJson, readText } from "../read.js";
 
 /** The generation settings read (others pass unchecked): the types lm-eval writes. */
 const GenerationKwargsSchema = z.looseObject({
@@ -44,13 +45,14 @@ export const lmEvalImporter: Importer = {
   name: "lm-eval",
   description: "lm-evaluation-harness results_*.json with their --log_samples samples_*.jsonl",
   argument: "DIR...: output directories (searched recursively)",
-  async read(paths, mapping) {
+  async read(paths, mapping, options) {
+    const limit = logReadLimit(options?.zipLimits);
     const logs: ImportedLog[] = [];
     for (const dir of paths) {
       const results = findFiles(dir, /^results_.*\.json$/);
       if (results.length === 0)
         throw logError(dir, null, "no results_*.json file found (an lm-eval --output_path directory)");
-      for (const file of results) logs.push(...readResults(file, mapping));
+      for (const file of results) logs.push(...readResults(file, mapping, limit));
     }
     return logs;
   },
@@ -69,8 +71,8 @@ function findFiles(path: string, pattern: RegExp): string[] {
     .flatMap((name) => findFiles(join(path, name), pattern));
 }
 
-function readResults(file: string, mapping: ImportMapping): ImportedLog[] {
-  const raw = parseJson(readText(file), file, null);
+function readResults(file: string, mapping: ImportMapping, limit: ReadLimit): ImportedLog[] {
+  const raw = parseJson(readText(file, limit), file, null);
   const results = checked(ResultsSchema, raw, file, null);
   const stamp = basename(file)
     .replace(/^results_/, "")
@@ -81,7 +83,7 @@ function readResults(file: string, mapping: ImportMapping): ImportedLog[] {
     .map((task) => {
       const samplesFile = join(dirname(file), `samples_${task}_${stamp}.jsonl`);
       const exists = findFiles(dirname(file), /^samples_.*\.jsonl$/).includes(samplesFile);
-      const samples = exists ? readSamples(samplesFile) : [];
+      const samples = exists ? readSamples(samplesFile, limit) : [];
       const scorers = mapping.metrics ?? metricNames(results.results[task]);
       return {
         file: exists ? samplesFile : file,
@@ -110,11 +112,11 @@ function scorerName(metric: string, filter: string | null | undefined): string {
   return !filter || filter === "none" ? metric : `${metric},${filter}`;
 }
 
-function readSamples(file: string): ImportedSample[] {
+function readSamples(file: string, limit: ReadLimit): ImportedSample[] {
   const byDoc = new Map<string, ImportedSample>();
   // A document appears once per filter; the same document and filter twice is a duplicate row.
   const seen = new Map<string, string>();
-  readText(file)
+  readText(file, limit)
     .split(/\r?\n/)
     .forEach((line, index) => {
       if (line.trim() === "") return;

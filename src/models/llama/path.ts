@@ -2,9 +2,10 @@
  * Where the llama provider finds a model's GGUF file, and the load-time check that it is there,
  * so `plan` and `run` refuse a missing file before anything is written.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { ModelSpec } from "../../contracts/spec.js";
+import { requireRegularFile, UnreadablePathError } from "../../core/guarded-read.js";
 import type { SpecEntryProblem } from "../types.js";
 
 type PathOptions = { baseDir?: unknown; base_dir?: unknown } | undefined;
@@ -42,7 +43,7 @@ function missingFileProblems(
   context?: { specDir?: string },
 ): SpecEntryProblem[] {
   const path = llamaModelPath(model, options, context?.specDir);
-  if (existsSync(path) && statSync(path).isFile()) return [];
+  if (existsSync(path)) return notRegularFileProblems(path, at);
   const against = isAbsolute(model)
     ? ""
     : ` (resolved against ${llamaBaseDir(options, context?.specDir)}: options.base_dir, else the spec's directory)`;
@@ -52,4 +53,15 @@ function missingFileProblems(
       message: `expected an existing GGUF model file, found '${model}': no file at ${path}${against}`,
     },
   ];
+}
+
+/** A model path that exists must be a regular file: a folder, a device or a FIFO is no GGUF. */
+function notRegularFileProblems(path: string, at: string[]): SpecEntryProblem[] {
+  try {
+    requireRegularFile(path);
+    return [];
+  } catch (error) {
+    if (!(error instanceof UnreadablePathError)) throw error;
+    return [{ path: at, message: `expected a GGUF model file, found ${error.message}` }];
+  }
 }

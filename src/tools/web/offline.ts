@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { extname, join, relative, sep } from "node:path";
+import { extname, join, relative, resolve, sep } from "node:path";
 import * as z from "zod";
 import { lazySchema } from "../../contracts/lazy-schema.js";
 import { InputError } from "../../core/errors.js";
+import { isOutsideFolder } from "../../core/guarded-read.js";
 import { yamlLibrary } from "../../core/yaml-library.js";
 import { htmlTitle, htmlToText } from "./html-text.js";
 import type { SearchHit, WebBackend, WebPage } from "./types.js";
@@ -16,6 +17,10 @@ import type { SearchHit, WebBackend, WebPage } from "./types.js";
 export const OfflineWebSettings = lazySchema(() =>
   z.strictObject({
     folder: z.string().min(1).describe("Folder of .txt/.md/.html documents (relative to the spec file)"),
+    allow_outside: z
+      .boolean()
+      .optional()
+      .describe("Serve a folder outside the spec's folder (default: refused, so a spec cannot serve host files)"),
   }),
 );
 
@@ -30,6 +35,24 @@ interface OfflineDocument {
   raw: WebPage;
   /** Lower-case word -> occurrences. */
   terms: Map<string, number>;
+}
+
+/** The folder of an offline web, resolved from the spec's folder; outside it only with allow_outside: true. */
+export function offlineWebFolder(settings: unknown, specDir: string): string {
+  const { folder, allow_outside } = OfflineWebSettings.parse(settings);
+  const problem = outsideFolderProblem(folder, allow_outside, specDir);
+  if (problem) throw new InputError(`agents.web.folder: ${problem}`);
+  return resolve(specDir, folder);
+}
+
+/** Why `folder` may not be served: it lies outside the spec's folder and allow_outside is not set. */
+export function outsideFolderProblem(
+  folder: string,
+  allowOutside: boolean | undefined,
+  specDir: string,
+): string | null {
+  if (allowOutside === true || !isOutsideFolder(folder, specDir)) return null;
+  return `expected a folder inside the spec's folder (${specDir}), found '${folder}'; the model would read the host's files there (set allow_outside: true to serve it anyway)`;
 }
 
 export function createOfflineWeb(folder: string): WebBackend {

@@ -1,8 +1,7 @@
-import { resolve } from "node:path";
 import type { z } from "zod";
 import { Registry } from "../../core/registry.js";
 import { BraveWebSettings, createBraveWeb } from "./brave.js";
-import { createOfflineWeb, OfflineWebSettings } from "./offline.js";
+import { createOfflineWeb, OfflineWebSettings, offlineWebFolder, outsideFolderProblem } from "./offline.js";
 import type { WebBackend } from "./types.js";
 
 /** A web backend as the spec's `agents.web.backend` names it: its settings schema and constructor. */
@@ -12,6 +11,8 @@ export interface WebBackendDescriptor {
   settingsSchema: z.ZodType;
   /** Builds the backend from checked settings; relative paths are resolved against `specDir`. */
   create(settings: unknown, context: { specDir: string; env?: NodeJS.ProcessEnv }): WebBackend;
+  /** Problems of checked settings against the spec's folder, each at a settings key. */
+  specProblems?(settings: unknown, context: { specDir: string }): { key: string; message: string }[];
 }
 
 export const webBackends = new Registry<WebBackendDescriptor>("web backend");
@@ -19,7 +20,12 @@ webBackends.register("offline", {
   name: "offline",
   description: "A local folder of documents, searched by term overlap (tests, demos, no internet)",
   settingsSchema: OfflineWebSettings,
-  create: (settings, { specDir }) => createOfflineWeb(resolve(specDir, OfflineWebSettings.parse(settings).folder)),
+  create: (settings, { specDir }) => createOfflineWeb(offlineWebFolder(settings, specDir)),
+  specProblems(settings, { specDir }) {
+    const { folder, allow_outside } = OfflineWebSettings.parse(settings);
+    const message = outsideFolderProblem(folder, allow_outside, specDir);
+    return message ? [{ key: "folder", message }] : [];
+  },
 });
 webBackends.register("brave", {
   name: "brave",
