@@ -5,6 +5,7 @@
  */
 import { Command } from "commander";
 import { ParallaxError } from "../core/errors.js";
+import { fileSystemError } from "../core/output-files.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 
@@ -230,7 +231,10 @@ endQuietlyOnClosedPipe();
 // A ParallaxError prints its message and exits with its code. Any other failure is a bug: its
 // stack is printed (exit 1), not reported as an uncaught error, whose report would quote the
 // throwing line of the (minified) bundle.
-program.parseAsync(process.argv).catch((error: unknown) => {
+// A file-system failure no command words itself is still one line naming the path (exit 2).
+program.parseAsync(process.argv).catch((caught: unknown) => {
+  const path = (caught as NodeJS.ErrnoException | undefined)?.path;
+  const error = path ? fileSystemError(caught, (caught as NodeJS.ErrnoException).syscall ?? "use", path) : caught;
   if (error instanceof ParallaxError) {
     process.stderr.write(`parallax: ${error.message}\n`);
     process.exit(error.exitCode);
