@@ -38,9 +38,9 @@ export async function reportCommand(
     );
   const reportPath = resolve(options.out ?? join(dir, "report.html"));
   const paths = reportPaths(reportPath);
+  checkReportTargets(paths, options.force === true);
   // The report's folder is created, as every output folder is; a file in the way is refused here.
   prepareOutputFile(reportPath, "report");
-  checkReportTargets(paths, options.force === true);
   const recordPath = isPostgresUrl(dir) ? join(dirname(reportPath), ANALYSIS_FILE) : join(dir, ANALYSIS_FILE);
   // SQLite's default 16 MB page cache would fill with pages the report reads once: a small one
   // keeps its memory flat in the store's size (docs/PERFORMANCE.md).
