@@ -102,11 +102,14 @@ export async function openOutputStream(path: string, what: string): Promise<Outp
     failure ??= fileSystemError(error, `write ${what}`, path);
     fail(failure);
   });
+  // end's callback hears a write failure before the 'error' event is emitted.
   const close = () =>
     new Promise<void>((closed, refused) => {
       if (stream.destroyed) return failure ? refused(failure) : closed();
-      stream.end(() => (failure ? refused(failure) : closed()));
-      stream.once("error", () => refused(failure));
+      stream.end((error?: Error | null) => {
+        failure ??= error ? fileSystemError(error, `write ${what}`, path) : undefined;
+        return failure ? refused(failure) : closed();
+      });
     });
   return { stream, failed, close };
 }

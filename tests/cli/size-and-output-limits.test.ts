@@ -148,6 +148,14 @@ describe("output paths", () => {
     assert.equal(result.stderr, `parallax: export file ${work} is a folder; name a file\n`);
   });
 
+  it("export --output whose writes fail (a full device) is one line, exit 2, not a silent success", {
+    skip: existsSync("/dev/full") ? undefined : "no /dev/full on this system",
+  }, () => {
+    const result = runCli(["export", study, "--output", "/dev/full"]);
+    assert.equal(result.status, 2, result.stderr);
+    assert.equal(result.stderr, "parallax: cannot write export file /dev/full: no space left on the device (ENOSPC)\n");
+  });
+
   it("run --out naming a file is one line, exit 2, the file untouched", () => {
     const { specPath } = writeDemoSpec({ items: 4, facets: "    format: [mc]" });
     const result = runCli(["run", specPath, "--out", file]);
