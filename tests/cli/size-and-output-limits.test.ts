@@ -112,6 +112,24 @@ describe("a sequential design without a contrast", () => {
   });
 });
 
+describe("checks run makes after loading the spec", () => {
+  it("a judge whose API key is not set is refused before anything is written", () => {
+    const { specPath, outDir } = writeDemoSpec({ items: 4, facets: "    format: [mc, oe]" });
+    const key = "PARALLAX_TEST_UNSET_JUDGE_KEY";
+    writeFileSync(
+      specPath,
+      `${readFileSync(specPath, "utf8")}scoring:\n  judges:\n` +
+        `    - { id: j, provider: openai, model: gpt-4o-mini, api_key_env: ${key} }\n`,
+    );
+    const env = { ...process.env };
+    delete env[key];
+    const run = runCli(["run", specPath, "--out", outDir], { env });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, new RegExp(`model 'j' \\(openai\\): environment variable ${key} .*is not set`));
+    assert.equal(existsSync(outDir), false, "run wrote nothing");
+  });
+});
+
 describe("output paths", () => {
   const work = mkdtempSync(join(tmpdir(), "parallax-outputs-"));
   const file = join(work, "a-file");
