@@ -1,8 +1,9 @@
 /** Ctrl-C handling and the exit codes of the commands that execute trials (`run`, `worker`). */
 /** Exit code when the run ended with errored trials (or stopped on an authentication failure). */
 export const EXIT_TRIALS_ERRORED = 4;
-/** Exit code when Ctrl-C stopped the run (128 + SIGINT). */
-export const EXIT_INTERRUPTED = 130;
+import { EXIT_INTERRUPTED } from "../core/errors.js";
+
+export { EXIT_INTERRUPTED };
 
 /**
  * Ctrl-C once: stop starting trials and let those in flight finish. Twice: abort the calls

@@ -6,6 +6,7 @@
 import { Command } from "commander";
 import { MAX_CONCURRENCY, MAX_ENTRY_MB, MAX_INFLATED_MB, MAX_LEASE_SECONDS, MAX_WORKERS } from "../contracts/limits.js";
 import { ParallaxError } from "../core/errors.js";
+import { fileSystemError } from "../core/output-files.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { scrubTerminalOutput } from "./scrubbed-output.js";
 import { PARALLAX_VERSION } from "../core/version.js";
@@ -254,7 +255,10 @@ scrubTerminalOutput();
 // A ParallaxError prints its message and exits with its code. Any other failure is a bug: its
 // stack is printed (exit 1), not reported as an uncaught error, whose report would quote the
 // throwing line of the (minified) bundle and reach the terminal without the secret scrub.
-function fail(error: unknown): never {
+// A file-system failure no command words itself is still one line naming the path (exit 2).
+function fail(caught: unknown): never {
+  const path = (caught as NodeJS.ErrnoException | undefined)?.path;
+  const error = path ? fileSystemError(caught, (caught as NodeJS.ErrnoException).syscall ?? "use", path) : caught;
   if (error instanceof ParallaxError) {
     process.stderr.write(`parallax: ${error.message}\n`);
     process.exit(error.exitCode);

@@ -238,10 +238,24 @@ export const SequentialSchema = lazySchema(() =>
     }),
 );
 
+/** Default of execution.max_trials: a design above it is refused (docs/RELIABILITY.md). */
+export const DEFAULT_MAX_TRIALS = 5_000_000;
+
+/** Above this many trials `plan` warns (and `run` says so while it plans them). */
+export const LARGE_DESIGN_TRIALS = 1_000_000;
+
 export const ExecutionSchema = lazySchema(() =>
   z
     .object({
       concurrency: z.number().int().positive().max(MAX_CONCURRENCY).default(8),
+      max_trials: z
+        .number()
+        .int()
+        .positive()
+        .default(DEFAULT_MAX_TRIALS)
+        .describe(
+          "Most trials (models x conditions x items x attempts) plan and run accept; a larger design is refused before anything is written",
+        ),
       max_retries: z.number().int().nonnegative().max(20).default(4),
       timeout_s: z.number().positive().default(120),
       backoff_base_ms: z.number().nonnegative().default(500),

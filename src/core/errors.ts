@@ -11,6 +11,9 @@ export class ParallaxError extends Error {
   }
 }
 
+/** Exit code when Ctrl-C (or SIGTERM) stopped a command that executes trials (128 + SIGINT). */
+export const EXIT_INTERRUPTED = 130;
+
 /** Bad user input (spec, data, arguments): exit code 2. */
 export class InputError extends ParallaxError {
   constructor(message: string) {

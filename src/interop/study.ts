@@ -8,7 +8,7 @@
  */
 import { basename } from "node:path";
 import type { StudyProvenance } from "../contracts/provenance.js";
-import type { StudySpec } from "../contracts/spec.js";
+import { DEFAULT_MAX_TRIALS, type StudySpec } from "../contracts/spec.js";
 import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
 import { conditionHash, hashValue, trialId } from "../core/hash.js";
@@ -272,6 +272,7 @@ function specOf(
     attempts: Math.max(1, ...trials.map((t) => t.attempt)),
     execution: {
       concurrency: 1,
+      max_trials: Math.max(DEFAULT_MAX_TRIALS, trials.length),
       max_retries: 0,
       timeout_s: 120,
       backoff_base_ms: 500,

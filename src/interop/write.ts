@@ -6,9 +6,10 @@
  * only a database failure between them can leave a partial run (every error in the logs is found
  * before the first write).
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { InputError } from "../core/errors.js";
+import { ensureDirectory } from "../core/output-files.js";
 import { isPostgresUrl } from "../run/store/url.js";
 import { openStore } from "../run/store/open.js";
 import type { TrialStore } from "../run/store/types.js";
@@ -32,10 +33,14 @@ export async function writeImport(
 ): Promise<void> {
   if (isPostgresUrl(target)) return writeToPostgres(target, prepared);
   const dir = resolve(target);
+  if (statSync(dir, { throwIfNoEntry: false })?.isFile()) {
+    throw new InputError(`${target} is a file; import into a new study directory`);
+  }
   if (existsSync(dir) && readdirSync(dir).length > 0) {
     throw new InputError(`${target} is not empty; import into a new study directory`);
   }
-  if (!existsSync(dirname(dir))) throw new InputError(`cannot create ${target}: ${dirname(dir)} does not exist`);
+  // The study directory's missing parents are created, as every output folder is.
+  ensureDirectory(dirname(dir), "folder of the study directory");
   const stagingPrefix = `.${basename(dir)}.importing-`;
   // A killed import left its staging directory: nothing in it was ever the study.
   for (const stale of staleEntries(dirname(dir), stagingPrefix)) rmSync(stale, { recursive: true, force: true });

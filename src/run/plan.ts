@@ -79,6 +79,19 @@ export function conditionsOf(study: PreparedStudy, benchmarkId: string): Conditi
   return study.benchmarkConditions.get(benchmarkId) ?? study.conditions;
 }
 
+/** One model's trials: each benchmark's items under the conditions it runs (with families, the cells' items). */
+function modelTrials(study: PreparedStudy, modelId: string): number {
+  let cells = 0;
+  for (const benchmarkId of study.items.keys())
+    for (const condition of conditionsOf(study, benchmarkId)) cells += cellSize(study, modelId, condition, benchmarkId);
+  return cells * study.spec.attempts;
+}
+
+/** The trials planTrials yields, counted without yielding them (cheap: one sum per cell). */
+export function plannedTrialCount(study: PreparedStudy): number {
+  return study.spec.models.reduce((sum, model) => sum + modelTrials(study, model.id), 0);
+}
+
 export interface PlanSummary {
   models: number;
   conditions: number;
@@ -179,13 +192,6 @@ const JUDGE_PROMPT_TOKENS = 200;
 
 export function summarisePlan(study: PreparedStudy): PlanSummary {
   const itemCount = [...study.items.values()].reduce((sum, byId) => sum + byId.size, 0);
-  // Trials of one model: each benchmark's items under the conditions it runs (with families, the cells' items).
-  const trialsOf = (modelId: string): number =>
-    [...study.items.keys()].reduce(
-      (sum, benchmarkId) =>
-        sum + conditionsOf(study, benchmarkId).reduce((n, c) => n + cellSize(study, modelId, c, benchmarkId), 0),
-      0,
-    );
   const perBenchmark = [...study.items.keys()].map((benchmark) => {
     // With families: the conditions some family runs on the benchmark.
     const conditions = conditionsOf(study, benchmark).filter(
@@ -234,7 +240,7 @@ export function summarisePlan(study: PreparedStudy): PlanSummary {
     }
     return {
       model: model.id,
-      trials: trialsOf(model.id) * attempts,
+      trials: modelTrials(study, model.id),
       // Judge calls are expectations (subsample shares): the estimate is rounded.
       calls: Math.round(calls),
       costUsd: price ? cost : null,

@@ -2,10 +2,13 @@
  * `parallax run`: prepare the study, record the run and its planned trials, execute what is
  * unfinished. Running the same spec into the same directory again resumes.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { ProviderEnv } from "../models/types.js";
-import { InputError } from "../core/errors.js";
+import { EXIT_INTERRUPTED, InputError, ParallaxError } from "../core/errors.js";
+import { ensureDirectory } from "../core/output-files.js";
+import type { PlannedTrial } from "../contracts/trial.js";
+import { refuseUnrunnableDesign } from "./design-checks.js";
 import type { SpecFile } from "../core/spec-loader.js";
 import { agentRuntimeOf, refuseWithoutSandbox } from "./agent-runtime.js";
 import { executeTrials } from "./execute/execute-trials.js";
@@ -13,7 +16,7 @@ import { type BatchedModels, batchConcurrency, batchModels } from "./execute/bat
 import { isBatchMode } from "./execute/batch/settings.js";
 import { stampGridRules } from "./grid-rules.js";
 import { LeasedTrialSource, type LeaseOptions } from "./execute/leased-source.js";
-import type { ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
+import type { AgentRuntime, ExecuteSummary, ModelRuntime, TrialEvent } from "./execute/types.js";
 import { buildJudgeModel } from "./judge.js";
 import { buildModels, closeModels, refuseCells } from "./model-runtimes.js";
 import { planTrials, runIdFor } from "./plan.js";
@@ -51,6 +54,8 @@ export interface RunStudyOptions {
   abortSignal?: AbortSignal;
   onStart?: (info: { runId: string; total: number; pending: number; alreadyFinished: number }) => void;
   onTrialDone?: (event: TrialEvent) => void;
+  /** Hears how far planning the trials into the store got, about once a second while it takes. */
+  onPlanning?: (progress: { planned: number; total: number }) => void;
   /** Hears notes for the user, such as a stale directory lock taken over. */
   onNote?: (message: string) => void;
   /** Scale-out (PostgreSQL stores): the lease of a claimed trial, and which errored trials this pass retries. */
@@ -73,23 +78,34 @@ export interface RunStudyResult {
 }
 
 const PLAN_BATCH = 5_000;
+/** How often planning reports its progress (a large design takes minutes to plan). */
+const PLANNING_REPORT_MS = 1_000;
 
 export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult> {
   const study = await prepareStudy(options.specFile ?? options.specPath);
   for (const warning of study.warnings) options.onNote?.(`warning: ${warning}`);
+  // Everything `plan` refuses is refused here too, before anything is written.
+  const plannedTrials = refuseUnrunnableDesign(study);
+  refuseSequentialOnSharedStore(study, options.store);
   await refuseWithoutSandbox(study);
-  // Providers are built first so a bad model entry (unknown provider, missing key) writes nothing.
+  // Providers, judges and the agents' web backend are built first, so a bad model entry
+  // (unknown provider, missing key) writes nothing.
   const models = await buildModels(study, options.env, { rateShare: options.rateShare });
+  const judges = new Map<string, ModelRuntime>();
+  let agents: AgentRuntime;
   try {
     refuseCells(study, models);
+    await buildJudges(study, options.env, judges);
+    agents = agentRuntimeOf(study.spec, { specDir: dirname(resolve(study.specPath)), env: options.env });
   } catch (error) {
     await closeModels(models);
+    await closeModels(judges);
     throw error;
   }
   const outDir = resolve(options.outDir ?? join("runs", runIdFor(study)));
-  mkdirSync(outDir, { recursive: true });
   let lock: StudyLock;
   try {
+    ensureDirectory(outDir, "study directory");
     lock = await acquireStudyLock(outDir, {
       onNote: options.onNote,
       // On PostgreSQL a dead run's worker may still be claiming (and paying for) trials: its
@@ -101,9 +117,9 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     });
   } catch (error) {
     await closeModels(models);
+    await closeModels(judges);
     throw error;
   }
-  const judges = new Map<string, ModelRuntime>();
   let batching: BatchedModels | undefined;
   let store: TrialStore;
   try {
@@ -111,22 +127,20 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
   } catch (error) {
     lock.release();
     await closeModels(models);
+    await closeModels(judges);
     throw error;
   }
   try {
-    const runId = await recordRun(store, study, outDir, storeLabel(options.store ?? outDir));
+    const runId = await recordRun(store, study, outDir, storeLabel(options.store ?? outDir), {
+      total: plannedTrials,
+      onPlanning: options.onPlanning,
+      stopSignal: options.stopSignal,
+    });
     // Judges of open-ended answers (spec scoring.judges): the mapping is sealed before any trial
     // runs, and before other workers start (they judge under the sealed round).
-    // Loaded only for a spec with judges: judging brings its statistics (@stdlib, ~1,000 modules).
     let judging: RunJudging | undefined;
     if (hasJudges(study.spec)) {
       const { RunJudging } = await import("./scoring/run-judging.js");
-      for (const spec of RunJudging.judgeSpecsOf(study.spec)) {
-        judges.set(
-          spec.id,
-          await buildJudgeModel(spec, study.spec, options.env, allItems(study), dirname(resolve(study.specPath))),
-        );
-      }
       judging = await RunJudging.open(study, store, runId, outDir, judges);
     }
     await options.onRecorded?.(runId);
@@ -161,7 +175,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
         onTrialDone: options.onTrialDone,
         judging,
         source,
-        agents: agentRuntimeOf(study.spec, { specDir: dirname(resolve(study.specPath)), env: options.env }),
+        agents,
       });
     const { sequential: sequentialSpec } = execution;
     let sequential: SequentialOutcome | undefined;
@@ -194,10 +208,29 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
 }
 
 /**
- * Saves the run, its spec and item manifest, and inserts its planned trials (idempotent). A
- * directory holds one run: a changed spec or item set needs a new directory, so results of
- * different designs are never mixed.
+ * Judges of open-ended answers (spec scoring.judges), built before anything is written.
+ * Loaded only for a spec with judges: judging brings its statistics (@stdlib, ~1,000 modules).
  */
+async function buildJudges(study: PreparedStudy, env: ProviderEnv, judges: Map<string, ModelRuntime>): Promise<void> {
+  if (!hasJudges(study.spec)) return;
+  const { RunJudging } = await import("./scoring/run-judging.js");
+  for (const spec of RunJudging.judgeSpecsOf(study.spec)) {
+    judges.set(
+      spec.id,
+      await buildJudgeModel(spec, study.spec, env, allItems(study), dirname(resolve(study.specPath))),
+    );
+  }
+}
+
+/** A sequential run executes look by look in one process: refused on a shared store before anything is written. */
+function refuseSequentialOnSharedStore(study: PreparedStudy, store: string | undefined): void {
+  if (study.spec.execution.sequential && store !== undefined && isPostgresUrl(store)) {
+    throw new InputError(
+      "execution.sequential: a sequential run executes look by look in one process; use a SQLite study directory",
+    );
+  }
+}
+
 /** How messages name a store: the directory, or a PostgreSQL URL without its password. */
 export function storeLabel(target: string): string {
   return isPostgresUrl(target) ? parsePostgresUrl(target).description : target;
@@ -211,7 +244,18 @@ async function sharedSource(store: TrialStore, runId: string, lease: LeaseOption
   return store.dialect === "postgres" ? LeasedTrialSource.open(store, runId, lease) : undefined;
 }
 
-async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string, label: string): Promise<string> {
+/**
+ * Saves the run, its spec and item manifest, and inserts its planned trials (idempotent). A
+ * directory holds one run: a changed spec or item set needs a new directory, so results of
+ * different designs are never mixed.
+ */
+async function recordRun(
+  store: TrialStore,
+  study: PreparedStudy,
+  outDir: string,
+  label: string,
+  planning: PlanningOptions,
+): Promise<string> {
   const runId = runIdFor(study);
   const existing = await store.getRun();
   if (existing && existing.id !== runId) {
@@ -242,16 +286,55 @@ async function recordRun(store: TrialStore, study: PreparedStudy, outDir: string
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(study.manifest, null, 2)}\n`);
   writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(study.spec, null, 2)}\n`);
   stampGridRules(study.spec, study.specPath, outDir);
-  let batch = [];
-  for (const trial of planTrials(study, runId)) {
-    batch.push(trial);
-    if (batch.length >= PLAN_BATCH) {
-      await store.addPlannedTrials(batch);
-      batch = [];
-    }
-  }
-  if (batch.length > 0) await store.addPlannedTrials(batch);
+  if (existing && (await storedTrials(store, runId)) === planning.total) return runId;
+  await addPlannedTrials(store, planTrials(study, runId), planning);
   return runId;
+}
+
+async function storedTrials(store: TrialStore, runId: string): Promise<number> {
+  const counts = await store.countByStatus(runId);
+  return counts.pending + counts.finished + counts.errored;
+}
+
+interface PlanningOptions {
+  total: number;
+  onPlanning?: RunStudyOptions["onPlanning"];
+  /** Stops planning between two batches (Ctrl-C); the run resumes planning where it stopped. */
+  stopSignal?: AbortSignal;
+}
+
+/**
+ * Inserts the planned trials in batches of PLAN_BATCH (each batch one transaction; a batch
+ * already stored is skipped by its trial ids, so planning interrupted anywhere resumes without
+ * losing or duplicating a trial), reporting progress at most every PLANNING_REPORT_MS.
+ */
+async function addPlannedTrials(store: TrialStore, trials: Iterable<PlannedTrial>, o: PlanningOptions): Promise<void> {
+  const started = Date.now();
+  let reported = started;
+  let planned = 0;
+  let batch: PlannedTrial[] = [];
+  const flush = async () => {
+    await store.addPlannedTrials(batch);
+    planned += batch.length;
+    batch = [];
+    const now = Date.now();
+    if (now - reported >= PLANNING_REPORT_MS) {
+      reported = now;
+      o.onPlanning?.({ planned, total: o.total });
+    }
+    if (o.stopSignal?.aborted) {
+      throw new ParallaxError(
+        `stopped while planning trials (${planned} of ${o.total} stored): run the same command again to resume`,
+        EXIT_INTERRUPTED,
+      );
+    }
+  };
+  for (const trial of trials) {
+    batch.push(trial);
+    if (batch.length >= PLAN_BATCH) await flush();
+  }
+  if (batch.length > 0) await flush();
+  if (reported !== started) o.onPlanning?.({ planned, total: o.total });
 }
 
 /**

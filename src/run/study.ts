@@ -7,7 +7,7 @@ import type { Condition } from "../contracts/condition.js";
 import type { Item } from "../contracts/item.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { hashValue } from "../core/hash.js";
-import { readSpecFile, type SpecFile } from "../core/spec-loader.js";
+import { readSpecFile, type SpecFile, type SpecSource } from "../core/spec-loader.js";
 import type { LoadedBenchmark } from "../datasets/types.js";
 import { sampleItems } from "../datasets/sample.js";
 import { loadStudySpec } from "../facets/validate.js";
@@ -52,6 +52,8 @@ export interface ItemManifest {
 export interface PreparedStudy {
   spec: StudySpec;
   specPath: string;
+  /** The spec's YAML with its positions, where design checks locate their problems (absent: a stored study). */
+  specSource?: SpecSource;
   specHash: string;
   manifest: ItemManifest;
   manifestHash: string;
@@ -139,6 +141,7 @@ export async function prepareStudy(
   return {
     spec,
     specPath,
+    specSource: source,
     specHash: hashValue(spec),
     manifest,
     manifestHash: hashValue(manifest),

@@ -10,7 +10,7 @@ import { STYLESHEET_PATH, VIEWER_CSS, viewerPage } from "./layout.js";
 import { renderCompare } from "./pages/compare.js";
 import { PAGE_SIZE, renderList } from "./pages/list.js";
 import { renderTrial } from "./pages/trial.js";
-import { allowedHostsOnly, securityHeaders } from "./security.js";
+import { allowedHostsOnly, originFormOnly, securityHeaders } from "./security.js";
 import type { ViewerStudy } from "./study.js";
 import { getTrial, loadTrialData } from "./trial-data.js";
 
@@ -23,6 +23,7 @@ export function createViewerApp(study: ViewerStudy, options: ViewerAppOptions = 
   const app = new Hono();
   app.use("*", securityHeaders());
   if (options.hostCheck) app.use("*", allowedHostsOnly(options.hostCheck.names, options.hostCheck.port));
+  app.use("*", originFormOnly());
 
   app.get(STYLESHEET_PATH, (c) => c.body(VIEWER_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
 

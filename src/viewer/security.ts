@@ -5,6 +5,8 @@
  * sheet (no inline style either), and nothing loads from elsewhere.
  */
 import type { MiddlewareHandler } from "hono";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import { hostname, networkInterfaces } from "node:os";
 
 export const CONTENT_SECURITY_POLICY = [
@@ -69,3 +71,50 @@ export function allowedHostsOnly(names: readonly string[], port: () => number): 
     await next();
   };
 }
+
+/**
+ * Refuses (400) a request line in any form but origin form (`GET /path`): an absolute-form target
+ * (`GET http://evil.example/`) names another origin than the Host header checked above, and the
+ * viewer is no proxy. Reads the raw target from the Node request (absent when the app is called
+ * in-process, as page tests do).
+ */
+export function originFormOnly(): MiddlewareHandler {
+  return async (c, next) => {
+    const target = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.url;
+    if (target !== undefined && !target.startsWith("/"))
+      return c.text("refused: the request target must be a path (origin form), not an absolute URL", 400);
+    await next();
+  };
+}
+
+/**
+ * The answer to a request Node's parser refused before the app saw it, written on the socket:
+ * 414 when the request line alone overflows the header limit (a long query string), 431 when the
+ * header fields do, 400 otherwise. The socket is half-closed and the rest of the request read and
+ * dropped, so the client gets the answer instead of a TCP reset from unread data.
+ */
+export function answerClientError(error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const overflow = error.code === "HPE_HEADER_OVERFLOW";
+  const requestLineEnds = error.rawPacket?.includes("\r\n") ?? false;
+  const [status, reason, body] = !overflow
+    ? [400, "Bad Request", "bad request"]
+    : requestLineEnds
+      ? [431, "Request Header Fields Too Large", "the request's header fields are too large"]
+      : [414, "URI Too Long", "the request URL is too long"];
+  const text = `${body}\n`;
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+  socket.on("data", () => {});
+  socket.resume();
+  // A client that never stops sending is cut off.
+  setTimeout(() => socket.destroy(), DRAIN_MS).unref();
+}
+
+/** How long the rest of a refused request is read before the connection is closed. */
+const DRAIN_MS = 5_000;

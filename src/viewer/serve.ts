@@ -7,7 +7,7 @@ import { type ServerType, serve } from "@hono/node-server";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createViewerApp } from "./app.js";
-import { allowedHostNames } from "./security.js";
+import { allowedHostNames, answerClientError } from "./security.js";
 import { openViewerStudy, type ViewerStudy } from "./study.js";
 
 export const LOOPBACK = "127.0.0.1";
@@ -36,6 +36,8 @@ export async function startViewer(target: string, options: ViewerOptions = {}): 
     server = await new Promise<ServerType>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
       s.once("error", reject);
+      // An oversized or malformed request gets a status line, not a reset (security.ts).
+      s.on("clientError", answerClientError);
     });
   } catch (error) {
     await study.store.close();

@@ -226,6 +226,7 @@ describe("loadSpec accepts valid specs", () => {
     assert.deepEqual(spec.conditions.exclude, []);
     assert.deepEqual(spec.execution, {
       concurrency: 8,
+      max_trials: 5_000_000,
       max_retries: 4,
       timeout_s: 120,
       backoff_base_ms: 500,

@@ -1,6 +1,7 @@
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { readBoundedText, UnreadablePathError } from "../../core/guarded-read.js";
 import { SPEC_FILE_LIMIT } from "../../core/spec-yaml.js";
+import { writeOutputFile } from "../../core/output-files.js";
 import { basename, dirname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import {
@@ -105,7 +106,7 @@ function writtenLines(files: string[]): string[] {
 export async function analyzeCommand(target: string, options: AnalyzeCommandOptions): Promise<void> {
   const { record, written, stored } = await runAnalysis(target, options);
   const json = recordJson(record);
-  if (options.out) writeFileSync(options.out, json);
+  if (options.out) writeOutputFile(options.out, json, "analysis file");
   if (options.json) process.stdout.write(json);
   else {
     const print = options.full ? formatSummary : formatOverview;

@@ -1,6 +1,6 @@
 import { refuseUnscoredScorer } from "../../run/scorer-check.js";
-import { createWriteStream } from "node:fs";
 import { InputError } from "../../core/errors.js";
+import { ensureDirectory, onFileSystem, openOutputStream, prepareOutputFile } from "../../core/output-files.js";
 import { conditionColumns } from "../../facets/registry.js";
 import { type ExportFormat, type ExportTable, exportTable } from "../../run/export.js";
 import { openStudyDir } from "../study-dir.js";
@@ -22,6 +22,10 @@ export async function exportCommand(
       `--format ${options.format} needs --output (${options.format === "eee" ? "a directory" : "a .parquet file"})`,
     );
   }
+  // The output's folders are created (as run, report and preregister do); a path that cannot be
+  // written is refused in one line before the store is read.
+  if (options.output && options.format === "eee") ensureDirectory(options.output, "export directory");
+  else if (options.output) prepareOutputFile(options.output, "export file");
   const { store, run } = await openStudyDir(dir);
   if (options.scorer !== undefined) {
     try {
@@ -36,9 +40,11 @@ export async function exportCommand(
     try {
       if (options.format === "parquet") {
         const { exportParquet } = await import("../../run/export-parquet.js");
-        const rows = await exportParquet(store, run.id, facets, options.table as ExportTable, options.output!, {
-          scorer: options.scorer,
-        });
+        const rows = await onFileSystem("write export file", options.output!, () =>
+          exportParquet(store, run.id, facets, options.table as ExportTable, options.output!, {
+            scorer: options.scorer,
+          }),
+        );
         process.stderr.write(`wrote ${rows} rows to ${options.output}\n`);
       } else {
         const { exportEee } = await import("../../interop/eee/export.js");
@@ -52,9 +58,10 @@ export async function exportCommand(
     }
     return;
   }
-  const out = options.output ? createWriteStream(options.output) : process.stdout;
+  const file = options.output ? await openOutputStream(options.output, "export file") : undefined;
+  const out = file?.stream ?? process.stdout;
   try {
-    await exportTable(
+    const exported = exportTable(
       store,
       run.id,
       facets,
@@ -63,8 +70,9 @@ export async function exportCommand(
       (chunk) => out.write(chunk),
       { scorer: options.scorer },
     );
+    await (file ? Promise.race([exported, file.failed]) : exported);
   } finally {
     await store.close();
-    if (out !== process.stdout) await new Promise<void>((resolve) => out.end(resolve));
   }
+  await file?.close();
 }

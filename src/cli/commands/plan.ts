@@ -5,6 +5,8 @@ import { refuseWithoutSandbox } from "../../run/agent-runtime.js";
 import { checkCells } from "../../run/model-runtimes.js";
 import { prepareStudy } from "../../run/study.js";
 import { InputError } from "../../core/errors.js";
+import { LARGE_DESIGN_TRIALS } from "../../contracts/spec.js";
+import { largeDesignWarning, refuseUnrunnableDesign } from "../../run/design-checks.js";
 
 export async function planCommand(
   specPath: string,
@@ -12,7 +14,10 @@ export async function planCommand(
 ): Promise<void> {
   const study = await prepareStudy(specPath);
   for (const warning of study.warnings) process.stderr.write(`warning: ${warning}\n`);
-  // The cells and the sandbox `run` would refuse are refused here too (exit 2), before anything is estimated.
+  // The design, the cells and the sandbox `run` would refuse are refused here too (exit 2), before
+  // anything is estimated; a large design is named before its estimate, which renders every task.
+  const trials = refuseUnrunnableDesign(study);
+  if (trials > LARGE_DESIGN_TRIALS) process.stderr.write(`warning: ${largeDesignWarning(trials, study)}\n`);
   await refuseWithoutSandbox(study);
   const unchecked = await checkCells(study, process.env);
   const summary = summarisePlan(study);

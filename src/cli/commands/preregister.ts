@@ -1,4 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { ensureDirectory, writeOutputFile } from "../../core/output-files.js";
+import { refuseUnrunnableDesign } from "../../run/design-checks.js";
 import { join } from "node:path";
 import { createStamp, type Deviation, parseStamp, STAMP_FILE } from "../../analysis/index.js";
 import { InputError } from "../../core/errors.js";
@@ -27,6 +29,8 @@ export async function preregisterCommand(specPath: string, options: { out?: stri
   await loadSpecPlugins(specPath);
   const outDir = options.out ?? join("runs", loadSpec(specPath).spec.study);
   const study = await prepareStudy(specPath);
+  // A design `run` would refuse is not pre-registered.
+  refuseUnrunnableDesign(study);
   const now = new Date().toISOString();
   const deviations: Omit<Deviation, "id">[] = [];
   const finished = await finishedTrials(outDir);
@@ -62,9 +66,9 @@ export async function preregisterCommand(specPath: string, options: { out?: stri
       when: now,
     });
   }
-  mkdirSync(outDir, { recursive: true });
   const stamp = createStamp(study.spec, study.manifest, now, deviations);
-  writeFileSync(stampPath, `${JSON.stringify(stamp, null, 2)}\n`);
+  ensureDirectory(outDir, "study directory");
+  writeOutputFile(stampPath, `${JSON.stringify(stamp, null, 2)}\n`, "pre-registration stamp");
   const lines = [
     `pre-registered ${study.spec.study} at ${now}`,
     `stamp ${stamp.hashes.stamp}`,

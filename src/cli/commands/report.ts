@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { ANALYSIS_FILE, storedAnalysis } from "../../analysis/index.js";
 import { wrap } from "../../analysis/text.js";
 import { InputError } from "../../core/errors.js";
+import { prepareOutputFile } from "../../core/output-files.js";
 import { checkReportTargets, reportPaths, writeReport } from "../../report/index.js";
 import { isPostgresUrl } from "../../run/store/open.js";
 import { openStudyDir } from "../study-dir.js";
@@ -38,6 +39,8 @@ export async function reportCommand(
   const reportPath = resolve(options.out ?? join(dir, "report.html"));
   const paths = reportPaths(reportPath);
   checkReportTargets(paths, options.force === true);
+  // The report's folder is created, as every output folder is; a file in the way is refused here.
+  prepareOutputFile(reportPath, "report");
   const recordPath = isPostgresUrl(dir) ? join(dirname(reportPath), ANALYSIS_FILE) : join(dir, ANALYSIS_FILE);
   // SQLite's default 16 MB page cache would fill with pages the report reads once: a small one
   // keeps its memory flat in the store's size (docs/PERFORMANCE.md).

@@ -71,6 +71,9 @@ export async function runCommand(specPath: string, options: RunCommandOptions): 
       stopSignal: signals.stop.signal,
       abortSignal: signals.abort.signal,
       onNote: (message) => process.stderr.write(`${message}\n`),
+      onPlanning: ({ planned, total }) => {
+        process.stderr.write(`planning trials: ${planned} of ${total} stored\n`);
+      },
       onStart: ({ runId, total, alreadyFinished }) => {
         process.stderr.write(`run ${runId}: ${total} trials, ${alreadyFinished} already finished\n`);
         progress.start(total, alreadyFinished);
