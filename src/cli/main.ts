@@ -210,6 +210,7 @@ program
   .option("--mapping <file>", "YAML mapping: facets per log or header field, outcome values, scorer, renames")
   .option("--max-entry-mb <n>", "largest inflated entry of a zipped log, MiB (default 256)", parsePositiveInt)
   .option("--max-inflated-mb <n>", "largest inflated total of one zipped log, MiB (default 1024)", parsePositiveInt)
+  .option("--split <name>", "helm: the split whose instances are imported (default test, else the run's only split)")
   .option("--json", "print the summary as JSON")
   .action(lazy(() => import("./commands/import.js"), "importCommand"));
 

@@ -3,7 +3,8 @@
  * zod checks of only the fields we use (unknown fields pass through), so a newer log format
  * still imports as long as what we read is there.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { z } from "zod";
 import { InputError } from "../core/errors.js";
 
@@ -19,6 +20,36 @@ export function readText(file: string): string {
     const code = (error as NodeJS.ErrnoException).code;
     throw logError(file, null, code === "ENOENT" ? "no such file" : `cannot read (${code ?? String(error)})`);
   }
+}
+
+/** A path given to `import`: a file as given, or the files of a folder, recursively, sorted by name. */
+export interface FoundFile {
+  file: string;
+  /** True when the file was named on the command line (then it must be a log of the format). */
+  given: boolean;
+}
+
+export function filesOf(paths: readonly string[]): FoundFile[] {
+  const found: FoundFile[] = [];
+  const visited = new Set<string>();
+  const walk = (dir: string) => {
+    // A symbolic link back up the tree would loop: each real folder is read once.
+    const real = realpathSync(dir);
+    if (visited.has(real)) return;
+    visited.add(real);
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) walk(path);
+      else found.push({ file: path, given: false });
+    }
+  };
+  for (const path of paths) {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) throw logError(path, null, "no such file or directory");
+    if (stat.isDirectory()) walk(path);
+    else found.push({ file: path, given: true });
+  }
+  return found;
 }
 
 export function parseJson(text: string, file: string, entry: string | null): unknown {

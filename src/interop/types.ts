@@ -70,8 +70,20 @@ export interface Importer {
   read(paths: readonly string[], mapping: ImportMapping, options?: ReadOptions): Promise<ImportedLog[]>;
 }
 
+/** One file an importer looked at: read as (part of) a log, or skipped and why. */
+export interface FileSeen {
+  file: string;
+  read: boolean;
+  /** What it was read as, or why it was skipped. */
+  why: string;
+}
+
 /** Settings of reading that are not part of the mapping. */
 export interface ReadOptions {
+  /** Told of every file read and every file skipped, in order. */
+  onFile?: (seen: FileSeen) => void;
+  /** HELM: the split whose instances are imported (default: test, else the run's only split). */
+  split?: string;
   /** Caps on the inflated size of zipped logs (Inspect's `.eval`); default `DEFAULT_ZIP_LIMITS`. */
   zipLimits?: ZipLimits;
 }

@@ -6,16 +6,16 @@
  *
  * An aggregate record (`eval.schema.json`: one JSON object with `evaluation_results`) given as a
  * file is read for its instance records: those of the samples file its
- * `detailed_evaluation_results` names, when that file is found; otherwise each of its results
- * imports as a log without samples (its score is an aggregate, with no item to analyse), with a note.
+ * `detailed_evaluation_results` names; an aggregate whose samples file is not found is refused
+ * (its score is an aggregate, with no item to analyse).
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import * as z from "zod";
 import type { ChatMessage, MessageRole } from "../../contracts/provider.js";
 import { SIDECAR_FILE, type Sidecar, SidecarSchema } from "../eee/sidecar.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { checked, logError, parseJson, readText } from "../read.js";
+import { checked, filesOf, logError, parseJson, readText } from "../read.js";
 
 const InstanceSchema = z.looseObject({
   schema_version: z.string(),
@@ -58,16 +58,33 @@ const KINDS =
 
 export const eeeImporter: Importer = {
   name: "eee",
-  description: "Every Eval Ever v0.3 instance-level records (*_samples.jsonl)",
-  argument: "FILE...: instance-level JSONL files, or directories holding them",
-  async read(paths) {
+  description: "Every Eval Ever v0.3 instance-level records (*_samples.jsonl) and the aggregate records naming them",
+  argument: "PATH...: instance-level JSONL files, aggregate records, or folders holding them (searched recursively)",
+  async read(paths, _mapping, options) {
+    const seen = options?.onFile ?? (() => {});
     const logs = new Map<string, ImportedLog>();
     const files: string[] = [];
-    for (const file of paths.flatMap(samplesFiles)) {
-      const aggregate = aggregateRecord(file);
-      if (!aggregate) files.push(file);
-      else if (aggregate.samples) files.push(aggregate.samples);
-      else for (const log of aggregateLogs(file, aggregate.record)) logs.set(`${log.model}\u0000${log.benchmark}`, log);
+    const queued = new Set<string>();
+    const queue = (file: string) => {
+      if (queued.has(resolve(file))) return false;
+      queued.add(resolve(file));
+      files.push(file);
+      return true;
+    };
+    for (const { file, given } of filesOf(paths)) {
+      const skipped = skipReason(file, given);
+      if (skipped) {
+        seen({ file, read: false, why: skipped });
+        continue;
+      }
+      const aggregate = aggregateRecord(file, given);
+      if (aggregate === "not eee") seen({ file, read: false, why: `JSON but not an EEE record` });
+      else if (aggregate === null) {
+        if (queue(file)) seen({ file, read: true, why: "EEE instance records" });
+      } else {
+        seen({ file, read: true, why: `EEE aggregate record; its instance records: ${aggregate.samples}` });
+        if (queue(aggregate.samples)) seen({ file: aggregate.samples, read: true, why: "EEE instance records" });
+      }
     }
     for (const file of files) {
       const sidecar = findSidecar(file);
@@ -88,12 +105,20 @@ export const eeeImporter: Importer = {
   },
 };
 
+/** Why a file found in a folder is not read (a file named on the command line is always read). */
+function skipReason(file: string, given: boolean): string | null {
+  if (basename(file) === SIDECAR_FILE) return "the export's sidecar (read with the records under its folder)";
+  if (!given && !/\.jsonl?$/i.test(file)) return "not a .json or .jsonl file";
+  return null;
+}
+
 /**
- * The aggregate record a file holds, with the samples file it names when that is found (null:
- * the file is not an aggregate record). A JSON object that is neither record kind is refused
- * naming both.
+ * The aggregate record a file holds, with its samples file (null: the file is instance records,
+ * JSONL). An aggregate whose samples file is not found is refused, naming it: an aggregate
+ * score has no item to analyse. A JSON object that is neither record kind is refused naming
+ * both when the file was named, and skipped ("not eee") when it was found in a folder.
  */
-function aggregateRecord(file: string): { record: Aggregate; samples: string | null } | null {
+function aggregateRecord(file: string, given: boolean): { record: Aggregate; samples: string } | "not eee" | null {
   if (file.endsWith(".jsonl")) return null;
   const text = readText(file).trimStart();
   if (!text.startsWith("{")) return null;
@@ -101,11 +126,28 @@ function aggregateRecord(file: string): { record: Aggregate; samples: string | n
   // One record per line is JSONL (instance records); an object spread over lines is one record.
   if (isJsonObject(firstLine)) return null;
   const value = parseJson(text, file, null);
-  if (!value || typeof value !== "object" || !("evaluation_results" in value))
+  if (!value || typeof value !== "object" || !("evaluation_results" in value)) {
+    if (!given) return "not eee";
     throw logError(file, null, `not an EEE record: expected ${KINDS}`);
+  }
   const record = checked(AggregateSchema, value, file, null);
   const named = record.detailed_evaluation_results?.file_path;
-  return { record, samples: named ? findNamed(file, named) : null };
+  if (!named) {
+    throw logError(
+      file,
+      null,
+      "an aggregate record naming no instance records (detailed_evaluation_results.file_path): an aggregate score has no item to analyse",
+    );
+  }
+  const samples = findNamed(file, named);
+  if (!samples) {
+    throw logError(
+      file,
+      "detailed_evaluation_results.file_path",
+      `its instance records ${named} are not beside it nor under a parent folder; an aggregate score alone has no item to analyse`,
+    );
+  }
+  return { record, samples };
 }
 
 function isJsonObject(line: string): boolean {
@@ -127,37 +169,6 @@ function findNamed(file: string, named: string): string | null {
     if (parent === dir) return null;
     dir = parent;
   }
-}
-
-/** Each result of an aggregate without its instance records: a log with no samples and a note. */
-function aggregateLogs(file: string, record: Aggregate): ImportedLog[] {
-  const named = record.detailed_evaluation_results?.file_path;
-  return record.evaluation_results.map((result) => ({
-    file,
-    framework: "eee",
-    model: record.model_info.id,
-    benchmark: result.evaluation_name,
-    header: { evaluation_id: record.evaluation_id, schema_version: record.schema_version, aggregate: true },
-    generation: {},
-    scorers: [],
-    samples: [],
-    notes: [
-      `${basename(file)}: aggregate record, ${result.evaluation_name} score ${result.score_details.score}: ${
-        named ? `its instance records (${named}) were not found` : "no instance records"
-      }, so no item to analyse`,
-    ],
-  }));
-}
-
-function samplesFiles(path: string): string[] {
-  if (!existsSync(path)) throw logError(path, null, "no such file or directory");
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((name) => {
-      const full = join(path, name);
-      return statSync(full).isDirectory() ? samplesFiles(full) : name.endsWith(".jsonl") ? [full] : [];
-    });
 }
 
 /** The export's sidecar: in the file's directory or the nearest parent that has one. */

@@ -5,12 +5,12 @@
  * add the inputs, references, prompts and outputs.
  */
 import { existsSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { checked, logError, parseJson, readText } from "../read.js";
+import { checked, filesOf, logError, parseJson, readText } from "../read.js";
 
 /** The per-instance correctness metrics imported as scores by default (the first present is the run-time outcome). */
 export const HELM_DEFAULT_METRICS = [
@@ -75,11 +75,48 @@ const RequestsSchema = z.array(
 export const helmImporter: Importer = {
   name: "helm",
   description: "HELM run directories (run_spec.json, per_instance_stats.json, scenario.json)",
-  argument: "RUN_DIR...: HELM run directories",
-  async read(paths, mapping) {
-    return paths.map((dir) => readRunDir(dir, mapping));
+  argument: "RUN_DIR...: HELM run directories, or folders holding them (searched recursively)",
+  async read(paths, mapping, options) {
+    const seen = options?.onFile ?? (() => {});
+    const logs: ImportedLog[] = [];
+    for (const { dir, skipped } of runDirs(paths)) {
+      if (skipped) {
+        seen({ file: dir, read: false, why: skipped });
+        continue;
+      }
+      const log = readRunDir(dir, mapping, options?.split);
+      logs.push(log);
+      seen({ file: dir, read: true, why: `HELM run, ${log.samples.length} instances` });
+    }
+    if (logs.length === 0)
+      throw logError(paths.join(", "), null, "no HELM run directory (per_instance_stats.json) found");
+    return logs;
   },
 };
+
+const STATS_FILE = "per_instance_stats.json";
+
+/**
+ * The run directories under the paths: a folder holding per_instance_stats.json is one (a path
+ * given may also be that file); the files of the folders searched that are in no run are skipped.
+ */
+function runDirs(paths: readonly string[]): { dir: string; skipped?: string }[] {
+  const runs = new Set<string>();
+  const out: { dir: string; skipped?: string }[] = [];
+  const found = filesOf(paths);
+  for (const { file, given } of found) {
+    const dir = dirname(file);
+    if (basename(file) === STATS_FILE) {
+      if (!runs.has(dir)) out.push({ dir });
+      runs.add(dir);
+    } else if (given) {
+      throw logError(file, null, `not a HELM run directory nor its ${STATS_FILE}`);
+    }
+  }
+  for (const { file } of found)
+    if (!runs.has(dirname(file))) out.push({ dir: file, skipped: `not in a HELM run directory (no ${STATS_FILE})` });
+  return out;
+}
 
 function readJson<S extends z.ZodType>(dir: string, name: string, schema: S): z.infer<S> {
   const file = join(dir, name);
@@ -90,7 +127,7 @@ function optionalJson<S extends z.ZodType>(dir: string, name: string, schema: S)
   return existsSync(join(dir, name)) ? readJson(dir, name, schema) : undefined;
 }
 
-function readRunDir(dir: string, mapping: ImportMapping): ImportedLog {
+function readRunDir(dir: string, mapping: ImportMapping, _split: string | undefined): ImportedLog {
   if (!existsSync(join(dir, "per_instance_stats.json"))) {
     throw logError(dir, null, "not a HELM run directory (no per_instance_stats.json)");
   }

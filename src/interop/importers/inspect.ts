@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import * as z from "zod";
 import type { ChatMessage, GenerationParams, MessageRole } from "../../contracts/provider.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { asText, checked, contentText, logError, parseJson, readText } from "../read.js";
+import { asText, checked, contentText, filesOf, logError, parseJson, readText } from "../read.js";
 import { DEFAULT_ZIP_LIMITS, inflatesCleanly, ZipError, type ZipLimits, ZipReader } from "../zip.js";
 
 const ScoreSchema = z.looseObject({
@@ -56,14 +56,31 @@ type Sample = z.infer<typeof SampleSchema>;
 export const inspectImporter: Importer = {
   name: "inspect",
   description: "Inspect AI logs (.eval zip logs and the older .json logs)",
-  argument: "LOG...: .eval or .json log files",
+  argument: "LOG...: .eval or .json log files, or folders holding them (searched recursively)",
   async read(paths, _mapping, options) {
     const limits = options?.zipLimits ?? DEFAULT_ZIP_LIMITS;
-    return paths.map((path) =>
-      extname(path).toLowerCase() === ".eval" ? readEvalZip(path, limits) : readJsonLog(path),
-    );
+    const seen = options?.onFile ?? (() => {});
+    const logs: ImportedLog[] = [];
+    for (const { file, given } of filesOf(paths)) {
+      const log = readLog(file, given, limits);
+      if (typeof log === "string") seen({ file, read: false, why: log });
+      else {
+        logs.push(log);
+        seen({ file, read: true, why: `Inspect log, ${log.samples.length} samples` });
+      }
+    }
+    if (logs.length === 0) throw logError(paths.join(", "), null, "no Inspect log (.eval or .json) found");
+    return logs;
   },
 };
+
+/** A log, or why a file found in a folder is not one (a file named on the command line must be one). */
+function readLog(file: string, given: boolean, limits: ZipLimits): ImportedLog | string {
+  const kind = extname(file).toLowerCase();
+  if (kind === ".eval") return readEvalZip(file, limits);
+  if (!given && kind !== ".json") return "not an .eval or .json file";
+  return readJsonLog(file, given) ?? "JSON but not an Inspect log (no eval.task and eval.model)";
+}
 
 function readEvalZip(file: string, limits: ZipLimits): ImportedLog {
   let zip: ZipReader;
@@ -104,8 +121,10 @@ function unreadableZip(file: string, error: unknown, limits: ZipLimits): Error {
   );
 }
 
-function readJsonLog(file: string): ImportedLog {
+/** A single-file JSON log; null when a file found in a folder is JSON but not an Inspect log (logs.json, say). */
+function readJsonLog(file: string, given: boolean): ImportedLog | null {
   const value = parseJson(readText(file), file, null);
+  if (!given && !HeaderSchema.safeParse(value).success) return null;
   const log = checked(HeaderSchema.extend({ samples: z.array(z.unknown()).nullish() }), value, file, null);
   const samples = (log.samples ?? []).map((raw, i) => {
     const entry = `samples[${i}]`;

@@ -3,13 +3,13 @@
  * files and, from `--log_samples`, `samples_<task>_<time>.jsonl` beside them. One log per task
  * of a results file; each JSONL row is one document (its filters' metrics merge into one trial).
  */
-import { readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { asText, checked, logError, parseJson, readText } from "../read.js";
+import { asText, checked, filesOf, logError, parseJson, readText } from "../read.js";
 
 /** The generation settings read (others pass unchecked): the types lm-eval writes. */
 const GenerationKwargsSchema = z.looseObject({
@@ -43,31 +43,45 @@ const MetricValueSchema = z.union([z.number(), z.boolean(), z.array(z.unknown())
 export const lmEvalImporter: Importer = {
   name: "lm-eval",
   description: "lm-evaluation-harness results_*.json with their --log_samples samples_*.jsonl",
-  argument: "DIR...: output directories (searched recursively)",
-  async read(paths, mapping) {
+  argument: "PATH...: results_*.json files, or output folders holding them (searched recursively)",
+  async read(paths, mapping, options) {
+    const seen = options?.onFile ?? (() => {});
+    const found = filesOf(paths);
     const logs: ImportedLog[] = [];
-    for (const dir of paths) {
-      const results = findFiles(dir, /^results_.*\.json$/);
-      if (results.length === 0)
-        throw logError(dir, null, "no results_*.json file found (an lm-eval --output_path directory)");
-      for (const file of results) logs.push(...readResults(file, mapping));
+    const samplesRead = new Set<string>();
+    for (const { file, given } of found) {
+      if (!RESULTS.test(basename(file))) {
+        if (given && !SAMPLES.test(basename(file)))
+          throw logError(file, null, "not an lm-eval results file (results_<time>.json) nor a folder holding one");
+        continue;
+      }
+      const read = readResults(file, mapping);
+      logs.push(...read);
+      seen({ file, read: true, why: `lm-eval results, tasks ${read.map((l) => l.benchmark).join(", ")}` });
+      for (const log of read)
+        if (log.file !== file) {
+          samplesRead.add(log.file);
+          seen({ file: log.file, read: true, why: `samples of ${log.benchmark}, ${log.samples.length} documents` });
+        }
     }
+    for (const { file } of found) {
+      if (RESULTS.test(basename(file)) || samplesRead.has(file)) continue;
+      seen({
+        file,
+        read: false,
+        why: SAMPLES.test(basename(file))
+          ? "samples without a results file of the same time stamp beside it"
+          : "not an lm-eval results_*.json or samples_*.jsonl file",
+      });
+    }
+    if (logs.length === 0)
+      throw logError(paths.join(", "), null, "no results_*.json file found (an lm-eval --output_path folder)");
     return logs;
   },
 };
 
-function findFiles(path: string, pattern: RegExp): string[] {
-  let stat: ReturnType<typeof statSync>;
-  try {
-    stat = statSync(path);
-  } catch {
-    throw logError(path, null, "no such file or directory");
-  }
-  if (!stat.isDirectory()) return pattern.test(basename(path)) ? [path] : [];
-  return readdirSync(path)
-    .sort()
-    .flatMap((name) => findFiles(join(path, name), pattern));
-}
+const RESULTS = /^results_.*\.json$/;
+const SAMPLES = /^samples_.*\.jsonl$/;
 
 function readResults(file: string, mapping: ImportMapping): ImportedLog[] {
   const raw = parseJson(readText(file), file, null);
@@ -80,7 +94,7 @@ function readResults(file: string, mapping: ImportMapping): ImportedLog[] {
     .sort()
     .map((task) => {
       const samplesFile = join(dirname(file), `samples_${task}_${stamp}.jsonl`);
-      const exists = findFiles(dirname(file), /^samples_.*\.jsonl$/).includes(samplesFile);
+      const exists = existsSync(samplesFile);
       const samples = exists ? readSamples(samplesFile) : [];
       const scorers = mapping.metrics ?? metricNames(results.results[task]);
       return {
