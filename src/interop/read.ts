@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { z } from "zod";
+import * as z from "zod";
 import { InputError } from "../core/errors.js";
 
 /** An InputError naming the file, the entry inside it (zip member, line, JSON path) and the problem. */
@@ -75,6 +75,12 @@ export function checked<S extends z.ZodType>(
   });
   throw logError(file, entry, problems.join("; "));
 }
+
+/**
+ * Any number, infinite ones included (zod's number refuses them with a message that names no
+ * value): score values are checked in one place (outcome.ts) the same way for every format.
+ */
+export const anyNumber = z.custom<number>((value) => typeof value === "number", "expected a number");
 
 /** The value at a dotted path of a JSON value, or undefined. */
 export function valueAt(value: unknown, path: string): unknown {

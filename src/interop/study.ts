@@ -15,7 +15,7 @@ import { conditionHash, hashValue, trialId } from "../core/hash.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import type { RunRecord, TrialCompletion } from "../run/store/types.js";
 import type { FacetSource, ImportMapping } from "./mapping.js";
-import { outcomeOf } from "./outcome.js";
+import { outcomeOf, scoreProblem } from "./outcome.js";
 import { valueAt } from "./read.js";
 import type { ImportedLog, ImportedSample } from "./types.js";
 
@@ -62,6 +62,7 @@ export function prepareImport(
   const scores: ScoreRecord[] = [];
   const levels = new Map<string, string[]>(facetOrder.map((f) => [f, []]));
   const summary: PreparedImport["logs"] = [];
+  const unscored: string[] = [];
   const runId = `${study}-${hashValue([framework, logs.map((l) => [l.file, l.samples.length]), mapping]).slice(0, 12)}`;
   for (const log of logs) {
     const subject = idOf(mapping.models[log.model] ?? log.model);
@@ -110,6 +111,11 @@ export function prepareImport(
         calls: callsFor(id, log, sample, createdAt),
       });
       for (const score of sample.scores) {
+        const problem = scoreProblem(score.value, score.range, mapping.outcomes);
+        if (problem)
+          throw new InputError(
+            `${where}: sample ${JSON.stringify(sample.item)}, field '${score.field ?? `scores.${score.scorer}`}': ${problem}`,
+          );
         scores.push({
           trialId: id,
           scorer: score.scorer,
@@ -124,6 +130,11 @@ export function prepareImport(
       }
     }
     summary.push({ file: log.file, model: subject, benchmark, trials: log.samples.length, scores: logScores });
+    const outcomes = completions.slice(completions.length - log.samples.length).filter((c) => c.outcome.score !== null);
+    if (log.samples.length > 0 && outcomes.length === 0)
+      unscored.push(
+        `${basename(log.file)}: not scored: none of its ${log.samples.length} trials has an outcome (${logScores} scores${primary ? `; run-time scorer '${primary}'` : ""})`,
+      );
   }
   const spec = specOf(study, framework, logs, mapping, Object.fromEntries(levels), trials, compareModels);
   const manifest = trials.map((t) => `${t.benchmarkId}\u0000${t.itemId}`).sort();
@@ -137,7 +148,7 @@ export function prepareImport(
     parallaxVersion: PARALLAX_VERSION,
     imported: { format: framework, origins: originsOf(logs) },
   };
-  const notes = logs.flatMap((l) => l.notes);
+  const notes = [...logs.flatMap((l) => l.notes), ...unscored];
   for (const log of logs) {
     if (mapping.scorer && log.samples.length > 0 && !log.scorers.includes(mapping.scorer)) {
       notes.push(

@@ -16,6 +16,10 @@ export interface ImportedScore {
   value: unknown;
   answer: string | null;
   explanation: string | null;
+  /** Where the value is in the sample (default `scores.<scorer>`), for messages. */
+  field?: string;
+  /** The values the scorer can give, when the format declares them; a number outside is refused. */
+  range?: readonly [number, number];
 }
 
 /** One sample at one epoch: a trial once imported. */

@@ -14,8 +14,9 @@ import { basename, dirname, join, resolve } from "node:path";
 import * as z from "zod";
 import type { ChatMessage, MessageRole } from "../../contracts/provider.js";
 import { SIDECAR_FILE, type Sidecar, SidecarSchema } from "../eee/sidecar.js";
+import { scoreProblem } from "../outcome.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { checked, filesOf, logError, parseJson, readText } from "../read.js";
+import { anyNumber, checked, filesOf, logError, parseJson, readText } from "../read.js";
 
 const InstanceSchema = z.looseObject({
   schema_version: z.string(),
@@ -28,7 +29,7 @@ const InstanceSchema = z.looseObject({
   output: z.looseObject({ raw: z.array(z.string()) }).nullish(),
   messages: z.array(z.looseObject({ role: z.string(), content: z.string().nullish() })).nullish(),
   answer_attribution: z.array(z.looseObject({ extracted_value: z.string(), extraction_method: z.string() })),
-  evaluation: z.looseObject({ score: z.number(), is_correct: z.boolean() }),
+  evaluation: z.looseObject({ score: anyNumber, is_correct: z.boolean() }),
   token_usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }).nullish(),
   performance: z.looseObject({ latency_ms: z.number().nullish() }).nullish(),
   error: z.string().nullish(),
@@ -208,6 +209,13 @@ function toSample(record: Instance, entry: string, file: string, sidecar: Sideca
   const condition = hash && sidecar ? sidecar.conditions[hash] : undefined;
   if (hash && sidecar && !condition)
     throw logError(file, entry, `field 'metadata.condition_hash': ${hash} is not in the sidecar's conditions`);
+  const scoreProblemText = scoreProblem(record.evaluation.score, undefined, { values: {} });
+  if (scoreProblemText)
+    throw logError(
+      file,
+      entry,
+      `sample ${JSON.stringify(record.sample_id)}, field 'evaluation.score': ${scoreProblemText}`,
+    );
   const attribution = record.answer_attribution.at(-1);
   const messages: ChatMessage[] = (record.messages ?? []).map((m) => ({
     role: roleOf(m.role),
@@ -233,6 +241,7 @@ function toSample(record: Instance, entry: string, file: string, sidecar: Sideca
           {
             scorer: "is_correct",
             value: record.evaluation.is_correct,
+            field: "evaluation.is_correct",
             answer: attribution?.extracted_value ?? null,
             explanation: null,
           },

@@ -10,7 +10,7 @@ import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { checked, filesOf, logError, parseJson, readText } from "../read.js";
+import { anyNumber, checked, filesOf, logError, parseJson, readText } from "../read.js";
 
 /** The per-instance correctness metrics imported as scores by default (the first present is the run-time outcome). */
 export const HELM_DEFAULT_METRICS = [
@@ -33,8 +33,8 @@ const RunSpecSchema = z.looseObject({
 const StatSchema = z.looseObject({
   name: z.looseObject({ name: z.string(), split: z.string().nullish() }),
   count: z.number().int().nonnegative(),
-  mean: z.number().nullish(),
-  sum: z.number().nullish(),
+  mean: anyNumber.nullish(),
+  sum: anyNumber.nullish(),
 });
 
 const InstanceStatsSchema = z.array(
@@ -171,7 +171,19 @@ function readRunDir(dir: string, mapping: ImportMapping, _split: string | undefi
       messages: prompt === null ? [] : [{ role: "user", content: prompt }],
       output: predictions.get(key(entry.instance_id, entry.train_trial_index)) ?? null,
       scores: metrics.flatMap((m) =>
-        value(m) === undefined ? [] : [{ scorer: m, value: value(m), answer: null, explanation: null }],
+        value(m) === undefined
+          ? []
+          : [
+              {
+                scorer: m,
+                value: value(m),
+                answer: null,
+                explanation: null,
+                field: `stats[${m}].mean`,
+                // HELM's correctness metrics are shares of the instance's references matched.
+                ...(HELM_DEFAULT_METRICS.includes(m) ? { range: [0, 1] as const } : {}),
+              },
+            ],
       ),
       usage: {
         inputTokens: Math.round(value("num_prompt_tokens") ?? 0),

@@ -181,6 +181,7 @@ function toSample(sample: Sample, entry: string): ImportedSample {
     scores: Object.entries(sample.scores ?? {}).map(([scorer, s]) => ({
       scorer,
       value: s.value,
+      field: `scores.${scorer}.value`,
       answer: asText(s.answer),
       explanation: asText(s.explanation),
     })),

@@ -8,8 +8,9 @@ import { basename, dirname, join } from "node:path";
 import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
+import { describeValue } from "../outcome.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { asText, checked, filesOf, logError, parseJson, readText } from "../read.js";
+import { anyNumber, asText, checked, filesOf, logError, parseJson, readText } from "../read.js";
 
 /** The generation settings read (others pass unchecked): the types lm-eval writes. */
 const GenerationKwargsSchema = z.looseObject({
@@ -38,7 +39,10 @@ const RowSchema = z.looseObject({
 });
 
 /** A metric's per-document value: a number or boolean (a list for corpus metrics such as BLEU, or null). */
-const MetricValueSchema = z.union([z.number(), z.boolean(), z.array(z.unknown()), z.null()]);
+const MetricValueSchema = z.union([anyNumber, z.boolean(), z.array(z.unknown()), z.null()]);
+
+/** Metrics whose per-document value is a share in [0, 1] (a value outside is refused). */
+const UNIT_METRICS = new Set(["acc", "acc_norm", "exact_match", "mc1", "mc2", "em", "f1", "contains"]);
 
 export const lmEvalImporter: Importer = {
   name: "lm-eval",
@@ -152,12 +156,14 @@ function readSamples(file: string): ImportedSample[] {
           throw logError(
             file,
             entry,
-            `field '${metric}': expected a number, a boolean, a list or null, found ${JSON.stringify(row[metric])}`,
+            `field '${metric}': expected a number, a boolean, a list or null, found ${describeValue(row[metric])}`,
           );
         }
         sample.scores.push({
           scorer: scorerName(metric, row.filter),
           value: row[metric],
+          field: metric,
+          ...(UNIT_METRICS.has(metric) ? { range: [0, 1] as const } : {}),
           answer: firstText(row.filtered_resps),
           explanation: null,
         });
