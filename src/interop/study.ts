@@ -7,7 +7,7 @@
  * before the store is touched.
  */
 import { basename } from "node:path";
-import type { StudyProvenance } from "../contracts/provenance.js";
+import type { ImportedFrom, StudyProvenance } from "../contracts/provenance.js";
 import type { StudySpec } from "../contracts/spec.js";
 import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
@@ -26,7 +26,7 @@ export interface PreparedImport {
   scores: ScoreRecord[];
   notes: string[];
   /** Per log: file, model, benchmark, trials and scores, for the command's summary. */
-  logs: { file: string; model: string; benchmark: string; trials: number; scores: number }[];
+  logs: { file: string; model: string; benchmark: string; trials: number; scores: number; declared?: number }[];
 }
 
 /** The facet every trial gets when the mapping declares none: which framework wrote the log. */
@@ -129,7 +129,14 @@ export function prepareImport(
         logScores++;
       }
     }
-    summary.push({ file: log.file, model: subject, benchmark, trials: log.samples.length, scores: logScores });
+    summary.push({
+      file: log.file,
+      model: subject,
+      benchmark,
+      trials: log.samples.length,
+      scores: logScores,
+      ...(log.declaredSamples === undefined ? {} : { declared: log.declaredSamples }),
+    });
     const outcomes = completions.slice(completions.length - log.samples.length).filter((c) => c.outcome.score !== null);
     if (log.samples.length > 0 && outcomes.length === 0)
       unscored.push(
@@ -146,7 +153,7 @@ export function prepareImport(
     spec,
     createdAt,
     parallaxVersion: PARALLAX_VERSION,
-    imported: { format: framework, origins: originsOf(logs) },
+    imported: { format: framework, origins: originsOf(logs), ...countsOf(logs) },
   };
   const notes = [...logs.flatMap((l) => l.notes), ...unscored];
   for (const log of logs) {
@@ -157,6 +164,16 @@ export function prepareImport(
     }
   }
   return { run, trials, completions, scores, notes, logs: summary };
+}
+
+/** Both counts of every log whose results declare another number of samples than it holds. */
+function countsOf(logs: readonly ImportedLog[]): Pick<ImportedFrom, "counts"> {
+  const counts = logs.flatMap((log) =>
+    log.declaredSamples !== undefined && log.declaredSamples !== log.samples.length
+      ? [{ log: log.file, benchmark: log.benchmark, declared: log.declaredSamples, present: log.samples.length }]
+      : [],
+  );
+  return counts.length > 0 ? { counts } : {};
 }
 
 /** The distinct provenances the logs carried (Parallax exports), each once. */

@@ -58,6 +58,8 @@ export interface ImportedLog {
   /** The order in which the log lists its scorers (the first is the default run-time outcome). */
   scorers: string[];
   samples: ImportedSample[];
+  /** How many samples the log's results say were evaluated, when they say it (lm-eval's n-samples). */
+  declaredSamples?: number;
   /** What the reader noticed and the user should know (e.g. a log without samples). */
   notes: string[];
   /** The provenance a Parallax export carried (its EEE sidecar), restored on the imported run. */

@@ -45,7 +45,12 @@ export async function importCommand(
     ...(simulated ? [`*** ${SIMULATED_NOTICE} ***`] : []),
     `imported ${prepared.trials.length} trials and ${prepared.scores.length} scores from ${prepared.logs.length} log(s) into ${storeLabel(target)} (run ${prepared.run.id})`,
     ...prepared.files.map((f) => `  ${f.read ? "read" : "skipped"} ${f.file}: ${f.why}`),
-    ...prepared.logs.map((l) => `  ${l.file}: ${l.model} on ${l.benchmark}: ${l.trials} trials, ${l.scores} scores`),
+    ...prepared.logs.map(
+      (l) =>
+        `  ${l.file}: ${l.model} on ${l.benchmark}: ${l.trials} trials, ${l.scores} scores${
+          l.declared !== undefined && l.declared !== l.trials ? ` (the results declare ${l.declared} samples)` : ""
+        }`,
+    ),
     ...prepared.notes.map((n) => `note: ${n}`),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

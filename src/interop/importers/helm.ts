@@ -86,7 +86,7 @@ export const helmImporter: Importer = {
       }
       const log = readRunDir(dir, mapping, options?.split);
       logs.push(log);
-      seen({ file: dir, read: true, why: `HELM run, ${log.samples.length} instances` });
+      seen({ file: dir, read: true, why: `HELM run, ${splitLabel(log)}${log.samples.length} instances` });
     }
     if (logs.length === 0)
       throw logError(paths.join(", "), null, "no HELM run directory (per_instance_stats.json) found");
@@ -95,6 +95,11 @@ export const helmImporter: Importer = {
 };
 
 const STATS_FILE = "per_instance_stats.json";
+
+function splitLabel(log: ImportedLog): string {
+  const split = (log.header as { split: string | null }).split;
+  return split ? `split ${split}, ` : "";
+}
 
 /**
  * The run directories under the paths: a folder holding per_instance_stats.json is one (a path
@@ -127,7 +132,7 @@ function optionalJson<S extends z.ZodType>(dir: string, name: string, schema: S)
   return existsSync(join(dir, name)) ? readJson(dir, name, schema) : undefined;
 }
 
-function readRunDir(dir: string, mapping: ImportMapping, _split: string | undefined): ImportedLog {
+function readRunDir(dir: string, mapping: ImportMapping, requested: string | undefined): ImportedLog {
   if (!existsSync(join(dir, "per_instance_stats.json"))) {
     throw logError(dir, null, "not a HELM run directory (no per_instance_stats.json)");
   }
@@ -151,9 +156,10 @@ function readRunDir(dir: string, mapping: ImportMapping, _split: string | undefi
     (r) => r.request.prompt ?? null,
   );
   refuseDuplicateStats(dir, stats);
-  const present = new Set(stats.flatMap((s) => s.stats.map((x) => x.name.name)));
+  const { split, kept, notes: splitNotes } = oneSplit(dir, stats, requested);
+  const present = new Set(kept.flatMap(({ entry }) => entry.stats.map((x) => x.name.name)));
   const metrics = (mapping.metrics ?? HELM_DEFAULT_METRICS).filter((m) => present.has(m));
-  const samples: ImportedSample[] = stats.map((entry, index) => {
+  const samples: ImportedSample[] = kept.map(({ entry, index }) => {
     const value = (name: string) => {
       const stat = entry.stats.find((s) => s.name.name === name);
       return stat ? (stat.mean ?? (stat.count > 0 && stat.sum != null ? stat.sum / stat.count : null)) : undefined;
@@ -199,15 +205,57 @@ function readRunDir(dir: string, mapping: ImportMapping, _split: string | undefi
     framework: "helm",
     model: runSpec.adapter_spec.model,
     benchmark: scenario?.name ?? runSpec.name.split(":")[0],
-    header: { run_spec: runSpec, scenario: scenario ?? null },
+    header: { run_spec: runSpec, scenario: scenario ?? null, split },
     generation: generationOf(runSpec.adapter_spec),
     scorers: metrics,
     samples,
-    notes:
-      metrics.length === 0
+    notes: [
+      ...splitNotes,
+      ...(metrics.length === 0
         ? [`${basename(dir)}: none of the metrics ${HELM_DEFAULT_METRICS.join(", ")} is present`]
-        : [],
+        : []),
+    ],
   };
+}
+
+type InstanceStats = z.infer<typeof InstanceStatsSchema>[number];
+
+/** The split an instance was evaluated in, from its stats' names (null when HELM names none). */
+function splitOf(entry: InstanceStats): string | null {
+  return entry.stats.find((s) => s.name.split)?.name.split ?? null;
+}
+
+/**
+ * The instances of one split: splits are never pooled (HELM reports each on its own). The split
+ * asked for, else test, else the run's only split; a run with several and no test is refused.
+ */
+function oneSplit(
+  dir: string,
+  stats: readonly InstanceStats[],
+  requested: string | undefined,
+): { split: string | null; kept: { entry: InstanceStats; index: number }[]; notes: string[] } {
+  const all = stats.map((entry, index) => ({ entry, index, split: splitOf(entry) }));
+  const splits = [...new Set(all.map((s) => s.split).filter((s): s is string => s !== null))].sort();
+  const named = splits.map((s) => `${s} (${all.filter((x) => x.split === s).length})`).join(", ");
+  if (splits.length === 0) return { split: null, kept: all, notes: [] };
+  let split: string;
+  if (requested !== undefined) {
+    if (!splits.includes(requested))
+      throw logError(dir, STATS_FILE, `no instance of split '${requested}' (splits and instances: ${named})`);
+    split = requested;
+  } else if (splits.includes("test")) split = "test";
+  else if (splits.length === 1) split = splits[0];
+  else
+    throw logError(dir, STATS_FILE, `instances of several splits and none of test: ${named}; choose one with --split`);
+  const kept = all.filter((s) => s.split === split);
+  const notes: string[] = [];
+  if (kept.length < all.length)
+    notes.push(
+      `${basename(dir)}: split ${split}: ${kept.length} instances imported; not pooled with the other splits (${named}; --split NAME imports another)`,
+    );
+  if (requested === undefined && split !== "test")
+    notes.push(`${basename(dir)}: no test split; its only split '${split}' imported`);
+  return { split, kept, notes };
 }
 
 /** The entries by key; two entries with one key are refused, naming both. */

@@ -24,6 +24,7 @@ const ResultsSchema = z.looseObject({
   results: z.record(z.string(), z.record(z.string(), z.unknown())),
   configs: z.record(z.string(), z.looseObject({ generation_kwargs: GenerationKwargsSchema.nullish() })).nullish(),
   model_name: z.string().nullish(),
+  "n-samples": z.record(z.string(), z.looseObject({ effective: z.number().int().nonnegative().nullish() })).nullish(),
   config: z.looseObject({ model: z.string().nullish(), model_args: z.unknown() }).nullish(),
 });
 
@@ -101,6 +102,7 @@ function readResults(file: string, mapping: ImportMapping): ImportedLog[] {
       const exists = existsSync(samplesFile);
       const samples = exists ? readSamples(samplesFile) : [];
       const scorers = mapping.metrics ?? metricNames(results.results[task]);
+      const declared = results["n-samples"]?.[task]?.effective ?? undefined;
       return {
         file: exists ? samplesFile : file,
         framework: "lm-eval" as const,
@@ -110,8 +112,13 @@ function readResults(file: string, mapping: ImportMapping): ImportedLog[] {
         generation: generationOf(results.configs?.[task]?.generation_kwargs ?? {}),
         scorers: [...new Set([...scorers, ...samples.flatMap((s) => s.scores.map((x) => x.scorer))])],
         samples,
+        ...(declared === undefined ? {} : { declaredSamples: declared }),
         notes: exists
-          ? []
+          ? declared !== undefined && declared !== samples.length
+            ? [
+                `${basename(samplesFile)}: ${samples.length} documents, but the results declare ${declared} samples of ${task}; the ${samples.length} are imported`,
+              ]
+            : []
           : [`${basename(file)}: task ${task} has no samples_${task}_${stamp}.jsonl (run with --log_samples)`],
       };
     });
