@@ -201,9 +201,9 @@ audit
 program
   .command("import")
   .description(
-    "import logs of another framework as a study: inspect (.eval/.json), lm-eval, helm, eee (docs/INTEROP.md)",
+    "import logs of another framework as a study: inspect (.eval/.json), lm-eval, helm, eee, parquet (docs/INTEROP.md)",
   )
-  .argument("<format>", "inspect | lm-eval | helm | eee")
+  .argument("<format>", "inspect | lm-eval | helm | eee | parquet")
   .argument("<paths...>", "log files or directories")
   .option("--out <dir>", "a new study directory")
   .option("--store <target>", "a postgres:// URL (add ?schema=NAME) of an empty schema instead of --out")

@@ -48,11 +48,13 @@ export function prepareImport(
   now: Date = new Date(),
 ): PreparedImport {
   const createdAt = now.toISOString();
-  const study = mapping.study ?? `import-${framework}`;
+  const study = mapping.study ?? sourceStudy(logs) ?? `import-${framework}`;
   const modelIds = [...new Set(logs.map((l) => idOf(mapping.models[l.model] ?? l.model)))];
   const compareModels =
-    (mapping.compare ?? (Object.keys(mapping.facets).length === 0 && modelIds.length > 1 ? "models" : "none")) ===
-    "models";
+    (mapping.compare ??
+      (Object.keys(mapping.facets).length === 0 && modelIds.length > 1 && logs.every((l) => l.comparesModels !== false)
+        ? "models"
+        : "none")) === "models";
   const facetOrder = compareModels
     ? [SUBJECT_FACET, ...facetNames(logs, mapping).filter((f) => f !== DEFAULT_FACET && f !== SUBJECT_FACET)]
     : facetNames(logs, mapping);
@@ -60,7 +62,10 @@ export function prepareImport(
   const trials: PlannedTrial[] = [];
   const completions: TrialCompletion[] = [];
   const scores: ScoreRecord[] = [];
-  const levels = new Map<string, string[]>(facetOrder.map((f) => [f, []]));
+  // A source that knows its study's level order (a Parallax table) gives it: the reference stays first.
+  const levels = new Map<string, string[]>(
+    facetOrder.map((f) => [f, [...new Set(logs.flatMap((l) => l.facetLevels?.[f] ?? []))]]),
+  );
   const summary: PreparedImport["logs"] = [];
   const unscored: string[] = [];
   const runId = `${study}-${hashValue([framework, logs.map((l) => [l.file, l.samples.length]), mapping]).slice(0, 12)}`;
@@ -121,7 +126,7 @@ export function prepareImport(
           scorer: score.scorer,
           version: `${log.framework}-import`,
           parsedAnswer: score.answer,
-          parseStatus: parseStatusOf(score.value, outcomeOf(score.value, mapping.outcomes)),
+          parseStatus: score.parseStatus ?? parseStatusOf(score.value, outcomeOf(score.value, mapping.outcomes)),
           score: outcomeOf(score.value, mapping.outcomes),
           details: { value: score.value as never, explanation: score.explanation, source: where },
           createdAt,
@@ -176,6 +181,13 @@ function countsOf(logs: readonly ImportedLog[]): Pick<ImportedFrom, "counts"> {
   return counts.length > 0 ? { counts } : {};
 }
 
+/** The study the logs were exported from, when they all name the same one (a re-imported Parallax export). */
+function sourceStudy(logs: readonly ImportedLog[]): string | undefined {
+  const studies = new Set(logs.map((l) => l.provenance?.study));
+  const [only] = studies;
+  return studies.size === 1 && only && IDENTIFIER.test(only) ? only : undefined;
+}
+
 /** The distinct provenances the logs carried (Parallax exports), each once. */
 function originsOf(logs: readonly ImportedLog[]): StudyProvenance[] {
   const byRun = new Map<string, StudyProvenance>();
@@ -217,7 +229,7 @@ function outcomeFor(sample: ImportedSample, primary: string | null, mapping: Imp
     status: sample.error ? "errored" : "finished",
     finalAnswer: sample.output,
     parsedAnswer: score?.answer ?? null,
-    parseStatus: score ? parseStatusOf(score.value, outcome) : "not_applicable",
+    parseStatus: score ? (score.parseStatus ?? parseStatusOf(score.value, outcome)) : "not_applicable",
     score: sample.error ? null : outcome,
     scorer: score ? score.scorer : null,
     failureBucket: sample.error ? "other" : null,

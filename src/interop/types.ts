@@ -6,6 +6,7 @@
  */
 import type { StudyProvenance } from "../contracts/provenance.js";
 import type { ChatMessage, GenerationParams } from "../contracts/provider.js";
+import type { ParseStatus } from "../contracts/trial.js";
 import type { ImportMapping } from "./mapping.js";
 import type { ZipLimits } from "./zip.js";
 
@@ -20,6 +21,8 @@ export interface ImportedScore {
   field?: string;
   /** The values the scorer can give, when the format declares them; a number outside is refused. */
   range?: readonly [number, number];
+  /** The parse status the source recorded (a Parallax table); else derived from the value. */
+  parseStatus?: ParseStatus;
 }
 
 /** One sample at one epoch: a trial once imported. */
@@ -49,7 +52,7 @@ export interface ImportedSample {
 export interface ImportedLog {
   /** The file or directory read, as given. */
   file: string;
-  framework: "inspect" | "lm-eval" | "helm" | "eee";
+  framework: "inspect" | "lm-eval" | "helm" | "eee" | "parquet";
   model: string;
   benchmark: string;
   /** The log's header as JSON, for facet fields of the mapping (`field: eval.task_args.cot`). */
@@ -62,7 +65,11 @@ export interface ImportedLog {
   declaredSamples?: number;
   /** What the reader noticed and the user should know (e.g. a log without samples). */
   notes: string[];
-  /** The provenance a Parallax export carried (its EEE sidecar), restored on the imported run. */
+  /** False when the source's model column is already the study's (compared models are a facet there). */
+  comparesModels?: false;
+  /** Facet -> levels in the source study's order (the first is the default reference). */
+  facetLevels?: Record<string, string[]>;
+  /** The provenance a Parallax export carried (its EEE sidecar, its Parquet metadata), restored on the imported run. */
   provenance?: StudyProvenance;
 }
 

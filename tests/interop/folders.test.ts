@@ -103,6 +103,7 @@ describe("importing folders", { skip: interopSkip }, () => {
       summary.logs.reduce((t: number, l: { trials: number }) => t + l.trials, 0),
       trialsBefore,
     );
+    assert.match(summary.runId, /^import-helm-/, "the re-imported study keeps its source study's name");
     const samplesLines = summary.files.filter((f: { file: string }) => f.file.endsWith("_samples.jsonl"));
     assert.equal(samplesLines.length, 1, "the samples file is read once, though both it and its aggregate are found");
     assert.ok(summary.files.some((f: { file: string; read: boolean }) => f.file.endsWith("sidecar.json") && !f.read));
