@@ -11,6 +11,7 @@ import type { ImportedFrom, StudyProvenance } from "../contracts/provenance.js";
 import type { StudySpec } from "../contracts/spec.js";
 import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
+import { visibleText } from "../core/visible-text.js";
 import { conditionHash, hashValue, trialId } from "../core/hash.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import type { RunRecord, TrialCompletion } from "../run/store/types.js";
@@ -96,7 +97,7 @@ export function prepareImport(
       const earlier = seen.get(id);
       if (earlier) {
         throw new InputError(
-          `${where}: the same trial (model ${model}, benchmark ${benchmark}, item ${sample.item}, attempt ${sample.attempt}, condition ${JSON.stringify(condition)}) is also in ${earlier}; give the logs different facet values in the mapping (facets: NAME: logs: {FILE: VALUE}) or import them into separate studies`,
+          `${where}: the same trial (model ${model}, benchmark ${benchmark}, item ${visibleText(sample.item)}, attempt ${sample.attempt}, condition ${JSON.stringify(condition)}) is also in ${earlier}; give the logs different facet values in the mapping (facets: NAME: logs: {FILE: VALUE}) or import them into separate studies`,
         );
       }
       seen.set(id, where);
@@ -119,7 +120,7 @@ export function prepareImport(
         const problem = scoreProblem(score.value, score.range, mapping.outcomes);
         if (problem)
           throw new InputError(
-            `${where}: sample ${JSON.stringify(sample.item)}, field '${score.field ?? `scores.${score.scorer}`}': ${problem}`,
+            `${where}: sample ${visibleText(JSON.stringify(sample.item))}, field '${score.field ?? `scores.${score.scorer}`}': ${problem}`,
           );
         scores.push({
           trialId: id,
