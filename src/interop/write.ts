@@ -18,6 +18,9 @@ import { staleEntries } from "../core/stale.js";
 /** The provenance file of an imported study directory. */
 export const IMPORT_FILE = "import.json";
 
+/** Staging directories are `.parallax-import-PID.NAME`, beside the study directory NAME. */
+export const STAGING_PREFIX = ".parallax-import-";
+
 export interface ImportProvenance {
   format: string;
   files: string[];
@@ -36,10 +39,10 @@ export async function writeImport(
     throw new InputError(`${target} is not empty; import into a new study directory`);
   }
   if (!existsSync(dirname(dir))) throw new InputError(`cannot create ${target}: ${dirname(dir)} does not exist`);
-  const stagingPrefix = `.${basename(dir)}.importing-`;
-  // A killed import left its staging directory: nothing in it was ever the study.
-  for (const stale of staleEntries(dirname(dir), stagingPrefix)) rmSync(stale, { recursive: true, force: true });
-  const staging = join(dirname(dir), `${stagingPrefix}${process.pid}`);
+  // A killed import left its staging directory: nothing in it was ever a study. Any import into
+  // the same parent removes those whose process is gone, whatever study they were for.
+  for (const stale of staleEntries(dirname(dir), STAGING_PREFIX)) rmSync(stale, { recursive: true, force: true });
+  const staging = join(dirname(dir), `${STAGING_PREFIX}${process.pid}.${basename(dir)}`);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging);
   try {
