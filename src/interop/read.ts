@@ -3,7 +3,8 @@
  * zod checks of only the fields we use (unknown fields pass through), so a newer log format
  * still imports as long as what we read is there.
  */
-import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { createReadStream, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { join } from "node:path";
 import * as z from "zod";
 import { InputError } from "../core/errors.js";
@@ -50,6 +51,29 @@ export function filesOf(paths: readonly string[]): FoundFile[] {
     else found.push({ file: path, given: true });
   }
   return found;
+}
+
+/**
+ * Each non-blank line of a JSONL file with its 1-based number, read as a stream: a file larger
+ * than the longest string V8 holds (about 512 MiB) is read line by line, never whole.
+ */
+export async function forEachLine(file: string, visit: (line: string, lineNumber: number) => void): Promise<void> {
+  const stream = createReadStream(file, { encoding: "utf8" });
+  const opened = new Promise<void>((resolve, reject) => {
+    stream.once("ready", () => resolve());
+    stream.once("error", reject);
+  });
+  try {
+    await opened;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw logError(file, null, code === "ENOENT" ? "no such file" : `cannot read (${code ?? String(error)})`);
+  }
+  let lineNumber = 0;
+  for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
+    lineNumber++;
+    if (line.trim() !== "") visit(line, lineNumber);
+  }
 }
 
 export function parseJson(text: string, file: string, entry: string | null): unknown {

@@ -16,7 +16,7 @@ import type { ChatMessage, MessageRole } from "../../contracts/provider.js";
 import { SIDECAR_FILE, type Sidecar, SidecarSchema } from "../eee/sidecar.js";
 import { scoreProblem } from "../outcome.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { anyNumber, checked, filesOf, logError, parseJson, readText } from "../read.js";
+import { anyNumber, checked, filesOf, forEachLine, logError, parseJson, readText } from "../read.js";
 
 const InstanceSchema = z.looseObject({
   schema_version: z.string(),
@@ -89,17 +89,14 @@ export const eeeImporter: Importer = {
     }
     for (const file of files) {
       const sidecar = findSidecar(file);
-      readText(file)
-        .split(/\r?\n/)
-        .forEach((line, index) => {
-          if (line.trim() === "") return;
-          const entry = `line ${index + 1}`;
-          const record = checked(InstanceSchema, parseJson(line, file, entry), file, entry);
-          const key = `${record.model_id}\u0000${record.evaluation_name}`;
-          const log = logs.get(key) ?? newLog(file, record, sidecar);
-          log.samples.push(toSample(record, entry, file, sidecar));
-          logs.set(key, log);
-        });
+      await forEachLine(file, (line, lineNumber) => {
+        const entry = `line ${lineNumber}`;
+        const record = checked(InstanceSchema, parseJson(line, file, entry), file, entry);
+        const key = `${record.model_id}\u0000${record.evaluation_name}`;
+        const log = logs.get(key) ?? newLog(file, record, sidecar);
+        log.samples.push(toSample(record, entry, file, sidecar));
+        logs.set(key, log);
+      });
     }
     if (logs.size === 0) throw logError(paths.join(", "), null, "no EEE instance records found");
     return [...logs.values()];

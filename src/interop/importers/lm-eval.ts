@@ -10,7 +10,7 @@ import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
 import { describeValue } from "../outcome.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { anyNumber, asText, checked, filesOf, logError, parseJson, readText } from "../read.js";
+import { anyNumber, asText, checked, filesOf, forEachLine, logError, parseJson, readText } from "../read.js";
 
 /** The generation settings read (others pass unchecked): the types lm-eval writes. */
 const GenerationKwargsSchema = z.looseObject({
@@ -60,7 +60,7 @@ export const lmEvalImporter: Importer = {
           throw logError(file, null, "not an lm-eval results file (results_<time>.json) nor a folder holding one");
         continue;
       }
-      const read = readResults(file, mapping);
+      const read = await readResults(file, mapping);
       logs.push(...read);
       seen({ file, read: true, why: `lm-eval results, tasks ${read.map((l) => l.benchmark).join(", ")}` });
       for (const log of read)
@@ -88,40 +88,40 @@ export const lmEvalImporter: Importer = {
 const RESULTS = /^results_.*\.json$/;
 const SAMPLES = /^samples_.*\.jsonl$/;
 
-function readResults(file: string, mapping: ImportMapping): ImportedLog[] {
+async function readResults(file: string, mapping: ImportMapping): Promise<ImportedLog[]> {
   const raw = parseJson(readText(file), file, null);
   const results = checked(ResultsSchema, raw, file, null);
   const stamp = basename(file)
     .replace(/^results_/, "")
     .replace(/\.json$/, "");
   const model = results.model_name ?? pretrainedOf(results.config?.model_args) ?? results.config?.model ?? "unknown";
-  return Object.keys(results.results)
-    .sort()
-    .map((task) => {
-      const samplesFile = join(dirname(file), `samples_${task}_${stamp}.jsonl`);
-      const exists = existsSync(samplesFile);
-      const samples = exists ? readSamples(samplesFile) : [];
-      const scorers = mapping.metrics ?? metricNames(results.results[task]);
-      const declared = results["n-samples"]?.[task]?.effective ?? undefined;
-      return {
-        file: exists ? samplesFile : file,
-        framework: "lm-eval" as const,
-        model,
-        benchmark: task,
-        header: { ...(raw as object), task, task_config: results.configs?.[task] ?? null },
-        generation: generationOf(results.configs?.[task]?.generation_kwargs ?? {}),
-        scorers: [...new Set([...scorers, ...samples.flatMap((s) => s.scores.map((x) => x.scorer))])],
-        samples,
-        ...(declared === undefined ? {} : { declaredSamples: declared }),
-        notes: exists
-          ? declared !== undefined && declared !== samples.length
-            ? [
-                `${basename(samplesFile)}: ${samples.length} documents, but the results declare ${declared} samples of ${task}; the ${samples.length} are imported`,
-              ]
-            : []
-          : [`${basename(file)}: task ${task} has no samples_${task}_${stamp}.jsonl (run with --log_samples)`],
-      };
+  const logs: ImportedLog[] = [];
+  for (const task of Object.keys(results.results).sort()) {
+    const samplesFile = join(dirname(file), `samples_${task}_${stamp}.jsonl`);
+    const exists = existsSync(samplesFile);
+    const samples = exists ? await readSamples(samplesFile) : [];
+    const scorers = mapping.metrics ?? metricNames(results.results[task]);
+    const declared = results["n-samples"]?.[task]?.effective ?? undefined;
+    logs.push({
+      file: exists ? samplesFile : file,
+      framework: "lm-eval" as const,
+      model,
+      benchmark: task,
+      header: { ...(raw as object), task, task_config: results.configs?.[task] ?? null },
+      generation: generationOf(results.configs?.[task]?.generation_kwargs ?? {}),
+      scorers: [...new Set([...scorers, ...samples.flatMap((s) => s.scores.map((x) => x.scorer))])],
+      samples,
+      ...(declared === undefined ? {} : { declaredSamples: declared }),
+      notes: exists
+        ? declared !== undefined && declared !== samples.length
+          ? [
+              `${basename(samplesFile)}: ${samples.length} documents, but the results declare ${declared} samples of ${task}; the ${samples.length} are imported`,
+            ]
+          : []
+        : [`${basename(file)}: task ${task} has no samples_${task}_${stamp}.jsonl (run with --log_samples)`],
     });
+  }
+  return logs;
 }
 
 /** "exact_match,none" -> exact_match; "acc,strict-match" -> acc,strict-match; stderr entries skipped. */
@@ -135,48 +135,45 @@ function scorerName(metric: string, filter: string | null | undefined): string {
   return !filter || filter === "none" ? metric : `${metric},${filter}`;
 }
 
-function readSamples(file: string): ImportedSample[] {
+async function readSamples(file: string): Promise<ImportedSample[]> {
   const byDoc = new Map<string, ImportedSample>();
   // A document appears once per filter; the same document and filter twice is a duplicate row.
   const seen = new Map<string, string>();
-  readText(file)
-    .split(/\r?\n/)
-    .forEach((line, index) => {
-      if (line.trim() === "") return;
-      const entry = `line ${index + 1}`;
-      const row = checked(RowSchema, parseJson(line, file, entry), file, entry);
-      const item = String(row.doc_id);
-      const key = `${item}\u0000${row.filter ?? "none"}`;
-      const earlier = seen.get(key);
-      if (earlier !== undefined) {
+  await forEachLine(file, (line, lineNumber) => {
+    const entry = `line ${lineNumber}`;
+    const row = checked(RowSchema, parseJson(line, file, entry), file, entry);
+    const item = String(row.doc_id);
+    const key = `${item}\u0000${row.filter ?? "none"}`;
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      throw logError(
+        file,
+        entry,
+        `doc_id ${JSON.stringify(row.doc_id)} with filter '${row.filter ?? "none"}' is also at ${earlier}: one row per document and filter`,
+      );
+    }
+    seen.set(key, entry);
+    const sample = byDoc.get(item) ?? newSample(row, entry);
+    for (const metric of row.metrics) {
+      if (!(metric in row)) throw logError(file, entry, `field '${metric}': listed in metrics but missing`);
+      if (!MetricValueSchema.safeParse(row[metric]).success) {
         throw logError(
           file,
           entry,
-          `doc_id ${JSON.stringify(row.doc_id)} with filter '${row.filter ?? "none"}' is also at ${earlier}: one row per document and filter`,
+          `field '${metric}': expected a number, a boolean, a list or null, found ${describeValue(row[metric])}`,
         );
       }
-      seen.set(key, entry);
-      const sample = byDoc.get(item) ?? newSample(row, entry);
-      for (const metric of row.metrics) {
-        if (!(metric in row)) throw logError(file, entry, `field '${metric}': listed in metrics but missing`);
-        if (!MetricValueSchema.safeParse(row[metric]).success) {
-          throw logError(
-            file,
-            entry,
-            `field '${metric}': expected a number, a boolean, a list or null, found ${describeValue(row[metric])}`,
-          );
-        }
-        sample.scores.push({
-          scorer: scorerName(metric, row.filter),
-          value: row[metric],
-          field: metric,
-          ...(UNIT_METRICS.has(metric) ? { range: [0, 1] as const } : {}),
-          answer: firstText(row.filtered_resps),
-          explanation: null,
-        });
-      }
-      byDoc.set(item, sample);
-    });
+      sample.scores.push({
+        scorer: scorerName(metric, row.filter),
+        value: row[metric],
+        field: metric,
+        ...(UNIT_METRICS.has(metric) ? { range: [0, 1] as const } : {}),
+        answer: firstText(row.filtered_resps),
+        explanation: null,
+      });
+    }
+    byDoc.set(item, sample);
+  });
   return [...byDoc.values()];
 }
 
