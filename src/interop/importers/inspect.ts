@@ -113,6 +113,7 @@ function unreadableZip(file: string, error: unknown, limits: ZipLimits): Error {
   const code = (error as NodeJS.ErrnoException).code;
   if (code !== undefined) return logError(file, null, code === "ENOENT" ? "no such file" : `cannot read (${code})`);
   if (!(error instanceof ZipError)) return error as Error;
+  if (!error.damaged) return logError(file, error.entry, error.message);
   const damaged = damagedEntry(new Uint8Array(readFileSync(file)), limits.entryBytes);
   return logError(
     file,
