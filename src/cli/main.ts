@@ -212,9 +212,9 @@ audit
 program
   .command("import")
   .description(
-    "import logs of another framework as a study: inspect (.eval/.json), lm-eval, helm, eee (docs/INTEROP.md)",
+    "import logs of another framework as a study: inspect (.eval/.json), lm-eval, helm, eee, parquet (docs/INTEROP.md)",
   )
-  .argument("<format>", "inspect | lm-eval | helm | eee")
+  .argument("<format>", "inspect | lm-eval | helm | eee | parquet")
   .argument("<paths...>", "log files or directories")
   .option("--out <dir>", "a new study directory")
   .option("--store <target>", "a postgres:// URL (add ?schema=NAME) of an empty schema instead of --out")
@@ -229,6 +229,7 @@ program
     "largest inflated total of one zipped log, MiB (default 1024)",
     intOption("--max-inflated-mb", 1, MAX_INFLATED_MB),
   )
+  .option("--split <name>", "helm: the split whose instances are imported (default test, else the run's only split)")
   .option("--json", "print the summary as JSON")
   .action(lazy(() => import("./commands/import.js"), "importCommand"));
 

@@ -37,6 +37,8 @@ export interface ImportedFrom {
   format: string;
   /** The provenance the imported Parallax exports carried (none for other tools' logs). */
   origins: StudyProvenance[];
+  /** Logs whose results declare another number of samples than their samples file holds: both counts. */
+  counts?: { log: string; benchmark: string; declared: number; present: number }[];
 }
 
 /** True when the study or any study it was imported from is simulated. */

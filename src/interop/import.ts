@@ -4,6 +4,7 @@ import { defaultMapping, loadMapping } from "./mapping.js";
 import { importers } from "./registry.js";
 import { type PreparedImport, prepareImport } from "./study.js";
 import { writeImport } from "./write.js";
+import type { FileSeen } from "./types.js";
 import type { ZipLimits } from "./zip.js";
 
 export interface ImportOptions {
@@ -15,12 +16,22 @@ export interface ImportOptions {
   now?: Date;
   /** Caps on the inflated size of zipped logs (default `DEFAULT_ZIP_LIMITS`). */
   zipLimits?: ZipLimits;
+  /** HELM: the split imported (default: test, else the run's only split). */
+  split?: string;
 }
 
-export async function importLogs(options: ImportOptions): Promise<PreparedImport> {
+/** The import, with every file read or skipped (and why), in order. */
+export type ImportResult = PreparedImport & { files: FileSeen[] };
+
+export async function importLogs(options: ImportOptions): Promise<ImportResult> {
   const importer = importers.get(options.format);
   const mapping = options.mapping ? loadMapping(options.mapping) : defaultMapping();
-  const logs = await importer.read(options.paths, mapping, { zipLimits: options.zipLimits });
+  const files: FileSeen[] = [];
+  const logs = await importer.read(options.paths, mapping, {
+    zipLimits: options.zipLimits,
+    split: options.split,
+    onFile: (seen) => files.push(seen),
+  });
   const prepared = prepareImport(importer.name, logs, mapping, options.now);
   await writeImport(options.target, prepared, {
     format: importer.name,
@@ -28,5 +39,5 @@ export async function importLogs(options: ImportOptions): Promise<PreparedImport
     mapping: options.mapping ? resolve(options.mapping) : null,
     importedAt: prepared.run.createdAt,
   });
-  return prepared;
+  return { ...prepared, files };
 }

@@ -29,3 +29,30 @@ export function outcomeOf(value: unknown, outcomes: ImportMapping["outcomes"]): 
   if (key in DEFAULT_VALUES) return DEFAULT_VALUES[key];
   return null;
 }
+
+/** A value as the log wrote it, for messages: JSON, but a non-finite number by its name (JSON would say null). */
+export function describeValue(value: unknown): string {
+  return typeof value === "number" ? String(value) : JSON.stringify(value);
+}
+
+/**
+ * Why a score value cannot be read, or null when it can: a number must be finite and inside the
+ * scorer's declared range, a text label must be one the defaults or the mapping know. Values of
+ * other shapes (lists, objects: corpus or multi-value scores) are kept unscored.
+ */
+export function scoreProblem(
+  value: unknown,
+  range: readonly [number, number] | undefined,
+  outcomes: ImportMapping["outcomes"],
+): string | null {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return `expected a finite number, found ${describeValue(value)}`;
+    if (range && (value < range[0] || value > range[1]))
+      return `expected a number in [${range[0]}, ${range[1]}] (the scorer's range), found ${value}`;
+    return null;
+  }
+  if (typeof value === "string" && !(value in outcomes.values) && !(value in DEFAULT_VALUES)) {
+    return `unknown label ${JSON.stringify(value)} (known: ${[...Object.keys(DEFAULT_VALUES), ...Object.keys(outcomes.values)].join(", ")}); give its outcome in the mapping (outcomes: values: {${JSON.stringify(value)}: 1, 0 or null})`;
+  }
+  return null;
+}

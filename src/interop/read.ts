@@ -3,9 +3,12 @@
  * zod checks of only the fields we use (unknown fields pass through), so a newer log format
  * still imports as long as what we read is there.
  */
-import type { z } from "zod";
+import { createReadStream, readdirSync, realpathSync, statSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { join } from "node:path";
+import * as z from "zod";
 import { InputError } from "../core/errors.js";
-import { type ReadLimit, readBoundedText, UnreadablePathError } from "../core/guarded-read.js";
+import { type ReadLimit, readBoundedText, requireRegularFile, UnreadablePathError } from "../core/guarded-read.js";
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zip.js";
 
 /** An InputError naming the file, the entry inside it (zip member, line, JSON path) and the problem. */
@@ -19,12 +22,76 @@ export function logReadLimit(limits: ZipLimits = DEFAULT_ZIP_LIMITS): ReadLimit 
 }
 
 /** A log file's text: a FIFO, a device or a file over `limit` is refused, naming the file. */
-export function readText(file: string, limit: ReadLimit): string {
+export function readText(file: string, limit: ReadLimit = logReadLimit()): string {
   try {
     return readBoundedText(file, limit);
   } catch (error) {
     if (error instanceof UnreadablePathError) throw logError(file, null, error.reason);
     throw error;
+  }
+}
+
+/** Refuses what is not a regular file (a FIFO, a device, a socket) with the log's name. */
+export function guardedPath(file: string): void {
+  try {
+    requireRegularFile(file);
+  } catch (error) {
+    if (error instanceof UnreadablePathError) throw logError(file, null, error.reason);
+    throw error;
+  }
+}
+
+/** A path given to `import`: a file as given, or the files of a folder, recursively, sorted by name. */
+export interface FoundFile {
+  file: string;
+  /** True when the file was named on the command line (then it must be a log of the format). */
+  given: boolean;
+}
+
+export function filesOf(paths: readonly string[]): FoundFile[] {
+  const found: FoundFile[] = [];
+  const visited = new Set<string>();
+  const walk = (dir: string) => {
+    // A symbolic link back up the tree would loop: each real folder is read once.
+    const real = realpathSync(dir);
+    if (visited.has(real)) return;
+    visited.add(real);
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) walk(path);
+      else found.push({ file: path, given: false });
+    }
+  };
+  for (const path of paths) {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) throw logError(path, null, "no such file or directory");
+    if (stat.isDirectory()) walk(path);
+    else found.push({ file: path, given: true });
+  }
+  return found;
+}
+
+/**
+ * Each non-blank line of a JSONL file with its 1-based number, read as a stream: a file larger
+ * than the longest string V8 holds (about 512 MiB) is read line by line, never whole.
+ */
+export async function forEachLine(file: string, visit: (line: string, lineNumber: number) => void): Promise<void> {
+  guardedPath(file); // a FIFO would block the stream, a device never end it
+  const stream = createReadStream(file, { encoding: "utf8" });
+  const opened = new Promise<void>((resolve, reject) => {
+    stream.once("ready", () => resolve());
+    stream.once("error", reject);
+  });
+  try {
+    await opened;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw logError(file, null, code === "ENOENT" ? "no such file" : `cannot read (${code ?? String(error)})`);
+  }
+  let lineNumber = 0;
+  for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
+    lineNumber++;
+    if (line.trim() !== "") visit(line, lineNumber);
   }
 }
 
@@ -51,6 +118,12 @@ export function checked<S extends z.ZodType>(
   });
   throw logError(file, entry, problems.join("; "));
 }
+
+/**
+ * Any number, infinite ones included (zod's number refuses them with a message that names no
+ * value): score values are checked in one place (outcome.ts) the same way for every format.
+ */
+export const anyNumber = z.custom<number>((value) => typeof value === "number", "expected a number");
 
 /** The value at a dotted path of a JSON value, or undefined. */
 export function valueAt(value: unknown, path: string): unknown {

@@ -4,8 +4,9 @@ import { eeeImporter } from "./importers/eee.js";
 import { helmImporter } from "./importers/helm.js";
 import { inspectImporter } from "./importers/inspect.js";
 import { lmEvalImporter } from "./importers/lm-eval.js";
+import { parquetImporter } from "./importers/parquet.js";
 import type { Importer } from "./types.js";
 
 export const importers = new Registry<Importer>("importer");
-for (const importer of [inspectImporter, lmEvalImporter, helmImporter, eeeImporter])
+for (const importer of [inspectImporter, lmEvalImporter, helmImporter, eeeImporter, parquetImporter])
   importers.register(importer.name, importer);

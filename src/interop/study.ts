@@ -7,15 +7,16 @@
  * before the store is touched.
  */
 import { basename } from "node:path";
-import type { StudyProvenance } from "../contracts/provenance.js";
+import type { ImportedFrom, StudyProvenance } from "../contracts/provenance.js";
 import { DEFAULT_MAX_TRIALS, type StudySpec } from "../contracts/spec.js";
 import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
+import { visibleText } from "../core/visible-text.js";
 import { conditionHash, hashValue, trialId } from "../core/hash.js";
 import { PARALLAX_VERSION } from "../core/version.js";
 import type { RunRecord, TrialCompletion } from "../run/store/types.js";
 import type { FacetSource, ImportMapping } from "./mapping.js";
-import { outcomeOf } from "./outcome.js";
+import { outcomeOf, scoreProblem } from "./outcome.js";
 import { valueAt } from "./read.js";
 import type { ImportedLog, ImportedSample } from "./types.js";
 
@@ -26,7 +27,7 @@ export interface PreparedImport {
   scores: ScoreRecord[];
   notes: string[];
   /** Per log: file, model, benchmark, trials and scores, for the command's summary. */
-  logs: { file: string; model: string; benchmark: string; trials: number; scores: number }[];
+  logs: { file: string; model: string; benchmark: string; trials: number; scores: number; declared?: number }[];
 }
 
 /** The facet every trial gets when the mapping declares none: which framework wrote the log. */
@@ -48,11 +49,13 @@ export function prepareImport(
   now: Date = new Date(),
 ): PreparedImport {
   const createdAt = now.toISOString();
-  const study = mapping.study ?? `import-${framework}`;
+  const study = mapping.study ?? sourceStudy(logs) ?? `import-${framework}`;
   const modelIds = [...new Set(logs.map((l) => idOf(mapping.models[l.model] ?? l.model)))];
   const compareModels =
-    (mapping.compare ?? (Object.keys(mapping.facets).length === 0 && modelIds.length > 1 ? "models" : "none")) ===
-    "models";
+    (mapping.compare ??
+      (Object.keys(mapping.facets).length === 0 && modelIds.length > 1 && logs.every((l) => l.comparesModels !== false)
+        ? "models"
+        : "none")) === "models";
   const facetOrder = compareModels
     ? [SUBJECT_FACET, ...facetNames(logs, mapping).filter((f) => f !== DEFAULT_FACET && f !== SUBJECT_FACET)]
     : facetNames(logs, mapping);
@@ -60,8 +63,12 @@ export function prepareImport(
   const trials: PlannedTrial[] = [];
   const completions: TrialCompletion[] = [];
   const scores: ScoreRecord[] = [];
-  const levels = new Map<string, string[]>(facetOrder.map((f) => [f, []]));
+  // A source that knows its study's level order (a Parallax table) gives it: the reference stays first.
+  const levels = new Map<string, string[]>(
+    facetOrder.map((f) => [f, [...new Set(logs.flatMap((l) => l.facetLevels?.[f] ?? []))]]),
+  );
   const summary: PreparedImport["logs"] = [];
+  const unscored: string[] = [];
   const runId = `${study}-${hashValue([framework, logs.map((l) => [l.file, l.samples.length]), mapping]).slice(0, 12)}`;
   for (const log of logs) {
     const subject = idOf(mapping.models[log.model] ?? log.model);
@@ -90,7 +97,7 @@ export function prepareImport(
       const earlier = seen.get(id);
       if (earlier) {
         throw new InputError(
-          `${where}: the same trial (model ${model}, benchmark ${benchmark}, item ${sample.item}, attempt ${sample.attempt}, condition ${JSON.stringify(condition)}) is also in ${earlier}; give the logs different facet values in the mapping (facets: NAME: logs: {FILE: VALUE}) or import them into separate studies`,
+          `${where}: the same trial (model ${model}, benchmark ${benchmark}, item ${visibleText(sample.item)}, attempt ${sample.attempt}, condition ${JSON.stringify(condition)}) is also in ${earlier}; give the logs different facet values in the mapping (facets: NAME: logs: {FILE: VALUE}) or import them into separate studies`,
         );
       }
       seen.set(id, where);
@@ -110,12 +117,17 @@ export function prepareImport(
         calls: callsFor(id, log, sample, createdAt),
       });
       for (const score of sample.scores) {
+        const problem = scoreProblem(score.value, score.range, mapping.outcomes);
+        if (problem)
+          throw new InputError(
+            `${where}: sample ${visibleText(JSON.stringify(sample.item))}, field '${score.field ?? `scores.${score.scorer}`}': ${problem}`,
+          );
         scores.push({
           trialId: id,
           scorer: score.scorer,
           version: `${log.framework}-import`,
           parsedAnswer: score.answer,
-          parseStatus: parseStatusOf(score.value, outcomeOf(score.value, mapping.outcomes)),
+          parseStatus: score.parseStatus ?? parseStatusOf(score.value, outcomeOf(score.value, mapping.outcomes)),
           score: outcomeOf(score.value, mapping.outcomes),
           details: { value: score.value as never, explanation: score.explanation, source: where },
           createdAt,
@@ -123,7 +135,19 @@ export function prepareImport(
         logScores++;
       }
     }
-    summary.push({ file: log.file, model: subject, benchmark, trials: log.samples.length, scores: logScores });
+    summary.push({
+      file: log.file,
+      model: subject,
+      benchmark,
+      trials: log.samples.length,
+      scores: logScores,
+      ...(log.declaredSamples === undefined ? {} : { declared: log.declaredSamples }),
+    });
+    const outcomes = completions.slice(completions.length - log.samples.length).filter((c) => c.outcome.score !== null);
+    if (log.samples.length > 0 && outcomes.length === 0)
+      unscored.push(
+        `${basename(log.file)}: not scored: none of its ${log.samples.length} trials has an outcome (${logScores} scores${primary ? `; run-time scorer '${primary}'` : ""})`,
+      );
   }
   const spec = specOf(study, framework, logs, mapping, Object.fromEntries(levels), trials, compareModels);
   const manifest = trials.map((t) => `${t.benchmarkId}\u0000${t.itemId}`).sort();
@@ -135,9 +159,9 @@ export function prepareImport(
     spec,
     createdAt,
     parallaxVersion: PARALLAX_VERSION,
-    imported: { format: framework, origins: originsOf(logs) },
+    imported: { format: framework, origins: originsOf(logs), ...countsOf(logs) },
   };
-  const notes = logs.flatMap((l) => l.notes);
+  const notes = [...logs.flatMap((l) => l.notes), ...unscored];
   for (const log of logs) {
     if (mapping.scorer && log.samples.length > 0 && !log.scorers.includes(mapping.scorer)) {
       notes.push(
@@ -146,6 +170,23 @@ export function prepareImport(
     }
   }
   return { run, trials, completions, scores, notes, logs: summary };
+}
+
+/** Both counts of every log whose results declare another number of samples than it holds. */
+function countsOf(logs: readonly ImportedLog[]): Pick<ImportedFrom, "counts"> {
+  const counts = logs.flatMap((log) =>
+    log.declaredSamples !== undefined && log.declaredSamples !== log.samples.length
+      ? [{ log: log.file, benchmark: log.benchmark, declared: log.declaredSamples, present: log.samples.length }]
+      : [],
+  );
+  return counts.length > 0 ? { counts } : {};
+}
+
+/** The study the logs were exported from, when they all name the same one (a re-imported Parallax export). */
+function sourceStudy(logs: readonly ImportedLog[]): string | undefined {
+  const studies = new Set(logs.map((l) => l.provenance?.study));
+  const [only] = studies;
+  return studies.size === 1 && only && IDENTIFIER.test(only) ? only : undefined;
 }
 
 /** The distinct provenances the logs carried (Parallax exports), each once. */
@@ -189,7 +230,7 @@ function outcomeFor(sample: ImportedSample, primary: string | null, mapping: Imp
     status: sample.error ? "errored" : "finished",
     finalAnswer: sample.output,
     parsedAnswer: score?.answer ?? null,
-    parseStatus: score ? parseStatusOf(score.value, outcome) : "not_applicable",
+    parseStatus: score ? (score.parseStatus ?? parseStatusOf(score.value, outcome)) : "not_applicable",
     score: sample.error ? null : outcome,
     scorer: score ? score.scorer : null,
     failureBucket: sample.error ? "other" : null,

@@ -6,6 +6,7 @@
  */
 import type { StudyProvenance } from "../contracts/provenance.js";
 import type { ChatMessage, GenerationParams } from "../contracts/provider.js";
+import type { ParseStatus } from "../contracts/trial.js";
 import type { ImportMapping } from "./mapping.js";
 import type { ZipLimits } from "./zip.js";
 
@@ -16,6 +17,12 @@ export interface ImportedScore {
   value: unknown;
   answer: string | null;
   explanation: string | null;
+  /** Where the value is in the sample (default `scores.<scorer>`), for messages. */
+  field?: string;
+  /** The values the scorer can give, when the format declares them; a number outside is refused. */
+  range?: readonly [number, number];
+  /** The parse status the source recorded (a Parallax table); else derived from the value. */
+  parseStatus?: ParseStatus;
 }
 
 /** One sample at one epoch: a trial once imported. */
@@ -45,7 +52,7 @@ export interface ImportedSample {
 export interface ImportedLog {
   /** The file or directory read, as given. */
   file: string;
-  framework: "inspect" | "lm-eval" | "helm" | "eee";
+  framework: "inspect" | "lm-eval" | "helm" | "eee" | "parquet";
   model: string;
   benchmark: string;
   /** The log's header as JSON, for facet fields of the mapping (`field: eval.task_args.cot`). */
@@ -54,9 +61,15 @@ export interface ImportedLog {
   /** The order in which the log lists its scorers (the first is the default run-time outcome). */
   scorers: string[];
   samples: ImportedSample[];
+  /** How many samples the log's results say were evaluated, when they say it (lm-eval's n-samples). */
+  declaredSamples?: number;
   /** What the reader noticed and the user should know (e.g. a log without samples). */
   notes: string[];
-  /** The provenance a Parallax export carried (its EEE sidecar), restored on the imported run. */
+  /** False when the source's model column is already the study's (compared models are a facet there). */
+  comparesModels?: false;
+  /** Facet -> levels in the source study's order (the first is the default reference). */
+  facetLevels?: Record<string, string[]>;
+  /** The provenance a Parallax export carried (its EEE sidecar, its Parquet metadata), restored on the imported run. */
   provenance?: StudyProvenance;
 }
 
@@ -70,8 +83,20 @@ export interface Importer {
   read(paths: readonly string[], mapping: ImportMapping, options?: ReadOptions): Promise<ImportedLog[]>;
 }
 
+/** One file an importer looked at: read as (part of) a log, or skipped and why. */
+export interface FileSeen {
+  file: string;
+  read: boolean;
+  /** What it was read as, or why it was skipped. */
+  why: string;
+}
+
 /** Settings of reading that are not part of the mapping. */
 export interface ReadOptions {
+  /** Told of every file read and every file skipped, in order. */
+  onFile?: (seen: FileSeen) => void;
+  /** HELM: the split whose instances are imported (default: test, else the run's only split). */
+  split?: string;
   /** Caps on the inflated size of zipped logs (Inspect's `.eval`); default `DEFAULT_ZIP_LIMITS`. */
   zipLimits?: ZipLimits;
 }

@@ -19,6 +19,9 @@ import { staleEntries } from "../core/stale.js";
 /** The provenance file of an imported study directory. */
 export const IMPORT_FILE = "import.json";
 
+/** Staging directories are `.parallax-import-PID.NAME`, beside the study directory NAME. */
+export const STAGING_PREFIX = ".parallax-import-";
+
 export interface ImportProvenance {
   format: string;
   files: string[];
@@ -41,10 +44,10 @@ export async function writeImport(
   }
   // The study directory's missing parents are created, as every output folder is.
   ensureDirectory(dirname(dir), "folder of the study directory");
-  const stagingPrefix = `.${basename(dir)}.importing-`;
-  // A killed import left its staging directory: nothing in it was ever the study.
-  for (const stale of staleEntries(dirname(dir), stagingPrefix)) rmSync(stale, { recursive: true, force: true });
-  const staging = join(dirname(dir), `${stagingPrefix}${process.pid}`);
+  // A killed import left its staging directory: nothing in it was ever a study. Any import into
+  // the same parent removes those whose process is gone, whatever study they were for.
+  for (const stale of staleEntries(dirname(dir), STAGING_PREFIX)) rmSync(stale, { recursive: true, force: true });
+  const staging = join(dirname(dir), `${STAGING_PREFIX}${process.pid}.${basename(dir)}`);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging);
   try {

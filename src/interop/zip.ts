@@ -36,6 +36,8 @@ export class ZipError extends Error {
   constructor(
     message: string,
     readonly entry: string | null,
+    /** False when the zip is whole but not acceptable (two entries of one name): no truncation to look for. */
+    readonly damaged = true,
   ) {
     super(message);
   }
@@ -247,7 +249,8 @@ function parseEntries(directory: Uint8Array, count: number): Map<string, Entry> 
       localOffset: view.getUint32(at + 42, true),
     };
     applyZip64(entry, view, at + 46 + nameLength, extraLength, view.getUint32(at + 24, true) === 0xffffffff);
-    if (entries.has(name)) throw new ZipError("the zip holds two entries of this name", name);
+    if (entries.has(name))
+      throw new ZipError("the zip holds two entries of this name; which one is the log's is ambiguous", name, false);
     entries.set(name, entry);
     at += 46 + nameLength + extraLength + commentLength;
   }

@@ -9,6 +9,7 @@
  * calls at a time. Anchors: `t-<trial id>` per trial and the rate cells' ids (analysis/comparison/rates.ts cellId), so
  * the report links straight to a cell. Everything model-written is escaped.
  */
+import { visibleText } from "../core/visible-text.js";
 import { createWriteStream, existsSync } from "node:fs";
 import { basename } from "node:path";
 import { once } from "node:events";
@@ -438,7 +439,9 @@ function trialArticle(trial: TrialRow, calls: CallRecord[], measure: "safety" | 
     el(
       "p",
       {},
-      `model ${trial.modelId} · benchmark ${trial.benchmarkId} · item ${trial.itemId} · attempt ${trial.attempt} · ${condition}`,
+      visibleText(
+        `model ${trial.modelId} · benchmark ${trial.benchmarkId} · item ${trial.itemId} · attempt ${trial.attempt} · ${condition}`,
+      ),
     ),
     el(
       "p",

@@ -8,7 +8,9 @@
  * is gathered in memory first.
  */
 import { writeFileSync } from "node:fs";
+import { facetLabel } from "../contracts/condition.js";
 import type { StudyProvenance } from "../contracts/provenance.js";
+import { conditionValues } from "../facets/registry.js";
 import type { ColumnType, TableColumn } from "../contracts/table-column.js";
 import { type ExportTable, exportTable } from "./export.js";
 import { studyProvenance } from "./provenance.js";
@@ -27,6 +29,8 @@ export const PARQUET_TYPE: Readonly<Record<ColumnType, ParquetType>> = {
 /** The key-value metadata keys: the provenance as JSON, and the label on its own for a quick look. */
 export const PROVENANCE_KEY = "parallax.provenance";
 export const SIMULATED_KEY = "parallax.simulated";
+/** The facets and their levels in the spec's order (the first level is the default reference). */
+export const FACETS_KEY = "parallax.facets";
 
 export interface ParquetColumn {
   name: string;
@@ -90,9 +94,16 @@ export async function exportParquet(
   if (!run) throw new Error(`no run ${runId} in the store`);
   const contract = table === "trials" ? trialsContract(facets) : callsContract();
   const { parquetWriteBuffer } = await import("hyparquet-writer");
+  const declared = run.spec.conditions.facets;
+  const levels = Object.fromEntries(
+    facets.map((f) => [f, declared[f] ? conditionValues(f, declared[f]).map(facetLabel) : []]),
+  );
   const buffer = parquetWriteBuffer({
     columnData: parquetColumns(rows, contract),
-    kvMetadata: provenanceMetadata(await studyProvenance(store, run)),
+    kvMetadata: [
+      ...provenanceMetadata(await studyProvenance(store, run)),
+      { key: FACETS_KEY, value: JSON.stringify(levels) },
+    ],
   });
   writeFileSync(file, new Uint8Array(buffer));
   return rows.length;

@@ -3,7 +3,7 @@
  * models that share no item are not compared (no RD, CI or NNH anywhere, unless `--unpaired` is
  * asked for, and then labelled), a one-sample log against a ten-sample one reads "not
  * interpretable: 1 case", a single-source import is described (rates and checks, exit 0), and
- * `import eee` reads an aggregate record or names the record kinds it expects.
+ * `import eee` reads an aggregate record's instance records, or refuses it naming what is missing.
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -128,16 +128,28 @@ describe("a single-source import", { skip: interopSkip }, () => {
 });
 
 describe("import eee", { skip: interopSkip }, () => {
-  it("accepts an aggregate record without instance records: each result a log without samples, with a note", () => {
+  it("refuses an aggregate record without instance records (exit 2, nothing written): no item to analyse", () => {
     const file = join(interopDir, "eee", "example-aggregate.json");
-    const raw = JSON.parse(readFileSync(file, "utf8")) as { evaluation_results: { evaluation_name: string }[] };
     const out = join(work, "aggregate");
-    const result = runCli(["import", "eee", file, "--out", out, "--json"]);
-    assert.equal(result.status, 0, result.stderr);
-    const summary = JSON.parse(result.stdout);
-    assert.equal(totalTrials(summary), 0);
-    assert.equal(summary.logs.length, raw.evaluation_results.length);
-    assert.equal(summary.notes.filter((n: string) => /aggregate record/.test(n)).length, raw.evaluation_results.length);
+    const result = runCli(["import", "eee", file, "--out", out]);
+    assert.equal(result.status, 2, result.stdout);
+    assert.match(result.stderr, /example-aggregate\.json: an aggregate record naming no instance records/);
+    assert.ok(!existsSync(out), "no study directory");
+  });
+
+  it("refuses an aggregate whose samples file is missing, naming that file", () => {
+    const raw = JSON.parse(readFileSync(join(interopDir, "eee", "example-aggregate.json"), "utf8"));
+    const file = join(work, "named-aggregate.json");
+    raw.detailed_evaluation_results = { format: "jsonl", file_path: "data/x/gone_samples.jsonl" };
+    writeFileSync(file, JSON.stringify(raw, null, 2));
+    const out = join(work, "named-aggregate");
+    const result = runCli(["import", "eee", file, "--out", out]);
+    assert.equal(result.status, 2, result.stdout);
+    assert.match(
+      result.stderr,
+      /named-aggregate\.json \(detailed_evaluation_results\.file_path\): .*gone_samples\.jsonl/,
+    );
+    assert.ok(!existsSync(out), "no study directory");
   });
 
   it("refuses a JSON object that is neither record kind, naming both kinds, and leaves no directory", () => {

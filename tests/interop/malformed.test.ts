@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, test } from "node:test";
+import { STAGING_PREFIX } from "../../src/interop/write.js";
 import { runCli } from "../helpers/cli.js";
 import { readZip } from "../helpers/zip.js";
 import { filesIn, interopDir, interopSkip } from "./shared-logs.js";
@@ -22,7 +23,7 @@ function expectRefused(format: string, paths: string[], file: string, entry: Reg
   assert.match(result.stderr, entry);
   assert.match(result.stderr, what);
   assert.equal(existsSync(out), false, "nothing imported: no study directory");
-  const staging = readdirSync(work).filter((name) => name.startsWith(`.${basename(out)}.importing-`));
+  const staging = readdirSync(work).filter((name) => name.startsWith(STAGING_PREFIX));
   assert.deepEqual(staging, [], "no staging directory left behind");
 }
 

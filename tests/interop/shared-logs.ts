@@ -74,17 +74,29 @@ export function countLmEvalSamples(file: string): RawCounts {
   };
 }
 
-/** A HELM run directory: (instance, train trial) pairs, and the stats of the given metrics. */
-export function countHelm(dir: string, metrics: readonly string[]): RawCounts {
-  const stats = JSON.parse(readFileSync(join(dir, "per_instance_stats.json"), "utf8")) as {
-    instance_id: string;
-    train_trial_index: number;
-    stats: { name: { name: string } }[];
-  }[];
+/** A HELM run directory: (instance, train trial) pairs of one split, and the stats of the given metrics. */
+export function countHelm(dir: string, metrics: readonly string[], split = helmDefaultSplit(dir)): RawCounts {
+  const stats = helmStats(dir).filter((s) => s.stats.some((x) => x.name.split === split));
   return {
     trials: new Set(stats.map((s) => `${s.instance_id}/${s.train_trial_index}`)).size,
     scores: stats.reduce((n, s) => n + s.stats.filter((x) => metrics.includes(x.name.name)).length, 0),
     maxEpoch: Math.max(...stats.map((s) => s.train_trial_index + 1)),
     items: new Set(stats.map((s) => s.instance_id)),
   };
+}
+
+type HelmStats = {
+  instance_id: string;
+  train_trial_index: number;
+  stats: { name: { name: string; split?: string }; mean?: number }[];
+}[];
+
+export function helmStats(dir: string): HelmStats {
+  return JSON.parse(readFileSync(join(dir, "per_instance_stats.json"), "utf8")) as HelmStats;
+}
+
+/** The split a HELM run is imported in by default: test, else its only split. */
+export function helmDefaultSplit(dir: string): string {
+  const splits = new Set(helmStats(dir).flatMap((s) => s.stats.map((x) => x.name.split ?? "")));
+  return splits.has("test") ? "test" : [...splits][0];
 }

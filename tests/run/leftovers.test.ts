@@ -1,6 +1,6 @@
 /**
  * What a SIGKILLed process leaves behind is cleared by the next one: an import's
- * `.NAME.importing-PID` staging directory, and an agent run's trial work directories.
+ * `.parallax-import-PID.NAME` staging directory, and an agent run's trial work directories.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { processAlive } from "../../src/core/stale.js";
+import { STAGING_PREFIX } from "../../src/interop/write.js";
 import { createToolbox, WORK_DIR_PREFIX } from "../../src/tools/toolbox.js";
 import { runCli } from "../helpers/cli.js";
 import { filesIn, interopSkip } from "../interop/shared-logs.js";
@@ -32,13 +33,13 @@ describe("leftovers of killed processes", () => {
     skip: interopSkip,
   }, async () => {
     const out = join(work, "study");
-    const dead = join(work, `.study.importing-${await killedPid()}`);
+    const dead = join(work, `${STAGING_PREFIX}${await killedPid()}.study`);
     mkdirSync(dead);
     writeFileSync(join(dead, "parallax.db"), "half-written");
     // A staging directory of an import still running (a live process) must not be touched.
     const liveOwner = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
     await new Promise((resolve) => liveOwner.once("spawn", resolve));
-    const liveStaging = join(work, `.study.importing-${liveOwner.pid}`);
+    const liveStaging = join(work, `${STAGING_PREFIX}${liveOwner.pid}.study`);
     mkdirSync(liveStaging);
     try {
       const result = runCli(["import", "inspect", filesIn("inspect", ".eval")[0], "--out", out]);

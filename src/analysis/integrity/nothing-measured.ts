@@ -1,6 +1,7 @@
 /**
- * Nothing measured: a cell whose every trial errored, or whose every answer failed to parse (its
- * outcome is then constant by construction: ITT scores every row 0, PP has no rows).
+ * Nothing measured: a cell whose every trial errored, whose answered trials have no score (an
+ * imported log without scores), or whose every answer failed to parse (its outcome is then
+ * constant by construction: ITT scores every row 0, PP has no rows).
  */
 import { registerIntegrityCheck, type CellFinding } from "./registry.js";
 
@@ -17,9 +18,16 @@ registerIntegrityCheck({
         continue;
       }
       const scored = answered.filter((r) => r.outcome !== null);
-      if (scored.length > 0 && scored.every((r) => r.parseFailed))
-        findings.push({ ...cell, status: "fail", reason: "no answer parsed" });
+      if (scored.length === 0) {
+        findings.push({ ...cell, status: "fail", reason: "not scored: no trial has a score" });
+        continue;
+      }
+      if (scored.every((r) => r.parseFailed)) findings.push({ ...cell, status: "fail", reason: "no answer parsed" });
     }
-    return { threshold: "every trial errored or no answer parsed", detail: `${findings.length} cell(s)`, findings };
+    return {
+      threshold: "every trial errored, none scored or no answer parsed",
+      detail: `${findings.length} cell(s)`,
+      findings,
+    };
   },
 });

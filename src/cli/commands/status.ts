@@ -28,6 +28,8 @@ interface CellStatus {
   errored: number;
   pending: number;
   correct: number;
+  /** Finished trials with an outcome (an imported log may have none: 'no scores', not an accuracy of 0). */
+  scored: number;
   parseFailures: number;
 }
 
@@ -110,10 +112,12 @@ export async function statusCommand(dir: string, options: { json?: boolean }): P
           errored: 0,
           pending: 0,
           correct: 0,
+          scored: 0,
           parseFailures: 0,
         };
         cell[trial.status]++;
         if (trial.outcome?.score === 1) cell.correct++;
+        if (trial.status === "finished" && trial.outcome?.score != null) cell.scored++;
         if (trial.outcome?.parseStatus === "failed") cell.parseFailures++;
         if (trial.outcome?.failureBucket)
           buckets[trial.outcome.failureBucket] = (buckets[trial.outcome.failureBucket] ?? 0) + 1;
@@ -189,7 +193,7 @@ function formatStatus(report: {
   if (buckets.length > 0) lines.push(`failure buckets: ${buckets.map(([b, n]) => `${b} ${n}`).join(", ")}`);
   lines.push("", "model | condition | benchmark | finished | errored | pending | accuracy (finished) | parse failures");
   for (const c of report.cells) {
-    const accuracy = c.finished > 0 ? (c.correct / c.finished).toFixed(3) : "-";
+    const accuracy = c.finished === 0 ? "-" : c.scored === 0 ? "no scores" : (c.correct / c.finished).toFixed(3);
     lines.push(
       `${c.model} | ${c.condition} | ${c.benchmark} | ${c.finished} | ${c.errored} | ${c.pending} | ${accuracy} | ${c.parseFailures}`,
     );

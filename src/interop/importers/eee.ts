@@ -6,17 +6,17 @@
  *
  * An aggregate record (`eval.schema.json`: one JSON object with `evaluation_results`) given as a
  * file is read for its instance records: those of the samples file its
- * `detailed_evaluation_results` names, when that file is found; otherwise each of its results
- * imports as a log without samples (its score is an aggregate, with no item to analyse), with a note.
+ * `detailed_evaluation_results` names; an aggregate whose samples file is not found is refused
+ * (its score is an aggregate, with no item to analyse).
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import * as z from "zod";
 import type { ChatMessage, MessageRole } from "../../contracts/provider.js";
 import { SIDECAR_FILE, type Sidecar, SidecarSchema } from "../eee/sidecar.js";
+import { scoreProblem } from "../outcome.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import type { ReadLimit } from "../../core/guarded-read.js";
-import { checked, logError, logReadLimit, parseJson, readText } from "../read.js";
+import { anyNumber, checked, filesOf, forEachLine, logError, parseJson, readText } from "../read.js";
 
 const InstanceSchema = z.looseObject({
   schema_version: z.string(),
@@ -29,7 +29,7 @@ const InstanceSchema = z.looseObject({
   output: z.looseObject({ raw: z.array(z.string()) }).nullish(),
   messages: z.array(z.looseObject({ role: z.string(), content: z.string().nullish() })).nullish(),
   answer_attribution: z.array(z.looseObject({ extracted_value: z.string(), extraction_method: z.string() })),
-  evaluation: z.looseObject({ score: z.number(), is_correct: z.boolean() }),
+  evaluation: z.looseObject({ score: anyNumber, is_correct: z.boolean() }),
   token_usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }).nullish(),
   performance: z.looseObject({ latency_ms: z.number().nullish() }).nullish(),
   error: z.string().nullish(),
@@ -59,55 +59,93 @@ const KINDS =
 
 export const eeeImporter: Importer = {
   name: "eee",
-  description: "Every Eval Ever v0.3 instance-level records (*_samples.jsonl)",
-  argument: "FILE...: instance-level JSONL files, or directories holding them",
+  description: "Every Eval Ever v0.3 instance-level records (*_samples.jsonl) and the aggregate records naming them",
+  argument: "PATH...: instance-level JSONL files, aggregate records, or folders holding them (searched recursively)",
   async read(paths, _mapping, options) {
-    const limit = logReadLimit(options?.zipLimits);
+    const seen = options?.onFile ?? (() => {});
     const logs = new Map<string, ImportedLog>();
     const files: string[] = [];
-    for (const file of paths.flatMap(samplesFiles)) {
-      const aggregate = aggregateRecord(file, limit);
-      if (!aggregate) files.push(file);
-      else if (aggregate.samples) files.push(aggregate.samples);
-      else for (const log of aggregateLogs(file, aggregate.record)) logs.set(`${log.model}\u0000${log.benchmark}`, log);
+    const queued = new Set<string>();
+    const queue = (file: string) => {
+      if (queued.has(resolve(file))) return false;
+      queued.add(resolve(file));
+      files.push(file);
+      return true;
+    };
+    for (const { file, given } of filesOf(paths)) {
+      const skipped = skipReason(file, given);
+      if (skipped) {
+        seen({ file, read: false, why: skipped });
+        continue;
+      }
+      const aggregate = aggregateRecord(file, given);
+      if (aggregate === "not eee") seen({ file, read: false, why: `JSON but not an EEE record` });
+      else if (aggregate === null) {
+        if (queue(file)) seen({ file, read: true, why: "EEE instance records" });
+      } else {
+        seen({ file, read: true, why: `EEE aggregate record; its instance records: ${aggregate.samples}` });
+        if (queue(aggregate.samples)) seen({ file: aggregate.samples, read: true, why: "EEE instance records" });
+      }
     }
     for (const file of files) {
-      const sidecar = findSidecar(file, limit);
-      readText(file, limit)
-        .split(/\r?\n/)
-        .forEach((line, index) => {
-          if (line.trim() === "") return;
-          const entry = `line ${index + 1}`;
-          const record = checked(InstanceSchema, parseJson(line, file, entry), file, entry);
-          const key = `${record.model_id}\u0000${record.evaluation_name}`;
-          const log = logs.get(key) ?? newLog(file, record, sidecar);
-          log.samples.push(toSample(record, entry, file, sidecar));
-          logs.set(key, log);
-        });
+      const sidecar = findSidecar(file);
+      await forEachLine(file, (line, lineNumber) => {
+        const entry = `line ${lineNumber}`;
+        const record = checked(InstanceSchema, parseJson(line, file, entry), file, entry);
+        const key = `${record.model_id}\u0000${record.evaluation_name}`;
+        const log = logs.get(key) ?? newLog(file, record, sidecar);
+        log.samples.push(toSample(record, entry, file, sidecar));
+        logs.set(key, log);
+      });
     }
     if (logs.size === 0) throw logError(paths.join(", "), null, "no EEE instance records found");
     return [...logs.values()];
   },
 };
 
+/** Why a file found in a folder is not read (a file named on the command line is always read). */
+function skipReason(file: string, given: boolean): string | null {
+  if (basename(file) === SIDECAR_FILE) return "the export's sidecar (read with the records under its folder)";
+  if (!given && !/\.jsonl?$/i.test(file)) return "not a .json or .jsonl file";
+  return null;
+}
+
 /**
- * The aggregate record a file holds, with the samples file it names when that is found (null:
- * the file is not an aggregate record). A JSON object that is neither record kind is refused
- * naming both.
+ * The aggregate record a file holds, with its samples file (null: the file is instance records,
+ * JSONL). An aggregate whose samples file is not found is refused, naming it: an aggregate
+ * score has no item to analyse. A JSON object that is neither record kind is refused naming
+ * both when the file was named, and skipped ("not eee") when it was found in a folder.
  */
-function aggregateRecord(file: string, limit: ReadLimit): { record: Aggregate; samples: string | null } | null {
+function aggregateRecord(file: string, given: boolean): { record: Aggregate; samples: string } | "not eee" | null {
   if (file.endsWith(".jsonl")) return null;
-  const text = readText(file, limit).trimStart();
+  const text = readText(file).trimStart();
   if (!text.startsWith("{")) return null;
   const firstLine = text.split(/\r?\n/, 1)[0];
   // One record per line is JSONL (instance records); an object spread over lines is one record.
   if (isJsonObject(firstLine)) return null;
   const value = parseJson(text, file, null);
-  if (!value || typeof value !== "object" || !("evaluation_results" in value))
+  if (!value || typeof value !== "object" || !("evaluation_results" in value)) {
+    if (!given) return "not eee";
     throw logError(file, null, `not an EEE record: expected ${KINDS}`);
+  }
   const record = checked(AggregateSchema, value, file, null);
   const named = record.detailed_evaluation_results?.file_path;
-  return { record, samples: named ? findNamed(file, named) : null };
+  if (!named) {
+    throw logError(
+      file,
+      null,
+      "an aggregate record naming no instance records (detailed_evaluation_results.file_path): an aggregate score has no item to analyse",
+    );
+  }
+  const samples = findNamed(file, named);
+  if (!samples) {
+    throw logError(
+      file,
+      "detailed_evaluation_results.file_path",
+      `its instance records ${named} are not beside it nor under a parent folder; an aggregate score alone has no item to analyse`,
+    );
+  }
+  return { record, samples };
 }
 
 function isJsonObject(line: string): boolean {
@@ -131,44 +169,13 @@ function findNamed(file: string, named: string): string | null {
   }
 }
 
-/** Each result of an aggregate without its instance records: a log with no samples and a note. */
-function aggregateLogs(file: string, record: Aggregate): ImportedLog[] {
-  const named = record.detailed_evaluation_results?.file_path;
-  return record.evaluation_results.map((result) => ({
-    file,
-    framework: "eee",
-    model: record.model_info.id,
-    benchmark: result.evaluation_name,
-    header: { evaluation_id: record.evaluation_id, schema_version: record.schema_version, aggregate: true },
-    generation: {},
-    scorers: [],
-    samples: [],
-    notes: [
-      `${basename(file)}: aggregate record, ${result.evaluation_name} score ${result.score_details.score}: ${
-        named ? `its instance records (${named}) were not found` : "no instance records"
-      }, so no item to analyse`,
-    ],
-  }));
-}
-
-function samplesFiles(path: string): string[] {
-  if (!existsSync(path)) throw logError(path, null, "no such file or directory");
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((name) => {
-      const full = join(path, name);
-      return statSync(full).isDirectory() ? samplesFiles(full) : name.endsWith(".jsonl") ? [full] : [];
-    });
-}
-
 /** The export's sidecar: in the file's directory or the nearest parent that has one. */
-function findSidecar(file: string, limit: ReadLimit): Sidecar | null {
+function findSidecar(file: string): Sidecar | null {
   let dir = dirname(resolve(file));
   for (;;) {
     const candidate = join(dir, SIDECAR_FILE);
     if (existsSync(candidate))
-      return checked(SidecarSchema, parseJson(readText(candidate, limit), candidate, null), candidate, null);
+      return checked(SidecarSchema, parseJson(readText(candidate), candidate, null), candidate, null);
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;
@@ -199,6 +206,13 @@ function toSample(record: Instance, entry: string, file: string, sidecar: Sideca
   const condition = hash && sidecar ? sidecar.conditions[hash] : undefined;
   if (hash && sidecar && !condition)
     throw logError(file, entry, `field 'metadata.condition_hash': ${hash} is not in the sidecar's conditions`);
+  const scoreProblemText = scoreProblem(record.evaluation.score, undefined, { values: {} });
+  if (scoreProblemText)
+    throw logError(
+      file,
+      entry,
+      `sample ${JSON.stringify(record.sample_id)}, field 'evaluation.score': ${scoreProblemText}`,
+    );
   const attribution = record.answer_attribution.at(-1);
   const messages: ChatMessage[] = (record.messages ?? []).map((m) => ({
     role: roleOf(m.role),
@@ -224,6 +238,7 @@ function toSample(record: Instance, entry: string, file: string, sidecar: Sideca
           {
             scorer: "is_correct",
             value: record.evaluation.is_correct,
+            field: "evaluation.is_correct",
             answer: attribution?.extracted_value ?? null,
             explanation: null,
           },

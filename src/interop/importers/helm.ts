@@ -5,13 +5,12 @@
  * add the inputs, references, prompts and outputs.
  */
 import { existsSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import type { ReadLimit } from "../../core/guarded-read.js";
-import { checked, logError, logReadLimit, parseJson, readText } from "../read.js";
+import { anyNumber, checked, filesOf, logError, parseJson, readText } from "../read.js";
 
 /** The per-instance correctness metrics imported as scores by default (the first present is the run-time outcome). */
 export const HELM_DEFAULT_METRICS = [
@@ -34,8 +33,8 @@ const RunSpecSchema = z.looseObject({
 const StatSchema = z.looseObject({
   name: z.looseObject({ name: z.string(), split: z.string().nullish() }),
   count: z.number().int().nonnegative(),
-  mean: z.number().nullish(),
-  sum: z.number().nullish(),
+  mean: anyNumber.nullish(),
+  sum: anyNumber.nullish(),
 });
 
 const InstanceStatsSchema = z.array(
@@ -76,59 +75,91 @@ const RequestsSchema = z.array(
 export const helmImporter: Importer = {
   name: "helm",
   description: "HELM run directories (run_spec.json, per_instance_stats.json, scenario.json)",
-  argument: "RUN_DIR...: HELM run directories",
+  argument: "RUN_DIR...: HELM run directories, or folders holding them (searched recursively)",
   async read(paths, mapping, options) {
-    const limit = logReadLimit(options?.zipLimits);
-    return paths.map((dir) => readRunDir(dir, mapping, limit));
+    const seen = options?.onFile ?? (() => {});
+    const logs: ImportedLog[] = [];
+    for (const { dir, skipped } of runDirs(paths)) {
+      if (skipped) {
+        seen({ file: dir, read: false, why: skipped });
+        continue;
+      }
+      const log = readRunDir(dir, mapping, options?.split);
+      logs.push(log);
+      seen({ file: dir, read: true, why: `HELM run, ${splitLabel(log)}${log.samples.length} instances` });
+    }
+    if (logs.length === 0)
+      throw logError(paths.join(", "), null, "no HELM run directory (per_instance_stats.json) found");
+    return logs;
   },
 };
 
-function readJson<S extends z.ZodType>(dir: string, name: string, schema: S, limit: ReadLimit): z.infer<S> {
+const STATS_FILE = "per_instance_stats.json";
+
+function splitLabel(log: ImportedLog): string {
+  const split = (log.header as { split: string | null }).split;
+  return split ? `split ${split}, ` : "";
+}
+
+/**
+ * The run directories under the paths: a folder holding per_instance_stats.json is one (a path
+ * given may also be that file); the files of the folders searched that are in no run are skipped.
+ */
+function runDirs(paths: readonly string[]): { dir: string; skipped?: string }[] {
+  const runs = new Set<string>();
+  const out: { dir: string; skipped?: string }[] = [];
+  const found = filesOf(paths);
+  for (const { file, given } of found) {
+    const dir = dirname(file);
+    if (basename(file) === STATS_FILE) {
+      if (!runs.has(dir)) out.push({ dir });
+      runs.add(dir);
+    } else if (given) {
+      throw logError(file, null, `not a HELM run directory nor its ${STATS_FILE}`);
+    }
+  }
+  for (const { file } of found)
+    if (!runs.has(dirname(file))) out.push({ dir: file, skipped: `not in a HELM run directory (no ${STATS_FILE})` });
+  return out;
+}
+
+function readJson<S extends z.ZodType>(dir: string, name: string, schema: S): z.infer<S> {
   const file = join(dir, name);
-  return checked(schema, parseJson(readText(file, limit), file, null), file, null);
+  return checked(schema, parseJson(readText(file), file, null), file, null);
 }
 
-function optionalJson<S extends z.ZodType>(
-  dir: string,
-  name: string,
-  schema: S,
-  limit: ReadLimit,
-): z.infer<S> | undefined {
-  return existsSync(join(dir, name)) ? readJson(dir, name, schema, limit) : undefined;
+function optionalJson<S extends z.ZodType>(dir: string, name: string, schema: S): z.infer<S> | undefined {
+  return existsSync(join(dir, name)) ? readJson(dir, name, schema) : undefined;
 }
 
-function readRunDir(dir: string, mapping: ImportMapping, limit: ReadLimit): ImportedLog {
+function readRunDir(dir: string, mapping: ImportMapping, requested: string | undefined): ImportedLog {
   if (!existsSync(join(dir, "per_instance_stats.json"))) {
     throw logError(dir, null, "not a HELM run directory (no per_instance_stats.json)");
   }
-  const runSpec = readJson(dir, "run_spec.json", RunSpecSchema, limit);
-  const stats = readJson(dir, "per_instance_stats.json", InstanceStatsSchema, limit);
-  const scenario = optionalJson(dir, "scenario.json", z.looseObject({ name: z.string().min(1) }), limit);
+  const runSpec = readJson(dir, "run_spec.json", RunSpecSchema);
+  const stats = readJson(dir, "per_instance_stats.json", InstanceStatsSchema);
+  const scenario = optionalJson(dir, "scenario.json", z.looseObject({ name: z.string().min(1) }));
   const key = (id: string, trial: number) => `${id}\u0000${trial}`;
-  const instances = uniqueBy(
-    dir,
-    "instances.json",
-    optionalJson(dir, "instances.json", InstancesSchema, limit),
-    (i) => i.id,
-  );
+  const instances = uniqueBy(dir, "instances.json", optionalJson(dir, "instances.json", InstancesSchema), (i) => i.id);
   const predictions = uniqueBy(
     dir,
     "display_predictions.json",
-    optionalJson(dir, "display_predictions.json", PredictionsSchema, limit),
+    optionalJson(dir, "display_predictions.json", PredictionsSchema),
     (p) => key(p.instance_id, p.train_trial_index),
     (p) => p.predicted_text ?? null,
   );
   const prompts = uniqueBy(
     dir,
     "display_requests.json",
-    optionalJson(dir, "display_requests.json", RequestsSchema, limit),
+    optionalJson(dir, "display_requests.json", RequestsSchema),
     (r) => key(r.instance_id, r.train_trial_index),
     (r) => r.request.prompt ?? null,
   );
   refuseDuplicateStats(dir, stats);
-  const present = new Set(stats.flatMap((s) => s.stats.map((x) => x.name.name)));
+  const { split, kept, notes: splitNotes } = oneSplit(dir, stats, requested);
+  const present = new Set(kept.flatMap(({ entry }) => entry.stats.map((x) => x.name.name)));
   const metrics = (mapping.metrics ?? HELM_DEFAULT_METRICS).filter((m) => present.has(m));
-  const samples: ImportedSample[] = stats.map((entry, index) => {
+  const samples: ImportedSample[] = kept.map(({ entry, index }) => {
     const value = (name: string) => {
       const stat = entry.stats.find((s) => s.name.name === name);
       return stat ? (stat.mean ?? (stat.count > 0 && stat.sum != null ? stat.sum / stat.count : null)) : undefined;
@@ -146,7 +177,19 @@ function readRunDir(dir: string, mapping: ImportMapping, limit: ReadLimit): Impo
       messages: prompt === null ? [] : [{ role: "user", content: prompt }],
       output: predictions.get(key(entry.instance_id, entry.train_trial_index)) ?? null,
       scores: metrics.flatMap((m) =>
-        value(m) === undefined ? [] : [{ scorer: m, value: value(m), answer: null, explanation: null }],
+        value(m) === undefined
+          ? []
+          : [
+              {
+                scorer: m,
+                value: value(m),
+                answer: null,
+                explanation: null,
+                field: `stats[${m}].mean`,
+                // HELM's correctness metrics are shares of the instance's references matched.
+                ...(HELM_DEFAULT_METRICS.includes(m) ? { range: [0, 1] as const } : {}),
+              },
+            ],
       ),
       usage: {
         inputTokens: Math.round(value("num_prompt_tokens") ?? 0),
@@ -162,15 +205,57 @@ function readRunDir(dir: string, mapping: ImportMapping, limit: ReadLimit): Impo
     framework: "helm",
     model: runSpec.adapter_spec.model,
     benchmark: scenario?.name ?? runSpec.name.split(":")[0],
-    header: { run_spec: runSpec, scenario: scenario ?? null },
+    header: { run_spec: runSpec, scenario: scenario ?? null, split },
     generation: generationOf(runSpec.adapter_spec),
     scorers: metrics,
     samples,
-    notes:
-      metrics.length === 0
+    notes: [
+      ...splitNotes,
+      ...(metrics.length === 0
         ? [`${basename(dir)}: none of the metrics ${HELM_DEFAULT_METRICS.join(", ")} is present`]
-        : [],
+        : []),
+    ],
   };
+}
+
+type InstanceStats = z.infer<typeof InstanceStatsSchema>[number];
+
+/** The split an instance was evaluated in, from its stats' names (null when HELM names none). */
+function splitOf(entry: InstanceStats): string | null {
+  return entry.stats.find((s) => s.name.split)?.name.split ?? null;
+}
+
+/**
+ * The instances of one split: splits are never pooled (HELM reports each on its own). The split
+ * asked for, else test, else the run's only split; a run with several and no test is refused.
+ */
+function oneSplit(
+  dir: string,
+  stats: readonly InstanceStats[],
+  requested: string | undefined,
+): { split: string | null; kept: { entry: InstanceStats; index: number }[]; notes: string[] } {
+  const all = stats.map((entry, index) => ({ entry, index, split: splitOf(entry) }));
+  const splits = [...new Set(all.map((s) => s.split).filter((s): s is string => s !== null))].sort();
+  const named = splits.map((s) => `${s} (${all.filter((x) => x.split === s).length})`).join(", ");
+  if (splits.length === 0) return { split: null, kept: all, notes: [] };
+  let split: string;
+  if (requested !== undefined) {
+    if (!splits.includes(requested))
+      throw logError(dir, STATS_FILE, `no instance of split '${requested}' (splits and instances: ${named})`);
+    split = requested;
+  } else if (splits.includes("test")) split = "test";
+  else if (splits.length === 1) split = splits[0];
+  else
+    throw logError(dir, STATS_FILE, `instances of several splits and none of test: ${named}; choose one with --split`);
+  const kept = all.filter((s) => s.split === split);
+  const notes: string[] = [];
+  if (kept.length < all.length)
+    notes.push(
+      `${basename(dir)}: split ${split}: ${kept.length} instances imported; not pooled with the other splits (${named}; --split NAME imports another)`,
+    );
+  if (requested === undefined && split !== "test")
+    notes.push(`${basename(dir)}: no test split; its only split '${split}' imported`);
+  return { split, kept, notes };
 }
 
 /** The entries by key; two entries with one key are refused, naming both. */

@@ -4,11 +4,11 @@
  * The format is not frozen: zod checks only the fields read here, unknown ones pass.
  */
 import { basename, extname } from "node:path";
-import { type ReadLimit, readBoundedBytes } from "../../core/guarded-read.js";
+import { readBoundedBytes } from "../../core/guarded-read.js";
 import * as z from "zod";
 import type { ChatMessage, GenerationParams, MessageRole } from "../../contracts/provider.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { asText, checked, contentText, logError, logReadLimit, parseJson, readText } from "../read.js";
+import { asText, checked, contentText, filesOf, logError, logReadLimit, parseJson, readText } from "../read.js";
 import { DEFAULT_ZIP_LIMITS, inflatesCleanly, ZipError, type ZipLimits, ZipReader } from "../zip.js";
 
 const ScoreSchema = z.looseObject({
@@ -56,14 +56,31 @@ type Sample = z.infer<typeof SampleSchema>;
 export const inspectImporter: Importer = {
   name: "inspect",
   description: "Inspect AI logs (.eval zip logs and the older .json logs)",
-  argument: "LOG...: .eval or .json log files",
+  argument: "LOG...: .eval or .json log files, or folders holding them (searched recursively)",
   async read(paths, _mapping, options) {
     const limits = options?.zipLimits ?? DEFAULT_ZIP_LIMITS;
-    return paths.map((path) =>
-      extname(path).toLowerCase() === ".eval" ? readEvalZip(path, limits) : readJsonLog(path, logReadLimit(limits)),
-    );
+    const seen = options?.onFile ?? (() => {});
+    const logs: ImportedLog[] = [];
+    for (const { file, given } of filesOf(paths)) {
+      const log = readLog(file, given, limits);
+      if (typeof log === "string") seen({ file, read: false, why: log });
+      else {
+        logs.push(log);
+        seen({ file, read: true, why: `Inspect log, ${log.samples.length} samples` });
+      }
+    }
+    if (logs.length === 0) throw logError(paths.join(", "), null, "no Inspect log (.eval or .json) found");
+    return logs;
   },
 };
+
+/** A log, or why a file found in a folder is not one (a file named on the command line must be one). */
+function readLog(file: string, given: boolean, limits: ZipLimits): ImportedLog | string {
+  const kind = extname(file).toLowerCase();
+  if (kind === ".eval") return readEvalZip(file, limits);
+  if (!given && kind !== ".json") return "not an .eval or .json file";
+  return readJsonLog(file, given) ?? "JSON but not an Inspect log (no eval.task and eval.model)";
+}
 
 function readEvalZip(file: string, limits: ZipLimits): ImportedLog {
   let zip: ZipReader;
@@ -96,6 +113,7 @@ function unreadableZip(file: string, error: unknown, limits: ZipLimits): Error {
   const code = (error as NodeJS.ErrnoException).code;
   if (code !== undefined) return logError(file, null, code === "ENOENT" ? "no such file" : `cannot read (${code})`);
   if (!(error instanceof ZipError)) return error as Error;
+  if (!error.damaged) return logError(file, error.entry, error.message);
   const damaged = damagedEntry(new Uint8Array(readBoundedBytes(file, logReadLimit(limits))), limits.entryBytes);
   return logError(
     file,
@@ -104,8 +122,10 @@ function unreadableZip(file: string, error: unknown, limits: ZipLimits): Error {
   );
 }
 
-function readJsonLog(file: string, limit: ReadLimit): ImportedLog {
-  const value = parseJson(readText(file, limit), file, null);
+/** A single-file JSON log; null when a file found in a folder is JSON but not an Inspect log (logs.json, say). */
+function readJsonLog(file: string, given: boolean): ImportedLog | null {
+  const value = parseJson(readText(file), file, null);
+  if (!given && !HeaderSchema.safeParse(value).success) return null;
   const log = checked(HeaderSchema.extend({ samples: z.array(z.unknown()).nullish() }), value, file, null);
   const samples = (log.samples ?? []).map((raw, i) => {
     const entry = `samples[${i}]`;
@@ -162,6 +182,7 @@ function toSample(sample: Sample, entry: string): ImportedSample {
     scores: Object.entries(sample.scores ?? {}).map(([scorer, s]) => ({
       scorer,
       value: s.value,
+      field: `scores.${scorer}.value`,
       answer: asText(s.answer),
       explanation: asText(s.explanation),
     })),

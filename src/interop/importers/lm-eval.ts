@@ -3,14 +3,14 @@
  * files and, from `--log_samples`, `samples_<task>_<time>.jsonl` beside them. One log per task
  * of a results file; each JSONL row is one document (its filters' metrics merge into one trial).
  */
-import { readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
+import { describeValue } from "../outcome.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import type { ReadLimit } from "../../core/guarded-read.js";
-import { asText, checked, logError, logReadLimit, parseJson, readText } from "../read.js";
+import { anyNumber, asText, checked, filesOf, forEachLine, logError, parseJson, readText } from "../read.js";
 
 /** The generation settings read (others pass unchecked): the types lm-eval writes. */
 const GenerationKwargsSchema = z.looseObject({
@@ -24,6 +24,7 @@ const ResultsSchema = z.looseObject({
   results: z.record(z.string(), z.record(z.string(), z.unknown())),
   configs: z.record(z.string(), z.looseObject({ generation_kwargs: GenerationKwargsSchema.nullish() })).nullish(),
   model_name: z.string().nullish(),
+  "n-samples": z.record(z.string(), z.looseObject({ effective: z.number().int().nonnegative().nullish() })).nullish(),
   config: z.looseObject({ model: z.string().nullish(), model_args: z.unknown() }).nullish(),
 });
 
@@ -39,66 +40,88 @@ const RowSchema = z.looseObject({
 });
 
 /** A metric's per-document value: a number or boolean (a list for corpus metrics such as BLEU, or null). */
-const MetricValueSchema = z.union([z.number(), z.boolean(), z.array(z.unknown()), z.null()]);
+const MetricValueSchema = z.union([anyNumber, z.boolean(), z.array(z.unknown()), z.null()]);
+
+/** Metrics whose per-document value is a share in [0, 1] (a value outside is refused). */
+const UNIT_METRICS = new Set(["acc", "acc_norm", "exact_match", "mc1", "mc2", "em", "f1", "contains"]);
 
 export const lmEvalImporter: Importer = {
   name: "lm-eval",
   description: "lm-evaluation-harness results_*.json with their --log_samples samples_*.jsonl",
-  argument: "DIR...: output directories (searched recursively)",
+  argument: "PATH...: results_*.json files, or output folders holding them (searched recursively)",
   async read(paths, mapping, options) {
-    const limit = logReadLimit(options?.zipLimits);
+    const seen = options?.onFile ?? (() => {});
+    const found = filesOf(paths);
     const logs: ImportedLog[] = [];
-    for (const dir of paths) {
-      const results = findFiles(dir, /^results_.*\.json$/);
-      if (results.length === 0)
-        throw logError(dir, null, "no results_*.json file found (an lm-eval --output_path directory)");
-      for (const file of results) logs.push(...readResults(file, mapping, limit));
+    const samplesRead = new Set<string>();
+    for (const { file, given } of found) {
+      if (!RESULTS.test(basename(file))) {
+        if (given && !SAMPLES.test(basename(file)))
+          throw logError(file, null, "not an lm-eval results file (results_<time>.json) nor a folder holding one");
+        continue;
+      }
+      const read = await readResults(file, mapping);
+      logs.push(...read);
+      seen({ file, read: true, why: `lm-eval results, tasks ${read.map((l) => l.benchmark).join(", ")}` });
+      for (const log of read)
+        if (log.file !== file) {
+          samplesRead.add(log.file);
+          seen({ file: log.file, read: true, why: `samples of ${log.benchmark}, ${log.samples.length} documents` });
+        }
     }
+    for (const { file } of found) {
+      if (RESULTS.test(basename(file)) || samplesRead.has(file)) continue;
+      seen({
+        file,
+        read: false,
+        why: SAMPLES.test(basename(file))
+          ? "samples without a results file of the same time stamp beside it"
+          : "not an lm-eval results_*.json or samples_*.jsonl file",
+      });
+    }
+    if (logs.length === 0)
+      throw logError(paths.join(", "), null, "no results_*.json file found (an lm-eval --output_path folder)");
     return logs;
   },
 };
 
-function findFiles(path: string, pattern: RegExp): string[] {
-  let stat: ReturnType<typeof statSync>;
-  try {
-    stat = statSync(path);
-  } catch {
-    throw logError(path, null, "no such file or directory");
-  }
-  if (!stat.isDirectory()) return pattern.test(basename(path)) ? [path] : [];
-  return readdirSync(path)
-    .sort()
-    .flatMap((name) => findFiles(join(path, name), pattern));
-}
+const RESULTS = /^results_.*\.json$/;
+const SAMPLES = /^samples_.*\.jsonl$/;
 
-function readResults(file: string, mapping: ImportMapping, limit: ReadLimit): ImportedLog[] {
-  const raw = parseJson(readText(file, limit), file, null);
+async function readResults(file: string, mapping: ImportMapping): Promise<ImportedLog[]> {
+  const raw = parseJson(readText(file), file, null);
   const results = checked(ResultsSchema, raw, file, null);
   const stamp = basename(file)
     .replace(/^results_/, "")
     .replace(/\.json$/, "");
   const model = results.model_name ?? pretrainedOf(results.config?.model_args) ?? results.config?.model ?? "unknown";
-  return Object.keys(results.results)
-    .sort()
-    .map((task) => {
-      const samplesFile = join(dirname(file), `samples_${task}_${stamp}.jsonl`);
-      const exists = findFiles(dirname(file), /^samples_.*\.jsonl$/).includes(samplesFile);
-      const samples = exists ? readSamples(samplesFile, limit) : [];
-      const scorers = mapping.metrics ?? metricNames(results.results[task]);
-      return {
-        file: exists ? samplesFile : file,
-        framework: "lm-eval" as const,
-        model,
-        benchmark: task,
-        header: { ...(raw as object), task, task_config: results.configs?.[task] ?? null },
-        generation: generationOf(results.configs?.[task]?.generation_kwargs ?? {}),
-        scorers: [...new Set([...scorers, ...samples.flatMap((s) => s.scores.map((x) => x.scorer))])],
-        samples,
-        notes: exists
-          ? []
-          : [`${basename(file)}: task ${task} has no samples_${task}_${stamp}.jsonl (run with --log_samples)`],
-      };
+  const logs: ImportedLog[] = [];
+  for (const task of Object.keys(results.results).sort()) {
+    const samplesFile = join(dirname(file), `samples_${task}_${stamp}.jsonl`);
+    const exists = existsSync(samplesFile);
+    const samples = exists ? await readSamples(samplesFile) : [];
+    const scorers = mapping.metrics ?? metricNames(results.results[task]);
+    const declared = results["n-samples"]?.[task]?.effective ?? undefined;
+    logs.push({
+      file: exists ? samplesFile : file,
+      framework: "lm-eval" as const,
+      model,
+      benchmark: task,
+      header: { ...(raw as object), task, task_config: results.configs?.[task] ?? null },
+      generation: generationOf(results.configs?.[task]?.generation_kwargs ?? {}),
+      scorers: [...new Set([...scorers, ...samples.flatMap((s) => s.scores.map((x) => x.scorer))])],
+      samples,
+      ...(declared === undefined ? {} : { declaredSamples: declared }),
+      notes: exists
+        ? declared !== undefined && declared !== samples.length
+          ? [
+              `${basename(samplesFile)}: ${samples.length} documents, but the results declare ${declared} samples of ${task}; the ${samples.length} are imported`,
+            ]
+          : []
+        : [`${basename(file)}: task ${task} has no samples_${task}_${stamp}.jsonl (run with --log_samples)`],
     });
+  }
+  return logs;
 }
 
 /** "exact_match,none" -> exact_match; "acc,strict-match" -> acc,strict-match; stderr entries skipped. */
@@ -112,46 +135,45 @@ function scorerName(metric: string, filter: string | null | undefined): string {
   return !filter || filter === "none" ? metric : `${metric},${filter}`;
 }
 
-function readSamples(file: string, limit: ReadLimit): ImportedSample[] {
+async function readSamples(file: string): Promise<ImportedSample[]> {
   const byDoc = new Map<string, ImportedSample>();
   // A document appears once per filter; the same document and filter twice is a duplicate row.
   const seen = new Map<string, string>();
-  readText(file, limit)
-    .split(/\r?\n/)
-    .forEach((line, index) => {
-      if (line.trim() === "") return;
-      const entry = `line ${index + 1}`;
-      const row = checked(RowSchema, parseJson(line, file, entry), file, entry);
-      const item = String(row.doc_id);
-      const key = `${item}\u0000${row.filter ?? "none"}`;
-      const earlier = seen.get(key);
-      if (earlier !== undefined) {
+  await forEachLine(file, (line, lineNumber) => {
+    const entry = `line ${lineNumber}`;
+    const row = checked(RowSchema, parseJson(line, file, entry), file, entry);
+    const item = String(row.doc_id);
+    const key = `${item}\u0000${row.filter ?? "none"}`;
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      throw logError(
+        file,
+        entry,
+        `doc_id ${JSON.stringify(row.doc_id)} with filter '${row.filter ?? "none"}' is also at ${earlier}: one row per document and filter`,
+      );
+    }
+    seen.set(key, entry);
+    const sample = byDoc.get(item) ?? newSample(row, entry);
+    for (const metric of row.metrics) {
+      if (!(metric in row)) throw logError(file, entry, `field '${metric}': listed in metrics but missing`);
+      if (!MetricValueSchema.safeParse(row[metric]).success) {
         throw logError(
           file,
           entry,
-          `doc_id ${JSON.stringify(row.doc_id)} with filter '${row.filter ?? "none"}' is also at ${earlier}: one row per document and filter`,
+          `field '${metric}': expected a number, a boolean, a list or null, found ${describeValue(row[metric])}`,
         );
       }
-      seen.set(key, entry);
-      const sample = byDoc.get(item) ?? newSample(row, entry);
-      for (const metric of row.metrics) {
-        if (!(metric in row)) throw logError(file, entry, `field '${metric}': listed in metrics but missing`);
-        if (!MetricValueSchema.safeParse(row[metric]).success) {
-          throw logError(
-            file,
-            entry,
-            `field '${metric}': expected a number, a boolean, a list or null, found ${JSON.stringify(row[metric])}`,
-          );
-        }
-        sample.scores.push({
-          scorer: scorerName(metric, row.filter),
-          value: row[metric],
-          answer: firstText(row.filtered_resps),
-          explanation: null,
-        });
-      }
-      byDoc.set(item, sample);
-    });
+      sample.scores.push({
+        scorer: scorerName(metric, row.filter),
+        value: row[metric],
+        field: metric,
+        ...(UNIT_METRICS.has(metric) ? { range: [0, 1] as const } : {}),
+        answer: firstText(row.filtered_resps),
+        explanation: null,
+      });
+    }
+    byDoc.set(item, sample);
+  });
   return [...byDoc.values()];
 }
 

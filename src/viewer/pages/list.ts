@@ -1,4 +1,5 @@
 /** The trial list: filters, full-text search and keyset pages of the run's trials. */
+import { visibleText } from "../../core/visible-text.js";
 import { FAILURE_BUCKETS } from "../../contracts/failure.js";
 import { type Content, el, table } from "../../report/html.js";
 import { OUTCOME_FILTERS } from "../../run/store/browse.js";
@@ -46,7 +47,7 @@ function trialCells(study: ViewerStudy, t: TrialRow): Content[] {
     el("a", { href: trialHref(t.id), class: "trial-link" }, t.id),
     t.modelId,
     t.benchmarkId,
-    t.itemId,
+    visibleText(t.itemId),
     Object.entries(labels)
       .map(([k, v]) => `${k}=${v}`)
       .join(" "),

@@ -5,6 +5,7 @@
  * show only that they exist: their prompts carry the blinded response and their replies and
  * notes carry the verdict.
  */
+import { visibleText } from "../../core/visible-text.js";
 import type { CallRecord, ScoreRecord } from "../../contracts/trial.js";
 import { type Content, el, table } from "../../report/html.js";
 import { JUDGE_ROLES } from "../../run/scoring/run-judging.js";
@@ -29,7 +30,7 @@ export function trialFacts(trial: TrialRow, labels: Readonly<Record<string, stri
   return facts([
     ["model", trial.modelId],
     ["benchmark", trial.benchmarkId],
-    ["item", trial.itemId],
+    ["item", visibleText(trial.itemId)],
     [
       "condition",
       Object.entries(labels)
