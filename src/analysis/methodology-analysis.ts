@@ -6,7 +6,7 @@
 import { AnalysisPlanSchema } from "../contracts/analysis.js";
 import { agreementLine, kappaInformative, kappaReading } from "../scoring/judge/agreement.js";
 import { cardField, type PresentedAnalysis, registerAnalysis } from "./registry.js";
-import { md, num, pct, pp, wrap } from "./text.js";
+import { md, num, pct, pEquals, pp, wrap } from "./text.js";
 
 export interface MethodologyStamp {
   preregistered: { status: string; stampHash: string | null; deviations: number; detail: string };
@@ -109,7 +109,7 @@ export function blindingReading(
   const parts = [
     `Blinding Index ${num(index, 3)} overall (0 = chance, 1 = every guess right), ${within ? "within" : "beyond"} ±${bound}`,
     ...(arms.length ? [`${arms.length === 1 ? "arm" : "arms"} ${arms.join(", ")} beyond ±${bound}`] : []),
-    ...(guessed ? [`correct guesses above chance (p = ${num(guessed.p, 3)})`] : []),
+    ...(guessed ? [`correct guesses above chance (${pEquals(guessed.p)})`] : []),
   ];
   return {
     held,
@@ -124,7 +124,7 @@ function blindingCheckLines(blinding: PresentedAnalysis["methodology"]["blinding
   if (!g) return [];
   const s = blinding.sensitivity;
   const out = [
-    `  guessing check: ${g.correct}/${g.n} correct vs chance ${num(g.chance, 3)}, chi2 ${num(g.chi2, 2)}, p = ${num(g.p, 3)}${s ? (s.failed ? " (above chance: blinding failed)" : " (at chance by this test)") : ""}`,
+    `  guessing check: ${g.correct}/${g.n} correct vs chance ${num(g.chance, 3)}, chi2 ${num(g.chi2, 2)}, ${pEquals(g.p)}${s ? (s.failed ? " (above chance: blinding failed)" : " (at chance by this test)") : ""}`,
   ];
   if (!s?.failed) return out;
   out.push(
@@ -201,7 +201,7 @@ function stampMarkdown(s: MethodologyStamp): string[] {
     `- Pre-registered: ${s.preregistered.status}${s.preregistered.deviations ? ` (${s.preregistered.deviations} deviation(s))` : ""}. ${md(s.preregistered.detail)}`,
     `- Blinded: ${blindedWord(s.blinded)}. ${md(s.blinded.detail)}`,
     `- Cross-validated: ${s.crossValidated.crossValidated ? "yes" : "no"}${s.crossValidated.kappa !== null ? `, Cohen's kappa ${num(s.crossValidated.kappa, 3)}` : ""}. ${md(s.crossValidated.detail)}`,
-    `- Specification curve: ${s.specificationCurve.run ? `run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation p = ${num(s.specificationCurve.permutationP, 3)}` : ""}` : "not run"}. ${md(s.specificationCurve.detail)}`,
+    `- Specification curve: ${s.specificationCurve.run ? `run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation ${pEquals(s.specificationCurve.permutationP)}` : ""}` : "not run"}. ${md(s.specificationCurve.detail)}`,
   ];
 }
 

@@ -1,5 +1,5 @@
 /** Scorecard field 3: the methodology stamp, each line with a badge. */
-import { blindedWord, num, pct, pValue } from "../../analysis/index.js";
+import { blindedWord, num, pct, pEquals, pValue } from "../../analysis/index.js";
 import { el } from "../html.js";
 import { registerCardRenderer } from "../sections/registry.js";
 
@@ -39,7 +39,7 @@ registerCardRenderer({
         "Specification curve: ",
         badge(s.specificationCurve.run, s.specificationCurve.run ? "run" : "not run"),
         s.specificationCurve.run
-          ? ` ${s.specificationCurve.contrast}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation p = ${pValue(s.specificationCurve.permutationP)}` : ""}. `
+          ? ` ${s.specificationCurve.contrast}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation ${pEquals(s.specificationCurve.permutationP)}` : ""}. `
           : " ",
         s.specificationCurve.detail,
       ),
