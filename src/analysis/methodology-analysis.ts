@@ -15,7 +15,16 @@ export interface MethodologyStamp {
    * the Blinding Index, every arm's and the guessing check are within bounds; null: not known).
    */
   blinded: { blinded: boolean; blindingIndex: number | null; held?: boolean | null; detail: string };
-  crossValidated: { crossValidated: boolean; kappa: number | null; detail: string };
+  /**
+   * kappa: the smallest per-benchmark kappa, only when every judged benchmark has one (null
+   * otherwise: no other benchmark's number stands in); perBenchmark: each judged benchmark's.
+   */
+  crossValidated: {
+    crossValidated: boolean;
+    kappa: number | null;
+    detail: string;
+    perBenchmark?: { benchmark: string; kappa: number | null; n: number; reason?: string }[];
+  };
   specificationCurve: {
     run: boolean;
     contrast: string | null;
@@ -49,8 +58,13 @@ function summaryLines({ analysis, methodology }: PresentedAnalysis, rows = true)
   const blinding = blindingReading(methodology.blinding, analysis.meta.plan.integrity.blinding_index).words;
   out.push(...wrap(`  blinding: ${blinding}`, 120, "  "));
   out.push(...blindingCheckLines(methodology.blinding));
+  const agreement = methodology.judgeAgreement;
   out.push(
-    `  judge agreement: ${methodology.judgeAgreement.note}${methodology.judgeAgreement.kappa !== null ? `, kappa ${num(methodology.judgeAgreement.kappa, 3)}` : ""}`,
+    ...wrap(
+      `  judge agreement: ${agreement.note}${agreement.kappa !== null && !agreement.perBenchmark ? `, kappa ${num(agreement.kappa, 3)}` : ""}`,
+      120,
+      "  ",
+    ),
   );
   out.push(...(rows ? agreementLines(methodology.judgeAgreement) : agreementOverview(methodology.judgeAgreement)));
   return out;
@@ -167,6 +181,7 @@ function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
       crossValidated: methodology.judgeAgreement.crossValidated,
       kappa: methodology.judgeAgreement.kappa,
       detail: methodology.judgeAgreement.note,
+      ...(methodology.judgeAgreement.perBenchmark ? { perBenchmark: methodology.judgeAgreement.perBenchmark } : {}),
     },
     specificationCurve:
       curve && !("skipped" in curve)
@@ -189,6 +204,12 @@ function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
   };
 }
 
+/** "yes" when every judged benchmark's agreement was measured, "partly" when some, "no" when none. */
+export function crossValidatedWord(c: MethodologyStamp["crossValidated"]): string {
+  if (c.crossValidated) return "yes";
+  return c.perBenchmark?.some((b) => b.kappa !== null) ? "partly" : "no";
+}
+
 /** "yes" only when the numbers say blinding held; the protocol alone is "protocol applied". */
 export function blindedWord(b: MethodologyStamp["blinded"]): string {
   if (!b.blinded) return "no";
@@ -200,7 +221,7 @@ function stampMarkdown(s: MethodologyStamp): string[] {
   return [
     `- Pre-registered: ${s.preregistered.status}${s.preregistered.deviations ? ` (${s.preregistered.deviations} deviation(s))` : ""}. ${md(s.preregistered.detail)}`,
     `- Blinded: ${blindedWord(s.blinded)}. ${md(s.blinded.detail)}`,
-    `- Cross-validated: ${s.crossValidated.crossValidated ? "yes" : "no"}${s.crossValidated.kappa !== null ? `, Cohen's kappa ${num(s.crossValidated.kappa, 3)}` : ""}. ${md(s.crossValidated.detail)}`,
+    `- Cross-validated: ${crossValidatedWord(s.crossValidated)}${s.crossValidated.kappa !== null ? `, Cohen's kappa ${num(s.crossValidated.kappa, 3)} (the smallest benchmark's)` : ""}. ${md(s.crossValidated.detail)}`,
     `- Specification curve: ${s.specificationCurve.run ? `run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation ${pEquals(s.specificationCurve.permutationP)}` : ""}` : "not run"}. ${md(s.specificationCurve.detail)}`,
   ];
 }

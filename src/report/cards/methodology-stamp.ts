@@ -1,5 +1,5 @@
 /** Scorecard field 3: the methodology stamp, each line with a badge. */
-import { blindedWord, num, pct, pEquals, pValue } from "../../analysis/index.js";
+import { blindedWord, crossValidatedWord, num, pct, pEquals, pValue } from "../../analysis/index.js";
 import { el } from "../html.js";
 import { registerCardRenderer } from "../sections/registry.js";
 
@@ -29,8 +29,10 @@ registerCardRenderer({
         "li",
         {},
         "Cross-validated: ",
-        badge(s.crossValidated.crossValidated, s.crossValidated.crossValidated ? "yes" : "no"),
-        s.crossValidated.kappa !== null ? ` Cohen's kappa ${num(s.crossValidated.kappa, 3)}.` : "",
+        badge(s.crossValidated.crossValidated, crossValidatedWord(s.crossValidated)),
+        s.crossValidated.kappa !== null
+          ? ` Cohen's kappa ${num(s.crossValidated.kappa, 3)} (the smallest benchmark's).`
+          : "",
         ` ${s.crossValidated.detail}`,
       ),
       el(
