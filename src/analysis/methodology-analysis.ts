@@ -184,7 +184,7 @@ function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
       ...(methodology.judgeAgreement.perBenchmark ? { perBenchmark: methodology.judgeAgreement.perBenchmark } : {}),
     },
     specificationCurve:
-      curve && !("skipped" in curve)
+      curve && !("skipped" in curve) && curve.summary.n > 0
         ? {
             run: true,
             contrast: curve.contrast,
@@ -199,9 +199,29 @@ function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
             medianOddsRatio: null,
             shareSignificant: null,
             permutationP: null,
-            detail: curve?.skipped ?? "not run",
+            detail: curve
+              ? "skipped" in curve
+                ? curve.skipped
+                : `not estimable: ${notEstimableReason(curve)}`
+              : "not run",
           },
   };
+}
+
+type CurveRun = Exclude<NonNullable<PresentedAnalysis["analysis"]["specificationCurve"]>, { skipped: string }>;
+
+/** Why a curve that ran has no estimable specification: its specifications' own errors. */
+function notEstimableReason(curve: CurveRun): string {
+  const errors = [...new Set(curve.failed.map((f) => f.error))];
+  const total = curve.failed.length + curve.excluded.length;
+  if (errors.length === 0) return `none of its ${total} specification(s) could be fitted`;
+  const shown = errors.slice(0, 2).join("; ");
+  return `all ${curve.failed.length} specification(s) failed (${shown}${errors.length > 2 ? `; ${errors.length - 2} more` : ""})`;
+}
+
+/** A curve not run: "not estimable: <reason>" as the curve reports it, else "not run (<why>)". */
+export function specCurveWord(c: MethodologyStamp["specificationCurve"]): string {
+  return c.detail.startsWith("not estimable") ? c.detail : `not run (${c.detail})`;
 }
 
 /** "yes" when every judged benchmark's agreement was measured, "partly" when some, "no" when none. */
@@ -222,7 +242,9 @@ function stampMarkdown(s: MethodologyStamp): string[] {
     `- Pre-registered: ${s.preregistered.status}${s.preregistered.deviations ? ` (${s.preregistered.deviations} deviation(s))` : ""}. ${md(s.preregistered.detail)}`,
     `- Blinded: ${blindedWord(s.blinded)}. ${md(s.blinded.detail)}`,
     `- Cross-validated: ${crossValidatedWord(s.crossValidated)}${s.crossValidated.kappa !== null ? `, Cohen's kappa ${num(s.crossValidated.kappa, 3)} (the smallest benchmark's)` : ""}. ${md(s.crossValidated.detail)}`,
-    `- Specification curve: ${s.specificationCurve.run ? `run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation ${pEquals(s.specificationCurve.permutationP)}` : ""}` : "not run"}. ${md(s.specificationCurve.detail)}`,
+    s.specificationCurve.run
+      ? `- Specification curve: run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation ${pEquals(s.specificationCurve.permutationP)}` : ""}. ${md(s.specificationCurve.detail)}`
+      : `- Specification curve: ${md(specCurveWord(s.specificationCurve))}`,
   ];
 }
 
