@@ -5,6 +5,7 @@
  */
 import { AnalysisPlanSchema } from "../contracts/analysis.js";
 import { agreementLine, kappaInformative, kappaReading } from "../scoring/judge/agreement.js";
+import { agreementOverviewNote } from "./methodology.js";
 import { cardField, type PresentedAnalysis, registerAnalysis } from "./registry.js";
 import { md, num, pct, pEquals, pp, wrap } from "./text.js";
 
@@ -59,9 +60,11 @@ function summaryLines({ analysis, methodology }: PresentedAnalysis, rows = true)
   out.push(...wrap(`  blinding: ${blinding}`, 120, "  "));
   out.push(...blindingCheckLines(methodology.blinding));
   const agreement = methodology.judgeAgreement;
+  // The overview names the benchmarks not measured and the others' range; --full lists each.
+  const note = !rows && agreement.perBenchmark ? agreementOverviewNote(agreement.perBenchmark) : agreement.note;
   out.push(
     ...wrap(
-      `  judge agreement: ${agreement.note}${agreement.kappa !== null && !agreement.perBenchmark ? `, kappa ${num(agreement.kappa, 3)}` : ""}`,
+      `  judge agreement: ${note}${agreement.kappa !== null && !agreement.perBenchmark ? `, kappa ${num(agreement.kappa, 3)}` : ""}`,
       120,
       "  ",
     ),

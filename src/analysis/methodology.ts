@@ -228,6 +228,18 @@ function benchmarkAgreement(cross: readonly AgreementRow[], skipped: readonly Ag
   });
 }
 
+/** The overview's short form: which judged benchmarks are not measured, the others' kappa range. */
+export function agreementOverviewNote(perBenchmark: readonly BenchmarkAgreement[]): string {
+  const measured = perBenchmark.flatMap((b) => (b.kappa === null ? [] : [b.kappa]));
+  const missing = perBenchmark.filter((b) => b.kappa === null).map((b) => b.benchmark);
+  if (missing.length === 0) return agreementNote(perBenchmark).split(";")[0];
+  const range =
+    measured.length === 0
+      ? ""
+      : `; kappa ${Math.min(...measured).toFixed(3)} to ${Math.max(...measured).toFixed(3)} on the other ${measured.length}`;
+  return `not measured on ${missing.length} of ${perBenchmark.length} judged benchmark(s) (${missing.join(", ")})${range}`;
+}
+
 /** "kappa per judged benchmark: a 0.812 (n 40), b not measured (...)" in one line. */
 export function agreementNote(perBenchmark: readonly BenchmarkAgreement[]): string {
   if (perBenchmark.length === 0) return `no cross-judge pair in ${JUDGE_AGREEMENT_FILE}`;

@@ -57,10 +57,8 @@ function familyOverviewLines(analysis: StudyAnalysis): string[] {
   for (const family of f.others) {
     const o = family.omnibus;
     const omnibus = o ? ("error" in o ? "omnibus not estimable" : `omnibus chi2(${o.df}) ${pEquals(o.p)}`) : "";
-    const control = family.control ? `; control check: ${family.control.verdict}` : "";
     out.push(
-      `  ${family.name} (${family.role}): vs ${family.reference}, ${family.correction}${omnibus ? `; ${omnibus}` : ""}${control}`,
-      ...(family.control ? wrap(`    control check ${family.control.reading}`, WIDTH, "  ") : []),
+      `  ${family.name} (${family.role}): vs ${family.reference}, ${family.correction}${omnibus ? `; ${omnibus}` : ""}${family.control ? `; control check: ${family.control.verdict}` : ""}`,
       `    ${
         family.skipped
           ? `skipped: ${family.skipped}`
@@ -107,7 +105,7 @@ export function familyLines(analysis: StudyAnalysis): string[] {
     }
     const control = family.control;
     if (control) {
-      out.push(`    control check (ScaffoldSafety 6.3) ${control.reading}`);
+      out.push(...wrap(`    control check (ScaffoldSafety 6.3) ${control.reading}`, WIDTH, "  "));
     }
   }
   return [...out, ""];
