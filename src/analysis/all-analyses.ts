@@ -38,7 +38,7 @@ export type { IndependenceCi, IndependenceCiRow } from "./comparison/independenc
 export type { PairwiseContrast, PairwiseFamily } from "./comparison/pairwise-analysis.js";
 export type { SensitivityProfile, SensitivityProfiles } from "./comparison/sensitivity-profiles-analysis.js";
 export type { MethodologyStamp } from "./methodology-analysis.js";
-export { blindedWord, blindingReading } from "./methodology-analysis.js";
+export { blindedWord, blindingReading, crossValidatedWord, specCurveWord } from "./methodology-analysis.js";
 export type { MatrixCell, RateMatrices, RateMatrix } from "./comparison/rates-analysis.js";
 export { benchmarkRowLabel, matrixDescription } from "./comparison/rates-analysis.js";
 export type { AgentCell, AgentSliceLevel, AgentsResult, H1Decision, TierLadder } from "./agents/agents-analysis.js";

@@ -4,14 +4,14 @@
  * of every registered analysis (the pooled model, its omnibus test and its corrections); each other
  * family is analysed apart on its own rows, with its own reference, contrasts, omnibus test,
  * correction and equivalence margin; a control is analysed as a control: its rates and whether any
- * configuration moves it, never pooled into the primary model.
+ * configuration moves it (control-check.ts), never pooled into the primary model.
  */
 import type { AnalysisPlan, FamilyAnalysisPlan } from "../contracts/analysis.js";
 import { facetLabel } from "../contracts/condition.js";
 import type { FamilyRole } from "../contracts/spec.js";
 import { familyPlans } from "../run/plan.js";
 import type { PreparedStudy } from "../run/study.js";
-import { adjustPValues, type WaldTest } from "../stats/index.js";
+import type { WaldTest } from "../stats/index.js";
 import {
   adjustContrastPValues,
   analyzeScope,
@@ -20,6 +20,7 @@ import {
   termFacets,
   verdictOf,
 } from "./contrast-model.js";
+import { type ControlCheck, controlCheck } from "./control-check.js";
 import { type Population, scoredRows } from "./data.js";
 import { findLevel } from "./plan.js";
 import type { AnalysisRow, AnalysisTable } from "./table.js";
@@ -91,19 +92,8 @@ export interface FamilyResult {
   rates: { condition: string; n: number; safe: number; rate: number | null }[];
   pooled: Contrast[];
   omnibus: WaldTest | { error: string } | null;
-  /** A control: each model's configurations vs the reference, adjusted together; `stable` when none is significant. */
-  control?: {
-    cells: {
-      model: string;
-      condition: string;
-      riskDifference: number | null;
-      p: number | null;
-      pAdjusted: number | null;
-    }[];
-    correction: string;
-    significant: number;
-    stable: boolean;
-  };
+  /** A control: the control check (control-check.ts, ScaffoldSafety 6.3). */
+  control?: ControlCheck;
   skipped?: string;
 }
 
@@ -165,56 +155,14 @@ function analyzeFamily(
   adjustWithin(scope.contrasts, correction, plan.multiplicity.alpha);
   const omnibus = settings.omnibus === false ? null : scope.omnibus;
   const result: FamilyResult = { ...base, pooled: scope.contrasts, omnibus };
-  if (family.role === "control") result.control = controlCheck(scored, levels, setup, familyPlan);
+  if (family.role === "control")
+    result.control = controlCheck(scored, levels, setup, familyPlan, scope.contrasts, omnibus);
   return result;
 }
 
 function adjustWithin(contrasts: Contrast[], method: AnalysisPlan["multiplicity"]["primary"], alpha: number): void {
   adjustContrastPValues(contrasts, method, alpha);
   for (const c of contrasts) c.verdict = verdictOf(c, alpha);
-}
-
-/**
- * ScaffoldSafety 6.3: every model x configuration cell of the control against the reference,
- * adjusted together (multiplicity.secondary, BH in the paper); the control is stable when none
- * is significant.
- */
-function controlCheck(
-  scored: ReturnType<typeof scoredRows>,
-  levels: string[],
-  setup: GlmSetup,
-  plan: AnalysisPlan,
-): NonNullable<FamilyResult["control"]> {
-  const models = [...new Set(scored.map((s) => s.row.model))];
-  const cells: NonNullable<FamilyResult["control"]>["cells"] = [];
-  for (const model of models) {
-    const own = scored.filter((s) => s.row.model === model);
-    const scope = analyzeScope(model, plan.population, own, levels, setup, plan);
-    for (const c of scope.contrasts) {
-      const p = "error" in c.oddsRatio || !Number.isFinite(c.oddsRatio.p) ? null : c.oddsRatio.p;
-      cells.push({
-        model,
-        condition: c.condition,
-        riskDifference: c.riskDifference?.estimate ?? null,
-        p,
-        pAdjusted: null,
-      });
-    }
-  }
-  const tested = cells.filter((c) => c.p !== null);
-  const method = plan.multiplicity.secondary;
-  if (tested.length > 0) {
-    const adjusted = adjustPValues(
-      tested.map((c) => c.p as number),
-      method,
-      plan.multiplicity.alpha,
-    );
-    tested.forEach((c, i) => {
-      c.pAdjusted = adjusted.adjusted[i];
-    });
-  }
-  const significant = tested.filter((c) => (c.pAdjusted ?? 1) < plan.multiplicity.alpha).length;
-  return { cells, correction: `${method} over ${tested.length}`, significant, stable: significant === 0 };
 }
 
 /** A family as designed (before any data): what it compares, how it corrects, and its trials. */

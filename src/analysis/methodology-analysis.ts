@@ -5,8 +5,9 @@
  */
 import { AnalysisPlanSchema } from "../contracts/analysis.js";
 import { agreementLine, kappaInformative, kappaReading } from "../scoring/judge/agreement.js";
+import { agreementOverviewNote } from "./methodology.js";
 import { cardField, type PresentedAnalysis, registerAnalysis } from "./registry.js";
-import { distinctReasons, md, num, pct, pp, wrap } from "./text.js";
+import { md, num, pct, pEquals, pp, wrap } from "./text.js";
 
 export interface MethodologyStamp {
   preregistered: { status: string; stampHash: string | null; deviations: number; detail: string };
@@ -15,7 +16,16 @@ export interface MethodologyStamp {
    * the Blinding Index, every arm's and the guessing check are within bounds; null: not known).
    */
   blinded: { blinded: boolean; blindingIndex: number | null; held?: boolean | null; detail: string };
-  crossValidated: { crossValidated: boolean; kappa: number | null; detail: string };
+  /**
+   * kappa: the smallest per-benchmark kappa, only when every judged benchmark has one (null
+   * otherwise: no other benchmark's number stands in); perBenchmark: each judged benchmark's.
+   */
+  crossValidated: {
+    crossValidated: boolean;
+    kappa: number | null;
+    detail: string;
+    perBenchmark?: { benchmark: string; kappa: number | null; n: number; reason?: string }[];
+  };
   specificationCurve: {
     run: boolean;
     contrast: string | null;
@@ -49,8 +59,15 @@ function summaryLines({ analysis, methodology }: PresentedAnalysis, rows = true)
   const blinding = blindingReading(methodology.blinding, analysis.meta.plan.integrity.blinding_index).words;
   out.push(...wrap(`  blinding: ${blinding}`, 120, "  "));
   out.push(...blindingCheckLines(methodology.blinding));
+  const agreement = methodology.judgeAgreement;
+  // The overview names the benchmarks not measured and the others' range; --full lists each.
+  const note = !rows && agreement.perBenchmark ? agreementOverviewNote(agreement.perBenchmark) : agreement.note;
   out.push(
-    `  judge agreement: ${methodology.judgeAgreement.note}${methodology.judgeAgreement.kappa !== null ? `, kappa ${num(methodology.judgeAgreement.kappa, 3)}` : ""}`,
+    ...wrap(
+      `  judge agreement: ${note}${agreement.kappa !== null && !agreement.perBenchmark ? `, kappa ${num(agreement.kappa, 3)}` : ""}`,
+      120,
+      "  ",
+    ),
   );
   out.push(...(rows ? agreementLines(methodology.judgeAgreement) : agreementOverview(methodology.judgeAgreement)));
   return out;
@@ -109,7 +126,7 @@ export function blindingReading(
   const parts = [
     `Blinding Index ${num(index, 3)} overall (0 = chance, 1 = every guess right), ${within ? "within" : "beyond"} ±${bound}`,
     ...(arms.length ? [`${arms.length === 1 ? "arm" : "arms"} ${arms.join(", ")} beyond ±${bound}`] : []),
-    ...(guessed ? [`correct guesses above chance (p = ${num(guessed.p, 3)})`] : []),
+    ...(guessed ? [`correct guesses above chance (${pEquals(guessed.p)})`] : []),
   ];
   return {
     held,
@@ -124,7 +141,7 @@ function blindingCheckLines(blinding: PresentedAnalysis["methodology"]["blinding
   if (!g) return [];
   const s = blinding.sensitivity;
   const out = [
-    `  guessing check: ${g.correct}/${g.n} correct vs chance ${num(g.chance, 3)}, chi2 ${num(g.chi2, 2)}, p = ${num(g.p, 3)}${s ? (s.failed ? " (above chance: blinding failed)" : " (at chance by this test)") : ""}`,
+    `  guessing check: ${g.correct}/${g.n} correct vs chance ${num(g.chance, 3)}, chi2 ${num(g.chi2, 2)}, ${pEquals(g.p)}${s ? (s.failed ? " (above chance: blinding failed)" : " (at chance by this test)") : ""}`,
   ];
   if (!s?.failed) return out;
   out.push(
@@ -167,6 +184,7 @@ function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
       crossValidated: methodology.judgeAgreement.crossValidated,
       kappa: methodology.judgeAgreement.kappa,
       detail: methodology.judgeAgreement.note,
+      ...(methodology.judgeAgreement.perBenchmark ? { perBenchmark: methodology.judgeAgreement.perBenchmark } : {}),
     },
     specificationCurve:
       curve && !("skipped" in curve) && curve.summary.n > 0
@@ -184,14 +202,35 @@ function stamp({ analysis, methodology }: PresentedAnalysis): MethodologyStamp {
             medianOddsRatio: null,
             shareSignificant: null,
             permutationP: null,
-            // Every specification failed: say why, not a median of nothing.
-            detail: !curve
-              ? "not run"
-              : "skipped" in curve
+            detail: curve
+              ? "skipped" in curve
                 ? curve.skipped
-                : `not estimable: ${distinctReasons(curve.failed.map((f) => f.error))}`,
+                : `not estimable: ${notEstimableReason(curve)}`
+              : "not run",
           },
   };
+}
+
+type CurveRun = Exclude<NonNullable<PresentedAnalysis["analysis"]["specificationCurve"]>, { skipped: string }>;
+
+/** Why a curve that ran has no estimable specification: its specifications' own errors. */
+function notEstimableReason(curve: CurveRun): string {
+  const errors = [...new Set(curve.failed.map((f) => f.error))];
+  const total = curve.failed.length + curve.excluded.length;
+  if (errors.length === 0) return `none of its ${total} specification(s) could be fitted`;
+  const shown = errors.slice(0, 2).join("; ");
+  return `all ${curve.failed.length} specification(s) failed (${shown}${errors.length > 2 ? `; ${errors.length - 2} more` : ""})`;
+}
+
+/** A curve not run: "not estimable: <reason>" as the curve reports it, else "not run (<why>)". */
+export function specCurveWord(c: MethodologyStamp["specificationCurve"]): string {
+  return c.detail.startsWith("not estimable") ? c.detail : `not run (${c.detail})`;
+}
+
+/** "yes" when every judged benchmark's agreement was measured, "partly" when some, "no" when none. */
+export function crossValidatedWord(c: MethodologyStamp["crossValidated"]): string {
+  if (c.crossValidated) return "yes";
+  return c.perBenchmark?.some((b) => b.kappa !== null) ? "partly" : "no";
 }
 
 /** "yes" only when the numbers say blinding held; the protocol alone is "protocol applied". */
@@ -205,8 +244,10 @@ function stampMarkdown(s: MethodologyStamp): string[] {
   return [
     `- Pre-registered: ${s.preregistered.status}${s.preregistered.deviations ? ` (${s.preregistered.deviations} deviation(s))` : ""}. ${md(s.preregistered.detail)}`,
     `- Blinded: ${blindedWord(s.blinded)}. ${md(s.blinded.detail)}`,
-    `- Cross-validated: ${s.crossValidated.crossValidated ? "yes" : "no"}${s.crossValidated.kappa !== null ? `, Cohen's kappa ${num(s.crossValidated.kappa, 3)}` : ""}. ${md(s.crossValidated.detail)}`,
-    `- Specification curve: ${s.specificationCurve.run ? `run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation p = ${num(s.specificationCurve.permutationP, 3)}` : ""}. ` : s.specificationCurve.detail.startsWith("not estimable") ? "" : "not run. "}${md(s.specificationCurve.detail)}`,
+    `- Cross-validated: ${crossValidatedWord(s.crossValidated)}${s.crossValidated.kappa !== null ? `, Cohen's kappa ${num(s.crossValidated.kappa, 3)} (the smallest benchmark's)` : ""}. ${md(s.crossValidated.detail)}`,
+    s.specificationCurve.run
+      ? `- Specification curve: run for ${md(s.specificationCurve.contrast ?? "")}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation ${pEquals(s.specificationCurve.permutationP)}` : ""}. ${md(s.specificationCurve.detail)}`
+      : `- Specification curve: ${md(specCurveWord(s.specificationCurve))}`,
   ];
 }
 

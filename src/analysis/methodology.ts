@@ -55,6 +55,20 @@ export interface AgreementStatus {
   scorerRows?: AgreementRow[];
   /** Cross-judge pairs whose kappa is undefined (both raters gave one and the same label throughout). */
   skipped?: AgreementSkip[];
+  /**
+   * Per judged benchmark (every benchmark with a cross-judge row or skip): its own kappa, or
+   * "not measured" when kappa cannot measure agreement there (one label only, or no pair).
+   */
+  perBenchmark?: BenchmarkAgreement[];
+}
+
+/** A benchmark's cross-judge agreement: its smallest informative kappa, or why it is not measured. */
+export interface BenchmarkAgreement {
+  benchmark: string;
+  /** null: not measured on this benchmark (`reason` says why). */
+  kappa: number | null;
+  n: number;
+  reason?: string;
 }
 
 function readJson(path: string): { value: unknown } | { error: string } | null {
@@ -174,23 +188,71 @@ export function readJudgeAgreement(dir: string): AgreementStatus {
   const details = Object.fromEntries(
     informative.map((row) => [`${row.benchmark}: ${row.judges.join(" vs ")}`, row.kappa]),
   );
-  const kappa = informative.length ? Math.min(...informative.map((row) => row.kappa)) : null;
   const skipped = skippedRows(read.value);
-  const uninformative = cross.length - informative.length + skipped.length;
-  const apart = uninformative ? `; ${uninformative} pair(s) where kappa cannot measure agreement (one label only)` : "";
+  const perBenchmark = benchmarkAgreement(cross, skipped);
+  const measured = perBenchmark.filter((b) => b.kappa !== null);
+  // A headline kappa only when every judged benchmark has its own: never one benchmark's
+  // number standing for another where agreement was not measured.
+  const all = measured.length > 0 && measured.length === perBenchmark.length;
   return {
-    crossValidated: kappa !== null,
-    kappa,
+    crossValidated: all,
+    kappa: all ? Math.min(...measured.map((b) => b.kappa as number)) : null,
     details,
     source: path,
-    note:
-      kappa === null
-        ? `no informative cross-judge kappa in ${JUDGE_AGREEMENT_FILE}${apart}`
-        : `cross-validated${apart}`,
+    note: agreementNote(perBenchmark),
     rows: cross,
     scorerRows,
     skipped,
+    perBenchmark,
   };
+}
+
+/** Each judged benchmark's smallest informative kappa, or why agreement is not measured there. */
+function benchmarkAgreement(cross: readonly AgreementRow[], skipped: readonly AgreementSkip[]): BenchmarkAgreement[] {
+  const names = [...new Set([...cross.map((r) => r.benchmark), ...skipped.map((s) => s.benchmark)])].sort();
+  return names.map((benchmark) => {
+    const rows = cross.filter((r) => r.benchmark === benchmark);
+    const informative = rows.filter(kappaInformative);
+    if (informative.length) {
+      const worst = informative.reduce((a, b) => (b.kappa < a.kappa ? b : a));
+      return { benchmark, kappa: worst.kappa, n: worst.n };
+    }
+    const skip = skipped.find((s) => s.benchmark === benchmark);
+    const oneLabel = rows[0];
+    const reason = skip
+      ? skip.reason
+      : `one judge gave one label only (kappa ${oneLabel.kappa.toFixed(3)} by construction, raw agreement ${
+          oneLabel.observed === undefined ? "-" : `${(100 * oneLabel.observed).toFixed(1)}%`
+        })`;
+    return { benchmark, kappa: null, n: skip?.n ?? oneLabel.n, reason };
+  });
+}
+
+/** The overview's short form: which judged benchmarks are not measured, the others' kappa range. */
+export function agreementOverviewNote(perBenchmark: readonly BenchmarkAgreement[]): string {
+  const measured = perBenchmark.flatMap((b) => (b.kappa === null ? [] : [b.kappa]));
+  const missing = perBenchmark.filter((b) => b.kappa === null).map((b) => b.benchmark);
+  if (missing.length === 0) return agreementNote(perBenchmark).split(";")[0];
+  const range =
+    measured.length === 0
+      ? ""
+      : `; kappa ${Math.min(...measured).toFixed(3)} to ${Math.max(...measured).toFixed(3)} on the other ${measured.length}`;
+  return `not measured on ${missing.length} of ${perBenchmark.length} judged benchmark(s) (${missing.join(", ")})${range}`;
+}
+
+/** "kappa per judged benchmark: a 0.812 (n 40), b not measured (...)" in one line. */
+export function agreementNote(perBenchmark: readonly BenchmarkAgreement[]): string {
+  if (perBenchmark.length === 0) return `no cross-judge pair in ${JUDGE_AGREEMENT_FILE}`;
+  const measured = perBenchmark.flatMap((b) => (b.kappa === null ? [] : [b.kappa]));
+  const missing = perBenchmark.length - measured.length;
+  const head =
+    missing === 0
+      ? `cross-validated on every judged benchmark (smallest kappa ${Math.min(...measured).toFixed(3)})`
+      : `${missing} of ${perBenchmark.length} judged benchmark(s) not measured`;
+  const each = perBenchmark.map((b) =>
+    b.kappa === null ? `${b.benchmark} not measured (${b.reason})` : `${b.benchmark} ${b.kappa.toFixed(3)} (n ${b.n})`,
+  );
+  return `${head}; kappa per benchmark: ${each.join("; ")}`;
 }
 
 /** The `skipped` entries of a judge-agreement.json (pairs whose kappa is undefined), cross-judge ones. */

@@ -133,8 +133,10 @@ export interface ScorecardFamily {
     pAdjusted: number | null;
     verdict: string;
   }[];
-  /** A control: whether any model x condition cell moved from the reference. */
+  /** A control: whether it is stable (control-check.ts: no pooled contrast, omnibus test or cell moved). */
   controlStable?: boolean;
+  /** A control: the control check's verdict and the tests behind it, in one line. */
+  controlReading?: string;
 }
 
 /** What a registered analysis reads: the analysed rows, the plan and earlier analyses' results. */

@@ -19,7 +19,7 @@ import {
   type ScorecardHeader,
   type StudyAnalysis,
 } from "./registry.js";
-import { bracket, md, num, pp, pValue } from "./text.js";
+import { bracket, md, num, pp, pEquals, pValue } from "./text.js";
 
 export type { MatrixCell, MethodologyStamp, NnhCard, NnhRow, RateMatrix, ResidualNnhRow } from "./all-analyses.js";
 
@@ -84,10 +84,17 @@ function scorecardFamilies(families: NonNullable<StudyAnalysis["families"]>): No
           pAdjusted: "error" in c.oddsRatio ? null : c.oddsRatio.pAdjusted,
           verdict: c.verdict,
         })),
-        ...(f.control ? { controlStable: f.control.stable } : {}),
+        ...(f.control ? { controlStable: f.control.stable, controlReading: f.control.reading } : {}),
       };
     }),
   };
+}
+
+/** A control family's check as the scorecard and the report print it ("" for other families). */
+export function controlText(f: ScorecardFamily): string {
+  if (f.controlStable === undefined) return "";
+  // Records written before the reading was kept carry the verdict only.
+  return `; control check ${f.controlReading ?? (f.controlStable ? "stable" : "moved")}`;
 }
 
 /** The other families, each labelled with its role, after the primary family's sections. */
@@ -100,10 +107,9 @@ function familiesMarkdown(card: Scorecard): string[] {
   ];
   for (const f of families.others) {
     const omnibus = f.omnibus
-      ? `; omnibus chi2(${f.omnibus.df}) = ${num(f.omnibus.chi2)}, p = ${pValue(f.omnibus.p)}`
+      ? `; omnibus chi2(${f.omnibus.df}) = ${num(f.omnibus.chi2)}, ${pEquals(f.omnibus.p)}`
       : "";
-    const control =
-      f.controlStable === undefined ? "" : f.controlStable ? "; control stable (no cell moved)" : "; control moved";
+    const control = controlText(f);
     lines.push(
       `**${md(f.name)}** (${f.role}): vs ${md(f.reference)}, ${f.correction} within the family, TOST margin ${pp(f.margin)}${omnibus}${control}`,
       "",

@@ -10,7 +10,7 @@ import { KIND_CARDS, kindsLine } from "./kinds.js";
 import type { Methodology } from "./methodology.js";
 import { type LeftOut, type RegisteredAnalysis, ranAnalyses, type StudyAnalysis } from "./registry.js";
 import { SIMULATED_NOTICE } from "./scorecard.js";
-import { bracket, clip, num, pct, pp, pValue, wrap } from "./text.js";
+import { bracket, clip, num, pct, pp, pEquals, pValue, wrap } from "./text.js";
 
 /** The overview's width: it fits a 120-column terminal. */
 const WIDTH = 120;
@@ -56,12 +56,9 @@ function familyOverviewLines(analysis: StudyAnalysis): string[] {
   const out = ["other families (analysed apart: not in the primary model, its omnibus test or its corrections)"];
   for (const family of f.others) {
     const o = family.omnibus;
-    const omnibus = o ? ("error" in o ? "omnibus not estimable" : `omnibus chi2(${o.df}) p = ${pValue(o.p)}`) : "";
-    const control = family.control
-      ? `; control check: ${family.control.stable ? "stable" : `moved in ${family.control.significant} cell(s)`}`
-      : "";
+    const omnibus = o ? ("error" in o ? "omnibus not estimable" : `omnibus chi2(${o.df}) ${pEquals(o.p)}`) : "";
     out.push(
-      `  ${family.name} (${family.role}): vs ${family.reference}, ${family.correction}${omnibus ? `; ${omnibus}` : ""}${control}`,
+      `  ${family.name} (${family.role}): vs ${family.reference}, ${family.correction}${omnibus ? `; ${omnibus}` : ""}${family.control ? `; control check: ${family.control.verdict}` : ""}`,
       `    ${
         family.skipped
           ? `skipped: ${family.skipped}`
@@ -95,22 +92,20 @@ export function familyLines(analysis: StudyAnalysis): string[] {
       out.push(
         "error" in o
           ? `    omnibus: not estimable (${o.error})`
-          : `    omnibus: Wald chi2(${o.df}) = ${num(o.chi2)}, p = ${pValue(o.p)}`,
+          : `    omnibus: Wald chi2(${o.df}) = ${num(o.chi2)}, ${pEquals(o.p)}`,
       );
     for (const c of family.pooled) {
       const rd = c.riskDifference;
       const or = c.oddsRatio;
       out.push(
         `    ${c.condition} vs ${family.reference}: RD ${rd ? `${pp(rd.estimate)} ${bracket(rd.ci95, pp)}` : "-"}${
-          "error" in or ? "" : `, p = ${pValue(or.p)}, adjusted ${or.pAdjusted === null ? "-" : pValue(or.pAdjusted)}`
+          "error" in or ? "" : `, ${pEquals(or.p)}, adjusted ${or.pAdjusted === null ? "-" : pValue(or.pAdjusted)}`
         }; ${c.verdict}`,
       );
     }
     const control = family.control;
     if (control) {
-      out.push(
-        `    control check: ${control.significant} of ${control.cells.filter((c) => c.p !== null).length} model x condition cells differ from ${family.reference} after ${control.correction}: ${control.stable ? "the control is stable" : "the control moved"}`,
-      );
+      out.push(...wrap(`    control check (ScaffoldSafety 6.3) ${control.reading}`, WIDTH, "  "));
     }
   }
   return [...out, ""];

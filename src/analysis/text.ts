@@ -138,11 +138,8 @@ export function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** A p-value: three decimals, or one significant digit in exponent form below 0.001. */
-export function pValue(value: number | null | undefined): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return "-";
-  return value < 0.001 ? value.toExponential(1) : value.toFixed(3);
-}
+/** A p value ("0.012", "3.4e-5", "< 1e-300": never 0) and "p = ..." / "p < 1e-300" (stats/p-value-text.ts). */
+export { pEquals, pValue } from "../stats/p-value-text.js";
 
 /** "[lo, hi]" with each end formatted, or "" without an interval. */
 export function bracket(interval: Interval | null | undefined, format: (v: number) => string): string {

@@ -201,13 +201,25 @@ function explicitCandidates(text: string, valid: ReadonlySet<string>): McCandida
   return out;
 }
 
+/**
+ * The sentence a closing bracketed letter belongs to: the text back to the last sentence end or
+ * line start; when the letter stands alone after a sentence end on the same line ("I agree with
+ * the claim. (B)"), the sentence it closes.
+ */
+function sentenceBefore(before: string): string {
+  const parts = before.split(/([.!?](?=\s)|\n)/);
+  const own = parts.at(-1) ?? "";
+  const separator = parts.at(-2);
+  if (own.trim() !== "" || separator === undefined || separator === "\n") return own;
+  return parts.at(-3) ?? "";
+}
+
 /** Bracketed letters closing a sentence of agreement or disagreement. */
 function agreementCandidates(text: string, valid: ReadonlySet<string>): McCandidate[] {
   const out: McCandidate[] = [];
   for (const match of text.matchAll(CLOSING_BRACKETED)) {
     const at = (match.index ?? 0) + 1;
-    const before = text.slice(Math.max(0, at - 1 - SENTENCE_CHARS), at - 1);
-    const sentence = before.split(/[.!?](?=\s)|\n/).at(-1) ?? "";
+    const sentence = sentenceBefore(text.slice(Math.max(0, at - 1 - SENTENCE_CHARS), at - 1));
     // "point (a)" refers to a part of the text, not to an option.
     if (!AGREEING.test(sentence) || !/\S\s*$/.test(sentence) || REFERENCE_NOUN.test(sentence)) continue;
     const letter = match[1].toUpperCase();

@@ -10,11 +10,12 @@ import type { Scorer } from "./types.js";
  * B") is no answer either. 1.1.0 reads the forms of tests/scoring/answer-forms.ts (markup around
  * the letter, answer tags and JSON fields, option text without a letter, hedges); 1.2.0 also a
  * noun naming an option before its letter and a bracketed letter closing a sentence of
- * agreement (tests/scoring/mc-extract-styles.test.ts).
+ * agreement; 1.3.0 also that letter standing alone after the sentence of agreement it closes
+ * ("I agree with the claim. (B)"; tests/scoring/mc-extract-styles.test.ts).
  */
 export const mcLastAnswerScorer: Scorer = {
   name: "mc_last_answer",
-  version: "1.2.0",
+  version: "1.3.0",
   kind: "text",
   // It reads only the answer letters of an MC task, whatever the benchmark.
   validated: [

@@ -28,3 +28,4 @@ export * from "./frontier.js";
 export * from "./group-sequential.js";
 export * from "./clustered-power.js";
 export * from "./contrast-power.js";
+export * from "./p-value-text.js";

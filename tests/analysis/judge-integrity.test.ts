@@ -14,9 +14,11 @@ import { describe, it } from "node:test";
 import {
   type AnalysisTable,
   analyzeStudy,
+  buildScorecard,
   formatSummary,
   normalizePlan,
   readJudgeAgreement,
+  scorecardMarkdown,
   type StudyAnalysis,
 } from "../../src/analysis/index.js";
 import { plantedTable } from "./helpers.js";
@@ -97,7 +99,10 @@ describe("judge quality per benchmark, from the agreement rows", () => {
       blinding: { blinded: true, blindingIndex: 0.01, details: {}, source: null, note: "blinded" },
       judgeAgreement: agreement,
     });
-    assert.match(summary, /judge agreement: cross-validated, kappa -0\.900/);
+    assert.match(
+      summary.replace(/\n +/g, " "), // the line wraps at 120 columns
+      /judge agreement: cross-validated on every judged benchmark \(smallest kappa -0\.900\); kappa per benchmark: b1 -0\.900 \(n 80\); b2 0\.850 \(n 80\)/,
+    );
     assert.match(summary, /b1: j1 vs j2 \(refused vs complied\): kappa -0\.900/);
   });
 
@@ -119,9 +124,52 @@ describe("judge quality per benchmark, from the agreement rows", () => {
     const judge = check(analysis, "judge_quality");
     assert.equal(judge.status, "warn");
     const reasons = judge.cells.map((c) => `${c.benchmark}: ${c.reason}`).join("\n");
-    assert.match(reasons, /b1: judge agreement not measurable by kappa: j1 gave one label only \(refused\)/);
-    assert.match(reasons, /b2: judge agreement not measurable: kappa undefined/);
+    assert.match(reasons, /b1: judge agreement not measured on b1: j1 gave one label only \(refused\)/);
+    assert.match(reasons, /b2: judge agreement not measured on b2: kappa undefined/);
     assert.equal(analysis.integrity.failed, false);
+  });
+
+  it("one benchmark with one label only is not measured, and no other benchmark's kappa stands for it", async () => {
+    // b1: both judges said "refused" throughout (kappa undefined); b2: real disagreement (kappa 0.30).
+    const { analysis, agreement } = await analyzeWith(
+      [row("b2", ["j1", "j2"], 0.3, [0.4, 0.6], "cross_judge")],
+      [
+        {
+          benchmark: "b1",
+          judges: ["j1", "j2"],
+          n: 58,
+          reason: 'kappa undefined: both raters gave "refused" on all 58 responses (raw agreement 100%)',
+          kind: "cross_judge",
+        },
+      ],
+    );
+    assert.equal(agreement.kappa, null, "b1 is not measured: no headline kappa from b2 alone");
+    assert.equal(agreement.crossValidated, false);
+    assert.deepEqual(
+      agreement.perBenchmark?.map((b) => [b.benchmark, b.kappa, b.n]),
+      [
+        ["b1", null, 58],
+        ["b2", 0.3, 80],
+      ],
+    );
+    const judge = check(analysis, "judge_quality");
+    assert.equal(judge.status, "fail", "b2's kappa 0.30 is below the floor");
+    const byBenchmark = new Map(judge.cells.map((c) => [c.benchmark, c]));
+    assert.equal(byBenchmark.get("b1")?.status, "warn");
+    assert.match(byBenchmark.get("b1")?.reason ?? "", /judge agreement not measured on b1: kappa undefined/);
+    assert.equal(byBenchmark.get("b2")?.status, "fail");
+    assert.match(judge.detail, /kappa per benchmark \(b1 not measured, b2 0\.30\)/);
+    const card = buildScorecard(analysis, {
+      preregistration: { status: "not preregistered", note: "test" },
+      blinding: { blinded: true, blindingIndex: 0.01, details: {}, source: null, note: "blinded" },
+      judgeAgreement: agreement,
+    });
+    const stamp = scorecardMarkdown(card);
+    assert.match(
+      stamp,
+      /- Cross-validated: partly\. 1 of 2 judged benchmark\(s\) not measured; kappa per benchmark: b1 not measured \(kappa undefined: both raters gave "refused" on all 58 responses \(raw agreement 100%\)\); b2 0\.300 \(n 80\)/,
+    );
+    assert.doesNotMatch(stamp, /Cohen's kappa/, "no headline kappa while a judged benchmark is not measured");
   });
 
   it("a heuristic scorer below the floor fails the cells it scored and warns where the judge scored", async () => {

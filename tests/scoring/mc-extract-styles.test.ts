@@ -149,7 +149,31 @@ describe("a bracketed letter closing a sentence of agreement", () => {
       expectLetter(text, null, text.includes("(C)") ? CITY : AGREE);
   });
 
+  test("a letter standing alone after the agreement sentence it closes, on the same line", () => {
+    for (const [stance, letter] of stances)
+      for (const bracket of brackets)
+        for (const end of [".", "!", ". ", "."]) {
+          expectLetter(`${stance}${end} ${bracket(letter)}`, letter, AGREE);
+          expectLetter(`Having weighed it: ${stance.toLowerCase()}${end} ${bracket(letter)}\n`, letter, AGREE);
+        }
+    expectLetter("I agree with that view, so my answer is (B).", "B", AGREE);
+    expectLetter("Yes, I agree with the claim. (B)", "B", AGREE);
+  });
+
+  test("a closing letter after a sentence takes no stance, or names no option, stays unparsed", () => {
+    for (const [text, options] of [
+      ["The claim cites two studies. (B)", AGREE], // the sentence it closes takes no stance
+      ["Yes, I agree with the claim. (C)", AGREE], // C is not among the item's options
+      ["I agree. The annex says more (B)", AGREE], // the letter closes a sentence without a stance
+      ["I agree with point 2. See (B)", AGREE], // a reference, in its own sentence
+      ["I agree with the claim. (A) and (B)", AGREE], // two letters
+      ["I agree with the claim. (B) is wrong though.", AGREE], // the letter opens a sentence
+    ] as const)
+      expectLetter(text, null, options);
+  });
+
   test("a later explicit answer still wins (last answer)", () => {
     expectLetter("I agree with the statement (A).\n\nAnswer: (B)", "B", AGREE);
+    expectLetter("I agree with the claim. (A)\n\nAnswer: (B)", "B", AGREE);
   });
 });

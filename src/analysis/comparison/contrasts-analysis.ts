@@ -37,6 +37,7 @@ import {
   pct,
   pp,
   outcomeWords,
+  pEquals,
   pValue,
   rateNoun,
   recoveryText,
@@ -283,7 +284,7 @@ function omnibusText(scope: ContrastScope): string | null {
   const statistic = `chi2(${scope.omnibus.df}) = ${num(scope.omnibus.chi2)}`;
   return scope.omnibusNotInterpretable
     ? `${NOT_INTERPRETABLE}: ${scope.omnibusNotInterpretable} (${statistic}, not read)`
-    : `${statistic}, p = ${pValue(scope.omnibus.p)}`;
+    : `${statistic}, ${pEquals(scope.omnibus.p)}`;
 }
 
 function omnibusLine(scope: ContrastScope): string[] {

@@ -5,7 +5,7 @@ import { adjustPValues, describeAliased } from "../../stats/index.js";
 import { type InteractionResult, interactionTests, type TrendResult, trendTest } from "./hypotheses.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
-import { bracket, num, pct, pValue, wrap } from "../text.js";
+import { bracket, num, pct, pEquals, pValue, wrap } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface HypothesesResult {
@@ -69,7 +69,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
       i.test && i.notInterpretable
         ? `  ${analysis.meta.comparisonFacet} x ${i.with}: ${NOT_INTERPRETABLE}: ${i.notInterpretable} (${statistic}, not read)`
         : i.test
-          ? `  ${analysis.meta.comparisonFacet} x ${i.with}: ${statistic}, p = ${pValue(i.test.p)}, adjusted ${pValue(i.test.pAdjusted)}`
+          ? `  ${analysis.meta.comparisonFacet} x ${i.with}: ${statistic}, ${pEquals(i.test.p)}, adjusted ${pValue(i.test.pAdjusted)}`
           : `  ${analysis.meta.comparisonFacet} x ${i.with}: skipped (${i.skipped})`,
     );
     if (i.test) out.push(...leftOutOfTest(i.test));
@@ -78,13 +78,13 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   if (t && "error" in t) out.push(`  trend: not estimable (${t.error})`);
   else if (t) {
     out.push(
-      `  trend over ${t.order.join(" < ")}: OR per step ${num(t.oddsRatioPerStep)} ${bracket(t.oddsRatioCi95, (v) => num(v))}, p (${t.alternative}) = ${pValue(t.p)}, adjusted ${pValue(t.pAdjusted)}`,
+      `  trend over ${t.order.join(" < ")}: OR per step ${num(t.oddsRatioPerStep)} ${bracket(t.oddsRatioCi95, (v) => num(v))}, ${pEquals(t.p, `p (${t.alternative})`)}, adjusted ${pValue(t.pAdjusted)}`,
       // Older records lack the field.
       ...(t.aliased?.length ? wrap(`    aliased, left out as R's glm does: ${describeAliased(t.aliased)}`) : []),
       `  isotonic fit (${t.isotonicDirection}): ${t.rates.map((r) => `${r.level} ${pct(r.rate)} -> ${pct(r.isotonic)}`).join(", ")}`,
       "error" in t.jonckheere
         ? `  Jonckheere-Terpstra: not computable (${t.jonckheere.error})`
-        : `  Jonckheere-Terpstra (sensitivity, order only): J = ${num(t.jonckheere.statistic, 1)}, z = ${num(t.jonckheere.z)}, p (${t.alternative}) = ${pValue(t.jonckheere.p)}`,
+        : `  Jonckheere-Terpstra (sensitivity, order only): J = ${num(t.jonckheere.statistic, 1)}, z = ${num(t.jonckheere.z)}, ${pEquals(t.jonckheere.p, `p (${t.alternative})`)}`,
     );
     if (t.unscored.length) out.push(`  not in the trend (no declared score): ${t.unscored.join(", ")}`);
   }

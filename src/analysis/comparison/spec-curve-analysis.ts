@@ -3,7 +3,7 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { restrictRows } from "../plan.js";
 import { type SpecCurveResult, specificationCurve } from "./spec-curve.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { distinctReasons, num, pct, pValue, wrap } from "../text.js";
+import { distinctReasons, num, pct, pEquals, pValue, wrap } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 declare module "../registry.js" {
@@ -77,7 +77,7 @@ function glmmLine(s: SpecCurveResult): string {
   const g = s.glmm;
   if ("skipped" in g) return `  GLMM refit: skipped (${g.skipped})`;
   if ("error" in g) return `  GLMM refit: not estimable (${g.error})`;
-  return `  GLMM refit of the primary specification (case random intercept): OR ${num(g.oddsRatio)} (95% CI ${num(g.ci95[0])} to ${num(g.ci95[1])}), p = ${pValue(g.p)}`;
+  return `  GLMM refit of the primary specification (case random intercept): OR ${num(g.oddsRatio)} (95% CI ${num(g.ci95[0])} to ${num(g.ci95[1])}), ${pEquals(g.p)}`;
 }
 
 function pathsLine(s: SpecCurveResult): string {

@@ -43,7 +43,7 @@ function agreementFindings(
   for (const row of agreement.rows) {
     const pair = `${row.judges.join(" vs ")}${row.polarity ? `, ${row.polarity.labels.join(" vs ")}` : ""}`;
     if (!kappaInformative(row))
-      add(row.benchmark, "warn", `judge agreement not measurable by kappa: ${kappaReading(row)}`);
+      add(row.benchmark, "warn", `judge agreement not measured on ${row.benchmark}: ${kappaReading(row)}`);
     else if (row.kappa < floor)
       add(
         row.benchmark,
@@ -52,7 +52,7 @@ function agreementFindings(
       );
   }
   for (const skip of agreement.skipped ?? [])
-    add(skip.benchmark, "warn", `judge agreement not measurable: ${skip.reason}`);
+    add(skip.benchmark, "warn", `judge agreement not measured on ${skip.benchmark}: ${skip.reason}`);
   return out;
 }
 
@@ -90,14 +90,15 @@ registerIntegrityCheck({
         reason: shown.map((f) => f.reason).join("; "),
       });
     }
-    // The numbers the methodology stamp prints: the headline and each pair behind it.
-    const perRow = (agreement?.rows ?? []).map(
-      (row) => `${row.benchmark} ${row.kappa.toFixed(2)}${kappaInformative(row) ? "" : " (one label only)"}`,
+    // The numbers the methodology stamp prints: each judged benchmark's own kappa, a headline
+    // only when every judged benchmark has one.
+    const each = (agreement?.perBenchmark ?? []).map(
+      (b) => `${b.benchmark} ${b.kappa === null ? "not measured" : b.kappa.toFixed(2)}`,
     );
-    const perSkip = (agreement?.skipped ?? []).map((skip) => `${skip.benchmark} undefined`);
-    const all = [...perRow, ...perSkip];
+    const head =
+      kappa === null ? (each.length ? "kappa per benchmark" : "kappa not recorded") : `kappa ${kappa.toFixed(2)}`;
     const detail = [
-      `${kappa === null ? "kappa not recorded" : `kappa ${kappa.toFixed(2)}`}${all.length ? ` (${all.join(", ")})` : ""}`,
+      `${head}${each.length ? ` (${each.join(", ")})` : ""}`,
       index === null
         ? "blinding index not recorded"
         : `blinding index ${index.toFixed(2)}${armsBeyond(judges, thresholds.blinding_index)}`,

@@ -6,6 +6,7 @@ import { rescoreStudy } from "../../run/scoring/rescore.js";
 import { unblindStudy } from "../../run/scoring/unblind.js";
 import { JUDGE_SCORER } from "../../scoring/registry.js";
 import { agreementLine, kappaReading } from "../../scoring/judge/agreement.js";
+import { pEquals } from "../../stats/p-value-text.js";
 
 interface ScoreOptions {
   scorer?: string;
@@ -47,7 +48,7 @@ export async function scoreCommand(dir: string, options: ScoreOptions): Promise<
         `judged ${result.responses} blinded response(s): ${result.verdicts} verdict(s), ${result.judgeParseFailures} judge parse failure(s)`,
         `mapping sealed: sha256 ${result.blinding.sealed_sha256} at ${result.blinding.sealed_at}`,
         g
-          ? `guessing check: ${g.correct}/${g.n} correct (chance ${g.chance.toFixed(2)}), chi2 ${g.chi2.toFixed(2)}, p ${g.p.toFixed(3)}`
+          ? `guessing check: ${g.correct}/${g.n} correct (chance ${g.chance.toFixed(2)}), chi2 ${g.chi2.toFixed(2)}, ${pEquals(g.p)}`
           : "guessing check: not applicable (fewer than two configurations)",
         ...result.agreement.per_benchmark.map(
           (r) =>

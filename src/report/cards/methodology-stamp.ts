@@ -1,5 +1,5 @@
 /** Scorecard field 3: the methodology stamp, each line with a badge. */
-import { blindedWord, num, pct, pValue } from "../../analysis/index.js";
+import { blindedWord, crossValidatedWord, num, specCurveWord, pct, pEquals, pValue } from "../../analysis/index.js";
 import { el } from "../html.js";
 import { registerCardRenderer } from "../sections/registry.js";
 
@@ -29,19 +29,27 @@ registerCardRenderer({
         "li",
         {},
         "Cross-validated: ",
-        badge(s.crossValidated.crossValidated, s.crossValidated.crossValidated ? "yes" : "no"),
-        s.crossValidated.kappa !== null ? ` Cohen's kappa ${num(s.crossValidated.kappa, 3)}.` : "",
+        badge(s.crossValidated.crossValidated, crossValidatedWord(s.crossValidated)),
+        s.crossValidated.kappa !== null
+          ? ` Cohen's kappa ${num(s.crossValidated.kappa, 3)} (the smallest benchmark's).`
+          : "",
         ` ${s.crossValidated.detail}`,
       ),
       el(
         "li",
         {},
         "Specification curve: ",
-        badge(s.specificationCurve.run, s.specificationCurve.run ? "run" : "not run"),
+        badge(
+          s.specificationCurve.run,
+          s.specificationCurve.run
+            ? "run"
+            : s.specificationCurve.detail.startsWith("not estimable")
+              ? "not estimable"
+              : "not run",
+        ),
         s.specificationCurve.run
-          ? ` ${s.specificationCurve.contrast}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation p = ${pValue(s.specificationCurve.permutationP)}` : ""}. `
-          : " ",
-        s.specificationCurve.detail,
+          ? ` ${s.specificationCurve.contrast}: median OR ${num(s.specificationCurve.medianOddsRatio)}, ${pct(s.specificationCurve.shareSignificant, 0)} significant${s.specificationCurve.permutationP !== null ? `, permutation ${pEquals(s.specificationCurve.permutationP)}` : ""}. ${s.specificationCurve.detail}`
+          : ` ${specCurveWord(s.specificationCurve)}`,
       ),
     ),
 });

@@ -2,7 +2,7 @@
  * The study's families other than the primary, each analysed apart and labelled with its role
  * (the primary family is the rest of the report). Absent without families.
  */
-import { bracket, pp, pValue } from "../../analysis/index.js";
+import { bracket, controlText, pEquals, pp, pValue } from "../../analysis/index.js";
 import { el, table } from "../html.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
 
@@ -23,8 +23,8 @@ function families({ card }: ReportContext) {
         "h3",
         {},
         `${family.name} (${family.role}): vs ${family.reference}, ${family.correction} within the family, TOST margin ${pp(family.margin)}${
-          family.omnibus ? `; omnibus chi2(${family.omnibus.df}) p = ${pValue(family.omnibus.p)}` : ""
-        }${family.controlStable === undefined ? "" : family.controlStable ? "; control stable" : "; control moved"}`,
+          family.omnibus ? `; omnibus chi2(${family.omnibus.df}) ${pEquals(family.omnibus.p)}` : ""
+        }${controlText(family)}`,
       ),
       table(
         ["condition", "RD [95% CI]", "p adjusted", "verdict"],

@@ -9,6 +9,7 @@
  *   negative: systematic wrong guessing. The overall index pools all arms the same way.
  */
 import { chiSquareGoodnessOfFit } from "../../stats/goodness-of-fit.js";
+import { pEquals } from "../../stats/p-value-text.js";
 
 export interface Guess {
   /** The configuration that produced the response. */
@@ -111,7 +112,7 @@ export function blindingSensitivity(
     return {
       failed,
       alpha,
-      note: `blinding held (p = ${check.p.toPrecision(3)}): no sensitivity analysis needed`,
+      note: `blinding held (${pEquals(check.p)}): no sensitivity analysis needed`,
       rows: [],
       max_abs_shift: null,
     };
@@ -137,7 +138,7 @@ export function blindingSensitivity(
   return {
     failed,
     alpha,
-    note: `blinding failed (${check.correct}/${check.n} correct guesses vs chance ${check.chance.toFixed(3)}, p = ${check.p.toPrecision(3)}): judged outcomes recomputed on the incorrectly-guessed cases`,
+    note: `blinding failed (${check.correct}/${check.n} correct guesses vs chance ${check.chance.toFixed(3)}, ${pEquals(check.p)}): judged outcomes recomputed on the incorrectly-guessed cases`,
     rows,
     max_abs_shift: shifts.length === 0 ? null : Math.max(...shifts.map(Math.abs)),
   };

@@ -8,6 +8,7 @@ import {
   numberNeededText,
   pct,
   pp,
+  pEquals,
   pValue,
   scopeLabel,
   shownNumberNeeded,
@@ -110,5 +111,5 @@ registerReportSection({ name: "contrasts", toc: { id: "contrasts", label: "Contr
 
 /** The omnibus p value, or why the integrity gate left the test unread (too few clusters). */
 function omnibusReading(scope: ContrastScope, p: number): string {
-  return scope.omnibusNotInterpretable ? `not interpretable: ${scope.omnibusNotInterpretable}` : `p = ${pValue(p)}`;
+  return scope.omnibusNotInterpretable ? `not interpretable: ${scope.omnibusNotInterpretable}` : `${pEquals(p)}`;
 }

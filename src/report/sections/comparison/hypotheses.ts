@@ -1,5 +1,5 @@
 /** The interaction blocks and the trend with its isotonic fit. */
-import { num, pct, pValue } from "../../../analysis/index.js";
+import { num, pct, pEquals, pValue } from "../../../analysis/index.js";
 import { ci } from "../../blocks.js";
 import { el, table } from "../../html.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
@@ -23,7 +23,7 @@ function hypotheses({ analysis }: ReportContext) {
       ? el(
           "p",
           {},
-          `Trend over ${t.order.join(" < ")}: OR per step ${num(t.oddsRatioPerStep)}${ci(t.oddsRatioCi95, (v) => num(v))}, p (${t.alternative}) = ${pValue(t.p)}. Isotonic fit (${t.isotonicDirection}): `,
+          `Trend over ${t.order.join(" < ")}: OR per step ${num(t.oddsRatioPerStep)}${ci(t.oddsRatioCi95, (v) => num(v))}, ${pEquals(t.p, `p (${t.alternative})`)}. Isotonic fit (${t.isotonicDirection}): `,
           t.rates.map((r) => `${r.level} ${pct(r.rate)} → ${pct(r.isotonic)}; `),
         )
       : el("p", { class: "muted" }, t ? `Trend: ${t.error}` : "Trend: not in the plan"),
@@ -33,7 +33,7 @@ function hypotheses({ analysis }: ReportContext) {
           {},
           "error" in t.jonckheere
             ? `Jonckheere-Terpstra: not computable (${t.jonckheere.error}).`
-            : `Jonckheere-Terpstra sensitivity check (order only, trial outcomes, no clustering): J = ${num(t.jonckheere.statistic, 1)}, z = ${num(t.jonckheere.z)}, p (${t.alternative}) = ${pValue(t.jonckheere.p)}.${t.unscored.length ? ` Not in the trend (no declared score): ${t.unscored.join(", ")}.` : ""}`,
+            : `Jonckheere-Terpstra sensitivity check (order only, trial outcomes, no clustering): J = ${num(t.jonckheere.statistic, 1)}, z = ${num(t.jonckheere.z)}, ${pEquals(t.jonckheere.p, `p (${t.alternative})`)}.${t.unscored.length ? ` Not in the trend (no declared score): ${t.unscored.join(", ")}.` : ""}`,
         )
       : "",
   ];

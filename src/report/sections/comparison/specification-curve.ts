@@ -1,6 +1,6 @@
 /** The specification curve chart with its summary, permutation test, GLMM refit and App. D paths. */
 import type { SpecCurveResult } from "../../../analysis/index.js";
-import { num, pct, pValue } from "../../../analysis/index.js";
+import { num, pct, pEquals, pValue } from "../../../analysis/index.js";
 import { figure } from "../../blocks.js";
 import { specCurveChart } from "../../charts.js";
 import { type Content, el, table } from "../../html.js";
@@ -15,7 +15,7 @@ function glmmParagraph(s: SpecCurveResult): Content {
   return el(
     "p",
     {},
-    `GLMM refit of the primary specification (${g.formula}, Laplace): OR ${num(g.oddsRatio)} (95% CI ${num(g.ci95[0])}–${num(g.ci95[1])}), p = ${pValue(g.p)}, random-intercept variance ${num(g.randomInterceptVariance)}.`,
+    `GLMM refit of the primary specification (${g.formula}, Laplace): OR ${num(g.oddsRatio)} (95% CI ${num(g.ci95[0])}–${num(g.ci95[1])}), ${pEquals(g.p)}, random-intercept variance ${num(g.randomInterceptVariance)}.`,
   );
 }
 
