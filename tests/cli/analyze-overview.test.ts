@@ -26,7 +26,7 @@ interface Example {
   /** A line of `--full` that the overview leaves to it. */
   fullOnly: RegExp;
   needs?: string | false;
-  /** Lines the overview may print over 120 columns (clipped at 160), besides notes and paths. */
+  /** Lines the overview may print over 120 columns (clipped at 160), besides paths. */
   wide?: RegExp;
 }
 
@@ -113,11 +113,9 @@ for (const example of EXAMPLES_UNDER_TEST) {
       assert.ok(lines.length <= 62, `${lines.length} lines:\n${overview.stdout}`);
       const long = lines.filter((l) => l.length > 160);
       assert.deepEqual(long, [], "no printed line over 160 characters");
-      // Tables and headlines fit a 120-column terminal; a line naming the study's directory or a
-      // note may run longer.
-      const wide = lines.filter(
-        (l) => l.length > 120 && !l.includes(dir) && !/^\s*note: /.test(l) && !example.wide?.test(l),
-      );
+      // Every line, notes included, fits a 120-column terminal; only a line naming the study's
+      // directory may run longer.
+      const wide = lines.filter((l) => l.length > 120 && !l.includes(dir) && !example.wide?.test(l));
       assert.deepEqual(wide, [], "no table or headline over 120 characters");
       assert.ok(!/-0\.0 pp/.test(overview.stdout), "'-0.0 pp' printed");
       assert.ok(!/ · {2}· /.test(full.stdout), "an empty configuration slot in --full");
