@@ -5,36 +5,34 @@
  * studies below (the npm scripts `quickstart`, `quickstart:grid`, `quickstart:audit`,
  * `quickstart:agents` call it after `npm run build`).
  *
+ * It first prints the spec's `description`, which says what the simulated panel plants, so the
+ * overview that follows can be read against it.
+ *
  * `run` exits 4 when trials errored and `analyze` exits 3 when a measurement-integrity check
  * failed (README, "Exit codes"). A demo that plants such a failure on purpose continues past
  * that code, saying why in one line; any other non-zero exit stops the quickstart with it.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parse } from "yaml";
 
 const STUDIES = {
-  quickstart: {
-    spec: "examples/quickstart.yaml",
-    planted: {
-      analyze: {
-        3: "declared: 12 items are 12 clusters, fewer than the 13 coefficients of the scaffold x model interaction model, so few_clusters fails that one test and it reads not interpretable; every contrast against direct stands (examples/quickstart.yaml, end)",
-      },
-    },
-  },
-  grid: {
-    spec: "examples/grid-quickstart.yaml",
-    planted: {
-      analyze: {
-        3: "declared: with 6 items a benchmark, each benchmark's cluster-robust tests have fewer clusters than coefficients, so few_clusters fails them and their verdicts read not interpretable; the pooled and per-model contrasts stand (examples/grid-quickstart.yaml, header)",
-      },
-    },
-  },
+  quickstart: { spec: "examples/quickstart.yaml", planted: {} },
+  grid: { spec: "examples/grid-quickstart.yaml", planted: {} },
   audit: {
     spec: "examples/audit-quickstart.yaml",
     planted: {
       analyze: {
         3: "planted: the `pairs` benchmark's question-only format edits are silent no-ops on the log-prob path (F1), which the integrity gate fails; the failing checks are named above (examples/audit-quickstart.yaml, header)",
+      },
+    },
+  },
+  integrity: {
+    spec: "examples/integrity-demo.yaml",
+    planted: {
+      analyze: {
+        3: "planted: 12 items are 12 clusters, fewer than the 13 coefficients of the scaffold x model interaction model, so few_clusters fails that one test and it reads not interpretable; every contrast against direct stands (examples/integrity-demo.yaml, header)",
       },
     },
   },
@@ -70,6 +68,8 @@ if (!existsSync(cli)) {
   process.stderr.write(`${cli} is missing: run 'npm run build' first\n`);
   process.exit(2);
 }
+const { description } = parse(readFileSync(study.spec, "utf8"));
+if (description) process.stdout.write(`${wrap(description)}\n`);
 const dir = join("runs", study.spec.replace(/^examples\//, "").replace(/\.yaml$/, ""));
 
 const steps = [

@@ -35,6 +35,11 @@ export interface ResolvedPlan {
   families: ResolvedFamily[];
   /** Why an optional part of the plan was set aside or how a default was chosen. */
   notes: string[];
+  /**
+   * Notes about ScaffoldSafety's defaults (its H4 scaffold order): printed for a comparison
+   * study only, since a grid or agent study never reads that order.
+   */
+  comparisonNotes: string[];
 }
 
 export interface ResolvedFamily {
@@ -61,6 +66,7 @@ export function normalizePlan(input: AnalysisPlanInput | undefined): AnalysisPla
 
 export function resolvePlan(plan: AnalysisPlan, table: AnalysisTable): ResolvedPlan {
   const notes: string[] = [];
+  const comparisonNotes: string[] = [];
   const comparisonFacet = chooseFacet(plan, table, notes);
   const declared = table.facetLevels[comparisonFacet] ?? [];
   const referenceInput = plan.reference?.[comparisonFacet];
@@ -92,9 +98,10 @@ export function resolvePlan(plan: AnalysisPlan, table: AnalysisTable): ResolvedP
     reference,
     levels,
     restrict,
-    trend: levels.length < 2 ? null : resolveTrend(plan, levels, notes),
+    trend: levels.length < 2 ? null : resolveTrend(plan, levels, notes, comparisonNotes),
     families: resolveFamilies(plan, reference, levels),
     notes,
+    comparisonNotes,
   };
 }
 
@@ -148,7 +155,12 @@ export function restrictRows(rows: readonly AnalysisRow[], restrict: Record<stri
  * levels without a score are not part of the trend (both noted); fewer than two scored
  * levels present sets the test aside.
  */
-function resolveTrend(plan: AnalysisPlan, levels: string[], notes: string[]): ResolvedPlan["trend"] {
+function resolveTrend(
+  plan: AnalysisPlan,
+  levels: string[],
+  notes: string[],
+  comparisonNotes: string[],
+): ResolvedPlan["trend"] {
   const trend = plan.hypotheses.trend;
   if (trend === false) return null;
   const scoresWritten = trend.scores ?? Object.fromEntries((trend.order ?? []).map((l, i) => [l, i]));
@@ -160,7 +172,7 @@ function resolveTrend(plan: AnalysisPlan, levels: string[], notes: string[]): Re
   if (written.length - absent.length < 3 && isPaperTrend(trend)) {
     // ScaffoldSafety's H4 order on a study with at most two of its scaffolds is not that test
     // (over two levels it is the contrast itself).
-    notes.push(
+    comparisonNotes.push(
       `trend (H4): left out: the default order is ScaffoldSafety's (${written.join(" < ")}) and ${absent.join(", ")} ${
         absent.length > 1 ? "are" : "is"
       } not in the data; declare analysis.hypotheses.trend.scores to test a trend`,

@@ -96,7 +96,11 @@ export async function analyzeStudy(
       restrict: resolved.restrict,
       configurationFacets: context.configurationFacets,
       primaryPopulation: plan.population,
-      notes: [...resolved.notes, ...scorerNotes(input, table)],
+      notes: [
+        ...resolved.notes,
+        ...(kinds.kinds.includes("comparison") ? resolved.comparisonNotes : []),
+        ...scorerNotes(input, table),
+      ],
       ...(options.measures ? { measures: options.measures } : {}),
       selection: { ...kinds, leftOut },
     },

@@ -205,7 +205,7 @@ describe("minimum information", () => {
   });
 
   it("few_clusters fails an interaction test with no more clusters than its coefficients", async () => {
-    // 3 models x 4 conditions x 2 formats, as the quickstart: outcome ~ scaffold + model + format +
+    // 3 models x 4 conditions x 2 formats, as examples/integrity-demo.yaml: outcome ~ scaffold + model + format +
     // scaffold:model has 1 + 3 + 2 + 1 + 6 = 13 coefficients.
     const design = (items: number) =>
       plantedTable({

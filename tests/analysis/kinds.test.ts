@@ -72,6 +72,21 @@ describe("study kinds", () => {
       "expected two.meta.notes.some((n) => /^trend \\(H4\\): left out: the default order is ScaffoldSafet...",
     );
     assert.ok(!two.meta.notes.some((n) => /declared level\(s\) not in the data/.test(n)), two.meta.notes.join("\n"));
+    // A grid or agent study never reads ScaffoldSafety's order: no note about it.
+    for (const kind of ["grid", "agents"] as const) {
+      const other = await analyzeStudy(
+        plantedTable({
+          seed: 3,
+          models: { m1: 0 },
+          benchmarks: ["b1"],
+          itemsPerBenchmark: 20,
+          effects: { direct: 0, map_reduce: 0 },
+        }),
+        plan(),
+        { kinds: [kind] },
+      );
+      assert.ok(!other.meta.notes.some((n) => /ScaffoldSafety/.test(n)), `${kind}: ${other.meta.notes.join("\n")}`);
+    }
     // Three of the paper's levels: the trend runs over them.
     const three = await analyzeStudy(table(), plan());
     assert.ok(three.hypotheses.trend && !("error" in three.hypotheses.trend), JSON.stringify(three.hypotheses.trend));

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { parse } from "yaml";
 import { closedFormClusteredPower } from "../../src/stats/clustered-power.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
@@ -18,19 +19,39 @@ test("plan --power on the quickstart prints power, MDE and the items needed per 
   assert.equal(result.status, 0, result.stderr);
   const section = result.stdout.slice(result.stdout.indexOf("power: minimum effect"));
   assert.ok(section.length > 0, `no power section in:\n${result.stdout}`);
+  const spec = parse(readFileSync(join(EXAMPLES, "quickstart.yaml"), "utf8"));
+  const items = spec.benchmarks[0].items.length;
+  const { scaffold, format } = spec.conditions.facets as { scaffold: string[]; format: string[] };
   // Scaffold is crossed with format on the same items: analyze tests each contrast within each
-  // format, so a row per format, its pairs per item the three models' (not both formats' six).
-  for (const level of ["cot", "map_reduce", "map_reduce_options"]) {
-    for (const format of ["mc", "oe"]) {
+  // format, so a row per format, its pairs per item the models' (not both formats' pairs).
+  const pairs = spec.models.length * (spec.attempts ?? 1);
+  const compared = scaffold.filter((s) => s !== "direct");
+  for (const level of compared) {
+    for (const f of format) {
       assert.match(
         section,
-        new RegExp(`\\n  ${level} · ${format} +\\S+ +12 +3 +[\\d.]+% \\([\\d.]+%\\) .* pp\\n`),
-        `row of ${level} at ${format}`,
+        new RegExp(`\\n  ${level} · ${f} +\\S+ +${items} +${pairs} +[\\d.]+% \\([\\d.]+%\\) .* pp\\n`),
+        `row of ${level} at ${f}`,
       );
     }
   }
-  assert.equal((section.match(/items per benchmark for 80.0%: power \d+/g) ?? []).length, 6, section);
+  const rows = compared.length * format.length;
+  assert.equal((section.match(/items per benchmark for 80.0%: power \d+/g) ?? []).length, rows, section);
   assert.ok(widest(result.stdout) <= 120, `a line is ${widest(result.stdout)} columns wide`);
+});
+
+test("plan --power on the quickstart: its planted headline (map_reduce's MC loss) has at least 80% power", () => {
+  const result = runCli(["plan", join(EXAMPLES, "quickstart.yaml"), "--power", "--json"]);
+  assert.equal(result.status, 0, result.stderr);
+  const { power } = JSON.parse(result.stdout);
+  // The minimum effect is the declared one, at most the planted loss (about 12 pp; docs/SIMULATION.md).
+  assert.equal(power.plan.direction, "decrease");
+  assert.ok(power.plan.minimum_effect <= 0.12, `minimum effect ${power.plan.minimum_effect}`);
+  const headline = power.contrasts.find(
+    (c: { level: string; format?: string }) => c.level === "map_reduce" && c.format === "mc",
+  );
+  assert.ok(headline, "a row for map_reduce at format mc");
+  assert.ok(headline.power.rate >= 0.8, `power ${headline.power.rate}`);
 });
 
 test("plan --power --json on scaffold-safety-sim: every contrast's simulated power is its closed form within Monte Carlo error", {

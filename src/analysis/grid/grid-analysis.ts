@@ -40,7 +40,7 @@ import {
 } from "./robustness.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import type { AnalysisRow } from "../table.js";
-import { num, pct, pp, textTable } from "../text.js";
+import { num, pct, pp, textTable, wrap } from "../text.js";
 
 export interface GridEnvelope {
   name: string;
@@ -371,7 +371,8 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   for (const u of g.cells.unreadable.slice(0, 10))
     out.push(`  unreadable: ${u.model} / ${u.benchmark} / ${u.configuration}: ${u.reason}`);
   if (g.cells.unreadable.length > 10) out.push(`  ... and ${g.cells.unreadable.length - 10} more unreadable cells`);
-  return [...out, ...g.notes.map((n) => `  note: ${n}`), "GRID card: grid-card.md, grid-card.json", ""];
+  const notes = g.notes.flatMap((n) => wrap(`  note: ${n}`, 120, "  "));
+  return [...out, ...notes, "GRID card: grid-card.md, grid-card.json", ""];
 }
 
 registerAnalysis({
