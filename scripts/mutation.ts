@@ -128,8 +128,8 @@ export const MUTATIONS: Mutation[] = [
     id: "wald-wrong-df",
     description: "the joint Wald test's p-value uses df + 1",
     file: "src/stats/models/glm.ts",
-    find: "p: chiSquareSf(chi2, idx.length) };",
-    replace: "p: chiSquareSf(chi2, idx.length + 1) };",
+    find: "p: chiSquareSf(chi2, independent.length),",
+    replace: "p: chiSquareSf(chi2, independent.length + 1),",
     tests: ["tests/stats/models-glm.test.ts", CLUSTER_TEST],
   },
   {

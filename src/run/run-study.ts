@@ -322,7 +322,8 @@ async function addPlannedTrials(store: TrialStore, trials: Iterable<PlannedTrial
       reported = now;
       o.onPlanning?.({ planned, total: o.total });
     }
-    if (o.stopSignal?.aborted) {
+    // A stop after the last batch leaves nothing to resume here: the run goes on to stop before its first trial.
+    if (o.stopSignal?.aborted && planned < o.total) {
       throw new ParallaxError(
         `stopped while planning trials (${planned} of ${o.total} stored): run the same command again to resume`,
         EXIT_INTERRUPTED,

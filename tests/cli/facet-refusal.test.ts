@@ -12,7 +12,7 @@ import { test } from "node:test";
 import { runCli } from "../helpers/cli.js";
 
 const QUICKSTART = join(import.meta.dirname, "..", "..", "examples", "quickstart.yaml");
-const ORIGINAL_FACETS = "    scaffold: [direct, cot, map_reduce, map_reduce_options]\n";
+const ORIGINAL_FACETS = "    scaffold: [direct, map_reduce, map_reduce_options]\n";
 
 function writeTypoSpec(): { specPath: string; outDir: string; text: string } {
   const quickstart = readFileSync(QUICKSTART, "utf8");

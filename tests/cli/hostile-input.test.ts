@@ -25,11 +25,9 @@ describe("hostile input", () => {
       "zero.yaml",
       `${header()}benchmarks:\n  - id: b\n    loader: xstest\n    source: /dev/zero\n${conditions}`,
     );
-    const started = Date.now();
     const result = runCli(["plan", path]);
     assert.equal(result.status, 2, result.stderr);
     assert.match(result.stderr, /zero\.yaml:7:13: .*benchmarks\[0\]\.source: \/dev\/zero: .*found a character device/);
-    assert.ok(Date.now() - started < 60_000);
   });
 
   it("refuses a device as a GGUF model file and as a tidy table to analyze", () => {
@@ -109,7 +107,7 @@ describe("hostile input", () => {
       assert.equal(result.status, 2, result.stderr);
       assert.match(result.stderr, new RegExp(`${name}: expected a regular file, found a FIFO`));
     }
-    assert.ok(!existsSync(join(dir, "imported")));
+    assert.ok(!existsSync(join(dir, "imported")), "nothing imported from a FIFO");
   });
 
   it("refuses a study name that is not one folder name, before anything is written", () => {
@@ -124,7 +122,7 @@ describe("hostile input", () => {
       assert.equal(result.status, 2, result.stderr);
       assert.match(result.stderr, /escape\.yaml:1:8: at YAML path study: .*single folder name/);
     }
-    assert.ok(!existsSync(escaped));
+    assert.ok(!existsSync(escaped), "nothing written outside runs/ for a traversal study name");
   });
 
   it("refuses a family's where on a field no item has, listing the fields", () => {

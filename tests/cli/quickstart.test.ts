@@ -67,7 +67,7 @@ test("the quickstart judges its open-ended answers and reports kappa and the gue
   assert.ok(pooled.recovery.ci95?.[0] > 0, `pooled recovery ${JSON.stringify(pooled.recovery)}`);
   const full = runCli(["analyze", out, "--full"]);
   assert.match(full.stdout, /^all +[\d.]+% .* \+[\d.]+ pp +\d+% \[\d+%, \d+%\]/m);
-  assert.match(analyze.stdout, /judge agreement: cross-validated, kappa 0\.\d+/);
+  assert.match(analyze.stdout, /judge agreement: cross-validated on every judged benchmark \(smallest kappa 0\.\d+\)/);
   assert.match(analyze.stdout, /blinding: blinding (held|not confirmed): Blinding Index -?0\.\d+ overall/);
   const chance = (1 / size.arms).toFixed(3);
   const guessing = new RegExp(

@@ -59,7 +59,7 @@ describe("design size", () => {
     const attempts = 100;
     const conditions = 1 + 500; // greedy, and diverse with 500 seeds
     const trials = items * attempts * conditions;
-    assert.ok(trials > 5_000_000);
+    assert.ok(trials > 5_000_000, "the design exceeds the default max_trials");
     const { specPath, outDir } = writeDemoSpec({
       items,
       attempts,

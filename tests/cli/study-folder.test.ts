@@ -83,10 +83,10 @@ describeNeeding(needsSharedData(), "a study folder analyses the same wherever it
   it("the analysis reads the items: bias table, H3-bias and the gold-position check", () => {
     const record = JSON.parse(reference) as Record;
     assert.equal(record.analysis.bbqBias?.skipped, undefined);
-    assert.ok((record.analysis.bbqBias?.rows?.length ?? 0) > 0);
+    assert.ok((record.analysis.bbqBias?.rows?.length ?? 0) > 0, "the BBQ bias table has rows");
     const h3 = record.analysis.subhypotheses.results.find((r) => r.name === "H3-bias");
     assert.notEqual(h3?.verdict, "not tested", JSON.stringify(h3));
-    assert.ok(h3?.test);
+    assert.ok(h3?.test, "H3-bias is tested");
     const gold = record.analysis.integrity.checks.find((c) => c.check === "gold_position");
     assert.notEqual(gold?.status, "not available", gold?.detail);
     assert.match(gold?.detail ?? "", /of 24 items/);

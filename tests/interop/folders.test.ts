@@ -69,7 +69,7 @@ describe("importing folders", { skip: interopSkip }, () => {
     const byFile = await importLogs({ format: "lm-eval", paths: [results], target: out() });
     const byFolder = await importLogs({ format: "lm-eval", paths: [join(interopDir, "lm-eval")], target: out() });
     assert.equal(byFile.trials.length, byFolder.trials.length);
-    assert.ok(byFile.trials.length > 0);
+    assert.ok(byFile.trials.length > 0, "the results file alone imports trials");
     assert.deepEqual(
       byFolder.files.map((f) => f.read),
       byFolder.files.map(() => true),
@@ -106,6 +106,9 @@ describe("importing folders", { skip: interopSkip }, () => {
     assert.match(summary.runId, /^import-helm-/, "the re-imported study keeps its source study's name");
     const samplesLines = summary.files.filter((f: { file: string }) => f.file.endsWith("_samples.jsonl"));
     assert.equal(samplesLines.length, 1, "the samples file is read once, though both it and its aggregate are found");
-    assert.ok(summary.files.some((f: { file: string; read: boolean }) => f.file.endsWith("sidecar.json") && !f.read));
+    assert.ok(
+      summary.files.some((f: { file: string; read: boolean }) => f.file.endsWith("sidecar.json") && !f.read),
+      "the sidecar file is named as skipped",
+    );
   });
 });

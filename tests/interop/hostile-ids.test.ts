@@ -53,7 +53,7 @@ test("a hostile sample id is kept as data and shown escaped in the report and th
   const report = runCli(["report", out]);
   assert.equal(report.status, 0, report.stderr);
   const pages = readdirSync(out).filter((f) => /^trials.*\.html$/.test(f));
-  assert.ok(pages.length > 0);
+  assert.ok(pages.length > 0, "the report wrote trials pages");
   const html = pages.map((p) => readFileSync(join(out, p), "utf8")).join("");
   assert.ok(html.includes("item ../../x\\u{0000}\\u{202E}"), "the id shown escaped");
   assert.doesNotMatch(html, HIDDEN);

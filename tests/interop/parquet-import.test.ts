@@ -77,7 +77,7 @@ describe("import parquet", () => {
   it("a table filtered elsewhere (no Parallax metadata) imports its rows, labelled by their simulated column", async () => {
     const rows = (await parquetReadObjects({ file: arrayBufferOf(at("trials.parquet")) })) as Record<string, unknown>[];
     const kept = rows.filter((r) => r.item_id !== "q001");
-    assert.ok(kept.length < rows.length && kept.length > 0);
+    assert.ok(kept.length < rows.length && kept.length > 0, "the filter kept some rows, not all");
     // As DuckDB's COPY writes it: the same columns, no key-value metadata.
     const file = at("filtered.parquet");
     writeFileSync(
@@ -86,7 +86,10 @@ describe("import parquet", () => {
     );
     const result = await importLogs({ format: "parquet", paths: [file], target: at("filtered") });
     assert.equal(result.trials.length, kept.length);
-    assert.ok(result.completions.every((c) => c.outcome.simulated));
+    assert.ok(
+      result.completions.every((c) => c.outcome.simulated),
+      "every imported outcome keeps the SIMULATED label",
+    );
     assert.equal(result.run.study, "import-parquet", "no provenance left: the default name");
   });
 
@@ -101,7 +104,7 @@ describe("import parquet", () => {
       result.stderr,
       /calls\.parquet: not a Parallax trials table: missing the columns run_id, model, benchmark, item_id, condition_hash, attempt, status, outcome, parse_status/,
     );
-    assert.ok(!existsSync(out));
+    assert.ok(!existsSync(out), "nothing written for a calls table");
   });
 });
 

@@ -147,9 +147,12 @@ describe("a log without scores", { skip: interopSkip }, () => {
     assert.equal(raw.status, 0, raw.stderr);
     const summary = JSON.parse(raw.stdout);
     const trials = summary.logs[0].trials;
-    assert.ok(trials > 0);
+    assert.ok(trials > 0, "the log holds trials");
     assert.equal(summary.logs[0].scores, 0);
-    assert.ok(summary.notes.some((note: string) => note.includes(`not scored: none of its ${trials} trials`)));
+    assert.ok(
+      summary.notes.some((note: string) => note.includes(`not scored: none of its ${trials} trials`)),
+      "a note says the log was not scored",
+    );
     const analysis = runCli(["analyze", join(work, "unscored"), "--json"]);
     const integrity = JSON.parse(analysis.stdout).analysis.integrity;
     const check = (integrity.checks as Json[]).find((c) => c.check === "nothing_measured");

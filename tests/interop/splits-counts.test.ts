@@ -45,7 +45,10 @@ describe("HELM splits", { skip: interopSkip }, () => {
     const correct = result.completions.filter((c) => c.outcome.score === 1).length;
     const rate = correct / result.completions.length;
     assert.ok(Math.abs(rate - helmAggregate(MMLU, "exact_match", "test")) < 1e-9, `rate ${rate}`);
-    assert.ok(result.notes.some((note) => /split test: \d+ instances imported; not pooled/.test(note)));
+    assert.ok(
+      result.notes.some((note) => /split test: \d+ instances imported; not pooled/.test(note)),
+      "a note names the imported split",
+    );
   });
 
   it("--split valid imports the valid split alone", () => {

@@ -39,5 +39,5 @@ test("an import into another study directory of the same parent removes a killed
     readdirSync(work).filter((n) => n.startsWith(STAGING_PREFIX)),
     [`${STAGING_PREFIX}${process.ppid}.busy-study`],
   );
-  assert.ok(existsSync(join(work, "other-study", "import.json")));
+  assert.ok(existsSync(join(work, "other-study", "import.json")), "another study's finished import stays");
 });

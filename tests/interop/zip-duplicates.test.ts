@@ -29,7 +29,7 @@ test("duplicate entry names: exit 2 naming the entry, without 'is the file trunc
   const file = join(work, "dup.eval");
   writeFileSync(file, zip);
   const error = await importLogs({ format: "inspect", paths: [file], target: join(work, "out") }).catch((e) => e);
-  assert.ok(error instanceof Error);
+  assert.ok(error instanceof Error, "the duplicate entry is refused with an error");
   assert.match(error.message, /dup\.eval \(samples\/1_epoch_1\.json\): the zip holds two entries of this name/);
   assert.doesNotMatch(error.message, /truncated/);
 });

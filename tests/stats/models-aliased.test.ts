@@ -183,7 +183,7 @@ describe("a rank-deficient design with a planted scaffold effect", () => {
     }
     const omnibus = termWaldTest(fit, "config");
     assert.equal(omnibus.df, levels(t.config).length - 1);
-    assert.ok(omnibus.p < 1e-6);
+    assert.ok(omnibus.p < 1e-6, "the planted scaffold effect is significant");
   });
 
   it("fits the same estimable model as leaving the aliased term out", () => {
@@ -232,7 +232,7 @@ describe("a rank-deficient design with a planted scaffold effect", () => {
       trend.fit.aliased.map((a) => a.column),
       ["format[T.oe]"],
     );
-    assert.ok(trend.slope < 0 && trend.p < 0.05);
+    assert.ok(trend.slope < 0 && trend.p < 0.05, "the planted decreasing trend is found");
   });
 
   it("fits the cell-level GLM of the specification curve with the aliased column dropped", () => {
@@ -287,7 +287,7 @@ describe("a rank-deficient design with a planted scaffold effect", () => {
       full.aliased.map((a) => a.column),
       ["format[T.oe]"],
     );
-    assert.ok(Number.isNaN(full.coefficients[5]));
+    assert.ok(Number.isNaN(full.coefficients[5]), "the aliased coefficient is NaN, as R's NA");
     close(full.estimate, reduced.estimate, "estimate", 1e-10);
     close(full.se, reduced.se, "cluster SE", 1e-10);
     // The row-level fit without model adjustment gives the same estimate and cluster SE.
