@@ -171,7 +171,10 @@ export function formatOverview(analysis: StudyAnalysis, methodology: Methodology
   if (leftOut.length) out.push("", ...leftOutLines(leftOut));
   out.push("", "every table: parallax analyze DIR --full; all numbers: analysis.json; the report: parallax report DIR");
   if (simulated) out.push("*** SIMULATED DATA (see the notice above) ***");
-  const lines = out.map((line) => clip(line)).filter((line, i, all) => line !== "" || all[i - 1] !== "");
+  // A long line is wrapped to the terminal, never cut: its end (a verdict, a reason) is what a reader needs.
+  const lines = out
+    .flatMap((line) => (line.length > WIDTH ? wrap(line, WIDTH, "  ") : [line]))
+    .filter((line, i, all) => line !== "" || all[i - 1] !== "");
   return `${lines.join("\n")}\n`;
 }
 
