@@ -4,6 +4,8 @@
  * answers on a planted subset of items, and one model is replayed unchanged. The comparison must
  * find the planted difference, find none in the rerun and the replay, list the planted cell's
  * flips with their trials, and refuse tables that share no model or no item (exit 2, one line).
+ * Study directories compare too: a simulated model against a weaker successor under the same id
+ * (a difference), and a run against its own rerun (none).
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +14,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { seededRandom } from "../../src/stats/index.js";
 import { runCli } from "../helpers/cli.js";
+import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
 
 interface Trial {
   model: string;
@@ -182,5 +185,37 @@ describe("parallax compare", () => {
       assert.equal(pair.statistics, null);
       assert.equal(pair.verdict, "not interpretable: 3 cases");
     }
+  });
+});
+
+describe("parallax compare on study directories", () => {
+  /** A simulated study of one model id whose sim ability is `ability`, run into a fresh directory. */
+  function study(ability: string): string {
+    const { specPath, outDir } = writeDemoSpec();
+    const model = `  - id: sim-a\n    provider: sim\n    model: ${ability}\n    params: { temperature: 0 }`;
+    writeFileSync(specPath, demoSpecYaml({ items: 40, facets: "    format: [mc]", models: model }));
+    const run = runCli(["run", specPath, "--out", outDir]);
+    assert.equal(run.status, 0, run.stderr);
+    return outDir;
+  }
+
+  it("finds a weaker successor and no change in a rerun", () => {
+    const [strong, rerun, weak] = [study("strong"), study("strong"), study("weak")];
+    const pairsOf = (b: string) => {
+      const result = runCli(["compare", strong, b, "--json"]);
+      assert.equal(result.status, 0, result.stderr);
+      return JSON.parse(result.stdout) as { pairs: JsonPair[]; flipped: unknown[] };
+    };
+    const same = pairsOf(rerun);
+    assert.equal(same.pairs.length, 1);
+    assert.equal(same.pairs[0].shared, 40);
+    assert.match(same.pairs[0].verdict, /^equivalent/);
+    assert.equal(same.flipped.length, 0);
+    const successor = pairsOf(weak);
+    const s = successor.pairs[0].statistics!;
+    assert.equal(successor.pairs[0].verdict, "B lower", JSON.stringify(s));
+    assert.equal(successor.flipped.length, s.lost + s.gained);
+    for (const dir of [strong, weak])
+      assert.deepEqual(readdirSync(dir).sort(), ["manifest.json", "parallax.db", "spec.json"]);
   });
 });
