@@ -151,6 +151,10 @@ program
   .option("--out <file>", "write the Markdown card to this file (nothing is written without it)")
   .option("--plan <file>", "analysis plan (YAML/JSON) for the margin, correction and bootstrap (default: A's own)")
   .option("--scorer <name>", "outcomes from this stored scorer on both sides instead of the run-time score")
+  .option(
+    "--map <file>",
+    "YAML renames from A's names to B's: models: {a: b}, conditions: {'scaffold=x': 'scaffold=y'}",
+  )
   .action(lazy(() => import("./commands/compare.js"), "compareCommand"));
 
 program

@@ -148,7 +148,7 @@ describe("parallax compare", () => {
     assert.match(text, /^# Comparison of two studies/);
     assert.match(text, /\| m1 \| scaffold=cot \| bench \| 60 of 60 \/ 60 \|.*\| B lower \|/);
     assert.match(text, /a-m1-cot-q001/);
-    assert.deepEqual(readdirSync(dir).sort(), ["a.csv", "b.csv"], "nothing written beside A or B");
+    assert.ok(!readdirSync(dir).some((name) => name.endsWith(".md")), "nothing written beside A or B");
   });
 
   it("refuses tables that share no model, or no item, with exit 2 and one line", () => {
@@ -169,6 +169,34 @@ describe("parallax compare", () => {
     assert.equal(noItems.status, 2);
     assert.match(noItems.stderr, /^parallax: not comparable: no shared items \(4 matched cells, none .*\)\n$/);
     assert.equal(existsSync(join(dir, "never.md")), false);
+  });
+
+  it("matches renamed models through --map, and refuses a map naming what A lacks", () => {
+    const renamed = write(
+      dir,
+      "renamed-map.csv",
+      b.map((t) => ({ ...t, model: `next-${t.model}` })),
+    );
+    const mapFile = join(dir, "map.yaml");
+    writeFileSync(mapFile, "models:\n  m1: next-m1\n  m2: next-m2\n");
+    const result = runCli(["compare", pathA, renamed, "--map", mapFile, "--json"]);
+    assert.equal(result.status, 0, result.stderr);
+    const pairs = (JSON.parse(result.stdout) as { pairs: JsonPair[] }).pairs;
+    assert.deepEqual(pairs.map((p) => p.model).sort(), ["next-m1", "next-m1", "next-m2", "next-m2"]);
+    const planted = pairs.filter((p) => p.verdict === "B lower");
+    assert.deepEqual(
+      planted.map((p) => [p.model, p.condition]),
+      [["next-m1", "scaffold=cot"]],
+    );
+    const typo = join(dir, "typo.yaml");
+    writeFileSync(typo, "models:\n  m3: next-m1\n");
+    const refused = runCli(["compare", pathA, renamed, "--map", typo]);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /^parallax: --map: model 'm3' is not in A \(.*a\.csv\): m1, m2\n$/);
+    writeFileSync(typo, "- m1\n");
+    const malformed = runCli(["compare", pathA, renamed, "--map", typo]);
+    assert.equal(malformed.status, 2);
+    assert.match(malformed.stderr, /^parallax: .*typo\.yaml: at the top: .*expected models: and conditions: .*\n$/);
   });
 
   it("reads too few shared items as not interpretable, without an interval", () => {

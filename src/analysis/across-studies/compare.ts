@@ -49,6 +49,13 @@ export function compareSettings(plan: AnalysisPlan): CompareSettings {
   };
 }
 
+/** Renames from A's names to B's, applied to A's cells before they are matched (`compare --map`). */
+export interface NameMap {
+  models: Record<string, string>;
+  /** Condition labels as `compare` prints them (`scaffold=direct`). */
+  conditions: Record<string, string>;
+}
+
 export interface CellName {
   model: string;
   condition: string;
@@ -119,11 +126,12 @@ export function comparedCellLabel(name: CellName): string {
   return `${name.model} | ${name.condition} | ${name.benchmark}`;
 }
 
-function sideOf(path: string, table: AnalysisTable, settings: CompareSettings): Side {
+function sideOf(path: string, table: AnalysisTable, settings: CompareSettings, map?: NameMap): Side {
   const cells = new Map<string, { name: CellName; rows: ScoredRow[] }>();
   for (const scored of scoredRows(table.rows, settings.population)) {
     const { model, benchmark, facets } = scored.row;
-    const name = { model, condition: conditionLabel(table, facets), benchmark };
+    const condition = conditionLabel(table, facets);
+    const name = { model: map?.models[model] ?? model, condition: map?.conditions[condition] ?? condition, benchmark };
     const key = comparedCellLabel(name);
     const cell = cells.get(key) ?? { name, rows: [] };
     cell.rows.push(scored);
@@ -134,6 +142,21 @@ function sideOf(path: string, table: AnalysisTable, settings: CompareSettings): 
 
 function distinct(side: Side, field: keyof CellName): Set<string> {
   return new Set([...side.cells.values()].map((c) => c.name[field]));
+}
+
+/** Refuses a map that renames a model or condition A does not have (a typo would silently match nothing). */
+function requireMappedNames(path: string, table: AnalysisTable, map: NameMap): void {
+  const models = new Set(table.rows.map((r) => r.model));
+  const conditions = new Set(table.rows.map((r) => conditionLabel(table, r.facets)));
+  for (const [field, names, known] of [
+    ["model", Object.keys(map.models), models],
+    ["condition", Object.keys(map.conditions), conditions],
+  ] as const) {
+    const unknown = names.find((name) => !known.has(name));
+    if (unknown !== undefined) {
+      throw new InputError(`--map: ${field} '${unknown}' is not in A (${path}): ${[...known].slice(0, 5).join(", ")}`);
+    }
+  }
 }
 
 /** Refuses two sides that share no model, no condition or no benchmark (one line, exit 2). */
@@ -285,15 +308,17 @@ function verdictOf(s: PairStatistics, settings: CompareSettings): string {
 }
 
 /**
- * Pairs A's and B's cells by name and compares each pair on its shared items. Refuses (exit 2) two
+ * Pairs A's cells (renamed by `map`) with B's by name and compares each pair on its shared items. Refuses (exit 2) two
  * tables that share no model, condition or benchmark, or whose matched cells share no item.
  */
 export function compareTables(
   a: { path: string; table: AnalysisTable },
   b: { path: string; table: AnalysisTable },
   settings: CompareSettings,
+  map?: NameMap,
 ): Comparison {
-  const sideA = sideOf(a.path, a.table, settings);
+  if (map) requireMappedNames(a.path, a.table, map);
+  const sideA = sideOf(a.path, a.table, settings, map);
   const sideB = sideOf(b.path, b.table, settings);
   requireSharedNames(sideA, sideB);
   const matched = [...sideA.cells.keys()].filter((key) => sideB.cells.has(key)).sort();

@@ -1,6 +1,9 @@
 import { existsSync, statSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import * as z from "zod";
 import {
   type AnalysisTable,
+  type NameMap,
   comparisonMarkdown,
   compareSettings,
   compareTables,
@@ -12,6 +15,8 @@ import {
 } from "../../analysis/index.js";
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
+import { readBoundedText, UnreadablePathError } from "../../core/guarded-read.js";
+import { SPEC_FILE_LIMIT } from "../../core/spec-yaml.js";
 import { writeOutputFile } from "../../core/output-files.js";
 import { isPostgresUrl } from "../../run/store/open.js";
 import { openStudyDir } from "../study-dir.js";
@@ -23,6 +28,32 @@ export interface CompareCommandOptions {
   out?: string;
   plan?: string;
   scorer?: string;
+  /** A YAML file of renames from A's model and condition names to B's. */
+  map?: string;
+}
+
+const NameMapSchema = z
+  .object({
+    models: z.record(z.string(), z.string()).default({}),
+    conditions: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+
+/** The --map file: `models:` and `conditions:`, each a mapping from A's name to B's. */
+export function readNameMap(path: string): NameMap {
+  let value: unknown;
+  try {
+    value = parseYaml(readBoundedText(path, SPEC_FILE_LIMIT));
+  } catch (error) {
+    const why = error instanceof UnreadablePathError ? error.reason : (error as Error).message.split("\n")[0];
+    throw new InputError(`cannot read the name map ${path}: ${why}`);
+  }
+  const parsed = NameMapSchema.safeParse(value ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new InputError(
+    `${path}: at ${issue.path.join(".") || "the top"}: ${issue.message} (expected models: and conditions: mappings of A's names to B's)`,
+  );
 }
 
 interface LoadedSide {
@@ -55,11 +86,13 @@ async function loadSide(target: string, scorer: string | undefined): Promise<Loa
 export async function compareCommand(a: string, b: string, options: CompareCommandOptions): Promise<void> {
   const sideA = await loadSide(a, options.scorer);
   const sideB = await loadSide(b, options.scorer);
+  const map = options.map ? readNameMap(options.map) : undefined;
   const plan = options.plan ? readPlanFile(options.plan) : (sideA.plan ?? normalizePlan(undefined));
   const comparison = compareTables(
     { path: a, table: sideA.table },
     { path: b, table: sideB.table },
     compareSettings(plan),
+    map,
   );
   if (options.out) writeOutputFile(options.out, comparisonMarkdown(comparison), "comparison card");
   if (options.json) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
