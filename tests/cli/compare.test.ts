@@ -79,11 +79,42 @@ function discordant(a: readonly Trial[], b: readonly Trial[], model: string, sca
   };
 }
 
+/** The exact two-sided McNemar p from its discordant counts: 2 P(K <= min) for K ~ Bin(lost + gained, 1/2), at most 1. */
+function exactMcNemar(lost: number, gained: number): number {
+  const n = lost + gained;
+  let choose = 1;
+  let tail = 0;
+  for (let k = 0; k <= Math.min(lost, gained); k++) {
+    tail += choose;
+    choose = (choose * (n - k)) / (k + 1);
+  }
+  return Math.min(1, (2 * tail) / 2 ** n);
+}
+
+/** Holm's step-down adjustment, written out. */
+function holm(ps: readonly number[]): number[] {
+  const order = ps.map((p, i) => [p, i]).sort((x, y) => x[0] - y[0]);
+  const out = new Array<number>(ps.length);
+  let running = 0;
+  order.forEach(([p, i], rank) => {
+    running = Math.max(running, Math.min(1, (ps.length - rank) * p));
+    out[i] = running;
+  });
+  return out;
+}
+
 interface JsonPair {
   model: string;
   condition: string;
   shared: number;
-  statistics: { difference: number; ci: [number, number]; lost: number; gained: number; pAdjusted: number } | null;
+  statistics: {
+    difference: number;
+    ci: [number, number];
+    lost: number;
+    gained: number;
+    p: number;
+    pAdjusted: number;
+  } | null;
   verdict: string;
 }
 
@@ -114,6 +145,12 @@ describe("parallax compare", () => {
       // The replayed model: no discordant pair, an interval of zero width, equivalent.
       if (model === "m2") assert.match(pair.verdict, /^equivalent within \+\/-2\.0 pp$/);
     }
+    const expectedP = comparison.pairs.map((p) => exactMcNemar(p.statistics!.lost, p.statistics!.gained));
+    const adjusted = holm(expectedP);
+    comparison.pairs.forEach((pair, i) => {
+      assert.ok(Math.abs(pair.statistics!.p - expectedP[i]) < 1e-12, `${pair.model} ${pair.condition} p`);
+      assert.ok(Math.abs(pair.statistics!.pAdjusted - adjusted[i]) < 1e-12, `${pair.model} ${pair.condition} Holm`);
+    });
     const plantedLost = a.filter(
       (t) =>
         t.model === PLANTED_CELL.model &&
