@@ -143,6 +143,21 @@ program
   .action(lazy(() => import("./commands/analyze.js"), "analyzeCommand"));
 
 program
+  .command("compare")
+  .description("pair two studies (or two runs of one spec) item by item: per matched cell, B - A on the shared items")
+  .argument("<a>", "the first study: a study directory, or a tidy table (.csv, .jsonl)")
+  .argument("<b>", "the second study, matched to A by model, condition and benchmark name")
+  .option("--json", "print the full comparison as JSON")
+  .option("--out <file>", "write the Markdown card to this file (nothing is written without it)")
+  .option("--plan <file>", "analysis plan (YAML/JSON) for the margin, correction and bootstrap (default: A's own)")
+  .option("--scorer <name>", "outcomes from this stored scorer on both sides instead of the run-time score")
+  .option(
+    "--map <file>",
+    "YAML renames from A's names to B's: models: {a: b}, conditions: {'scaffold=x': 'scaffold=y'}",
+  )
+  .action(lazy(() => import("./commands/compare.js"), "compareCommand"));
+
+program
   .command("report")
   .description("write a self-contained HTML report (charts, scorecard, links to every trial)")
   .argument("<dir>", "study directory")

@@ -2,6 +2,8 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 
 const CLI = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
+/** tsx resolved here, so a command run from any working directory (a temporary one) still loads it. */
+const TSX = import.meta.resolve("tsx");
 
 export interface CliResult {
   status: number | null;
@@ -11,7 +13,7 @@ export interface CliResult {
 
 /** Runs the real `parallax` command (through tsx) and captures its output. */
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
-  const result = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], {
+  const result = spawnSync(process.execPath, ["--import", TSX, CLI, ...args], {
     cwd: options.cwd,
     env: options.env ?? process.env,
     encoding: "utf8",
