@@ -1,5 +1,5 @@
 /**
- * Workers joining by URL run the flagship example: the quickstart judges its open-ended answers
+ * Workers joining by URL run the quickstart's design on twelve items (examples/integrity-demo.yaml), which judges its open-ended answers
  * at run time (two simulated judges, blinded). A worker judges under the round the run sealed
  * before its first trial, and the run unblinds it; the stored outcomes and verdicts equal those
  * of a single `run`. Skipped without PARALLAX_TEST_PG_URL (`node scripts/test.mjs --e2e postgres`
@@ -10,11 +10,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openSealedMapping } from "../../src/scoring/blinding/seal.js";
+import { plannedTrialCount } from "../../src/run/plan.js";
 import { openStore } from "../../src/run/store/open.js";
+import { prepareStudy } from "../../src/run/study.js";
 import { dropTestSchemas, queryStore, skipWithoutPostgres, startCli, testStoreUrl } from "../helpers/postgres-run.js";
 import { after, describeNeeding, test } from "../helpers/prerequisites.js";
 
-const QUICKSTART = resolve(import.meta.dirname, "..", "..", "examples", "quickstart.yaml");
+// The quickstart's design on twelve items: run-time judges, small enough to run three times here.
+const QUICKSTART = resolve(import.meta.dirname, "..", "..", "examples", "integrity-demo.yaml");
 const work = mkdtempSync(join(tmpdir(), "parallax-join-"));
 after(async () => {
   rmSync(work, { recursive: true, force: true });
@@ -68,7 +71,8 @@ describeNeeding(skipWithoutPostgres, "the quickstart (run-time judges) with work
       .done;
     assert.equal(alone.status, 0, alone.stderr);
     const reference = await storedResults(single);
-    assert.equal(reference.outcomes.size, 288, "the quickstart's 288 trials");
+    const trials = plannedTrialCount(await prepareStudy(QUICKSTART));
+    assert.equal(reference.outcomes.size, trials, `the spec's ${trials} trials`);
     const judgedOutcomes = [...reference.outcomes.values()].filter((o) => o.scorer?.startsWith("judge:"));
     assert.ok(judgedOutcomes.length > 0, "the quickstart judges its open-ended trials at run time");
     assert.ok(reference.round.judged, "the single run unblinded its round");
@@ -106,7 +110,7 @@ describeNeeding(skipWithoutPostgres, "the quickstart (run-time judges) with work
     );
     const worker = await startCli(["worker", shared], process.env).done;
     assert.equal(worker.status, 0, worker.stderr);
-    assert.match(worker.stdout, /ran 288 trial\(s\), 288 finished/);
+    assert.match(worker.stdout, new RegExp(`ran ${trials} trial\\(s\\), ${trials} finished`));
     assert.match(
       worker.stdout,
       new RegExp(
