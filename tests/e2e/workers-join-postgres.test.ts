@@ -1,7 +1,6 @@
 /**
  * Workers joining by URL run the quickstart's design on twelve items (examples/integrity-demo.yaml), which judges
- * its open-ended answers
- * at run time (two simulated judges, blinded). A worker judges under the round the run sealed
+ * its open-ended answers at run time (two simulated judges, blinded). A worker judges under the round the run sealed
  * before its first trial, and the run unblinds it; the stored outcomes and verdicts equal those
  * of a single `run`. Skipped without PARALLAX_TEST_PG_URL (`node scripts/test.mjs --e2e postgres`
  * starts a server).
