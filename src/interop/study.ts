@@ -310,7 +310,7 @@ function specOf(
     models: modelList,
     benchmarks: [...benchmarks].map(([id, files]) => ({ id, loader: `import:${framework}`, source: files.join(", ") })),
     conditions: { facets: nonEmpty, exclude: [] },
-    attempts: Math.max(1, ...trials.map((t) => t.attempt)),
+    attempts: trials.reduce((most, t) => Math.max(most, t.attempt), 1),
     execution: {
       concurrency: 1,
       max_trials: Math.max(DEFAULT_MAX_TRIALS, trials.length),
