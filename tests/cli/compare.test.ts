@@ -135,7 +135,10 @@ describe("parallax compare", () => {
       const expected = discordant(a, b, model, scaffold);
       const s = pair.statistics!;
       assert.deepEqual({ lost: s.lost, gained: s.gained }, expected, `${model} ${scaffold}`);
-      assert.ok(Math.abs(s.difference - (expected.gained - expected.lost) / ITEMS) < 1e-12, `${model} ${scaffold}: B - A is (gained - lost) / items`);
+      assert.ok(
+        Math.abs(s.difference - (expected.gained - expected.lost) / ITEMS) < 1e-12,
+        `${model} ${scaffold}: B - A is (gained - lost) / items`,
+      );
       if (model === PLANTED_CELL.model && scaffold === PLANTED_CELL.scaffold) {
         assert.equal(pair.verdict, "B lower");
         assert.ok(s.ci[1] < 0 && s.pAdjusted < 0.05, JSON.stringify(s));

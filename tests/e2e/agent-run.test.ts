@@ -6,7 +6,6 @@
  */
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
-import { describe } from "node:test";
 import { facetName } from "../../src/contracts/condition.js";
 import type { CallRecord } from "../../src/contracts/trial.js";
 import { exportTable } from "../../src/run/export.js";

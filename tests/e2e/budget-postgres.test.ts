@@ -8,7 +8,6 @@
  * Skipped without PARALLAX_TEST_PG_URL (npm test sets it when PostgreSQL is installed).
  */
 import assert from "node:assert/strict";
-import { describe } from "node:test";
 import { LeasedTrialSource } from "../../src/run/execute/leased-source.js";
 import { openStore } from "../../src/run/store/open.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";

@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";
 import type { MockServer } from "../helpers/mock-server.js";

@@ -7,7 +7,6 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { describe } from "node:test";
 import type { TrialOutcome } from "../../src/contracts/trial.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialStore } from "../../src/run/store/types.js";

@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { describe } from "node:test";
 import { fileURLToPath } from "node:url";
 import type {
   Capability,

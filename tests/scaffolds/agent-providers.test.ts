@@ -5,7 +5,6 @@
  * next request must carry the tools and the tool results in that same native format.
  */
 import assert from "node:assert/strict";
-import { describe } from "node:test";
 import type { Provider } from "../../src/contracts/provider.js";
 import { ModelSpecSchema } from "../../src/contracts/spec.js";
 import { createAnthropicProvider } from "../../src/models/anthropic.js";

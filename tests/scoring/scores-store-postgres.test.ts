@@ -8,7 +8,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe } from "node:test";
 import pg from "pg";
 import type { ScoreRecord } from "../../src/contracts/trial.js";
 import { openStore } from "../../src/run/store/open.js";

@@ -4,7 +4,6 @@
  * (a temp directory, a fresh PG schema) that can be opened several times.
  */
 import assert from "node:assert/strict";
-import { describe } from "node:test";
 import type { Item } from "../../src/contracts/item.js";
 import type { GenerateResult } from "../../src/contracts/provider.js";
 import type { CallRecord, PlannedTrial, TrialOutcome } from "../../src/contracts/trial.js";

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { describe } from "node:test";
 import type { Toolbox } from "../../src/contracts/tool.js";
 import { createToolbox } from "../../src/tools/toolbox.js";
 import { after, before, describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";

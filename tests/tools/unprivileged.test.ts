@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { describe } from "node:test";
 import { runsAsRoot } from "../../src/tools/sandbox.js";
 import { describeNeeding, it, needsBubblewrap } from "../helpers/prerequisites.js";
 

@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe } from "node:test";
 import type { Toolbox } from "../../src/contracts/tool.js";
 import { createToolbox, toolSpec } from "../../src/tools/index.js";
 import { tools } from "../../src/tools/registry.js";

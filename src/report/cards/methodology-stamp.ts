@@ -1,5 +1,5 @@
 /** Scorecard field 3: the methodology stamp, each line with a badge. */
-import { blindedWord, crossValidatedWord, num, specCurveWord, pct, pEquals, pValue } from "../../analysis/index.js";
+import { blindedWord, crossValidatedWord, num, specCurveWord, pct, pEquals } from "../../analysis/index.js";
 import { el } from "../html.js";
 import { registerCardRenderer } from "../sections/registry.js";
 
