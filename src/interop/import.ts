@@ -1,9 +1,12 @@
-/** `parallax import FORMAT PATH...`: read, map, check everything, then write one run (all or nothing). */
+/**
+ * `parallax import FORMAT PATH...`: read, map, check everything, then write one run (all or
+ * nothing), in batches: the samples are built again as they are written, never all held.
+ */
 import { resolve } from "node:path";
 import { defaultMapping, loadMapping } from "./mapping.js";
 import { importers } from "./registry.js";
-import { type PreparedImport, prepareImport } from "./study.js";
-import { writeImport } from "./write.js";
+import { type PlannedImport, planImport } from "./study.js";
+import { IMPORT_BATCH, writeImport } from "./write.js";
 import type { FileSeen } from "./types.js";
 import type { ZipLimits } from "./zip.js";
 
@@ -18,10 +21,12 @@ export interface ImportOptions {
   zipLimits?: ZipLimits;
   /** HELM: the split imported (default: test, else the run's only split). */
   split?: string;
+  /** Trials written per batch (default `IMPORT_BATCH`). */
+  batchSize?: number;
 }
 
 /** The import, with every file read or skipped (and why), in order. */
-export type ImportResult = PreparedImport & { files: FileSeen[] };
+export type ImportResult = Omit<PlannedImport, "batches"> & { files: FileSeen[] };
 
 export async function importLogs(options: ImportOptions): Promise<ImportResult> {
   const importer = importers.get(options.format);
@@ -32,12 +37,17 @@ export async function importLogs(options: ImportOptions): Promise<ImportResult> 
     split: options.split,
     onFile: (seen) => files.push(seen),
   });
-  const prepared = prepareImport(importer.name, logs, mapping, options.now);
-  await writeImport(options.target, prepared, {
-    format: importer.name,
-    files: options.paths.map((p) => resolve(p)),
-    mapping: options.mapping ? resolve(options.mapping) : null,
-    importedAt: prepared.run.createdAt,
-  });
-  return { ...prepared, files };
+  const { batches, ...planned } = await planImport(importer.name, logs, mapping, options.now);
+  await writeImport(
+    options.target,
+    { run: planned.run, batches },
+    {
+      format: importer.name,
+      files: options.paths.map((p) => resolve(p)),
+      mapping: options.mapping ? resolve(options.mapping) : null,
+      importedAt: planned.run.createdAt,
+    },
+    options.batchSize ?? IMPORT_BATCH,
+  );
+  return { ...planned, files };
 }

@@ -73,9 +73,10 @@ export function filesOf(paths: readonly string[]): FoundFile[] {
 
 /**
  * Each non-blank line of a JSONL file with its 1-based number, read as a stream: a file larger
- * than the longest string V8 holds (about 512 MiB) is read line by line, never whole.
+ * than the longest string V8 holds (about 512 MiB) is read line by line, never whole. A visit
+ * that returns a promise is awaited before the next line.
  */
-export async function forEachLine(file: string, visit: (line: string, lineNumber: number) => void): Promise<void> {
+export async function forEachLine(file: string, visit: (line: string, lineNumber: number) => unknown): Promise<void> {
   guardedPath(file); // a FIFO would block the stream, a device never end it
   const stream = createReadStream(file, { encoding: "utf8" });
   const opened = new Promise<void>((resolve, reject) => {
@@ -91,7 +92,9 @@ export async function forEachLine(file: string, visit: (line: string, lineNumber
   let lineNumber = 0;
   for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
     lineNumber++;
-    if (line.trim() !== "") visit(line, lineNumber);
+    if (line.trim() === "") continue;
+    const visited = visit(line, lineNumber);
+    if (visited instanceof Promise) await visited;
   }
 }
 

@@ -3,8 +3,9 @@
  * imported (models, benchmarks, the mapping's facets), one trial per sample and epoch (model,
  * benchmark = task, item = sample id, attempt = epoch, condition from the mapping), its outcome
  * from the run-time scorer, one call with the messages and output where the log has them, and
- * every score of every scorer as a stored score. Everything is built and checked in memory
- * before the store is touched.
+ * every score of every scorer as a stored score. Every sample is built and checked before the
+ * store is touched; the trials are then built again and written in batches, so an import need
+ * not hold them (nor a streamed log's samples) in memory.
  */
 import { basename } from "node:path";
 import type { ImportedFrom, StudyProvenance } from "../contracts/provenance.js";
@@ -27,7 +28,36 @@ export interface PreparedImport {
   scores: ScoreRecord[];
   notes: string[];
   /** Per log: file, model, benchmark, trials and scores, for the command's summary. */
-  logs: { file: string; model: string; benchmark: string; trials: number; scores: number; declared?: number }[];
+  logs: LogSummary[];
+}
+
+/** One log's line of the command's summary. */
+export interface LogSummary {
+  file: string;
+  model: string;
+  benchmark: string;
+  trials: number;
+  scores: number;
+  declared?: number;
+}
+
+/** One sample as the store receives it: its trial, its outcome with its call, and its scores. */
+export interface BuiltTrial {
+  trial: PlannedTrial;
+  completion: TrialCompletion;
+  scores: ScoreRecord[];
+}
+
+/** What an import keeps of each trial once it is written (its call and scores are in the store only). */
+export type ImportedTrial = Pick<
+  PlannedTrial,
+  "id" | "modelId" | "benchmarkId" | "itemId" | "attempt" | "conditionHash"
+>;
+
+/** What an import keeps of each trial's outcome. */
+export interface ImportedOutcome {
+  trialId: string;
+  outcome: Pick<TrialOutcome, "status" | "score" | "parseStatus" | "simulated">;
 }
 
 /** The facet every trial gets when the mapping declares none: which framework wrote the log. */
@@ -42,141 +72,334 @@ export const COMPARED_MODELS = "compared-models";
 
 const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/;
 
-export function prepareImport(
-  framework: string,
-  logs: readonly ImportedLog[],
-  mapping: ImportMapping,
-  now: Date = new Date(),
-): PreparedImport {
-  const createdAt = now.toISOString();
-  const study = mapping.study ?? sourceStudy(logs) ?? `import-${framework}`;
-  const modelIds = [...new Set(logs.map((l) => idOf(mapping.models[l.model] ?? l.model)))];
-  const compareModels =
-    (mapping.compare ??
-      (Object.keys(mapping.facets).length === 0 && modelIds.length > 1 && logs.every((l) => l.comparesModels !== false)
-        ? "models"
-        : "none")) === "models";
-  const facetOrder = compareModels
-    ? [SUBJECT_FACET, ...facetNames(logs, mapping).filter((f) => f !== DEFAULT_FACET && f !== SUBJECT_FACET)]
-    : facetNames(logs, mapping);
-  const seen = new Map<string, string>();
-  const trials: PlannedTrial[] = [];
-  const completions: TrialCompletion[] = [];
-  const scores: ScoreRecord[] = [];
-  // A source that knows its study's level order (a Parallax table) gives it: the reference stays first.
-  const levels = new Map<string, string[]>(
-    facetOrder.map((f) => [f, [...new Set(logs.flatMap((l) => l.facetLevels?.[f] ?? []))]]),
-  );
-  const summary: PreparedImport["logs"] = [];
-  const unscored: string[] = [];
-  const runId = `${study}-${hashValue([framework, logs.map((l) => [l.file, l.samples.length]), mapping]).slice(0, 12)}`;
-  for (const log of logs) {
-    const subject = idOf(mapping.models[log.model] ?? log.model);
-    const model = compareModels ? COMPARED_MODELS : subject;
-    const benchmark = idOf(mapping.benchmarks[log.benchmark] ?? log.benchmark);
-    const logFacets: Record<string, string> = Object.fromEntries(
-      Object.entries(mapping.facets).map(([facet, source]) => [facet, facetValue(log, facet, source)]),
+/** How many samples a log holds (a streamed log counted them when it was read). */
+export function sampleCount(log: ImportedLog): number {
+  return log.stream ? log.stream.count : log.samples.length;
+}
+
+/** Each sample of a log in order: from memory, or read again from its file (a streamed log). */
+export async function eachSample(
+  log: ImportedLog,
+  visit: (sample: ImportedSample) => void | Promise<void>,
+): Promise<void> {
+  if (!log.stream) {
+    for (const sample of log.samples) await visit(sample);
+    return;
+  }
+  let count = 0;
+  await log.stream.each(async (sample) => {
+    count++;
+    await visit(sample);
+  });
+  if (count !== log.stream.count)
+    throw new InputError(
+      `${log.file}: changed during the import: it held ${log.stream.count} samples when it was first read and ${count} when it was read again`,
     );
-    if (compareModels) logFacets[SUBJECT_FACET] = subject;
-    const primary = mapping.scorer ?? log.scorers[0] ?? null;
-    let logScores = 0;
-    for (const sample of log.samples) {
-      const condition = Object.fromEntries(
-        facetOrder.map((f) => [f, logFacets[f] ?? sample.condition?.[f] ?? (f === DEFAULT_FACET ? framework : "none")]),
-      );
-      for (const [f, v] of Object.entries(condition)) if (!levels.get(f)!.includes(v)) levels.get(f)!.push(v);
-      const hash = conditionHash(condition);
-      const id = trialId({
-        modelId: model,
-        conditionHash: hash,
-        benchmarkId: benchmark,
-        itemId: sample.item,
-        attempt: sample.attempt,
-      });
-      const where = `${log.file} (${sample.entry})`;
-      const earlier = seen.get(id);
-      if (earlier) {
-        throw new InputError(
-          `${where}: the same trial (model ${model}, benchmark ${benchmark}, item ${visibleText(sample.item)}, attempt ${sample.attempt}, condition ${JSON.stringify(condition)}) is also in ${earlier}; give the logs different facet values in the mapping (facets: NAME: logs: {FILE: VALUE}) or import them into separate studies`,
-        );
-      }
-      seen.set(id, where);
-      trials.push({
+}
+
+/** Per log, what every one of its trials shares. */
+interface LogContext {
+  log: ImportedLog;
+  subject: string;
+  model: string;
+  benchmark: string;
+  facets: Record<string, string>;
+  primary: string | null;
+}
+
+/**
+ * The trials of an import, built one sample at a time. `build` turns a sample into its trial,
+ * outcome, call and scores; `check` refuses a duplicate trial or an unreadable score and keeps
+ * only what the run record needs (facet levels, attempts, the manifest, counts), so the samples
+ * can be built, checked and dropped in any number of passes.
+ */
+export class ImportBuilder {
+  readonly createdAt: string;
+  readonly study: string;
+  readonly runId: string;
+  private readonly compareModels: boolean;
+  private readonly facetOrder: string[];
+  private readonly contexts = new Map<ImportedLog, LogContext>();
+  private readonly seen = new Map<string, { file: string; entry: string }>();
+  private readonly levels: Map<string, string[]>;
+  private readonly manifest = new Set<string>();
+  private readonly tallies = new Map<ImportedLog, { trials: number; scores: number; scored: number }>();
+  private readonly hashes = new Map<string, string>();
+  private attempts = 1;
+  private trialCount = 0;
+
+  constructor(
+    private readonly framework: string,
+    private readonly logs: readonly ImportedLog[],
+    private readonly mapping: ImportMapping,
+    now: Date = new Date(),
+  ) {
+    this.createdAt = now.toISOString();
+    this.study = mapping.study ?? sourceStudy(logs) ?? `import-${framework}`;
+    const modelIds = [...new Set(logs.map((l) => idOf(mapping.models[l.model] ?? l.model)))];
+    this.compareModels =
+      (mapping.compare ??
+        (Object.keys(mapping.facets).length === 0 &&
+        modelIds.length > 1 &&
+        logs.every((l) => l.comparesModels !== false)
+          ? "models"
+          : "none")) === "models";
+    this.facetOrder = this.compareModels
+      ? [SUBJECT_FACET, ...facetNames(logs, mapping).filter((f) => f !== DEFAULT_FACET && f !== SUBJECT_FACET)]
+      : facetNames(logs, mapping);
+    // A source that knows its study's level order (a Parallax table) gives it: the reference stays first.
+    this.levels = new Map(this.facetOrder.map((f) => [f, [...new Set(logs.flatMap((l) => l.facetLevels?.[f] ?? []))]]));
+    this.runId = `${this.study}-${hashValue([framework, logs.map((l) => [l.file, sampleCount(l)]), mapping]).slice(0, 12)}`;
+  }
+
+  /** A condition's hash, computed once per distinct condition (a log's trials mostly share one). */
+  private hashOf(condition: Record<string, string>): string {
+    const key = JSON.stringify(condition);
+    const known = this.hashes.get(key);
+    if (known !== undefined) return known;
+    if (this.hashes.size >= 10_000) this.hashes.clear();
+    const hash = conditionHash(condition);
+    this.hashes.set(key, hash);
+    return hash;
+  }
+
+  private context(log: ImportedLog): LogContext {
+    const known = this.contexts.get(log);
+    if (known) return known;
+    const subject = idOf(this.mapping.models[log.model] ?? log.model);
+    const facets: Record<string, string> = Object.fromEntries(
+      Object.entries(this.mapping.facets).map(([facet, source]) => [facet, facetValue(log, facet, source)]),
+    );
+    if (this.compareModels) facets[SUBJECT_FACET] = subject;
+    const context: LogContext = {
+      log,
+      subject,
+      model: this.compareModels ? COMPARED_MODELS : subject,
+      benchmark: idOf(this.mapping.benchmarks[log.benchmark] ?? log.benchmark),
+      facets,
+      primary: this.mapping.scorer ?? log.scorers[0] ?? null,
+    };
+    this.contexts.set(log, context);
+    return context;
+  }
+
+  /** The sample's trial, its outcome and call, and its scores (nothing checked). */
+  build(log: ImportedLog, sample: ImportedSample): BuiltTrial {
+    const { model, benchmark, facets, primary } = this.context(log);
+    const { framework, mapping, createdAt } = this;
+    const condition = Object.fromEntries(
+      this.facetOrder.map((f) => [f, facets[f] ?? sample.condition?.[f] ?? (f === DEFAULT_FACET ? framework : "none")]),
+    );
+    const hash = this.hashOf(condition);
+    const id = trialId({
+      modelId: model,
+      conditionHash: hash,
+      benchmarkId: benchmark,
+      itemId: sample.item,
+      attempt: sample.attempt,
+    });
+    const where = `${log.file} (${sample.entry})`;
+    return {
+      trial: {
         id,
-        runId,
+        runId: this.runId,
         modelId: model,
         benchmarkId: benchmark,
         itemId: sample.item,
         conditionHash: hash,
         condition,
         attempt: sample.attempt,
-      });
-      completions.push({
+      },
+      completion: {
         trialId: id,
         outcome: outcomeFor(sample, primary, mapping),
         calls: callsFor(id, log, sample, createdAt),
+      },
+      scores: sample.scores.map((score) => ({
+        trialId: id,
+        scorer: score.scorer,
+        version: `${log.framework}-import`,
+        parsedAnswer: score.answer,
+        parseStatus: score.parseStatus ?? parseStatusOf(score.value, outcomeOf(score.value, mapping.outcomes)),
+        score: outcomeOf(score.value, mapping.outcomes),
+        details: { value: score.value as never, explanation: score.explanation, source: where },
+        createdAt,
+      })),
+    };
+  }
+
+  /**
+   * Refuses a trial another sample already gave and a score that cannot be read (naming the
+   * log, the sample and the field), and counts the trial into the run record.
+   */
+  check(log: ImportedLog, sample: ImportedSample, built: BuiltTrial): void {
+    const { trial } = built;
+    // An imported condition's values are its levels' labels (build makes them text).
+    for (const [f, v] of Object.entries(trial.condition as Record<string, string>))
+      if (!this.levels.get(f)!.includes(v)) this.levels.get(f)!.push(v);
+    const where = `${log.file} (${sample.entry})`;
+    const earlier = this.seen.get(trial.id);
+    if (earlier) {
+      throw new InputError(
+        `${where}: the same trial (model ${trial.modelId}, benchmark ${trial.benchmarkId}, item ${visibleText(sample.item)}, attempt ${sample.attempt}, condition ${JSON.stringify(trial.condition)}) is also in ${earlier.file} (${earlier.entry}); give the logs different facet values in the mapping (facets: NAME: logs: {FILE: VALUE}) or import them into separate studies`,
+      );
+    }
+    this.seen.set(trial.id, { file: log.file, entry: sample.entry });
+    for (const score of sample.scores) {
+      const problem = scoreProblem(score.value, score.range, this.mapping.outcomes);
+      if (problem)
+        throw new InputError(
+          `${where}: sample ${visibleText(JSON.stringify(sample.item))}, field '${score.field ?? `scores.${score.scorer}`}': ${problem}`,
+        );
+    }
+    const tally = this.tallies.get(log) ?? { trials: 0, scores: 0, scored: 0 };
+    tally.trials++;
+    tally.scores += built.scores.length;
+    if (built.completion.outcome.score !== null) tally.scored++;
+    this.tallies.set(log, tally);
+    this.manifest.add(`${trial.benchmarkId}\u0000${trial.itemId}`);
+    this.attempts = Math.max(this.attempts, trial.attempt);
+    this.trialCount++;
+  }
+
+  /** The run record, the notes and the per-log summary, once every sample has been checked. */
+  finish(): { run: RunRecord; notes: string[]; logs: LogSummary[] } {
+    const { framework, logs, mapping } = this;
+    const summary: LogSummary[] = [];
+    const unscored: string[] = [];
+    for (const log of logs) {
+      const { subject, benchmark, primary } = this.context(log);
+      const tally = this.tallies.get(log) ?? { trials: 0, scores: 0, scored: 0 };
+      summary.push({
+        file: log.file,
+        model: subject,
+        benchmark,
+        trials: tally.trials,
+        scores: tally.scores,
+        ...(log.declaredSamples === undefined ? {} : { declared: log.declaredSamples }),
       });
-      for (const score of sample.scores) {
-        const problem = scoreProblem(score.value, score.range, mapping.outcomes);
-        if (problem)
-          throw new InputError(
-            `${where}: sample ${visibleText(JSON.stringify(sample.item))}, field '${score.field ?? `scores.${score.scorer}`}': ${problem}`,
-          );
-        scores.push({
-          trialId: id,
-          scorer: score.scorer,
-          version: `${log.framework}-import`,
-          parsedAnswer: score.answer,
-          parseStatus: score.parseStatus ?? parseStatusOf(score.value, outcomeOf(score.value, mapping.outcomes)),
-          score: outcomeOf(score.value, mapping.outcomes),
-          details: { value: score.value as never, explanation: score.explanation, source: where },
-          createdAt,
-        });
-        logScores++;
+      if (tally.trials > 0 && tally.scored === 0)
+        unscored.push(
+          `${basename(log.file)}: not scored: none of its ${tally.trials} trials has an outcome (${tally.scores} scores${primary ? `; run-time scorer '${primary}'` : ""})`,
+        );
+    }
+    const spec = specOf(this.study, framework, logs, mapping, Object.fromEntries(this.levels), {
+      attempts: this.attempts,
+      trials: this.trialCount,
+      compareModels: this.compareModels,
+    });
+    const run: RunRecord = {
+      id: this.runId,
+      study: this.study,
+      specHash: hashValue(spec),
+      manifestHash: hashValue([...this.manifest].sort()),
+      spec,
+      createdAt: this.createdAt,
+      parallaxVersion: PARALLAX_VERSION,
+      imported: { format: framework, origins: originsOf(logs), ...countsOf(logs) },
+    };
+    const notes = [...logs.flatMap((l) => l.notes), ...unscored];
+    for (const log of logs) {
+      if (mapping.scorer && sampleCount(log) > 0 && !log.scorers.includes(mapping.scorer)) {
+        notes.push(
+          `${basename(log.file)}: no scorer '${mapping.scorer}' (scorers: ${log.scorers.join(", ") || "none"}); its trials are unscored`,
+        );
       }
     }
-    summary.push({
-      file: log.file,
-      model: subject,
-      benchmark,
-      trials: log.samples.length,
-      scores: logScores,
-      ...(log.declaredSamples === undefined ? {} : { declared: log.declaredSamples }),
-    });
-    const outcomes = completions.slice(completions.length - log.samples.length).filter((c) => c.outcome.score !== null);
-    if (log.samples.length > 0 && outcomes.length === 0)
-      unscored.push(
-        `${basename(log.file)}: not scored: none of its ${log.samples.length} trials has an outcome (${logScores} scores${primary ? `; run-time scorer '${primary}'` : ""})`,
-      );
+    return { run, notes, logs: summary };
   }
-  const spec = specOf(study, framework, logs, mapping, Object.fromEntries(levels), trials, compareModels);
-  const manifest = trials.map((t) => `${t.benchmarkId}\u0000${t.itemId}`).sort();
-  const run: RunRecord = {
-    id: runId,
-    study,
-    specHash: hashValue(spec),
-    manifestHash: hashValue([...new Set(manifest)]),
-    spec,
-    createdAt,
-    parallaxVersion: PARALLAX_VERSION,
-    imported: { format: framework, origins: originsOf(logs), ...countsOf(logs) },
-  };
-  const notes = [...logs.flatMap((l) => l.notes), ...unscored];
+}
+
+/** Every trial, outcome, call and score of logs held in memory, checked, with the run record. */
+export function prepareImport(
+  framework: string,
+  logs: readonly ImportedLog[],
+  mapping: ImportMapping,
+  now: Date = new Date(),
+): PreparedImport {
+  if (logs.some((l) => l.stream)) throw new Error("prepareImport: a streamed log is imported with planImport");
+  const builder = new ImportBuilder(framework, logs, mapping, now);
+  const trials: PlannedTrial[] = [];
+  const completions: TrialCompletion[] = [];
+  const scores: ScoreRecord[] = [];
   for (const log of logs) {
-    if (mapping.scorer && log.samples.length > 0 && !log.scorers.includes(mapping.scorer)) {
-      notes.push(
-        `${basename(log.file)}: no scorer '${mapping.scorer}' (scorers: ${log.scorers.join(", ") || "none"}); its trials are unscored`,
-      );
+    for (const sample of log.samples) {
+      const built = builder.build(log, sample);
+      builder.check(log, sample, built);
+      trials.push(built.trial);
+      completions.push(built.completion);
+      for (const score of built.scores) scores.push(score);
     }
   }
-  return { run, trials, completions, scores, notes, logs: summary };
+  return { ...builder.finish(), trials, completions, scores };
+}
+
+/**
+ * An import planned without holding its trials: every sample is built and checked once (a
+ * streamed log read through), keeping only the run record and each trial's id, item and
+ * outcome; `batches` builds the samples again, in bounded batches, for the store.
+ */
+export interface PlannedImport {
+  run: RunRecord;
+  notes: string[];
+  logs: LogSummary[];
+  trials: ImportedTrial[];
+  completions: ImportedOutcome[];
+  /** How many scores the import stores. */
+  scores: number;
+  /** Gives the trials again, at most `size` at a time, in the logs' order. */
+  batches(size: number, write: (batch: BuiltTrial[]) => Promise<void>): Promise<void>;
+}
+
+export async function planImport(
+  framework: string,
+  logs: readonly ImportedLog[],
+  mapping: ImportMapping,
+  now: Date = new Date(),
+): Promise<PlannedImport> {
+  const builder = new ImportBuilder(framework, logs, mapping, now);
+  const trials: ImportedTrial[] = [];
+  const completions: ImportedOutcome[] = [];
+  let scores = 0;
+  for (const log of logs) {
+    await eachSample(log, (sample) => {
+      const built = builder.build(log, sample);
+      builder.check(log, sample, built);
+      const { id, modelId, benchmarkId, itemId, attempt, conditionHash } = built.trial;
+      const { status, score, parseStatus, simulated } = built.completion.outcome;
+      trials.push({ id, modelId, benchmarkId, itemId, attempt, conditionHash });
+      completions.push({ trialId: id, outcome: { status, score, parseStatus, simulated } });
+      scores += built.scores.length;
+    });
+  }
+  const finished = builder.finish();
+  return {
+    ...finished,
+    trials,
+    completions,
+    scores,
+    async batches(size, write) {
+      let batch: BuiltTrial[] = [];
+      for (const log of logs) {
+        await eachSample(log, async (sample) => {
+          batch.push(builder.build(log, sample));
+          if (batch.length >= size) {
+            const full = batch;
+            batch = [];
+            await write(full);
+          }
+        });
+      }
+      if (batch.length > 0) await write(batch);
+    },
+  };
 }
 
 /** Both counts of every log whose results declare another number of samples than it holds. */
 function countsOf(logs: readonly ImportedLog[]): Pick<ImportedFrom, "counts"> {
   const counts = logs.flatMap((log) =>
-    log.declaredSamples !== undefined && log.declaredSamples !== log.samples.length
-      ? [{ log: log.file, benchmark: log.benchmark, declared: log.declaredSamples, present: log.samples.length }]
+    log.declaredSamples !== undefined && log.declaredSamples !== sampleCount(log)
+      ? [{ log: log.file, benchmark: log.benchmark, declared: log.declaredSamples, present: sampleCount(log) }]
       : [],
   );
   return counts.length > 0 ? { counts } : {};
@@ -197,11 +420,14 @@ function originsOf(logs: readonly ImportedLog[]): StudyProvenance[] {
   return [...byRun.values()];
 }
 
-/** The mapping's facets, then those the samples carry themselves; `source` when there are none. */
+/**
+ * The mapping's facets, then those the samples carry themselves; `source` when there are none.
+ * A streamed log's samples carry none (only the mapping gives their facets).
+ */
 function facetNames(logs: readonly ImportedLog[], mapping: ImportMapping): string[] {
   const names = Object.keys(mapping.facets);
   for (const log of logs)
-    for (const sample of log.samples)
+    for (const sample of log.stream ? [] : log.samples)
       for (const f of Object.keys(sample.condition ?? {})) if (!names.includes(f)) names.push(f);
   return names.length > 0 ? names : [DEFAULT_FACET];
 }
@@ -285,8 +511,7 @@ function specOf(
   logs: readonly ImportedLog[],
   mapping: ImportMapping,
   facets: Record<string, string[]>,
-  trials: readonly PlannedTrial[],
-  compareModels: boolean,
+  { attempts, trials, compareModels }: { attempts: number; trials: number; compareModels: boolean },
 ): StudySpec {
   const models = new Map<string, StudySpec["models"][number]>();
   const benchmarks = new Map<string, string[]>();
@@ -310,10 +535,10 @@ function specOf(
     models: modelList,
     benchmarks: [...benchmarks].map(([id, files]) => ({ id, loader: `import:${framework}`, source: files.join(", ") })),
     conditions: { facets: nonEmpty, exclude: [] },
-    attempts: trials.reduce((most, t) => Math.max(most, t.attempt), 1),
+    attempts,
     execution: {
       concurrency: 1,
-      max_trials: Math.max(DEFAULT_MAX_TRIALS, trials.length),
+      max_trials: Math.max(DEFAULT_MAX_TRIALS, trials),
       max_retries: 0,
       timeout_s: 120,
       backoff_base_ms: 500,

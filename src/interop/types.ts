@@ -1,7 +1,7 @@
 /**
  * What every importer produces: the logs another framework wrote, read into one neutral shape
  * (a log: one model on one task; its samples: one per item and epoch, each with its scores).
- * `to-store.ts` turns these into an ordinary Parallax run, so `analyze` and `report` read it
+ * `study.ts` turns these into an ordinary Parallax run, so `analyze` and `report` read it
  * unchanged. Raw score values are kept: the user's mapping decides the outcome.
  */
 import type { StudyProvenance } from "../contracts/provenance.js";
@@ -60,7 +60,14 @@ export interface ImportedLog {
   generation: GenerationParams;
   /** The order in which the log lists its scorers (the first is the default run-time outcome). */
   scorers: string[];
+  /** The samples, held in memory (empty when `stream` gives them). */
   samples: ImportedSample[];
+  /**
+   * A log too large to hold (an lm-eval samples file): its samples are read from the file again,
+   * in the same order, each time `each` is called, and never held together. Its samples carry no
+   * `condition` of their own.
+   */
+  stream?: StreamedSamples;
   /** How many samples the log's results say were evaluated, when they say it (lm-eval's n-samples). */
   declaredSamples?: number;
   /** What the reader noticed and the user should know (e.g. a log without samples). */
@@ -71,6 +78,14 @@ export interface ImportedLog {
   facetLevels?: Record<string, string[]>;
   /** The provenance a Parallax export carried (its EEE sidecar, its Parquet metadata), restored on the imported run. */
   provenance?: StudyProvenance;
+}
+
+/** A log's samples read from its file on demand. */
+export interface StreamedSamples {
+  /** How many samples the file held when the importer read it through. */
+  count: number;
+  /** Reads the file again, giving each sample in order; `visit` is awaited before the next. */
+  each(visit: (sample: ImportedSample) => void | Promise<void>): Promise<void>;
 }
 
 /** An importer: one source format, registered by name (`parallax import NAME`). */

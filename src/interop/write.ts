@@ -1,10 +1,11 @@
 /**
- * Writing a prepared import into a store, all or nothing. A study directory is built in a
- * temporary sibling and renamed into place only when every trial, call and score is written, so
- * a failure leaves no directory and no partial run. A PostgreSQL store must hold no run yet; the
- * run, its trials with their outcomes and calls, and the scores are three transactions there, so
- * only a database failure between them can leave a partial run (every error in the logs is found
- * before the first write).
+ * Writing a planned import into a store, all or nothing. The run is saved first, then the trials
+ * with their outcomes, calls and scores in batches of `IMPORT_BATCH` (each batch built as it is
+ * written, so an import never holds all its calls). A study directory is built in a temporary
+ * sibling and renamed into place only when every batch is written, so a failure leaves no
+ * directory and no partial run. A PostgreSQL store must hold no run yet; each batch is its own
+ * transactions there, so only a database failure (or a log changed during the import) can
+ * leave a partial run: every error in the logs is found before the first write.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
@@ -12,12 +13,21 @@ import { InputError } from "../core/errors.js";
 import { ensureDirectory } from "../core/output-files.js";
 import { isPostgresUrl } from "../run/store/url.js";
 import { openStore } from "../run/store/open.js";
-import type { TrialStore } from "../run/store/types.js";
-import type { PreparedImport } from "./study.js";
+import type { RunRecord, TrialStore } from "../run/store/types.js";
+import type { BuiltTrial } from "./study.js";
 import { staleEntries } from "../core/stale.js";
 
 /** The provenance file of an imported study directory. */
 export const IMPORT_FILE = "import.json";
+
+/** Trials written per batch: their calls (a log's prompts) are the most an import holds at once. */
+export const IMPORT_BATCH = 1_000;
+
+/** What is written: the run record, then its trials in batches. */
+export interface ImportWrite {
+  run: RunRecord;
+  batches(size: number, write: (batch: BuiltTrial[]) => Promise<void>): Promise<void>;
+}
 
 /** Staging directories are `.parallax-import-PID.NAME`, beside the study directory NAME. */
 export const STAGING_PREFIX = ".parallax-import-";
@@ -31,10 +41,11 @@ export interface ImportProvenance {
 
 export async function writeImport(
   target: string,
-  prepared: PreparedImport,
+  prepared: ImportWrite,
   provenance: ImportProvenance,
+  batchSize: number = IMPORT_BATCH,
 ): Promise<void> {
-  if (isPostgresUrl(target)) return writeToPostgres(target, prepared);
+  if (isPostgresUrl(target)) return writeToPostgres(target, prepared, batchSize);
   const dir = resolve(target);
   if (statSync(dir, { throwIfNoEntry: false })?.isFile()) {
     throw new InputError(`${target} is a file; import into a new study directory`);
@@ -53,7 +64,7 @@ export async function writeImport(
   try {
     const store = await openStore(staging);
     try {
-      await writeAll(store, prepared);
+      await writeAll(store, prepared, batchSize);
     } finally {
       await store.close();
     }
@@ -66,23 +77,23 @@ export async function writeImport(
   }
 }
 
-async function writeToPostgres(target: string, prepared: PreparedImport): Promise<void> {
+async function writeToPostgres(target: string, prepared: ImportWrite, batchSize: number): Promise<void> {
   const store = await openStore(target);
   try {
     const existing = await store.getRun();
     if (existing)
       throw new InputError(`the store already holds run '${existing.id}'; import into an empty schema (?schema=NAME)`);
-    await writeAll(store, prepared);
+    await writeAll(store, prepared, batchSize);
   } finally {
     await store.close();
   }
 }
 
-async function writeAll(store: TrialStore, prepared: PreparedImport): Promise<void> {
+async function writeAll(store: TrialStore, prepared: ImportWrite, batchSize: number): Promise<void> {
   await store.saveRun(prepared.run);
-  if (prepared.trials.length > 0) {
-    await store.addPlannedTrials(prepared.trials);
-    await store.completeTrials(prepared.completions);
-  }
-  await store.saveScores(prepared.scores);
+  await prepared.batches(batchSize, async (batch) => {
+    await store.addPlannedTrials(batch.map((b) => b.trial));
+    await store.completeTrials(batch.map((b) => b.completion));
+    await store.saveScores(batch.flatMap((b) => b.scores));
+  });
 }

@@ -43,7 +43,7 @@ export async function importCommand(
   }
   const lines = [
     ...(simulated ? [`*** ${SIMULATED_NOTICE} ***`] : []),
-    `imported ${prepared.trials.length} trials and ${prepared.scores.length} scores from ${prepared.logs.length} log(s) into ${storeLabel(target)} (run ${prepared.run.id})`,
+    `imported ${prepared.trials.length} trials and ${prepared.scores} scores from ${prepared.logs.length} log(s) into ${storeLabel(target)} (run ${prepared.run.id})`,
     ...prepared.files.map((f) => `  ${f.read ? "read" : "skipped"} ${f.file}: ${f.why}`),
     ...prepared.logs.map(
       (l) =>

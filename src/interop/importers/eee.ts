@@ -16,7 +16,8 @@ import type { ChatMessage, MessageRole } from "../../contracts/provider.js";
 import { SIDECAR_FILE, type Sidecar, SidecarSchema } from "../eee/sidecar.js";
 import { scoreProblem } from "../outcome.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { anyNumber, checked, filesOf, forEachLine, logError, parseJson, readText } from "../read.js";
+import type { ReadLimit } from "../../core/guarded-read.js";
+import { anyNumber, checked, filesOf, forEachLine, logError, logReadLimit, parseJson, readText } from "../read.js";
 
 const InstanceSchema = z.looseObject({
   schema_version: z.string(),
@@ -63,6 +64,7 @@ export const eeeImporter: Importer = {
   argument: "PATH...: instance-level JSONL files, aggregate records, or folders holding them (searched recursively)",
   async read(paths, _mapping, options) {
     const seen = options?.onFile ?? (() => {});
+    const limit = logReadLimit(options?.zipLimits);
     const logs = new Map<string, ImportedLog>();
     const files: string[] = [];
     const queued = new Set<string>();
@@ -78,7 +80,7 @@ export const eeeImporter: Importer = {
         seen({ file, read: false, why: skipped });
         continue;
       }
-      const aggregate = aggregateRecord(file, given);
+      const aggregate = aggregateRecord(file, given, limit);
       if (aggregate === "not eee") seen({ file, read: false, why: `JSON but not an EEE record` });
       else if (aggregate === null) {
         if (queue(file)) seen({ file, read: true, why: "EEE instance records" });
@@ -88,7 +90,7 @@ export const eeeImporter: Importer = {
       }
     }
     for (const file of files) {
-      const sidecar = findSidecar(file);
+      const sidecar = findSidecar(file, limit);
       await forEachLine(file, (line, lineNumber) => {
         const entry = `line ${lineNumber}`;
         const record = checked(InstanceSchema, parseJson(line, file, entry), file, entry);
@@ -116,9 +118,13 @@ function skipReason(file: string, given: boolean): string | null {
  * score has no item to analyse. A JSON object that is neither record kind is refused naming
  * both when the file was named, and skipped ("not eee") when it was found in a folder.
  */
-function aggregateRecord(file: string, given: boolean): { record: Aggregate; samples: string } | "not eee" | null {
+function aggregateRecord(
+  file: string,
+  given: boolean,
+  limit: ReadLimit,
+): { record: Aggregate; samples: string } | "not eee" | null {
   if (file.endsWith(".jsonl")) return null;
-  const text = readText(file).trimStart();
+  const text = readText(file, limit).trimStart();
   if (!text.startsWith("{")) return null;
   const firstLine = text.split(/\r?\n/, 1)[0];
   // One record per line is JSONL (instance records); an object spread over lines is one record.
@@ -170,12 +176,12 @@ function findNamed(file: string, named: string): string | null {
 }
 
 /** The export's sidecar: in the file's directory or the nearest parent that has one. */
-function findSidecar(file: string): Sidecar | null {
+function findSidecar(file: string, limit: ReadLimit): Sidecar | null {
   let dir = dirname(resolve(file));
   for (;;) {
     const candidate = join(dir, SIDECAR_FILE);
     if (existsSync(candidate))
-      return checked(SidecarSchema, parseJson(readText(candidate), candidate, null), candidate, null);
+      return checked(SidecarSchema, parseJson(readText(candidate, limit), candidate, null), candidate, null);
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;

@@ -10,7 +10,8 @@ import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { anyNumber, checked, filesOf, logError, parseJson, readText } from "../read.js";
+import type { ReadLimit } from "../../core/guarded-read.js";
+import { anyNumber, checked, filesOf, logError, logReadLimit, parseJson, readText } from "../read.js";
 
 /** The per-instance correctness metrics imported as scores by default (the first present is the run-time outcome). */
 export const HELM_DEFAULT_METRICS = [
@@ -84,7 +85,7 @@ export const helmImporter: Importer = {
         seen({ file: dir, read: false, why: skipped });
         continue;
       }
-      const log = readRunDir(dir, mapping, options?.split);
+      const log = readRunDir(dir, mapping, options?.split, logReadLimit(options?.zipLimits));
       logs.push(log);
       seen({ file: dir, read: true, why: `HELM run, ${splitLabel(log)}${log.samples.length} instances` });
     }
@@ -123,35 +124,45 @@ function runDirs(paths: readonly string[]): { dir: string; skipped?: string }[] 
   return out;
 }
 
-function readJson<S extends z.ZodType>(dir: string, name: string, schema: S): z.infer<S> {
+function readJson<S extends z.ZodType>(limit: ReadLimit, dir: string, name: string, schema: S): z.infer<S> {
   const file = join(dir, name);
-  return checked(schema, parseJson(readText(file), file, null), file, null);
+  return checked(schema, parseJson(readText(file, limit), file, null), file, null);
 }
 
-function optionalJson<S extends z.ZodType>(dir: string, name: string, schema: S): z.infer<S> | undefined {
-  return existsSync(join(dir, name)) ? readJson(dir, name, schema) : undefined;
+function optionalJson<S extends z.ZodType>(
+  limit: ReadLimit,
+  dir: string,
+  name: string,
+  schema: S,
+): z.infer<S> | undefined {
+  return existsSync(join(dir, name)) ? readJson(limit, dir, name, schema) : undefined;
 }
 
-function readRunDir(dir: string, mapping: ImportMapping, requested: string | undefined): ImportedLog {
+function readRunDir(dir: string, mapping: ImportMapping, requested: string | undefined, limit: ReadLimit): ImportedLog {
   if (!existsSync(join(dir, "per_instance_stats.json"))) {
     throw logError(dir, null, "not a HELM run directory (no per_instance_stats.json)");
   }
-  const runSpec = readJson(dir, "run_spec.json", RunSpecSchema);
-  const stats = readJson(dir, "per_instance_stats.json", InstanceStatsSchema);
-  const scenario = optionalJson(dir, "scenario.json", z.looseObject({ name: z.string().min(1) }));
+  const runSpec = readJson(limit, dir, "run_spec.json", RunSpecSchema);
+  const stats = readJson(limit, dir, "per_instance_stats.json", InstanceStatsSchema);
+  const scenario = optionalJson(limit, dir, "scenario.json", z.looseObject({ name: z.string().min(1) }));
   const key = (id: string, trial: number) => `${id}\u0000${trial}`;
-  const instances = uniqueBy(dir, "instances.json", optionalJson(dir, "instances.json", InstancesSchema), (i) => i.id);
+  const instances = uniqueBy(
+    dir,
+    "instances.json",
+    optionalJson(limit, dir, "instances.json", InstancesSchema),
+    (i) => i.id,
+  );
   const predictions = uniqueBy(
     dir,
     "display_predictions.json",
-    optionalJson(dir, "display_predictions.json", PredictionsSchema),
+    optionalJson(limit, dir, "display_predictions.json", PredictionsSchema),
     (p) => key(p.instance_id, p.train_trial_index),
     (p) => p.predicted_text ?? null,
   );
   const prompts = uniqueBy(
     dir,
     "display_requests.json",
-    optionalJson(dir, "display_requests.json", RequestsSchema),
+    optionalJson(limit, dir, "display_requests.json", RequestsSchema),
     (r) => key(r.instance_id, r.train_trial_index),
     (r) => r.request.prompt ?? null,
   );

@@ -79,7 +79,7 @@ function readLog(file: string, given: boolean, limits: ZipLimits): ImportedLog |
   const kind = extname(file).toLowerCase();
   if (kind === ".eval") return readEvalZip(file, limits);
   if (!given && kind !== ".json") return "not an .eval or .json file";
-  return readJsonLog(file, given) ?? "JSON but not an Inspect log (no eval.task and eval.model)";
+  return readJsonLog(file, given, limits) ?? "JSON but not an Inspect log (no eval.task and eval.model)";
 }
 
 function readEvalZip(file: string, limits: ZipLimits): ImportedLog {
@@ -123,8 +123,8 @@ function unreadableZip(file: string, error: unknown, limits: ZipLimits): Error {
 }
 
 /** A single-file JSON log; null when a file found in a folder is JSON but not an Inspect log (logs.json, say). */
-function readJsonLog(file: string, given: boolean): ImportedLog | null {
-  const value = parseJson(readText(file), file, null);
+function readJsonLog(file: string, given: boolean, limits: ZipLimits): ImportedLog | null {
+  const value = parseJson(readText(file, logReadLimit(limits)), file, null);
   if (!given && !HeaderSchema.safeParse(value).success) return null;
   const log = checked(HeaderSchema.extend({ samples: z.array(z.unknown()).nullish() }), value, file, null);
   const samples = (log.samples ?? []).map((raw, i) => {

@@ -9,8 +9,18 @@ import * as z from "zod";
 import type { GenerationParams } from "../../contracts/provider.js";
 import type { ImportMapping } from "../mapping.js";
 import { describeValue } from "../outcome.js";
-import type { ImportedLog, ImportedSample, Importer } from "../types.js";
-import { anyNumber, asText, checked, filesOf, forEachLine, logError, parseJson, readText } from "../read.js";
+import type { ImportedLog, ImportedSample, ImportedScore, Importer, ReadOptions, StreamedSamples } from "../types.js";
+import {
+  anyNumber,
+  asText,
+  checked,
+  filesOf,
+  forEachLine,
+  logError,
+  logReadLimit,
+  parseJson,
+  readText,
+} from "../read.js";
 
 /** The generation settings read (others pass unchecked): the types lm-eval writes. */
 const GenerationKwargsSchema = z.looseObject({
@@ -60,13 +70,13 @@ export const lmEvalImporter: Importer = {
           throw logError(file, null, "not an lm-eval results file (results_<time>.json) nor a folder holding one");
         continue;
       }
-      const read = await readResults(file, mapping);
+      const read = await readResults(file, mapping, options);
       logs.push(...read);
       seen({ file, read: true, why: `lm-eval results, tasks ${read.map((l) => l.benchmark).join(", ")}` });
       for (const log of read)
         if (log.file !== file) {
           samplesRead.add(log.file);
-          seen({ file: log.file, read: true, why: `samples of ${log.benchmark}, ${log.samples.length} documents` });
+          seen({ file: log.file, read: true, why: `samples of ${log.benchmark}, ${log.stream?.count ?? 0} documents` });
         }
     }
     for (const { file } of found) {
@@ -88,8 +98,8 @@ export const lmEvalImporter: Importer = {
 const RESULTS = /^results_.*\.json$/;
 const SAMPLES = /^samples_.*\.jsonl$/;
 
-async function readResults(file: string, mapping: ImportMapping): Promise<ImportedLog[]> {
-  const raw = parseJson(readText(file), file, null);
+async function readResults(file: string, mapping: ImportMapping, options?: ReadOptions): Promise<ImportedLog[]> {
+  const raw = parseJson(readText(file, logReadLimit(options?.zipLimits)), file, null);
   const results = checked(ResultsSchema, raw, file, null);
   const stamp = basename(file)
     .replace(/^results_/, "")
@@ -99,7 +109,9 @@ async function readResults(file: string, mapping: ImportMapping): Promise<Import
   for (const task of Object.keys(results.results).sort()) {
     const samplesFile = join(dirname(file), `samples_${task}_${stamp}.jsonl`);
     const exists = existsSync(samplesFile);
-    const samples = exists ? await readSamples(samplesFile) : [];
+    // The documents are read through here (checked and counted), and again, one at a time, when imported.
+    const scan = exists ? await scanSamples(samplesFile) : null;
+    const count = scan?.count ?? 0;
     const scorers = mapping.metrics ?? metricNames(results.results[task]);
     const declared = results["n-samples"]?.[task]?.effective ?? undefined;
     logs.push({
@@ -109,13 +121,21 @@ async function readResults(file: string, mapping: ImportMapping): Promise<Import
       benchmark: task,
       header: { ...(raw as object), task, task_config: results.configs?.[task] ?? null },
       generation: generationOf(results.configs?.[task]?.generation_kwargs ?? {}),
-      scorers: [...new Set([...scorers, ...samples.flatMap((s) => s.scores.map((x) => x.scorer))])],
-      samples,
+      scorers: [...new Set([...scorers, ...(scan?.scorers ?? [])])],
+      samples: [],
+      ...(scan
+        ? {
+            stream: {
+              count,
+              each: (visit) => eachDocument(samplesFile, scan.lastLine, visit),
+            } satisfies StreamedSamples,
+          }
+        : {}),
       ...(declared === undefined ? {} : { declaredSamples: declared }),
       notes: exists
-        ? declared !== undefined && declared !== samples.length
+        ? declared !== undefined && declared !== count
           ? [
-              `${basename(samplesFile)}: ${samples.length} documents, but the results declare ${declared} samples of ${task}; the ${samples.length} are imported`,
+              `${basename(samplesFile)}: ${count} documents, but the results declare ${declared} samples of ${task}; the ${count} are imported`,
             ]
           : []
         : [`${basename(file)}: task ${task} has no samples_${task}_${stamp}.jsonl (run with --log_samples)`],
@@ -135,46 +155,116 @@ function scorerName(metric: string, filter: string | null | undefined): string {
   return !filter || filter === "none" ? metric : `${metric},${filter}`;
 }
 
-async function readSamples(file: string): Promise<ImportedSample[]> {
-  const byDoc = new Map<string, ImportedSample>();
+/** What reading a samples file through tells before its documents are imported. */
+interface SamplesScan {
+  /** Documents (a document's rows of several filters are one). */
+  count: number;
+  /** The scorers in the order the documents first give them. */
+  scorers: string[];
+  /** Each document's last row: once it is read, the document is complete. */
+  lastLine: Map<string, number>;
+}
+
+/**
+ * Reads a samples file through, checking every row, and keeps only the documents' count, their
+ * scorers and where each document's last row is: the documents themselves are read again, one
+ * at a time, by `eachDocument`.
+ */
+async function scanSamples(file: string): Promise<SamplesScan> {
   // A document appears once per filter; the same document and filter twice is a duplicate row.
-  const seen = new Map<string, string>();
+  const seen = new Map<string, number>();
+  const lastLine = new Map<string, number>();
+  const documents = new Map<string, number>();
+  // The scorers in the order of (document, row, metric) where each first appears.
+  const firstOf = new Map<string, [number, number, number]>();
   await forEachLine(file, (line, lineNumber) => {
-    const entry = `line ${lineNumber}`;
-    const row = checked(RowSchema, parseJson(line, file, entry), file, entry);
-    const item = String(row.doc_id);
+    const { row, item, scores } = readRow(file, line, lineNumber);
     const key = `${item}\u0000${row.filter ?? "none"}`;
     const earlier = seen.get(key);
     if (earlier !== undefined) {
       throw logError(
         file,
-        entry,
-        `doc_id ${JSON.stringify(row.doc_id)} with filter '${row.filter ?? "none"}' is also at ${earlier}: one row per document and filter`,
+        `line ${lineNumber}`,
+        `doc_id ${JSON.stringify(row.doc_id)} with filter '${row.filter ?? "none"}' is also at line ${earlier}: one row per document and filter`,
       );
     }
-    seen.set(key, entry);
-    const sample = byDoc.get(item) ?? newSample(row, entry);
-    for (const metric of row.metrics) {
-      if (!(metric in row)) throw logError(file, entry, `field '${metric}': listed in metrics but missing`);
-      if (!MetricValueSchema.safeParse(row[metric]).success) {
-        throw logError(
-          file,
-          entry,
-          `field '${metric}': expected a number, a boolean, a list or null, found ${describeValue(row[metric])}`,
-        );
-      }
-      sample.scores.push({
-        scorer: scorerName(metric, row.filter),
-        value: row[metric],
-        field: metric,
-        ...(UNIT_METRICS.has(metric) ? { range: [0, 1] as const } : {}),
-        answer: firstText(row.filtered_resps),
-        explanation: null,
-      });
-    }
-    byDoc.set(item, sample);
+    seen.set(key, lineNumber);
+    lastLine.set(item, lineNumber);
+    if (!documents.has(item)) documents.set(item, documents.size);
+    const doc = documents.get(item)!;
+    scores.forEach((score, index) => {
+      const at: [number, number, number] = [doc, lineNumber, index];
+      const first = firstOf.get(score.scorer);
+      if (
+        !first ||
+        at[0] < first[0] ||
+        (at[0] === first[0] && (at[1] < first[1] || (at[1] === first[1] && at[2] < first[2])))
+      )
+        firstOf.set(score.scorer, at);
+    });
   });
-  return [...byDoc.values()];
+  const scorers = [...firstOf].sort(([, a], [, b]) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]).map(([name]) => name);
+  return { count: documents.size, scorers, lastLine };
+}
+
+/**
+ * The file's documents, each given to `visit` as soon as its last row is read (at once when the
+ * file has one row per document): a document is held only until its rows are merged.
+ */
+async function eachDocument(
+  file: string,
+  lastLine: ReadonlyMap<string, number>,
+  visit: (sample: ImportedSample) => void | Promise<void>,
+): Promise<void> {
+  const open = new Map<string, ImportedSample>();
+  await forEachLine(file, (line, lineNumber) => {
+    const { row, item, entry, scores } = readRow(file, line, lineNumber);
+    const sample = open.get(item) ?? newSample(row, entry);
+    for (const score of scores) sample.scores.push(score);
+    if (lastLine.get(item) !== lineNumber) {
+      open.set(item, sample);
+      return;
+    }
+    open.delete(item);
+    return visit(sample);
+  });
+  const [left] = open.values();
+  if (left)
+    throw logError(
+      file,
+      left.entry,
+      `changed during the import: doc_id ${JSON.stringify(left.item)} was not there, or not last there, when the file was first read`,
+    );
+}
+
+/** One row of a samples file, checked: its document and the scores of its metrics. */
+function readRow(
+  file: string,
+  line: string,
+  lineNumber: number,
+): { row: z.infer<typeof RowSchema>; item: string; entry: string; scores: ImportedScore[] } {
+  const entry = `line ${lineNumber}`;
+  const row = checked(RowSchema, parseJson(line, file, entry), file, entry);
+  const scores: ImportedScore[] = [];
+  for (const metric of row.metrics) {
+    if (!(metric in row)) throw logError(file, entry, `field '${metric}': listed in metrics but missing`);
+    if (!MetricValueSchema.safeParse(row[metric]).success) {
+      throw logError(
+        file,
+        entry,
+        `field '${metric}': expected a number, a boolean, a list or null, found ${describeValue(row[metric])}`,
+      );
+    }
+    scores.push({
+      scorer: scorerName(metric, row.filter),
+      value: row[metric],
+      field: metric,
+      ...(UNIT_METRICS.has(metric) ? { range: [0, 1] as const } : {}),
+      answer: firstText(row.filtered_resps),
+      explanation: null,
+    });
+  }
+  return { row, item: String(row.doc_id), entry, scores };
 }
 
 function newSample(row: z.infer<typeof RowSchema>, entry: string): ImportedSample {

@@ -6,7 +6,7 @@
  * study's name) and the facets' level order; a file that lost them keeps the rows' `simulated`
  * column and the levels in order of appearance.
  */
-import { readBoundedBytes } from "../../core/guarded-read.js";
+import { type ReadLimit, readBoundedBytes } from "../../core/guarded-read.js";
 import type { StudyProvenance } from "../../contracts/provenance.js";
 import type { ParseStatus } from "../../contracts/trial.js";
 import { FACETS_KEY, PROVENANCE_KEY } from "../../run/export-parquet.js";
@@ -44,7 +44,7 @@ export const parquetImporter: Importer = {
         seen({ file, read: false, why: "not a .parquet file" });
         continue;
       }
-      const rows = await readTable(file, logs);
+      const rows = await readTable(file, logs, logReadLimit(options?.zipLimits));
       seen({ file, read: true, why: `Parallax trials table, ${rows} rows` });
     }
     if (logs.size === 0) throw logError(paths.join(", "), null, "no trials table found");
@@ -52,9 +52,9 @@ export const parquetImporter: Importer = {
   },
 };
 
-async function readTable(file: string, logs: Map<string, ImportedLog>): Promise<number> {
+async function readTable(file: string, logs: Map<string, ImportedLog>, limit: ReadLimit): Promise<number> {
   const { parquetMetadata, parquetReadObjects, parquetSchema } = await import("hyparquet");
-  const bytes = readBoundedBytes(file, logReadLimit()); // a FIFO or device refused, the size bounded
+  const bytes = readBoundedBytes(file, limit); // a FIFO or device refused, the size bounded
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   let metadata: ReturnType<typeof parquetMetadata>;
   try {
