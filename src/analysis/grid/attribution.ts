@@ -31,13 +31,18 @@ export function gridAttribution(grids: readonly BenchmarkGrid[], axes: readonly 
   });
 }
 
-/** One line per benchmark: the axis that moves scores and the one that drives the flips. */
+/**
+ * One line per benchmark: the axis that moves scores (largest mean |change| across its swaps) and
+ * the one that drives the flips (highest reversal rate per swap, so an axis with more levels, and
+ * so more swaps, is not favoured for its count alone).
+ */
 export function attributionVerdict(a: GridAttribution): string {
   const score = a.rows.find((r) => r.axis === a.scoreAxis);
   const flip = a.rows.find((r) => r.axis === a.flipAxis);
   const moves = score ? `${score.axis} (mean |delta| ${num(100 * (score.meanAbsDelta ?? Number.NaN), 1)} pp)` : "none";
   const drives = flip
-    ? `${flip.axis} (${flip.reversals}/${flip.comparisons} swap x pair comparisons reverse, ${pct(flip.reversalShare, 0)} of reversals)`
+    ? `${flip.axis} (highest reversal rate: ${pct(flip.reversalRate)} = ${flip.reversals}/${flip.comparisons} swap x pair ` +
+      `comparisons; ${pct(flip.reversalShare, 0)} of all reversals)`
     : a.models < 2
       ? "n/a (one model)"
       : "none (no one-axis swap reverses a model pair)";
