@@ -577,7 +577,7 @@ describe("the GRID card's |C| = 4 caveat and per-axis attribution", () => {
     const conservative = result.envelopes.find((e) => e.name === "conservative_core")!;
     assert.equal(conservative.benchmarks[0].configurations, 4, "T1 + T3 x greedy x 0-shot x 2 paths");
     const tier = result.card.tiers.find((t) => t.envelope === "conservative_core")!;
-    assert.match(tier.note ?? "", /\|C\| = 4 forces rho\^max = 0\.5/, "the card's tier carries the caveat");
+    assert.match(tier.note ?? "", /\|C\| = 4 caps rho\^max at 0\.5/, "the card's tier carries the caveat");
     assert.equal(
       result.card.tiers.filter((t) => t.note).length,
       result.card.tiers.filter((t) => t.configurations === 4).length,
@@ -587,14 +587,14 @@ describe("the GRID card's |C| = 4 caveat and per-axis attribution", () => {
     const row = lines.find((l) => l.startsWith("planted "))!;
     assert.ok(row.trimEnd().endsWith("*"), `the conservative core's cell is marked: ${row}`);
     assert.ok(
-      lines.some((l) => l.includes("* |C| = 4 forces rho^max = 0.5")),
+      lines.some((l) => l.includes("* |C| = 4 caps rho^max at 0.5")),
       "the overview prints the caveat under the table",
     );
     const text = gridCardMarkdown(result.card, "planted");
     assert.ok(
       text
         .split("\n")
-        .some((l) => l.startsWith("| conservative_core | planted | 4 |") && l.includes("= 4 forces rho^max = 0.5")),
+        .some((l) => l.startsWith("| conservative_core | planted | 4 |") && l.includes("= 4 caps rho^max at 0.5")),
       "the Markdown card's subset row carries the caveat",
     );
   });

@@ -173,7 +173,7 @@ export function envelopeMetrics(grid: BenchmarkGrid, plan: GridPlan, reasons: Cf
  */
 export function smallEnvelopeNote(configurations: number): string | undefined {
   return configurations === 4
-    ? "|C| = 4 forces rho^max = 0.5 (§5.1, Prop. 1(iii)): any 2:2 split saturates it, so 0.5 shows " +
+    ? "|C| = 4 caps rho^max at 0.5 and any 2:2 split reaches it (§5.1, Prop. 1(iii)): 0.5 here shows " +
         "that a reversal exists, not its magnitude"
     : undefined;
 }
