@@ -1,8 +1,9 @@
 /**
  * What the perturbation audit reads from a study directory beyond the analysis rows: the F1
  * silent-no-op audit over the stored scorer-consumed bytes (run/scoring/no-op-audit.ts), and each
- * benchmark's loader meta (archetype, trivial baseline kind, reference scoring) with the trivial
- * baseline computed from the run's items (G2).
+ * benchmark's loader meta (archetype, trivial baseline kind, reference scoring; the spec's benchmark
+ * entry may declare the archetype and the baseline kind, which win) with the trivial baseline
+ * computed from the run's items (G2).
  */
 import type { Item } from "../contracts/item.js";
 import type { BenchmarkMeta } from "../datasets/types.js";
@@ -13,6 +14,8 @@ import { recordedStudy } from "./recorded-study.js";
 export interface BenchmarkAuditMeta {
   loader: string;
   archetype: BenchmarkMeta["archetype"] | null;
+  /** Where the archetype comes from: the spec's benchmark entry or the loader's meta. */
+  archetypeSource?: "spec" | "loader" | null;
   baselineKind: BenchmarkMeta["baseline"] | null;
   /** The trivial baseline on this benchmark's items (null: unknown). */
   baseline: number | null;
@@ -45,11 +48,15 @@ export async function studyAuditFacts(
   for (const b of run.spec.benchmarks) {
     const meta = datasetLoaders.has(b.loader) ? datasetLoaders.get(b.loader).meta : null;
     const items = "unavailable" in study ? undefined : study.items.get(b.id);
+    // The spec's benchmark entry overrides the loader's declaration (inline and imported benchmarks).
+    const archetype = b.archetype ?? meta?.archetype ?? null;
+    const baselineKind = b.baseline ?? meta?.baseline ?? null;
     benchmarks[b.id] = {
       loader: b.loader,
-      archetype: meta?.archetype ?? null,
-      baselineKind: meta?.baseline ?? null,
-      baseline: meta && items ? trivialBaseline(meta.baseline, [...items.values()]) : null,
+      archetype,
+      archetypeSource: b.archetype ? "spec" : meta ? "loader" : null,
+      baselineKind,
+      baseline: baselineKind && items ? trivialBaseline(baselineKind, [...items.values()]) : null,
       scoring: meta?.scoring ?? null,
       scorers: meta?.scorers ?? null,
     };

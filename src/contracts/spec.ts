@@ -153,6 +153,20 @@ export const BenchmarkSpecSchema = lazySchema(() =>
       sample: SampleSchema.optional(),
       options: z.record(z.string(), z.unknown()).optional(),
       exemplars: ExemplarPoolSchema.optional().describe("The few-shot exemplar pool (the `few_shot` facet)"),
+      archetype: z
+        .enum(["diagnostic", "invariance", "mixed"])
+        .optional()
+        .describe(
+          "The perturbation audit's archetype (G5/F5): diagnostic (a construct flip must change the answer), " +
+            "invariance (it must not: BBQ-like, ineligible under F5) or mixed; default: the loader's",
+        ),
+      baseline: z
+        .enum(["uniform", "majority", "none"])
+        .optional()
+        .describe(
+          "The trivial baseline of the audit's G2: uniform (1/k over the options), majority (the most common " +
+            "gold class) or none (0); default: the loader's",
+        ),
     })
     .strict()
     .refine((b) => b.loader !== "inline" || b.items !== undefined, {

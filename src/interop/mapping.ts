@@ -77,6 +77,21 @@ export const ImportMappingSchema = z
       ),
     models: z.record(z.string().min(1), identifier).default({}).describe("Model name in the log -> model id"),
     benchmarks: z.record(z.string().min(1), identifier).default({}).describe("Task name in the log -> benchmark id"),
+    benchmark_audit: z
+      .record(
+        identifier,
+        z
+          .object({
+            archetype: z.enum(["diagnostic", "invariance", "mixed"]).optional(),
+            baseline: z.enum(["uniform", "majority", "none"]).optional(),
+          })
+          .strict(),
+      )
+      .default({})
+      .describe(
+        "Benchmark id -> its perturbation-audit archetype (diagnostic, invariance, mixed: G5/F5) and trivial " +
+          "baseline (uniform, majority, none: G2), written into the imported spec's benchmark entry",
+      ),
     metrics: z
       .array(z.string().min(1))
       .min(1)

@@ -533,7 +533,12 @@ function specOf(
     description: `imported from ${framework} logs by parallax import`,
     seed: 0,
     models: modelList,
-    benchmarks: [...benchmarks].map(([id, files]) => ({ id, loader: `import:${framework}`, source: files.join(", ") })),
+    benchmarks: [...benchmarks].map(([id, files]) => ({
+      id,
+      loader: `import:${framework}`,
+      source: files.join(", "),
+      ...(mapping.benchmark_audit[id] ?? {}),
+    })),
     conditions: { facets: nonEmpty, exclude: [] },
     attempts,
     execution: {

@@ -1,7 +1,8 @@
 /**
  * Log-prob scoring of MC items (SafetyRepro §3 "logprob" path; lm-evaluation-harness style): one
  * continuationLogprobs call per item scores every option after the same prompt, both as the full
- * option text (" <text>") and as its letter (" A"). The answer is the argmax over option texts or
+ * option text (" <text>") and as the label the prompt shows for it (" A"; " Z" when a perturbation
+ * relabels the options Z, Y, X, ...). The answer is the argmax over option texts or
  * over letters (spec scoring.logprob_basis), optionally per token (length normalisation); both
  * argmaxes are reported in the details, with MC2's normalised probability mass on the true
  * options. Parseability is 1 by construction, except for an exact tie or no finite option, which
@@ -12,8 +13,17 @@ import { goldSet, outcomeOfChoice } from "./gold.js";
 import { expectContinuations, jsonNumber, logprobPrompt, summarise, uniqueArgmax } from "./logprob-common.js";
 import type { LogprobScorer } from "./types.js";
 
-function continuationsOf(options: readonly string[]): string[] {
-  return [...options.map((_, i) => ` ${OPTION_LETTERS[i]}`), ...options.map((o) => ` ${o}`)];
+/**
+ * The labels the prompt shows for the options: the task's letters (a relabelling perturbation
+ * sets them, e.g. Z, Y, X, W), else A, B, C, ...
+ */
+function lettersOf(task: { validLetters?: readonly string[] }, options: readonly string[]): string[] {
+  return options.map((_, i) => task.validLetters?.[i] ?? OPTION_LETTERS[i]);
+}
+
+/** Each option as its shown label (" Z") and as its text (" <text>"), labels first. */
+function continuationsOf(options: readonly string[], letters: readonly string[]): string[] {
+  return [...letters.map((l) => ` ${l}`), ...options.map((o) => ` ${o}`)];
 }
 
 export const logprobOptionsScorer: LogprobScorer = {
@@ -23,12 +33,12 @@ export const logprobOptionsScorer: LogprobScorer = {
   plan(item, task, body) {
     const options = task.options ?? item.options;
     if (!options) throw new Error(`item '${item.id}' has no options to score by log-probability`);
-    return { prompt: logprobPrompt(body), continuations: continuationsOf(options) };
+    return { prompt: logprobPrompt(body), continuations: continuationsOf(options, lettersOf(task, options)) };
   },
   score(item, task, raw, settings) {
     const options = task.options ?? item.options ?? [];
-    const letters = task.validLetters ?? options.map((_, i) => OPTION_LETTERS[i]);
-    expectContinuations(raw, continuationsOf(options));
+    const letters = lettersOf(task, options);
+    expectContinuations(raw, continuationsOf(options, letters));
     const scored = raw.continuations.map(summarise);
     const letterScores = scored.slice(0, options.length);
     const textScores = scored.slice(options.length);

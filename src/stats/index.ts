@@ -18,6 +18,7 @@ export * from "./roots.js";
 export * from "./trend.js";
 export * from "./config-dispersion.js";
 export * from "./rank-flip.js";
+export * from "./axis-attribution.js";
 export * from "./rank-stability.js";
 export * from "./score-grid.js";
 export * from "./paired-configurations.js";

@@ -10,7 +10,13 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { agentsAnalysis } from "../../src/analysis/agents/agents-analysis.js";
+import {
+  agentsAnalysis,
+  costPerCorrectText,
+  frontierText,
+  NO_PRICES,
+} from "../../src/analysis/agents/agents-analysis.js";
+import { type PresentedAnalysis, registeredAnalyses } from "../../src/analysis/registry.js";
 import { dodReading, sliceLevelEstimates } from "../../src/analysis/agents/estimates.js";
 import { scaffoldModelGlmm } from "../../src/analysis/agents/glmm.js";
 import { cellOutcomes } from "../../src/analysis/agents/outcomes.js";
@@ -529,5 +535,106 @@ describe("the registered analysis", () => {
     const ctx = { rows, table, plan: normalizePlan(undefined), resolved: { comparisonFacet: "scaffold" } };
     const result = agentsAnalysis(ctx as unknown as Parameters<typeof agentsAnalysis>[0]);
     assert.ok("skipped" in result, 'expected "skipped" in result');
+  });
+});
+
+describe("cost per correct with and without prices", () => {
+  const scaffolds = ["react", "par"];
+  // Two models, two scaffolds, 12 questions x 2 attempts; every third attempt errors. Costs are
+  // planted per unit (priced) or 0 everywhere (no prices declared).
+  function table(cost: (model: string, scaffold: string, q: number, attempt: number) => number) {
+    const rows = [];
+    for (const model of ["alpha", "beta"])
+      for (const scaffold of scaffolds)
+        for (let q = 0; q < 12; q++)
+          for (let attempt = 1; attempt <= 2; attempt++) {
+            const errored = (q + attempt) % 3 === 0;
+            rows.push(
+              agentRow({
+                model,
+                scaffold,
+                item: `t${q}`,
+                attempt,
+                outcome: (q * 5 + attempt + (model === "alpha" ? 1 : 0)) % 2,
+                errored,
+                agent: {
+                  costUsd: cost(model, scaffold, q, attempt),
+                  toolCalls: 2,
+                  outputTokens: 50,
+                  ...(errored ? { failureBucket: "other" } : {}),
+                },
+              }),
+            );
+          }
+    return agentTable(rows, scaffolds);
+  }
+  const analyse = async (t: ReturnType<typeof table>) => {
+    const analysis = await analyzeStudy(
+      t,
+      normalizePlan({ reference: { scaffold: "react" }, agents: { resamples: 100 } }),
+    );
+    const result = analysis.agents;
+    assert.ok(result && !("skipped" in result), "the agent analysis ran");
+    const overview = registeredAnalyses().find((a) => a.name === "agents")!.overview!({
+      analysis,
+    } as unknown as PresentedAnalysis);
+    return { analysis, result, overview };
+  };
+
+  it('reads "n/a: no prices" (never $0) for cost per correct and the frontier when no prices are declared', async () => {
+    const { result, overview } = await analyse(table(() => 0));
+    assert.deepEqual(result.unpriced, ["alpha", "beta"], "both models are unpriced");
+    const primary = result.slices.find((s) => s.slice === "primary")!;
+    for (const c of primary.cells) {
+      assert.equal(c.cost.priced, false, `${c.model} ${c.scaffold} is unpriced`);
+      assert.equal(costPerCorrectText(c), NO_PRICES, "the cell's cost per correct reads n/a: no prices");
+      assert.equal(c.onFrontier, false, "an unpriced cell is not on the frontier");
+    }
+    assert.equal(frontierText(primary), NO_PRICES, "the frontier reads n/a: no prices");
+    assert.ok(
+      overview.some((l) => l.includes(NO_PRICES)),
+      `the overview says n/a: no prices:\n${overview.join("\n")}`,
+    );
+    assert.ok(!overview.some((l) => l.includes("$0")), "the overview never prints $0");
+    for (const l of overview) assert.ok(l.length <= 120, `overview line within 120 columns: ${l}`);
+  });
+
+  it("computes cost per correct as the planted cost over the correct units, and shows the frontier", async () => {
+    const price = (model: string, scaffold: string, q: number, attempt: number) =>
+      (model === "alpha" ? 0.02 : 0.05) * (scaffold === "par" ? 2 : 1) * (1 + ((q + attempt) % 4));
+    const t = table(price);
+    const { result, overview } = await analyse(t);
+    assert.deepEqual(result.unpriced, [], "every model is priced");
+    const primary = result.slices.find((s) => s.slice === "primary")!;
+    for (const c of primary.cells) {
+      const rows = t.rows.filter((r) => r.model === c.model && r.facets.scaffold === c.scaffold);
+      const cost = rows.reduce((sum, r) => sum + (r.agent?.costUsd ?? 0), 0);
+      const correct = rows.filter((r) => !r.errored && r.outcome === 1).length;
+      assert.ok(
+        Math.abs((c.cost.realized.estimate ?? Number.NaN) - cost / correct) < 1e-12,
+        `${c.model} ${c.scaffold}: cost per correct ${c.cost.realized.estimate} = ${cost} / ${correct}`,
+      );
+      assert.ok(Math.abs(c.cost.totalUsd - cost) < 1e-12, `${c.model} ${c.scaffold}: total cost is the planted sum`);
+    }
+    assert.ok(primary.frontier.length >= 1, "the Pareto frontier has a cell");
+    assert.notEqual(frontierText(primary), NO_PRICES, "the frontier is shown");
+    const alphaReact = primary.cells.find((c) => c.model === "alpha" && c.scaffold === "react")!;
+    assert.ok(
+      overview.some((l) => l.includes(costPerCorrectText(alphaReact)) && l.startsWith("alpha")),
+      `the overview shows the dollar cost per correct:\n${overview.join("\n")}`,
+    );
+  });
+
+  it("shows both accuracies with the one-line reason they differ", async () => {
+    const { result, overview } = await analyse(table(() => 0.01));
+    const c = result.slices.find((s) => s.slice === "primary")!.cells[0];
+    assert.ok(
+      c.outcomes.accuracyOverall !== c.outcomes.accuracyCompleted,
+      "errored attempts make the two accuracies differ",
+    );
+    assert.ok(
+      overview.some((l) => l.startsWith("acc = correct / attempts")),
+      `the overview gives the reason:\n${overview.join("\n")}`,
+    );
   });
 });

@@ -74,8 +74,35 @@ describe("the audit analysis on constructed rows", () => {
     assert.equal(result.counts["ineligible (F1)"], 1);
   });
 
-  test("with G6 attested, the selective cell is confirmatory-selective (step 6)", () => {
-    const attested = runAudit(normalizePlan({ audit: { resamples: 400, g6: "implemented" } }));
+  test("G5 is proposed by default, as in the paper's Table 1: attesting G6 alone keeps the cell exploratory", () => {
+    assert.equal(result.plan.g5, "proposed", "the default G5 status is the paper's");
+    const g5 = cell("selective").status.gates.find((g) => g.id === "G5")!;
+    assert.equal(g5.implementation, "proposed", "the cell's G5 reads proposed");
+    const g6Only = runAudit(normalizePlan({ audit: { resamples: 400, g6: "implemented" } }));
+    const c = g6Only.cells.find((x) => x.benchmark === "selective")!;
+    assert.equal(c.status.bucket, "exploratory", "G5 proposed holds a selective verdict as exploratory");
+    assert.ok(
+      auditSummaryLines(g6Only).some((l) => l.includes("G5 proposed")),
+      "the card names G5 as proposed",
+    );
+  });
+
+  test("an invariance archetype (declared for an inline benchmark) makes a passing cell ineligible (F5)", () => {
+    const { rows, facts } = build();
+    const audit = facts.audit as Exclude<NonNullable<typeof facts.audit>, { unavailable: string }>;
+    audit.benchmarks.selective = { ...audit.benchmarks.selective, archetype: "invariance", archetypeSource: "spec" };
+    const plan = normalizePlan({ audit: { resamples: 400 } });
+    const ctx = { table: { rows }, plan, integrityFacts: facts } as unknown as AnalysisContext;
+    const out = perturbationAudit(ctx);
+    assert.ok(!("skipped" in out), "the audit ran");
+    const c = out.cells.find((x) => x.benchmark === "selective")!;
+    assert.equal(c.archetype, "invariance", "the cell carries the declared archetype");
+    assert.equal(c.status.bucket, "ineligible (F5)", "step 4 fires: CSR is a diagnostic ratio");
+    assert.equal(c.status.step, 4, "the F5 step");
+  });
+
+  test("with G5 and G6 attested, the selective cell is confirmatory-selective (step 6)", () => {
+    const attested = runAudit(normalizePlan({ audit: { resamples: 400, g5: "implemented", g6: "implemented" } }));
     const c = attested.cells.find((x) => x.benchmark === "selective")!;
     assert.equal(c.status.bucket, "confirmatory-selective");
     assert.equal(c.status.step, 6);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { gridAnalysis, type GridResult } from "../../src/analysis/grid/grid-analysis.js";
 import { type AnalysisContext, type AnalysisRow, clusterKey, normalizePlan } from "../../src/analysis/index.js";
+import { type PresentedAnalysis, registeredAnalyses } from "../../src/analysis/registry.js";
 import {
   GRID_CARD_JSON,
   GRID_CARD_MD,
@@ -507,5 +508,94 @@ describe("the GRID card", () => {
 
   it("is skipped when the plan turns it off", () => {
     assert.deepEqual(gridAnalysis(contextOf(DESIGN, false)), { skipped: "analysis.grid is false" });
+  });
+});
+
+describe("the GRID card's |C| = 4 caveat and per-axis attribution", () => {
+  // Planted: decoding moves every model's score by the same amount (no flip); only template T4
+  // lowers alpha below beta and gamma (the flips). The attribution must name each.
+  const PLANTED: GridDesign = paperDesign(
+    40,
+    {
+      planted: {
+        base: 0.5,
+        decoding: { greedy: 0, moderate: 0.2, diverse: -0.2 },
+        modelTemplate: { alpha: { T4: -0.3 } },
+      },
+    },
+    MODELS,
+  );
+  const result = run(PLANTED);
+  const overview = () => {
+    const grid = registeredAnalyses().find((a) => a.name === "grid")!;
+    return grid.overview!({ analysis: { grid: result } } as unknown as PresentedAnalysis);
+  };
+
+  it("names the planted flip axis (template) and the planted score axis (decoding)", () => {
+    const a = result.card.attribution.find((x) => x.benchmark === "planted")!;
+    assert.equal(a.flipAxis, "template", "the planted template x model term drives the flips");
+    assert.equal(a.scoreAxis, "decoding", "the planted decoding shift moves the scores most");
+    const row = (axis: string) => a.rows.find((r) => r.axis === axis)!;
+    assert.equal(row("decoding").reversals, 0, "a shift common to every model reverses no pair");
+    assert.equal(row("few_shot").reversals, 0, "few-shot carries no planted effect");
+    assert.equal(row("template").reversalShare, 1, "every reversal comes from a template swap");
+    // The template reversals, counted from the planted scores: a swap into or out of T4 reverses
+    // alpha vs beta and alpha vs gamma wherever the planted scores order them strictly.
+    const configs = plantedConfigurations(PLANTED, "planted");
+    const key = (l: Record<string, string>) => [l.decoding, l.few_shot, l.scoring_path].join("|");
+    const models = Object.keys(MODELS);
+    let reversals = 0;
+    for (const c1 of configs)
+      for (const c2 of configs) {
+        if (c1 === c2 || key(c1) !== key(c2) || c1.template >= c2.template) continue;
+        for (let m = 0; m < models.length; m++)
+          for (let n = m + 1; n < models.length; n++) {
+            const s = (l: Record<string, string>) =>
+              Math.sign(
+                plantedScore(PLANTED, models[m], "planted", l) - plantedScore(PLANTED, models[n], "planted", l),
+              );
+            if (s(c1) !== 0 && s(c2) !== 0 && s(c1) !== s(c2)) reversals++;
+          }
+      }
+    assert.ok(reversals > 0, "the planted design reverses some pair");
+    assert.equal(row("template").reversals, reversals, "the template reversals match the planted scores");
+  });
+
+  it("prints the attribution in the overview, the Markdown card and the JSON card", () => {
+    const lines = overview();
+    assert.ok(
+      lines.some((l) => l.includes("planted: moves scores: decoding") && l.includes("drives flips: template")),
+      `the overview names both axes:\n${lines.join("\n")}`,
+    );
+    for (const line of lines) assert.ok(line.length <= 120, `overview line within 120 columns: ${line}`);
+    const text = gridCardMarkdown(result.card, "planted");
+    assert.ok(text.includes("## Per-axis attribution"), "the Markdown card has the attribution section");
+    assert.ok(text.includes("drives flips: template"), "the Markdown card names the flip axis");
+  });
+
+  it("prints the |C| = 4 caveat next to every subset of four configurations", () => {
+    const conservative = result.envelopes.find((e) => e.name === "conservative_core")!;
+    assert.equal(conservative.benchmarks[0].configurations, 4, "T1 + T3 x greedy x 0-shot x 2 paths");
+    const tier = result.card.tiers.find((t) => t.envelope === "conservative_core")!;
+    assert.match(tier.note ?? "", /\|C\| = 4 caps rho\^max at 0\.5/, "the card's tier carries the caveat");
+    assert.equal(
+      result.card.tiers.filter((t) => t.note).length,
+      result.card.tiers.filter((t) => t.configurations === 4).length,
+      "only subsets of four configurations carry it",
+    );
+    const lines = overview();
+    const row = lines.find((l) => l.startsWith("planted "))!;
+    assert.ok(row.trimEnd().endsWith("*"), `the conservative core's cell is marked: ${row}`);
+    assert.ok(
+      lines.some((l) => l.includes("* |C| = 4 caps rho^max at 0.5")),
+      "the overview prints the caveat under the table",
+    );
+    const text = gridCardMarkdown(result.card, "planted");
+    assert.ok(
+      text
+        .split("\n")
+        .some((l) => l.startsWith("| conservative_core | planted | 4 |") && l.includes("= 4 caps rho^max at 0.5")),
+      "the Markdown card's subset row carries the caveat",
+    );
   });
 });

@@ -45,6 +45,21 @@ async function section(): Promise<string> {
 }
 
 describe("report section: agent scaffolds", () => {
+  it('reads "n/a: no prices" for cost per correct and the frontier when no model has prices', async () => {
+    const table = leveledAgentTable({ a: { react: 0.4, par: 0.7 }, b: { react: 0.6, par: 0.65 } }, ["react", "par"]);
+    for (const row of table.rows) if (row.agent) row.agent.costUsd = 0;
+    const analysis = await analyzeStudy(
+      table,
+      normalizePlan({ reference: { scaffold: "react" }, specification_curve: false, agents: { resamples: 100 } }),
+    );
+    const agents = reportSections().find((s) => s.name === "agents");
+    assert.ok(agents, "the agents section is registered");
+    const html = render(agents.render({ analysis } as unknown as ReportContext));
+    assert.ok(html.includes("n/a: no prices"), "the cost table and the frontier say n/a: no prices");
+    assert.ok(!html.includes("$0.000"), "no cost reads $0");
+    assert.ok(html.includes("acc. overall = correct / attempts"), "the two accuracies' reason is given");
+  });
+
   it("renders the tables and the Pareto chart with escaped names", async () => {
     const html = await section();
     assert.match(html, /<h2 id="agents">Agent scaffolds<\/h2>/);

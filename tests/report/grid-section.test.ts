@@ -47,6 +47,19 @@ function sectionHtml(): { html: string; grid: GridResult } {
 describe("grid report section", () => {
   const { html, grid } = sectionHtml();
 
+  it("shows the per-axis attribution naming the planted flip axis, and the |C| = 4 caveat", () => {
+    assert.ok(html.includes("Per-axis attribution"), "the attribution heading");
+    assert.ok(html.includes("bbq: moves scores: "), "the benchmark's attribution line");
+    assert.ok(html.includes("drives flips: template"), "the planted template x model flip is named");
+    assert.equal(
+      grid.card.tiers.find((t) => t.envelope === "conservative_core" && t.benchmark === "bbq")?.configurations,
+      4,
+      "the conservative core has four configurations on bbq",
+    );
+    assert.ok(html.includes("4 caps rho^max at 0.5"), "the caveat under the tiers table");
+    assert.ok(/4, [0-9.]+, \d\/\d \*/.test(html), "the four-configuration subset's cell is marked");
+  });
+
   it("shows the card's numbers, both charts and the scope statement", () => {
     assert.ok(html.includes('id="grid"'), "expected html.includes('id=\"grid\"')");
     for (const e of grid.card.entries) {

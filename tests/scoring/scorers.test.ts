@@ -9,6 +9,8 @@ import { describe, test } from "node:test";
 import type { Item } from "../../src/contracts/item.js";
 import type { ContinuationLogprobResult } from "../../src/contracts/provider.js";
 import { toTaskInput } from "../../src/datasets/format.js";
+import { renderTrialTask } from "../../src/facets/render.js";
+import { logprobRequestPlan } from "../../src/run/execute/logprob.js";
 import { crowsPllScorer } from "../../src/scoring/crows-pll.js";
 import { gaiaMatch, gaiaScorer, normaliseNumber, normaliseString, pyFloat } from "../../src/scoring/gaia.js";
 import { rubricFor } from "../../src/scoring/judge/rubrics.js";
@@ -128,6 +130,47 @@ describe("log-prob scorers", () => {
     const plan = logprobOptionsScorer.plan(item, task, "BODY");
     assert.equal(plan.prompt, "BODY\n\nAnswer:");
     assert.deepEqual(plan.continuations, [" A", " B", " yes", " no way at all"]);
+  });
+
+  test("letter scoring follows the labels the prompt shows: options relabelled Z/Y/X/W score on ' Z' ... ' W'", () => {
+    const lemon: Item = {
+      id: "lemon",
+      benchmark: "b",
+      stem: "Which colour is a ripe lemon?",
+      options: ["Blue", "Yellow", "Purple", "Black"],
+      goldIndex: 1,
+      metadata: {},
+    };
+    const relabelled = renderTrialTask(lemon, { format: "mc", perturbation: { name: "label_format", variant: 0 } });
+    assert.deepEqual(relabelled.validLetters, ["Z", "Y", "X", "W"], "the perturbation relabels the options");
+    const plan = logprobRequestPlan(logprobOptionsScorer, lemon, relabelled);
+    assert.ok(plan.prompt.includes("Y. Yellow"), `the prompt shows the new labels: ${plan.prompt}`);
+    assert.deepEqual(
+      plan.continuations.slice(0, 4),
+      [" Z", " Y", " X", " W"],
+      "the letter continuations are the labels the prompt shows",
+    );
+    assert.ok(!plan.continuations.includes(" A"), "no continuation is a label the prompt does not show");
+    // Planted: " Y" (Yellow, the gold option) is the most likely label; the texts favour Blue.
+    const result = raw([
+      [" Z", [-3]],
+      [" Y", [-0.5]],
+      [" X", [-4]],
+      [" W", [-5]],
+      [" Blue", [-1]],
+      [" Yellow", [-2]],
+      [" Purple", [-6]],
+      [" Black", [-7]],
+    ]);
+    const letter = logprobOptionsScorer.score(lemon, relabelled, result, { basis: "letter", lengthNormalise: false });
+    assert.equal(letter.parsedAnswer, "Y", "the letter argmax is the shown label Y");
+    assert.equal(letter.score, 1, "Y is the gold option (Yellow)");
+    const text = logprobOptionsScorer.score(lemon, relabelled, result, { basis: "text", lengthNormalise: false });
+    assert.equal(text.parsedAnswer, "Z", "the text argmax (Blue) is reported under its shown label");
+    assert.equal(text.score, 0, "Blue is wrong");
+    // The unperturbed task still scores on " A" ... " D".
+    const plain = logprobRequestPlan(logprobOptionsScorer, lemon, renderTrialTask(lemon, { format: "mc" }));
+    assert.deepEqual(plain.continuations.slice(0, 4), [" A", " B", " C", " D"], "the default labels");
   });
 
   test("argmax over texts vs letters, raw vs length-normalised, both reported", () => {

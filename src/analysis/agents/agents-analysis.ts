@@ -14,13 +14,14 @@ import {
   type DodEstimate,
   type GapEstimate,
   type PairEstimate,
+  pricedModels,
   sliceLevelEstimates,
 } from "./estimates.js";
 import { type GlmmComparison, scaffoldModelGlmm } from "./glmm.js";
 import { type CellOutcomes, cellOutcomes } from "./outcomes.js";
 import { agentUnits, cellKey, SLICES, type SliceName, sliceUnits } from "./units.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { bracket, num, pct, pp, pValue, textTable } from "../text.js";
+import { bracket, num, pct, pp, pValue, textTable, wrap } from "../text.js";
 
 export interface AgentCell extends CellEstimates {
   model: string;
@@ -74,8 +75,21 @@ export interface AgentsResult {
   h1: H1Decision[];
   glmm: ({ slice: SliceName } & (GlmmComparison | Skipped))[];
   h4: { treatment: string; control: string };
+  /** Models without prices (every unit costs 0 or nothing): no cost per correct, off the frontier. */
+  unpriced: string[];
   notes: string[];
 }
+
+/** What a cost per correct answer or a frontier reads when no prices are declared. */
+export const NO_PRICES = "n/a: no prices";
+
+/**
+ * Why the card's two accuracies differ, in one line: `acc` is the paper's primary reading, the
+ * other leaves errored attempts out (as the rate matrix's ITT rate does).
+ */
+export const ACCURACY_DEFINITIONS =
+  "acc = correct / attempts (an errored attempt counts as wrong, the primary slice); acc done = correct / completed " +
+  "attempts (errored ones left out, as the rate matrix does): they differ by the errored attempts";
 
 declare module "../registry.js" {
   interface AnalysisResults {
@@ -129,6 +143,13 @@ export function agentsAnalysis(ctx: AnalysisContext): AgentsResult | Skipped {
   }
   const h1Level = levels.includes(plan.h1_level) ? plan.h1_level : levels.length === 1 ? levels[0] : plan.h1_level;
   const h1 = SLICES.map((slice) => h1Decision(slices, slice, h1Level, plan.gap_threshold));
+  const priced = pricedModels(units);
+  const unpriced = models.filter((m) => !priced.has(m));
+  if (unpriced.length)
+    notes.push(
+      `${unpriced.join(", ")}: no prices (every unit costs $0): cost per correct and the Pareto frontier read "${NO_PRICES}"; ` +
+        "declare a model's price (models[].price) to compute them",
+    );
   return {
     facet,
     scaffolds,
@@ -142,8 +163,21 @@ export function agentsAnalysis(ctx: AnalysisContext): AgentsResult | Skipped {
     h1,
     glmm,
     h4,
+    unpriced,
     notes,
   };
+}
+
+/** A cell's realized cost per correct for the text outputs: dollars, "n/a" (no correct unit) or no prices. */
+export function costPerCorrectText(c: AgentCell): string {
+  if (!c.cost.priced) return NO_PRICES;
+  return c.cost.realized.estimate === null ? "n/a" : usd(c.cost.realized.estimate);
+}
+
+/** A slice's Pareto frontier for the text outputs. */
+export function frontierText(s: AgentSliceLevel): string {
+  if (s.cells.every((c) => !c.cost.priced)) return NO_PRICES;
+  return s.frontier.join("; ") || "none";
 }
 
 function sliceLevel(
@@ -231,7 +265,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     lines.push(`outcomes, level ${s.level} (primary slice)`);
     lines.push(
       ...textTable(
-        ["model", a.facet, "att", "comp", "correct", "wrong", "p2l", "cf", "pdf", "bug", "other", "acc", "acc comp"],
+        ["model", a.facet, "att", "comp", "correct", "wrong", "p2l", "cf", "pdf", "bug", "other", "acc", "acc done"],
         s.cells.map((c) => [
           c.model,
           c.scaffold,
@@ -245,6 +279,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         ]),
       ),
     );
+    lines.push(...wrap(ACCURACY_DEFINITIONS, 120, "  "));
   }
   lines.push("scaffold gap (max - min accuracy, shared resamples)");
   lines.push(
@@ -286,8 +321,13 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   }
   for (const s of primary)
     lines.push(
-      `Pareto frontier, level ${s.level} (primary; accuracy vs realized cost per correct): ${s.frontier.join("; ") || "none"}`,
+      ...wrap(
+        `Pareto frontier, level ${s.level} (primary; accuracy vs realized cost per correct): ${frontierText(s)}`,
+        120,
+        "  ",
+      ),
     );
+  for (const n of a.notes) lines.push(...wrap(`note: ${n}`, 120, "  "));
   lines.push("");
   return lines;
 }
@@ -306,16 +346,25 @@ function overviewLines(analysis: StudyAnalysis): string[] {
   for (const s of a.slices.filter((x) => x.slice === "primary")) {
     lines.push(
       ...textTable(
-        ["model", a.facet, "acc [95% CI]", "correct/wrong/p2l/cf/pdf/bug/other", "cost per correct"],
+        ["model", a.facet, "acc [95% CI]", "acc done", "correct/wrong/p2l/cf/pdf/bug/other", "cost per correct"],
         s.cells.map((c) => [
           c.model,
           c.scaffold,
           est(c.accuracy, (v) => pct(v)),
+          pct(c.outcomes.accuracyCompleted),
           (["correct", "wrong", "p2l", "cf", "pdf", "bug", "other"] as const)
             .map((b) => String(c.outcomes.buckets[b]))
             .join("/"),
-          c.cost.realized.estimate === null ? "n/a" : usd(c.cost.realized.estimate),
+          costPerCorrectText(c),
         ]),
+      ),
+    );
+    lines.push(...wrap(ACCURACY_DEFINITIONS, 120, "  "));
+    lines.push(
+      ...wrap(
+        `Pareto frontier, level ${s.level} (accuracy vs realized cost per correct): ${frontierText(s)}`,
+        120,
+        "  ",
       ),
     );
     lines.push(

@@ -40,12 +40,28 @@ export interface Behaviour {
 }
 
 export interface CostPerCorrect {
+  /**
+   * Whether the cell's model has prices: some unit of the model costs more than 0. A model whose
+   * every unit costs 0 or nothing recorded (a simulated or local model without a declared price)
+   * is unpriced, and its cost per correct reads "n/a: no prices", never $0.
+   */
+  priced: boolean;
   /** Cost of every unit (all executions where recorded). */
   totalUsd: number;
   /** Total cost / correct units. */
   realized: Estimate;
   /** Cost of the completed units (latest execution) / correct units. */
   happyPath: Estimate;
+}
+
+const NO_ESTIMATE: Estimate = { estimate: null, ci: null };
+
+/** A unit's realized cost (every execution where recorded), 0 when none is recorded. */
+const unitCost = (u: AgentUnit) => u.agent.realizedCostUsd ?? u.agent.costUsd ?? 0;
+
+/** The models with prices: some unit of theirs costs more than 0. */
+export function pricedModels(units: readonly AgentUnit[]): Set<string> {
+  return new Set(units.filter((u) => unitCost(u) > 0).map((u) => u.model));
 }
 
 export interface CellEstimates {
@@ -202,6 +218,7 @@ export function sliceLevelEstimates(
   const result = clusterQuantities(metricRows(units), quantities, { resamples: plan.resamples, seed: plan.seed });
   const get = (metric: string, m: string, s: string) => toEstimate(result.get(cell(metric, m, s)));
 
+  const priced = pricedModels(units);
   const cells = new Map<string, CellEstimates>();
   for (const m of models)
     for (const s of scaffolds) {
@@ -217,11 +234,14 @@ export function sliceLevelEstimates(
       cells.set(`${m}${SEP}${s}`, {
         accuracy: get("acc", m, s),
         behaviour,
-        cost: {
-          totalUsd: inCell.reduce((sum, u) => sum + (u.agent.realizedCostUsd ?? u.agent.costUsd ?? 0), 0),
-          realized: get("cpcRealized", m, s),
-          happyPath: get("cpcHappy", m, s),
-        },
+        cost: priced.has(m)
+          ? {
+              priced: true,
+              totalUsd: inCell.reduce((sum, u) => sum + unitCost(u), 0),
+              realized: get("cpcRealized", m, s),
+              happyPath: get("cpcHappy", m, s),
+            }
+          : { priced: false, totalUsd: 0, realized: NO_ESTIMATE, happyPath: NO_ESTIMATE },
       });
     }
 

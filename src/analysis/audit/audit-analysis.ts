@@ -47,9 +47,14 @@ export function perturbationAudit(ctx: AnalysisContext): AuditResult | Skipped {
     "CSR is a contrastive-magnitude ratio: a CI wholly above 1 says |Δ_attr| exceeds the surface families' magnitudes, not that the changes go in the construct's direction (§3).",
     "Pr(CSR > 1) is bootstrap support for |Δ_attr| > max(|Δ_fmt|, |Δ_sem|), not a p-value.",
   ];
-  if (plan.audit.g6 !== "implemented")
+  const proposed = [
+    ...(plan.audit.g5 !== "implemented" ? ["G5 (archetype disclosure)"] : []),
+    ...(plan.audit.g6 !== "implemented" ? ["G6 (repair-regression)"] : []),
+  ];
+  if (proposed.length)
     notes.push(
-      "G6 (repair-regression) is PROPOSED: a selective / non-selective raw verdict is held as exploratory (App. G).",
+      `${proposed.join(" and ")} ${proposed.length > 1 ? "are" : "is"} PROPOSED, as in the paper's Table 1: a ` +
+        "selective / non-selective raw verdict is held as exploratory (App. G).",
     );
   return {
     plan: plan.audit,

@@ -72,9 +72,15 @@ export function auditSummaryLines(audit: AuditResult): string[] {
         c.status.flags.join(",") || "-",
       ]),
     ),
-    `(* gate not implemented: ${audit.plan.g6 !== "implemented" ? "G6 proposed" : "none"}; ${AUDIT_GATE_MD} has the evidence)`,
+    `(* gate not implemented: ${proposedGates(audit)}; ${AUDIT_GATE_MD} has the evidence)`,
     "",
   ];
+}
+
+/** The gates the plan leaves unimplemented ("G5 proposed, G6 proposed"), or "none". */
+function proposedGates(audit: AuditResult): string {
+  const open = (["g5", "g6"] as const).filter((g) => audit.plan[g] !== "implemented");
+  return open.map((g) => `${g.toUpperCase()} ${audit.plan[g]}`).join(", ") || "none";
 }
 
 export function auditMarkdown(audit: AuditResult, title: string): string {

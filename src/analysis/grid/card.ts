@@ -13,7 +13,8 @@ import type { StudyAnalysis } from "../registry.js";
 import { md, num, pct } from "../text.js";
 import type { FamilyBootstrap } from "./bootstrap.js";
 import type { GridCell } from "./cells.js";
-import type { EnvelopeBenchmark } from "./envelope.js";
+import { attributionTable, attributionVerdict, type GridAttribution } from "./attribution.js";
+import { type EnvelopeBenchmark, smallEnvelopeNote } from "./envelope.js";
 
 export const GRID_CARD_JSON = "grid-card.json";
 export const GRID_CARD_MD = "grid-card.md";
@@ -73,7 +74,20 @@ export interface GridCardEntry {
     nullExpectation: number | null;
     totalOrderMismatch: number | null;
     rhoFlipMax: number | null;
+    /** The |C| = 4 caveat (§5.1, Prop. 1(iii)) when the full envelope has four configurations. */
+    note?: string;
   };
+}
+
+/** One subset (tier) of one benchmark: |C|, rho_flip^max and the orderings, with the |C| = 4 caveat. */
+export interface GridCardTier {
+  envelope: string;
+  benchmark: string;
+  configurations: number;
+  rhoFlipMax: number | null;
+  orderings: number | null;
+  possibleOrderings: number | null;
+  note?: string;
 }
 
 export interface GridCard {
@@ -83,6 +97,10 @@ export interface GridCard {
   reference: Record<string, string>;
   thresholds: number[];
   entries: GridCardEntry[];
+  /** rho_flip^max per subset (the full envelope and each declared tier) and benchmark. */
+  tiers: GridCardTier[];
+  /** Which axis moves the scores and which drives the flips, per benchmark (full envelope). */
+  attribution: GridAttribution[];
   /** (vi) */
   scope: string[];
 }
@@ -94,6 +112,9 @@ export interface CardInput {
   reference: Record<string, string>;
   cells: readonly GridCell[];
   full: readonly EnvelopeBenchmark[];
+  /** Every subset analysed: the full envelope first, then the declared tiers. */
+  envelopes: readonly { name: string; benchmarks: readonly EnvelopeBenchmark[] }[];
+  attribution: GridAttribution[];
   bootstrap: readonly FamilyBootstrap[];
   roster: string[];
   /** Facet -> its levels, for every facet of the table. */
@@ -108,7 +129,31 @@ export interface CardInput {
 
 export function buildGridCard(input: CardInput): GridCard {
   const entries = input.full.flatMap((b) => b.models.map((slice) => cardEntry(input, b, slice.model)));
-  return { reference: input.reference, thresholds: input.plan.thresholds, entries, scope: scopeStatement(input) };
+  return {
+    reference: input.reference,
+    thresholds: input.plan.thresholds,
+    entries,
+    tiers: cardTiers(input.envelopes),
+    attribution: input.attribution,
+    scope: scopeStatement(input),
+  };
+}
+
+function cardTiers(envelopes: CardInput["envelopes"]): GridCardTier[] {
+  return envelopes.flatMap((e) =>
+    e.benchmarks.map((b) => {
+      const note = smallEnvelopeNote(b.configurations);
+      return {
+        envelope: e.name,
+        benchmark: b.benchmark,
+        configurations: b.configurations,
+        rhoFlipMax: b.rankFlip?.rhoFlipMax ?? null,
+        orderings: b.rankFlip?.orderings.length ?? null,
+        possibleOrderings: b.rankFlip?.possibleOrderings ?? null,
+        ...(note ? { note } : {}),
+      };
+    }),
+  );
 }
 
 function rangeOf(bootstrap: readonly FamilyBootstrap[], metric: string, benchmark: string, model?: string): RangeValue {
@@ -167,6 +212,7 @@ function cardEntry(input: CardInput, b: EnvelopeBenchmark, model: string): GridC
       nullExpectation: b.tauR?.null.expectedTauR ?? null,
       totalOrderMismatch: b.tauR?.totalOrderMismatchRate ?? null,
       rhoFlipMax: b.rankFlip?.rhoFlipMax ?? null,
+      ...(smallEnvelopeNote(b.configurations) ? { note: smallEnvelopeNote(b.configurations) } : {}),
     },
   };
 }
@@ -261,7 +307,33 @@ export function gridCardMarkdown(card: GridCard, title: string): string {
     );
     const r = e.rankingStability;
     out.push(
-      `(v) Ranking stability over the roster ${md(r.roster.join(", "))} (${r.inclusion}): tau_R ${rangeText(r.tauR, (v) => num(v, 3))} (null E = ${num(r.nullExpectation, 0)}), total-order mismatch ${pct(r.totalOrderMismatch)}, rho_flip^max ${num(r.rhoFlipMax, 3)}`,
+      `(v) Ranking stability over the roster ${md(r.roster.join(", "))} (${r.inclusion}): tau_R ${rangeText(r.tauR, (v) => num(v, 3))} (null E = ${num(r.nullExpectation, 0)}), total-order mismatch ${pct(r.totalOrderMismatch)}, rho_flip^max ${num(r.rhoFlipMax, 3)}${r.note ? ` (${r.note})` : ""}`,
+      "",
+    );
+  }
+  if (card.tiers?.length) {
+    out.push("## rho_flip^max per subset", "", "| subset | benchmark | \\|C\\| | rho_flip^max | orderings | note |");
+    out.push("| --- | --- | --- | --- | --- | --- |");
+    for (const t of card.tiers) {
+      const orderings = t.orderings === null ? "-" : `${t.orderings}/${t.possibleOrderings}`;
+      out.push(
+        `| ${md(t.envelope)} | ${md(t.benchmark)} | ${t.configurations} | ${num(t.rhoFlipMax, 3)} | ${orderings} | ${md(t.note ?? "")} |`,
+      );
+    }
+    out.push("");
+  }
+  if (card.attribution?.length) {
+    out.push(
+      "## Per-axis attribution (full envelope, matched one-axis swaps)",
+      "",
+      "Swaps are configuration pairs that differ on one axis only; |d| is a model's score change across a swap; a",
+      "reversal is a model pair whose strict order differs on the two sides; share is the axis's part of all reversals.",
+      "",
+      ...card.attribution.map((a) => `- ${md(attributionVerdict(a))}`),
+      "",
+      "```",
+      ...attributionTable(card.attribution),
+      "```",
       "",
     );
   }

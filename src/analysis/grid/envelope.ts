@@ -166,6 +166,18 @@ export function envelopeMetrics(grid: BenchmarkGrid, plan: GridPlan, reasons: Cf
   };
 }
 
+/**
+ * The caveat of a subset with four configurations (SafetyRepro §5.1, Prop. 1(iii)): rho_flip is at
+ * most floor(|C|/2)/|C| = 0.5 there and any 2:2 split reaches it, so rho^max = 0.5 on it shows that
+ * a strict reversal exists, not how large the envelope-driven reversal is. Undefined for other sizes.
+ */
+export function smallEnvelopeNote(configurations: number): string | undefined {
+  return configurations === 4
+    ? "|C| = 4 caps rho^max at 0.5 and any 2:2 split reaches it (§5.1, Prop. 1(iii)): 0.5 here shows " +
+        "that a reversal exists, not its magnitude"
+    : undefined;
+}
+
 /** A level matches a declared value by its exact label or its short name (label before "("). */
 export function levelMatches(level: string, declared: readonly string[]): boolean {
   return declared.some((d) => d === level || level.split("(")[0] === d);

@@ -10,6 +10,7 @@
 import { AnalysisPlanSchema, GRID_AXES, type GridPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
 import { distinctValues } from "../data.js";
+import { attributionTable, attributionVerdict, gridAttribution } from "./attribution.js";
 import { type FamilyBootstrap, gridBootstrap } from "./bootstrap.js";
 import { buildGridCard, type GridCard, writeGridCard } from "./card.js";
 import { cellsOnItems, type GridCell, gridAxes, gridCells } from "./cells.js";
@@ -22,6 +23,7 @@ import {
   type CfrReasons,
   envelopeMetrics,
   levelMatches,
+  smallEnvelopeNote,
   unmatchedEnvelopeValues,
 } from "./envelope.js";
 import {
@@ -207,6 +209,8 @@ export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
     reference,
     cells,
     full: envelopes[0].benchmarks,
+    envelopes,
+    attribution: gridAttribution(full, axes),
     bootstrap: result.bootstrap,
     roster,
     facetLevels: presentLevels(ctx.table.facets, ctx.table.facetLevels, rows),
@@ -315,8 +319,10 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   ];
   const tierNames = g.envelopes.map((e) => e.name);
   const benchmarks = g.envelopes[0].benchmarks.map((b) => b.benchmark);
+  const small = g.envelopes.some((e) => e.benchmarks.some((b) => b.rankFlip && smallEnvelopeNote(b.configurations)));
   out.push(
-    // Each subset's cell is "|C| rho^max orderings", as the first column's header says once.
+    // Each subset's cell is "|C| rho^max orderings", as the first column's header says once; a
+    // subset of four configurations is marked "*" and its caveat follows the table.
     ...textTable(
       ["benchmark: |C| rho^max ord", ...tierNames],
       benchmarks.map((b) => [
@@ -324,12 +330,19 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         ...g.envelopes.map((e) => {
           const x = e.benchmarks.find((y) => y.benchmark === b);
           return x?.rankFlip
-            ? `${x.configurations} ${num(x.rankFlip.rhoFlipMax, 3)} ${x.rankFlip.orderings.length}/${x.rankFlip.possibleOrderings}`
+            ? `${x.configurations} ${num(x.rankFlip.rhoFlipMax, 3)} ${x.rankFlip.orderings.length}/${x.rankFlip.possibleOrderings}` +
+                (smallEnvelopeNote(x.configurations) ? " *" : "")
             : "-";
         }),
       ]),
     ),
   );
+  if (small) out.push(...wrap(`  * ${smallEnvelopeNote(4)}`, 120, "    "));
+  const attribution = g.card.attribution ?? [];
+  if (attribution.length) {
+    out.push("  per-axis attribution (full envelope, matched one-axis swaps):");
+    for (const a of attribution) out.push(...wrap(`    ${attributionVerdict(a)}`, 120, "      "));
+  }
   out.push(
     ...textTable(
       ["model / benchmark", "n", "min", "mean", "max", "SDI", ...g.card.thresholds.map((t) => `CFR_${t}`), "tau_R"],
@@ -363,6 +376,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         .join("; ")}`,
     );
   }
+  for (const line of attributionTable(attribution)) out.push(`  attribution ${line}`);
   for (const f of g.bootstrap) {
     out.push(
       `  bootstrap max ${f.metric}: ${num(f.max.point, 3)} (${f.max.slice}) [${num(f.max.range?.[0], 3)}, ${num(f.max.range?.[1], 3)}]`,
@@ -385,6 +399,8 @@ registerAnalysis({
   // The card's envelope and dispersion tables, without the bootstrap ranges (in --full and the
   // card) and the card's file names (in the card heading above them).
   overview: ({ analysis }) =>
-    summaryLines(analysis).filter((line) => !line.startsWith("  bootstrap") && !line.startsWith("GRID card:")),
+    summaryLines(analysis).filter(
+      (line) => !line.startsWith("  bootstrap") && !line.startsWith("  attribution") && !line.startsWith("GRID card:"),
+    ),
   writeFiles: (dir, analysis) => writeGridCard(dir, { analysis }),
 });

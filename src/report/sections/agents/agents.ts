@@ -6,6 +6,7 @@
  */
 import type { AgentSliceLevel, AgentsResult } from "../../../analysis/index.js";
 import { num, pct, pp, pValue } from "../../../analysis/index.js";
+import { ACCURACY_DEFINITIONS, frontierText, NO_PRICES } from "../../../analysis/agents/agents-analysis.js";
 import { ci, figure } from "../../blocks.js";
 import { paretoChart } from "../../charts.js";
 import { type Content, el, table } from "../../html.js";
@@ -46,6 +47,11 @@ function outcomesTables(a: AgentsResult): Content {
           pct(c.outcomes.accuracyCompleted),
           c.outcomes.quarantined,
         ]),
+      ),
+      el(
+        "p",
+        { class: "muted" },
+        ACCURACY_DEFINITIONS.replace("acc =", "acc. overall =").replace("acc done", "acc. completed"),
       ),
     ];
   });
@@ -258,9 +264,9 @@ function costTable(a: AgentsResult, slice: string): Content {
         c.model,
         c.scaffold,
         c.outcomes.buckets.correct,
-        dollars(c.cost.totalUsd),
-        est(c.cost.realized, dollars),
-        est(c.cost.happyPath, dollars),
+        c.cost.priced ? dollars(c.cost.totalUsd) : NO_PRICES,
+        c.cost.priced ? est(c.cost.realized, dollars) : NO_PRICES,
+        c.cost.priced ? est(c.cost.happyPath, dollars) : NO_PRICES,
         c.onFrontier ? "frontier" : "",
       ]);
   }
@@ -274,6 +280,8 @@ function paretoFigures(a: AgentsResult): Content {
   return a.levels.map((level) => {
     const s = sliceOf(a, "primary", level);
     if (!s) return null;
+    if (s.cells.every((c) => !c.cost.priced))
+      return el("p", { class: "muted" }, `Level ${level}: Pareto frontier ${NO_PRICES} (declare models[].price).`);
     const chart = paretoChart(
       s.cells.map((c) => ({
         model: c.model,
@@ -285,7 +293,7 @@ function paretoFigures(a: AgentsResult): Content {
     );
     return figure(
       chart,
-      `Level ${level}, primary slice: accuracy vs realized cost per correct (log scale); dashed: the Pareto frontier (${s.frontier.join("; ") || "none"})`,
+      `Level ${level}, primary slice: accuracy vs realized cost per correct (log scale); dashed: the Pareto frontier (${frontierText(s)})`,
     );
   });
 }

@@ -1,5 +1,6 @@
 /** The configuration grid (SafetyRepro) and its GRID card, rendered from the stored record. */
 import { type GridResult, num, pct } from "../../../analysis/index.js";
+import { attributionVerdict } from "../../../analysis/grid/attribution.js";
 import { ci, figure } from "../../blocks.js";
 import { gridNeighbourhoodChart, rankFlipMatrix } from "../../charts.js";
 import { type Content, el, table } from "../../html.js";
@@ -15,12 +16,50 @@ function tiers(g: GridResult): Content {
       b,
       ...g.envelopes.map((e) => {
         const x = e.benchmarks.find((y) => y.benchmark === b);
+        const note = g.card.tiers?.find((t) => t.envelope === e.name && t.benchmark === b)?.note;
         return x?.rankFlip
-          ? `${x.configurations}, ${score(x.rankFlip.rhoFlipMax)}, ${x.rankFlip.orderings.length}/${x.rankFlip.possibleOrderings}`
+          ? `${x.configurations}, ${score(x.rankFlip.rhoFlipMax)}, ${x.rankFlip.orderings.length}/${x.rankFlip.possibleOrderings}${note ? " *" : ""}`
           : "-";
       }),
     ]),
   );
+}
+
+/** The |C| = 4 caveat under the tiers table, when a subset has four configurations. */
+function tierNotes(g: GridResult): Content {
+  const note = g.card.tiers?.find((t) => t.note)?.note;
+  return note ? el("p", { class: "muted" }, `* ${note}.`) : null;
+}
+
+/** Which axis moves the scores and which drives the flips, per benchmark (matched one-axis swaps). */
+function attribution(g: GridResult): Content {
+  const rows = g.card.attribution ?? [];
+  if (rows.length === 0) return el("p", { class: "muted" }, "No benchmark with two or more configurations.");
+  return [
+    el("ul", {}, ...rows.map((a) => el("li", {}, attributionVerdict(a)))),
+    table(
+      ["benchmark", "axis", "swaps", "mean |Δ|", "max |Δ|", "reversals", "reversal rate", "share of reversals"],
+      rows.flatMap((a) =>
+        a.rows.map((r) => [
+          a.benchmark,
+          r.axis,
+          r.swaps,
+          score(r.meanAbsDelta),
+          score(r.maxAbsDelta),
+          `${r.reversals}/${r.comparisons}`,
+          pct(r.reversalRate),
+          pct(r.reversalShare, 0),
+        ]),
+      ),
+    ),
+    el(
+      "p",
+      { class: "muted" },
+      "A swap is a pair of configurations that differ on this axis alone; |Δ| is a model's score change across it; " +
+        "a reversal is a model pair whose strict order differs on its two sides. Computed exactly on the grid " +
+        "(the paper's App. S uses SHAP on LightGBM surrogates; see docs/ANALYSIS.md).",
+    ),
+  ];
 }
 
 function cardTable(g: GridResult): Content {
@@ -110,6 +149,9 @@ function grid({ analysis }: ReportContext): Content {
     figure(rankFlipMatrix(g), "ρ_flip per model pair and benchmark over the full envelope, with N+/N-/N0"),
     el("h3", {}, "Envelope tiers"),
     tiers(g),
+    tierNotes(g),
+    el("h3", {}, "Per-axis attribution: which axis moves scores, which drives the flips"),
+    attribution(g),
     el("h3", {}, "Variance attribution (free-form slice)"),
     variance(g),
     el("h3", {}, "(vi) Scope statement: not varied"),
