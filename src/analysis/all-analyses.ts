@@ -25,6 +25,11 @@ import "./audit/audit-analysis.js";
 import "./grid/grid-analysis.js";
 import "./methodology-analysis.js";
 import "./chronology-analysis.js";
+// Each kind's card (its heading and the files it writes).
+import "./comparison/kind-card.js";
+import "./grid/kind-card.js";
+import "./audit/kind-card.js";
+import "./agents/kind-card.js";
 
 export type { NnhCard, NnhRow, ResidualNnhRow } from "./comparison/contrasts-analysis.js";
 export { nnhExplanation, residualExplanation } from "./comparison/contrasts-analysis.js";

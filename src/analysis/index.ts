@@ -26,5 +26,8 @@ export * from "./comparison/paired.js";
 export * from "./comparison/rates.js";
 export * from "./comparison/spec-curve.js";
 export * from "./comparison/variance.js";
+// The kinds' card files: the comparison's scorecard, the agent card.
+export { SCORECARD_JSON, SCORECARD_MD } from "./comparison/kind-card.js";
+export { AGENT_CARD_JSON, AGENT_CARD_MD } from "./agents/kind-card.js";
 // The configuration grid's card file (SafetyRepro App. B).
 export { GRID_CARD_JSON, GRID_CARD_MD, writeGridCard } from "./grid/card.js";

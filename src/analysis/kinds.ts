@@ -4,25 +4,57 @@
  * kinds it belongs to and what else it needs, and `analyzeStudy` runs those that apply, leaving
  * out the rest with one line each. Each kind headlines its own card.
  */
-import { GRID_AXES } from "../contracts/analysis.js";
+import { GRID_AXES, SUBJECT_FACET } from "../contracts/analysis.js";
 import { STUDY_KINDS, type StudyKind } from "../contracts/study-kind.js";
-import type { AnalysisContext, AnalysisSelection, RegisteredAnalysis } from "./registry.js";
+import type { Methodology } from "./methodology.js";
+import type {
+  AnalysisContext,
+  AnalysisSelection,
+  RegisteredAnalysis,
+  ScorecardFields,
+  ScorecardHeader,
+  StudyAnalysis,
+} from "./registry.js";
 
-/** The card each kind headlines, by its heading. */
-export const KIND_CARDS: Record<StudyKind, { title: string; what: string; file: string }> = {
-  comparison: {
-    title: "Scaffold Safety Scorecard",
-    what: "scaffold and format comparison (ScaffoldSafety)",
-    file: "scorecard.md",
-  },
-  grid: { title: "GRID card", what: "configuration grid (SafetyRepro)", file: "grid-card.md" },
-  audit: { title: "Audit gate card", what: "perturbation audit (Auditing the Audit)", file: "audit-gate.md" },
-  agents: {
-    title: "Agent comparison card",
-    what: "agent scaffold comparison (GAIA)",
-    file: "the report's Agent scaffolds",
-  },
-};
+/** The card a study kind headlines, registered by the kind's folder (its `card.ts`). */
+export interface KindCard {
+  kind: StudyKind;
+  /** Its heading ("GRID card"). */
+  title: string;
+  /** The kind in words, with its paper ("configuration grid (SafetyRepro)"). */
+  what: string;
+  /** Where the card is read, as the overview names it: its Markdown file ("grid-card.md"). */
+  file: string;
+  /**
+   * Writes the card's files into DIR when the kind's analyses do not (`writeFiles`); returns
+   * their paths. `analyze` writes the cards of the study's kinds only.
+   */
+  write?(dir: string, input: KindCardInput): string[];
+  /** Its files carry the SIMULATED notice themselves (else `analyze` puts it atop them). */
+  carriesNotice?: boolean;
+}
+
+/** What a card file is written from: the stored analysis record's parts. */
+export interface KindCardInput {
+  analysis: StudyAnalysis;
+  methodology: Methodology;
+  /** The record's scorecard as stored, and as Markdown. */
+  scorecard: { json: ScorecardHeader & ScorecardFields; markdown(): string };
+}
+
+const kindCards = new Map<StudyKind, KindCard>();
+
+export function registerKindCard(card: KindCard): void {
+  if (kindCards.has(card.kind)) throw new Error(`the card of study kind '${card.kind}' is registered twice`);
+  kindCards.set(card.kind, card);
+}
+
+/** The card a kind headlines; a kind without one is a programming error, named. */
+export function kindCard(kind: StudyKind): KindCard {
+  const card = kindCards.get(kind);
+  if (!card) throw new Error(`no card registered for study kind '${kind}' (add the kind folder's card.ts)`);
+  return card;
+}
 
 /** The facets a scaffold and format comparison compares. */
 const COMPARISON_FACETS = ["scaffold", "format", "system_prompt"];
@@ -83,6 +115,14 @@ export function leftOutReason(
 /** The study's kinds as one line: where they come from, each with why it applies. */
 export function kindsLine(selection: AnalysisSelection): string {
   const fromSpec = selection.kindsFrom === "spec";
-  const parts = selection.kinds.map((k) => (fromSpec ? k : `${k} (${selection.kindReasons[k] ?? KIND_CARDS[k].what})`));
+  const parts = selection.kinds.map((k) => (fromSpec ? k : `${k} (${selection.kindReasons[k] ?? kindCard(k).what})`));
   return `study kind${selection.kinds.length > 1 ? "s" : ""} (${fromSpec ? "declared in the spec" : "from its design"}): ${parts.join("; ")}`;
+}
+
+/**
+ * The models a study holds: the rows' model labels, or, for an import comparing models (its
+ * comparison facet is the subject facet, the trials sharing one model label), that facet's levels.
+ */
+export function studyModels(analysis: Pick<StudyAnalysis, "meta" | "counts">): readonly string[] {
+  return analysis.meta.comparisonFacet === SUBJECT_FACET ? analysis.meta.levels : analysis.counts.models;
 }

@@ -20,11 +20,10 @@ import type { AnalysisOutcome } from "./directory.js";
 import type { Methodology } from "./methodology.js";
 import { storedRowsHash } from "./rows-hash.js";
 import { cardFields, ranAnalyses, type StudyAnalysis } from "./registry.js";
+import { kindCard } from "./kinds.js";
 import { buildScorecard, type Scorecard, SIMULATED_NOTICE, scorecardMarkdown } from "./scorecard.js";
 
 export const ANALYSIS_FILE = "analysis.json";
-export const SCORECARD_JSON = "scorecard.json";
-export const SCORECARD_MD = "scorecard.md";
 
 export interface AnalysisRecord {
   format: typeof ANALYSIS_RECORD_FORMAT;
@@ -56,17 +55,25 @@ export function recordJson(record: AnalysisRecord): string {
 }
 
 /**
- * Writes DIR/analysis.json, DIR/scorecard.json and DIR/scorecard.md, then each registered
+ * Writes DIR/analysis.json, then the card files of the study's kinds (a comparison's
+ * scorecard.json and scorecard.md, an agent study's agent-card.*), then each registered
  * analysis's own files beside them (the audit gate report, the GRID card); returns their paths.
+ * A record written before study kinds is a comparison's.
  */
 export function writeAnalysisRecord(dir: string, record: AnalysisRecord): string[] {
-  const written = [join(dir, ANALYSIS_FILE), join(dir, SCORECARD_JSON), join(dir, SCORECARD_MD)];
+  const written = [join(dir, ANALYSIS_FILE)];
   writeFileSync(written[0], recordJson(record));
-  writeFileSync(written[1], `${JSON.stringify(record.scorecard, null, 2)}\n`);
-  writeFileSync(written[2], scorecardMarkdown(record.scorecard));
+  const simulated = record.analysis.meta.simulated;
+  for (const kind of record.analysis.meta.selection?.kinds ?? ["comparison" as const]) {
+    const card = kindCard(kind);
+    const scorecard = { json: record.scorecard, markdown: () => scorecardMarkdown(record.scorecard) };
+    const files = card.write?.(dir, { ...record, scorecard }) ?? [];
+    if (simulated && !card.carriesNotice) for (const file of files) labelSimulated(file);
+    written.push(...files);
+  }
   for (const analysis of ranAnalyses(record.analysis)) {
     const files = analysis.writeFiles?.(dir, record.analysis) ?? [];
-    if (record.analysis.meta.simulated) for (const file of files) labelSimulated(file);
+    if (simulated) for (const file of files) labelSimulated(file);
     written.push(...files);
   }
   return written;

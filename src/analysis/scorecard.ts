@@ -9,8 +9,8 @@
  */
 import type { Methodology } from "./methodology.js";
 import "./all-analyses.js";
-import type { StudyKind } from "../contracts/study-kind.js";
-import { KIND_CARDS } from "./kinds.js";
+import { SUBJECT_FACET } from "../contracts/analysis.js";
+import { kindCard } from "./kinds.js";
 import {
   cardFields,
   cardHeading,
@@ -36,18 +36,25 @@ export type Scorecard = ScorecardHeader &
   };
 
 /**
- * The scorecard's title: a comparison study's is the Scaffold Safety Scorecard; another kind's
- * card is its own file (KIND_CARDS), and this one is the study's scorecard of rates.
+ * The scorecard's title, by what the study holds: one level (a single-condition import, say) is a
+ * card of rates with their intervals; an import comparing models is a model comparison; any other
+ * comparison of conditions is the Scaffold Safety Scorecard; a study of another kind has its own
+ * card (`kindCard`), and this one is the study's scorecard of rates.
  */
-function titleOf(kinds: readonly StudyKind[] | undefined): string {
-  return !kinds || kinds.includes("comparison") ? KIND_CARDS.comparison.title : "Study scorecard";
+function titleOf(analysis: StudyAnalysis): string {
+  const m = analysis.meta;
+  const kinds = m.selection?.kinds;
+  if (kinds && !kinds.includes("comparison")) return "Study scorecard";
+  if (m.levels.length < 2) return "Rates card";
+  if (m.comparisonFacet === SUBJECT_FACET) return "Model comparison scorecard";
+  return kindCard("comparison").title;
 }
 
 function headerOf(analysis: StudyAnalysis): ScorecardHeader {
   const source = analysis.meta.source;
   const kinds = analysis.meta.selection?.kinds;
   return {
-    title: titleOf(kinds),
+    title: titleOf(analysis),
     ...(kinds ? { kinds } : {}),
     simulated: analysis.meta.simulated,
     notice: analysis.meta.simulated ? SIMULATED_NOTICE : null,
@@ -127,6 +134,11 @@ function familiesMarkdown(card: Scorecard): string[] {
   return lines;
 }
 
+/** Whether the card is the Scaffold Safety Scorecard (its no-composite note is that paper's). */
+export function isScaffoldSafetyScorecard(card: Pick<Scorecard, "title">): boolean {
+  return card.title === kindCard("comparison").title;
+}
+
 export function buildScorecard(analysis: StudyAnalysis, methodology: Methodology): Scorecard {
   const fields = Object.fromEntries(cardFields(analysis).map((f) => [f.field, f.build({ analysis, methodology })]));
   return {
@@ -161,7 +173,7 @@ export function scorecardMarkdown(card: Scorecard): string {
       "",
     );
   for (const kind of card.kinds ?? [])
-    if (kind !== "comparison") lines.push(`The ${KIND_CARDS[kind].title} of this study: ${KIND_CARDS[kind].file}.`, "");
+    if (kind !== "comparison") lines.push(`The ${kindCard(kind).title} of this study: ${kindCard(kind).file}.`, "");
   let number = 0;
   // The fields of the analyses that ran on this study (a left-out analysis has none).
   for (const field of cardFields().filter((f) => f.field in card)) {
@@ -172,7 +184,7 @@ export function scorecardMarkdown(card: Scorecard): string {
     if (lines[lines.length - 1] !== "") lines.push("");
   }
   lines.push(...familiesMarkdown(card));
-  lines.push(`_${card.compositeNote}_`, "");
+  if (isScaffoldSafetyScorecard(card)) lines.push(`_${card.compositeNote}_`, "");
   if (card.notice) lines.push(`> **${card.notice}**`, "");
   return lines.join("\n");
 }

@@ -6,7 +6,7 @@
  */
 import "./all-analyses.js";
 import type { StudyKind } from "../contracts/study-kind.js";
-import { KIND_CARDS, kindsLine } from "./kinds.js";
+import { kindCard, kindsLine, studyModels } from "./kinds.js";
 import type { Methodology } from "./methodology.js";
 import { type LeftOut, type RegisteredAnalysis, ranAnalyses, type StudyAnalysis } from "./registry.js";
 import { SIMULATED_NOTICE } from "./scorecard.js";
@@ -22,7 +22,7 @@ function headerLines(analysis: StudyAnalysis): string[] {
     `analysis of ${m.source.study ?? m.source.path}${m.source.runId ? ` (run ${m.source.runId})` : ""}${
       m.source.scorer ? `; outcomes from scorer ${m.source.scorer}` : ""
     }`,
-    `rows ${c.analysed} analysed | ${c.clusters} cases | ${c.models.length} model(s) | ${c.benchmarks.length} benchmark(s) | errored ${c.errored} | parse failures ${c.parseFailures} | unscored ${c.unscored} | pending ${c.pending}`,
+    `rows ${c.analysed} analysed | ${c.clusters} cases | ${studyModels(analysis).length} model(s) | ${c.benchmarks.length} benchmark(s) | errored ${c.errored} | parse failures ${c.parseFailures} | unscored ${c.unscored} | pending ${c.pending}`,
     `${m.levels.length < 2 ? `described (one level): ${m.comparisonFacet} = ${m.reference}, nothing compared` : `comparison: ${m.comparisonFacet} vs ${m.reference}`}${
       Object.keys(m.restrict).length
         ? ` at ${Object.entries(m.restrict)
@@ -134,7 +134,7 @@ function sectionOf(analysis: RegisteredAnalysis, kinds: readonly StudyKind[]): S
 }
 
 function cardHeadingLine(kind: StudyKind, simulated: boolean): string {
-  const card = KIND_CARDS[kind];
+  const card = kindCard(kind);
   return `== ${card.title}${simulated ? " (SIMULATED)" : ""}: ${card.what}; in ${card.file} ==`;
 }
 

@@ -32,6 +32,13 @@ export const SPEC_CURVE_DIMENSIONS = [
 ] as const;
 
 /**
+ * The facet whose levels are the models when an import compares models (`compare: models`): the
+ * trials share one model label and the compared models are this facet's levels, so the models a
+ * study holds are counted from it.
+ */
+export const SUBJECT_FACET = "subject";
+
+/**
  * The paper's H4 ordinal complexity scores (ScaffoldSafety App. Q.3.2: Direct = 0, ReAct = 1,
  * Multi-Agent = 2, Map-Reduce = 3; Parallax's multi-agent configuration is the `critic` scaffold).
  */

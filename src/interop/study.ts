@@ -8,6 +8,7 @@
  * not hold them (nor a streamed log's samples) in memory.
  */
 import { basename } from "node:path";
+import { SUBJECT_FACET } from "../contracts/analysis.js";
 import type { ImportedFrom, StudyProvenance } from "../contracts/provenance.js";
 import { DEFAULT_MAX_TRIALS, type StudySpec } from "../contracts/spec.js";
 import type { CallRecord, PlannedTrial, ScoreRecord, TrialOutcome } from "../contracts/trial.js";
@@ -67,7 +68,7 @@ export const DEFAULT_FACET = "source";
  * Comparing models: Parallax pairs the levels of a facet on the same (model, item, attempt), so
  * the compared models become the levels of this facet and the trials share one model label.
  */
-export const SUBJECT_FACET = "subject";
+export { SUBJECT_FACET };
 export const COMPARED_MODELS = "compared-models";
 
 const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/;

@@ -85,6 +85,11 @@ td.num, th.num { text-align: right; }
 .badge.ok { background: #dff3e4; } .badge.bad { background: #fbe3e1; }
 figure { margin: 8px 0 20px; } figcaption { color: var(--muted); font-size: 13px; }
 nav.toc { font-size: 13px; columns: 2; margin: 8px 0 16px; }
+details.contents { font-size: 13px; margin: 4px 0; } details.contents > summary { cursor: pointer; color: var(--accent); }
+p.integrity-verdict { margin: 6px 0; padding: 6px 10px; border-radius: 4px; background: #dff3e4; }
+p.integrity-verdict.bad { background: #fbe3e1; }
+table.integrity details > summary { cursor: pointer; color: var(--muted); }
+table.integrity details p { margin: 4px 0; max-width: 60em; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f3f5f8; border: 1px solid var(--line); padding: 8px; border-radius: 4px; font-size: 12.5px; margin: 4px 0; }
 pre.diff ins { background: #d7f5dd; text-decoration: none; } pre.diff del { background: #f9d6d6; }
 article.trial { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; margin: 10px 0; }

@@ -94,7 +94,8 @@ describe("the audit quickstart recovers the planted selectivity", () => {
   });
 
   test("no card or summary prints 'undefined' or 'NaN'", () => {
-    assert.ok(rendered.has("audit-gate.md") && rendered.has("scorecard.md"), [...rendered.keys()].join(", "));
+    // An audit study writes its own card, not a comparison's scorecard.
+    assert.ok(rendered.has("audit-gate.md") && !rendered.has("scorecard.md"), [...rendered.keys()].join(", "));
     for (const [name, text] of rendered) {
       if (name.endsWith(".json")) continue; // JSON holds null, never NaN; its prose is not a card
 

@@ -1,7 +1,9 @@
 /**
- * The report's sections in page order. A new study type adds its section file here (one import);
- * report.ts renders whatever is registered.
+ * The report's sections in registration order. report.ts places them: each study kind's card
+ * first (the section declares `card`), then the kind's other sections, then the shared ones in
+ * this order. A new study type adds its section file here (one import); report.ts does not change.
  */
+import "./integrity.js";
 import "./scorecard.js";
 import "./families.js";
 import "./comparison/charts.js";

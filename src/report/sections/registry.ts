@@ -7,6 +7,7 @@
  * section there and one import in index.ts; report.ts does not change.
  */
 import type { CardFieldKey, PresentedAnalysis, Scorecard, ScorecardFields } from "../../analysis/index.js";
+import type { StudyKind } from "../../contracts/study-kind.js";
 import type { Content } from "../html.js";
 
 /** The trials behind a fine cell: how many, the trials pages holding them, its viewer filters. */
@@ -47,6 +48,13 @@ export interface ReportSection {
   name: string;
   /** Its entry in the table of contents: the anchor id and label (none for a subsection). */
   toc?: { id: string; label: string };
+  /**
+   * The study kind whose card this section is (or is part of): the report opens with it, before
+   * the kind's other sections, when the study is of that kind. A report-wide section that is a
+   * kind's card (the comparison's scorecard and charts) goes among the shared sections of a study
+   * of other kinds.
+   */
+  card?: StudyKind;
   render(context: ReportContext): Content;
 }
 

@@ -1,17 +1,19 @@
 /**
- * The scorecard (a comparison study's Scaffold Safety Scorecard): the fields of the analyses that
- * ran, numbered, each rendered by its card renderer.
+ * The scorecard: a comparison study's Scaffold Safety Scorecard (its card, first in the report),
+ * or in a study of another kind the study's rates and numbers needed, among the shared sections.
+ * The fields of the analyses that ran, numbered, each rendered by its card renderer; measurement
+ * integrity has its own section (integrity.ts) and the verdict line atop the report.
  */
-import { cardFields, cardHeading } from "../../analysis/index.js";
+import { cardFields, cardHeading, isScaffoldSafetyScorecard } from "../../analysis/index.js";
 import "../cards/index.js";
 import { el } from "../html.js";
 import { cardRenderer, type ReportContext, registerReportSection } from "./registry.js";
 
-/** The card fields with their section numbers (null: a header section such as measurement integrity). */
+/** The card fields with their section numbers (null: a header section). */
 function numberedFields(card: ReportContext["card"]) {
   let number = 0;
   return cardFields()
-    .filter((field) => field.field in card)
+    .filter((field) => field.field in card && field.field !== "integrity")
     .map((field) => ({ field, number: field.unnumbered ? null : ++number }));
 }
 
@@ -22,7 +24,11 @@ function scorecard(context: ReportContext) {
     el(
       "p",
       { class: "muted" },
-      `Population ${card.population.toUpperCase()}; comparison ${card.comparison.facet} vs ${card.comparison.reference}. Each rate links to the trials behind it.`,
+      `Population ${card.population.toUpperCase()}; ${
+        context.analysis.meta.levels.length < 2
+          ? `one level of ${card.comparison.facet} (${card.comparison.reference}), described, nothing compared`
+          : `comparison ${card.comparison.facet} vs ${card.comparison.reference}`
+      }. Each rate links to the trials behind it.`,
     ),
     numberedFields(card).map(({ field, number }) => [
       el(
@@ -32,8 +38,13 @@ function scorecard(context: ReportContext) {
       ),
       cardRenderer(field.field).render(card[field.field], context),
     ]),
-    el("p", { class: "muted" }, el("em", {}, card.compositeNote)),
+    isScaffoldSafetyScorecard(card) ? el("p", { class: "muted" }, el("em", {}, card.compositeNote)) : "",
   ];
 }
 
-registerReportSection({ name: "scorecard", toc: { id: "scorecard", label: "Scorecard" }, render: scorecard });
+registerReportSection({
+  name: "scorecard",
+  toc: { id: "scorecard", label: "Scorecard" },
+  card: "comparison",
+  render: scorecard,
+});

@@ -1,5 +1,5 @@
 /** The study's kinds and the analyses left out of it, each with its reason (the selection `analyze` made). */
-import { KIND_CARDS } from "../../analysis/index.js";
+import { kindCard } from "../../analysis/index.js";
 import { el, table } from "../html.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
 
@@ -12,7 +12,7 @@ function selection({ analysis }: ReportContext) {
     el(
       "p",
       {},
-      `This study is ${s.kinds.map((k) => `${k} (${KIND_CARDS[k].what}: ${s.kindReasons[k] ?? "declared"})`).join("; ")}${
+      `This study is ${s.kinds.map((k) => `${k} (${kindCard(k).what}: ${s.kindReasons[k] ?? "declared"})`).join("; ")}${
         s.kindsFrom === "spec" ? ", as its spec declares." : ", from its design (a spec may declare `kind:`)."
       }`,
     ),

@@ -1,4 +1,8 @@
-/** Scorecard field 1: the safety-rate matrix, every rate a link to the trials behind it. */
+/**
+ * Scorecard field 1: the safety-rate matrix, every rate a link to the trials behind it, with its
+ * 95% interval when the matrix is narrow enough to read it (a few configurations). A study of one
+ * model label (an import comparing models holds them as a facet) shows the pooled matrix only.
+ */
 import {
   benchmarkRowLabel,
   matrixDescription,
@@ -6,11 +10,16 @@ import {
   type RateMatrices,
   type RateMatrix,
 } from "../../../analysis/index.js";
+import { ci } from "../../blocks.js";
 import { el, type Html, table } from "../../html.js";
 import { cellLink } from "../../links.js";
 import { type ReportOptions, registerCardRenderer } from "../../sections/registry.js";
 
+/** Configurations up to which each rate shows its interval beside it. */
+const INTERVALS_UP_TO = 6;
+
 function matrixTable(matrix: RateMatrix, options: ReportOptions, card: RateMatrices): Html {
+  const intervals = matrix.configurations.length <= INTERVALS_UP_TO;
   return table(
     ["benchmark", ...matrix.configurations],
     matrix.benchmarks.map((b) => [
@@ -21,7 +30,7 @@ function matrixTable(matrix: RateMatrix, options: ReportOptions, card: RateMatri
         return el(
           "a",
           { href: cellLink(options, cell.cellId), title: `trials behind ${matrix.model} · ${b} · ${c}` },
-          `${pct(cell.rate)} (n=${cell.n})`,
+          `${pct(cell.rate)}${intervals ? ci(cell.ci95, (v) => pct(v)) : ""} (n=${cell.n})`,
         );
       }),
     ]),
@@ -34,6 +43,8 @@ registerCardRenderer({
     el("p", { class: "muted" }, matrixDescription(value.noun)),
     el("h4", {}, "All models"),
     matrixTable(value.pooled, options, value),
-    value.byModel.map((m) => [el("h4", {}, `Model ${m.model}`), matrixTable(m, options, value)]),
+    value.byModel.length > 1
+      ? value.byModel.map((m) => [el("h4", {}, `Model ${m.model}`), matrixTable(m, options, value)])
+      : "",
   ],
 });

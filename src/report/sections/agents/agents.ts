@@ -358,4 +358,9 @@ function agents({ analysis }: ReportContext): Content {
   ];
 }
 
-registerReportSection({ name: "agents", toc: { id: "agents", label: "Agent scaffolds" }, render: agents });
+registerReportSection({
+  name: "agents",
+  toc: { id: "agents", label: "Agent scaffolds" },
+  card: "agents",
+  render: agents,
+});

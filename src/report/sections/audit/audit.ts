@@ -141,4 +141,9 @@ function audit(context: ReportContext): Content {
   ];
 }
 
-registerReportSection({ name: "audit", toc: { id: "audit", label: "Perturbation audit" }, render: audit });
+registerReportSection({
+  name: "audit",
+  toc: { id: "audit", label: "Perturbation audit" },
+  card: "audit",
+  render: audit,
+});

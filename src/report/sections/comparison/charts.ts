@@ -24,4 +24,5 @@ function charts({ analysis, options }: ReportContext) {
   ];
 }
 
-registerReportSection({ name: "charts", toc: { id: "charts", label: "Charts" }, render: charts });
+// Part of the comparison's card (its main chart); in a study of another kind, a shared section.
+registerReportSection({ name: "charts", toc: { id: "charts", label: "Charts" }, card: "comparison", render: charts });

@@ -168,4 +168,9 @@ function grid({ analysis }: ReportContext): Content {
   ];
 }
 
-registerReportSection({ name: "grid", toc: { id: "grid", label: "Configuration grid" }, render: grid });
+registerReportSection({
+  name: "grid",
+  toc: { id: "grid", label: "Configuration grid" },
+  card: "grid",
+  render: grid,
+});
