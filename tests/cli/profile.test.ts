@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { RandomStream } from "../../src/stats/index.js";
 import { runCli } from "../helpers/cli.js";
+import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
 
 const SHARED_ITEMS = 100;
 const EXTRA_ITEMS = 10;
@@ -330,5 +331,88 @@ describe("parallax profile", () => {
       noModels.stderr,
       /^parallax: not comparable: no shared models \(S1 .*: m1, m2, m3, \.\.\.; S2 .*other-m1.*\)\n$/,
     );
+  });
+});
+
+describe("parallax profile on one study", () => {
+  /** One grid crossing scaffolds and templates: m1 planted on scaffolds, m2 on templates, additively. */
+  function grid(seed: number): string {
+    const random = RandomStream.fromSeed(seed);
+    const difficulty = Array.from({ length: 60 }, () => random.normal());
+    const lines: string[] = [];
+    for (const model of ["m1", "m2"]) {
+      const planted = PLANTED[model];
+      SCAFFOLDS.forEach((scaffold, s) => {
+        TEMPLATES.forEach((template, t) => {
+          difficulty.forEach((d, i) => {
+            const logit = planted.base + planted.scaffold[s] + planted.template[t] + d;
+            const outcome = random.uniform() < 1 / (1 + Math.exp(-logit)) ? 1 : 0;
+            lines.push([model, scaffold, template, "bench", itemId(i + 1), outcome, 1].join(","));
+          });
+        });
+      });
+    }
+    return `model,scaffold,template,benchmark,item_id,outcome,attempt\n${lines.join("\n")}\n`;
+  }
+
+  it("profiles the axes of a single grid, and refuses a study without an axis of two levels", () => {
+    const dir = mkdtempSync(join(tmpdir(), "parallax-profile-one-"));
+    const path = join(dir, "grid.csv");
+    writeFileSync(path, grid(5));
+    const result = runCli(["profile", path, "--json", "--resamples", "50"]);
+    assert.equal(result.status, 0, result.stderr);
+    const profile = JSON.parse(result.stdout) as JsonProfile;
+    assert.equal(profile.ranking.groups.length, 1, "m1 and m2 are planted with one base");
+    for (const [model, axis, other] of [
+      ["m1", "scaffold", "template"],
+      ["m2", "template", "scaffold"],
+    ]) {
+      const shares = profile.profiles.find((p) => p.model === model)!.axes.shares;
+      assert.deepEqual(
+        shares.map((s) => s.axis),
+        ["scaffold", "template"],
+        "no between-studies component with one study",
+      );
+      const of = (a: string) => shares.find((s) => s.axis === a)!;
+      assert.ok(of(axis).ci[0] > of(other).ci[1], `${model}: ${axis}'s interval above ${other}'s`);
+    }
+    const single = join(dir, "single.csv");
+    writeFileSync(single, "model,scaffold,benchmark,item_id,outcome\nm1,direct,bench,q1,1\nm2,direct,bench,q1,0\n");
+    const refused = runCli(["profile", single]);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /^parallax: nothing to profile: no condition axis has two levels .*scaffold.*\n$/);
+  });
+});
+
+describe("parallax profile on study directories", () => {
+  /** A simulated study of a strong and a weak model under the given formats, run into a fresh directory. */
+  function study(formats: string): string {
+    const { specPath, outDir } = writeDemoSpec();
+    const models = ["strong", "weak"]
+      .map(
+        (ability) => `  - id: sim-${ability}\n    provider: sim\n    model: ${ability}\n    params: { temperature: 0 }`,
+      )
+      .join("\n");
+    writeFileSync(specPath, demoSpecYaml({ items: 30, facets: `    format: [${formats}]`, models }));
+    const run = runCli(["run", specPath, "--out", outDir]);
+    assert.equal(run.status, 0, run.stderr);
+    return outDir;
+  }
+
+  it("pools two runs and ranks the stronger model first", () => {
+    const [both, mcOnly] = [study("mc, oe"), study("mc")];
+    const result = runCli(["profile", both, mcOnly, "--json", "--resamples", "20"]);
+    assert.equal(result.status, 0, result.stderr);
+    const profile = JSON.parse(result.stdout) as JsonProfile;
+    assert.deepEqual(profile.models, ["sim-strong", "sim-weak"]);
+    assert.equal(profile.items, 30);
+    assert.deepEqual(
+      profile.axes.map((a) => a.name),
+      ["format"],
+    );
+    assert.equal(profile.ranking.models[0].model, "sim-strong", JSON.stringify(profile.ranking));
+    for (const dir of [both, mcOnly]) {
+      assert.deepEqual(readdirSync(dir).sort(), ["manifest.json", "parallax.db", "spec.json"], "nothing written");
+    }
   });
 });
