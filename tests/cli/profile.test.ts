@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { type ModelProfile, profileHeadline } from "../../src/analysis/index.js";
 import { RandomStream } from "../../src/stats/index.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
@@ -414,5 +415,30 @@ describe("parallax profile on study directories", () => {
     for (const dir of [both, mcOnly]) {
       assert.deepEqual(readdirSync(dir).sort(), ["manifest.json", "parallax.db", "spec.json"], "nothing written");
     }
+  });
+});
+
+describe("the profile headline", () => {
+  const ranking = (groups: string[][]) => ({
+    models: groups.flat().map((model, i) => ({ model, score: 1 - i / 10, group: 1 })),
+    groups,
+    pairs: [],
+  });
+  const moved = (model: string, shares: Record<string, number>): ModelProfile =>
+    ({
+      model,
+      axes: { shares: Object.entries(shares).map(([axis, share]) => ({ axis, share })) },
+    }) as unknown as ModelProfile;
+
+  it("claims one axis for every model only when it tops every model's shares", () => {
+    const profiles = [moved("a", { scaffold: 0.9, template: 0.1 }), moved("b", { scaffold: Number.NaN })];
+    assert.equal(
+      profileHeadline(ranking([["a", "b"]]), profiles),
+      "No model is distinguishable from another (2 models, one tie group); the axis moving scores most is scaffold for a and none measurably for b.",
+    );
+    assert.equal(
+      profileHeadline(ranking([["a"], ["b"]]), [moved("a", { scaffold: 0.9 }), moved("b", { scaffold: 0.6 })]),
+      "Every model is distinguishable: a > b; scaffold moves scores most for every model.",
+    );
   });
 });

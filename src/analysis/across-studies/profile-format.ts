@@ -23,7 +23,8 @@ function components(p: Profile): string[] {
 function shareCell(profile: ModelProfile, component: string, withInterval: boolean): string {
   if ("error" in profile.axes) return "-";
   const share = profile.axes.shares.find((s) => s.axis === component);
-  if (!share) return "-";
+  // An undefined share (nothing beyond noise in any component) has no interval to read.
+  if (!share || !Number.isFinite(share.share)) return "-";
   return withInterval ? `${pct(share.share, 0)} ${interval(share.ci)}` : pct(share.share, 0);
 }
 
@@ -136,7 +137,7 @@ function effectsRows(p: Profile): string[][] {
       : profile.axes.shares.map((s) => [
           profile.model,
           s.axis,
-          `${pct(s.share)} ${bracket(s.ci, (v) => pct(v))}`,
+          Number.isFinite(s.share) ? `${pct(s.share)} ${bracket(s.ci, (v) => pct(v))}` : "-",
           `${s.sd.toFixed(2)} ${bracket(s.sdCi, (v) => v.toFixed(2))}`,
           Object.entries(s.effects)
             .map(([level, effect]) => `${level} ${effect >= 0 ? "+" : ""}${effect.toFixed(2)}`)
@@ -166,7 +167,9 @@ export function profileMarkdown(p: Profile): string {
     "## Share of each axis in the condition effects",
     "",
     "Logistic GLMM per model, `y ~ axes + study + benchmark + (1 | item)`, each axis sum-to-zero coded; an axis's",
-    "variance is the mean square of its level effects (logit scale), its share that over the sum of all components.",
+    "variance is the mean square of its level effects (logit scale) less their sampling variance, at least 0; its",
+    "share is that over the sum of all components (- when every component is within its noise). Intervals: draws",
+    "of the fixed effects from their fitted normal distribution.",
     "",
     ...mdTable(["model", ...components(p), "item sd"], shareRows(p, true)),
     "",

@@ -88,14 +88,21 @@ function rankingClause(ranking: Ranking): string {
 
 function axisClause(profiles: readonly ModelProfile[]): string {
   const byAxis = new Map<string, string[]>();
+  const unmoved: string[] = [];
   for (const p of profiles) {
     const axis = topAxis(p);
     if (axis) byAxis.set(axis, [...(byAxis.get(axis) ?? []), p.model]);
+    else if (!("error" in p.axes)) unmoved.push(p.model);
   }
-  if (byAxis.size === 0) return "no axis share could be fitted";
   const ordered = [...byAxis].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
-  if (ordered.length === 1) return `${ordered[0][0]} moves scores most for every model`;
   const parts = ordered.map(([axis, models]) => `${axis} for ${models.join(", ")}`);
+  // A model whose every component is within its sampling noise has no axis that moves it.
+  if (unmoved.length) parts.push(`none measurably for ${unmoved.join(", ")}`);
+  if (parts.length === 0) return "no axis share could be fitted";
+  if (ordered.length === 1 && ordered[0][1].length === profiles.length) {
+    return `${ordered[0][0]} moves scores most for every model`;
+  }
+  if (parts.length === 1) return `the axis moving scores most is ${parts[0]}`;
   return `the axis moving scores most is ${parts.slice(0, -1).join("; ")} and ${parts.at(-1)}`;
 }
 
