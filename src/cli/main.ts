@@ -170,12 +170,12 @@ program
   .option("--scorer <name>", "outcomes from this stored scorer in every study instead of the run-time score")
   .option(
     "--resamples <n>",
-    "item resamples of every interval, each refitting every model's GLMM (default 200)",
+    "item resamples of the score and difference intervals, and draws of each GLMM for the shares' (default 200)",
     intOption("--resamples", 20, 10_000),
   )
   .option(
     "--seed <s>",
-    "seed of the item resamples (default: the plan's bootstrap seed)",
+    "seed of the item resamples and GLMM draws (default: the plan's bootstrap seed)",
     intOption("--seed", 0, 2 ** 31 - 1),
   )
   .action(lazy(() => import("./commands/profile.js"), "profileCommand"));

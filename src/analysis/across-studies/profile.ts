@@ -3,7 +3,8 @@
  * studies share. Per model, its score across every condition studied (lowest, highest, spread)
  * and the share of its condition effects each axis carries (a GLMM with items as random effects);
  * across models, a ranking with tie groups and, per pair, the share of conditions under which
- * their order holds. Every interval resamples the shared items (one seeded set of draws for all).
+ * their order holds. The score and difference intervals resample the shared items (one seeded set
+ * of draws for all); the shares' intervals draw each GLMM's fixed effects from their fitted distribution.
  * Definitions: docs/ANALYSIS.md, "Across studies".
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
@@ -15,7 +16,7 @@ export type { ProfileInput } from "./profile-pool.js";
 import { rankModels, type Ranking } from "./profile-ranking.js";
 import { itemSums, type ScoreRange, scoreRange } from "./profile-scores.js";
 
-/** Item resamples by default: each refits one GLMM per model, so far fewer than a rate's bootstrap. */
+/** Item resamples (and GLMM draws) by default: enough for 95% percentile intervals, bounded in time. */
 export const PROFILE_RESAMPLES = 200;
 
 export interface ProfileSettings {

@@ -18,7 +18,7 @@ export interface ProfileCommandOptions {
   out?: string;
   plan?: string;
   scorer?: string;
-  /** Item resamples of every interval (each refits the GLMM of every model). */
+  /** Item resamples of the score and difference intervals, and draws of each model's GLMM fixed effects. */
   resamples?: number;
   seed?: number;
 }
