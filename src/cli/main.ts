@@ -158,6 +158,29 @@ program
   .action(lazy(() => import("./commands/compare.js"), "compareCommand"));
 
 program
+  .command("profile")
+  .description("the Evaluation Conditions card: per model, how far its score moves with every condition axis studied")
+  .argument("<studies...>", "study directories or tidy tables (.csv, .jsonl), pooled on their shared models and items")
+  .option("--json", "print the full profile as JSON")
+  .option("--out <file>", "write the Markdown card to this file (nothing is written without it)")
+  .option(
+    "--plan <file>",
+    "analysis plan (YAML/JSON) for the population, correction and level (default: the first study's)",
+  )
+  .option("--scorer <name>", "outcomes from this stored scorer in every study instead of the run-time score")
+  .option(
+    "--resamples <n>",
+    "item resamples of the score and difference intervals, and draws of each GLMM for the shares' (default 200)",
+    intOption("--resamples", 20, 10_000),
+  )
+  .option(
+    "--seed <s>",
+    "seed of the item resamples and GLMM draws (default: the plan's bootstrap seed)",
+    intOption("--seed", 0, 2 ** 31 - 1),
+  )
+  .action(lazy(() => import("./commands/profile.js"), "profileCommand"));
+
+program
   .command("report")
   .description("write a self-contained HTML report (charts, scorecard, links to every trial)")
   .argument("<dir>", "study directory")

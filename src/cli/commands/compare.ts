@@ -63,7 +63,7 @@ interface LoadedSide {
 }
 
 /** One side: a study directory (or store URL) read as `analyze` reads it, or a tidy CSV/JSONL table. */
-async function loadSide(target: string, scorer: string | undefined): Promise<LoadedSide> {
+export async function loadSide(target: string, scorer: string | undefined): Promise<LoadedSide> {
   const isDir = isPostgresUrl(target) || (existsSync(target) && statSync(target).isDirectory());
   if (!isDir) {
     if (!existsSync(target)) throw new InputError(`${target}: no such study directory or table file`);
