@@ -106,8 +106,9 @@ for (const example of EXAMPLES_UNDER_TEST) {
       assert.equal(overview.status, example.analyzeExit, overview.stderr);
       assert.ok(overview.stdout.includes(example.heading), `no '${example.heading}' in:\n${overview.stdout}`);
       const lines = linesOf(overview.stdout);
-      // About a screen and a half: long lines are wrapped to 120 columns, never cut.
-      assert.ok(lines.length <= 66, `${lines.length} lines:\n${overview.stdout}`);
+      // About a screen and a half (the GRID card's tiers, attribution and dispersion tables are the
+      // longest): long lines are wrapped to 120 columns, never cut.
+      assert.ok(lines.length <= 70, `${lines.length} lines:\n${overview.stdout}`);
       const long = lines.filter((l) => l.length > 160);
       assert.deepEqual(long, [], "no printed line over 160 characters");
       // Every line, notes included, fits a 120-column terminal; only a line naming the study's

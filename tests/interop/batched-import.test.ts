@@ -97,7 +97,10 @@ test("an lm-eval samples file is streamed: written in bounded batches before it 
     writes[0].given <= size,
     `the first batch is written after ${writes[0].given} of ${documents} documents were read`,
   );
-  assert.ok(writes.every((w, i) => w.given <= (i + 1) * size));
+  assert.ok(
+    writes.every((w, i) => w.given <= (i + 1) * size),
+    "batch k is written before more than k batches of documents were read",
+  );
 });
 
 test("documents of several filters are merged, each given once when its last row is read", async () => {
@@ -115,7 +118,10 @@ test("documents of several filters are merged, each given once when its last row
     samples.map((s) => s.item),
     Array.from({ length: documents }, (_, i) => String(i)),
   );
-  assert.ok(samples.every((s) => s.scores.map((x) => x.scorer).join() === "exact_match,exact_match,strict"));
+  assert.ok(
+    samples.every((s) => s.scores.map((x) => x.scorer).join() === "exact_match,exact_match,strict"),
+    "each document carries both filters' scores",
+  );
   assert.ok(
     samples.every((s) => s.entry === `line ${Number(s.item) + 1}`),
     "a document's entry is its first row",

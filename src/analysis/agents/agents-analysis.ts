@@ -279,8 +279,8 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         ]),
       ),
     );
-    lines.push(...wrap(ACCURACY_DEFINITIONS, 120, "  "));
   }
+  lines.push(...wrap(ACCURACY_DEFINITIONS, 120, "  "));
   lines.push("scaffold gap (max - min accuracy, shared resamples)");
   lines.push(
     ...textTable(
@@ -343,7 +343,8 @@ function overviewLines(analysis: StudyAnalysis): string[] {
       ...new Set(a.slices.map((s) => s.slice)),
     ].join(", ")} (primary shown)`,
   ];
-  for (const s of a.slices.filter((x) => x.slice === "primary")) {
+  const primary = a.slices.filter((x) => x.slice === "primary");
+  for (const s of primary) {
     lines.push(
       ...textTable(
         ["model", a.facet, "acc [95% CI]", "acc done", "correct/wrong/p2l/cf/pdf/bug/other", "cost per correct"],
@@ -359,7 +360,8 @@ function overviewLines(analysis: StudyAnalysis): string[] {
         ]),
       ),
     );
-    lines.push(...wrap(ACCURACY_DEFINITIONS, 120, "  "));
+    // The two accuracies are defined once, under the first level's table.
+    if (s === primary[0]) lines.push(...wrap(ACCURACY_DEFINITIONS, 120, "  "));
     lines.push(
       ...wrap(
         `Pareto frontier, level ${s.level} (accuracy vs realized cost per correct): ${frontierText(s)}`,

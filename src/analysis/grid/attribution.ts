@@ -49,6 +49,19 @@ export function attributionVerdict(a: GridAttribution): string {
   return `${a.benchmark}: moves scores: ${moves}; drives flips: ${drives}`;
 }
 
+/** The verdict in one terminal line: each axis with its mean |change| and its reversal rate and share. */
+export function attributionLine(a: GridAttribution): string {
+  const score = a.rows.find((r) => r.axis === a.scoreAxis);
+  const flip = a.rows.find((r) => r.axis === a.flipAxis);
+  const moves = score ? `${score.axis} (${num(100 * (score.meanAbsDelta ?? Number.NaN), 1)} pp)` : "none";
+  const drives = flip
+    ? `${flip.axis} (${pct(flip.reversalRate)} reversed, ${pct(flip.reversalShare, 0)} of reversals)`
+    : a.models < 2
+      ? "n/a (one model)"
+      : "none";
+  return `${a.benchmark}: moves scores: ${moves}; drives flips: ${drives}`;
+}
+
 /** The attribution as a text table (benchmark, axis, swaps, mean and max |delta|, reversals, rate, share). */
 export function attributionTable(attribution: readonly GridAttribution[]): string[] {
   if (attribution.length === 0) return [];

@@ -173,8 +173,7 @@ export function envelopeMetrics(grid: BenchmarkGrid, plan: GridPlan, reasons: Cf
  */
 export function smallEnvelopeNote(configurations: number): string | undefined {
   return configurations === 4
-    ? "|C| = 4 caps rho^max at 0.5 and any 2:2 split reaches it (§5.1, Prop. 1(iii)): 0.5 here shows " +
-        "that a reversal exists, not its magnitude"
+    ? "|C| = 4 caps rho^max at 0.5, reached by any 2:2 split (§5.1, Prop. 1(iii)): 0.5 shows a reversal, not its size"
     : undefined;
 }
 

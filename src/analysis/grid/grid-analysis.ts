@@ -10,7 +10,7 @@
 import { AnalysisPlanSchema, GRID_AXES, type GridPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
 import { distinctValues } from "../data.js";
-import { attributionTable, attributionVerdict, gridAttribution } from "./attribution.js";
+import { attributionLine, attributionTable, gridAttribution } from "./attribution.js";
 import { type FamilyBootstrap, gridBootstrap } from "./bootstrap.js";
 import { buildGridCard, type GridCard, writeGridCard } from "./card.js";
 import { cellsOnItems, type GridCell, gridAxes, gridCells } from "./cells.js";
@@ -340,8 +340,10 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   if (small) out.push(...wrap(`  * ${smallEnvelopeNote(4)}`, 120, "    "));
   const attribution = g.card.attribution ?? [];
   if (attribution.length) {
-    out.push("  per-axis attribution (full envelope, matched one-axis swaps):");
-    for (const a of attribution) out.push(...wrap(`    ${attributionVerdict(a)}`, 120, "      "));
+    out.push(
+      "  per-axis attribution (full envelope, one-axis swaps: mean |score change|; share of swap x pair reversed):",
+    );
+    for (const a of attribution) out.push(...wrap(`    ${attributionLine(a)}`, 120, "      "));
   }
   out.push(
     ...textTable(
