@@ -15,6 +15,7 @@ import { describe, it } from "node:test";
 import { seededRandom } from "../../src/stats/index.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
+import { exactMcNemar, holm } from "../helpers/paired-reference.js";
 
 interface Trial {
   model: string;
@@ -77,30 +78,6 @@ function discordant(a: readonly Trial[], b: readonly Trial[], model: string, sca
     lost: pairs.filter(([x, y]) => x === 1 && y === 0).length,
     gained: pairs.filter(([x, y]) => x === 0 && y === 1).length,
   };
-}
-
-/** The exact two-sided McNemar p from its discordant counts: 2 P(K <= min) for K ~ Bin(lost + gained, 1/2), at most 1. */
-function exactMcNemar(lost: number, gained: number): number {
-  const n = lost + gained;
-  let choose = 1;
-  let tail = 0;
-  for (let k = 0; k <= Math.min(lost, gained); k++) {
-    tail += choose;
-    choose = (choose * (n - k)) / (k + 1);
-  }
-  return Math.min(1, (2 * tail) / 2 ** n);
-}
-
-/** Holm's step-down adjustment, written out. */
-function holm(ps: readonly number[]): number[] {
-  const order = ps.map((p, i) => [p, i]).sort((x, y) => x[0] - y[0]);
-  const out = new Array<number>(ps.length);
-  let running = 0;
-  order.forEach(([p, i], rank) => {
-    running = Math.max(running, Math.min(1, (ps.length - rank) * p));
-    out[i] = running;
-  });
-  return out;
 }
 
 interface JsonPair {

@@ -17,6 +17,7 @@ import { type ModelProfile, profileHeadline } from "../../src/analysis/index.js"
 import { RandomStream } from "../../src/stats/index.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
+import { exactMcNemar, holm } from "../helpers/paired-reference.js";
 
 const SHARED_ITEMS = 100;
 const EXTRA_ITEMS = 10;
@@ -103,30 +104,6 @@ function csv(trials: readonly Trial[], study: "S1" | "S2"): string {
   }
   const lines = rows.map((t) => [t.model, t.level, "bench", t.item, t.outcome, `b-${t.model}-${t.level}-${t.item}`, 1]);
   return `model,template,benchmark,item_id,outcome,trial_id,attempt\n${lines.map((l) => l.join(",")).join("\n")}\n`;
-}
-
-/** The exact two-sided McNemar p from its discordant counts: 2 P(K <= min) for K ~ Bin(n, 1/2), at most 1. */
-function exactMcNemar(b: number, c: number): number {
-  const n = b + c;
-  let choose = 1;
-  let tail = 0;
-  for (let k = 0; k <= Math.min(b, c); k++) {
-    tail += choose;
-    choose = (choose * (n - k)) / (k + 1);
-  }
-  return Math.min(1, (2 * tail) / 2 ** n);
-}
-
-/** Holm's step-down adjustment, written out. */
-function holm(ps: readonly number[]): number[] {
-  const order = ps.map((p, i) => [p, i]).sort((x, y) => x[0] - y[0]);
-  const out = new Array<number>(ps.length);
-  let running = 0;
-  order.forEach(([p, i], rank) => {
-    running = Math.max(running, Math.min(1, (ps.length - rank) * p));
-    out[i] = running;
-  });
-  return out;
 }
 
 interface JsonShare {
