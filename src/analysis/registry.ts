@@ -20,7 +20,7 @@ import type { GlmSetup } from "./contrast-model.js";
 import type { FamilyResult } from "./families.js";
 import type { Population, ScoredRow } from "./data.js";
 import type { Methodology } from "./methodology.js";
-import type { IntegrityFacts, JudgeFacts } from "./integrity/registry.js";
+import type { IntegrityFacts, JudgeFacts, VerdictGate } from "./integrity/registry.js";
 import type { ResolvedPlan } from "./plan.js";
 import type { AnalysisRow, AnalysisTable, ItemFacts, TableSource } from "./table.js";
 
@@ -213,6 +213,16 @@ export interface RegisteredAnalysis<K extends ResultKey = ResultKey> {
    * nothing is pooled (comparison/format-pooling.ts).
    */
   pooledFormats?(analysis: StudyAnalysis): string | null;
+  /**
+   * An analysis with verdicts: the scopes whose tests it computed ("pooled", a benchmark, "model
+   * NAME", "scaffold x model"); the integrity checks' findings on scopes no analysis computed drop.
+   */
+  testedScopes?(result: AnalysisResults[K], comparisonFacet: string | undefined): string[];
+  /**
+   * An analysis with verdicts: after the integrity checks, downgrades in place each of its verdicts
+   * that reads a failed cell or test and records it through `gate` (integrity/gate.ts calls it).
+   */
+  gate?(result: AnalysisResults[K], gate: VerdictGate): void;
   /** Files of its own that `analyze` writes beside the scorecard (the GRID card); returns their paths. */
   writeFiles?(dir: string, analysis: StudyAnalysis): string[];
 }

@@ -5,6 +5,7 @@
 import { type AnalysisPlan, AnalysisPlanSchema } from "../../contracts/analysis.js";
 import type { Interval } from "../../stats/index.js";
 import {
+  allContrastScopes,
   facetFixedByBenchmark,
   analyzeScope,
   type Contrast,
@@ -21,6 +22,8 @@ import {
   adjustContrastPValues,
 } from "../contrast-model.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
+import { MIN_INFORMATION } from "../integrity/min-information.js";
+import type { VerdictGate } from "../integrity/registry.js";
 import type { ResolvedFamily } from "../plan.js";
 
 export type { ContrastGroup, PopulationContrasts } from "../contrast-model.js";
@@ -442,6 +445,51 @@ function nnhMarkdown(card: NnhCard | NnhRow[], reference: string): string[] {
   return lines;
 }
 
+/** The key of a contrast scope's tests, as the integrity checks' findings name it. */
+function scopeKey(scope: ContrastScope): string {
+  return scope.kind === "model" ? `model ${scope.scope}` : scope.scope;
+}
+
+/** The scopes with a test to check: a scope whose contrasts are all not comparable has none. */
+function testedScopes(contrasts: Record<Population, PopulationContrasts>): string[] {
+  return (["itt", "pp"] as const).flatMap((population) =>
+    allContrastScopes(contrasts[population])
+      .filter(({ scope }) => scope.contrasts.some((c) => !c.notComparable))
+      .map(({ scope }) => scopeKey(scope)),
+  );
+}
+
+/**
+ * Every scope's contrasts (pooled, per benchmark, per model, each format's when format is a facet):
+ * each reads its condition's and the reference's cells and its scope's test; the omnibus test its
+ * scope's test. Too few cases (min_information) also withholds the contrast's intervals.
+ */
+function gateContrasts(contrasts: Record<Population, PopulationContrasts>, gate: VerdictGate): void {
+  for (const population of ["itt", "pp"] as const) {
+    for (const { scope, benchmark } of allContrastScopes(contrasts[population])) {
+      const label = `${population.toUpperCase()} ${scope.kind === "model" ? "model " : ""}${scope.scope}${scope.format ? ` ${scope.format}` : ""}`;
+      const testFailure = gate.scopeFailure(scopeKey(scope));
+      for (const contrast of scope.contrasts) {
+        // Two sides without a shared case have no verdict to downgrade.
+        if (contrast.notComparable) continue;
+        const failure =
+          gate.cellFailure(benchmark, [contrast.condition, gate.reference]) ??
+          testFailure ??
+          gate.scopeFailure(scopeKey(scope), contrast.condition);
+        if (!failure) continue;
+        contrast.verdict = `${NOT_INTERPRETABLE}: ${failure.reason}`;
+        contrast.notInterpretable = failure.reason;
+        if (failure.checks.includes(MIN_INFORMATION)) contrast.withheld = failure.reason;
+        gate.downgraded(failure, `${label} ${contrast.condition}`);
+      }
+      if (testFailure && scope.omnibus && "chi2" in scope.omnibus) {
+        scope.omnibusNotInterpretable = testFailure.reason;
+        gate.downgraded(testFailure, `${label} omnibus`);
+      }
+    }
+  }
+}
+
 registerAnalysis({
   name: "contrasts",
   kinds: ["comparison", "grid"],
@@ -454,6 +502,8 @@ registerAnalysis({
   }),
   result: "contrasts",
   run: contrasts,
+  testedScopes,
+  gate: gateContrasts,
   summary: ({ analysis }) => summaryLines(analysis),
   overview: ({ analysis }) => overviewLines(analysis),
   card: [

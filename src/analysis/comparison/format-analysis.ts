@@ -4,6 +4,7 @@ import { type ScoredRow, scoredRows } from "../data.js";
 import { type FormatAnalysis, formatAnalysis, formatComparisonNotes, tostMark } from "./format.js";
 import { findLevel, restrictRows } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import type { VerdictGate } from "../integrity/registry.js";
 import { bracket, pct, pp, textTable } from "../text.js";
 
 declare module "../registry.js" {
@@ -109,11 +110,23 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   ];
 }
 
+/** The scaffold x format 2x2: each condition's within-format TOST reads its and the reference's cells. */
+function gateFormat(format: FormatAnalysis | Skipped, gate: VerdictGate): void {
+  if ("skipped" in format) return;
+  for (const w of format.withinFormat) {
+    const failure = gate.cellFailure(null, [w.condition, gate.reference]);
+    if (!failure) continue;
+    w.notInterpretable = failure.reason;
+    gate.downgraded(failure, `format 2x2 ${w.condition}`);
+  }
+}
+
 registerAnalysis({
   name: "format",
   kinds: ["comparison"],
   plan: AnalysisPlanSchema.pick({ format: true, population: true, equivalence: true, bootstrap: true }),
   result: "format",
   run: format,
+  gate: gateFormat,
   summary: ({ analysis }) => summaryLines(analysis),
 });

@@ -5,6 +5,8 @@ import { adjustPValues, describeAliased } from "../../stats/index.js";
 import { type InteractionResult, interactionTests, type TrendResult, trendTest } from "./hypotheses.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
+import { interactionScope } from "../integrity/few-clusters.js";
+import type { VerdictGate } from "../integrity/registry.js";
 import { bracket, num, pct, pEquals, pValue, wrap } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
@@ -91,6 +93,25 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   return [...out, ""];
 }
 
+/** The interaction tests (condition x model, x benchmark) computed: each has a scope to check. */
+function testedScopes(h: HypothesesResult, comparisonFacet: string | undefined): string[] {
+  if (!comparisonFacet) return [];
+  return h.interactions.filter((i) => i.test).map((i) => interactionScope(comparisonFacet, i.with));
+}
+
+/** An interaction test with too few clusters for its model is not read. */
+function gateInteractions(h: HypothesesResult, gate: VerdictGate): void {
+  const facet = gate.comparisonFacet;
+  if (!facet) return;
+  for (const i of h.interactions) {
+    if (!i.test) continue;
+    const failure = gate.scopeFailure(interactionScope(facet, i.with));
+    if (!failure) continue;
+    i.notInterpretable = failure.reason;
+    gate.downgraded(failure, `interaction ${facet} x ${i.with}`);
+  }
+}
+
 registerAnalysis({
   name: "hypotheses",
   pooledFormats: pooledFormatsNote,
@@ -98,5 +119,7 @@ registerAnalysis({
   plan: AnalysisPlanSchema.pick({ hypotheses: true, multiplicity: true }),
   result: "hypotheses",
   run: hypotheses,
+  testedScopes,
+  gate: gateInteractions,
   summary: ({ analysis }) => summaryLines(analysis),
 });

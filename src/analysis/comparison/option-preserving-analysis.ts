@@ -4,6 +4,7 @@ import { type OptionPreservingAnalysis, optionPreservingAnalysis, recoveryRowCel
 import { scoredRows } from "../data.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import type { VerdictGate } from "../integrity/registry.js";
 import { NUMBER_NEEDED_HEADING, pct, pp, textTable } from "../text.js";
 import { formatFacetPresent, formatRows } from "./format-analysis.js";
 
@@ -98,11 +99,23 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   ];
 }
 
+/** Recovery per model reads the reference, standard and preserving cells of every benchmark. */
+function gateRecovery(op: OptionPreservingAnalysis | Skipped, gate: VerdictGate): void {
+  if ("skipped" in op) return;
+  const failure = gate.cellFailure(null, [gate.reference, op.standard, op.preserving]);
+  if (!failure) return;
+  for (const row of op.rows) {
+    row.notInterpretable = failure.reason;
+    gate.downgraded(failure, `recovery ${row.model}`);
+  }
+}
+
 registerAnalysis({
   name: "optionPreserving",
   kinds: ["comparison"],
   plan: AnalysisPlanSchema.pick({ option_preserving: true, format: true, population: true, bootstrap: true }),
   result: "optionPreserving",
   run: optionPreserving,
+  gate: gateRecovery,
   summary: ({ analysis }) => summaryLines(analysis),
 });

@@ -3,6 +3,7 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type DifficultyResult, difficultyAnalysis, type FlipResult, flipAnalysis } from "./paired.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
+import type { VerdictGate } from "../integrity/registry.js";
 import { num, pct, pp, pValue, textTable } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
@@ -54,6 +55,17 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   return [...out, ""];
 }
 
+/** Paired flips (McNemar): a benchmark's or all benchmarks' pairs of the condition and the reference. */
+function gateFlips(result: { flips: FlipResult[] }, gate: VerdictGate): void {
+  for (const flip of result.flips) {
+    const benchmark = flip.benchmark === "all" ? null : flip.benchmark;
+    const failure = gate.cellFailure(benchmark, [flip.condition, gate.reference]);
+    if (!failure) continue;
+    flip.notInterpretable = failure.reason;
+    gate.downgraded(failure, `flips ${flip.benchmark} ${flip.condition}`);
+  }
+}
+
 registerAnalysis({
   name: "paired",
   pooledFormats: pooledFormatsNote,
@@ -61,5 +73,6 @@ registerAnalysis({
   plan: AnalysisPlanSchema.pick({ population: true }),
   result: "paired",
   run: paired,
+  gate: gateFlips,
   summary: ({ analysis }) => summaryLines(analysis),
 });

@@ -56,8 +56,11 @@ function armOf(rows: readonly AnalysisRow[]): { n: number; successes: number } {
   return { n: rows.length, successes: rows.filter((r) => r.outcome === 1 && !r.parseFailed).length };
 }
 
+/** Its name: a contrast it downgrades also has its intervals withheld (too few cases to show one). */
+export const MIN_INFORMATION = "min_information";
+
 registerIntegrityCheck({
-  name: "min_information",
+  name: MIN_INFORMATION,
   title: "Minimum information behind each number",
   run({ rows, cells, reference, comparisonFacet, thresholds }) {
     const fitted = rows.filter((r) => !r.errored && r.outcome !== null);

@@ -71,6 +71,28 @@ export interface CellFinding extends IntegrityCell {
   scope?: string;
 }
 
+/** The failed findings a verdict reads: the first one's reason, and every check that failed it. */
+export interface GateFailure {
+  reason: string;
+  /** The names of the checks whose failed findings it reads, in check order. */
+  checks: string[];
+}
+
+/**
+ * What an analysis's `gate` hook reads (registry.ts): the failed findings on the cells and tests
+ * its verdicts use, and where it records each verdict it downgrades.
+ */
+export interface VerdictGate {
+  reference: string;
+  comparisonFacet?: string;
+  /** The failure on these conditions' cells in one benchmark, or in every benchmark (null); null: none. */
+  cellFailure(benchmark: string | null, conditions: readonly string[]): GateFailure | null;
+  /** The failure on a scope's tests: findings on every condition ("all"), or given one, on it too. */
+  scopeFailure(scope: string, condition?: string): GateFailure | null;
+  /** Records that the failure's checks downgraded this verdict ("flips all cot"). */
+  downgraded(failure: GateFailure, verdict: string): void;
+}
+
 /** What a check reads: the analysed rows grouped by cell, and the plan's thresholds. */
 export interface IntegrityContext {
   rows: readonly AnalysisRow[];
