@@ -1,5 +1,5 @@
 /**
- * Migration 0019: the interim looks of a sequential run, one row per look analysed: its
+ * Migration 0020: the interim looks of a sequential run, one row per look analysed: its
  * statistics, boundaries and decisions as JSON. A resumed run reads them and continues after
  * the last look (or not at all, once it stopped), so no look is analysed or paid for twice.
  */
