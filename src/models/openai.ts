@@ -48,6 +48,7 @@ import { callWithKey, KeyPool, type RemoteProviderDeps, resolveApiKeys } from ".
 import { applyParamPolicy, fromSpecParamNames, isOpenAIReasoningModel, type PolicyTraits } from "./policy.js";
 import type { ProviderEnv, ProviderFactory } from "./types.js";
 import { openaiBatchApi } from "./batch/openai-batch.js";
+import { OpenAIOptionsSchema } from "./options.js";
 
 const NAME = "openai";
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -60,21 +61,18 @@ interface OpenAIOptions {
   rpmPerKey?: number;
 }
 
+/** The options as OpenAIOptionsSchema (options.ts) checks them; the spec loader runs the same check. */
 function readOptions(spec: ModelSpec): OpenAIOptions {
-  const o = spec.options ?? {};
-  const flag = (key: string): boolean | undefined => {
-    const v = o[key];
-    if (v === undefined || typeof v === "boolean") return v;
-    throw new InputError(`model '${spec.id}': options.${key} must be true or false`);
-  };
-  const rpm = o.rpm_per_key;
-  if (rpm !== undefined && (typeof rpm !== "number" || !(rpm > 0))) {
-    throw new InputError(`model '${spec.id}': options.rpm_per_key must be a positive number`);
+  const parsed = OpenAIOptionsSchema.safeParse(spec.options ?? {});
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ");
+    throw new InputError(`model '${spec.id}' (openai): invalid options: ${detail}`);
   }
+  const o = parsed.data;
   return {
-    completionsLogprobs: flag("completions_logprobs") ?? false,
-    traits: { topK: flag("top_k"), reasoning: flag("reasoning") },
-    rpmPerKey: rpm as number | undefined,
+    completionsLogprobs: o.completions_logprobs ?? false,
+    traits: { topK: o.top_k, reasoning: o.reasoning },
+    rpmPerKey: o.rpm_per_key,
   };
 }
 

@@ -82,7 +82,7 @@ export const LlamaOptionsSchema = lazySchema(() =>
 
 export type LlamaOptions = z.infer<typeof LlamaOptionsSchema>;
 
-/** openai.ts (readOptions): the completions log-prob path, top_k, reasoning override, per-key rpm. */
+/** openai.ts (readOptions parses with it): the completions log-prob path, top_k, reasoning override, per-key rpm. */
 export const OpenAIOptionsSchema = lazySchema(() =>
   z
     .object({

@@ -23,7 +23,7 @@ import {
   type GateImplementation,
   type GateThresholds,
 } from "../../src/perturb/gate.js";
-import { seededRandom } from "../../src/stats/models/random.js";
+import { seededRandom } from "../../src/stats/random.js";
 import { type Reply, scoredRow } from "../helpers/scored-trials.js";
 
 // ---------------------------------------------------------------- the evidence knobs

@@ -302,6 +302,23 @@ describe("openai provider", () => {
     assert.equal(result.keySlot, 1);
   });
 
+  it("reads its options through OpenAIOptionsSchema: a wrong type, a bad rpm or an unknown key is one clear error", () => {
+    for (const [options, detail] of [
+      [{ top_k: "yes" }, /options\.top_k|top_k: /],
+      [{ rpm_per_key: 0 }, /rpm_per_key: /],
+      [{ completion_logprobs: true }, /completion_logprobs/],
+    ] as const)
+      assert.throws(
+        () => createOpenAIProvider(spec({ options }), ENV),
+        (e: unknown) => {
+          assert.ok(e instanceof InputError, `expected an InputError for ${JSON.stringify(options)}`);
+          assert.match(e.message, /^model 'm' \(openai\): invalid options: /);
+          assert.match(e.message, detail);
+          return true;
+        },
+      );
+  });
+
   it("names a missing key variable, not any key value", () => {
     assert.throws(
       () => createOpenAIProvider(spec({ api_key_env: ["OPENAI_KEY_A", "OPENAI_KEY_MISSING"] }), ENV),

@@ -1,5 +1,5 @@
 // Seeded simulation of evaluation tables with planted effects, shared by the model tests.
-import { type SeededRandom, seededRandom } from "../../src/stats/models/random.js";
+import { type SeededRandom, seededRandom } from "../../src/stats/random.js";
 
 export interface SimulatedTable {
   [column: string]: string[] | Float64Array;

@@ -16,7 +16,7 @@ import {
   percentileInterval,
   RandomStream,
 } from "../../stats/index.js";
-import { cholesky } from "../../stats/models/linalg.js";
+import { cholesky, unlessSingular } from "../../stats/models/linalg.js";
 import type { Pool, PooledTrial } from "./profile-pool.js";
 
 /** lme4's default gradient tolerance (check.conv.grad): a fit above it is flagged as not converged. */
@@ -170,12 +170,9 @@ function simulatedEstimates(fit: GlmmFit, draws: number, seed: number): Estimate
   const sub = new Float64Array(r * r);
   for (let a = 0; a < r; a++)
     for (let b = 0; b < r; b++) sub[a * r + b] = fit.covariance.hessian[kept[a] * k + kept[b]];
-  let root: Float64Array;
-  try {
-    root = cholesky(sub, r);
-  } catch {
-    return null;
-  }
+  // A singular Hessian block leaves no draws; any other error is a bug and surfaces.
+  const root = unlessSingular(() => cholesky(sub, r));
+  if (!root) return null;
   const stream = RandomStream.fromSeed(seed);
   return Array.from({ length: draws }, () => {
     const z = Array.from({ length: r }, () => stream.normal());

@@ -5,7 +5,7 @@
 // estimates are reported raw and truncated at zero for the coefficients (Brennan's convention).
 // A facet listed in `fixedFacets` is averaged over first (Shavelson & Webb's treatment of a fixed
 // facet), so the analysis is of the object x remaining-random-facets design.
-import { seededRandom } from "./random.js";
+import { seededRandom } from "../random.js";
 
 export interface GStudySpec {
   object: string;

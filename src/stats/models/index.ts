@@ -72,5 +72,5 @@ export {
   summarizeCurve,
 } from "./specification-curve.js";
 export { type CellGlmInput, type CellGlmResult, type CellMoments, cellMoments, fitCellGlm } from "./cell-glm.js";
-export { type SeededRandom, seededRandom } from "./random.js";
+export { type SeededRandom, seededRandom } from "../random.js";
 export { NotPositiveDefiniteError } from "./linalg.js";

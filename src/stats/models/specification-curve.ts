@@ -15,7 +15,7 @@
 //
 // Specifications run sequentially, in enumeration order (first dimension varies slowest).
 import { percentile } from "./generalizability.js";
-import { seededRandom } from "./random.js";
+import { seededRandom } from "../random.js";
 
 export type OptionValue = string | number | boolean;
 

@@ -1,3 +1,8 @@
+/**
+ * Effects planted in a simulated table (plantedTable) are recovered by analyzeStudy: the true RD
+ * inside its interval, TOST on the null condition, the planted interaction and not an absent one,
+ * the trend, flips, variance shares, specification curve, recovery share and the format gap.
+ */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { analyzeStudy, normalizePlan } from "../../src/analysis/index.js";
