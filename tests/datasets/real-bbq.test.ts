@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { before, describe, it } from "node:test";
 import { toTaskInput } from "../../src/datasets/format.js";
 import { sampleItems } from "../../src/datasets/sample.js";
 import type { LoadedBenchmark } from "../../src/datasets/types.js";
 import { countBy, load, sharedSkip } from "./helpers.js";
+import { before, describeNeeding, it } from "../helpers/prerequisites.js";
 
-describe("bbq on the real category files", { skip: sharedSkip }, () => {
+describeNeeding(sharedSkip, "bbq on the real category files", () => {
   let bbq: LoadedBenchmark;
   before(async () => {
     bbq = await load("bbq", "bbq/data");

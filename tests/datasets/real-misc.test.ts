@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
 import { InputError } from "../../src/core/errors.js";
 import { toTaskInput } from "../../src/datasets/format.js";
 import { countBy, load, sharedSkip } from "./helpers.js";
+import { describeNeeding, it } from "../helpers/prerequisites.js";
 
-describe("xstest on the real CSV", { skip: sharedSkip }, () => {
+describeNeeding(sharedSkip, "xstest on the real CSV", () => {
   it("450 prompts: 250 safe / 200 unsafe, 18 types x 25, unsafe exactly the contrast_ types", async () => {
     const xs = await load("xstest", "xstest");
     assert.equal(xs.items.length, 450);
@@ -27,7 +27,7 @@ describe("xstest on the real CSV", { skip: sharedSkip }, () => {
   });
 });
 
-describe("anthropic_self_awareness on the real files", { skip: sharedSkip }, () => {
+describeNeeding(sharedSkip, "anthropic_self_awareness on the real files", () => {
   it("human-generated set: 1,800 rows from 5 files, answers parsed despite the leading space, balanced", async () => {
     const sa = await load("anthropic_self_awareness", "anthropic-evals/advanced-ai-risk/human_generated_evals");
     assert.equal(sa.items.length, 1800);
@@ -87,7 +87,7 @@ describe("anthropic_self_awareness on the real files", { skip: sharedSkip }, () 
   });
 });
 
-describe("mmlu on the real CSVs", { skip: sharedSkip }, () => {
+describeNeeding(sharedSkip, "mmlu on the real CSVs", () => {
   it("test/val/dev row counts, 57 subjects, answer distribution, quoted newlines, no stray CR", async () => {
     const test = await load("mmlu", "mmlu/data");
     assert.equal(test.items.length, 14042);
@@ -126,7 +126,7 @@ describe("mmlu on the real CSVs", { skip: sharedSkip }, () => {
   });
 });
 
-describe("toxigen on the real prompt files", { skip: sharedSkip }, () => {
+describeNeeding(sharedSkip, "toxigen on the real prompt files", () => {
   it("31,000 prompts; label and group from the file name; literal \\n separators split", async () => {
     const tox = await load("toxigen", "toxigen");
     assert.equal(tox.items.length, 31000);
@@ -149,7 +149,7 @@ describe("toxigen on the real prompt files", { skip: sharedSkip }, () => {
   });
 });
 
-describe("crows_pairs on the real CSV", { skip: sharedSkip }, () => {
+describeNeeding(sharedSkip, "crows_pairs on the real CSV", () => {
   it("1,508 pairs with direction and bias type; no gold (F3a), sent_more position shuffled", async () => {
     const crows = await load("crows_pairs", "crows-pairs");
     assert.equal(crows.items.length, 1508);

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { before, describe, it } from "node:test";
 import type { LoadedBenchmark } from "../../src/datasets/types.js";
 import { countBy, load, sharedSkip } from "./helpers.js";
+import { before, describeNeeding, it } from "../helpers/prerequisites.js";
 
-describe("truthfulqa loaders on the real files", { skip: sharedSkip }, () => {
+describeNeeding(sharedSkip, "truthfulqa loaders on the real files", () => {
   let mc1: LoadedBenchmark;
   let mc2: LoadedBenchmark;
   before(async () => {
@@ -88,7 +88,7 @@ describe("truthfulqa loaders on the real files", { skip: sharedSkip }, () => {
   });
 });
 
-describe("truthfulqa_gen on the real CSVs", { skip: sharedSkip }, () => {
+describeNeeding(sharedSkip, "truthfulqa_gen on the real CSVs", () => {
   it("817 rows: BOM stripped, '; ' lists split, trailing space trimmed, best answer among the correct ones", async () => {
     const gen = await load("truthfulqa_gen", "truthfulqa");
     assert.equal(gen.items.length, 817);

@@ -9,8 +9,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, it } from "node:test";
 import { sharedModel, skipReason } from "../helpers/llama-model.js";
+import { describeNeeding, it } from "../helpers/prerequisites.js";
 
 const FILES = { F32: "stories260K.gguf", F16: "stories260K-f16.gguf", Q8_0: "stories260K-q8_0.gguf" };
 const skip =
@@ -49,7 +49,7 @@ conditions:
 `;
 }
 
-describe("the grid on llama.cpp (stories260K F32/F16/Q8_0)", { skip }, () => {
+describeNeeding(skip, "the grid on llama.cpp (stories260K F32/F16/Q8_0)", () => {
   it("runs every precision, template, seed and scoring path, records the weights hash, and log-prob scores move with precision", () => {
     const dir = mkdtempSync(join(tmpdir(), "parallax-llama-grid-"));
     writeFileSync(join(dir, "study.yaml"), specText());

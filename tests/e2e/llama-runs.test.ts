@@ -5,7 +5,6 @@
  * Skipped with a message when the shared model is absent.
  */
 import assert from "node:assert/strict";
-import { before, describe, test } from "node:test";
 import { sharedModel, skipReason } from "../helpers/llama-model.js";
 import {
   expectedRoles,
@@ -15,6 +14,7 @@ import {
   scaffoldOf,
   settingsOf,
 } from "../scaffolds/helpers.js";
+import { before, describeNeeding, test } from "../helpers/prerequisites.js";
 
 const MODEL = "stories260K.gguf";
 const skip = skipReason(MODEL);
@@ -31,7 +31,7 @@ const FACETS = [
   "adjudicated",
 ];
 
-describe("scaffolds on the llama provider (stories260K)", { skip }, () => {
+describeNeeding(skip, "scaffolds on the llama provider (stories260K)", () => {
   let study: StudyResult;
   before(async () => {
     const models = `  - id: stories

@@ -150,7 +150,7 @@ describe("llama tools: schemas and history (no model)", () => {
   });
 });
 
-describe("llama tools on stories260K", { skip }, () => {
+describeNeeding(skip, "llama tools on stories260K", () => {
   let provider: LlamaProvider;
   let forcing: LlamaProvider;
   let box: Toolbox;

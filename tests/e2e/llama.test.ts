@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe } from "node:test";
 import type { Token } from "node-llama-cpp";
 import type { ChatMessage, ContinuationLogprob } from "../../src/contracts/provider.js";
 import type { ModelSpec } from "../../src/contracts/spec.js";
@@ -15,6 +15,7 @@ import { renderPlainChat } from "../../src/models/llama/generation.js";
 import { type LlamaProvider, llamaProvider } from "../../src/models/llama/provider.js";
 import { chunkSizes } from "../../src/models/llama/scoring.js";
 import { type LlamaReference, openLlamaReference, sharedModel, skipReason } from "../helpers/llama-model.js";
+import { after, before, describeNeeding, test } from "../helpers/prerequisites.js";
 
 const MODEL_NAME = "stories260K.gguf";
 const modelPath = sharedModel(MODEL_NAME) ?? "";
@@ -80,7 +81,7 @@ function assertWellFormed(result: ContinuationLogprob): void {
   assert.ok(Math.abs(result.total - sum) < 1e-12, "total is the sum of the token logprobs");
 }
 
-describe("llama provider (stories260K)", { skip: skipReason(MODEL_NAME) }, () => {
+describeNeeding(skipReason(MODEL_NAME), "llama provider (stories260K)", () => {
   let provider: LlamaProvider;
   let ref: LlamaReference;
 

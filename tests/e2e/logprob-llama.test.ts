@@ -9,7 +9,6 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
 import type { Token } from "node-llama-cpp";
 import type { CallRecord } from "../../src/contracts/trial.js";
 import { runStudy } from "../../src/run/run-study.js";
@@ -18,6 +17,7 @@ import { openStore } from "../../src/run/store/open.js";
 import type { TrialRow } from "../../src/run/store/types.js";
 import { decodeRaw } from "../../src/scoring/logprob-common.js";
 import { type LlamaReference, openLlamaReference, sharedModel, skipReason } from "../helpers/llama-model.js";
+import { after, before, describeNeeding, test } from "../helpers/prerequisites.js";
 
 const MODEL = "stories260K.gguf";
 const modelPath = sharedModel(MODEL) ?? "";
@@ -82,7 +82,7 @@ execution: { concurrency: 1 }
 `;
 }
 
-describe("log-prob scoring on stories260K", { skip: skipReason(MODEL) }, () => {
+describeNeeding(skipReason(MODEL), "log-prob scoring on stories260K", () => {
   let ref: LlamaReference;
   let outDir: string;
   let trials: TrialRow[];

@@ -6,18 +6,17 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, it } from "node:test";
 import { facetName } from "../../src/contracts/condition.js";
 import type { StudySpec } from "../../src/contracts/spec.js";
 import { summarisePlan } from "../../src/run/plan.js";
 import { prepareStudy } from "../../src/run/study.js";
+import { describeNeeding, it, needsSharedData } from "../helpers/prerequisites.js";
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");
-const DATASETS = resolve(repoRoot, "..", "shared", "datasets");
-const skip = existsSync(DATASETS) ? false : `needs ${DATASETS}`;
+const skip = needsSharedData();
 
 /** One preparation per example (loading the real files takes a while on this machine). */
 const studies = new Map<string, ReturnType<typeof prepareStudy>>();
@@ -87,7 +86,7 @@ function expectedConditionCells(spec: StudySpec, benchmark: string): number {
 }
 
 for (const name of ["safety-repro", "grid-quickstart"]) {
-  describe(`examples/${name}.yaml`, { skip }, () => {
+  describeNeeding(skip, `examples/${name}.yaml`, () => {
     it("plans the grid with the configuration counts its facets and exclusions imply", async () => {
       const study = await preparedExample(name);
       const summary = summarisePlan(study);
@@ -102,7 +101,7 @@ for (const name of ["safety-repro", "grid-quickstart"]) {
   });
 }
 
-describe("examples/safety-repro.yaml has the paper's accounting (SafetyRepro §3)", { skip }, () => {
+describeNeeding(skip, "examples/safety-repro.yaml has the paper's accounting (SafetyRepro §3)", () => {
   it("|C| = templates x (decodings free-form + greedy log-prob) x few-shot levels, log-prob only for CrowS-Pairs", async () => {
     const study = await preparedExample("safety-repro");
     const summary = summarisePlan(study);
@@ -141,7 +140,7 @@ describe("examples/safety-repro.yaml has the paper's accounting (SafetyRepro §3
   });
 });
 
-describe("examples/grid-quickstart.yaml end to end", { skip }, () => {
+describeNeeding(skip, "examples/grid-quickstart.yaml end to end", () => {
   it("runs, analyses, and its trials show the planted T4 rank flip", () => {
     const out = join(mkdtempSync(join(tmpdir(), "parallax-grid-")), "run");
     const cli = ["--import", "tsx", join(repoRoot, "src", "cli", "main.ts")];

@@ -11,15 +11,14 @@ import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { describe, it } from "node:test";
 import { loadSpec } from "../../src/core/spec-loader.js";
 import { assignJudges } from "../../src/run/judge.js";
 import { planTrials, summarisePlan } from "../../src/run/plan.js";
 import { prepareStudy } from "../../src/run/study.js";
+import { describeNeeding, it, needsSharedData } from "../helpers/prerequisites.js";
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");
 const SPEC = join(repoRoot, "examples", "scaffold-safety.yaml");
-const DATASETS = resolve(repoRoot, "..", "shared", "datasets");
 
 /** The paper's design (Sec. 3.1-3.4, 5.1, 5.2, 6.1, 6.2, Tables 1, 2, 9, 10, 11). */
 const PAPER = {
@@ -104,7 +103,7 @@ function mirror(): { spec: string; standIns: string[] } {
   return { spec, standIns };
 }
 
-describe("examples/scaffold-safety.yaml", { skip: existsSync(DATASETS) ? false : `${DATASETS} not found` }, () => {
+describeNeeding(needsSharedData(), "examples/scaffold-safety.yaml", () => {
   it("names the paper's six models and assigns the judges as the paper does", () => {
     const { spec } = loadSpec(SPEC);
     assert.deepEqual(

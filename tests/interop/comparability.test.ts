@@ -9,9 +9,9 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { filesIn, interopDir, interopSkip } from "./shared-logs.js";
+import { after, describeNeeding, it } from "../helpers/prerequisites.js";
 
 const work = mkdtempSync(join(tmpdir(), "parallax-comparability-"));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -35,7 +35,7 @@ function stored(dir: string): Record_ {
   return JSON.parse(readFileSync(join(dir, "analysis.json"), "utf8"));
 }
 
-describe("imported models with no shared item", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "imported models with no shared item", () => {
   const helmRuns = () => readdirSync(join(interopDir, "helm")).map((d) => join(interopDir, "helm", d));
 
   it("import helm, then analyze: not comparable, no RD, CI or NNH in the overview, --full, scorecard or report", () => {
@@ -84,7 +84,7 @@ describe("imported models with no shared item", { skip: interopSkip }, () => {
   });
 });
 
-describe("a one-sample log against a ten-sample log on a shared item", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "a one-sample log against a ten-sample log on a shared item", () => {
   it("reads 'not interpretable: 1 case' and shows no interval from the one case", () => {
     const logs = filesIn("inspect", ".eval");
     const ten = logs.find((f) => f.includes("popularity_mj7khqpMM4GBCfVQozKgzB"))!;
@@ -103,7 +103,7 @@ describe("a one-sample log against a ten-sample log on a shared item", { skip: i
   });
 });
 
-describe("a single-source import", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "a single-source import", () => {
   it("is described: rates with intervals and the integrity checks, no contrast, exit 0", () => {
     const log = join(interopDir, "inspect", "log_streaming.eval");
     const study = imported("inspect", [log], "single");
@@ -127,7 +127,7 @@ describe("a single-source import", { skip: interopSkip }, () => {
   });
 });
 
-describe("import eee", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "import eee", () => {
   it("refuses an aggregate record without instance records (exit 2, nothing written): no item to analyse", () => {
     const file = join(interopDir, "eee", "example-aggregate.json");
     const out = join(work, "aggregate");

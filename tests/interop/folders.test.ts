@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
 import { importLogs } from "../../src/interop/import.js";
 import { runCli } from "../helpers/cli.js";
 import { countEval, countInspectJson, filesIn, interopDir, interopSkip } from "./shared-logs.js";
+import { after, describeNeeding, it } from "../helpers/prerequisites.js";
 
 const work = mkdtempSync(join(tmpdir(), "parallax-folders-"));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -18,7 +18,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 let n = 0;
 const out = () => join(work, `study-${n++}`);
 
-describe("importing folders", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "importing folders", () => {
   it("inspect: a folder tree is read recursively in name order; other files are skipped and named", async () => {
     const tree = join(work, "inspect-tree");
     const [qwen, sonnet] = filesIn("inspect-json", ".json").filter((f) => /arc_/.test(f));

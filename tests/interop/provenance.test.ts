@@ -9,7 +9,6 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
 import { Ajv } from "ajv";
 import { parquetMetadata } from "hyparquet";
 import { type StudyProvenance, StudyProvenanceSchema } from "../../src/contracts/provenance.js";
@@ -25,7 +24,7 @@ import { runStudy } from "../../src/run/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { RunRecord } from "../../src/run/store/types.js";
 import { runCli } from "../helpers/cli.js";
-import { needsPostgres } from "../helpers/prerequisites.js";
+import { after, before, describeNeeding, needsPostgres, test } from "../helpers/prerequisites.js";
 import { writeDemoSpec } from "../helpers/study.js";
 import { interopDir, interopSkip } from "./shared-logs.js";
 
@@ -113,7 +112,7 @@ function expectProvenanceColumns(rows: Record<string, unknown>[], run: RunRecord
   }
 }
 
-describe("a simulated study", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "a simulated study", () => {
   let original: RunRecord;
   before(async () => {
     await runStudy({ specPath: demo.specPath, outDir: demo.outDir, env: {} });
@@ -280,7 +279,7 @@ describe("a simulated study", { skip: interopSkip }, () => {
   });
 });
 
-describe("a study of real logs", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "a study of real logs", () => {
   const real = at("real");
   before(async () => {
     await importLogs({ format: "inspect", paths: [join(interopDir, "inspect", "log_streaming.eval")], target: real });

@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { after, describe, it } from "node:test";
 import { InputError } from "../../src/core/errors.js";
 import { importLogs } from "../../src/interop/import.js";
 import { runCli } from "../helpers/cli.js";
 import { filesIn, interopDir, interopSkip } from "./shared-logs.js";
+import { after, describeNeeding, it } from "../helpers/prerequisites.js";
 
 const work = mkdtempSync(join(tmpdir(), "parallax-scores-"));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -88,7 +88,7 @@ async function refusal(format: string, path: string): Promise<string> {
   return (error as Error).message;
 }
 
-describe("score values", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "score values", () => {
   it("Infinity (1e999) is refused by every importer, naming log, sample and field", async () => {
     const inspect = await refusal("inspect", inspectLog("1e999"));
     assert.match(
@@ -139,7 +139,7 @@ describe("score values", { skip: interopSkip }, () => {
   });
 });
 
-describe("a log without scores", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "a log without scores", () => {
   it("is 'not scored': the import notes it, integrity fails Nothing measured, status says 'no scores'", () => {
     // The first popularity log holds ten samples and no score.
     const log = filesIn("inspect", ".eval").find((f) => /popularity_dPi/.test(f))!;

@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
 import { importLogs } from "../../src/interop/import.js";
 import { openStore } from "../../src/run/store/open.js";
 import { runCli } from "../helpers/cli.js";
 import { filesIn, helmStats, interopDir, interopSkip } from "./shared-logs.js";
+import { after, describeNeeding, it } from "../helpers/prerequisites.js";
 
 const work = mkdtempSync(join(tmpdir(), "parallax-splits-"));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -37,7 +37,7 @@ function instancesOf(dir: string, split: string): Set<string> {
   );
 }
 
-describe("HELM splits", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "HELM splits", () => {
   it("imports the test split only by default: its rate is HELM's own test exact_match", async () => {
     const result = await importLogs({ format: "helm", paths: [MMLU], target: out() });
     const test = instancesOf(MMLU, "test");
@@ -78,7 +78,7 @@ describe("HELM splits", { skip: interopSkip }, () => {
   });
 });
 
-describe("lm-eval declared and present samples", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "lm-eval declared and present samples", () => {
   it("records and prints both counts when the results declare more samples than the samples file holds", async () => {
     const results = JSON.parse(readFileSync(filesIn("lm-eval", ".json")[0], "utf8"));
     const task = Object.keys(results["n-samples"]).sort()[0];

@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { after, describe, it } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { filesIn, interopDir, interopSkip } from "./shared-logs.js";
+import { after, describeNeeding, it } from "../helpers/prerequisites.js";
 
 const work = mkdtempSync(join(tmpdir(), "parallax-typed-imports-"));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -50,7 +50,7 @@ function lmEvalResultsWith(edit: (results: Record<string, any>) => void): { dir:
   return { dir, results };
 }
 
-describe("lm-eval: types and duplicates", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "lm-eval: types and duplicates", () => {
   const cases: Array<[string, (row: Record<string, unknown>) => void, RegExp]> = [
     ["resps as a string", (row) => (row.resps = "a string"), /field 'resps'/],
     ["arguments null", (row) => (row.arguments = null), /field 'arguments'/],
@@ -90,7 +90,7 @@ describe("lm-eval: types and duplicates", { skip: interopSkip }, () => {
   });
 });
 
-describe("HELM: types and duplicates", { skip: interopSkip }, () => {
+describeNeeding(interopSkip, "HELM: types and duplicates", () => {
   const runName = "narrative_qa-model=openai_gpt2";
   // biome-ignore lint/suspicious/noExplicitAny: the test edits raw JSON field by field
   function helmWith(name: string, edit: (value: any) => void): string {

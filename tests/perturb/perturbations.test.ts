@@ -4,11 +4,11 @@
  * surface family), and a not-applicable record with a reason wherever a perturbation cannot act.
  */
 import assert from "node:assert/strict";
-import { before, describe, test } from "node:test";
 import type { Item } from "../../src/contracts/item.js";
 import { applyPerturbation, familyMembers, perturbations, perturbFamily } from "../../src/perturb/registry.js";
 import { PERTURBATION_FAMILIES, type PerturbationRecord } from "../../src/perturb/types.js";
 import { load, sharedSkip } from "../datasets/helpers.js";
+import { before, describeNeeding, test } from "../helpers/prerequisites.js";
 
 /** Benchmark -> loader and source under ../shared/datasets. */
 const SOURCES: Record<string, [string, string]> = {
@@ -33,7 +33,7 @@ function reasonOf(r: PerturbationRecord): string {
   return r.status === "not_applicable" ? r.reason : "";
 }
 
-describe("perturbations on real items", { skip: sharedSkip }, () => {
+describeNeeding(sharedSkip, "perturbations on real items", () => {
   before(async () => {
     for (const [benchmark, [loader, source]] of Object.entries(SOURCES)) {
       const { items } = await load(loader, source);

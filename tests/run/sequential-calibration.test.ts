@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { describe, it } from "node:test";
 import { planPrediction, simulateSequentialStudies } from "../../bench/sequential-calibration.js";
 import { prepareStudy } from "../../src/run/study.js";
-import { needsSpecData } from "../helpers/prerequisites.js";
+import { describeNeeding, it, needsSpecData } from "../helpers/prerequisites.js";
 
 const EXAMPLE = join(import.meta.dirname, "..", "..", "examples", "sequential-sim.yaml");
 
 // The calibration of npm run bench:sequential on fewer studies (2,000 there): the sequential
 // monitor's rejections against the nominal alpha and against the plan's predicted power.
-describe("sequential design calibration on the simulated panel", { skip: needsSpecData(EXAMPLE) }, () => {
+describeNeeding(needsSpecData(EXAMPLE), "sequential design calibration on the simulated panel", () => {
   it("keeps the type I error at alpha and reaches the power the plan predicts", async () => {
     const study = await prepareStudy(EXAMPLE);
     const setup = { study, sequential: study.spec.execution.sequential! };

@@ -2,13 +2,12 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, it } from "node:test";
 import { runStudy } from "../../src/run/run-study.js";
 import { readLooks } from "../../src/run/sequential/run-looks.js";
 import { lookSchedule } from "../../src/run/sequential/schedule.js";
 import { openStore } from "../../src/run/store/open.js";
 import { prepareStudy } from "../../src/run/study.js";
-import { needsSpecData } from "../helpers/prerequisites.js";
+import { describeNeeding, it, needsSpecData } from "../helpers/prerequisites.js";
 
 const EXAMPLE = join(import.meta.dirname, "..", "..", "examples", "sequential-sim.yaml");
 const SHARED = join(import.meta.dirname, "..", "..", "..", "shared");
@@ -35,7 +34,7 @@ async function storedState(outDir: string) {
   }
 }
 
-describe("sequential runs", { skip: needsSpecData(EXAMPLE) }, () => {
+describeNeeding(needsSpecData(EXAMPLE), "sequential runs", () => {
   it("every look holds whole items, the same share of each benchmark, in a seeded order", async () => {
     const study = await prepareStudy(variant("-2").specPath);
     const sequential = study.spec.execution.sequential!;

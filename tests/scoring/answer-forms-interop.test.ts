@@ -10,9 +10,9 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { describe, test } from "node:test";
 import { extractMcAnswer, fold } from "../../src/scoring/mc-extract.js";
 import { readZip } from "../helpers/zip.js";
+import { describeNeeding, test } from "../helpers/prerequisites.js";
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");
 const interopDir = join(resolve(process.env.PARALLAX_SHARED_DIR ?? resolve(repoRoot, "..", "shared")), "interop");
@@ -140,7 +140,7 @@ const skip = existsSync(evalDir)
   ? false
   : `the Inspect logs are not in ${evalDir} (set PARALLAX_SHARED_DIR to the shared materials folder)`;
 
-describe("extraction agrees with the answers real Inspect logs recorded", { skip }, () => {
+describeNeeding(skip, "extraction agrees with the answers real Inspect logs recorded", () => {
   const cases = skip ? [] : comparisons();
 
   test("the logs give answers to compare (gpt-4o, llama, gemma, qwen, claude)", () => {
