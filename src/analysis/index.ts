@@ -1,5 +1,6 @@
 // The analysis layer's public face: the shared core, then each study kind's computations.
 export * from "./across-studies/compare.js";
+export * from "./across-studies/compare-links.js";
 export * from "./across-studies/format.js";
 export * from "./across-studies/profile.js";
 export * from "./across-studies/profile-format.js";

@@ -204,6 +204,7 @@ program
     "address to listen on (default 127.0.0.1); another address exposes the study, with a warning",
   )
   .option("--run <id>", "run to show (default: the latest)")
+  .option("--with <target>", "a second study (directory or store URL) to pair with: /pair?a=ID&b=ID (compare A B)")
   .option("--no-open", "do not open the browser")
   .action(lazy(() => import("./commands/view.js"), "viewCommand"));
 

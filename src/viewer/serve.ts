@@ -1,5 +1,5 @@
 /**
- * Starts the viewer: opens the study read-only, listens on 127.0.0.1 (a free port unless one is
+ * Starts the viewer: opens the study (and the one it is paired with) read-only, listens on 127.0.0.1 (a free port unless one is
  * given) or on the host the user chose, serves its first page once to itself (warmUp), and
  * returns the URL and a close function.
  */
@@ -18,19 +18,34 @@ export interface ViewerOptions {
   /** Listen address; default 127.0.0.1. Anything else exposes the study to the network. */
   host?: string;
   runId?: string;
+  /** A second study (directory or store URL), opened read-only, paired with the first on `/pair` (its latest run). */
+  with?: string;
 }
 
 export interface RunningViewer {
   url: string;
   study: ViewerStudy;
+  /** The second study, when `with` was given. */
+  pairWith?: ViewerStudy;
   close(): Promise<void>;
 }
 
 export async function startViewer(target: string, options: ViewerOptions = {}): Promise<RunningViewer> {
   const study = await openViewerStudy(target, options.runId);
+  let pairWith: ViewerStudy | undefined;
+  try {
+    pairWith = options.with === undefined ? undefined : await openViewerStudy(options.with);
+  } catch (error) {
+    await study.store.close();
+    throw error;
+  }
+  const closeStores = async () => {
+    await study.store.close();
+    await pairWith?.store.close();
+  };
   const host = options.host ?? LOOPBACK;
   let port = options.port ?? 0;
-  const app = createViewerApp(study, { hostCheck: { names: allowedHostNames(host), port: () => port } });
+  const app = createViewerApp(study, { hostCheck: { names: allowedHostNames(host), port: () => port }, pairWith });
   let server: ServerType;
   try {
     server = await new Promise<ServerType>((resolve, reject) => {
@@ -40,7 +55,7 @@ export async function startViewer(target: string, options: ViewerOptions = {}): 
       s.on("clientError", answerClientError);
     });
   } catch (error) {
-    await study.store.close();
+    await closeStores();
     throw error;
   }
   port = (server.address() as AddressInfo).port;
@@ -49,12 +64,13 @@ export async function startViewer(target: string, options: ViewerOptions = {}): 
   return {
     url: `http://${shownHost}:${port}/`,
     study,
+    pairWith,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Browsers keep idle connections open; without this, close would wait for them.
       if ("closeAllConnections" in server) server.closeAllConnections();
       await closed;
-      await study.store.close();
+      await closeStores();
     },
   };
 }

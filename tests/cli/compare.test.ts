@@ -146,6 +146,13 @@ describe("parallax compare", () => {
       comparison.flipped.every((f) => f.model !== "m2"),
       "the replayed model flips nothing",
     );
+    // Tidy tables have no store for the viewer to serve: no side-by-side paths.
+    const links = JSON.parse(result.stdout) as { viewer?: unknown; flipped: { view?: string }[] };
+    assert.equal(links.viewer, undefined, "no viewer command for two tables");
+    assert.ok(
+      links.flipped.every((f) => f.view === undefined),
+      "no pair path for two tables",
+    );
   });
 
   it("prints an overview within 120 columns and writes the card only to --out", () => {
@@ -260,6 +267,13 @@ describe("parallax compare on study directories", () => {
     const s = successor.pairs[0].statistics!;
     assert.equal(successor.pairs[0].verdict, "B lower", JSON.stringify(s));
     assert.equal(successor.flipped.length, s.lost + s.gained);
+    // Two study directories: each flipped item opens side by side in `parallax view A --with B`.
+    const viewed = successor as unknown as {
+      viewer: { command: string };
+      flipped: { trialsA: string[]; trialsB: string[]; view: string }[];
+    };
+    assert.equal(viewed.viewer.command, `parallax view ${strong} --with ${weak}`);
+    for (const f of viewed.flipped) assert.equal(f.view, `/pair?a=${f.trialsA[0]}&b=${f.trialsB[0]}`);
     for (const dir of [strong, weak])
       assert.deepEqual(readdirSync(dir).sort(), ["manifest.json", "parallax.db", "spec.json"]);
   });

@@ -97,6 +97,8 @@ export interface FlippedItem extends CellName {
   rateB: number;
   trialsA: string[];
   trialsB: string[];
+  /** The viewer path of the first trials side by side (`compare-links.ts`); only when both sides are studies. */
+  view?: string;
 }
 
 export interface Comparison {
@@ -109,6 +111,8 @@ export interface Comparison {
   /** Cells of one side that have no match on the other. */
   unmatchedA: string[];
   unmatchedB: string[];
+  /** How to open the flipped items side by side (`compare-links.ts`); only when both sides are studies. */
+  viewer?: { command: string };
 }
 
 /** One side's cells: key -> scored rows. */

@@ -62,9 +62,17 @@ function settingsLine(c: Comparison): string {
   );
 }
 
+/** A flipped item; with a viewer link, the link first, so that clipping the line never cuts it. */
 function flipText(f: FlippedItem): string {
+  const change = `${comparedCellLabel(f)} | ${f.item}: ${pct(f.rateA, 0)} -> ${pct(f.rateB, 0)}`;
+  if (f.view) return `${f.view}  ${change}`;
   const trials = (ids: string[]) => (ids.length ? ids.join(",") : "no trial id");
-  return `${comparedCellLabel(f)} | ${f.item}: ${pct(f.rateA, 0)} -> ${pct(f.rateB, 0)} (A ${trials(f.trialsA)}; B ${trials(f.trialsB)})`;
+  return `${change} (A ${trials(f.trialsA)}; B ${trials(f.trialsB)})`;
+}
+
+/** How to open the flipped items side by side, when both sides are studies. */
+function viewerLine(c: Comparison): string[] {
+  return c.viewer && c.flipped.length ? [`Side by side: run \`${c.viewer.command}\` and open each path below.`] : [];
 }
 
 function unmatchedLines(c: Comparison): string[] {
@@ -87,6 +95,7 @@ export function formatComparison(c: Comparison): string {
     ...pairTable(c.pairs),
     "",
     `Flipped items: ${c.flipped.length}${c.flipped.length > OVERVIEW_FLIPS ? ` (first ${OVERVIEW_FLIPS}; --json or --out for all)` : ""}`,
+    ...viewerLine(c).flatMap((line) => wrap(line, OVERVIEW_WIDTH, "  ")),
     ...c.flipped.slice(0, OVERVIEW_FLIPS).map((f) => `  ${flipText(f)}`),
     ...unmatchedLines(c).flatMap((line) => wrap(line, OVERVIEW_WIDTH, "  ")),
   ];
@@ -123,8 +132,11 @@ export function comparisonMarkdown(c: Comparison): string {
       pct(f.rateB, 0),
       f.trialsA.join(", "),
       f.trialsB.join(", "),
+      ...(c.viewer ? [f.view ?? "-"] : []),
     ]),
   );
+  const flipHeader = ["model", "condition", "benchmark", "item", "A", "B", "A trials", "B trials"];
+  if (c.viewer) flipHeader.push("side by side");
   return [
     "# Comparison of two studies",
     "",
@@ -155,14 +167,11 @@ export function comparisonMarkdown(c: Comparison): string {
     `## Flipped items (${c.flipped.length})`,
     "",
     "Largest change first. A trial is named by its id in its own study (`parallax view` opens it).",
+    ...(c.viewer && flips.length
+      ? [`Side by side: run \`${c.viewer.command}\` and open each item's path in the viewer.`]
+      : []),
     "",
-    ...(flips.length
-      ? [
-          row(["model", "condition", "benchmark", "item", "A", "B", "A trials", "B trials"]),
-          row(Array(8).fill("---")),
-          ...flips,
-        ]
-      : ["No item changed."]),
+    ...(flips.length ? [row(flipHeader), row(Array(flipHeader.length).fill("---")), ...flips] : ["No item changed."]),
     "",
   ].join("\n");
 }

@@ -12,6 +12,7 @@ import {
   normalizePlan,
   readTidyTable,
   selectScorer,
+  withViewerLinks,
 } from "../../analysis/index.js";
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
@@ -60,6 +61,8 @@ interface LoadedSide {
   table: AnalysisTable;
   /** The study's own analysis plan (a study directory), else none. */
   plan?: AnalysisPlan;
+  /** A study directory or store URL, which the viewer can serve (a tidy table is not). */
+  store: boolean;
 }
 
 /** One side: a study directory (or store URL) read as `analyze` reads it, or a tidy CSV/JSONL table. */
@@ -67,13 +70,13 @@ export async function loadSide(target: string, scorer: string | undefined): Prom
   const isDir = isPostgresUrl(target) || (existsSync(target) && statSync(target).isDirectory());
   if (!isDir) {
     if (!existsSync(target)) throw new InputError(`${target}: no such study directory or table file`);
-    return { table: selectScorer(readTidyTable(target), scorer) };
+    return { table: selectScorer(readTidyTable(target), scorer), store: false };
   }
   const { store, run } = await openStudyDir(target);
   try {
     const table = await loadStudyTable(store, run, target, scorer);
     if (table.rows.length === 0) throw new InputError(`${target}: no finished or errored trials to compare yet`);
-    return { table, plan: normalizePlan(run.spec.analysis) };
+    return { table, plan: normalizePlan(run.spec.analysis), store: true };
   } finally {
     await store.close();
   }
@@ -81,19 +84,22 @@ export async function loadSide(target: string, scorer: string | undefined): Prom
 
 /**
  * `parallax compare A B`: pairs two studies on the items they share. Reads both, writes nothing
- * but the Markdown card given to --out; the plan is --plan, else A's own, else the defaults.
+ * but the Markdown card given to --out; the plan is --plan, else A's own, else the defaults. Two
+ * study directories (or store URLs) get the viewer's side-by-side path of each flipped item.
  */
 export async function compareCommand(a: string, b: string, options: CompareCommandOptions): Promise<void> {
   const sideA = await loadSide(a, options.scorer);
   const sideB = await loadSide(b, options.scorer);
   const map = options.map ? readNameMap(options.map) : undefined;
   const plan = options.plan ? readPlanFile(options.plan) : (sideA.plan ?? normalizePlan(undefined));
-  const comparison = compareTables(
+  const compared = compareTables(
     { path: a, table: sideA.table },
     { path: b, table: sideB.table },
     compareSettings(plan),
     map,
   );
+  // Both sides in stores: each flipped item opens side by side in `parallax view A --with B`.
+  const comparison = sideA.store && sideB.store ? withViewerLinks(compared) : compared;
   if (options.out) writeOutputFile(options.out, comparisonMarkdown(comparison), "comparison card");
   if (options.json) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
   else {

@@ -16,12 +16,16 @@ export function renderCompare(study: ViewerStudy, a: TrialData, b: TrialData): s
   ]);
 }
 
-function column(study: ViewerStudy, data: TrialData): Content {
+/**
+ * One trial's column: its facts, answer, task, scores and sub-calls. `heading` replaces the link
+ * to the trial's page (the pair page labels each column with its study).
+ */
+export function column(study: ViewerStudy, data: TrialData, heading?: Content): Content {
   const { trial } = data;
   return el(
     "div",
     { class: "side" },
-    el("h2", {}, el("a", { href: trialHref(trial.id) }, `trial ${trial.id}`)),
+    heading ?? el("h2", {}, el("a", { href: trialHref(trial.id) }, `trial ${trial.id}`)),
     trialFacts(trial, study.labelsOf.get(trial.conditionHash) ?? {}),
     finalAnswer(trial),
     data.task ? el("pre", { class: "task" }, taskText(data.task)) : "",
