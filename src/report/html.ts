@@ -77,6 +77,10 @@ h3 { font-size: 16px; margin: 22px 0 6px; } h4 { font-size: 14px; margin: 16px 0
 p.lead, .muted { color: var(--muted); }
 a { color: var(--accent); }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; font-variant-numeric: tabular-nums; }
+/* A table wider than the page scrolls on its own, so the page keeps its width. */
+table { display: block; max-width: 100%; overflow-x: auto; }
+figure { max-width: 100%; overflow-x: auto; }
+details.audit-rows, details.across { margin: 4px 0 12px; } details.audit-rows > summary { cursor: pointer; color: var(--accent); }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #eef1f6; }
 td.num, th.num { text-align: right; }

@@ -1,13 +1,15 @@
 // Reports: the offline HTML report with server-side SVG charts and the paged trials pages.
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import type { PresentedAnalysis, Scorecard } from "../analysis/index.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
+import { studiesBeside } from "./across.js";
 import { reportPaths } from "./output.js";
 import { renderReport } from "./report.js";
 import { writeTrialsPages } from "./trials.js";
 
+export { type StudyBeside, studiesBeside } from "./across.js";
 export { esc, GENERATOR_MARK, page } from "./html.js";
 export { cellLink, cellPageLink, cellViewerLink, trialLink } from "./links.js";
 export { checkReportTargets, isReportOutput, type ReportPaths, reportPaths, trialsPathFor } from "./output.js";
@@ -20,6 +22,8 @@ export interface WriteReportOptions {
   force?: boolean;
   /** The viewer's URL (`parallax view`): the report's trial links open the viewer. */
   viewerUrl?: string;
+  /** The study's folder (default: the report's folder); its sibling studies get compare/profile commands. */
+  studyDir?: string;
 }
 
 /**
@@ -47,7 +51,16 @@ export async function writeReport(
   );
   const cellTrials = new Map(written.cells.map((cell) => [cell.id, cell]));
   const pageOf = new Map([...written.pageOf].map(([anchor, file]) => [anchor, encodeURI(file)]));
-  const html = renderReport(outcome, card, { trialsHref, cellTrials, pageOf, viewerUrl: options.viewerUrl });
+  const studyDir = options.studyDir ?? dirname(reportPath);
+  const beside = await studiesBeside(studyDir, store, run.id);
+  const html = renderReport(outcome, card, {
+    trialsHref,
+    cellTrials,
+    pageOf,
+    viewerUrl: options.viewerUrl,
+    studyDir: beside.length > 0 ? studyDir : undefined,
+    studiesBeside: beside,
+  });
   const out = createWriteStream(reportPath);
   out.end(html);
   await once(out, "close");

@@ -59,7 +59,9 @@ test("each audit cell cites the self-audit chronology entries that touched it (B
   const methodology = { chronology: { file: "c.jsonl", entries: [entry], totals: {} } };
   const section = reportSections().find((s) => s.name === "audit")!;
   const html = render(section.render({ analysis: { audit }, methodology } as unknown as ReportContext));
-  const rowOf = (benchmark: string) => html.split("<tr>").find((r) => r.includes(`<td>m × ${benchmark} ×`)) ?? "";
+  // The citations sit in each cell's full row, folded below the gate summary.
+  const folded = html.slice(html.indexOf('<details class="audit-rows">'));
+  const rowOf = (benchmark: string) => folded.split("<tr>").find((r) => r.includes(`<td>m × ${benchmark} ×`)) ?? "";
   assert.match(rowOf("noop"), /href="#chronology-F1a"/);
   assert.doesNotMatch(rowOf("selective"), /chronology-F1a/);
 });

@@ -5,7 +5,8 @@
  * an agent study's agent-card.*), and report.html opens with the integrity verdict in one line
  * and the kind's card, within the first screen (1400 x 900) in headless Chromium (skipped with a
  * message when /usr/bin/chromium is absent). No report of another kind carries the ScaffoldSafety
- * scorecard's no-composite note or its trend (H4) note. The studies are the quickstarts, cut down
+ * scorecard's no-composite note or its trend (H4) note, and no report is wider than the viewport
+ * (a wide table scrolls in its own box); the audit's per-cell rows are folded. The studies are the quickstarts, cut down
  * to a few models, items and levels to keep the test short.
  */
 import assert from "node:assert/strict";
@@ -199,6 +200,17 @@ for (const study of STUDIES) {
         assert.ok(verdict.height < 60, `the integrity verdict is one line (${verdict.height} px)`);
         const first = await page.evaluate(() => document.querySelector("main h2")?.closest("section")?.dataset.kind);
         assert.equal(first, study.kind, `the first section is the ${study.kind} card`);
+        // A wide table scrolls inside its own box: the page never scrolls sideways.
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width <= 1400, `the ${study.kind} report is no wider than the viewport (${width} px)`);
+        if (study.kind === "audit") {
+          const gates = await page.locator("table.audit-gates").boundingBox();
+          assert.ok(gates && gates.y < 900, `the audit's gate table is on the first screen (top ${gates?.y})`);
+          const folded = await page.evaluate(() =>
+            [...document.querySelectorAll("details.audit-rows")].map((d) => (d as HTMLDetailsElement).open),
+          );
+          assert.ok(folded.length >= 3 && folded.every((open) => !open), `per-cell rows folded: ${folded}`);
+        }
       } finally {
         await browser.close();
       }

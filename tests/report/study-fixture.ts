@@ -3,7 +3,7 @@
  * {direct, map_reduce} x 12 items, one call per trial, planted outcomes, and one response that
  * carries markup (`<script>`, an `onerror` image) so escaping can be checked in a browser.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallRecord, PlannedTrial, TrialOutcome } from "../../src/contracts/trial.js";
@@ -14,12 +14,12 @@ import { openStore } from "../../src/run/store/open.js";
 export const HOSTILE_OUTPUT =
   '<script>window.__pwned = 1; document.title = "pwned"</script><img src=x onerror="window.__pwned = 2">Answer: B';
 
-const SPEC = `study: report-fixture
+const specText = (benchmark: string) => `study: report-fixture
 models:
   - { id: sim-a, provider: sim, model: medium }
   - { id: sim-b, provider: sim, model: strong }
 benchmarks:
-  - id: demo
+  - id: ${benchmark}
     loader: inline
     items:
 ${Array.from({ length: 12 }, (_, i) => `      - { id: q${i + 1}, stem: "Question ${i + 1}?", options: [yes, no], gold_index: 0 }`).join("\n")}
@@ -28,10 +28,21 @@ conditions:
     scaffold: [direct, map_reduce]
 `;
 
-export async function writeStudyFixture(): Promise<{ dir: string; hostileTrialId: string }> {
-  const dir = mkdtempSync(join(tmpdir(), "parallax-report-"));
-  const spec = parseSpec(SPEC, "fixture.yaml");
-  const runId = "report-fixture-1";
+/** Where the study goes (default: a new temporary folder), its run id and its benchmark's id. */
+export interface FixtureOptions {
+  dir?: string;
+  runId?: string;
+  benchmark?: string;
+}
+
+export async function writeStudyFixture(
+  options: FixtureOptions = {},
+): Promise<{ dir: string; hostileTrialId: string }> {
+  const benchmark = options.benchmark ?? "demo";
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), "parallax-report-"));
+  mkdirSync(dir, { recursive: true });
+  const spec = parseSpec(specText(benchmark), "fixture.yaml");
+  const runId = options.runId ?? "report-fixture-1";
   const store = await openStore(dir);
   let hostileTrialId = "";
   try {
@@ -47,7 +58,7 @@ export async function writeStudyFixture(): Promise<{ dir: string; hostileTrialId
     // The run's items, as `parallax run` stores them (the analysis reads them from the store).
     const items = Array.from({ length: 12 }, (_, i) => ({
       id: `q${i + 1}`,
-      benchmark: "demo",
+      benchmark,
       stem: `Question ${i + 1}?`,
       options: ["yes", "no"],
       goldIndex: 0,
@@ -62,7 +73,7 @@ export async function writeStudyFixture(): Promise<{ dir: string; hostileTrialId
           const coords = {
             modelId: model,
             conditionHash: conditionHash(condition),
-            benchmarkId: "demo",
+            benchmarkId: benchmark,
             itemId: `q${i}`,
             attempt: 1,
           };

@@ -27,4 +27,5 @@ import "./methodology.js";
 import "./chronology.js";
 import "./sequential.js";
 import "./selection.js";
+import "./across.js";
 import "./cells.js";

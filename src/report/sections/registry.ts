@@ -6,6 +6,7 @@
  * analyses' folder in src/analysis (comparison/, grid/, audit/, agents/); a new analysis adds its
  * section there and one import in index.ts; report.ts does not change.
  */
+import type { StudyBeside } from "../across.js";
 import type { CardFieldKey, PresentedAnalysis, Scorecard, ScorecardFields } from "../../analysis/index.js";
 import type { StudyKind } from "../../contracts/study-kind.js";
 import type { Content } from "../html.js";
@@ -36,6 +37,10 @@ export interface ReportOptions {
   pageOf?: ReadonlyMap<string, string>;
   /** The viewer's URL (`parallax view`): trial links open the trial there instead. */
   viewerUrl?: string;
+  /** The study's folder, when it holds the study's SQLite store. */
+  studyDir?: string;
+  /** Other study folders beside it that share items with it (src/report/across.ts). */
+  studiesBeside?: readonly StudyBeside[];
 }
 
 export interface ReportContext extends PresentedAnalysis {

@@ -1,7 +1,19 @@
 /** The study's kinds and the analyses left out of it, each with its reason (the selection `analyze` made). */
 import { kindCard } from "../../analysis/index.js";
+import { SUBJECT_FACET } from "../../contracts/analysis.js";
+import type { StudyKind } from "../../contracts/study-kind.js";
 import { el, table } from "../html.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
+
+/**
+ * What a kind measures in this study: a comparison of models (an import of several models' logs)
+ * or of one condition described is no scaffold and format comparison.
+ */
+function kindWhat(kind: StudyKind, { analysis }: Pick<ReportContext, "analysis">): string {
+  if (kind === "comparison" && analysis.meta.levels.length < 2) return "one condition described (rates with intervals)";
+  if (kind === "comparison" && analysis.meta.comparisonFacet === SUBJECT_FACET) return "model comparison";
+  return kindCard(kind).what;
+}
 
 function selection({ analysis }: ReportContext) {
   const s = analysis.meta.selection;
@@ -12,7 +24,7 @@ function selection({ analysis }: ReportContext) {
     el(
       "p",
       {},
-      `This study is ${s.kinds.map((k) => `${k} (${kindCard(k).what}: ${s.kindReasons[k] ?? "declared"})`).join("; ")}${
+      `This study is ${s.kinds.map((k) => `${k} (${kindWhat(k, { analysis })}: ${s.kindReasons[k] ?? "declared"})`).join("; ")}${
         s.kindsFrom === "spec" ? ", as its spec declares." : ", from its design (a spec may declare `kind:`)."
       }`,
     ),

@@ -64,6 +64,39 @@ function samples(cells: readonly Cell[]): Content {
   ]);
 }
 
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Long per-cell detail, folded under a one-line summary so the gate summary leads the section. */
+function folded(summary: string, body: Content): Content {
+  return el("details", { class: "audit-rows" }, el("summary", {}, summary), body);
+}
+
+/** The gate card at a glance: the cells per status, then each cell's CSR, failed gates and status. */
+function gateSummary(cells: readonly Cell[]): Content {
+  const counts = new Map<string, number>();
+  for (const c of cells) counts.set(c.status.bucket, (counts.get(c.status.bucket) ?? 0) + 1);
+  return [
+    el(
+      "p",
+      { class: "audit-statuses" },
+      `${count(cells.length, "cell")}: ${[...counts].map(([status, n]) => `${n} ${status}`).join(", ")}.`,
+    ),
+    table(
+      ["cell", "CSR [95% CI]", "gates failed", "status"],
+      cells.map((c) => [
+        c.cell,
+        `${num(c.csr)} [${num(c.ci[0])}, ${num(c.ci[1])}]`,
+        c.status.gates
+          .filter((g) => !g.passed)
+          .map((g) => g.id)
+          .join(", ") || "none",
+        c.status.bucket,
+      ]),
+      { class: "audit-gates" },
+    ),
+  ];
+}
+
 function audit(context: ReportContext): Content {
   const a = context.analysis.audit;
   if (!a || "skipped" in a) return [];
@@ -74,48 +107,55 @@ function audit(context: ReportContext): Content {
       {},
       `Each cell gets one status, the first §3 condition that fires (Auditing the Audit, Table 1 and App. G). CSR = |Δ_attr| / max(|Δ_fmt|, |Δ_sem|, ${a.thresholds.epsilon}); its 95% CI is an item-paired bootstrap of ${a.plan.resamples} resamples, and Pr(CSR > 1) is bootstrap support, not a p-value.`,
     ),
-    table(
-      [
-        "cell",
-        "archetype",
-        "s_orig",
-        ...FAMILIES.map((f) => `|Δ_${f}|`),
-        "CSR",
-        "95% CI",
-        "Pr(CSR>1)",
-        "seed CV",
-        "G1",
-        "G2",
-        "G3",
-        "G4",
-        "G5",
-        "G6",
-        "raw verdict",
-        "status",
-        "flags",
-        "chronology",
-      ],
-      a.cells.map((c) => [
-        c.cell,
-        c.archetype ?? "undisclosed",
-        num(c.original.score),
-        ...FAMILIES.map((f) => num(c.deltas[f].delta, 3)),
-        num(c.csr),
-        `[${num(c.ci[0])}, ${num(c.ci[1])}]`,
-        num(c.support),
-        num(c.seedCv),
-        ...gateCells(c),
-        c.status.raw,
-        c.status.bucket,
-        c.status.flags.join(", ") || "-",
-        // The self-audit chronology's entries that touched this cell (Box 1), cited beside it.
-        chronologyCitations(context, c.model, c.benchmark),
-      ]),
+    gateSummary(a.cells),
+    folded(
+      `Every cell's row: archetype, family deltas, CSR with its CI, seed CV, G1-G6, status and flags (${count(a.cells.length, "row")})`,
+      table(
+        [
+          "cell",
+          "archetype",
+          "s_orig",
+          ...FAMILIES.map((f) => `|Δ_${f}|`),
+          "CSR",
+          "95% CI",
+          "Pr(CSR>1)",
+          "seed CV",
+          "G1",
+          "G2",
+          "G3",
+          "G4",
+          "G5",
+          "G6",
+          "raw verdict",
+          "status",
+          "flags",
+          "chronology",
+        ],
+        a.cells.map((c) => [
+          c.cell,
+          c.archetype ?? "undisclosed",
+          num(c.original.score),
+          ...FAMILIES.map((f) => num(c.deltas[f].delta, 3)),
+          num(c.csr),
+          `[${num(c.ci[0])}, ${num(c.ci[1])}]`,
+          num(c.support),
+          num(c.seedCv),
+          ...gateCells(c),
+          c.status.raw,
+          c.status.bucket,
+          c.status.flags.join(", ") || "-",
+          // The self-audit chronology's entries that touched this cell (Box 1), cited beside it.
+          chronologyCitations(context, c.model, c.benchmark),
+        ]),
+      ),
     ),
     el("h3", {}, "Measurement integrity: silent no-ops and parseability"),
-    table(
-      ["cell", "no-op rate (scorer-consumed bytes)", "parseability; symmetric drops", "placebo specificity"],
-      a.cells.map((c) => [c.cell, noOpText(c), parseText(c), num(c.placeboSpecificity)]),
+    folded(
+      `Silent no-op rate, parseability and placebo specificity per cell (${count(a.cells.length, "row")})`,
+      table(
+        ["cell", "no-op rate (scorer-consumed bytes)", "parseability; symmetric drops", "placebo specificity"],
+        a.cells.map((c) => [c.cell, noOpText(c), parseText(c), num(c.placeboSpecificity)]),
+      ),
     ),
     el("h3", {}, "Threshold sweep (App. E)"),
     table(
@@ -132,7 +172,13 @@ function audit(context: ReportContext): Content {
       a.fidelity.map((f) => [f.benchmark, f.path, f.reference, f.auditScorer, f.evidence, f.validated ? "yes" : "NO"]),
     ),
     el("h3", {}, "Original vs perturbed prompt (sampled items)"),
-    samples(a.cells),
+    folded(
+      `Word diffs of the scorer-consumed prompt (${count(
+        a.cells.reduce((n, c) => n + c.samples.length, 0),
+        "sampled prompt",
+      )})`,
+      samples(a.cells),
+    ),
     el(
       "ul",
       {},
