@@ -52,7 +52,7 @@ describeNeeding(needsChromium(), "the pair page of two studies in headless Chrom
       pwned: (window as unknown as { __pwned?: number }).__pwned ?? null,
       scripts: document.scripts.length,
       images: document.images.length,
-      columns: [...document.querySelectorAll(".columns > .side h2.study")].map((h) => h.textContent),
+      columns: Array.from(document.querySelectorAll(".columns > .side h2.study")).map((h) => h.textContent),
     }));
     assert.deepEqual(state, {
       pwned: null,

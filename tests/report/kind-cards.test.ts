@@ -207,7 +207,7 @@ for (const study of STUDIES) {
           const gates = await page.locator("table.audit-gates").boundingBox();
           assert.ok(gates && gates.y < 900, `the audit's gate table is on the first screen (top ${gates?.y})`);
           const folded = await page.evaluate(() =>
-            [...document.querySelectorAll("details.audit-rows")].map((d) => (d as HTMLDetailsElement).open),
+            Array.from(document.querySelectorAll("details.audit-rows")).map((d) => (d as HTMLDetailsElement).open),
           );
           assert.ok(folded.length >= 3 && folded.every((open) => !open), `per-cell rows folded: ${folded}`);
         }
