@@ -10,7 +10,7 @@ import {
 import { scoredRows } from "../data.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { NUMBER_NEEDED_HEADING, pct, pp, textTable } from "../text.js";
+import { NUMBER_NEEDED_HEADING, pct, pp, textTable, wrap } from "../text.js";
 import { formatFacetPresent, formatRows } from "./format-analysis.js";
 
 declare module "../registry.js" {
@@ -106,7 +106,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
       ["model", "reference", op.standard, op.preserving, "loss", "recovery [95% CI]", "no-loss resamples", "notes"],
       recoveries,
     ),
-    ...notes.map((text, i) => `  note ${i + 1}: ${text}`),
+    ...notes.flatMap((text, i) => wrap(`  note ${i + 1}: ${text}`, 120, "    ")),
     "(no-loss resamples: bootstrap resamples where the standard variant lost nothing, so recovery is undefined)",
     "",
     `number needed to harm: ${op.standard} against the reference (headline) and ${op.preserving} (residual)`,
