@@ -94,7 +94,13 @@ export const NUMBER_NEEDED_HEADING = "NNT/NNH [95% CI]";
  * variant. null when the estimate and its interval lie inside.
  */
 export function recoveryNote(estimate: number | null | undefined, ci95?: Interval | null): string | null {
-  if (estimate === null || estimate === undefined || !Number.isFinite(estimate)) return null;
+  const notes = recoveryNotes(estimate, ci95);
+  return notes.length ? notes.join("; ") : null;
+}
+
+/** The same notes one by one (tables that number them below). */
+export function recoveryNotes(estimate: number | null | undefined, ci95?: Interval | null): string[] {
+  if (estimate === null || estimate === undefined || !Number.isFinite(estimate)) return [];
   const values = [estimate, ...(ci95 ?? [])].filter((v) => Number.isFinite(v));
   const notes: string[] = [];
   if (values.some((v) => v > 1))
@@ -109,7 +115,7 @@ export function recoveryNote(estimate: number | null | undefined, ci95?: Interva
         ? "below 0%: the option-preserving variant lost more than the standard one; nothing recovered"
         : "the CI passes 0%: consistent with no recovery",
     );
-  return notes.length ? notes.join("; ") : null;
+  return notes;
 }
 
 /** A recovery share with its CI and, outside [0, 100%], the reason in place. */

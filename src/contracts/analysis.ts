@@ -638,6 +638,14 @@ export const PowerPlanSchema = lazySchema(() =>
         .max(1)
         .default(0.2)
         .describe("Assumed share of paired trials (same item, model, attempt) whose outcomes differ under no effect"),
+      pair_correlation: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0)
+        .describe(
+          "Assumed correlation of the paired differences within an item (pairs that share configurations move together): the design counts r / (1 + (r - 1) x this) pairs an item",
+        ),
       simulations: z.number().int().min(100).max(100_000).default(2000).describe("Simulated studies per power figure"),
       seed: z.number().int().default(42),
     })

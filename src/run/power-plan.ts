@@ -7,7 +7,7 @@
 import { type AnalysisPlan, AnalysisPlanSchema, type PowerPlan, PowerPlanSchema } from "../contracts/analysis.js";
 import { type Condition, facetLabel } from "../contracts/condition.js";
 import { InputError } from "../core/errors.js";
-import { anovaIcc, maximumDiscordance, nullDiscordance } from "../stats/clustered-power.js";
+import { anovaIcc, clusterDifferenceVariance, maximumDiscordance, nullDiscordance } from "../stats/clustered-power.js";
 import { type ContrastDesign, type ContrastPower, contrastPower } from "../stats/contrast-power.js";
 import {
   type ContrastLayout,
@@ -26,12 +26,19 @@ export interface DesignAssumptions {
   icc: number;
   /** Discordance per contrast label (a pilot measures each; a declared value applies to all). */
   discordance: Map<string, number>;
+  /**
+   * Correlation of the paired differences within an item per contrast label: pairs that share an
+   * item's configurations move together, so an item carries fewer independent pairs than it has.
+   */
+  pairCorrelation: Map<string, number>;
   source: "analysis.power" | "defaults" | "pilot";
   notes: string[];
 }
 
 export interface ContrastPowerRow extends ContrastPower {
   level: string;
+  /** The design's pairs per item; design.pairsPerCluster is the independent ones they count as. */
+  plannedPairsPerItem: number;
   /** The format `analyze` tests this contrast within, when it keeps formats apart. */
   format?: string;
   benchmarks: number;
@@ -50,7 +57,10 @@ export interface PowerReport {
   alpha: number;
   margin: number;
   equivalenceAlpha: number;
-  assumptions: Omit<DesignAssumptions, "discordance"> & { discordance: Record<string, number> };
+  assumptions: Omit<DesignAssumptions, "discordance" | "pairCorrelation"> & {
+    discordance: Record<string, number>;
+    pairCorrelation: Record<string, number>;
+  };
   layout: { facet: string; reference: string };
   plannedCostUsd: number;
   contrasts: ContrastPowerRow[];
@@ -69,6 +79,7 @@ export function declaredAssumptions(study: PreparedStudy, layout: ContrastLayout
     baseline: plan.baseline,
     icc: plan.icc,
     discordance: new Map(layout.contrasts.map((c) => [c.label, plan.discordance])),
+    pairCorrelation: new Map(layout.contrasts.map((c) => [c.label, plan.pair_correlation])),
     source: declared ? "analysis.power" : "defaults",
     notes: declared
       ? []
@@ -176,8 +187,8 @@ export function contrastDesigns(
   scope: DesignScope,
   assumptions: DesignAssumptions,
   familyOf: (level: string) => string | undefined = () => undefined,
-): (ContrastDesign & { level: string; benchmarks: number; format?: string })[] {
-  const fallback = powerPlanOf(study).plan.discordance;
+): (ContrastDesign & { level: string; benchmarks: number; format?: string; plannedPairsPerItem: number })[] {
+  const { discordance: fallback, pair_correlation: correlationFallback } = powerPlanOf(study).plan;
   const formatFacet = AnalysisPlanSchema.parse(study.spec.analysis ?? {}).format.facet;
   const strata = formatStrata(study, scope);
   return scope.layout.contrasts.flatMap((contrast) =>
@@ -199,6 +210,8 @@ export function contrastDesigns(
       }
       if (format !== null && clusters === 0) return [];
       const perItem = Math.max(1, Math.round(pairs / Math.max(1, clusters)));
+      const planned = perItem * scope.models * study.spec.attempts;
+      const correlation = assumptions.pairCorrelation.get(contrast.label) ?? correlationFallback;
       const family = scope.family?.name ?? familyOf(contrast.level);
       return [
         {
@@ -207,9 +220,10 @@ export function contrastDesigns(
           level: contrast.level,
           ...(format === null ? {} : { format }),
           benchmarks,
+          plannedPairsPerItem: planned,
           design: {
             clusters,
-            pairsPerCluster: perItem * scope.models * study.spec.attempts,
+            pairsPerCluster: effectivePairs(planned, correlation),
             baseline: assumptions.baseline,
             icc: assumptions.icc,
             discordance: Math.min(
@@ -221,6 +235,14 @@ export function contrastDesigns(
       ];
     }),
   );
+}
+
+/**
+ * The independent pairs `r` pairs of an item count as when their differences correlate by `rho`
+ * (the design effect 1 + (r - 1) rho), whole and at least one.
+ */
+export function effectivePairs(r: number, rho: number): number {
+  return Math.max(1, Math.floor(r / (1 + (r - 1) * rho) + 1e-9));
 }
 
 /**
@@ -246,7 +268,11 @@ export function powerReport(
     alpha: analysis.multiplicity.alpha,
     margin: analysis.equivalence.margin,
     equivalenceAlpha: analysis.equivalence.alpha,
-    assumptions: { ...assumptions, discordance: Object.fromEntries(assumptions.discordance) },
+    assumptions: {
+      ...assumptions,
+      discordance: Object.fromEntries(assumptions.discordance),
+      pairCorrelation: Object.fromEntries(assumptions.pairCorrelation),
+    },
     layout: { facet: layout.facet, reference: layout.reference },
     plannedCostUsd: summary.estimatedCostUsd,
     contrasts,
@@ -280,12 +306,13 @@ function scopeRows(
   const costAt = (n: number | null, design: ContrastDesign["design"], benchmarks: number) =>
     n === null ? null : (scope.plannedCostUsd * n * benchmarks) / design.clusters;
   return results.map((result, i) => {
-    const { level, benchmarks, format } = designs[i];
+    const { level, benchmarks, format, plannedPairsPerItem } = designs[i];
     const needed = perBenchmark(result.clustersForPower?.clusters, benchmarks);
     const neededEq = perBenchmark(result.clustersForEquivalence?.clusters, benchmarks);
     return {
       ...result,
       level,
+      plannedPairsPerItem,
       ...(format === undefined ? {} : { format }),
       benchmarks,
       ...(scope.family ? { role: scope.family.role, margin: scope.margin } : {}),
@@ -368,9 +395,20 @@ export async function pilotAssumptions(
       return [c.label, nullDiscordance(observed.discordance, clamped, icc, observed.difference)];
     }),
   );
+  const pairCorrelation = new Map(
+    layout.contrasts.map((c) => [c.label, pilotPairCorrelation(c, trials, clamped, icc, discordance.get(c.label)!)]),
+  );
   if (clamped !== baseline) notes.push(`pilot baseline ${baseline.toFixed(3)} clamped to ${clamped}`);
   notes.push(`pilot ${pilot.label}: ${trials.length} scored trials, ${byItem.size} items`);
-  return { baseline: clamped, icc, discordance, source: "pilot", notes };
+  const levelOf = new Map(layout.contrasts.map((c) => [c.label, c.level]));
+  const correlated = [...pairCorrelation].filter(([, rho]) => rho > 0);
+  if (correlated.length > 0)
+    notes.push(
+      `pilot: pair correlation within an item ${correlated
+        .map(([label, rho]) => `${levelOf.get(label)} ${rho.toFixed(3)}`)
+        .join(", ")} (pairs/item: the independent pairs they count as)`,
+    );
+  return { baseline: clamped, icc, discordance, pairCorrelation, source: "pilot", notes };
 }
 
 /** Share of a contrast's pairs whose outcomes differ, and their mean difference. */
@@ -386,4 +424,37 @@ function discordanceOf(contrast: PlannedContrast, trials: ScoredTrial[]): { disc
   return pairs === 0
     ? { discordance: 0, difference: 0 }
     : { discordance: differing / pairs, difference: total / pairs };
+}
+
+/**
+ * The correlation of a contrast's paired differences within an item, beyond what the model's
+ * item rate gives: the pilot's spread of item mean differences against the model's at the pilot's
+ * pairs per item (its variance is a / r + b in r), solved for the pairs that spread is worth,
+ * then for the design effect 1 + (r - 1) rho. 0 when the spread is the model's or smaller.
+ */
+export function pilotPairCorrelation(
+  contrast: PlannedContrast,
+  trials: ScoredTrial[],
+  baseline: number,
+  icc: number,
+  discordance: number,
+): number {
+  // Spread around the grand mean, as the model's test reads it: a benchmark's own effect counts.
+  const items = [...itemDifferences(contrast, trials).values()].filter((d) => d.length > 0);
+  if (items.length < 2) return 0;
+  const means = items.map((d) => d.reduce((a, b) => a + b, 0) / d.length);
+  const mean = means.reduce((a, b) => a + b, 0) / means.length;
+  const observed = means.reduce((sum, m) => sum + (m - mean) ** 2, 0) / (means.length - 1);
+  const r = items.reduce((n, d) => n + d.length, 0) / items.length;
+  if (r <= 1) return 0;
+  const effect = Math.max(-baseline, Math.min(1 - baseline, mean));
+  const variance = (pairs: number) =>
+    clusterDifferenceVariance({ clusters: items.length, pairsPerCluster: pairs, baseline, icc, discordance }, effect);
+  const [one, atR] = [variance(1), variance(r)];
+  const a = ((one - atR) * r) / (r - 1);
+  const b = one - a;
+  if (observed <= atR || a <= 0) return 0;
+  const worth = observed > b ? a / (observed - b) : 1;
+  if (worth >= r) return 0;
+  return Math.min(1, Math.max(0, (r / Math.max(1, worth) - 1) / (r - 1)));
 }

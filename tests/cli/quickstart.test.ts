@@ -65,7 +65,24 @@ test("the quickstart judges its open-ended answers and reports kappa and the gue
   const pooled = record.optionPreserving.rows.find((r: { model: string }) => r.model === "all");
   assert.ok(pooled.loss.ci95[0] > 0, `pooled loss ${JSON.stringify(pooled.loss)}`);
   assert.ok(pooled.recovery.ci95?.[0] > 0, `pooled recovery ${JSON.stringify(pooled.recovery)}`);
+  // The overview says what was found under the contrasts: the pooled recovery and its interval, one line.
+  const recovery =
+    /^option-preserving recovery \(map_reduce_options vs map_reduce, mc, all models\): (\d+)% \[(\d+)%, \d+%\] of the loss$/m.exec(
+      mc,
+    );
+  assert.ok(recovery, `the overview's recovery line:\n${mc}`);
+  assert.equal(Number(recovery[1]), Math.round(100 * pooled.recovery.estimate), "the line shows the recorded estimate");
+  assert.ok(
+    analyze.stdout.split("\n").every((line) => line.length <= 120),
+    "the overview fits 120 columns",
+  );
   const full = runCli(["analyze", out, "--full"]);
+  const recoveryTable = full.stdout.slice(full.stdout.indexOf("option-preserving recovery:"));
+  const tableLines = recoveryTable.slice(0, recoveryTable.indexOf("\n\n")).split("\n");
+  assert.ok(
+    tableLines.every((line) => line.length <= 120),
+    `the --full recovery table fits 120 columns:\n${tableLines.join("\n")}`,
+  );
   assert.match(full.stdout, /^all +[\d.]+% .* \+[\d.]+ pp +\d+% \[\d+%, \d+%\]/m);
   assert.match(analyze.stdout, /judge agreement: cross-validated on every judged benchmark \(smallest kappa 0\.\d+\)/);
   assert.match(analyze.stdout, /blinding: blinding (held|not confirmed): Blinding Index -?0\.\d+ overall/);

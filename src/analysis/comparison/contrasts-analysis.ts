@@ -24,6 +24,7 @@ import {
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import { MIN_INFORMATION } from "../integrity/min-information.js";
 import type { VerdictGate } from "../integrity/registry.js";
+import { recoveryOverviewLine } from "./format.js";
 import type { ResolvedFamily } from "../plan.js";
 
 export type { ContrastGroup, PopulationContrasts } from "../contrast-model.js";
@@ -328,8 +329,15 @@ function summaryLines(analysis: StudyAnalysis): string[] {
  */
 function overviewLines(analysis: StudyAnalysis): string[] {
   const primary = analysis.contrasts[analysis.meta.primaryPopulation];
-  return contrastGroups(primary).flatMap((g, i) => {
+  const op = analysis.optionPreserving;
+  const recoveryAt = op && !("skipped" in op) ? op.restrictedTo : null;
+  const groups = contrastGroups(primary);
+  return groups.flatMap((g, i) => {
     const scope = g.pooled;
+    // The recovery explains the standard variant's loss: it goes under the table of its format.
+    const recovery = (recoveryAt ? `${formatFacetOf(recoveryAt)}=${g.format}` === recoveryAt : i === groups.length - 1)
+      ? recoveryOverviewLine(op)
+      : [];
     const at = g.format ? ` at format ${g.format}` : "";
     const omnibusRead = omnibusText(scope);
     const omnibus = omnibusRead ? `; omnibus ${omnibusRead}` : "";
@@ -349,8 +357,14 @@ function overviewLines(analysis: StudyAnalysis): string[] {
           c.verdict,
         ]),
       ),
+      ...recovery,
     ];
   });
+}
+
+/** "format" of "format=mc". */
+function formatFacetOf(restrictedTo: string): string {
+  return restrictedTo.slice(0, restrictedTo.indexOf("="));
 }
 
 function nnhRows(analysis: StudyAnalysis): NnhRow[] {

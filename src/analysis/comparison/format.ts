@@ -21,7 +21,7 @@ import {
 } from "../../stats/index.js";
 import { distinctValues, type ScoredRow } from "../data.js";
 import { casesInEvery, onCases } from "../pairing.js";
-import { numberNeeded, numberNeededText, recoveryText } from "../text.js";
+import { bracket, numberNeeded, numberNeededText, pct, recoveryNotes, recoveryText } from "../text.js";
 
 export interface BootEstimate {
   estimate: number | null;
@@ -452,4 +452,47 @@ export function recoveryRowCells(row: RecoveryRow): [string, string, string] {
   if (row.notInterpretable) return [recoveryCell(row), "not interpretable", "not interpretable"];
   const headline = row.headline !== undefined ? numberNeededText(row.headline) : numberNeeded(row.headlineNnh, "harm");
   return [recoveryCell(row), headline, numberNeededText(row.residualNnh)];
+}
+
+/**
+ * A recovery row as a short cell (the estimate and its CI, or why there is none) and its notes,
+ * for tables that list the notes below them so that they fit a terminal.
+ */
+export function recoveryCellAndNotes(row: RecoveryRow): { cell: string; notes: string[] } {
+  if (row.notInterpretable) return { cell: "not interpretable", notes: [`not interpretable: ${row.notInterpretable}`] };
+  const estimate = row.recovery.estimate;
+  if (estimate === null) return { cell: "undefined", notes: [row.undefinedReason ?? "no estimate"] };
+  const ciNotAvailable = row.recoveryResamples?.ciNotAvailable ?? null;
+  const ci = ciNotAvailable ? null : row.recovery.ci95;
+  const notes = recoveryNotes(estimate, ci);
+  if (ciNotAvailable) notes.push(`CI not available: ${ciNotAvailable}`);
+  return { cell: `${pct(estimate, 0)}${ci ? ` ${bracket(ci, (v) => pct(v, 0))}` : ""}`, notes };
+}
+
+/** "168/2000" resamples of the recovery bootstrap without a loss (recovery undefined there), "-" for none. */
+export function undefinedResamplesCell(row: RecoveryRow): string {
+  const resamples = row.recoveryResamples;
+  return resamples && resamples.undefined > 0 ? `${resamples.undefined}/${resamples.total}` : "-";
+}
+
+/**
+ * The pooled recovery in one overview line, under the contrasts it explains: "option-preserving
+ * recovery (map_reduce_options vs map_reduce, mc, all models): 72% [20%, 143%] of the loss".
+ * None when the analysis did not run or was skipped (its --full section says why).
+ */
+export function recoveryOverviewLine(op: OptionPreservingAnalysis | { skipped: string } | undefined): string[] {
+  if (!op || "skipped" in op) return [];
+  const row = op.rows.find((r) => r.model === ALL) ?? (op.rows.length === 1 ? op.rows[0] : undefined);
+  if (!row) return [];
+  const where = [
+    op.restrictedTo ? op.restrictedTo.slice(op.restrictedTo.indexOf("=") + 1) : null,
+    row.model === ALL ? "all models" : row.model,
+  ].filter(Boolean);
+  const { cell, notes } = recoveryCellAndNotes(row);
+  const ciNotAvailable = row.recoveryResamples?.ciNotAvailable;
+  const read =
+    row.recovery.estimate === null || row.notInterpretable
+      ? `${cell} (${notes.join("; ")})`
+      : `${cell} of the loss${ciNotAvailable ? ` (CI not available: ${ciNotAvailable})` : ""}`;
+  return [`option-preserving recovery (${op.preserving} vs ${op.standard}, ${where.join(", ")}): ${read}`];
 }

@@ -1,11 +1,17 @@
 /** Option-preserving recovery and the residual NNH (ScaffoldSafety App. I), on MC rows when formats vary. */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
-import { type OptionPreservingAnalysis, optionPreservingAnalysis, recoveryRowCells } from "./format.js";
+import {
+  type OptionPreservingAnalysis,
+  optionPreservingAnalysis,
+  recoveryCellAndNotes,
+  recoveryRowCells,
+  undefinedResamplesCell,
+} from "./format.js";
 import { scoredRows } from "../data.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import type { VerdictGate } from "../integrity/registry.js";
-import { NUMBER_NEEDED_HEADING, pct, pp, textTable } from "../text.js";
+import { NUMBER_NEEDED_HEADING, pct, pp, textTable, wrap } from "../text.js";
 import { formatFacetPresent, formatRows } from "./format-analysis.js";
 
 declare module "../registry.js" {
@@ -70,30 +76,47 @@ function familyWithVariants(
 function summaryLines(analysis: StudyAnalysis): string[] {
   const op = analysis.optionPreserving;
   if ("skipped" in op) return ["", `option-preserving recovery: skipped (${op.skipped})`, ""];
+  // Each distinct note is numbered once below the table, so that the table fits a terminal.
+  const notes: string[] = [];
+  const noteNumbers = (texts: string[]) =>
+    texts
+      .map((text) => {
+        if (!notes.includes(text)) notes.push(text);
+        return String(notes.indexOf(text) + 1);
+      })
+      .join(", ") || "-";
+  const recoveries = op.rows.map((r) => {
+    const { cell, notes: rowNotes } = recoveryCellAndNotes(r);
+    return [
+      r.model,
+      pct(r.rates?.reference),
+      pct(r.rates?.standard),
+      pct(r.rates?.preserving),
+      pp(r.loss.estimate),
+      cell,
+      undefinedResamplesCell(r),
+      noteNumbers(rowNotes),
+    ];
+  });
   return [
     "",
     `option-preserving recovery: ${op.preserving} vs ${op.standard}${op.restrictedTo ? ` at ${op.restrictedTo}` : ""}${
       op.family ? ` (family ${op.family}, analysed apart from the primary family)` : ""
     }`,
     ...textTable(
-      [
-        "model",
-        "reference",
-        op.standard,
-        op.preserving,
-        "loss",
-        "recovery [95% CI]",
-        `headline ${NUMBER_NEEDED_HEADING}`,
-        `residual ${NUMBER_NEEDED_HEADING}`,
-      ],
-      op.rows.map((r) => [
-        r.model,
-        pct(r.rates?.reference),
-        pct(r.rates?.standard),
-        pct(r.rates?.preserving),
-        pp(r.loss.estimate),
-        ...recoveryRowCells(r),
-      ]),
+      ["model", "reference", op.standard, op.preserving, "loss", "recovery [95% CI]", "no-loss resamples", "notes"],
+      recoveries,
+    ),
+    ...notes.flatMap((text, i) => wrap(`  note ${i + 1}: ${text}`, 120, "    ")),
+    "(no-loss resamples: bootstrap resamples where the standard variant lost nothing, so recovery is undefined)",
+    "",
+    `number needed to harm: ${op.standard} against the reference (headline) and ${op.preserving} (residual)`,
+    ...textTable(
+      ["model", "loss", `headline ${NUMBER_NEEDED_HEADING}`, `residual ${NUMBER_NEEDED_HEADING}`],
+      op.rows.map((r) => {
+        const [, headline, residual] = recoveryRowCells(r);
+        return [r.model, pp(r.loss.estimate), headline, residual];
+      }),
     ),
     "",
   ];

@@ -42,6 +42,15 @@ function clip(text: string, width: number): string {
   return text.length <= width ? text.padEnd(width) : `${text.slice(0, width - 1)}~`;
 }
 
+/** The declared pair correlation, when pairs of an item are not independent (a pilot says it in its note). */
+function pairCorrelationLines(correlation: Record<string, number>, source: string): string[] {
+  const values = [...new Set(Object.values(correlation))];
+  if (source === "pilot" || values.length !== 1 || values[0] === 0) return [];
+  return [
+    `  pair correlation ${values[0].toFixed(3)} within an item: pairs/item reads the independent pairs of the design's`,
+  ];
+}
+
 export function powerLines(report: PowerReport, unpriced: readonly string[] = []): string[] {
   const { plan, assumptions: a } = report;
   const discordances = [...new Set(Object.values(a.discordance).map((d) => d.toFixed(3)))];
@@ -51,6 +60,7 @@ export function powerLines(report: PowerReport, unpriced: readonly string[] = []
     `  assumed (${a.source}): baseline ${a.baseline.toFixed(3)}, icc ${a.icc.toFixed(3)}, discordance ${
       discordances.length === 1 ? discordances[0] : "per contrast"
     }; ${plan.simulations} simulated studies, closed form in ()`,
+    ...pairCorrelationLines(a.pairCorrelation, a.source),
     ...a.notes.map((n) => `  note: ${n}`),
     `  planned design: estimated cost $${report.plannedCostUsd.toFixed(2)}${
       unpriced.length > 0 ? ` (no price for: ${unpriced.join(", ")})` : ""
@@ -65,9 +75,11 @@ export function powerLines(report: PowerReport, unpriced: readonly string[] = []
       lines.push(`  study family ${c.family} (${c.role}; TOST margin ${pp(c.margin ?? report.margin)}):`);
     }
     const power = `${pct(c.power.rate)} (${pct(c.power.closedForm)})`;
+    const planned = c.plannedPairsPerItem ?? c.design.pairsPerCluster;
+    const pairs = planned === c.design.pairsPerCluster ? String(planned) : `${c.design.pairsPerCluster} of ${planned}`;
     const equivalence = `${pct(c.equivalence.rate)} (${pct(c.equivalence.closedForm)})`;
     lines.push(
-      `  ${clip(rowLabel(c), 34)} ${clip(c.role ? "" : (c.family ?? ""), 14)} ${String(c.design.clusters).padStart(6)} ${String(c.design.pairsPerCluster).padStart(10)} ${power.padStart(15)} ${equivalence.padStart(15)} ${pp(c.mde).padStart(8)}`,
+      `  ${clip(rowLabel(c), 34)} ${clip(c.role ? "" : (c.family ?? ""), 14)} ${String(c.design.clusters).padStart(6)} ${pairs.padStart(10)} ${power.padStart(15)} ${equivalence.padStart(15)} ${pp(c.mde).padStart(8)}`,
     );
     const sim = (s: { simulated: { rate: number } | null } | null) =>
       s?.simulated ? `, simulated ${pct(s.simulated.rate)}` : "";
