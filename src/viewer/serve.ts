@@ -6,6 +6,7 @@
 import { type ServerType, serve } from "@hono/node-server";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { ParallaxError } from "../core/errors.js";
 import { createViewerApp } from "./app.js";
 import { allowedHostNames, answerClientError } from "./security.js";
 import { openViewerStudy, type ViewerStudy } from "./study.js";
@@ -37,6 +38,8 @@ export async function startViewer(target: string, options: ViewerOptions = {}): 
     pairWith = options.with === undefined ? undefined : await openViewerStudy(options.with);
   } catch (error) {
     await study.store.close();
+    // Two studies are open here: say which one the message is about.
+    if (error instanceof ParallaxError) throw new ParallaxError(`--with: ${error.message}`, error.exitCode);
     throw error;
   }
   const closeStores = async () => {

@@ -7,10 +7,12 @@
  * id not in its study gets 404, and so does /pair on a viewer without a second study.
  */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { ParallaxError } from "../../src/core/errors.js";
 import { esc } from "../../src/report/html.js";
 import { openStore } from "../../src/run/store/open.js";
 import { type RunningViewer, startViewer } from "../../src/viewer/serve.js";
@@ -153,6 +155,20 @@ describe("viewer: a paired case of two studies (view A --with B)", () => {
       assert.match(page.body, /--with B/);
     } finally {
       await single.close();
+    }
+  });
+
+  it("refuses a second study that is not one, naming --with, with exit code 2", async () => {
+    const notAStudy = mkdtempSync(join(tmpdir(), "parallax-not-a-study-"));
+    try {
+      await assert.rejects(
+        startViewer(a, { with: notAStudy }),
+        (error: unknown) =>
+          error instanceof ParallaxError && error.exitCode === 2 && error.message.startsWith(`--with: ${notAStudy}`),
+        "the message names --with and the path",
+      );
+    } finally {
+      rmSync(notAStudy, { recursive: true, force: true });
     }
   });
 
