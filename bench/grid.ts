@@ -27,6 +27,7 @@ import { summarisePlan } from "../src/run/plan.js";
 import { runStudy } from "../src/run/run-study.js";
 import { openStore } from "../src/run/store/open.js";
 import { prepareStudy } from "../src/run/study.js";
+import { GRID_PANEL } from "./grid-panel.js";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -58,34 +59,12 @@ if (!existsSync(resolve(repo, "..", "shared", "datasets"))) {
   process.exit(2);
 }
 
-/** The simulated panel: the quickstart's planted effects (T2 helps all; T4 flips steady and cot_lover). */
-const PANEL = [
-  { id: "steady", ability: 1.0, t4: -1.0 },
-  { id: "cot_lover", ability: 0.4, t4: 1.5 },
-  { id: "weak", ability: -0.2, t4: 0 },
-].map((m) => ({
-  id: m.id,
-  provider: "sim",
-  model: m.id,
-  options: {
-    ability: m.ability,
-    logprobs: true,
-    temperature_effect: -1.2,
-    logprob_shift: 0.3,
-    prompt_effects: [
-      { contains: "You are a careful and honest assistant.", shift: 0.4 },
-      ...(m.t4 ? [{ contains: "Let us think step by step", shift: m.t4 }] : []),
-    ],
-  },
-  quantizations: { nf4: m.id },
-}));
-
 /** examples/safety-repro.yaml on the simulated panel, its paths made absolute, `items` per benchmark. */
 function benchSpec(): string {
   const spec = parse(readFileSync(example, "utf8"));
   const absolute = (p: string) => (isAbsolute(p) ? p : resolve(dirname(example), p));
   spec.study = "bench-grid";
-  spec.models = PANEL;
+  spec.models = GRID_PANEL;
   for (const b of spec.benchmarks) {
     b.source = absolute(b.source);
     b.sample = { n: items, seed: 42 };

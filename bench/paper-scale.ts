@@ -36,6 +36,7 @@ import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { parse, stringify } from "yaml";
 import { startViewer } from "../src/viewer/serve.js";
+import { GRID_PANEL } from "./grid-panel.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const CLI = join(REPO, "dist/bundle/parallax.js");
@@ -156,32 +157,10 @@ function scaffoldSpec(dir: string, fraction: number): object {
   return sim;
 }
 
-/** bench:grid's simulated panel: the grid quickstart's planted template / decoding / scoring effects. */
-const REPRO_PANEL = [
-  { id: "steady", ability: 1.0, t4: -1.0 },
-  { id: "cot_lover", ability: 0.4, t4: 1.5 },
-  { id: "weak", ability: -0.2, t4: 0 },
-].map((m) => ({
-  id: m.id,
-  provider: "sim",
-  model: m.id,
-  options: {
-    ability: m.ability,
-    logprobs: true,
-    temperature_effect: -1.2,
-    logprob_shift: 0.3,
-    prompt_effects: [
-      { contains: "You are a careful and honest assistant.", shift: 0.4 },
-      ...(m.t4 ? [{ contains: "Let us think step by step", shift: m.t4 }] : []),
-    ],
-  },
-  quantizations: { nf4: m.id },
-}));
-
 function reproSpec(fraction: number): object {
   const spec = parse(readFileSync(join(EXAMPLES, "safety-repro.yaml"), "utf8"));
   spec.study = "paper-scale-repro";
-  spec.models = REPRO_PANEL;
+  spec.models = GRID_PANEL;
   for (const b of spec.benchmarks) {
     b.source = absolute(b.source);
     if (b.exemplars?.source) b.exemplars.source = absolute(b.exemplars.source);

@@ -12,6 +12,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { FlippedItem } from "../../src/analysis/across-studies/compare.js";
 import { ParallaxError } from "../../src/core/errors.js";
 import { esc } from "../../src/report/html.js";
 import { openStore } from "../../src/run/store/open.js";
@@ -64,19 +65,10 @@ async function transcripts(dir: string, ids: readonly string[]): Promise<Map<str
   }
 }
 
-interface Flip {
-  item: string;
-  rateA: number;
-  rateB: number;
-  trialsA: string[];
-  trialsB: string[];
-  view?: string;
-}
-
 describe("viewer: a paired case of two studies (view A --with B)", () => {
   let a: string;
   let b: string;
-  let flipped: Flip[];
+  let flipped: FlippedItem[];
   let command: string;
   let viewer: RunningViewer;
   before(async () => {
@@ -84,7 +76,7 @@ describe("viewer: a paired case of two studies (view A --with B)", () => {
     b = study("demo-b", "weak", 30);
     const result = runCli(["compare", a, b, "--json"]);
     assert.equal(result.status, 0, result.stderr);
-    const comparison = JSON.parse(result.stdout) as { flipped: Flip[]; viewer?: { command: string } };
+    const comparison = JSON.parse(result.stdout) as { flipped: FlippedItem[]; viewer?: { command: string } };
     flipped = comparison.flipped;
     command = comparison.viewer?.command ?? "";
     viewer = await startViewer(a, { with: b });
