@@ -6,6 +6,7 @@ export * from "./across-studies/profile.js";
 export * from "./across-studies/profile-format.js";
 export * from "./all-analyses.js";
 export * from "./contrast-model.js";
+export * from "./core/result-table.js";
 export * from "./data.js";
 export * from "./directory.js";
 export * from "./inputs.js";
