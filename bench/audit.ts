@@ -13,7 +13,7 @@ import { studyIntegrityFacts } from "../src/analysis/integrity-facts.js";
 import { normalizePlan } from "../src/analysis/plan.js";
 import type { AnalysisContext } from "../src/analysis/registry.js";
 import { analyzeDirectory, loadScoredStudyTable } from "../src/analysis/index.js";
-import { runStudy } from "../src/run/run-study.js";
+import { runStudy } from "../src/run/execute/run-study.js";
 import { openStore } from "../src/run/store/open.js";
 
 const ITEMS = 200;

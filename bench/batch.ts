@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { runStudy } from "../src/run/run-study.js";
+import { runStudy } from "../src/run/execute/run-study.js";
 import { openStore } from "../src/run/store/open.js";
 import { startOpenAIBatchMock } from "../tests/helpers/mock-batch-openai.js";
 import { demoItemsYaml } from "../tests/helpers/study.js";

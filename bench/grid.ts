@@ -23,10 +23,10 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import { analyzeDirectory, normalizePlan, registeredAnalyses } from "../src/analysis/index.js";
-import { summarisePlan } from "../src/run/plan.js";
-import { runStudy } from "../src/run/run-study.js";
+import { summarisePlan } from "../src/run/plan/plan.js";
+import { runStudy } from "../src/run/execute/run-study.js";
 import { openStore } from "../src/run/store/open.js";
-import { prepareStudy } from "../src/run/study.js";
+import { prepareStudy } from "../src/run/prepare/study.js";
 import { GRID_PANEL } from "./grid-panel.js";
 
 const arg = (name: string) => {

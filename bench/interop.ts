@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { exportEee } from "../src/interop/eee/export.js";
 import { importLogs } from "../src/interop/import.js";
-import { exportParquet } from "../src/run/export-parquet.js";
+import { exportParquet } from "../src/run/export/parquet.js";
 import { openStore } from "../src/run/store/open.js";
 
 const { values } = parseArgs({ options: { samples: { type: "string", default: "5000" } } });

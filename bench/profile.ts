@@ -24,9 +24,9 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { parse, stringify } from "yaml";
-import { summarisePlan } from "../src/run/plan.js";
-import { runStudy } from "../src/run/run-study.js";
-import { prepareStudy } from "../src/run/study.js";
+import { summarisePlan } from "../src/run/plan/plan.js";
+import { runStudy } from "../src/run/execute/run-study.js";
+import { prepareStudy } from "../src/run/prepare/study.js";
 
 const repo = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { runStudy } from "../src/run/run-study.js";
+import { runStudy } from "../src/run/execute/run-study.js";
 
 interface Case {
   label: string;

@@ -7,12 +7,12 @@
 // discordance, then the sequential design's crossing probabilities at that design's drift.
 import { AnalysisPlanSchema } from "../src/contracts/analysis.js";
 import type { SequentialSpec } from "../src/contracts/spec.js";
-import { contrastLayout, itemDifferences, type ScoredTrial } from "../src/run/contrasts.js";
+import { contrastLayout, itemDifferences, type ScoredTrial } from "../src/run/plan/contrasts.js";
 import { analyseLook, boundariesOf, type ContrastAtLook } from "../src/run/sequential/monitor.js";
 import { anovaIcc, nullDiscordance } from "../src/stats/clustered-power.js";
 import { type SequentialPower, sequentialPower } from "../src/stats/contrast-power.js";
 import { RandomStream } from "../src/stats/random.js";
-import type { PreparedStudy } from "../src/run/study.js";
+import type { PreparedStudy } from "../src/run/prepare/study.js";
 
 /** The panel's reasoning bonus for a "step by step" prompt (SIM_EFFECTS.reasoning). */
 const REASONING_BONUS = 0.25;

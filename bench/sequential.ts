@@ -7,8 +7,8 @@
 // saved against the fixed design. Prints a Markdown table; exits 1 when a check fails.
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { summarisePlan } from "../src/run/plan.js";
-import { prepareStudy } from "../src/run/study.js";
+import { summarisePlan } from "../src/run/plan/plan.js";
+import { prepareStudy } from "../src/run/prepare/study.js";
 import {
   type Panel,
   planPrediction,

@@ -82,6 +82,27 @@ export const STUDY_KIND_AREAS: readonly StudyKindArea[] = [
  */
 const KIND_EDGES_ALLOWED: ReadonlyMap<string, string> = new Map();
 
+/**
+ * A folder of src/ laid out by stage: its top level holds only the listed files (its public
+ * index) and the listed folders, so a new module joins the stage it belongs to.
+ */
+export interface StagedArea {
+  /** Path under src/, e.g. `run`. */
+  area: string;
+  files: readonly string[];
+  folders: readonly string[];
+}
+
+export const STAGED_AREAS: readonly StagedArea[] = [
+  // The run layer follows the pipeline: prepare the study, plan its trials, execute them, score
+  // and judge them, sequential looks, export the tables; the store under all of them.
+  {
+    area: "run",
+    files: ["index.ts"],
+    folders: ["prepare", "plan", "execute", "score", "sequential", "export", "store"],
+  },
+];
+
 export interface LayerViolation {
   /** Path relative to the checked src directory's parent, e.g. `src/core/x.ts`. */
   file: string;
@@ -95,9 +116,25 @@ export function checkLayers(srcDir: string): LayerViolation[] {
   const root = resolve(srcDir);
   const files = listTsFiles(root);
   return [
-    ...files.flatMap((file) => [...checkFile(root, file), ...checkStudyKinds(root, file)]),
+    ...files.flatMap((file) => [...checkFile(root, file), ...checkStudyKinds(root, file), ...checkStage(root, file)]),
     ...findCycles(root, files),
   ];
+}
+
+/** A file of a staged area outside its stages and index files. */
+function checkStage(root: string, file: string): LayerViolation[] {
+  const path = relative(root, file).split(sep).join("/");
+  for (const staged of STAGED_AREAS) {
+    if (!path.startsWith(`${staged.area}/`)) continue;
+    const rest = path.slice(staged.area.length + 1).split("/");
+    const allowed = rest.length === 1 ? staged.files.includes(rest[0]) : staged.folders.includes(rest[0]);
+    if (allowed) return [];
+    const reason =
+      `src/${staged.area}/ holds only ${staged.files.join(", ")} and its stage folders ` +
+      `(${staged.folders.join(", ")}): move this file into the stage it belongs to`;
+    return [{ file: displayName(root, file), line: 1, specifier: "", reason }];
+  }
+  return [];
 }
 
 /** Where a file sits among the study-kind areas: its area and kind (null: the area's core). */

@@ -340,7 +340,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "parquet-type-from-data",
     description: "a Parquet number column whose values are all whole (or all null) is written INT32",
-    file: "src/run/export-parquet.ts",
+    file: "src/run/export/parquet.ts",
     find: "    const parquetType = PARQUET_TYPE[type];",
     replace:
       '    const parquetType = type === "number" && rows.every((r) => Number.isInteger(r[name] ?? 0)) ? "INT32" : PARQUET_TYPE[type];',
@@ -448,7 +448,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "families-shared-counted-alone",
     description: "a trial only one family includes is counted as shared",
-    file: "src/run/plan.ts",
+    file: "src/run/plan/plan.ts",
     find: "for (const id of ids) if ((cell.get(id) ?? 0) > 1) shared++;",
     replace: "for (const id of ids) if ((cell.get(id) ?? 0) >= 1) shared++;",
     tests: ["tests/run/families.test.ts"],

@@ -1,14 +1,14 @@
 /**
  * Writes the column tables of docs/INTEROP.md (the trials and calls tables of `parallax export`
  * with each column's type and Parquet type), generated from the table contract
- * (src/run/table-contract.ts) so the two cannot disagree (tests/interop/table-contract.test.ts
+ * (src/run/export/table-contract.ts) so the two cannot disagree (tests/interop/table-contract.test.ts
  * fails on drift). Usage: npm run docs:columns
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { TableColumn } from "../src/contracts/table-column.js";
-import { PARQUET_TYPE } from "../src/run/export-parquet.js";
-import { callsContract, trialsContract } from "../src/run/table-contract.js";
+import { PARQUET_TYPE } from "../src/run/export/parquet.js";
+import { callsContract, trialsContract } from "../src/run/export/table-contract.js";
 
 export const INTEROP_PATH = fileURLToPath(new URL("../docs/INTEROP.md", import.meta.url));
 

@@ -12,6 +12,7 @@ import {
   importsOf,
   LAYER_RANK,
   loadTimeImportsOf,
+  STAGED_AREAS,
   STUDY_KINDS,
   staticImportsOf,
 } from "../scripts/check-layers.js";
@@ -43,7 +44,7 @@ describe("check-layers", () => {
       "contracts/a.ts": 'import { z } from "zod";\nexport const a = 1;\n',
       "core/b.ts": 'import { a } from "../contracts/a.js";\nimport { c } from "./c.js";\nexport const b = a + c;\n',
       "core/c.ts": "export const c = 2;\n",
-      "run/r.ts": 'export * from "../core/b.js";\nexport const r = await import("../models/m.js");\n',
+      "run/index.ts": 'export * from "../core/b.js";\nexport const r = await import("../models/m.js");\n',
       "models/m.ts": 'import type { a } from "../contracts/a.js";\n',
       "cli/main.ts": 'import "../viewer/server.js";\n',
       "viewer/server.ts": 'import { b } from "../core/b.js";\n',
@@ -56,10 +57,10 @@ describe("check-layers", () => {
   it("names every import to the right or across a rank, with file and line", () => {
     const src = tree({
       "contracts/a.ts": "// import { x } from '../run/x.js' is only a comment\nexport const a = 1;\n",
-      "core/b.ts": 'import { a } from "../contracts/a.js";\nimport { r } from "../run/r.js";\n',
-      "run/r.ts": "export const r = 1;\n",
+      "core/b.ts": 'import { a } from "../contracts/a.js";\nimport { r } from "../run/index.js";\n',
+      "run/index.ts": "export const r = 1;\n",
       "models/m.ts": 'export {};\nconst scorer = await import("../scoring/s.js");\n',
-      "scoring/s.ts": "export {\n  r,\n} from '../run/r.js';\n",
+      "scoring/s.ts": "export {\n  r,\n} from '../run/index.js';\n",
       "viewer/v.ts": 'import "../cli/main.js";\n',
       "cli/main.ts": 'import { a } from "../index.js";\n',
       "index.ts": "export {};\n",
@@ -69,9 +70,9 @@ describe("check-layers", () => {
     const found = checkLayers(src).map(formatViolation);
     assert.deepEqual(found, [
       'src/cli/main.ts:1: import "../index.js": cli imports the top-level barrel src/index.ts; import the module itself',
-      'src/core/b.ts:2: import "../run/r.js": core may not import run, a layer to its right (core < run)',
+      'src/core/b.ts:2: import "../run/index.js": core may not import run, a layer to its right (core < run)',
       'src/models/m.ts:2: import "../scoring/s.js": models may not import scoring: layers of the same rank stay independent',
-      'src/scoring/s.ts:3: import "../run/r.js": scoring may not import run, a layer to its right (scoring < run)',
+      'src/scoring/s.ts:3: import "../run/index.js": scoring may not import run, a layer to its right (scoring < run)',
       `src/utils/u.ts: not in a known layer (${Object.keys(LAYER_RANK).join(", ")})`,
       'src/viewer/v.ts:1: import "../cli/main.js": viewer may not import cli: layers of the same rank stay independent',
     ]);
@@ -90,46 +91,46 @@ describe("check-layers", () => {
 
   it("finds an import cycle inside a layer, naming its files in order", () => {
     const src = tree({
-      "run/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
-      "run/b.ts": 'import { c } from "./c.js";\nexport const b = c;\n',
-      "run/c.ts": 'export { a } from "./a.js";\nexport const c = 1;\n',
-      "run/d.ts": 'import { a } from "./a.js";\nexport const d = a;\n',
+      "run/execute/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
+      "run/execute/b.ts": 'import { c } from "./c.js";\nexport const b = c;\n',
+      "run/execute/c.ts": 'export { a } from "./a.js";\nexport const c = 1;\n',
+      "run/execute/d.ts": 'import { a } from "./a.js";\nexport const d = a;\n',
       "core/self.ts": 'import "./self.js";\n',
     });
     made.push(src);
     assert.deepEqual(checkLayers(src).map(formatViolation), [
       'src/core/self.ts:1: import "./self.js": import cycle: src/core/self.ts -> src/core/self.ts',
-      'src/run/a.ts:1: import "./b.js": import cycle: src/run/a.ts -> src/run/b.ts -> src/run/c.ts -> src/run/a.ts',
+      'src/run/execute/a.ts:1: import "./b.js": import cycle: src/run/execute/a.ts -> src/run/execute/b.ts -> src/run/execute/c.ts -> src/run/execute/a.ts',
     ]);
   });
 
   it("refuses a cycle that closes only through type-only imports, and never counts dynamic imports", () => {
     const src = tree({
-      "run/plan.ts": 'import type { J } from "./judge.js";\nexport type P = { j?: J };\nexport const p = 1;\n',
-      "run/judge.ts": 'import { type P, p } from "./plan.js";\nexport type J = P;\nexport const j = p;\n',
-      "run/budget.ts": 'import { lease } from "./lease.js";\nexport type B = 1;\nexport const b = lease;\n',
-      "run/lease.ts": 'import type { E } from "./types.js";\nexport const lease = 1;\nexport type L = E;\n',
-      "run/types.ts": 'import type { B } from "./budget.js";\nexport type E = { b: B };\n',
+      "run/execute/plan.ts": 'import type { J } from "./judge.js";\nexport type P = { j?: J };\nexport const p = 1;\n',
+      "run/execute/judge.ts": 'import { type P, p } from "./plan.js";\nexport type J = P;\nexport const j = p;\n',
+      "run/execute/budget.ts": 'import { lease } from "./lease.js";\nexport type B = 1;\nexport const b = lease;\n',
+      "run/execute/lease.ts": 'import type { E } from "./types.js";\nexport const lease = 1;\nexport type L = E;\n',
+      "run/execute/types.ts": 'import type { B } from "./budget.js";\nexport type E = { b: B };\n',
       "models/registry.ts": 'export const load = () => import("./sim.js");\n',
       "models/sim.ts": 'import { load } from "./registry.js";\nexport const s = load;\n',
     });
     made.push(src);
     assert.deepEqual(checkLayers(src).map(formatViolation), [
-      'src/run/budget.ts:1: import "./lease.js": type-level import cycle: src/run/budget.ts -> src/run/lease.ts -> src/run/types.ts -> src/run/budget.ts',
-      'src/run/judge.ts:1: import "./plan.js": type-level import cycle: src/run/judge.ts -> src/run/plan.ts -> src/run/judge.ts',
+      'src/run/execute/budget.ts:1: import "./lease.js": type-level import cycle: src/run/execute/budget.ts -> src/run/execute/lease.ts -> src/run/execute/types.ts -> src/run/execute/budget.ts',
+      'src/run/execute/judge.ts:1: import "./plan.js": type-level import cycle: src/run/execute/judge.ts -> src/run/execute/plan.ts -> src/run/execute/judge.ts',
     ]);
   });
 
   it("names a load-time cycle once, not again as a type-level one", () => {
     const src = tree({
-      "run/a.ts":
+      "run/execute/a.ts":
         'import { b } from "./b.js";\nimport type { C } from "./c.js";\nexport const a = b;\nexport type A = C;\n',
-      "run/b.ts": 'import { a } from "./a.js";\nexport const b = () => a;\n',
-      "run/c.ts": 'import type { A } from "./a.js";\nexport type C = A;\n',
+      "run/execute/b.ts": 'import { a } from "./a.js";\nexport const b = () => a;\n',
+      "run/execute/c.ts": 'import type { A } from "./a.js";\nexport type C = A;\n',
     });
     made.push(src);
     assert.deepEqual(checkLayers(src).map(formatViolation), [
-      'src/run/a.ts:1: import "./b.js": import cycle: src/run/a.ts -> src/run/b.ts -> src/run/a.ts',
+      'src/run/execute/a.ts:1: import "./b.js": import cycle: src/run/execute/a.ts -> src/run/execute/b.ts -> src/run/execute/a.ts',
     ]);
   });
 
@@ -172,6 +173,22 @@ describe("check-layers", () => {
       'src/analysis/integrity/gate.ts:1: import "../grid/cells.js": the analysis core may not import its study-kind folder grid/ (only all-analyses.ts, index.ts list every kind)',
       'src/analysis/study.ts:2: import "./comparison/rates.js": the analysis core may not import its study-kind folder comparison/ (only all-analyses.ts, index.ts list every kind)',
       'src/report/sections/grid/grid.ts:3: import "../../../analysis/audit/audit-analysis.js": study kind grid may not import study kind audit (analysis/audit/); move what both need to the core',
+    ]);
+  });
+
+  it("keeps src/run/ to its index and its stage folders", () => {
+    const src = tree({
+      "run/index.ts": 'export * from "./plan/plan.js";\n',
+      "run/plan/plan.ts": "export const p = 1;\n",
+      "run/plan.ts": "export const stray = 1;\n",
+      "run/helpers/x.ts": "export const x = 1;\n",
+    });
+    made.push(src);
+    const found = checkLayers(src).map(formatViolation);
+    const stages = STAGED_AREAS.find((staged) => staged.area === "run")!.folders.join(", ");
+    assert.deepEqual(found, [
+      `src/run/helpers/x.ts: src/run/ holds only index.ts and its stage folders (${stages}): move this file into the stage it belongs to`,
+      `src/run/plan.ts: src/run/ holds only index.ts and its stage folders (${stages}): move this file into the stage it belongs to`,
     ]);
   });
 

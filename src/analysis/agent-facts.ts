@@ -3,7 +3,7 @@
  * time, the token streams, cost, the failure bucket and the agent flags), read into the optional
  * `agent` block of an analysis row. A table without the agent-only columns has no block.
  */
-import { AGENT_COLUMNS } from "../run/trial-agent-columns.js";
+import { AGENT_COLUMNS } from "../run/export/trial-agent-columns.js";
 import { InputError } from "../core/errors.js";
 
 export interface AgentFacts {
@@ -29,7 +29,7 @@ export interface AgentFacts {
 
 /** Columns only an agent trial fills: one of them non-blank means the row has an agent block. */
 export const AGENT_ONLY_COLUMNS = [
-  // The trials export's agent columns (run/trial-agent-columns.ts), and the cost over all executions
+  // The trials export's agent columns (run/export/trial-agent-columns.ts), and the cost over all executions
   // a tidy table may add.
   ...AGENT_COLUMNS,
   "realized_cost_usd",

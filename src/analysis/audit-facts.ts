@@ -1,13 +1,13 @@
 /**
  * What the perturbation audit reads from a study directory beyond the analysis rows: the F1
- * silent-no-op audit over the stored scorer-consumed bytes (run/scoring/no-op-audit.ts), and each
+ * silent-no-op audit over the stored scorer-consumed bytes (run/score/no-op-audit.ts), and each
  * benchmark's loader meta (archetype, trivial baseline kind, reference scoring; the spec's benchmark
  * entry may declare the archetype and the baseline kind, which win) with the trivial baseline
  * computed from the run's items (G2).
  */
 import type { Item } from "../contracts/item.js";
 import type { BenchmarkMeta } from "../datasets/types.js";
-import { type NoOpAudit, noOpAudit } from "../run/scoring/no-op-audit.js";
+import { type NoOpAudit, noOpAudit } from "../run/score/no-op-audit.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
 import { recordedStudy } from "./recorded-study.js";
 

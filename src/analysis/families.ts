@@ -9,8 +9,8 @@
 import type { AnalysisPlan, FamilyAnalysisPlan } from "../contracts/analysis.js";
 import { facetLabel } from "../contracts/condition.js";
 import type { FamilyRole } from "../contracts/spec.js";
-import { familyPlans } from "../run/plan.js";
-import type { PreparedStudy } from "../run/study.js";
+import { familyPlans } from "../run/plan/plan.js";
+import type { PreparedStudy } from "../run/prepare/study.js";
 import type { WaldTest } from "../stats/index.js";
 import {
   adjustContrastPValues,
@@ -25,7 +25,7 @@ import { type Population, scoredRows } from "./data.js";
 import { findLevel } from "./plan.js";
 import type { AnalysisRow, AnalysisTable } from "./table.js";
 
-/** A family as the run's manifest records it (src/run/families.ts, FamilyManifest). */
+/** A family as the run's manifest records it (src/run/prepare/families.ts, FamilyManifest). */
 export interface RecordedFamily {
   role: FamilyRole;
   models: string[];

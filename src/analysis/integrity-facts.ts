@@ -12,10 +12,10 @@
 import type { FailureBucket } from "../contracts/failure.js";
 import type { Item } from "../contracts/item.js";
 import type { TaskInput } from "../contracts/task.js";
-import { trialItems } from "../run/scoring/stored-tasks.js";
+import { trialItems } from "../run/score/stored-tasks.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialStore } from "../run/store/types.js";
-import type { PreparedStudy } from "../run/study.js";
+import type { PreparedStudy } from "../run/prepare/study.js";
 import { recordedStudy } from "./recorded-study.js";
 import { studyAuditFacts } from "./audit-facts.js";
 import type { FormattedGold, IntegrityFacts } from "./integrity/registry.js";

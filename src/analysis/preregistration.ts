@@ -8,7 +8,7 @@ import type { AnalysisPlan } from "../contracts/analysis.js";
 import type { StudySpec } from "../contracts/spec.js";
 import { canonicalJson, hashValue, sha256 } from "../core/hash.js";
 import { PARALLAX_VERSION } from "../core/version.js";
-import type { ItemManifest } from "../run/study.js";
+import type { ItemManifest } from "../run/prepare/study.js";
 import { normalizePlan } from "./plan.js";
 
 export const STAMP_FILE = "preregistration.json";

@@ -1,12 +1,12 @@
 /**
- * The run's study as its store records it (run/stored-study.ts), for what the analysis rows lack:
+ * The run's study as its store records it (run/store/stored-study.ts), for what the analysis rows lack:
  * item metadata, the gold options as formatted, the audit's items. Never re-read from the
  * benchmark sources, so a study directory analyses the same wherever it is moved. Read once per
  * analysis (several readers ask for it).
  */
 import type { RunRecord, TrialStore } from "../run/store/types.js";
-import { missingStudyError, openStoredStudy } from "../run/stored-study.js";
-import type { PreparedStudy } from "../run/study.js";
+import { missingStudyError, openStoredStudy } from "../run/store/stored-study.js";
+import type { PreparedStudy } from "../run/prepare/study.js";
 
 export type RecordedStudy = PreparedStudy | { unavailable: string };
 

@@ -19,10 +19,10 @@ import {
   toObservation,
   trialAuditAggregates,
   trialAuditColumns,
-} from "../run/export.js";
-import { importedSimulated } from "../run/provenance.js";
+} from "../run/export/export.js";
+import { importedSimulated } from "../run/export/provenance.js";
 import { trialPages } from "../run/store/pages.js";
-import { agentColumnsOf } from "../run/trial-agent-columns.js";
+import { agentColumnsOf } from "../run/export/trial-agent-columns.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 
 export interface AnalysisRow {

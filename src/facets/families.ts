@@ -3,7 +3,7 @@
  * models, benchmarks, facets and facet levels, its samples name its own benchmarks and other
  * families, and at most one family is primary. Problems come back as (YAML path, message) for
  * validate.ts to locate; the checks that need the items (a disjoint sample too large for what is
- * left) run when the study is prepared (src/run/families.ts).
+ * left) run when the study is prepared (src/run/prepare/families.ts).
  */
 import { facetLabel, facetName } from "../contracts/condition.js";
 import {

@@ -3,7 +3,7 @@
  * question (any count up to MAX_SHOTS is accepted; `{name: "3", seed: 7}` picks another draw).
  * The exemplars of a level are one deterministic draw per (benchmark, level, seed) from the
  * benchmark's declared exemplar pool (`benchmarks[].exemplars`), which must be disjoint from the
- * evaluated items (run/exemplars.ts checks it and records the draws in the item manifest). The
+ * evaluated items (run/prepare/exemplars.ts checks it and records the draws in the item manifest). The
  * draw is also on the rendered task (`task.fewShot`, stored with each trial).
  */
 import * as z from "zod";

@@ -414,7 +414,7 @@ function callBlock(call: CallRecord): Html {
   );
 }
 
-/** A judge sub-call's verdict or guess (CallRecord.note.judge, src/run/scoring/run-judging.ts). */
+/** A judge sub-call's verdict or guess (CallRecord.note.judge, src/run/score/run-judging.ts). */
 function judgeNote(call: CallRecord): Content {
   const judge = call.note?.judge as Record<string, unknown> | undefined;
   if (!judge) return "";

@@ -1,5 +1,5 @@
 // Public API of the run layer: prepare, plan, run, export.
-export { expandConditions } from "./conditions.js";
+export { expandConditions } from "./prepare/conditions.js";
 export {
   type BudgetLedger,
   cacheKey,
@@ -7,14 +7,14 @@ export {
   RunBudget,
   StoreTrialSource,
   type TrialSource,
-} from "./executor.js";
-export { exportTable, toObservation } from "./export.js";
-export { studyProvenance } from "./provenance.js";
-export { callsContract, trialsContract } from "./table-contract.js";
-export { planTrials, summarisePlan } from "./plan.js";
-export { loadSpecPlugins, type ParallaxPlugin, type PluginApi, pluginApi } from "./plugins.js";
-export { runStudy } from "./run-study.js";
-export { type Judgements, readJudgements, rescoreStudy } from "./score.js";
+} from "./execute/index.js";
+export { exportTable, toObservation } from "./export/export.js";
+export { studyProvenance } from "./export/provenance.js";
+export { callsContract, trialsContract } from "./export/table-contract.js";
+export { planTrials, summarisePlan } from "./plan/plan.js";
+export { loadSpecPlugins, type ParallaxPlugin, type PluginApi, pluginApi } from "./prepare/plugins.js";
+export { runStudy } from "./execute/run-study.js";
+export { type Judgements, readJudgements, rescoreStudy } from "./score/index.js";
 export { openStore } from "./store/open.js";
 export type { RunRecord, TrialRow, TrialStore } from "./store/types.js";
-export { prepareStudy } from "./study.js";
+export { prepareStudy } from "./prepare/study.js";

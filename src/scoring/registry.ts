@@ -9,7 +9,7 @@ import { mcLastAnswerScorer } from "./mc-last-answer.js";
 import { refusalPatternScorer } from "./refusal-pattern.js";
 import type { AnyScorer } from "./types.js";
 
-/** Every deterministic scorer by name (judges are built per study from the spec: src/run/score.ts). */
+/** Every deterministic scorer by name (judges are built per study from the spec: src/run/score/index.ts). */
 export const scorers = new Registry<AnyScorer>("scorer");
 for (const scorer of [
   mcLastAnswerScorer,

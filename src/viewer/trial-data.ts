@@ -5,7 +5,7 @@
  */
 import type { TaskInput } from "../contracts/task.js";
 import type { CallRecord, ScoreRecord } from "../contracts/trial.js";
-import { readJudgements } from "../run/scoring/judgements.js";
+import { readJudgements } from "../run/score/judgements.js";
 import type { TrialRow, VerdictRecord } from "../run/store/types.js";
 import type { ViewerStudy } from "./study.js";
 

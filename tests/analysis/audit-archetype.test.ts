@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { studyAuditFacts } from "../../src/analysis/audit-facts.js";
 import { loadSpec } from "../../src/core/spec-loader.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 
 const ITEMS = 8;

@@ -9,8 +9,8 @@ import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { normalizePlan, resolvePlan, specFacetLevels } from "../../src/analysis/index.js";
 import { loadSpec } from "../../src/core/spec-loader.js";
-import { summarisePlan } from "../../src/run/plan.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { summarisePlan } from "../../src/run/plan/plan.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { plantedTable } from "./helpers.js";
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");

@@ -21,8 +21,8 @@ import type { GridCell } from "../../src/analysis/grid/cells.js";
 import type { Item } from "../../src/contracts/item.js";
 import { itemDifficulty } from "../../src/models/sim/draws.js";
 import { SIM_EFFECTS } from "../../src/models/sim/format-effects.js";
-import { exportTable } from "../../src/run/export.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { exportTable } from "../../src/run/export/export.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 
 const N_ITEMS = 200;

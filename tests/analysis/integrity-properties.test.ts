@@ -24,7 +24,7 @@ import { normalizePlan } from "../../src/analysis/plan.js";
 import { analyzeStudy, type StudyAnalysis } from "../../src/analysis/study.js";
 import type { AnalysisRow } from "../../src/analysis/table.js";
 import type { AnalysisPlanInput } from "../../src/contracts/analysis.js";
-import type { TrialPerturbationFact } from "../../src/run/scoring/no-op-audit.js";
+import type { TrialPerturbationFact } from "../../src/run/score/no-op-audit.js";
 import { seededRandom } from "../../src/stats/random.js";
 import { type Reply, scoredRow } from "../helpers/scored-trials.js";
 import { plantedTable } from "./helpers.js";

@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { analyzeDirectory } from "../../src/analysis/directory.js";
-import { noOpAudit, type NoOpAudit } from "../../src/run/scoring/no-op-audit.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { noOpAudit, type NoOpAudit } from "../../src/run/score/no-op-audit.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 
 const ITEMS = 8;
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { checkAgainstStamp, createStamp, normalizePlan, parseStamp } from "../../src/analysis/index.js";
 import { parseSpec } from "../../src/core/spec-loader.js";
-import type { ItemManifest } from "../../src/run/study.js";
+import type { ItemManifest } from "../../src/run/prepare/study.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
 

@@ -18,7 +18,7 @@ import {
   tableScorers,
 } from "../../src/analysis/index.js";
 import type { ScoreRecord } from "../../src/contracts/trial.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { writeDemoSpec } from "../helpers/study.js";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { analyzeTableFile, normalizePlan, readTidyTable, resolvePlan } from "../../src/analysis/index.js";
 import { loadStudyTable } from "../../src/analysis/table.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { writeDemoSpec } from "../helpers/study.js";
 import { InputError } from "../../src/core/errors.js";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { runCli } from "../helpers/cli.js";
 import { writeDemoSpec } from "../helpers/study.js";
 

@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { loadSpec } from "../../src/core/spec-loader.js";
-import { summarisePlan } from "../../src/run/plan.js";
+import { summarisePlan } from "../../src/run/plan/plan.js";
 import { analyzeDirectory } from "../../src/analysis/directory.js";
 import { normalizePlan } from "../../src/analysis/plan.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { needsBubblewrap } from "../helpers/prerequisites.js";
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");

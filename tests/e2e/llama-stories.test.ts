@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { summarisePlan } from "../../src/run/plan.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { summarisePlan } from "../../src/run/plan/plan.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { runCli } from "../helpers/cli.js";
 import { needsLlamaEngine } from "../helpers/prerequisites.js";
 

@@ -18,7 +18,7 @@ import type { ModelSpec } from "../../src/contracts/spec.js";
 import type { Toolbox } from "../../src/contracts/tool.js";
 import { type LlamaProvider, llamaProvider } from "../../src/models/llama/provider.js";
 import { chatHistoryOf, functionsOf, grammarSchema, plainToolChatWrapper } from "../../src/models/llama/tools.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { createToolbox, toolSpec, tools as registeredTools } from "../../src/tools/index.js";
 import { sharedModel, skipReason } from "../helpers/llama-model.js";

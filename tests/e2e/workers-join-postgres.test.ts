@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openSealedMapping } from "../../src/scoring/blinding/seal.js";
-import { plannedTrialCount } from "../../src/run/plan.js";
+import { plannedTrialCount } from "../../src/run/plan/plan.js";
 import { openStore } from "../../src/run/store/open.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { dropTestSchemas, queryStore, skipWithoutPostgres, startCli, testStoreUrl } from "../helpers/postgres-run.js";
 import { after, describeNeeding, test } from "../helpers/prerequisites.js";
 

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { processAlive } from "../../src/core/stale.js";
-import { LOCK_FILE } from "../../src/run/study-lock.js";
+import { LOCK_FILE } from "../../src/run/execute/study-lock.js";
 import { startOpenAIMock } from "../helpers/mock-openai.js";
 import type { MockServer } from "../helpers/mock-server.js";
 import {

@@ -20,7 +20,7 @@ import { failedCheckLabel, INTEGRITY_FAILED_LINE } from "../../src/analysis/all-
 import { analysisRecord, writeAnalysisRecord } from "../../src/analysis/record.js";
 import type { StudyAnalysis } from "../../src/analysis/registry.js";
 import { formatSummary } from "../../src/analysis/summary.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 
 const EXAMPLE = join(import.meta.dirname, "../../examples/audit-quickstart.yaml");

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { facetName } from "../../src/contracts/condition.js";
 import type { StudySpec } from "../../src/contracts/spec.js";
-import { summarisePlan } from "../../src/run/plan.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { summarisePlan } from "../../src/run/plan/plan.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { describeNeeding, it, needsSharedData } from "../helpers/prerequisites.js";
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");

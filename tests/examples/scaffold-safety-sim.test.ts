@@ -10,9 +10,9 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { loadSpec } from "../../src/core/spec-loader.js";
-import { assignJudges } from "../../src/run/judge.js";
-import { summarisePlan } from "../../src/run/plan.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { assignJudges } from "../../src/run/score/judges.js";
+import { summarisePlan } from "../../src/run/plan/plan.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");
 const SIM = join(repoRoot, "examples", "scaffold-safety-sim.yaml");

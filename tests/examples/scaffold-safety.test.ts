@@ -12,9 +12,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkS
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { loadSpec } from "../../src/core/spec-loader.js";
-import { assignJudges } from "../../src/run/judge.js";
-import { planTrials, summarisePlan } from "../../src/run/plan.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { assignJudges } from "../../src/run/score/judges.js";
+import { planTrials, summarisePlan } from "../../src/run/plan/plan.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { describeNeeding, it, needsSharedData } from "../helpers/prerequisites.js";
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");

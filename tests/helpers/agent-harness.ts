@@ -8,7 +8,7 @@ import type { TaskInput } from "../../src/contracts/task.js";
 import type { ToolResult } from "../../src/contracts/tool.js";
 import { scaffolds } from "../../src/scaffolds/registry.js";
 import type { ScaffoldSettings } from "../../src/scaffolds/types.js";
-import { agentRuntimeOf } from "../../src/run/agent-runtime.js";
+import { agentRuntimeOf } from "../../src/run/execute/agent-runtime.js";
 
 export type AgentStep =
   | { kind: "model"; role: string; messages: ChatMessage[]; tools: string[]; text: string; toolCalls: ToolCall[] }

@@ -6,7 +6,7 @@
 import type { AuditFacts } from "../../src/analysis/audit-facts.js";
 import type { IntegrityFacts } from "../../src/analysis/integrity/registry.js";
 import type { AnalysisRow } from "../../src/analysis/table.js";
-import type { TrialPerturbationFact } from "../../src/run/scoring/no-op-audit.js";
+import type { TrialPerturbationFact } from "../../src/run/score/no-op-audit.js";
 
 export const ITEMS = 40;
 const SEEDS = [42, 123, 2024];

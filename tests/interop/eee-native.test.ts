@@ -6,7 +6,7 @@ import { Ajv } from "ajv";
 import { exportEee } from "../../src/interop/eee/export.js";
 import { SIDECAR_FILE, SidecarSchema } from "../../src/interop/eee/sidecar.js";
 import { importLogs } from "../../src/interop/import.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialRow } from "../../src/run/store/types.js";
 import { writeDemoSpec } from "../helpers/study.js";

@@ -11,10 +11,10 @@ import { after, before, describe, it } from "node:test";
 import { parquetReadObjects } from "hyparquet";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { importLogs } from "../../src/interop/import.js";
-import { parquetColumns } from "../../src/run/export-parquet.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { parquetColumns } from "../../src/run/export/parquet.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
-import { trialsContract } from "../../src/run/table-contract.js";
+import { trialsContract } from "../../src/run/export/table-contract.js";
 import { runCli } from "../helpers/cli.js";
 import { writeDemoSpec } from "../helpers/study.js";
 

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { importLogs } from "../../src/interop/import.js";
-import { exportTable } from "../../src/run/export.js";
-import { exportParquet, parquetColumns } from "../../src/run/export-parquet.js";
+import { exportTable } from "../../src/run/export/export.js";
+import { exportParquet, parquetColumns } from "../../src/run/export/parquet.js";
 import { openStore } from "../../src/run/store/open.js";
 import { interopDir, interopSkip } from "./shared-logs.js";
 

@@ -1,5 +1,5 @@
 /**
- * The exported tables' column types come from one contract (src/run/table-contract.ts), never from
+ * The exported tables' column types come from one contract (src/run/export/table-contract.ts), never from
  * a study's data: the four quickstarts, run on the simulated panel and exported to Parquet, have
  * every column of the contract (the facets aside) with the type docs/INTEROP.md's generated table
  * gives it, so a column shared by two studies has one type; a column a study leaves empty is all
@@ -14,10 +14,10 @@ import { join, resolve } from "node:path";
 import { after, describe, test } from "node:test";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { conditionColumns } from "../../src/facets/registry.js";
-import { exportParquet, SIMULATED_KEY } from "../../src/run/export-parquet.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { exportParquet, SIMULATED_KEY } from "../../src/run/export/parquet.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
-import { callsContract, columnNames, trialsContract } from "../../src/run/table-contract.js";
+import { callsContract, columnNames, trialsContract } from "../../src/run/export/table-contract.js";
 import { INTEROP_PATH, renderInterop } from "../../scripts/write-interop-columns.js";
 import { sharedDir } from "../helpers/llama-model.js";
 import { runCli } from "../helpers/cli.js";

@@ -11,8 +11,8 @@ import { describe, test } from "node:test";
 import type { Item } from "../../src/contracts/item.js";
 import type { ModelSpec } from "../../src/contracts/spec.js";
 import { simProvider } from "../../src/models/sim/provider.js";
-import { exportTable } from "../../src/run/export.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { exportTable } from "../../src/run/export/export.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { demoSpecYaml } from "../helpers/study.js";
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { facetLabel } from "../../src/contracts/condition.js";
-import { expandConditions } from "../../src/run/conditions.js";
+import { expandConditions } from "../../src/run/prepare/conditions.js";
 
 const labels = (facets: Record<string, unknown[]>, exclude: Record<string, unknown>[] = []) =>
   expandConditions({ facets, exclude } as never).map((c) => facetLabel(c.perturbation));

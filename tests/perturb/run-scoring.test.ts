@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { openScoringContext, rescoreStudy } from "../../src/run/score.js";
+import { openScoringContext, rescoreStudy } from "../../src/run/score/index.js";
 import { openStore } from "../../src/run/store/open.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { itemsYaml, type StudyResult, writeSpec } from "../scaffolds/helpers.js";
 
 const SIM_MODEL = "  - id: sim-strong\n    provider: sim\n    model: strong";

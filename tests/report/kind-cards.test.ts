@@ -19,7 +19,7 @@ import { analyzeDirectory } from "../../src/analysis/directory.js";
 import { analysisRecord, writeAnalysisRecord } from "../../src/analysis/record.js";
 import type { StudyKind } from "../../src/contracts/study-kind.js";
 import { writeReport } from "../../src/report/index.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import {
   before,

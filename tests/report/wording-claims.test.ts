@@ -22,7 +22,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { before, describeNeeding, it, needsBubblewrap, needsSpecData } from "../helpers/prerequisites.js";
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { normalizePlan } from "../../src/analysis/plan.js";
 import { analyzeDirectory } from "../../src/analysis/directory.js";
 import type { CallRecord } from "../../src/contracts/trial.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialRow } from "../../src/run/store/types.js";
 import { BWRAP_ENV } from "../../src/tools/sandbox.js";

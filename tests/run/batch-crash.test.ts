@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { ModelSpecSchema } from "../../src/contracts/spec.js";
 import { createAnthropicProvider } from "../../src/models/anthropic.js";
 import { createOpenAIProvider } from "../../src/models/openai.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { BatchSubmissionRecord } from "../../src/run/store/types.js";
 import {

@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { costUsd } from "../../src/models/pricing.js";
-import { summarisePlan } from "../../src/run/plan.js";
-import { runStudy } from "../../src/run/run-study.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { summarisePlan } from "../../src/run/plan/plan.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import {
   BATCH_TEST_KEY,
   BATCH_TEST_KEY_ENV,

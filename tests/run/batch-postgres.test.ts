@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { runStudy } from "../../src/run/run-study.js";
-import { runWorker } from "../../src/run/run-worker.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
+import { runWorker } from "../../src/run/execute/run-worker.js";
 import { openStore } from "../../src/run/store/open.js";
 import { BATCH_TEST_KEY, BATCH_TEST_KEY_ENV, batchSpec, PROVIDER_CASES } from "../helpers/batch-study.js";
 import { checkSubmissions } from "../helpers/batch-submissions.js";

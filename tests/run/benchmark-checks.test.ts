@@ -7,9 +7,9 @@ import { existsSync, writeFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import type { Item } from "../../src/contracts/item.js";
 import { BenchmarkSpecSchema } from "../../src/contracts/spec.js";
-import { refuseDuplicateIds } from "../../src/run/benchmark-checks.js";
-import { runStudy } from "../../src/run/run-study.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { refuseDuplicateIds } from "../../src/run/prepare/benchmark-checks.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
 

@@ -8,8 +8,8 @@ import { describe, it } from "node:test";
 import { ANTHROPIC_DEFAULT_MAX_TOKENS } from "../../src/models/anthropic.js";
 import { BUILTIN_MAX_OUTPUT_TOKENS, costUsd, maxOutputTokens } from "../../src/models/pricing.js";
 import { estimatedCallCost } from "../../src/run/execute/budget.js";
-import { summarisePlan } from "../../src/run/plan.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { summarisePlan } from "../../src/run/plan/plan.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { DEFAULT_MAX_TOKENS } from "../../src/scaffolds/settings.js";
 import { writeDemoSpec } from "../helpers/study.js";
 

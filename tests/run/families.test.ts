@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { familyDesigns } from "../../src/analysis/families.js";
 import { checkAgainstStamp, createStamp, normalizePlan } from "../../src/analysis/index.js";
-import { familyPlans, planTrials, summarisePlan } from "../../src/run/plan.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { familyPlans, planTrials, summarisePlan } from "../../src/run/plan/plan.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { runCli } from "../helpers/cli.js";
 import { demoItemsYaml } from "../helpers/study.js";
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { StudySpec } from "../../src/contracts/spec.js";
-import { checkGridRules, GRID_RULES_STAMP, stampGridRules } from "../../src/run/grid-rules.js";
+import { checkGridRules, GRID_RULES_STAMP, stampGridRules } from "../../src/run/prepare/grid-rules.js";
 
 const dir = mkdtempSync(join(tmpdir(), "grid-rules-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,7 +55,7 @@ describe("grid envelope rules stamp", () => {
 describe("the rules stamp through parallax run and analyze", () => {
   it("run stamps the declared rules; analyze records the match and refuses an edited file", async () => {
     const { writeDemoSpec, demoSpecYaml } = await import("../helpers/study.js");
-    const { runStudy } = await import("../../src/run/run-study.js");
+    const { runStudy } = await import("../../src/run/execute/run-study.js");
     const { openStore } = await import("../../src/run/store/open.js");
     const { analyzeDirectory } = await import("../../src/analysis/index.js");
     const { specPath, outDir, dir: studyDir } = writeDemoSpec({ items: 6 });

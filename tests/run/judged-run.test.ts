@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import { describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { SIM_JUDGE } from "../../src/models/sim/judge.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
 

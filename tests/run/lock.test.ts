@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { runStudy } from "../../src/run/run-study.js";
-import { acquireStudyLock, LOCK_FILE } from "../../src/run/study-lock.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
+import { acquireStudyLock, LOCK_FILE } from "../../src/run/execute/study-lock.js";
 import { runCli } from "../helpers/cli.js";
 import { writeDemoSpec } from "../helpers/study.js";
 

@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { it } from "node:test";
-import { runStudy } from "../../src/run/run-study.js";
-import { planTrials, plannedTrialCount, runIdFor } from "../../src/run/plan.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
+import { planTrials, plannedTrialCount, runIdFor } from "../../src/run/plan/plan.js";
 import { openStore } from "../../src/run/store/open.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { writeDemoSpec } from "../helpers/study.js";
 
 const CLI = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { providers } from "../../src/models/registry.js";
-import { loadSpecPlugins, pluginApi } from "../../src/run/plugins.js";
+import { loadSpecPlugins, pluginApi } from "../../src/run/prepare/plugins.js";
 import { scorers } from "../../src/scoring/registry.js";
 
 const work = mkdtempSync(join(tmpdir(), "parallax-plugins-"));

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, test } from "node:test";
-import { runStudy } from "../../src/run/run-study.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { runCli } from "../helpers/cli.js";
 import { writeDemoSpec } from "../helpers/study.js";
 import { dropTestSchemas, PG_URL, queryStore, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";

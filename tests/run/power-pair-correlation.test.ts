@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { PlannedContrast, ScoredTrial } from "../../src/run/contrasts.js";
-import { effectivePairs, pilotPairCorrelation } from "../../src/run/power-plan.js";
+import type { PlannedContrast, ScoredTrial } from "../../src/run/plan/contrasts.js";
+import { effectivePairs, pilotPairCorrelation } from "../../src/run/plan/power-plan.js";
 import { RandomStream } from "../../src/stats/random.js";
 
 const CONFIGURATIONS = 10;

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { cacheKey, type ModelRuntime } from "../../src/run/executor.js";
-import { exportTable } from "../../src/run/export.js";
-import { runStudy } from "../../src/run/run-study.js";
+import { cacheKey, type ModelRuntime } from "../../src/run/execute/index.js";
+import { exportTable } from "../../src/run/export/export.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { writeDemoSpec } from "../helpers/study.js";
 

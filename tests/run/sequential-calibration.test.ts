@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { planPrediction, simulateSequentialStudies } from "../../bench/sequential-calibration.js";
-import { prepareStudy } from "../../src/run/study.js";
+import { prepareStudy } from "../../src/run/prepare/study.js";
 import { describeNeeding, it, needsSpecData } from "../helpers/prerequisites.js";
 
 const EXAMPLE = join(import.meta.dirname, "..", "..", "examples", "sequential-sim.yaml");

@@ -14,12 +14,12 @@ import {
   StoreTrialSource,
   type TrialEvent,
   type TrialSource,
-} from "../../src/run/executor.js";
-import { runStudy } from "../../src/run/run-study.js";
-import { logprobOptionsOf, scorerChooser } from "../../src/run/score.js";
+} from "../../src/run/execute/index.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
+import { logprobOptionsOf, scorerChooser } from "../../src/run/score/index.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialRow, TrialStore } from "../../src/run/store/types.js";
-import { allItems, type PreparedStudy, prepareStudy } from "../../src/run/study.js";
+import { allItems, type PreparedStudy, prepareStudy } from "../../src/run/prepare/study.js";
 import { writeDemoSpec } from "../helpers/study.js";
 
 /** A recorded run whose trials are all still pending (the run was stopped before the first trial). */

@@ -1,5 +1,5 @@
 /**
- * The study rebuilt from a store (run/stored-study.ts: what worker, score and analyze read)
+ * The study rebuilt from a store (run/store/stored-study.ts: what worker, score and analyze read)
  * holds what the readers use from the study `parallax run` prepared: the items in their loaded
  * order, each benchmark's few-shot pool in its order, the conditions and each benchmark's
  * conditions after its exclusions, the spec; relative paths resolve against the recorded spec
@@ -9,12 +9,12 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { storedPoolRows } from "../../src/run/exemplars.js";
-import { runIdFor } from "../../src/run/plan.js";
+import { storedPoolRows } from "../../src/run/prepare/exemplars.js";
+import { runIdFor } from "../../src/run/plan/plan.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { RunRecord } from "../../src/run/store/types.js";
-import { missingFromStore, openStoredStudy, readStoredParts } from "../../src/run/stored-study.js";
-import { allItems, prepareStudy } from "../../src/run/study.js";
+import { missingFromStore, openStoredStudy, readStoredParts } from "../../src/run/store/stored-study.js";
+import { allItems, prepareStudy } from "../../src/run/prepare/study.js";
 import { after, describeNeeding, it, needsSharedData } from "../helpers/prerequisites.js";
 
 const SPEC = resolve(import.meta.dirname, "..", "..", "examples", "grid-quickstart.yaml");

@@ -12,9 +12,9 @@ import type { Condition } from "../../src/contracts/condition.js";
 import type { Item } from "../../src/contracts/item.js";
 import type { TaskInput } from "../../src/contracts/task.js";
 import { renderTrialTask } from "../../src/facets/render.js";
-import { runStudy } from "../../src/run/run-study.js";
-import { openScoringContext, rescoreStudy, type ScoringContext } from "../../src/run/score.js";
-import { taskHash } from "../../src/run/task-record.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
+import { openScoringContext, rescoreStudy, type ScoringContext } from "../../src/run/score/index.js";
+import { taskHash } from "../../src/run/execute/task-record.js";
 import { scorers } from "../../src/scoring/registry.js";
 import { writeDemoSpec } from "../helpers/study.js";
 

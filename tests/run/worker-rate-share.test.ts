@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { workerRateLimit } from "../../src/run/model-runtimes.js";
+import { workerRateLimit } from "../../src/run/prepare/model-runtimes.js";
 
 test("each of N workers keeps 1/N of the declared rate limit", () => {
   const limit = { rpm: 600, tpm: 90_000, concurrency: 10 };

@@ -13,8 +13,8 @@ import { join, resolve } from "node:path";
 import { before, describe, test } from "node:test";
 import type { ChatMessage } from "../../src/contracts/provider.js";
 import type { ModelSpec } from "../../src/contracts/spec.js";
-import type { JudgeRuntime } from "../../src/run/judge.js";
-import { runStudy } from "../../src/run/run-study.js";
+import type { JudgeRuntime } from "../../src/run/score/judges.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
 import {
   BLINDING_FILES,
   type JudgeStudyResult,
@@ -22,7 +22,7 @@ import {
   openScoringContext,
   readJudgements,
   unblindStudy,
-} from "../../src/run/score.js";
+} from "../../src/run/score/index.js";
 import { bangIndex, guessingCheck } from "../../src/scoring/blinding/guessing.js";
 import { sanitiseResponse } from "../../src/scoring/blinding/sanitise.js";
 import { isUuidV4, openSealedMapping, sealMapping, sha256Hex } from "../../src/scoring/blinding/seal.js";

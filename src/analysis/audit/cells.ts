@@ -10,7 +10,7 @@ import type { AnalysisPlan } from "../../contracts/analysis.js";
 import { canonicalJson } from "../../core/hash.js";
 import { type CellEvidence, type CellStatus, cellStatus, type GateThresholds } from "../../perturb/gate.js";
 import { isFamily, perturbations } from "../../perturb/registry.js";
-import type { NoOpSample } from "../../run/scoring/no-op-audit.js";
+import type { NoOpSample } from "../../run/score/no-op-audit.js";
 import { scorers, validatedFor } from "../../scoring/index.js";
 import {
   CSR_FAMILIES,

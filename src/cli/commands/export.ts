@@ -1,8 +1,8 @@
-import { refuseUnscoredScorer } from "../../run/scorer-check.js";
+import { refuseUnscoredScorer } from "../../run/export/scorer-check.js";
 import { InputError } from "../../core/errors.js";
 import { ensureDirectory, onFileSystem, openOutputStream, prepareOutputFile } from "../../core/output-files.js";
 import { conditionColumns } from "../../facets/registry.js";
-import { type ExportFormat, type ExportTable, exportTable } from "../../run/export.js";
+import { type ExportFormat, type ExportTable, exportTable } from "../../run/export/export.js";
 import { openStudyDir } from "../study-dir.js";
 
 const FORMATS = ["csv", "jsonl", "parquet", "eee"];
@@ -39,7 +39,7 @@ export async function exportCommand(
   if (options.format === "parquet" || options.format === "eee") {
     try {
       if (options.format === "parquet") {
-        const { exportParquet } = await import("../../run/export-parquet.js");
+        const { exportParquet } = await import("../../run/export/parquet.js");
         const rows = await onFileSystem("write export file", options.output!, () =>
           exportParquet(store, run.id, facets, options.table as ExportTable, options.output!, {
             scorer: options.scorer,

@@ -1,7 +1,7 @@
 import { InputError } from "../../core/errors.js";
 import { importLogs } from "../../interop/import.js";
-import { storeLabel } from "../../run/run-study.js";
-import { importedSimulated } from "../../run/provenance.js";
+import { storeLabel } from "../../run/execute/run-study.js";
+import { importedSimulated } from "../../run/export/provenance.js";
 import { SIMULATED_NOTICE } from "../../analysis/scorecard.js";
 import { DEFAULT_ZIP_LIMITS } from "../../interop/zip.js";
 

@@ -12,7 +12,7 @@ import { renderTrialTask } from "../../facets/render.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import { sampleItems } from "../../datasets/sample.js";
 import type { LoadedBenchmark } from "../../datasets/types.js";
-import { loadSpecBenchmark } from "../../run/spec-benchmark.js";
+import { loadSpecBenchmark } from "../../run/prepare/spec-benchmark.js";
 import { renderTask } from "../../scaffolds/prompt.js";
 
 export interface ItemsOptions {

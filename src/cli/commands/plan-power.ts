@@ -6,10 +6,10 @@
  * Lines fit 120 columns.
  */
 import { normalizePlan, resolveFamilies } from "../../analysis/plan.js";
-import { contrastLayout } from "../../run/contrasts.js";
-import type { PlanSummary } from "../../run/plan.js";
-import { declaredAssumptions, pilotAssumptions, type PowerReport, powerReport } from "../../run/power-plan.js";
-import type { PreparedStudy } from "../../run/study.js";
+import { contrastLayout } from "../../run/plan/contrasts.js";
+import type { PlanSummary } from "../../run/plan/plan.js";
+import { declaredAssumptions, pilotAssumptions, type PowerReport, powerReport } from "../../run/plan/power-plan.js";
+import type { PreparedStudy } from "../../run/prepare/study.js";
 import { openStudyDir } from "../study-dir.js";
 
 export async function planPower(study: PreparedStudy, summary: PlanSummary, pilotDir?: string): Promise<PowerReport> {

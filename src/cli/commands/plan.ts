@@ -1,12 +1,12 @@
 import { wrap } from "../../analysis/text.js";
-import { conditionLabel } from "../../run/conditions.js";
-import { type PlanSummary, summarisePlan } from "../../run/plan.js";
-import { refuseWithoutSandbox } from "../../run/agent-runtime.js";
-import { checkCells } from "../../run/model-runtimes.js";
-import { prepareStudy } from "../../run/study.js";
+import { conditionLabel } from "../../run/prepare/conditions.js";
+import { type PlanSummary, summarisePlan } from "../../run/plan/plan.js";
+import { refuseWithoutSandbox } from "../../run/execute/agent-runtime.js";
+import { checkCells } from "../../run/prepare/model-runtimes.js";
+import { prepareStudy } from "../../run/prepare/study.js";
 import { InputError } from "../../core/errors.js";
 import { LARGE_DESIGN_TRIALS } from "../../contracts/spec.js";
-import { largeDesignWarning, refuseUnrunnableDesign } from "../../run/design-checks.js";
+import { largeDesignWarning, refuseUnrunnableDesign } from "../../run/prepare/design-checks.js";
 
 export async function planCommand(
   specPath: string,

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { ensureDirectory, writeOutputFile } from "../../core/output-files.js";
-import { refuseUnrunnableDesign } from "../../run/design-checks.js";
+import { refuseUnrunnableDesign } from "../../run/prepare/design-checks.js";
 import { join } from "node:path";
 import { createStamp, type Deviation, parseStamp, STAMP_FILE } from "../../analysis/index.js";
 import { InputError } from "../../core/errors.js";
 import { loadSpec } from "../../core/spec-loader.js";
-import { loadSpecPlugins } from "../../run/plugins.js";
+import { loadSpecPlugins } from "../../run/prepare/plugins.js";
 import { openStore } from "../../run/store/open.js";
-import { prepareStudy } from "../../run/study.js";
+import { prepareStudy } from "../../run/prepare/study.js";
 
 /** Trials already finished in DIR's store (0 when there is no store yet). */
 async function finishedTrials(dir: string): Promise<number> {

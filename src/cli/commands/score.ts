@@ -1,9 +1,9 @@
 import { InputError } from "../../core/errors.js";
-import type { CellParseSummary } from "../../run/scoring/cells.js";
-import { openScoringContext } from "../../run/scoring/context.js";
-import { judgeStudy } from "../../run/scoring/judge-study.js";
-import { rescoreStudy } from "../../run/scoring/rescore.js";
-import { unblindStudy } from "../../run/scoring/unblind.js";
+import type { CellParseSummary } from "../../run/score/cells.js";
+import { openScoringContext } from "../../run/score/context.js";
+import { judgeStudy } from "../../run/score/judge-study.js";
+import { rescoreStudy } from "../../run/score/rescore.js";
+import { unblindStudy } from "../../run/score/unblind.js";
 import { JUDGE_SCORER } from "../../scoring/registry.js";
 import { agreementLine, kappaReading } from "../../scoring/judge/agreement.js";
 import { pEquals } from "../../stats/p-value-text.js";

@@ -1,10 +1,10 @@
 import { DEFAULT_SCAFFOLD, facetName } from "../../contracts/condition.js";
 import type { CallRecord } from "../../contracts/trial.js";
-import { conditionLabel } from "../../run/conditions.js";
+import { conditionLabel } from "../../run/prepare/conditions.js";
 import { propagationChecks, roleKind } from "../../scaffolds/propagation.js";
 import { openStudyDir } from "../study-dir.js";
 import type { StudyProvenance } from "../../contracts/provenance.js";
-import { importedFromLine, studyProvenance } from "../../run/provenance.js";
+import { importedFromLine, studyProvenance } from "../../run/export/provenance.js";
 import { trialPages } from "../../run/store/pages.js";
 import type {
   BatchSubmissionRecord,
@@ -15,7 +15,7 @@ import type {
 } from "../../run/store/types.js";
 import { describeLimits } from "../../run/execute/budget.js";
 import { DEFAULT_LEASE_MS } from "../../run/execute/leased-source.js";
-import { heartbeatLapsed } from "../../run/live-workers.js";
+import { heartbeatLapsed } from "../../run/execute/live-workers.js";
 
 /** A worker as `status` shows it: `dead` when it is recorded running but its heartbeat is older than its lease. */
 type StatusWorker = WorkerRecord & { dead: boolean };

@@ -1,12 +1,12 @@
 /**
  * `parallax worker URL`: joins a run in a PostgreSQL store as one more worker (on this or any
- * machine), and `startLocalWorkers`, which `parallax run --workers N` uses to start N - 1 of
- * them beside itself. Each worker claims trials under leases, so none is executed twice.
+ * machine); `parallax run --workers N` starts N - 1 of them beside itself
+ * (src/run/execute/local-workers.ts). Each worker claims trials under leases, so none is executed twice.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { describeBudget } from "../../run/execute/budget.js";
-import { runWorker } from "../../run/run-worker.js";
+import { runWorker } from "../../run/execute/run-worker.js";
 import { storeArgument } from "../../run/store/url.js";
+import type { WorkerExit } from "../../run/execute/local-workers.js";
 import { EXIT_INTERRUPTED, EXIT_TRIALS_ERRORED, interruptSignals, stopWithParent } from "../interrupt.js";
 
 /** The line a run or worker that ended with trials still pending prints. */
@@ -68,59 +68,7 @@ function judgingLine(judging: { trials: number; finished: boolean }, url: string
     : `${round}; the run unblinds it once every judged trial is finished (or again: parallax run SPEC --store ${storeArgument(url)})`;
 }
 
-/** How a worker process ended: its exit code, or the signal that ended it; `error` when it could not start. */
-export interface WorkerExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  error?: string;
-}
-
 export function describeWorkerExit(exit: WorkerExit): string {
   if (exit.error !== undefined) return `not started (${exit.error})`;
   return exit.signal !== null ? `killed by ${exit.signal}` : `exit ${exit.code}`;
-}
-
-/**
- * Starts `count` worker processes on the run (the same executable and loader flags as this
- * process), each with `concurrency` trials in flight; resolves with how each ended. Each holds an
- * IPC channel to this process, whose closing (this process dying, however) stops it (stopWithParent).
- */
-export function startLocalWorkers(
-  url: string,
-  runId: string,
-  count: number,
-  options: { concurrency: number; leaseSeconds?: number; erroredBefore: string; rateShare: number },
-): { done: Promise<WorkerExit[]>; stop: () => void } {
-  const children: ChildProcess[] = [];
-  for (let i = 0; i < count; i++) {
-    const args = [
-      ...process.execArgv,
-      process.argv[1],
-      "worker",
-      url,
-      "--run",
-      runId,
-      "--concurrency",
-      String(options.concurrency),
-      "--errored-before",
-      options.erroredBefore,
-      "--rate-share",
-      String(options.rateShare),
-      ...(options.leaseSeconds === undefined ? [] : ["--lease-seconds", String(options.leaseSeconds)]),
-    ];
-    children.push(spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit", "ipc"] }));
-  }
-  const done = Promise.all(
-    children.map(
-      (child) =>
-        new Promise<WorkerExit>((resolve) => {
-          child.on("error", (error) => resolve({ code: null, signal: null, error: error.message }));
-          child.on("close", (code, signal) => resolve({ code, signal }));
-        }),
-    ),
-  );
-  const stop = () => {
-    for (const child of children) child.kill("SIGINT");
-  };
-  return { done, stop };
 }

@@ -18,7 +18,7 @@ import { InputError } from "../../core/errors.js";
 import { sha256 } from "../../core/hash.js";
 import { trialPages } from "../../run/store/pages.js";
 import { isPostgresUrl } from "../../run/store/url.js";
-import { studyProvenance } from "../../run/provenance.js";
+import { studyProvenance } from "../../run/export/provenance.js";
 import type { RunRecord, TrialStore } from "../../run/store/types.js";
 import { COMPARED_MODELS, SUBJECT_FACET } from "../study.js";
 import { aggregateRecord, instanceRecord, uuidOf } from "./records.js";

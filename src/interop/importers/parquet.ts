@@ -9,8 +9,8 @@
 import { type ReadLimit, readBoundedBytes } from "../../core/guarded-read.js";
 import type { StudyProvenance } from "../../contracts/provenance.js";
 import type { ParseStatus } from "../../contracts/trial.js";
-import { FACETS_KEY, PROVENANCE_KEY } from "../../run/export-parquet.js";
-import { columnNames, trialsContract } from "../../run/table-contract.js";
+import { FACETS_KEY, PROVENANCE_KEY } from "../../run/export/parquet.js";
+import { columnNames, trialsContract } from "../../run/export/table-contract.js";
 import { filesOf, logError, logReadLimit } from "../read.js";
 import type { ImportedLog, ImportedSample, Importer } from "../types.js";
 

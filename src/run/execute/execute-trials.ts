@@ -7,7 +7,7 @@
  * Errored trials are retried on the next run; finished ones never are, however wrong their answer.
  */
 import type { TrialRow } from "../store/types.js";
-import { CommitBatcher } from "../commit-batcher.js";
+import { CommitBatcher } from "./commit-batcher.js";
 import { RunBudget } from "./budget.js";
 import { type CallsDone, runTrial } from "./run-trial.js";
 import { StoreTrialSource, type TrialSource } from "./trial-source.js";

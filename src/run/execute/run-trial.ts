@@ -9,7 +9,7 @@ import { ProviderError, SandboxFailure } from "../../core/errors.js";
 import { benchmarkPool, renderTrialTask, trialItem } from "../../facets/render.js";
 import { isLogprobScorer } from "../../scoring/types.js";
 import type { TrialRow } from "../store/types.js";
-import { storedTask } from "../task-record.js";
+import { storedTask } from "./task-record.js";
 import { BudgetExhausted } from "./budget.js";
 import { scaffoldTrial } from "./free-form.js";
 import { logprobTrial } from "./logprob.js";

@@ -69,7 +69,7 @@ export interface AgentRuntime {
   limits?: AgentLimits;
 }
 
-/** Judging of a trial's answer, inside the trial (src/run/scoring/run-judging.ts). */
+/** Judging of a trial's answer, inside the trial (src/run/score/run-judging.ts). */
 export interface TrialJudging {
   /** Whether the trial's answer is judged (its run-time score is then the primary judge's). */
   applies(trialId: string): boolean;

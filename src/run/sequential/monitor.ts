@@ -12,7 +12,7 @@ import {
   type SequentialBoundaries,
   sequentialBoundaries,
 } from "../../stats/group-sequential.js";
-import { type ContrastLayout, itemDifferences, type ScoredTrial } from "../contrasts.js";
+import { type ContrastLayout, itemDifferences, type ScoredTrial } from "../plan/contrasts.js";
 
 export type SequentialDecision = "harm" | "benefit" | "equivalence" | "futility";
 

@@ -9,12 +9,12 @@
 import { AnalysisPlanSchema, PowerPlanSchema } from "../../contracts/analysis.js";
 import type { SequentialSpec } from "../../contracts/spec.js";
 import { InputError } from "../../core/errors.js";
-import { contrastLayout } from "../contrasts.js";
+import { contrastLayout } from "../plan/contrasts.js";
 import type { TrialSource } from "../execute/trial-source.js";
 import type { ExecuteSummary } from "../execute/types.js";
-import { scoredTrials } from "../power-plan.js";
+import { scoredTrials } from "../plan/power-plan.js";
 import type { TrialStore } from "../store/types.js";
-import type { PreparedStudy } from "../study.js";
+import type { PreparedStudy } from "../prepare/study.js";
 import { analyseLook, boundariesOf, type ContrastAtLook, type SequentialDecision } from "./monitor.js";
 import { clusterOf, lookSchedule } from "./schedule.js";
 import { LookTrialSource } from "./source.js";

@@ -5,7 +5,7 @@
  */
 import type { SequentialSpec } from "../../contracts/spec.js";
 import { seededPermutation } from "../../datasets/shuffle.js";
-import type { PreparedStudy } from "../study.js";
+import type { PreparedStudy } from "../prepare/study.js";
 
 export interface LookSchedule {
   fractions: number[];

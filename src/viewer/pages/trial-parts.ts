@@ -8,7 +8,7 @@
 import { visibleText } from "../../core/visible-text.js";
 import type { CallRecord, ScoreRecord } from "../../contracts/trial.js";
 import { type Content, el, table } from "../../report/html.js";
-import { JUDGE_ROLES } from "../../run/scoring/run-judging.js";
+import { JUDGE_ROLES } from "../../run/score/run-judging.js";
 import type { TrialRow } from "../../run/store/types.js";
 import { facts } from "../layout.js";
 

@@ -23,7 +23,7 @@ import type { FacetValue } from "../../../src/contracts/spec.js";
 import { benchmarkPool, renderTrialTask, trialItem } from "../../../src/facets/render.js";
 import { perturbations } from "../../../src/perturb/registry.js";
 import type { Perturbation } from "../../../src/perturb/types.js";
-import { runStudy } from "../../../src/run/run-study.js";
+import { runStudy } from "../../../src/run/execute/run-study.js";
 import { openStore } from "../../../src/run/store/open.js";
 import { scoredRow } from "../../helpers/scored-trials.js";
 import { demoSpecYaml, writeDemoSpec } from "../../helpers/study.js";

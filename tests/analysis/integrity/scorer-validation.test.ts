@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { analyzeDirectory, analyzeStudy, normalizePlan, type StudyAnalysis } from "../../../src/analysis/index.js";
 import type { ScoringFacts } from "../../../src/analysis/integrity/registry.js";
-import { runStudy } from "../../../src/run/run-study.js";
+import { runStudy } from "../../../src/run/execute/run-study.js";
 import { openStore } from "../../../src/run/store/open.js";
 import { scorers, validatedFor } from "../../../src/scoring/index.js";
 import type { Scorer } from "../../../src/scoring/types.js";

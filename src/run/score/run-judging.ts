@@ -1,0 +1,388 @@
+/**
+ * Judging inside `parallax run` (ScaffoldSafety 3.5-3.6, App. Q.2). When the spec has judges,
+ * every open-ended free-form trial of a benchmark with a judge rubric (unless the spec names its
+ * scorer explicitly) is scored by its judge, and the judge calls are the trial's own sub-calls:
+ * recorded in the calls table with the subject's calls, cached like them, charged to `budget`,
+ * committed in the trial's transaction (a kill loses only trials in flight; on resume their
+ * paid calls come from the cache), exported with the calls and shown on the report's trial page.
+ *
+ * Blinding, as the paper specifies it:
+ * 1. the judge sees only the rubric, item-level reference facts, the prompt and the sanitised
+ *    response (sanitiseResponse with the study's redaction list);
+ * 2. before the first trial runs, every judged trial gets a UUID v4, and the mapping (UUID ->
+ *    trial, model, benchmark, item, condition) is sealed in the store (its SHA-256) and written
+ *    to the blinding files; a resumed run reuses the sealed round;
+ * 3. a validation judge rates a subsample stratified by benchmark (scoring.validation.fraction);
+ * 4. on a subsample stratified by configuration (scoring.blinding.guess_fraction) the primary
+ *    judge guesses the configuration;
+ * 5. when every judged trial is finished, the verdicts (from the calls' notes, keyed by UUID) are
+ *    stored and hashed, kappa per benchmark and the guessing check computed, and the round is
+ *    unblinded and logged. The run-time outcome of a judged trial is its primary judge's verdict
+ *    (scorer `judge:<id>@<version>`).
+ */
+import type { ModelSpec, StudySpec } from "../../contracts/spec.js";
+import type { CallRecord } from "../../contracts/trial.js";
+import { InputError } from "../../core/errors.js";
+import { datasetLoaders } from "../../datasets/registry.js";
+import { sampleStrata } from "../../datasets/sample.js";
+import { blindingSensitivity, type GuessedCase, guessingCheck } from "../../scoring/blinding/guessing.js";
+import { sanitiseResponse } from "../../scoring/blinding/sanitise.js";
+import { type BlindingEntry, newUuid, openSealedMapping, sealMapping } from "../../scoring/blinding/seal.js";
+import { guessMessages, judgeMessages } from "../../scoring/judge/prompt.js";
+import { type Rubric, rubricFor } from "../../scoring/judge/rubrics.js";
+import { parseGuess, parseVerdict } from "../../scoring/judge/verdict.js";
+import type { ScoreResult } from "../../scoring/types.js";
+import { conditionLabel } from "../prepare/conditions.js";
+import { recordingCall } from "../execute/recording-call.js";
+import type { ModelRuntime, TrialAttempt, TrialJudging } from "../execute/types.js";
+import { assignJudges } from "./judges.js";
+import { trialPages } from "../store/pages.js";
+import type { TrialRow, TrialStore, VerdictRecord } from "../store/types.js";
+import type { PreparedStudy } from "../prepare/study.js";
+import { loaderOf } from "./choose.js";
+import { judgedAtRunTime } from "./judged-trials.js";
+
+export { judgedAtRunTime };
+import { agreementOf } from "./judge-agreement.js";
+import type { Judgeable } from "./judgeables.js";
+import { redactionList } from "./judgeables.js";
+import { BLINDING_FILES, blindingSummaryOf, JudgementLog, verdictsSha256, verdictsText } from "./judgements.js";
+
+/** Version of the judge scoring protocol (rubrics, prompt, verdict schema); also judge-study.ts. */
+export const RUN_JUDGE_VERSION = "1.0.0";
+
+/** Call roles of judge sub-calls. */
+export const JUDGE_ROLES = { primary: "judge", validation: "judge_validation", guess: "judge_guess" } as const;
+
+/** What a judge call's note holds (CallRecord.note.judge). */
+export interface JudgeCallNote {
+  uuid: string;
+  judge: string;
+  purpose: "verdict" | "guess";
+  role?: VerdictRecord["role"];
+  rubric?: string;
+  ok?: boolean;
+  label?: string | null;
+  confidence?: number | null;
+  justification?: string | null;
+  outcome?: number | null;
+  error?: string | null;
+  guess?: string | null;
+}
+
+interface TrialPlan {
+  entry: BlindingEntry;
+  rubric: Rubric;
+  primary: ModelSpec;
+  validation: ModelSpec | undefined;
+  guess: boolean;
+}
+
+export class RunJudging implements TrialJudging {
+  private constructor(
+    private readonly plans: Map<string, TrialPlan>,
+    private readonly judges: Map<string, ModelRuntime>,
+    private readonly configurations: string[],
+    private readonly redact: string[],
+    private readonly sealed: { sha256: string; text: string },
+  ) {}
+
+  /**
+   * The run's judged trials, their UUIDs (sealed before any trial runs, or the sealed round of an
+   * earlier invocation of this run) and subsamples; undefined when nothing is judged. `dir` is
+   * the study directory; without it (a worker joining by URL) the round the run sealed is used,
+   * and none is sealed.
+   */
+  static async open(
+    study: PreparedStudy,
+    store: TrialStore,
+    runId: string,
+    dir: string | undefined,
+    judges: Map<string, ModelRuntime>,
+  ): Promise<RunJudging | undefined> {
+    const spec = study.spec;
+    if ((spec.scoring?.judges ?? []).length === 0) return undefined;
+    const assignments = assignJudges(spec);
+    const judged: TrialRow[] = [];
+    for await (const page of trialPages(store, runId)) {
+      for (const trial of page) {
+        const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
+        if (item && judgedAtRunTime(spec, trial, item)) judged.push(trial);
+      }
+    }
+    if (judged.length === 0) return undefined;
+    const existing = await store.getBlindingRound(runId);
+    let entries: BlindingEntry[] | undefined;
+    let sealed: { sha256: string; text: string } | undefined;
+    if (existing) {
+      const opened = openSealedMapping(existing.mapping, existing.sealedSha256);
+      const ids = new Set(opened.map((e) => e.trialId));
+      if (opened.length === judged.length && judged.every((t) => ids.has(t.id))) {
+        entries = opened;
+        sealed = { sha256: existing.sealedSha256, text: existing.mapping };
+      }
+    }
+    // Every judged trial finished and the store holds another round (a later `score --scorer
+    // judge` re-judging): nothing is left to judge, and that round stands.
+    if (existing && !entries && judged.every((t) => t.status === "finished")) return undefined;
+    if ((!entries || !sealed) && dir === undefined) {
+      throw new InputError(
+        `run '${runId}' judges ${judged.length} trial(s) at run time, but the store holds no sealed round for ` +
+          `them${existing ? ` (its round maps ${openSealedMapping(existing.mapping, existing.sealedSha256).length})` : ""}: ` +
+          "`parallax run SPEC --store URL` seals it before any trial runs; start the worker once the run has started",
+      );
+    }
+    if (!entries || !sealed) {
+      const log = new JudgementLog(store, runId, dir!);
+      entries = judged.map((trial) => ({
+        uuid: newUuid(),
+        trialId: trial.id,
+        model: trial.modelId,
+        benchmark: trial.benchmarkId,
+        itemId: trial.itemId,
+        conditionHash: trial.conditionHash,
+        configuration: conditionLabel(trial.condition),
+      }));
+      const mapping = sealMapping(entries);
+      const sealedAt = new Date().toISOString();
+      await store.sealBlindingRound(runId, {
+        mapping: mapping.text,
+        sealedSha256: mapping.sha256,
+        sealedAt,
+        entries: entries.length,
+      });
+      log.file(BLINDING_FILES.mapping, mapping.text);
+      log.file(BLINDING_FILES.seal, { sha256: mapping.sha256, sealed_at: sealedAt, entries: entries.length });
+      await log.event({ event: "sealed", at: sealedAt, sha256: mapping.sha256, entries: entries.length, stage: "run" });
+      sealed = { sha256: mapping.sha256, text: mapping.text };
+    }
+    const seed = spec.scoring?.seed ?? 0;
+    const fraction = spec.scoring?.validation?.fraction ?? 0.1;
+    const guessFraction = spec.scoring?.blinding.guess_fraction ?? 0.1;
+    const configurations = [...new Set(entries.map((e) => e.configuration))].sort();
+    const subsample = (stratum: (e: BlindingEntry) => string, share: number, s: number) =>
+      new Set(
+        sampleStrata(entries, {
+          id: (e) => e.trialId,
+          stratum,
+          count: (size) => Math.max(1, Math.ceil(share * size)),
+          seed: s,
+        }).map((e) => e.trialId),
+      );
+    const validated = subsample((e) => e.benchmark, fraction, seed);
+    const guessed =
+      configurations.length >= 2 && guessFraction > 0
+        ? subsample((e) => e.configuration, guessFraction, seed + 1)
+        : new Set<string>();
+    const plans = new Map<string, TrialPlan>();
+    for (const entry of entries) {
+      const assignment = assignments.get(entry.model)!;
+      const loader = datasetLoaders.get(loaderOf(spec, entry.benchmark));
+      plans.set(entry.trialId, {
+        entry,
+        rubric: rubricFor(loader.meta.judgeRubric!, spec.scoring?.rubrics),
+        primary: assignment.primary,
+        validation: validated.has(entry.trialId) ? assignment.validation : undefined,
+        guess: guessed.has(entry.trialId),
+      });
+    }
+    for (const plan of plans.values()) {
+      for (const judge of [plan.primary, plan.validation]) {
+        if (judge && !judges.has(judge.id)) throw new InputError(`judge '${judge.id}' was not built for the run`);
+      }
+    }
+    return new RunJudging(plans, judges, configurations, redactionList(spec, study.conditions), sealed);
+  }
+
+  /** The judge models the spec names (built by the caller before the run starts). */
+  static judgeSpecsOf(spec: StudySpec): ModelSpec[] {
+    if ((spec.scoring?.judges ?? []).length === 0) return [];
+    const out = new Map<string, ModelSpec>();
+    for (const a of assignJudges(spec).values()) {
+      out.set(a.primary.id, a.primary);
+      if (a.validation) out.set(a.validation.id, a.validation);
+    }
+    return [...out.values()];
+  }
+
+  get size(): number {
+    return this.plans.size;
+  }
+
+  applies(trialId: string): boolean {
+    return this.plans.has(trialId);
+  }
+
+  async judge(attempt: TrialAttempt, finalText: string): Promise<{ scored: ScoreResult; scorer: string }> {
+    const plan = this.plans.get(attempt.trial.id)!;
+    const { item, task } = attempt;
+    const response = sanitiseResponse(finalText, this.redact);
+    const messages = judgeMessages(plan.rubric, {
+      prompt: task.question,
+      response,
+      reference: plan.rubric.reference(item),
+    });
+    const primary = await this.verdict(attempt, plan, plan.primary, "primary", messages);
+    if (plan.validation) await this.verdict(attempt, plan, plan.validation, "validation", messages);
+    if (plan.guess) {
+      const guessing = guessMessages({ prompt: task.question, response }, this.configurations);
+      const reply = await this.call(attempt, plan.primary, JUDGE_ROLES.guess, guessing);
+      note(attempt.calls, {
+        uuid: plan.entry.uuid,
+        judge: plan.primary.id,
+        purpose: "guess",
+        guess: parseGuess(reply, this.configurations),
+      });
+    }
+    return {
+      scored: {
+        parsedAnswer: primary.label ?? null,
+        // A malformed verdict is the judge's parse failure: recorded, with no score.
+        parseStatus: primary.ok ? "ok" : "failed",
+        score: primary.ok ? (primary.outcome ?? null) : null,
+      },
+      scorer: `judge:${plan.primary.id}@${RUN_JUDGE_VERSION}`,
+    };
+  }
+
+  private async call(
+    attempt: TrialAttempt,
+    judge: ModelSpec,
+    role: string,
+    messages: ReturnType<typeof judgeMessages>,
+  ): Promise<string> {
+    const { trial, execution, calls, options, task } = attempt;
+    const model = this.judges.get(judge.id)!;
+    const call = recordingCall(trial, execution, model, calls, options, task, false);
+    return (await call(role, messages)).text;
+  }
+
+  private async verdict(
+    attempt: TrialAttempt,
+    plan: TrialPlan,
+    judge: ModelSpec,
+    role: VerdictRecord["role"],
+    messages: ReturnType<typeof judgeMessages>,
+  ): Promise<JudgeCallNote> {
+    const reply = await this.call(attempt, judge, JUDGE_ROLES[role], messages);
+    const parsed = parseVerdict(reply, plan.rubric);
+    const base = { uuid: plan.entry.uuid, judge: judge.id, purpose: "verdict" as const, role, rubric: plan.rubric.id };
+    const record: JudgeCallNote = parsed.ok
+      ? {
+          ...base,
+          ok: true,
+          label: parsed.verdict.label,
+          confidence: parsed.verdict.confidence,
+          justification: parsed.verdict.justification,
+          outcome: plan.rubric.outcome(parsed.verdict.label, attempt.item),
+          error: null,
+        }
+      : { ...base, ok: false, label: null, confidence: null, justification: null, outcome: null, error: parsed.error };
+    note(attempt.calls, record);
+    return record;
+  }
+
+  /**
+   * Step 5, once every judged trial is finished: the verdicts (read from the stored judge calls)
+   * are stored by UUID and hashed, kappa and the guessing check computed, and the round unblinded
+   * and logged. Returns false while judged trials remain unfinished (a later run finishes it).
+   */
+  async finish(study: PreparedStudy, store: TrialStore, runId: string, dir: string): Promise<boolean> {
+    const round = await store.getBlindingRound(runId);
+    if (!round || round.sealedSha256 !== this.sealed.sha256) return false;
+    if (round.judged) return true;
+    const trials = new Map<string, TrialRow>();
+    for await (const page of trialPages(store, runId)) {
+      for (const t of page) if (this.plans.has(t.id)) trials.set(t.id, t);
+    }
+    if ([...trials.values()].some((t) => t.status !== "finished")) return false;
+    const mapping = openSealedMapping(round.mapping, round.sealedSha256);
+    const ids = mapping.map((e) => e.trialId);
+    const calls = new Map<string, CallRecord[]>();
+    for (let i = 0; i < ids.length; i += 500) {
+      for (const [id, list] of await store.listCallsOf(runId, ids.slice(i, i + 500))) calls.set(id, list);
+    }
+    const verdicts: VerdictRecord[] = [];
+    const guesses: GuessedCase[] = [];
+    const judgeables: Judgeable[] = [];
+    for (const entry of mapping) {
+      const trial = trials.get(entry.trialId)!;
+      const plan = this.plans.get(entry.trialId)!;
+      // The judge calls of the execution that finished the trial.
+      const notes = (calls.get(entry.trialId) ?? [])
+        .filter((c) => c.execution === trial.executions)
+        .map((c) => c.note?.judge as JudgeCallNote | undefined)
+        .filter((n): n is JudgeCallNote => n !== undefined);
+      for (const n of notes) {
+        if (n.purpose === "guess") {
+          const primary = notes.find((p) => p.purpose === "verdict" && (p.role ?? "primary") === "primary");
+          const outcome = primary?.ok ? (primary.outcome ?? null) : null;
+          guesses.push({ truth: entry.configuration, guess: n.guess ?? null, outcome });
+          continue;
+        }
+        verdicts.push({
+          uuid: entry.uuid,
+          benchmark: entry.benchmark,
+          rubric: n.rubric ?? plan.rubric.id,
+          judge: n.judge,
+          role: n.role ?? "primary",
+          ok: n.ok ?? false,
+          label: n.label ?? null,
+          confidence: n.confidence ?? null,
+          justification: n.justification ?? null,
+          outcome: n.outcome ?? null,
+          error: n.error ?? null,
+        });
+      }
+      const item = study.items.get(entry.benchmark)?.get(entry.itemId);
+      if (item) {
+        judgeables.push({
+          entry,
+          attempt: trial.attempt,
+          item,
+          rubric: plan.rubric,
+          prompt: "",
+          raw: trial.outcome?.finalAnswer ?? "",
+          response: "",
+        });
+      }
+    }
+    const log = new JudgementLog(store, runId, dir);
+    await store.saveVerdicts(runId, verdicts);
+    log.file(BLINDING_FILES.verdicts, verdictsText(verdicts));
+    const sha = verdictsSha256(verdicts);
+    const at = new Date().toISOString();
+    await log.event({ event: "judged", at, verdicts: verdicts.length, sha256: sha, stage: "run" });
+    const agreement = agreementOf(judgeables, verdicts);
+    log.file(BLINDING_FILES.agreement, agreement);
+    const check = guessingCheck(guesses, this.configurations);
+    const guessing = check && { ...check, sensitivity: blindingSensitivity(guesses, check, this.configurations) };
+    const primaries = [...new Set([...this.plans.values()].map((p) => p.primary.id))].sort();
+    const judged = {
+      judge: primaries.join(","),
+      verdictsSha256: sha,
+      responses: mapping.length,
+      guessingCheck: guessing,
+      agreement,
+    };
+    await store.finishBlindingRound(runId, judged);
+    // The run-time outcomes already carry the verdicts; unblinding links the stored verdicts.
+    await store.unblindRound(runId, at, new Map(mapping.map((e) => [e.uuid, e.trialId])));
+    await log.event({
+      event: "unblinded",
+      at,
+      sealed_sha256: round.sealedSha256,
+      verdicts_sha256: sha,
+      scores: verdicts.filter((v) => v.role === "primary").length,
+      stage: "run",
+    });
+    log.file(BLINDING_FILES.summary, blindingSummaryOf({ ...round, judged, unblindedAt: at }));
+    return true;
+  }
+}
+
+/** Puts a judge note on the latest call (the judge call just recorded). */
+function note(calls: CallRecord[], judge: JudgeCallNote): void {
+  const last = calls[calls.length - 1];
+  if (last) last.note = { ...last.note, judge };
+}
