@@ -143,7 +143,7 @@ function exampleSpecs(root) {
     .map((rel) => `examples/${rel}`);
 }
 
-/** Each absolute path or clock value replaced by its placeholder, longest first (a study folder in TMP reads <STUDY>). */
+/** Each absolute path or clock value replaced by its placeholder, longest first (so a study in TMP reads <STUDY>). */
 function normalise(text, places) {
   let out = text;
   for (const [path, name] of [...places].sort((x, y) => y[0].length - x[0].length)) out = out.split(path).join(name);
@@ -217,6 +217,8 @@ function produce(root, out, log) {
     log(`plan ${spec}: exit ${code} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
   const studies = quickstarts(readFileSync(join(root, "scripts", "quickstart.mjs"), "utf8"));
+  // A quickstart.mjs whose study table no longer reads `name: { spec: "..." }` must not pass as "no quickstarts".
+  if (studies.length === 0) throw new BadInput(`no quickstart found in ${join(root, "scripts", "quickstart.mjs")}`);
   for (const { name, spec } of studies) {
     const started = Date.now();
     const tmp = mkdtempSync(join(tmpdir(), "parallax-outputs-"));
@@ -270,8 +272,9 @@ function parseArgs(argv) {
 function requireBuild(root) {
   const cli = join(root, "dist", "bundle", "parallax.js");
   if (!existsSync(cli)) throw new BadInput(`${cli} is missing: run npm run build first (in ${root})`);
-  if (!existsSync(join(root, "scripts", "quickstart.mjs"))) {
-    throw new BadInput(`${join(root, "scripts", "quickstart.mjs")} is missing: is ${root} a Parallax checkout?`);
+  for (const part of [join("scripts", "quickstart.mjs"), "examples"]) {
+    if (!existsSync(join(root, part)))
+      throw new BadInput(`${join(root, part)} is missing: is ${root} a Parallax checkout?`);
   }
 }
 
