@@ -5,73 +5,27 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AuditCell } from "./cells.js";
+import {
+  auditCellsTable,
+  csrInterval,
+  fidelityTable,
+  gateEvidenceTable,
+  integrityTable,
+  sweepTable,
+} from "./audit-tables.js";
 import type { AuditResult } from "./result.js";
-import { md, num, textTable } from "../text.js";
+import { renderMarkdown, renderText } from "../core/result-table.js";
+import { md, num } from "../text.js";
 
 export const AUDIT_GATE_MD = "audit-gate.md";
 export const AUDIT_GATE_JSON = "audit-gate.json";
 
 const FAMILIES = ["format", "semantic", "attribute", "placebo"] as const;
 
-function ciText(cell: AuditCell): string {
-  return `[${num(cell.ci[0])}, ${num(cell.ci[1])}]`;
-}
-
-function gateRow(cell: AuditCell): string {
-  return cell.status.gates
-    .map((g) => `${g.id}${g.passed ? "✓" : "✗"}${g.implementation === "implemented" ? "" : "*"}`)
-    .join(" ");
-}
-
-function noOpText(cell: AuditCell): string {
-  if (!cell.noOp.instrumented) return `not instrumented (${cell.noOp.reason ?? "?"})`;
-  return Object.entries(cell.noOp.families)
-    .map(([f, r]) => `${f} ${r.rate === null ? "n/a" : `${Math.round(r.rate * 100)}%`}`)
-    .join(", ");
-}
-
-function parseText(cell: AuditCell): string {
-  const p = cell.parseability;
-  const rate = p.rate === null ? "n/a" : `${Math.round(p.rate * 1000) / 10}%`;
-  return `${rate}${p.regexScorer ? "" : " (log-prob)"}; ${p.droppedPairs}/${p.pairs} pairs dropped`;
-}
-
 export function auditSummaryLines(audit: AuditResult): string[] {
   return [
     "perturbation audit (Auditing the Audit: G1-G6 and the §3 status, first match wins)",
-    ...textTable(
-      [
-        "cell",
-        "s_orig",
-        "Δfmt",
-        "Δsem",
-        "Δattr",
-        "CSR",
-        "95% CI",
-        "Pr(CSR>1)",
-        "seed CV",
-        "gates",
-        "raw verdict",
-        "status",
-        "flags",
-      ],
-      audit.cells.map((c) => [
-        c.cell,
-        num(c.original.score),
-        num(c.deltas.format.delta, 3),
-        num(c.deltas.semantic.delta, 3),
-        num(c.deltas.attribute.delta, 3),
-        num(c.csr),
-        ciText(c),
-        num(c.support),
-        num(c.seedCv),
-        gateRow(c),
-        c.status.raw,
-        c.status.bucket,
-        c.status.flags.join(",") || "-",
-      ]),
-    ),
+    ...renderText(auditCellsTable, audit.cells),
     `(* gate not implemented: ${proposedGates(audit)}; ${AUDIT_GATE_MD} has the evidence)`,
     "",
   ];
@@ -92,12 +46,7 @@ export function auditMarkdown(audit: AuditResult, title: string): string {
     "",
     "## Status per cell",
     "",
-    "| cell | archetype | baseline | s_orig (n) | raw verdict | status | flags | reason |",
-    "|---|---|---|---|---|---|---|---|",
-    ...audit.cells.map(
-      (c) =>
-        `| ${md(c.cell)} | ${c.archetype ?? "undisclosed"} | ${num(c.baseline, 3)} | ${num(c.original.score, 3)} (${c.original.n}) | ${c.status.raw} | ${c.status.bucket} | ${c.status.flags.join(", ") || "-"} | ${md(c.status.reason)} |`,
-    ),
+    ...renderMarkdown(auditCellsTable, audit.cells),
     "",
     `Counts: ${Object.entries(audit.counts)
       .map(([b, n]) => `${b} ${n}`)
@@ -109,55 +58,27 @@ export function auditMarkdown(audit: AuditResult, title: string): string {
     "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...audit.cells.map(
       (c) =>
-        `| ${md(c.cell)} | ${FAMILIES.map((f) => `${num(c.deltas[f].delta, 3)} (${c.deltas[f].items})`).join(" | ")} | ${num(c.csr)} | ${ciText(c)} | ${num(c.support)} | ${c.seedCsr.map((s) => `${s.seed}: ${num(s.csr)}`).join(", ")} | ${num(c.seedCv, 3)} | ${num(c.csrPlacebo)} | ${num(c.placeboSpecificity)} |`,
+        `| ${md(c.cell)} | ${FAMILIES.map((f) => `${num(c.deltas[f].delta, 3)} (${c.deltas[f].items})`).join(" | ")} | ${num(c.csr)} | ${csrInterval(c)} | ${num(c.support)} | ${c.seedCsr.map((s) => `${s.seed}: ${num(s.csr)}`).join(", ")} | ${num(c.seedCv, 3)} | ${num(c.csrPlacebo)} | ${num(c.placeboSpecificity)} |`,
     ),
     "",
     "Deltas show (items with a usable pair). Pairs where either side did not parse are dropped symmetrically (App. C).",
     "",
     "## Gate G1-G6",
     "",
-    "| cell | G1 | G2 | G3 | G4 | G5 | G6 |",
-    "|---|---|---|---|---|---|---|",
-    ...audit.cells.map(
-      (c) =>
-        `| ${md(c.cell)} | ${c.status.gates.map((g) => `${g.passed ? "pass" : "FAIL"} (${g.implementation}): ${md(g.detail)}`).join(" | ")} |`,
-    ),
+    ...renderMarkdown(gateEvidenceTable, audit.cells),
     "",
     "## Measurement integrity: silent no-ops (F1) and parseability (F2)",
     "",
-    "| cell | no-op rate per family (scorer-consumed bytes) | not applicable per family | parseability; symmetric drops |",
-    "|---|---|---|---|",
-    ...audit.cells.map(
-      (c) =>
-        `| ${md(c.cell)} | ${md(noOpText(c))} | ${
-          Object.entries(c.noOp.families)
-            .map(([f, r]) => `${f} ${r.notApplicable}`)
-            .join(", ") || "-"
-        } | ${md(parseText(c))} |`,
-    ),
+    ...renderMarkdown(integrityTable, audit.cells),
     "",
     "## Threshold sweep (App. E)",
     "",
-    "| knob | value | statuses changed | counts |",
-    "|---|---|---|---|",
-    ...audit.sweep.settings.map(
-      (s) =>
-        `| ${s.knob} | ${s.value} | ${md(s.changed.map((c) => `${c.cell}: ${c.from} -> ${c.to}`).join("; ") || "none")} | ${md(
-          Object.entries(s.counts)
-            .map(([b, n]) => `${b} ${n}`)
-            .join(", "),
-        )} |`,
-    ),
+    ...renderMarkdown(sweepTable, audit.sweep.settings),
     ...audit.sweep.notes.map((n) => `\n${md(n)}`),
     "",
     "## Scorer fidelity (Table 4)",
     "",
-    "| benchmark | path | reference scorer | audit scorer | validation evidence | validated |",
-    "|---|---|---|---|---|---|",
-    ...audit.fidelity.map(
-      (f) =>
-        `| ${md(f.benchmark)} | ${f.path} | ${md(f.reference)} | ${md(f.auditScorer)} | ${md(f.evidence)} | ${f.validated ? "yes" : "NO"} |`,
-    ),
+    ...renderMarkdown(fidelityTable, audit.fidelity),
     "",
     "## Notes",
     "",

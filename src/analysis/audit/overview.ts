@@ -1,6 +1,8 @@
 /** The audit gate card in `parallax analyze`'s overview: each cell's CSR, gates G1-G6 and status. */
+import { auditGlanceTable } from "./audit-tables.js";
 import type { AuditResult } from "./result.js";
-import { num, textTable, wrap } from "../text.js";
+import { renderText } from "../core/result-table.js";
+import { wrap } from "../text.js";
 
 const FACET_SEPARATOR = " × ";
 
@@ -16,19 +18,9 @@ export function auditOverviewLines(audit: AuditResult): string[] {
       "  ",
     ),
     ...(shared.length > 0 ? wrap(`every cell: ${shared.join(FACET_SEPARATOR)}`, 120, "  ") : []),
-    ...textTable(
-      ["cell", "CSR [95% CI]", gateIds.join(" "), "status", "flags"],
-      audit.cells.map((c, i) => [
-        labels[i],
-        `${num(c.csr)} [${num(c.ci[0])}, ${num(c.ci[1])}]`,
-        // One mark under each gate's id: its column is the id's width plus the separating space.
-        c.status.gates
-          .map((g) => `${g.passed ? "✓" : "✗"}${g.implementation === "implemented" ? " " : "*"}`)
-          .join(" ")
-          .trimEnd(),
-        c.status.bucket,
-        c.status.flags.join(",") || "-",
-      ]),
+    ...renderText(
+      auditGlanceTable(gateIds),
+      audit.cells.map((cell, i) => ({ cell, label: labels[i] })),
     ),
     `(✓ gate passed, ✗ failed; * gate proposed, not implemented; audit-gate.md has the evidence)`,
   ];

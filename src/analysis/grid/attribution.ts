@@ -4,8 +4,9 @@
  * LightGBM/SHAP surrogates (App. S); this is computed exactly on the observed grid by matched
  * one-axis swaps (`src/stats/axis-attribution.ts`; docs/ANALYSIS.md says why).
  */
-import { type AxisAttribution, axisAttribution } from "../../stats/index.js";
-import { num, pct, textTable } from "../text.js";
+import { type AxisAttribution, type AxisAttributionRow, axisAttribution } from "../../stats/index.js";
+import { defineTable, renderText } from "../core/result-table.js";
+import { num, pct } from "../text.js";
 import type { BenchmarkGrid } from "./envelope.js";
 
 export interface GridAttribution extends AxisAttribution {
@@ -62,22 +63,40 @@ export function attributionLine(a: GridAttribution): string {
   return `${a.benchmark}: moves scores: ${moves}; drives flips: ${drives}`;
 }
 
-/** The attribution as a text table (benchmark, axis, swaps, mean and max |delta|, reversals, rate, share). */
+/** One axis of one benchmark in the attribution table. */
+export interface AttributionTableRow {
+  attribution: GridAttribution;
+  axis: AxisAttributionRow;
+}
+
+export function attributionRows(attribution: readonly GridAttribution[]): AttributionTableRow[] {
+  return attribution.flatMap((a) => a.rows.map((axis) => ({ attribution: a, axis })));
+}
+
+/**
+ * Per benchmark and axis: swaps, mean and max |score change|, reversals with their rate and share.
+ * The card shows the terminal's text in a code block; the report spells its headings out.
+ */
+export const axisAttributionTable = defineTable<AttributionTableRow>({
+  name: "per-axis attribution",
+  columns: [
+    { key: "benchmark", header: "benchmark", cell: (r) => r.attribution.benchmark },
+    { key: "axis", header: "axis", cell: (r) => r.axis.axis },
+    { key: "swaps", header: "swaps", cell: (r) => String(r.axis.swaps) },
+    { key: "mean", header: { text: "mean |d|", html: "mean |Δ|" }, cell: (r) => num(r.axis.meanAbsDelta, 3) },
+    { key: "max", header: { text: "max |d|", html: "max |Δ|" }, cell: (r) => num(r.axis.maxAbsDelta, 3) },
+    { key: "reversals", header: "reversals", cell: (r) => `${r.axis.reversals}/${r.axis.comparisons}` },
+    { key: "rate", header: { text: "rate", html: "reversal rate" }, unit: "%", cell: (r) => pct(r.axis.reversalRate) },
+    {
+      key: "share",
+      header: { text: "share", html: "share of reversals" },
+      unit: "%",
+      cell: (r) => pct(r.axis.reversalShare, 0),
+    },
+  ],
+});
+
+/** The attribution as a text table (nothing without an attribution). */
 export function attributionTable(attribution: readonly GridAttribution[]): string[] {
-  if (attribution.length === 0) return [];
-  return textTable(
-    ["benchmark", "axis", "swaps", "mean |d|", "max |d|", "reversals", "rate", "share"],
-    attribution.flatMap((a) =>
-      a.rows.map((r) => [
-        a.benchmark,
-        r.axis,
-        String(r.swaps),
-        num(r.meanAbsDelta, 3),
-        num(r.maxAbsDelta, 3),
-        `${r.reversals}/${r.comparisons}`,
-        pct(r.reversalRate),
-        pct(r.reversalShare, 0),
-      ]),
-    ),
-  );
+  return attribution.length === 0 ? [] : renderText(axisAttributionTable, attributionRows(attribution));
 }

@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GRID_AXES, type GridPlan } from "../../contracts/analysis.js";
 import type { Interval } from "../../stats/index.js";
+import { defineTable, renderMarkdown } from "../core/result-table.js";
 import type { StudyAnalysis } from "../registry.js";
 import { md, num, pct } from "../text.js";
 import type { FamilyBootstrap } from "./bootstrap.js";
@@ -265,9 +266,43 @@ export function scopeStatement(input: CardInput): string[] {
 
 // ---------------------------------------------------------------- Markdown
 
-function rangeText(value: RangeValue, format: (v: number | null) => string): string {
+/** "0.512 [0.401, 0.633]": a point with its configuration-resample range, when it has one. */
+export function rangeText(value: RangeValue, format: (v: number | null) => string): string {
   return `${format(value.point)}${value.range ? ` [${format(value.range[0])}, ${format(value.range[1])}]` : ""}`;
 }
+
+/** The axis receipt at the reference configuration: per entry in the card, the first entry's in the report. */
+export const receiptTable = defineTable<{ axis: string; value: string }>({
+  name: "axis receipt",
+  markdownRule: "spaced",
+  columns: [
+    { key: "axis", header: "axis", cell: (r) => r.axis },
+    {
+      key: "value",
+      header: { text: "value", html: "reference value" },
+      // The report shows one receipt for every model, so the per-model weights hash points to the card.
+      cell: (r, rendering) => (rendering === "html" && r.axis === "weights hash" ? "per model: see the card" : r.value),
+    },
+  ],
+});
+
+/** rho_flip^max per subset and benchmark, one per line: the card's list of what the terminal tabulates wide. */
+export const tierListTable = defineTable<GridCardTier>({
+  name: "rho_flip^max per subset",
+  markdownRule: "spaced",
+  columns: [
+    { key: "subset", header: "subset", cell: (t) => t.envelope },
+    { key: "benchmark", header: "benchmark", cell: (t) => t.benchmark },
+    { key: "configurations", header: "|C|", cell: (t) => String(t.configurations) },
+    { key: "rho", header: "rho_flip^max", cell: (t) => num(t.rhoFlipMax, 3) },
+    {
+      key: "orderings",
+      header: "orderings",
+      cell: (t) => (t.orderings === null ? "-" : `${t.orderings}/${t.possibleOrderings}`),
+    },
+    { key: "note", header: "note", cell: (t) => t.note ?? "" },
+  ],
+});
 
 export function gridCardMarkdown(card: GridCard, title: string): string {
   const out: string[] = [`# GRID card: ${md(title)}`, ""];
@@ -282,8 +317,7 @@ export function gridCardMarkdown(card: GridCard, title: string): string {
   for (const e of card.entries) {
     const n = e.neighbourhood;
     out.push(`## ${md(e.model)} / ${md(e.benchmark)}`, "");
-    out.push("(i) Axis receipt", "", "| axis | value |", "| --- | --- |");
-    out.push(...e.receipt.map((r) => `| ${r.axis} | ${md(r.value)} |`), "");
+    out.push("(i) Axis receipt", "", ...renderMarkdown(receiptTable, e.receipt), "");
     out.push(
       `(ii) Point score at ${md(e.pointScore.configuration)}: ${e.pointScore.value === null ? md(e.pointScore.note ?? "-") : num(e.pointScore.value, 3)}`,
       "",
@@ -312,15 +346,7 @@ export function gridCardMarkdown(card: GridCard, title: string): string {
     );
   }
   if (card.tiers?.length) {
-    out.push("## rho_flip^max per subset", "", "| subset | benchmark | \\|C\\| | rho_flip^max | orderings | note |");
-    out.push("| --- | --- | --- | --- | --- | --- |");
-    for (const t of card.tiers) {
-      const orderings = t.orderings === null ? "-" : `${t.orderings}/${t.possibleOrderings}`;
-      out.push(
-        `| ${md(t.envelope)} | ${md(t.benchmark)} | ${t.configurations} | ${num(t.rhoFlipMax, 3)} | ${orderings} | ${md(t.note ?? "")} |`,
-      );
-    }
-    out.push("");
+    out.push("## rho_flip^max per subset", "", ...renderMarkdown(tierListTable, card.tiers), "");
   }
   if (card.attribution?.length) {
     out.push(

@@ -42,7 +42,9 @@ import {
 } from "./robustness.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import type { AnalysisRow } from "../table.js";
-import { num, pct, pp, textTable, wrap } from "../text.js";
+import { num, pct, pp, wrap } from "../text.js";
+import { renderText } from "../core/result-table.js";
+import { dispersionRows, dispersionTable, tierRows, tiersTable } from "./grid-tables.js";
 
 export interface GridEnvelope {
   name: string;
@@ -317,26 +319,9 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     // The card's heading above names the configuration grid.
     `axes ${g.axes.join(", ")}; ${g.cells.total} cells, ${g.cells.unreadable.length} unreadable; roster ${g.roster.join(", ")}`,
   ];
-  const tierNames = g.envelopes.map((e) => e.name);
-  const benchmarks = g.envelopes[0].benchmarks.map((b) => b.benchmark);
   const small = g.envelopes.some((e) => e.benchmarks.some((b) => b.rankFlip && smallEnvelopeNote(b.configurations)));
-  out.push(
-    // Each subset's cell is "|C| rho^max orderings", as the first column's header says once; a
-    // subset of four configurations is marked "*" and its caveat follows the table.
-    ...textTable(
-      ["benchmark: |C| rho^max ord", ...tierNames],
-      benchmarks.map((b) => [
-        b,
-        ...g.envelopes.map((e) => {
-          const x = e.benchmarks.find((y) => y.benchmark === b);
-          return x?.rankFlip
-            ? `${x.configurations} ${num(x.rankFlip.rhoFlipMax, 3)} ${x.rankFlip.orderings.length}/${x.rankFlip.possibleOrderings}` +
-                (smallEnvelopeNote(x.configurations) ? " *" : "")
-            : "-";
-        }),
-      ]),
-    ),
-  );
+  // A subset of four configurations is marked "*" and its caveat follows the table.
+  out.push(...renderText(tiersTable(g.envelopes.map((e) => e.name)), tierRows(g.envelopes, g.card.tiers)));
   if (small) out.push(...wrap(`  * ${smallEnvelopeNote(4)}`, 120, "    "));
   const attribution = g.card.attribution ?? [];
   if (attribution.length) {
@@ -346,21 +331,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     for (const a of attribution) out.push(...wrap(`    ${attributionLine(a)}`, 120, "      "));
   }
   out.push(
-    ...textTable(
-      ["model / benchmark", "n", "min", "mean", "max", "SDI", ...g.card.thresholds.map((t) => `CFR_${t}`), "tau_R"],
-      g.envelopes[0].benchmarks.flatMap((b) =>
-        b.models.map((m) => [
-          `${m.model} / ${b.benchmark}`,
-          String(m.dispersion.n),
-          num(m.dispersion.min, 3),
-          num(m.dispersion.mean, 3),
-          num(m.dispersion.max, 3),
-          pct(m.dispersion.sdi),
-          ...(m.cfr ? m.cfr.map((c) => pct(c.cfr)) : g.card.thresholds.map(() => "N/A")),
-          num(b.tauR?.tauR, 3),
-        ]),
-      ),
-    ),
+    ...renderText(dispersionTable(g.card.thresholds), dispersionRows(g.card.entries, g.envelopes[0].benchmarks)),
   );
   for (const v of g.variance) {
     const t2 = "error" in v.typeII ? null : v.typeII;

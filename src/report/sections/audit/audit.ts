@@ -6,37 +6,36 @@
  * marks, no script).
  */
 import { diffWords } from "diff";
-import { type AuditResult, num } from "../../../analysis/index.js";
-import { type Content, el, table } from "../../html.js";
+import {
+  auditCellsTable,
+  auditGlanceTable,
+  fidelityTable,
+  gateVerdict,
+  integrityTable,
+  sweepTable,
+} from "../../../analysis/audit/audit-tables.js";
+import type { AuditResult } from "../../../analysis/index.js";
+import { type Content, el } from "../../html.js";
+import { htmlTable, type RichCells } from "../../result-table.js";
 import { chronologyCitations } from "../chronology.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
 
 type Cell = AuditResult["cells"][number];
 
-const FAMILIES = ["format", "semantic", "attribute", "placebo"] as const;
-
-function gateCells(cell: Cell): Content[] {
-  return cell.status.gates.map((g) =>
-    el(
-      "span",
-      { title: `${g.implementation}: ${g.detail}`, class: g.passed ? "" : "muted" },
-      `${g.passed ? "pass" : "FAIL"}${g.implementation === "implemented" ? "" : ` (${g.implementation})`}`,
-    ),
+/** Each gate's verdict, its implementation and detail in a tooltip; a failed gate muted. */
+function gateCell(gate: Cell["status"]["gates"][number] | undefined): Content {
+  if (!gate) return "";
+  return el(
+    "span",
+    { title: `${gate.implementation}: ${gate.detail}`, class: gate.passed ? "" : "muted" },
+    gateVerdict(gate),
   );
 }
 
-function noOpText(cell: Cell): string {
-  if (!cell.noOp.instrumented) return `not instrumented: ${cell.noOp.reason ?? ""}`;
-  return Object.entries(cell.noOp.families)
-    .map(([f, r]) => `${f} ${r.rate === null ? "n/a" : `${Math.round(r.rate * 100)}%`}`)
-    .join(", ");
-}
-
-function parseText(cell: Cell): string {
-  const p = cell.parseability;
-  const rate = p.rate === null ? "n/a" : `${Math.round(p.rate * 1000) / 10}%`;
-  return `${rate}${p.regexScorer ? "" : " (log-prob)"}; ${p.droppedPairs} of ${p.pairs} pairs dropped`;
-}
+/** The gate columns of the per-cell table as rich cells (G1 -> the first gate's span, ...). */
+const GATE_CELLS: RichCells<Cell> = Object.fromEntries(
+  ["G1", "G2", "G3", "G4", "G5", "G6"].map((id, k) => [id, (c: Cell) => gateCell(c.status.gates[k])]),
+);
 
 /** A word diff of two texts: removed words in <del>, added ones in <ins>, all escaped. */
 export function diffView(original: string, perturbed: string): Content {
@@ -81,18 +80,10 @@ function gateSummary(cells: readonly Cell[]): Content {
       { class: "audit-statuses" },
       `${count(cells.length, "cell")}: ${[...counts].map(([status, n]) => `${n} ${status}`).join(", ")}.`,
     ),
-    table(
-      ["cell", "CSR [95% CI]", "gates failed", "status"],
-      cells.map((c) => [
-        c.cell,
-        `${num(c.csr)} [${num(c.ci[0])}, ${num(c.ci[1])}]`,
-        c.status.gates
-          .filter((g) => !g.passed)
-          .map((g) => g.id)
-          .join(", ") || "none",
-        c.status.bucket,
-      ]),
-      { class: "audit-gates" },
+    htmlTable(
+      auditGlanceTable(),
+      cells.map((cell) => ({ cell, label: cell.cell })),
+      { attrs: { class: "audit-gates" } },
     ),
   ];
 }
@@ -110,67 +101,23 @@ function audit(context: ReportContext): Content {
     gateSummary(a.cells),
     folded(
       `Every cell's row: archetype, family deltas, CSR with its CI, seed CV, G1-G6, status and flags (${count(a.cells.length, "row")})`,
-      table(
-        [
-          "cell",
-          "archetype",
-          "s_orig",
-          ...FAMILIES.map((f) => `|Δ_${f}|`),
-          "CSR",
-          "95% CI",
-          "Pr(CSR>1)",
-          "seed CV",
-          "G1",
-          "G2",
-          "G3",
-          "G4",
-          "G5",
-          "G6",
-          "raw verdict",
-          "status",
-          "flags",
-          "chronology",
-        ],
-        a.cells.map((c) => [
-          c.cell,
-          c.archetype ?? "undisclosed",
-          num(c.original.score),
-          ...FAMILIES.map((f) => num(c.deltas[f].delta, 3)),
-          num(c.csr),
-          `[${num(c.ci[0])}, ${num(c.ci[1])}]`,
-          num(c.support),
-          num(c.seedCv),
-          ...gateCells(c),
-          c.status.raw,
-          c.status.bucket,
-          c.status.flags.join(", ") || "-",
+      htmlTable(auditCellsTable, a.cells, {
+        rich: {
+          ...GATE_CELLS,
           // The self-audit chronology's entries that touched this cell (Box 1), cited beside it.
-          chronologyCitations(context, c.model, c.benchmark),
-        ]),
-      ),
+          chronology: (c) => chronologyCitations(context, c.model, c.benchmark),
+        },
+      }),
     ),
     el("h3", {}, "Measurement integrity: silent no-ops and parseability"),
     folded(
       `Silent no-op rate, parseability and placebo specificity per cell (${count(a.cells.length, "row")})`,
-      table(
-        ["cell", "no-op rate (scorer-consumed bytes)", "parseability; symmetric drops", "placebo specificity"],
-        a.cells.map((c) => [c.cell, noOpText(c), parseText(c), num(c.placeboSpecificity)]),
-      ),
+      htmlTable(integrityTable, a.cells),
     ),
     el("h3", {}, "Threshold sweep (App. E)"),
-    table(
-      ["knob", "value", "statuses changed"],
-      a.sweep.settings.map((s) => [
-        s.knob,
-        String(s.value),
-        s.changed.map((c) => `${c.cell}: ${c.from} → ${c.to}`).join("; ") || "none",
-      ]),
-    ),
+    htmlTable(sweepTable, a.sweep.settings),
     el("h3", {}, "Scorer fidelity (Table 4)"),
-    table(
-      ["benchmark", "path", "reference scorer", "audit scorer", "validation evidence", "validated"],
-      a.fidelity.map((f) => [f.benchmark, f.path, f.reference, f.auditScorer, f.evidence, f.validated ? "yes" : "NO"]),
-    ),
+    htmlTable(fidelityTable, a.fidelity),
     el("h3", {}, "Original vs perturbed prompt (sampled items)"),
     folded(
       `Word diffs of the scorer-consumed prompt (${count(

@@ -1,28 +1,23 @@
 /** The configuration grid (SafetyRepro) and its GRID card, rendered from the stored record. */
-import { type GridResult, num, pct } from "../../../analysis/index.js";
-import { attributionVerdict } from "../../../analysis/grid/attribution.js";
-import { ci, figure } from "../../blocks.js";
+import type { GridResult } from "../../../analysis/index.js";
+import { attributionRows, attributionVerdict, axisAttributionTable } from "../../../analysis/grid/attribution.js";
+import { receiptTable } from "../../../analysis/grid/card.js";
+import {
+  dispersionRows,
+  dispersionTable,
+  tierRows,
+  tiersTable,
+  unreadableTable,
+  varianceTable,
+} from "../../../analysis/grid/grid-tables.js";
+import { figure } from "../../blocks.js";
 import { gridNeighbourhoodChart, rankFlipMatrix } from "../../charts.js";
-import { type Content, el, table } from "../../html.js";
+import { type Content, el } from "../../html.js";
+import { htmlTable } from "../../result-table.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
 
-const score = (v: number | null | undefined) => num(v, 3);
-
 function tiers(g: GridResult): Content {
-  const benchmarks = g.envelopes[0].benchmarks.map((b) => b.benchmark);
-  return table(
-    ["benchmark", ...g.envelopes.map((e) => `${e.name}: |C|, ρ_flip max, orderings`)],
-    benchmarks.map((b) => [
-      b,
-      ...g.envelopes.map((e) => {
-        const x = e.benchmarks.find((y) => y.benchmark === b);
-        const note = g.card.tiers?.find((t) => t.envelope === e.name && t.benchmark === b)?.note;
-        return x?.rankFlip
-          ? `${x.configurations}, ${score(x.rankFlip.rhoFlipMax)}, ${x.rankFlip.orderings.length}/${x.rankFlip.possibleOrderings}${note ? " *" : ""}`
-          : "-";
-      }),
-    ]),
-  );
+  return htmlTable(tiersTable(g.envelopes.map((e) => e.name)), tierRows(g.envelopes, g.card.tiers));
 }
 
 /** The |C| = 4 caveat under the tiers table, when a subset has four configurations. */
@@ -37,21 +32,7 @@ function attribution(g: GridResult): Content {
   if (rows.length === 0) return el("p", { class: "muted" }, "No benchmark with two or more configurations.");
   return [
     el("ul", {}, ...rows.map((a) => el("li", {}, attributionVerdict(a)))),
-    table(
-      ["benchmark", "axis", "swaps", "mean |Δ|", "max |Δ|", "reversals", "reversal rate", "share of reversals"],
-      rows.flatMap((a) =>
-        a.rows.map((r) => [
-          a.benchmark,
-          r.axis,
-          r.swaps,
-          score(r.meanAbsDelta),
-          score(r.maxAbsDelta),
-          `${r.reversals}/${r.comparisons}`,
-          pct(r.reversalRate),
-          pct(r.reversalShare, 0),
-        ]),
-      ),
-    ),
+    htmlTable(axisAttributionTable, attributionRows(rows)),
     el(
       "p",
       { class: "muted" },
@@ -63,21 +44,9 @@ function attribution(g: GridResult): Content {
 }
 
 function cardTable(g: GridResult): Content {
-  return table(
-    ["model / benchmark", "point score", "min / mean / max", "SDI", ...g.card.thresholds.map((t) => `CFR ${t}`), "τ_R"],
-    g.card.entries.map((e) => {
-      const n = e.neighbourhood;
-      return [
-        `${e.model} / ${e.benchmark}`,
-        e.pointScore.value === null ? (e.pointScore.note ?? "-") : score(e.pointScore.value),
-        `${score(n.min)} / ${score(n.mean)} / ${score(n.max)}`,
-        `${pct(n.sdi.point)}${ci(n.sdi.range, (v) => pct(v))}`,
-        ...(n.cfr
-          ? n.cfr.map((c) => `${pct(c.point)}${ci(c.range, (v) => pct(v))}`)
-          : g.card.thresholds.map(() => "N/A")),
-        `${score(n.tauR.point)}${ci(n.tauR.range, score)}`,
-      ];
-    }),
+  return htmlTable(
+    dispersionTable(g.card.thresholds),
+    dispersionRows(g.card.entries, g.envelopes[0]?.benchmarks ?? []),
   );
 }
 
@@ -97,31 +66,13 @@ function cfrNotes(g: GridResult): Content {
 function receipt(g: GridResult): Content {
   const first = g.card.entries[0];
   if (!first) return null;
-  return table(
-    ["axis", "reference value"],
-    first.receipt.map((r) => [r.axis, r.axis === "weights hash" ? "per model: see the card" : r.value]),
-  );
+  return htmlTable(receiptTable, first.receipt);
 }
 
 function variance(g: GridResult): Content {
   if (g.variance.length === 0)
     return el("p", { class: "muted" }, "No free-form slice with a varying implementation axis.");
-  return table(
-    ["benchmark", "cells", "model η²", "implementation η²", "interactions η²", "ρ (Type II)", "ρ (Type III)"],
-    g.variance.map((v) => {
-      const t2 = "error" in v.typeII ? null : v.typeII;
-      const t3 = "error" in v.typeIII ? null : v.typeIII;
-      return [
-        v.benchmark,
-        v.cells,
-        pct(t2?.modelShare),
-        pct(t2?.implementationShare),
-        pct(t2?.interactionShare),
-        num(t2?.rho),
-        num(t3?.rho),
-      ];
-    }),
-  );
+  return htmlTable(varianceTable, g.variance);
 }
 
 function grid({ analysis }: ReportContext): Content {
@@ -157,13 +108,7 @@ function grid({ analysis }: ReportContext): Content {
     el("h3", {}, "(vi) Scope statement: not varied"),
     el("ul", {}, ...g.card.scope.map((s) => el("li", {}, s))),
     g.cells.unreadable.length
-      ? [
-          el("h3", {}, "Unreadable cells (no number)"),
-          table(
-            ["model", "benchmark", "configuration", "reason"],
-            g.cells.unreadable.map((u) => [u.model, u.benchmark, u.configuration, u.reason]),
-          ),
-        ]
+      ? [el("h3", {}, "Unreadable cells (no number)"), htmlTable(unreadableTable, g.cells.unreadable)]
       : null,
   ];
 }
