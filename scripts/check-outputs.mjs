@@ -28,6 +28,7 @@
  * - the clock readings listed in VOLATILE below (found by diffing two runs): each one's value in
  *   analysis.json becomes <NAME> wherever that exact value appears in the study's saved files
  *   (analysis.json, the cards, the overview), so a card that prints the analysis time reads the same;
+ * - the run id (runIdPlace: it depends on where the checkout is) becomes <runId>;
  * - measured wall time, the one output that is not seeded: an agent trial's working seconds are
  *   its wall time (sandboxed tool runs included), so each `"workingSeconds": {...}` estimate in
  *   the study's JSON files becomes "<wall time>", and, in an analysis.json that holds one, the
@@ -176,6 +177,15 @@ export function volatileValues(analysisText) {
   return [...places];
 }
 
+/**
+ * The run id, as <runId>: it hashes the item manifest, which holds an agent item's attachment by
+ * its absolute path, so the same study run from two checkouts gets two run ids.
+ */
+export function runIdPlace(analysisText) {
+  const match = /"runId": "([^"]+)"/.exec(analysisText);
+  return match ? [[match[1], "<runId>"]] : [];
+}
+
 function runCli(cli, root, args) {
   const env = { ...process.env, TZ: "UTC", NO_COLOR: "1" };
   delete env.FORCE_COLOR;
@@ -236,7 +246,10 @@ function produce(root, out, log) {
         .map(([file]) => file)
         .sort();
       const analysisFile = join(study, "analysis.json");
-      if (existsSync(analysisFile)) places.push(...volatileValues(readFileSync(analysisFile, "utf8")));
+      if (existsSync(analysisFile)) {
+        const analysisText = readFileSync(analysisFile, "utf8");
+        places.push(...volatileValues(analysisText), ...runIdPlace(analysisText));
+      }
       const analyzeText = `exit ${analyze.code}\n--- stdout\n${analyze.stdout}--- stderr\n${analyze.stderr}`;
       write(join(out, name, "analyze.txt"), normalise(analyzeText, places));
       for (const file of written) {
