@@ -31,14 +31,15 @@ const cellCount = (n: number) => `${n} cell${n === 1 ? "" : "s"}`;
 
 /**
  * One row per check. The terminal counts the cells and verdicts (each affected cell follows on a
- * line of its own); the card names them and adds the check's detail.
+ * line of its own); the card names them and adds the check's detail; the report counts them and
+ * folds the threshold, the detail and the cells into a details column (src/report/cards/integrity.ts).
  */
-const CHECKS_TABLE = defineTable<IntegrityCheckResult>({
+export const INTEGRITY_CHECKS_TABLE = defineTable<IntegrityCheckResult>({
   name: "integrity checks",
   columns: [
     { key: "check", header: "check", cell: (c) => c.title },
     { key: "status", header: "status", cell: (c) => c.status },
-    { key: "threshold", header: "threshold", cell: (c) => c.threshold },
+    { key: "threshold", header: "threshold", cell: (c) => c.threshold, shownIn: ["text", "markdown"] },
     { key: "detail", header: "detail", cell: (c) => c.detail, shownIn: ["markdown"] },
     {
       key: "cells",
@@ -56,6 +57,7 @@ const CHECKS_TABLE = defineTable<IntegrityCheckResult>({
             ? String(c.downgraded.length)
             : "-",
     },
+    { key: "details", header: "details", cell: (c) => c.detail, shownIn: ["html"] },
   ],
 });
 
@@ -64,7 +66,7 @@ function summaryLines(integrity: IntegrityResult): string[] {
   const affected = integrity.checks.filter((c) => c.cells.length > 0);
   return [
     "measurement integrity (checks on the cells each verdict uses)",
-    ...renderText(CHECKS_TABLE, integrity.checks),
+    ...renderText(INTEGRITY_CHECKS_TABLE, integrity.checks),
     ...affected.flatMap((c) => [
       `${c.title} (${c.status}):`,
       ...c.cells.map((cell) => clip(`  ${cell.condition} / ${cell.benchmark}: ${cell.reason}`)),
@@ -100,7 +102,7 @@ function markdown(integrity: IntegrityResult): string[] {
   return [
     ...(integrity.failed ? [`**${INTEGRITY_FAILED_LINE}**`, ""] : []),
     ...plantedLines(integrity.planted ?? []).flatMap((line) => [md(line), ""]),
-    ...renderMarkdown(CHECKS_TABLE, integrity.checks),
+    ...renderMarkdown(INTEGRITY_CHECKS_TABLE, integrity.checks),
   ];
 }
 
