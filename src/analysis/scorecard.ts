@@ -19,7 +19,9 @@ import {
   type ScorecardHeader,
   type StudyAnalysis,
 } from "./registry.js";
-import { bracket, md, num, pp, pEquals, pValue } from "./text.js";
+import { renderMarkdown } from "./core/result-table.js";
+import { FAMILY_CONTRASTS_TABLE } from "./study-tables.js";
+import { md, num, pp, pEquals } from "./text.js";
 
 export type { MatrixCell, MethodologyStamp, NnhCard, NnhRow, RateMatrix, ResidualNnhRow } from "./all-analyses.js";
 
@@ -120,14 +122,7 @@ function familiesMarkdown(card: Scorecard): string[] {
     lines.push(
       `**${md(f.name)}** (${f.role}): vs ${md(f.reference)}, ${f.correction} within the family, TOST margin ${pp(f.margin)}${omnibus}${control}`,
       "",
-      "| condition | RD [95% CI] | p adj | verdict |",
-      "| --- | --- | --- | --- |",
-      ...f.contrasts.map(
-        (c) =>
-          `| ${md(c.condition)} | ${c.rd === null ? "-" : `${pp(c.rd)} ${c.ci95 ? bracket(c.ci95, pp) : ""}`} | ${
-            c.pAdjusted === null ? "-" : pValue(c.pAdjusted)
-          } | ${c.verdict} |`,
-      ),
+      ...renderMarkdown(FAMILY_CONTRASTS_TABLE, f.contrasts),
       "",
     );
   }

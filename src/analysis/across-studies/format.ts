@@ -2,7 +2,8 @@
  * A comparison of two studies in words: the terminal overview (every line within 120 columns) and
  * the Markdown card `compare --out` writes. The JSON is the Comparison itself.
  */
-import { bracket, clip, md, pct, pp, pValue, textTable, wrap } from "../text.js";
+import { defineTable, renderMarkdown, renderText, type ResultColumn } from "../core/result-table.js";
+import { bracket, clip, md, pct, pp, pValue, wrap } from "../text.js";
 import { type Comparison, comparedCellLabel, type FlippedItem, type PairResult } from "./compare.js";
 
 /** The widest line the overview prints. */
@@ -16,41 +17,86 @@ function shortVerdict(verdict: string): string {
   return verdict.replace(/:.*$/, "").replace(/ within .*$/, "");
 }
 
-function pairRow(p: PairResult): string[] {
-  const s = p.statistics;
-  return [
-    comparedCellLabel(p),
-    String(p.shared),
-    pct(p.rateA),
-    pct(p.rateB),
-    s ? `${pp(s.difference).replace(" pp", "")} ${bracket(s.ci, (v) => pp(v).replace(" pp", ""))}` : "-",
-    s ? `${s.lost}/${s.gained}` : "-",
-    s ? pValue(s.pAdjusted) : "-",
-    shortVerdict(p.verdict),
+const noPp = (v: number) => pp(v).replace(" pp", "");
+
+/**
+ * The matched pairs: the terminal names the cell in one column cut to fit 120 columns, shortens
+ * the verdict and keeps the adjusted p; the card splits the cell's names and adds the McNemar p
+ * and the TOST interval.
+ */
+const PAIRS_TABLE = defineTable<PairResult>({
+  name: "compared pairs",
+  markdownRule: "spaced",
+  columns: [
+    {
+      key: "cell",
+      header: "model | condition | benchmark",
+      cell: (p) => comparedCellLabel(p),
+      shownIn: ["text"],
+      clippedToFit: 12,
+    },
+    { key: "model", header: "model", cell: (p) => p.model, shownIn: ["markdown"] },
+    { key: "condition", header: "condition", cell: (p) => p.condition, shownIn: ["markdown"] },
+    { key: "benchmark", header: "benchmark", cell: (p) => p.benchmark, shownIn: ["markdown"] },
+    {
+      key: "items",
+      header: { text: "items", markdown: "shared of A / B items" },
+      cell: (p, r) => (r === "text" ? String(p.shared) : `${p.shared} of ${p.casesA} / ${p.casesB}`),
+    },
+    { key: "a", header: "A", cell: (p) => pct(p.rateA) },
+    { key: "b", header: "B", cell: (p) => pct(p.rateB) },
+    {
+      key: "difference",
+      header: { text: "B - A pp [95% CI]", markdown: "B - A [95% CI]" },
+      unit: "pp",
+      cell: ({ statistics: s }, r) => {
+        if (!s) return "-";
+        return r === "text"
+          ? `${noPp(s.difference)} ${bracket(s.ci, noPp)}`
+          : `${pp(s.difference)} ${bracket(s.ci, pp)}`;
+      },
+    },
+    {
+      key: "flips",
+      header: { text: "lost/gained", markdown: "lost / gained" },
+      cell: ({ statistics: s }, r) => (s ? (r === "text" ? `${s.lost}/${s.gained}` : `${s.lost} / ${s.gained}`) : "-"),
+    },
+    {
+      key: "p",
+      header: "McNemar p",
+      cell: ({ statistics: s }) => (s ? pValue(s.p) : "-"),
+      shownIn: ["markdown"],
+    },
+    { key: "pAdjusted", header: "p adj", cell: ({ statistics: s }) => (s ? pValue(s.pAdjusted) : "-") },
+    {
+      key: "tost",
+      header: "TOST CI",
+      cell: ({ statistics: s }) => (s ? bracket(s.tostCi, pp) : "-"),
+      shownIn: ["markdown"],
+    },
+    {
+      key: "verdict",
+      header: "verdict",
+      // The margin is in the settings line and the items in their column: the terminal drops the verdict's detail.
+      cell: (p, r) => (r === "text" ? shortVerdict(p.verdict) : p.verdict),
+    },
+  ],
+});
+
+/** The card's flipped items, with their viewer paths when both sides are studies. */
+function flipsTable(withViewer: boolean) {
+  const columns: ResultColumn<FlippedItem>[] = [
+    { key: "model", header: "model", cell: (f) => f.model },
+    { key: "condition", header: "condition", cell: (f) => f.condition },
+    { key: "benchmark", header: "benchmark", cell: (f) => f.benchmark },
+    { key: "item", header: "item", cell: (f) => f.item },
+    { key: "a", header: "A", cell: (f) => pct(f.rateA, 0) },
+    { key: "b", header: "B", cell: (f) => pct(f.rateB, 0) },
+    { key: "trialsA", header: "A trials", cell: (f) => f.trialsA.join(", ") },
+    { key: "trialsB", header: "B trials", cell: (f) => f.trialsB.join(", ") },
   ];
-}
-
-const PAIR_HEADER = [
-  "model | condition | benchmark",
-  "items",
-  "A",
-  "B",
-  "B - A pp [95% CI]",
-  "lost/gained",
-  "p adj",
-  "verdict",
-];
-
-/** The pairs' table, its first column (the cell's names) cut so that every line fits the overview. */
-function pairTable(pairs: readonly PairResult[]): string[] {
-  const rows = pairs.map(pairRow);
-  const widths = PAIR_HEADER.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const others = widths.slice(1).reduce((total, width) => total + width + 2, 0);
-  const cellWidth = Math.max(12, OVERVIEW_WIDTH - others);
-  return textTable(
-    PAIR_HEADER,
-    rows.map(([cell, ...more]) => [clip(cell, cellWidth), ...more]),
-  );
+  if (withViewer) columns.push({ key: "view", header: "side by side", cell: (f) => f.view ?? "-" });
+  return defineTable<FlippedItem>({ name: "flipped items", markdownRule: "spaced", columns });
 }
 
 function settingsLine(c: Comparison): string {
@@ -92,7 +138,7 @@ export function formatComparison(c: Comparison): string {
     `B: ${c.b}`,
     ...wrap(settingsLine(c), OVERVIEW_WIDTH, "  "),
     "",
-    ...pairTable(c.pairs),
+    ...renderText(PAIRS_TABLE, c.pairs, { width: OVERVIEW_WIDTH }),
     "",
     `Flipped items: ${c.flipped.length}${c.flipped.length > OVERVIEW_FLIPS ? ` (first ${OVERVIEW_FLIPS}; --json or --out for all)` : ""}`,
     ...viewerLine(c).flatMap((line) => wrap(line, OVERVIEW_WIDTH, "  ")),
@@ -104,39 +150,6 @@ export function formatComparison(c: Comparison): string {
 
 /** The Markdown card: the same pairs, every flipped item with its two trials. */
 export function comparisonMarkdown(c: Comparison): string {
-  const row = (cells: string[]) => `| ${cells.map(md).join(" | ")} |`;
-  const pairs = c.pairs.map((p) => {
-    const s = p.statistics;
-    return row([
-      p.model,
-      p.condition,
-      p.benchmark,
-      `${p.shared} of ${p.casesA} / ${p.casesB}`,
-      pct(p.rateA),
-      pct(p.rateB),
-      s ? `${pp(s.difference)} ${bracket(s.ci, pp)}` : "-",
-      s ? `${s.lost} / ${s.gained}` : "-",
-      s ? pValue(s.p) : "-",
-      s ? pValue(s.pAdjusted) : "-",
-      s ? bracket(s.tostCi, pp) : "-",
-      p.verdict,
-    ]);
-  });
-  const flips = c.flipped.map((f) =>
-    row([
-      f.model,
-      f.condition,
-      f.benchmark,
-      f.item,
-      pct(f.rateA, 0),
-      pct(f.rateB, 0),
-      f.trialsA.join(", "),
-      f.trialsB.join(", "),
-      ...(c.viewer ? [f.view ?? "-"] : []),
-    ]),
-  );
-  const flipHeader = ["model", "condition", "benchmark", "item", "A", "B", "A trials", "B trials"];
-  if (c.viewer) flipHeader.push("side by side");
   return [
     "# Comparison of two studies",
     "",
@@ -147,31 +160,16 @@ export function comparisonMarkdown(c: Comparison): string {
     "",
     "## Matched cells",
     "",
-    row([
-      "model",
-      "condition",
-      "benchmark",
-      "shared of A / B items",
-      "A",
-      "B",
-      "B - A [95% CI]",
-      "lost / gained",
-      "McNemar p",
-      "p adj",
-      "TOST CI",
-      "verdict",
-    ]),
-    row(Array(12).fill("---")),
-    ...pairs,
+    ...renderMarkdown(PAIRS_TABLE, c.pairs),
     "",
     `## Flipped items (${c.flipped.length})`,
     "",
     "Largest change first. A trial is named by its id in its own study (`parallax view` opens it).",
-    ...(c.viewer && flips.length
+    ...(c.viewer && c.flipped.length
       ? [`Side by side: run \`${c.viewer.command}\` and open each item's path in the viewer.`]
       : []),
     "",
-    ...(flips.length ? [row(flipHeader), row(Array(flipHeader.length).fill("---")), ...flips] : ["No item changed."]),
+    ...(c.flipped.length ? renderMarkdown(flipsTable(Boolean(c.viewer)), c.flipped) : ["No item changed."]),
     "",
   ].join("\n");
 }

@@ -3,7 +3,15 @@
  * the headline sentence first) and the Markdown card `profile --out` writes. The JSON is the
  * Profile itself.
  */
-import { bracket, clip, md, pct, pp, pValue, textTable, wrap } from "../text.js";
+import {
+  defineTable,
+  type Rendering,
+  renderMarkdown,
+  renderText,
+  type ResultColumn,
+  type ResultTable,
+} from "../core/result-table.js";
+import { bracket, clip, md, pct, pp, pValue, wrap } from "../text.js";
 import type { ModelProfile, Profile } from "./profile.js";
 import { BETWEEN_STUDIES } from "./profile-axes.js";
 import type { ModelPair } from "./profile-ranking.js";
@@ -42,34 +50,70 @@ function settingsText(p: Profile): string {
 
 const signedPp = (v: number, digits: number) => pp(v, digits).replace(" pp", "");
 
-/** One row per model: score, lowest and highest condition (each with its interval) and the spread. */
-function scoreRows(p: Profile, conditionWidth: number, digits: number): string[][] {
-  return p.profiles.map(({ model, range }) => [
-    model,
-    `${pct(range.score)} ${interval(range.scoreCi)}`,
-    `${pct(range.lowest.rate)} ${interval(range.lowest.ci)}`,
-    clip(range.lowest.condition, conditionWidth),
-    `${pct(range.highest.rate)} ${interval(range.highest.ci)}`,
-    clip(range.highest.condition, conditionWidth),
-    `${signedPp(range.spread, digits)} ${bracket(range.spreadCi, (v) => signedPp(v, digits))}`,
-  ]);
-}
+/**
+ * One row per model: score, lowest and highest condition (each with its interval) and the spread.
+ * The terminal cuts the condition labels and rounds the spread to whole points; the card does neither.
+ */
+const SCORE_TABLE = defineTable<ModelProfile>({
+  name: "profile scores",
+  markdownRule: "spaced",
+  columns: [
+    { key: "model", header: "model", cell: (p) => p.model },
+    { key: "score", header: "score [CI]", cell: ({ range }) => `${pct(range.score)} ${interval(range.scoreCi)}` },
+    {
+      key: "lowest",
+      header: "lowest [CI]",
+      cell: ({ range }) => `${pct(range.lowest.rate)} ${interval(range.lowest.ci)}`,
+    },
+    { key: "lowestIn", header: "in", cell: ({ range }, r) => conditionLabel(range.lowest.condition, r) },
+    {
+      key: "highest",
+      header: "highest [CI]",
+      cell: ({ range }) => `${pct(range.highest.rate)} ${interval(range.highest.ci)}`,
+    },
+    { key: "highestIn", header: "in", cell: ({ range }, r) => conditionLabel(range.highest.condition, r) },
+    {
+      key: "spread",
+      header: "spread pp [CI]",
+      unit: "pp",
+      cell: ({ range }, r) => {
+        const digits = r === "text" ? 0 : 1;
+        return `${signedPp(range.spread, digits)} ${bracket(range.spreadCi, (v) => signedPp(v, digits))}`;
+      },
+    },
+  ],
+});
 
-const SCORE_HEADER = ["model", "score [CI]", "lowest [CI]", "in", "highest [CI]", "in", "spread pp [CI]"];
+const conditionLabel = (condition: string, rendering: Rendering) =>
+  rendering === "text" ? clip(condition, CONDITION_WIDTH) : condition;
 
-function shareRows(p: Profile, withInterval: boolean): string[][] {
-  return p.profiles.map((profile) => [
-    profile.model,
-    ...components(p).map((c) => shareCell(profile, c, withInterval)),
-    "error" in profile.axes ? profile.axes.error : profile.axes.itemSd.toFixed(2),
-  ]);
+/** The shares of each component per model, with their intervals or (for a narrow overview) without. */
+function sharesTable(p: Profile, withInterval: boolean): ResultTable<ModelProfile> {
+  return defineTable<ModelProfile>({
+    name: "profile shares",
+    markdownRule: "spaced",
+    columns: [
+      { key: "model", header: "model", cell: (profile) => profile.model },
+      ...components(p).map(
+        (c): ResultColumn<ModelProfile> => ({
+          key: `share:${c}`,
+          header: c,
+          cell: (profile) => shareCell(profile, c, withInterval),
+        }),
+      ),
+      {
+        key: "itemSd",
+        header: "item sd",
+        cell: (profile) => ("error" in profile.axes ? profile.axes.error : profile.axes.itemSd.toFixed(2)),
+      },
+    ],
+  });
 }
 
 /** The shares table with intervals, or without them when that would not fit the overview. */
 function shareTable(p: Profile): string[] {
-  const header = ["model", ...components(p), "item sd"];
-  const full = textTable(header, shareRows(p, true));
-  return full.every((line) => line.length <= WIDTH) ? full : textTable(header, shareRows(p, false));
+  const full = renderText(sharesTable(p, true), p.profiles);
+  return full.every((line) => line.length <= WIDTH) ? full : renderText(sharesTable(p, false), p.profiles);
 }
 
 function orderText(pair: ModelPair): string {
@@ -77,18 +121,23 @@ function orderText(pair: ModelPair): string {
   return `${pair.orderHolds}/${pair.conditions} (${share}${pair.orderTied ? `, ${pair.orderTied} tied` : ""})`;
 }
 
-function pairRows(p: Profile): string[][] {
-  return p.ranking.pairs.map((pair) => [
-    `${pair.higher} > ${pair.lower}`,
-    `${signedPp(pair.difference, 1)} ${bracket(pair.ci, (v) => signedPp(v, 1))}`,
-    `${pair.itemsHigher}/${pair.itemsLower}`,
-    pValue(pair.pAdjusted),
-    pair.distinguishable ? "yes" : "no",
-    orderText(pair),
-  ]);
-}
-
-const PAIR_HEADER = ["pair", "difference pp [CI]", "items +/-", "p adj", "distinguishable", "order holds"];
+const PAIRS_TABLE = defineTable<ModelPair>({
+  name: "profile ranking pairs",
+  markdownRule: "spaced",
+  columns: [
+    { key: "pair", header: "pair", cell: (pair) => `${pair.higher} > ${pair.lower}` },
+    {
+      key: "difference",
+      header: "difference pp [CI]",
+      unit: "pp",
+      cell: (pair) => `${signedPp(pair.difference, 1)} ${bracket(pair.ci, (v) => signedPp(v, 1))}`,
+    },
+    { key: "items", header: "items +/-", cell: (pair) => `${pair.itemsHigher}/${pair.itemsLower}` },
+    { key: "pAdjusted", header: "p adj", cell: (pair) => pValue(pair.pAdjusted) },
+    { key: "distinguishable", header: "distinguishable", cell: (pair) => (pair.distinguishable ? "yes" : "no") },
+    { key: "order", header: "order holds", cell: orderText },
+  ],
+});
 
 function fitNotes(p: Profile): string[] {
   return p.profiles.flatMap((profile) => {
@@ -111,45 +160,79 @@ export function formatProfile(p: Profile): string {
     ...[...p.notes, ...fitNotes(p)].flatMap((note) => wrap(`Note: ${note}`, WIDTH, "  ")),
     "",
     "Score across the conditions studied:",
-    ...textTable(SCORE_HEADER, scoreRows(p, CONDITION_WIDTH, 0)),
+    ...renderText(SCORE_TABLE, p.profiles),
     "",
     "Share of each axis in the model's condition effects (logit GLMM, items as random intercepts):",
     ...shareTable(p),
     "",
     `Ranking (tie groups: not distinguishable after ${p.settings.correction}): ${p.ranking.groups.map((g) => g.join(" = ")).join("  >  ")}`,
-    ...textTable(PAIR_HEADER, pairRows(p)),
+    ...renderText(PAIRS_TABLE, p.ranking.pairs),
   ];
   return `${lines.map((line) => clip(line, WIDTH)).join("\n")}\n`;
 }
 
-function mdRow(cells: string[]): string {
-  return `| ${cells.map(md).join(" | ")} |`;
-}
+type AxisShare = Extract<ModelProfile["axes"], { shares: unknown }>["shares"][number];
 
-function mdTable(header: string[], rows: string[][]): string[] {
-  return [mdRow(header), mdRow(header.map(() => "---")), ...rows.map(mdRow)];
-}
+/** The card's level effects: one row per model and component. */
+const EFFECTS_TABLE = defineTable<{ model: string; share: AxisShare }>({
+  name: "profile level effects",
+  markdownRule: "spaced",
+  columns: [
+    { key: "model", header: "model", cell: (r) => r.model },
+    { key: "component", header: "component", cell: (r) => r.share.axis },
+    {
+      key: "share",
+      header: "share [CI]",
+      cell: ({ share: s }) => (Number.isFinite(s.share) ? `${pct(s.share)} ${bracket(s.ci, (v) => pct(v))}` : "-"),
+    },
+    {
+      key: "sd",
+      header: "sd (logit) [CI]",
+      unit: "logit",
+      cell: ({ share: s }) => `${s.sd.toFixed(2)} ${bracket(s.sdCi, (v) => v.toFixed(2))}`,
+    },
+    {
+      key: "effects",
+      header: "effects (logit)",
+      unit: "logit",
+      cell: ({ share: s }) =>
+        Object.entries(s.effects)
+          .map(([level, effect]) => `${level} ${effect >= 0 ? "+" : ""}${effect.toFixed(2)}`)
+          .join(", "),
+    },
+  ],
+});
 
-function effectsRows(p: Profile): string[][] {
-  return p.profiles.flatMap((profile) =>
-    "error" in profile.axes
-      ? []
-      : profile.axes.shares.map((s) => [
-          profile.model,
-          s.axis,
-          Number.isFinite(s.share) ? `${pct(s.share)} ${bracket(s.ci, (v) => pct(v))}` : "-",
-          `${s.sd.toFixed(2)} ${bracket(s.sdCi, (v) => v.toFixed(2))}`,
-          Object.entries(s.effects)
-            .map(([level, effect]) => `${level} ${effect >= 0 ? "+" : ""}${effect.toFixed(2)}`)
-            .join(", "),
-        ]),
-  );
-}
+type RankedModel = Profile["ranking"]["models"][number];
+
+const RANKING_TABLE = defineTable<{ rank: number; ranked: RankedModel }>({
+  name: "profile ranking",
+  markdownRule: "spaced",
+  columns: [
+    { key: "rank", header: "rank", cell: (r) => String(r.rank) },
+    { key: "model", header: "model", cell: (r) => r.ranked.model },
+    { key: "score", header: "score", cell: (r) => pct(r.ranked.score) },
+    { key: "group", header: "tie group", cell: (r) => String(r.ranked.group) },
+  ],
+});
+
+const CONDITIONS_TABLE = defineTable<{ model: string; condition: string; rate: number | null }>({
+  name: "profile score per condition",
+  markdownRule: "spaced",
+  columns: [
+    { key: "model", header: "model", cell: (r) => r.model },
+    { key: "condition", header: "condition", cell: (r) => r.condition },
+    { key: "score", header: "score", cell: (r) => pct(r.rate) },
+  ],
+});
 
 /** The Markdown card: the headline, then every table in full, with the level effects and every condition's score. */
 export function profileMarkdown(p: Profile): string {
   const conditionRows = p.profiles.flatMap(({ model, range }) =>
-    range.conditions.map((c) => [model, c.condition, pct(c.rate)]),
+    range.conditions.map((c) => ({ model, condition: c.condition, rate: c.rate })),
+  );
+  const effectsRows = p.profiles.flatMap((profile) =>
+    "error" in profile.axes ? [] : profile.axes.shares.map((share) => ({ model: profile.model, share })),
   );
   return [
     "# Evaluation Conditions card",
@@ -162,7 +245,7 @@ export function profileMarkdown(p: Profile): string {
     "",
     "## Score across the conditions studied",
     "",
-    ...mdTable(SCORE_HEADER, scoreRows(p, Number.POSITIVE_INFINITY, 1)),
+    ...renderMarkdown(SCORE_TABLE, p.profiles),
     "",
     "## Share of each axis in the condition effects",
     "",
@@ -171,22 +254,22 @@ export function profileMarkdown(p: Profile): string {
     "share is that over the sum of all components (- when every component is within its noise). Intervals: draws",
     "of the fixed effects from their fitted normal distribution.",
     "",
-    ...mdTable(["model", ...components(p), "item sd"], shareRows(p, true)),
+    ...renderMarkdown(sharesTable(p, true), p.profiles),
     "",
-    ...mdTable(["model", "component", "share [CI]", "sd (logit) [CI]", "effects (logit)"], effectsRows(p)),
+    ...renderMarkdown(EFFECTS_TABLE, effectsRows),
     "",
     "## Ranking and tie groups",
     "",
-    ...mdTable(
-      ["rank", "model", "score", "tie group"],
-      p.ranking.models.map((m, i) => [String(i + 1), m.model, pct(m.score), String(m.group)]),
+    ...renderMarkdown(
+      RANKING_TABLE,
+      p.ranking.models.map((ranked, i) => ({ rank: i + 1, ranked })),
     ),
     "",
-    ...mdTable(PAIR_HEADER, pairRows(p)),
+    ...renderMarkdown(PAIRS_TABLE, p.ranking.pairs),
     "",
     "## Score per condition",
     "",
-    ...mdTable(["model", "condition", "score"], conditionRows),
+    ...renderMarkdown(CONDITIONS_TABLE, conditionRows),
     "",
   ].join("\n");
 }

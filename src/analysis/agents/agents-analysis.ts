@@ -8,48 +8,28 @@
  * accuracy / cost Pareto frontier, and the tier ladder (RQ5).
  */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
-import { type Monotonicity, monotonicity, paretoFrontier } from "../../stats/index.js";
-import {
-  type CellEstimates,
-  type DodEstimate,
-  type GapEstimate,
-  type PairEstimate,
-  pricedModels,
-  sliceLevelEstimates,
-} from "./estimates.js";
+import { monotonicity, paretoFrontier } from "../../stats/index.js";
+import { type GapEstimate, pricedModels, sliceLevelEstimates } from "./estimates.js";
 import { type GlmmComparison, scaffoldModelGlmm } from "./glmm.js";
-import { type CellOutcomes, cellOutcomes } from "./outcomes.js";
+import { cellOutcomes } from "./outcomes.js";
 import { agentUnits, cellKey, SLICES, type SliceName, sliceUnits } from "./units.js";
+import type { AgentCell, AgentSliceLevel, TierLadder } from "./agent-result.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { bracket, num, pct, pp, pValue, textTable, wrap } from "../text.js";
+import { renderText } from "../core/result-table.js";
+import { num, pp, pValue, wrap } from "../text.js";
+import {
+  costPerCorrectText,
+  DOD_TABLE,
+  estimateText,
+  GAP_TABLE,
+  NO_PRICES,
+  outcomesTable,
+  overviewTable,
+} from "./agents-tables.js";
 
-export interface AgentCell extends CellEstimates {
-  model: string;
-  scaffold: string;
-  outcomes: CellOutcomes;
-  /** On the accuracy vs realized cost-per-correct Pareto frontier of its slice and level. */
-  onFrontier: boolean;
-}
+export { costPerCorrectText, NO_PRICES };
 
-export interface TierLadder {
-  models: string[];
-  gaps: (number | null)[];
-  /** How the gap moves from the least to the most capable model; null when a gap is undefined. */
-  reading: Monotonicity | null;
-}
-
-export interface AgentSliceLevel {
-  slice: SliceName;
-  level: string;
-  questions: number;
-  cells: AgentCell[];
-  gaps: GapEstimate[];
-  pairwise: PairEstimate[];
-  dod: DodEstimate[];
-  /** Cells on the Pareto frontier, cheapest first ("model · scaffold"). */
-  frontier: string[];
-  ladder: TierLadder | null;
-}
+export type { AgentCell, AgentSliceLevel, TierLadder };
 
 export interface H1Decision {
   slice: SliceName;
@@ -79,9 +59,6 @@ export interface AgentsResult {
   unpriced: string[];
   notes: string[];
 }
-
-/** What a cost per correct answer or a frontier reads when no prices are declared. */
-export const NO_PRICES = "n/a: no prices";
 
 /**
  * Why the card's two accuracies differ, in one line: `acc` is the paper's primary reading, the
@@ -168,12 +145,6 @@ export function agentsAnalysis(ctx: AnalysisContext): AgentsResult | Skipped {
   };
 }
 
-/** A cell's realized cost per correct for the text outputs: dollars, "n/a" (no correct unit) or no prices. */
-export function costPerCorrectText(c: AgentCell): string {
-  if (!c.cost.priced) return NO_PRICES;
-  return c.cost.realized.estimate === null ? "n/a" : usd(c.cost.realized.estimate);
-}
-
 /** A slice's Pareto frontier for the text outputs. */
 export function frontierText(s: AgentSliceLevel): string {
   if (s.cells.every((c) => !c.cost.priced)) return NO_PRICES;
@@ -249,10 +220,6 @@ function h1Decision(slices: AgentSliceLevel[], slice: SliceName, level: string, 
 
 // ---------------------------------------------------------------- text summary
 
-function est(e: { estimate: number | null; ci: [number, number] | null }, f: (v: number) => string): string {
-  return e.estimate === null ? "n/a" : `${f(e.estimate)} ${bracket(e.ci, f)}`;
-}
-
 function summaryLines(analysis: StudyAnalysis): string[] {
   const a = analysis.agents;
   // A study without agent rows says nothing about agents.
@@ -263,31 +230,14 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   const primary = a.slices.filter((s) => s.slice === "primary");
   for (const s of primary) {
     lines.push(`outcomes, level ${s.level} (primary slice)`);
-    lines.push(
-      ...textTable(
-        ["model", a.facet, "att", "comp", "correct", "wrong", "p2l", "cf", "pdf", "bug", "other", "acc", "acc done"],
-        s.cells.map((c) => [
-          c.model,
-          c.scaffold,
-          String(c.outcomes.attempts),
-          pct(c.outcomes.completionRate),
-          ...(["correct", "wrong", "p2l", "cf", "pdf", "bug", "other"] as const).map((b) =>
-            String(c.outcomes.buckets[b]),
-          ),
-          pct(c.outcomes.accuracyOverall),
-          pct(c.outcomes.accuracyCompleted),
-        ]),
-      ),
-    );
+    lines.push(...renderText(outcomesTable(a.facet), s.cells));
   }
   lines.push(...wrap(ACCURACY_DEFINITIONS, 120, "  "));
   lines.push("scaffold gap (max - min accuracy, shared resamples)");
   lines.push(
-    ...textTable(
-      ["slice", "level", "model", "gap [95% CI]", "max", "min"],
-      a.slices.flatMap((s) =>
-        s.gaps.map((g) => [s.slice, s.level, g.model, est(g.gap, (v) => pp(v)), g.max ?? "-", g.min ?? "-"]),
-      ),
+    ...renderText(
+      GAP_TABLE,
+      a.slices.flatMap((slice) => slice.gaps.map((gap) => ({ slice, gap }))),
     ),
   );
   for (const h of a.h1)
@@ -313,9 +263,9 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   if (h4.length > 0) {
     lines.push(`H4 difference of differences (${a.h4.treatment} - ${a.h4.control}, file tasks minus the rest)`);
     lines.push(
-      ...textTable(
-        ["slice", "subset", "level", "model", "DoD [95% CI]", "reading"],
-        h4.map(({ s, d }) => [s.slice, d.subset, s.level, d.model, est(d.dod, (v) => num(v, 3)), d.reading ?? "n/a"]),
+      ...renderText(
+        DOD_TABLE,
+        h4.map(({ s, d }) => ({ slice: s.slice, level: s.level, dod: d })),
       ),
     );
   }
@@ -332,8 +282,6 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   return lines;
 }
 
-const usd = (v: number) => (v === 0 ? "$0" : `$${v < 1 ? v.toFixed(4) : v.toFixed(2)}`);
-
 /** The agent comparison card in a few lines: the primary slice's outcome buckets, accuracy and cost per correct, its gaps and H1. */
 function overviewLines(analysis: StudyAnalysis): string[] {
   const a = analysis.agents;
@@ -345,21 +293,7 @@ function overviewLines(analysis: StudyAnalysis): string[] {
   ];
   const primary = a.slices.filter((x) => x.slice === "primary");
   for (const s of primary) {
-    lines.push(
-      ...textTable(
-        ["model", a.facet, "acc [95% CI]", "acc done", "correct/wrong/p2l/cf/pdf/bug/other", "cost per correct"],
-        s.cells.map((c) => [
-          c.model,
-          c.scaffold,
-          est(c.accuracy, (v) => pct(v)),
-          pct(c.outcomes.accuracyCompleted),
-          (["correct", "wrong", "p2l", "cf", "pdf", "bug", "other"] as const)
-            .map((b) => String(c.outcomes.buckets[b]))
-            .join("/"),
-          costPerCorrectText(c),
-        ]),
-      ),
-    );
+    lines.push(...renderText(overviewTable(a.facet), s.cells));
     // The two accuracies are defined once, under the first level's table.
     if (s === primary[0]) lines.push(...wrap(ACCURACY_DEFINITIONS, 120, "  "));
     lines.push(
@@ -371,7 +305,7 @@ function overviewLines(analysis: StudyAnalysis): string[] {
     );
     lines.push(
       `scaffold gap (max - min accuracy), level ${s.level}:`,
-      ...s.gaps.map((g) => `  ${g.model}: ${est(g.gap, (v) => pp(v))} (${g.max ?? "-"} - ${g.min ?? "-"})`),
+      ...s.gaps.map((g) => `  ${g.model}: ${estimateText(g.gap, (v) => pp(v))} (${g.max ?? "-"} - ${g.min ?? "-"})`),
     );
   }
   for (const h of a.h1.filter((x) => x.slice === "primary"))

@@ -5,7 +5,7 @@
  * (src/report/result-table.ts). A difference between renderings is a column choice written here,
  * not a second copy of the table.
  */
-import { md, textTable } from "../text.js";
+import { clip, md, textTable } from "../text.js";
 
 /** Where a table is shown: the terminal and text summary, a Markdown card, the HTML report. */
 export type Rendering = "text" | "markdown" | "html";
@@ -30,6 +30,11 @@ export interface ResultColumn<Row> {
   align?: "left" | "right";
   /** False: a terminal narrower than the table drops this column first (default: kept). */
   keptWhenNarrow?: boolean;
+  /**
+   * Given a `width`, the terminal cuts this column's cells (not its heading) to what the other
+   * columns leave of it, but never below this many characters (default: never cut).
+   */
+  clippedToFit?: number;
 }
 
 /** Markdown's rule row: "|---|---:|" (compact, the default) or "| --- | --- |" (spaced). */
@@ -89,11 +94,35 @@ export function renderText<Row>(
   rows: readonly Row[],
   options: { width?: number } = {},
 ): string[] {
+  const { width } = options;
+  const text = (columns: readonly ResultColumn<Row>[]) => {
+    const cells = tableCells(table, rows, "text", columns);
+    return textTable(...headerAndRows(width === undefined ? cells : clippedToFit(columns, cells, width)));
+  };
   const full = shownColumns(table, "text");
-  const lines = textTable(...headerAndRows(tableCells(table, rows, "text", full)));
-  if (options.width === undefined || widest(lines) <= options.width) return lines;
+  const lines = text(full);
+  if (width === undefined || widest(lines) <= width) return lines;
   const narrow = full.filter((column) => column.keptWhenNarrow !== false);
-  return narrow.length === full.length ? lines : textTable(...headerAndRows(tableCells(table, rows, "text", narrow)));
+  return narrow.length === full.length ? lines : text(narrow);
+}
+
+/** The cells with each `clippedToFit` column cut to what the other columns (two spaces apart) leave of `width`. */
+function clippedToFit<Row>(
+  columns: readonly ResultColumn<Row>[],
+  cells: { header: string[]; rows: string[][] },
+  width: number,
+): { header: string[]; rows: string[][] } {
+  if (columns.every((column) => column.clippedToFit === undefined)) return cells;
+  const widths = columns.map((_, i) => Math.max(cells.header[i].length, ...cells.rows.map((row) => row[i].length)));
+  const room = columns.map((column, i) => {
+    if (column.clippedToFit === undefined) return null;
+    const others = widths.reduce((total, w, j) => (j === i ? total : total + w + 2), 0);
+    return Math.max(column.clippedToFit, width - others);
+  });
+  return {
+    header: cells.header,
+    rows: cells.rows.map((row) => row.map((value, i) => (room[i] === null ? value : clip(value, room[i])))),
+  };
 }
 
 /** The Markdown table of a card file: heading, rule (with each column's alignment), rows; cells escaped. */

@@ -7,7 +7,8 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type IntegrityCheckResult, type IntegrityResult, runIntegrityChecks } from "./gate.js";
 import { plantedLines } from "./planted.js";
 import { cardField, registerAnalysis } from "../registry.js";
-import { clip, md, textTable } from "../text.js";
+import { defineTable, renderMarkdown, renderText } from "../core/result-table.js";
+import { clip, md } from "../text.js";
 
 declare module "../registry.js" {
   interface AnalysisResults {
@@ -28,21 +29,44 @@ function cellsText(check: IntegrityCheckResult): string {
 
 const cellCount = (n: number) => `${n} cell${n === 1 ? "" : "s"}`;
 
+/**
+ * One row per check. The terminal counts the cells and verdicts (each affected cell follows on a
+ * line of its own); the card names them and adds the check's detail; the report counts them and
+ * folds the threshold, the detail and the cells into a details column (src/report/cards/integrity.ts).
+ */
+export const INTEGRITY_CHECKS_TABLE = defineTable<IntegrityCheckResult>({
+  name: "integrity checks",
+  columns: [
+    { key: "check", header: "check", cell: (c) => c.title },
+    { key: "status", header: "status", cell: (c) => c.status },
+    { key: "threshold", header: "threshold", cell: (c) => c.threshold, shownIn: ["text", "markdown"] },
+    { key: "detail", header: "detail", cell: (c) => c.detail, shownIn: ["markdown"] },
+    {
+      key: "cells",
+      header: "cells affected",
+      cell: (c, rendering) =>
+        rendering === "markdown" ? cellsText(c) : c.cells.length ? cellCount(c.cells.length) : "-",
+    },
+    {
+      key: "downgraded",
+      header: "verdicts downgraded",
+      cell: (c, rendering) =>
+        rendering === "markdown"
+          ? c.downgraded.join(", ") || "-"
+          : c.downgraded.length
+            ? String(c.downgraded.length)
+            : "-",
+    },
+    { key: "details", header: "details", cell: (c) => c.detail, shownIn: ["html"] },
+  ],
+});
+
 /** The checks as a table (cells counted, not named), then each affected cell on a line of its own. */
 function summaryLines(integrity: IntegrityResult): string[] {
   const affected = integrity.checks.filter((c) => c.cells.length > 0);
   return [
     "measurement integrity (checks on the cells each verdict uses)",
-    ...textTable(
-      ["check", "status", "threshold", "cells affected", "verdicts downgraded"],
-      integrity.checks.map((c) => [
-        c.title,
-        c.status,
-        c.threshold,
-        c.cells.length ? cellCount(c.cells.length) : "-",
-        c.downgraded.length ? String(c.downgraded.length) : "-",
-      ]),
-    ),
+    ...renderText(INTEGRITY_CHECKS_TABLE, integrity.checks),
     ...affected.flatMap((c) => [
       `${c.title} (${c.status}):`,
       ...c.cells.map((cell) => clip(`  ${cell.condition} / ${cell.benchmark}: ${cell.reason}`)),
@@ -78,12 +102,7 @@ function markdown(integrity: IntegrityResult): string[] {
   return [
     ...(integrity.failed ? [`**${INTEGRITY_FAILED_LINE}**`, ""] : []),
     ...plantedLines(integrity.planted ?? []).flatMap((line) => [md(line), ""]),
-    "| check | status | threshold | detail | cells affected | verdicts downgraded |",
-    "|---|---|---|---|---|---|",
-    ...integrity.checks.map(
-      (c) =>
-        `| ${md(c.title)} | ${c.status} | ${md(c.threshold)} | ${md(c.detail)} | ${md(cellsText(c))} | ${md(c.downgraded.join(", ") || "-")} |`,
-    ),
+    ...renderMarkdown(INTEGRITY_CHECKS_TABLE, integrity.checks),
   ];
 }
 

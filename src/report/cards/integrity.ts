@@ -4,7 +4,9 @@
  * `<details>` under the row, so a check that touches hundreds of cells stays one line.
  */
 import { INTEGRITY_FAILED_LINE, type ScorecardFields } from "../../analysis/index.js";
+import { INTEGRITY_CHECKS_TABLE } from "../../analysis/integrity/integrity-analysis.js";
 import { type Content, el } from "../html.js";
+import { htmlTable } from "../result-table.js";
 import { registerCardRenderer } from "../sections/registry.js";
 
 type IntegrityResult = ScorecardFields["integrity"];
@@ -58,33 +60,11 @@ registerCardRenderer({
       ? el("p", {}, "Not computed: this analysis predates the integrity gate; run 'parallax analyze' again.")
       : [
           integrity.failed ? el("p", { class: "integrity-failed" }, el("strong", {}, INTEGRITY_FAILED_LINE)) : [],
-          el(
-            "table",
-            { class: "integrity" },
-            el(
-              "thead",
-              {},
-              el(
-                "tr",
-                {},
-                ["check", "status", "cells affected", "verdicts downgraded", "details"].map((h) => el("th", {}, h)),
-              ),
-            ),
-            el(
-              "tbody",
-              {},
-              integrity.checks.map((c) =>
-                el(
-                  "tr",
-                  { class: c.status === "fail" ? "fail" : "" },
-                  el("td", {}, c.title),
-                  el("td", {}, c.status),
-                  el("td", { class: "num" }, c.cells.length ? plural(c.cells.length, "cell") : "-"),
-                  el("td", { class: "num" }, c.downgraded.length ? String(c.downgraded.length) : "-"),
-                  el("td", {}, folded(c)),
-                ),
-              ),
-            ),
-          ),
+          htmlTable(INTEGRITY_CHECKS_TABLE, integrity.checks, {
+            attrs: { class: "integrity" },
+            rich: { details: folded },
+            rowAttrs: (c) => ({ class: c.status === "fail" ? "fail" : "" }),
+            cellAttrs: { cells: { class: "num" }, downgraded: { class: "num" } },
+          }),
         ],
 });

@@ -3,9 +3,11 @@
  * that hold them (and to the viewer's list filtered to the cell when the report knows the
  * viewer's URL). A fixed number of links per cell, so report.html does not grow with the trials.
  */
-import { ALL, cellId, pct } from "../../analysis/index.js";
-import { type Content, el, raw, table } from "../html.js";
+import { ALL, cellId } from "../../analysis/index.js";
+import { TRIAL_CELLS_TABLE } from "../../analysis/study-tables.js";
+import { type Content, el, raw } from "../html.js";
 import { cellLink, cellPageLink, cellViewerLink } from "../links.js";
+import { htmlTable } from "../result-table.js";
 import { type CellTrials, type ReportContext, type ReportOptions, registerReportSection } from "./registry.js";
 
 function trialsLinks(options: ReportOptions, id: string, cell: CellTrials | undefined): Content {
@@ -36,19 +38,18 @@ function cells({ analysis, options }: ReportContext) {
       { class: "muted" },
       "Each cell opens its trials, with their exact messages, responses and scores, on the trials pages (or in the viewer).",
     ),
-    table(
-      ["model", "benchmark", "configuration", "rate", "parse failures", "trials"],
-      fine.map((c) => {
-        const id = cellId(c.model, c.benchmark, c.configuration);
-        return [
-          c.model,
-          c.benchmark,
-          el("a", { href: cellLink(options, c.id) }, c.configuration),
-          pct(c[population]?.rate),
-          pct(c.parseFailureRate),
-          el("span", { class: "trial-links" }, trialsLinks(options, id, options.cellTrials?.get(id))),
-        ];
-      }),
+    htmlTable(
+      TRIAL_CELLS_TABLE,
+      fine.map((c) => ({ ...c, rate: c[population]?.rate })),
+      {
+        rich: {
+          configuration: (c) => el("a", { href: cellLink(options, c.id) }, c.configuration),
+          trials: (c) => {
+            const id = cellId(c.model, c.benchmark, c.configuration);
+            return el("span", { class: "trial-links" }, trialsLinks(options, id, options.cellTrials?.get(id)));
+          },
+        },
+      },
     ),
   ];
 }

@@ -3,9 +3,10 @@
  * eight fields. Each entry has an anchor, so sections that show a cell cite the entries that
  * touched it (`chronologyCitations`).
  */
-import type { ChronologyEntry } from "../../contracts/chronology.js";
 import { chronologyEntriesFor, chronologyLine } from "../../analysis/chronology.js";
-import { type Content, el, table } from "../html.js";
+import { CHRONOLOGY_TABLE } from "../../analysis/study-tables.js";
+import { type Content, el } from "../html.js";
+import { htmlTable } from "../result-table.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
 
 export function chronologyAnchor(id: string): string {
@@ -20,47 +21,15 @@ export function chronologyCitations(context: ReportContext, model: string, bench
   );
 }
 
-function deltaText(entry: ChronologyEntry): string {
-  const value = (x: number | null) => (x === null ? "-" : String(x));
-  return entry.delta
-    .map((d) => `${d.model} x ${d.benchmark}: ${d.statistic} ${value(d.before)} -> ${value(d.after)}`)
-    .join("; ");
-}
-
-function entryRow(e: ChronologyEntry): Content[] {
-  return [
-    el("span", { id: chronologyAnchor(e.id) }, e.id),
-    e.failure_class,
-    `${e.discovered.date}: ${e.discovered.how}`,
-    e.affected_cells.map((c) => `${c.model} x ${c.benchmark}`).join(", "),
-    e.symptom,
-    e.provenance,
-    `${e.fix.change ?? "no fix"}; test: ${e.fix.regression_test ?? "none"}`,
-    deltaText(e),
-    e.status_reason ? `${e.status} (${e.status_reason})` : e.status,
-  ];
-}
-
 function render(context: ReportContext): Content {
   const chronology = context.methodology.chronology;
   if (!chronology) return "";
   return [
     el("h2", { id: "chronology" }, "Self-audit chronology"),
     el("p", {}, `Box 1 of Auditing the Audit: ${chronologyLine(chronology.totals)}.`),
-    table(
-      [
-        "ID",
-        "failure class",
-        "discovered (how)",
-        "affected cells",
-        "symptom in the numbers",
-        "provenance",
-        "fix and regression test",
-        "before -> after",
-        "status",
-      ],
-      chronology.entries.map(entryRow),
-    ),
+    htmlTable(CHRONOLOGY_TABLE, chronology.entries, {
+      rich: { id: (e) => el("span", { id: chronologyAnchor(e.id) }, e.id) },
+    }),
   ];
 }
 

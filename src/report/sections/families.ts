@@ -2,8 +2,10 @@
  * The study's families other than the primary, each analysed apart and labelled with its role
  * (the primary family is the rest of the report). Absent without families.
  */
-import { bracket, controlText, pEquals, pp, pValue } from "../../analysis/index.js";
-import { el, table } from "../html.js";
+import { controlText, pEquals, pp } from "../../analysis/index.js";
+import { FAMILY_CONTRASTS_TABLE } from "../../analysis/study-tables.js";
+import { el } from "../html.js";
+import { htmlTable } from "../result-table.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
 
 function families({ card }: ReportContext) {
@@ -26,15 +28,7 @@ function families({ card }: ReportContext) {
           family.omnibus ? `; omnibus chi2(${family.omnibus.df}) ${pEquals(family.omnibus.p)}` : ""
         }${controlText(family)}`,
       ),
-      table(
-        ["condition", "RD [95% CI]", "p adjusted", "verdict"],
-        family.contrasts.map((c) => [
-          c.condition,
-          c.rd === null ? "-" : `${pp(c.rd)} ${c.ci95 ? bracket(c.ci95, pp) : ""}`,
-          c.pAdjusted === null ? "-" : pValue(c.pAdjusted),
-          c.verdict,
-        ]),
-      ),
+      htmlTable(FAMILY_CONTRASTS_TABLE, family.contrasts),
     ]),
   ];
 }

@@ -1,5 +1,7 @@
 /** The pre-registration stamp and each deviation from it (ScaffoldSafety Table 3). */
-import { el, table } from "../html.js";
+import { DEVIATIONS_TABLE } from "../../analysis/study-tables.js";
+import { el } from "../html.js";
+import { htmlTable } from "../result-table.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
 
 function deviations({ methodology }: ReportContext) {
@@ -13,12 +15,7 @@ function deviations({ methodology }: ReportContext) {
       {},
       `Stamp ${pre.stampHash} frozen ${pre.stampedAt}: ${pre.status === "matches" ? "the run matches it." : `${pre.deviations.length} deviation(s).`}`,
     ),
-    pre.deviations.length
-      ? table(
-          ["ID", "kind", "element", "registered", "implemented", "when"],
-          pre.deviations.map((d) => [d.id, d.kind, d.element, d.registered, d.implemented, d.when]),
-        )
-      : "",
+    pre.deviations.length ? htmlTable(DEVIATIONS_TABLE, pre.deviations) : "",
   ];
 }
 

@@ -2,7 +2,9 @@
 import { kindCard } from "../../analysis/index.js";
 import { SUBJECT_FACET } from "../../contracts/analysis.js";
 import type { StudyKind } from "../../contracts/study-kind.js";
-import { el, table } from "../html.js";
+import { LEFT_OUT_TABLE } from "../../analysis/study-tables.js";
+import { el } from "../html.js";
+import { htmlTable } from "../result-table.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
 
 /**
@@ -28,12 +30,7 @@ function selection({ analysis }: ReportContext) {
         s.kindsFrom === "spec" ? ", as its spec declares." : ", from its design (a spec may declare `kind:`)."
       }`,
     ),
-    s.leftOut.length
-      ? table(
-          ["analysis", "left out because"],
-          s.leftOut.map((l) => [l.analysis, l.reason]),
-        )
-      : el("p", {}, "Every registered analysis ran."),
+    s.leftOut.length ? htmlTable(LEFT_OUT_TABLE, s.leftOut) : el("p", {}, "Every registered analysis ran."),
   ];
 }
 

@@ -4,24 +4,12 @@
  * not spend.
  */
 import { sequentialEstimates } from "../../analysis/sequential-analysis.js";
-import type { ContrastAtLook } from "../../run/sequential/monitor.js";
-import { type Content, el, table } from "../html.js";
+import { SEQUENTIAL_LOOKS_TABLE } from "../../analysis/study-tables.js";
+import { type Content, el } from "../html.js";
+import { htmlTable } from "../result-table.js";
 import { type ReportContext, registerReportSection } from "./registry.js";
 
 const pp = (x: number) => `${(100 * x).toFixed(1)} pp`;
-
-function lookRow(look: number, c: ContrastAtLook): Content[] {
-  const earlier = c.decidedAt !== null && c.decidedAt < look;
-  return [
-    String(look),
-    c.contrast,
-    earlier || c.estimate === null ? "-" : pp(c.estimate),
-    earlier || c.z === null ? "-" : c.z.toFixed(2),
-    `+/-${c.critical.toFixed(3)}`,
-    earlier || c.rci === null ? "-" : `[${pp(c.rci[0])}, ${pp(c.rci[1])}]`,
-    earlier ? `decided at look ${c.decidedAt}` : (c.decision ?? (c.crossed ? `crossed (${c.crossed})` : "continue")),
-  ];
-}
 
 function render(context: ReportContext): Content {
   const looks = context.methodology.sequential;
@@ -40,9 +28,9 @@ function render(context: ReportContext): Content {
       `${design.looks.length} looks at information fractions ${design.looks.join(", ")} (whole items in a seeded order), ` +
         `Lan-DeMets ${design.spending}-type alpha spending, two-sided alpha ${design.alpha}; stops on ${design.stopOn.join(", ")}. ${ended}`,
     ),
-    table(
-      ["look", "contrast", "estimate", "z", "boundary", "repeated CI", "decision"],
-      looks.flatMap((l) => l.contrasts.map((c) => lookRow(l.look, c))),
+    htmlTable(
+      SEQUENTIAL_LOOKS_TABLE,
+      looks.flatMap((l) => l.contrasts.map((contrast) => ({ look: l.look, contrast }))),
     ),
     el(
       "p",
