@@ -5,7 +5,7 @@
  * differences see shared resamples across scaffolds (4.1.3, App. H), and the seed is the same on
  * every slice (App. F).
  */
-import type { AgentsPlan } from "../../contracts/analysis.js";
+import type { AgentsPlan } from "../../contracts/analysis/agents.js";
 import {
   addClusterValue,
   type CellQuantity,

@@ -16,7 +16,8 @@
  * scorer) and permutation; every subset specification reads its cells from them. The estimates and
  * cluster-robust SEs equal those of the row-level fit (fitScopeGlm) to rounding.
  */
-import type { AnalysisPlan, SpecCurveDimension } from "../../contracts/analysis.js";
+import type { AnalysisPlan } from "../../contracts/analysis.js";
+import type { SpecCurveDimension } from "../../contracts/analysis/comparison.js";
 import type { Dimension, Specification, SpecificationResult } from "../../stats/index.js";
 import {
   type CellMoments,

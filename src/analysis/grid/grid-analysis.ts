@@ -7,7 +7,8 @@
  * scoring-method and quantization effects; and the GRID card. Unreadable cells (integrity) are
  * left out of every envelope and listed.
  */
-import { AnalysisPlanSchema, GRID_AXES, type GridPlan } from "../../contracts/analysis.js";
+import { AnalysisPlanSchema } from "../../contracts/analysis.js";
+import { GRID_AXES, type GridPlan } from "../../contracts/analysis/grid.js";
 import { InputError } from "../../core/errors.js";
 import { distinctValues } from "../data.js";
 import { attributionLine, attributionTable, gridAttribution } from "./attribution.js";
