@@ -18,7 +18,7 @@
  * the family by multiplicity.subhypotheses.
  */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
-import { type SubHypothesisSchema } from "../../contracts/analysis/comparison.js";
+import type { SubHypothesisSchema } from "../../contracts/analysis/comparison.js";
 import type { z } from "zod";
 import {
   adjustPValues,
