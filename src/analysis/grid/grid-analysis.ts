@@ -174,7 +174,7 @@ export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
 
   const full = benchmarkGrids(cells, benchmarks, roster);
   const reasons = ctx.cfrNotApplicable ?? {};
-  const envelopes = declaredEnvelopes(plan, cells, benchmarks, roster, levels, full, reasons);
+  const envelopes = declaredEnvelopes(plan, { cells, benchmarks, roster, levels }, full, reasons);
   const result: GridResult = {
     axes,
     axisLevels: levels,
@@ -250,16 +250,22 @@ function presentLevels(facets: readonly string[], declared: Record<string, strin
   );
 }
 
+/** What the envelopes are cut from: the grid's cells, benchmarks, roster and each axis's levels. */
+interface EnvelopeSource {
+  cells: readonly GridCell[];
+  benchmarks: string[];
+  roster: string[];
+  levels: Record<string, string[]>;
+}
+
 /** The full envelope first, then each declared tier re-analysed. */
 function declaredEnvelopes(
   plan: GridPlan,
-  cells: readonly GridCell[],
-  benchmarks: string[],
-  roster: string[],
-  levels: Record<string, string[]>,
+  grid: EnvelopeSource,
   full: BenchmarkGrid[],
   reasons: CfrReasons,
 ): GridEnvelope[] {
+  const { cells, benchmarks, roster, levels } = grid;
   const out: GridEnvelope[] = [
     {
       name: FULL_ENVELOPE,
