@@ -73,10 +73,10 @@ interface CellAccumulator {
 export function gridCells(
   rows: readonly AnalysisRow[],
   axes: readonly string[],
-  population: Population,
-  thresholds: IntegrityPlan,
+  scoring: { population: Population; thresholds: IntegrityPlan },
   gate?: { integrity: IntegrityResult; comparisonFacet: string },
 ): GridCell[] {
+  const { population, thresholds } = scoring;
   const cells = new Map<string, CellAccumulator>();
   for (const row of rows) {
     let key = `${row.model}\u0000${row.benchmark}`;

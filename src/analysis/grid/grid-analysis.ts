@@ -163,7 +163,7 @@ export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
   const gate = ctx.results.integrity
     ? { integrity: ctx.results.integrity, comparisonFacet: ctx.resolved.comparisonFacet }
     : undefined;
-  const cells = gridCells(rows, axes, ctx.plan.population, ctx.plan.integrity, gate);
+  const cells = gridCells(rows, axes, { population: ctx.plan.population, thresholds: ctx.plan.integrity }, gate);
   const unreadable = cells.flatMap((c) =>
     c.score === null
       ? [{ model: c.model, benchmark: c.benchmark, configuration: c.configuration, reason: c.unreadable ?? "no score" }]
