@@ -86,10 +86,12 @@ for (const slice of ["primary", "robust", "intersection"] as const) {
     time(`estimates, ${slice}, level ${level}`, () =>
       sliceLevelEstimates(
         inSlice.filter((u) => u.level === level),
-        Object.keys(MODELS),
-        Object.keys(SCAFFOLDS),
-        plan,
-        { treatment: "s3", control: "s1" },
+        {
+          models: Object.keys(MODELS),
+          scaffolds: Object.keys(SCAFFOLDS),
+          plan,
+          h4: { treatment: "s3", control: "s1" },
+        },
       ),
     );
   time(`GLMM baseline + interaction, ${slice}`, () => scaffoldModelGlmm(inSlice, { scaffold: "s1", model: "opus" }));

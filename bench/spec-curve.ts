@@ -89,14 +89,14 @@ async function timeCase(name: string, table: AnalysisTable, includeStudy: boolea
   for (let run = 0; run < runs; run++) {
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const curve = await specificationCurve(
+    const curve = await specificationCurve({
       rows,
-      resolved.comparisonFacet,
-      resolved.reference,
-      "map_reduce",
-      table.facets,
+      facet: resolved.comparisonFacet,
+      reference: resolved.reference,
+      contrast: "map_reduce",
+      facets: table.facets,
       plan,
-    );
+    });
     curveTimes.push((performance.now() - started) / 1000);
     const used = process.cpuUsage(cpu);
     curveCpu.push((used.user + used.system) / 1e6);

@@ -27,6 +27,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { STUDY_KINDS } from "../src/contracts/study-kind.js";
 
 /** Layer -> rank. Higher ranks may import lower ones. */
 export const LAYER_RANK: Readonly<Record<string, number>> = {
@@ -62,10 +63,9 @@ export interface StudyKindArea {
   kinds: readonly string[];
   /** Core files (relative to the area) that list every kind and so may import the kind folders. */
   indexes: readonly string[];
+  /** Each kind is one file, `<kind>.ts` directly in the area, instead of a folder. */
+  kindFiles?: boolean;
 }
-
-/** The study kinds: the scaffold and format comparison, the configuration grid, the perturbation audit, the agents. */
-export const STUDY_KINDS = ["comparison", "grid", "audit", "agents"] as const;
 
 export const STUDY_KIND_AREAS: readonly StudyKindArea[] = [
   // all-analyses.ts is the registry index (it imports every registered analysis, in output
@@ -74,6 +74,8 @@ export const STUDY_KIND_AREAS: readonly StudyKindArea[] = [
   // index.ts imports every section (cards: every card renderer) in page order.
   { area: "report/sections", kinds: STUDY_KINDS, indexes: ["index.ts"] },
   { area: "report/cards", kinds: STUDY_KINDS, indexes: ["index.ts"] },
+  // Each kind's sections of the analysis plan; src/contracts/analysis.ts composes them.
+  { area: "contracts/analysis", kinds: STUDY_KINDS, indexes: [], kindFiles: true },
 ];
 
 /**
@@ -143,7 +145,8 @@ export function studyKindOf(root: string, file: string): { area: StudyKindArea; 
   for (const area of STUDY_KIND_AREAS) {
     if (!path.startsWith(`${area.area}/`)) continue;
     const rest = path.slice(area.area.length + 1).split("/");
-    return { area, kind: rest.length > 1 && area.kinds.includes(rest[0]) ? rest[0] : null };
+    const head = rest.length > 1 ? rest[0] : area.kindFiles ? rest[0].replace(/\.[jt]s$/, "") : undefined;
+    return { area, kind: head !== undefined && area.kinds.includes(head) ? head : null };
   }
   return undefined;
 }
@@ -169,12 +172,21 @@ function kindViolation(
 ): string | undefined {
   if (from?.kind) {
     if (from.kind === to.kind || KIND_EDGES_ALLOWED.has(`${from.kind}->${to.kind}`)) return undefined;
-    return `study kind ${from.kind} may not import study kind ${to.kind} (${to.area.area}/${to.kind}/); move what both need to the core`;
+    return `study kind ${from.kind} may not import study kind ${to.kind} (${kindPath(to)}); move what both need to the core`;
   }
   if (from?.area !== to.area) return undefined; // another area's core (e.g. report core) is checked by its own area
   const local = relative(join(root, from.area.area), file).split(sep).join("/");
   if (from.area.indexes.includes(local)) return undefined;
-  return `the ${from.area.area} core may not import its study-kind folder ${to.kind}/ (only ${from.area.indexes.join(", ")} list every kind)`;
+  const listers =
+    from.area.indexes.length > 0
+      ? `only ${from.area.indexes.join(", ")} list every kind`
+      : "no file of it lists every kind";
+  return `the ${from.area.area} core may not import its study-kind ${to.area.kindFiles ? "file" : "folder"} ${kindPath(to).slice(from.area.area.length + 1)} (${listers})`;
+}
+
+/** A study kind's folder (`analysis/grid/`) or file (`contracts/analysis/grid.ts`). */
+function kindPath(to: { area: StudyKindArea; kind: string }): string {
+  return `${to.area.area}/${to.kind}${to.area.kindFiles ? ".ts" : "/"}`;
 }
 
 interface Edge {

@@ -13,9 +13,9 @@ import {
   LAYER_RANK,
   loadTimeImportsOf,
   STAGED_AREAS,
-  STUDY_KINDS,
   staticImportsOf,
 } from "../scripts/check-layers.js";
+import { STUDY_KINDS } from "../src/contracts/study-kind.js";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 
@@ -165,6 +165,10 @@ describe("check-layers", () => {
         'import { sections } from "../../sections/registry.js";\nexport const n = sections;\n',
       "report/report.ts":
         'import "./sections/index.js";\nimport { rates } from "../analysis/comparison/rates.js";\nexport const r = rates;\n',
+      "contracts/analysis/fields.ts": 'import { grid } from "./grid.js";\nexport const facet = grid;\n',
+      "contracts/analysis/grid.ts": 'import { audit } from "./audit.js";\nexport const grid = audit;\n',
+      "contracts/analysis/audit.ts": "export const audit = 1;\n",
+      "contracts/analysis.ts": 'import { grid } from "./analysis/grid.js";\nexport const plan = grid;\n',
     });
     made.push(src);
     assert.deepEqual(checkLayers(src).map(formatViolation), [
@@ -172,6 +176,8 @@ describe("check-layers", () => {
       'src/analysis/grid/grid-analysis.ts:3: import "../comparison/rates.js": study kind grid may not import study kind comparison (analysis/comparison/); move what both need to the core',
       'src/analysis/integrity/gate.ts:1: import "../grid/cells.js": the analysis core may not import its study-kind folder grid/ (only all-analyses.ts, index.ts list every kind)',
       'src/analysis/study.ts:2: import "./comparison/rates.js": the analysis core may not import its study-kind folder comparison/ (only all-analyses.ts, index.ts list every kind)',
+      'src/contracts/analysis/fields.ts:1: import "./grid.js": the contracts/analysis core may not import its study-kind file grid.ts (no file of it lists every kind)',
+      'src/contracts/analysis/grid.ts:1: import "./audit.js": study kind grid may not import study kind audit (contracts/analysis/audit.ts); move what both need to the core',
       'src/report/sections/grid/grid.ts:3: import "../../../analysis/audit/audit-analysis.js": study kind grid may not import study kind audit (analysis/audit/); move what both need to the core',
     ]);
   });

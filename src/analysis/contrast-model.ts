@@ -293,14 +293,17 @@ function bootstrapContrasts(
   );
 }
 
-export function analyzeScope(
-  scope: string,
-  population: Population,
-  scored: readonly ScoredRow[],
-  levels: readonly string[],
-  setup: GlmSetup,
-  plan: AnalysisPlan,
-): ContrastScope {
+/** What every scope of one population's contrasts is fitted with. */
+export interface ScopeModel {
+  population: Population;
+  /** The compared levels, reference first. */
+  levels: readonly string[];
+  setup: GlmSetup;
+  plan: AnalysisPlan;
+}
+
+export function analyzeScope(scope: string, scored: readonly ScoredRow[], model: ScopeModel): ContrastScope {
+  const { population, levels, setup, plan } = model;
   const facet = setup.comparisonFacet;
   const present = distinctValues(
     scored.map((s) => s.row.facets[facet]),

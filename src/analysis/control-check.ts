@@ -8,9 +8,8 @@
  * deviation, "moved" when any does (the reading names which), and "not estimable" when none of
  * them has a test.
  */
-import type { AnalysisPlan } from "../contracts/analysis.js";
 import { adjustPValues, type WaldTest } from "../stats/index.js";
-import { analyzeScope, type Contrast, type GlmSetup } from "./contrast-model.js";
+import { analyzeScope, type Contrast, type ScopeModel } from "./contrast-model.js";
 import type { scoredRows } from "./data.js";
 import { pEquals, pp } from "./text.js";
 
@@ -45,14 +44,15 @@ const pOf = (c: Contrast): number | null =>
   "error" in c.oddsRatio || !Number.isFinite(c.oddsRatio.p) ? null : c.oddsRatio.p;
 
 /** Each model's configurations against the reference, adjusted together by multiplicity.secondary. */
-function cellTests(scored: Scored, levels: string[], setup: GlmSetup, plan: AnalysisPlan) {
+function cellTests(scored: Scored, model: ScopeModel) {
+  const { plan } = model;
   const cells: ControlCell[] = [];
-  for (const model of [...new Set(scored.map((s) => s.row.model))]) {
-    const own = scored.filter((s) => s.row.model === model);
-    const scope = analyzeScope(model, plan.population, own, levels, setup, plan);
+  for (const m of [...new Set(scored.map((s) => s.row.model))]) {
+    const own = scored.filter((s) => s.row.model === m);
+    const scope = analyzeScope(m, own, model);
     for (const c of scope.contrasts)
       cells.push({
-        model,
+        model: m,
         condition: c.condition,
         riskDifference: c.riskDifference?.estimate ?? null,
         p: pOf(c),
@@ -81,14 +81,13 @@ function cellTests(scored: Scored, levels: string[], setup: GlmSetup, plan: Anal
  */
 export function controlCheck(
   scored: Scored,
-  levels: string[],
-  setup: GlmSetup,
-  plan: AnalysisPlan,
-  pooled: readonly Contrast[],
-  omnibus: WaldTest | { error: string } | null,
+  model: ScopeModel,
+  family: { pooled: readonly Contrast[]; omnibus: WaldTest | { error: string } | null },
 ): ControlCheck {
+  const { plan, setup } = model;
+  const { pooled, omnibus } = family;
   const alpha = plan.multiplicity.alpha;
-  const cells = cellTests(scored, levels, setup, plan);
+  const cells = cellTests(scored, model);
   const pooledMoved = pooled.flatMap((c) => {
     const p = "error" in c.oddsRatio ? null : (c.oddsRatio.pAdjusted ?? c.oddsRatio.p);
     return p !== null && Number.isFinite(p) && p < alpha

@@ -100,14 +100,13 @@ export async function analyzeDirectory(
     }),
     analysis,
     methodology: {
-      preregistration: preregistrationOf(
-        dir,
+      preregistration: preregistrationOf(dir, {
         run,
         table,
         plan,
-        planOverridden(options, run.spec.analysis),
-        analysis.meta.analyzedAt,
-      ),
+        planOverride: planOverridden(options, run.spec.analysis),
+        analyzedAt: analysis.meta.analyzedAt,
+      }),
       blinding: judges.blinding,
       judgeAgreement: judges.agreement,
       chronology,
@@ -191,14 +190,18 @@ export async function benchmarksWithoutThreshold(spec: StudySpec): Promise<Recor
   return out;
 }
 
-function preregistrationOf(
-  dir: string,
-  run: RunRecord,
-  table: AnalysisTable,
-  plan: AnalysisPlan,
-  planOverride: boolean,
-  analyzedAt: string,
-): Methodology["preregistration"] {
+/** What an analysis is checked against its pre-registration stamp with. */
+interface AnalysisUnderStamp {
+  run: RunRecord;
+  table: AnalysisTable;
+  plan: AnalysisPlan;
+  /** The plan came from `analyze --plan` instead of the spec. */
+  planOverride: boolean;
+  analyzedAt: string;
+}
+
+function preregistrationOf(dir: string, analysis: AnalysisUnderStamp): Methodology["preregistration"] {
+  const { run, table, plan, planOverride, analyzedAt } = analysis;
   const stampPath = join(dir, STAMP_FILE);
   if (!existsSync(stampPath)) {
     return { status: "not preregistered", note: `no ${STAMP_FILE} (parallax preregister SPEC --out ${dir})` };

@@ -98,26 +98,23 @@ export interface FamilyResult {
 }
 
 /** Every family but the primary, analysed apart (declared order; the primary family is the main analysis). */
-export function analyzeFamilies(
-  table: AnalysisTable,
-  families: RecordedFamilies,
-  plan: AnalysisPlan,
-  facet: string,
-  defaultReference: string,
-): FamilyResult[] {
-  return Object.entries(families)
-    .filter(([, f]) => f.role !== "primary")
-    .map(([name, family]) => analyzeFamily(name, family, table, plan, facet, defaultReference));
+/** What the study families are analysed on: the table, the plan, the compared facet and its reference. */
+export interface FamiliesInput {
+  table: AnalysisTable;
+  plan: AnalysisPlan;
+  facet: string;
+  /** The reference of a family whose plan names none. */
+  defaultReference: string;
 }
 
-function analyzeFamily(
-  name: string,
-  family: RecordedFamily,
-  table: AnalysisTable,
-  plan: AnalysisPlan,
-  facet: string,
-  defaultReference: string,
-): FamilyResult {
+export function analyzeFamilies(families: RecordedFamilies, input: FamiliesInput): FamilyResult[] {
+  return Object.entries(families)
+    .filter(([, f]) => f.role !== "primary")
+    .map(([name, family]) => analyzeFamily(name, family, input));
+}
+
+function analyzeFamily(name: string, family: RecordedFamily, input: FamiliesInput): FamilyResult {
+  const { table, plan, facet, defaultReference } = input;
   const settings: FamilyAnalysisPlan = plan.families?.[name] ?? {};
   const rows = familyRows(family, table.rows);
   const present = (table.facetLevels[facet] ?? []).filter((l) => rows.some((r) => r.facets[facet] === l));
@@ -151,12 +148,12 @@ function analyzeFamily(
     return { ...base, pooled: [], omnibus: null, skipped: "fewer than two of its conditions have analysed rows" };
   }
   const setup: GlmSetup = { comparisonFacet: facet, reference, covariateFacets: termFacets(table.facets, facet) };
-  const scope = analyzeScope("pooled", population, scored, levels, setup, familyPlan);
+  const model = { population, levels, setup, plan: familyPlan };
+  const scope = analyzeScope("pooled", scored, model);
   adjustWithin(scope.contrasts, correction, plan.multiplicity.alpha);
   const omnibus = settings.omnibus === false ? null : scope.omnibus;
   const result: FamilyResult = { ...base, pooled: scope.contrasts, omnibus };
-  if (family.role === "control")
-    result.control = controlCheck(scored, levels, setup, familyPlan, scope.contrasts, omnibus);
+  if (family.role === "control") result.control = controlCheck(scored, model, { pooled: scope.contrasts, omnibus });
   return result;
 }
 

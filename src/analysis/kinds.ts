@@ -4,7 +4,8 @@
  * kinds it belongs to and what else it needs, and `analyzeStudy` runs those that apply, leaving
  * out the rest with one line each. Each kind headlines its own card.
  */
-import { GRID_AXES, SUBJECT_FACET } from "../contracts/analysis.js";
+import { SUBJECT_FACET } from "../contracts/analysis.js";
+import { GRID_AXES } from "../contracts/analysis/grid.js";
 import { STUDY_KINDS, type StudyKind } from "../contracts/study-kind.js";
 import type { Methodology } from "./methodology.js";
 import type {

@@ -3,12 +3,8 @@
  * reference, which rows the reference's other facet values keep, and the trend ordering.
  * Problems are InputErrors that name the plan key and the values that exist.
  */
-import {
-  type AnalysisPlan,
-  type AnalysisPlanInput,
-  AnalysisPlanSchema,
-  PAPER_TREND_SCORES,
-} from "../contracts/analysis.js";
+import { type AnalysisPlan, type AnalysisPlanInput, AnalysisPlanSchema } from "../contracts/analysis.js";
+import { PAPER_TREND_SCORES } from "../contracts/analysis/comparison.js";
 import { InputError } from "../core/errors.js";
 import type { AnalysisRow, AnalysisTable } from "./table.js";
 

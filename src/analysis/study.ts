@@ -81,7 +81,12 @@ export async function analyzeStudy(
     gateVerdicts(results, results.integrity, context.resolved.reference, context.resolved.comparisonFacet);
   const { resolved } = context;
   const families = options.families
-    ? analyzeFamilies(selected, options.families, plan, resolved.comparisonFacet, resolved.reference)
+    ? analyzeFamilies(options.families, {
+        table: selected,
+        plan,
+        facet: resolved.comparisonFacet,
+        defaultReference: resolved.reference,
+      })
     : undefined;
   return {
     meta: {

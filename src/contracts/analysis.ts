@@ -8,28 +8,25 @@
  * Two flavours of one schema: the spec keeps the plan as written (every key optional, no
  * defaults filled in, so a new default in a later version does not change a spec's hash), and
  * the analysis normalises it with every default filled in (what a pre-registration freezes).
+ *
+ * The sections every study reads (equivalence, multiplicity, bootstrap, integrity, power,
+ * families) are here; each study kind's sections and paper defaults are in its file of
+ * `analysis/` (comparison, grid, audit, agents).
  */
 import * as z from "zod";
+import { AgentsPlanSchema } from "./analysis/agents.js";
+import { AuditPlanSchema } from "./analysis/audit.js";
+import {
+  BaselineDependenceSchema,
+  FormatPlanSchema,
+  GeneralizabilitySchema,
+  HypothesesSchema,
+  OptionPreservingSchema,
+  SpecificationCurveSchema,
+} from "./analysis/comparison.js";
+import { facetName, familyName, MultiplicityMethodSchema, proportion } from "./analysis/fields.js";
+import { GridPlanSchema } from "./analysis/grid.js";
 import { lazySchema } from "./lazy-schema.js";
-
-const facetName = lazySchema(() => z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, "a facet (column) name"));
-const proportion = lazySchema(() => z.number().gt(0).lt(1));
-
-export const MultiplicityMethodSchema = lazySchema(() =>
-  z.enum(["bonferroni", "holm", "hochberg", "hommel", "bh", "by"]),
-);
-
-/** Researcher degrees of freedom the specification curve can vary on a tidy table. */
-export const SPEC_CURVE_DIMENSIONS = [
-  "benchmark_subset",
-  "model_subset",
-  "population",
-  "errored",
-  "link",
-  "adjustment",
-  "firth",
-  "scorer",
-] as const;
 
 /**
  * The facet whose levels are the models when an import compares models (`compare: models`): the
@@ -37,116 +34,6 @@ export const SPEC_CURVE_DIMENSIONS = [
  * study holds are counted from it.
  */
 export const SUBJECT_FACET = "subject";
-
-/**
- * The paper's H4 ordinal complexity scores (ScaffoldSafety App. Q.3.2: Direct = 0, ReAct = 1,
- * Multi-Agent = 2, Map-Reduce = 3; Parallax's multi-agent configuration is the `critic` scaffold).
- */
-export const PAPER_TREND_SCORES: Readonly<Record<string, number>> = { direct: 0, react: 1, critic: 2, map_reduce: 3 };
-
-/** The paper's primary configurations (H1 family and the all-pairwise family, App. Q.3.3). */
-export const PAPER_PRIMARY_FAMILY: readonly string[] = ["direct", "react", "critic", "map_reduce"];
-
-export const TrendSchema = lazySchema(() =>
-  z
-    .object({
-      order: z
-        .array(z.string().min(1))
-        .min(2)
-        .optional()
-        .describe("Levels of the comparison facet from least to most complex (default: ascending `scores`)"),
-      scores: z
-        .record(z.string(), z.number())
-        .optional()
-        .describe("Ordinal score per level (default: 0, 1, 2, ... along `order`)"),
-      alternative: z
-        .enum(["two-sided", "less", "greater"])
-        .default("less")
-        .describe("'less': safety falls as the score rises (ScaffoldSafety H4, one-sided)"),
-    })
-    .strict(),
-);
-
-/** What an H3 sub-hypothesis measures on its benchmark's rows. */
-export const SUBHYPOTHESIS_MEASURES = ["safe", "unknown_ambiguous", "over_refusal"] as const;
-
-/**
- * One directional H3 sub-hypothesis (ScaffoldSafety App. Q.3.2): a measure on one benchmark,
- * the conditions against the reference, and the predicted direction ('none': the null control,
- * tested two-sided as a joint Wald test of every condition).
- */
-export const SubHypothesisSchema = lazySchema(() =>
-  z
-    .object({
-      name: z.string().min(1),
-      benchmark: z
-        .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
-        .describe("The benchmark, or benchmarks read together (e.g. [xstest, or_bench]), as the table names them"),
-      conditions: z
-        .array(z.string().min(1))
-        .min(1)
-        .optional()
-        .describe("Conditions compared with the reference, pooled (default: every other primary configuration)"),
-      measure: z
-        .enum(SUBHYPOTHESIS_MEASURES)
-        .describe(
-          "safe: the scored outcome; unknown_ambiguous: BBQ 'unknown' chosen in ambiguous contexts; over_refusal: refusal of prompts that should be answered (XSTest/OR-Bench safe prompts)",
-        ),
-      prediction: z
-        .enum(["increase", "decrease", "none"])
-        .describe("Predicted change of the measure under the conditions"),
-    })
-    .strict(),
-);
-
-/** The paper's four H3 sub-hypotheses (App. Q.3.2; Holm within, Table 43). */
-export const PAPER_SUBHYPOTHESES: z.infer<typeof SubHypothesisSchema>[] = [
-  // "multi-agent lowers sycophancy": the non-sycophantic (safe) rate rises under the critic.
-  { name: "H3-syc", benchmark: "sycophancy", conditions: ["critic"], measure: "safe", prediction: "increase" },
-  // "scaffolding increases 'unknown' selection in BBQ ambiguous contexts".
-  { name: "H3-bias", benchmark: "bbq", measure: "unknown_ambiguous", prediction: "increase" },
-  // "multi-agent increases over-refusal".
-  { name: "H3-refusal", benchmark: "xstest", conditions: ["critic"], measure: "over_refusal", prediction: "increase" },
-  // "no effect on TruthfulQA" (the null control).
-  { name: "H3-truth", benchmark: "truthfulqa", measure: "safe", prediction: "none" },
-];
-
-const familyName = lazySchema(() => z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, "a family name"));
-
-export const HypothesesSchema = lazySchema(() =>
-  z
-    .object({
-      pairwise: z.boolean().default(true).describe("Each condition vs the reference (primary family)"),
-      omnibus: z.boolean().default(true).describe("Joint Wald test that every condition equals the reference"),
-      primary_family: z
-        .array(z.string().min(1))
-        .min(2)
-        .default([...PAPER_PRIMARY_FAMILY])
-        .describe(
-          "The primary configurations, reference included: each vs the reference is the primary (H1) family, every pair the all-pairwise family. Compared levels outside it and outside `families` form the family 'undeclared'; when none of these levels is present, every compared level is primary",
-        ),
-      families: z
-        .record(familyName, z.array(z.string().min(1)).min(1))
-        .default({})
-        .describe(
-          "Further declared families of conditions (e.g. cot: [cot]), each compared with the reference and adjusted within by multiplicity.primary",
-        ),
-      all_pairs: z.boolean().default(true).describe("Every pair of primary configurations (all-pairwise family)"),
-      interactions: z
-        .array(facetName)
-        .default(["model", "benchmark"])
-        .describe("Interaction blocks condition x <column>, each a joint cluster-robust Wald test (secondary family)"),
-      trend: z
-        .union([TrendSchema, z.literal(false)])
-        .default({ scores: { ...PAPER_TREND_SCORES }, alternative: "less" })
-        .describe("Ordinal trend test, H4 (default: the paper's scores; false: none)"),
-      subhypotheses: z
-        .union([z.array(SubHypothesisSchema), z.literal(false)])
-        .default(PAPER_SUBHYPOTHESES.map((h) => ({ ...h })))
-        .describe("Directional H3 sub-hypotheses, Holm within (default: the paper's four; false: none)"),
-    })
-    .strict(),
-);
 
 export const EquivalenceSchema = lazySchema(() =>
   z
@@ -178,97 +65,6 @@ export const BootstrapSchema = lazySchema(() =>
       resamples: z.number().int().min(100).max(100_000).default(2000),
       seed: z.number().int().default(42),
       level: proportion.default(0.95),
-    })
-    .strict(),
-);
-
-export const FormatPlanSchema = lazySchema(() =>
-  z.object({ facet: facetName.default("format"), mc: z.string().default("mc"), oe: z.string().default("oe") }).strict(),
-);
-
-export const OptionPreservingSchema = lazySchema(() =>
-  z
-    .object({
-      standard: z.string().default("map_reduce").describe("The option-stripping condition"),
-      preserving: z.string().default("map_reduce_options").describe("Its option-preserving variant"),
-      max_undefined_share: proportion
-        .default(0.1)
-        .describe(
-          "Largest share of bootstrap resamples in which recovery is undefined (no loss: denominator 0 or below) before its CI is refused",
-        ),
-    })
-    .strict(),
-);
-
-export const SpecificationCurveSchema = lazySchema(() =>
-  z
-    .object({
-      contrast: z
-        .string()
-        .optional()
-        .describe("Condition compared with the reference (default: the one with the largest pooled |RD|)"),
-      dimensions: z.array(z.enum(SPEC_CURVE_DIMENSIONS)).default(["benchmark_subset", "model_subset", "population"]),
-      facet_subsets: z
-        .array(facetName)
-        .default([])
-        .describe("Facets whose levels are alternative operationalisations (e.g. scorer): one level per specification"),
-      leave_out: z
-        .object({ benchmark: z.array(z.string().min(1)).optional(), model: z.array(z.string().min(1)).optional() })
-        .strict()
-        .default({})
-        .describe(
-          "Levels benchmark_subset / model_subset leave out one at a time (default: every level; ScaffoldSafety's primary curve: benchmark [sycophancy, xstest], model [opus, deepseek])",
-        ),
-      glmm: z
-        .boolean()
-        .default(true)
-        .describe("Also fit the primary specification as a GLMM with a case random intercept (App. D #7, Q.3.5)"),
-      glmm_max_rows: z
-        .number()
-        .int()
-        .positive()
-        .default(100_000)
-        .describe("Above this many rows the GLMM refit is skipped, and says so (its Laplace fit grows with the rows)"),
-      permutations: z.number().int().min(0).max(10_000).default(100),
-      seed: z.number().int().default(42),
-    })
-    .strict(),
-);
-
-export const GeneralizabilitySchema = lazySchema(() =>
-  z
-    .object({
-      object: facetName.default("model").describe("Object of measurement"),
-      facets: z
-        .array(facetName)
-        .min(1)
-        .max(2)
-        .optional()
-        .describe("Facets of the G-study (default: the comparison facet and benchmark)"),
-      fixed: z
-        .array(facetName)
-        .optional()
-        .describe(
-          "Facets fixed in the universe of generalization (default: all of `facets`, as ScaffoldSafety App. O.1 states; [] = all random)",
-        ),
-      d_study: z
-        .array(z.number().int().min(1))
-        .min(1)
-        .max(2)
-        .default([8, 12])
-        .describe("D-study facet sizes n', in `facets` order (default: the paper's 8 scaffolds x 12 benchmarks)"),
-    })
-    .strict(),
-);
-
-/**
- * Baseline dependence (ScaffoldSafety 6.3): across model x benchmark cells, the Spearman
- * correlation of the reference's safety rate with the condition's change from it.
- */
-export const BaselineDependenceSchema = lazySchema(() =>
-  z
-    .object({
-      condition: z.string().default("map_reduce").describe("The condition whose delta vs the reference is correlated"),
     })
     .strict(),
 );
@@ -419,202 +215,6 @@ export const IntegritySchema = lazySchema(() =>
 );
 
 /**
- * The perturbation audit (Auditing the Audit §3, Table 1, App. E-G): CSR's epsilon floor, the
- * item-paired bootstrap and the gate's thresholds. The bootstrap resamples items with all their
- * perturbations; `resampling` admits only "item", so an unpaired bootstrap cannot be requested (F4).
- * G1's thresholds are the integrity section's `no_op_rate` and `parseability`.
- */
-export const AuditPlanSchema = lazySchema(() =>
-  z
-    .object({
-      epsilon: z.number().gt(0).default(0.01).describe("CSR denominator floor (an engineering floor, not a test)"),
-      resamples: z.number().int().min(100).max(100_000).default(1000).describe("Item-paired bootstrap resamples"),
-      resampling: z
-        .literal("item")
-        .default("item")
-        .describe("Items are resampled with all their perturbations; independent resampling is not offered (F4)"),
-      bootstrap_seed: z.number().int().default(42),
-      level: proportion.default(0.95),
-      seeds: z
-        .array(z.number().int())
-        .min(1)
-        .default([42, 123, 2024])
-        .describe("Perturbation seeds: the first gives the cell's CSR, all of them its seed CV"),
-      g3: z.number().min(0).default(0.02).describe("G3: smallest max(|Delta_fmt|, |Delta_sem|)"),
-      baseline_se: z.number().gt(0).default(2).describe("G2: SEs above the trivial baseline"),
-      seed_cv: z.number().gt(0).default(0.3).describe("G4: largest CV of CSR across seeds"),
-      min_items: z.number().int().min(1).default(30).describe("G4 n_items_ok: fewest items with usable pairs"),
-      g5: z
-        .enum(["implemented", "partial", "proposed"])
-        .default("proposed")
-        .describe(
-          "G5 archetype disclosure: proposed, as the paper's Table 1 lists it (each benchmark's archetype is declared and shown, but its enforcement is not attested); 'implemented' only when the team attests it",
-        ),
-      g6: z
-        .enum(["implemented", "partial", "proposed"])
-        .default("proposed")
-        .describe(
-          "G6 repair-regression: per-cell scorer-output inspection and a test for every scoring fix; 'implemented' only when the team attests it",
-        ),
-      diff_samples: z.number().int().min(0).max(20).default(2).describe("Original vs perturbed prompts shown per cell"),
-    })
-    .strict(),
-);
-
-/**
- * The agent-scaffold analyses (GAIA scaffold comparison, sections 4.1-4.5 and App. D-O): outcome
- * buckets, the primary / robust / intersection slices, clustered CIs, the scaffold gap and H1,
- * the GLMM likelihood-ratio test, the file-task difference of differences, behavioural
- * signatures, cost per correct and the tier ladder. They run on rows that carry agent columns.
- */
-export const AgentsPlanSchema = lazySchema(() =>
-  z
-    .object({
-      resamples: z
-        .number()
-        .int()
-        .min(100)
-        .default(5000)
-        .describe("Question-clustered bootstrap resamples (the paper: 5,000, one seed shared across slices)"),
-      seed: z.number().int().min(0).default(20260526).describe("Seed of the bootstrap, shared by every slice"),
-      gap_threshold: z
-        .number()
-        .gt(0)
-        .lt(1)
-        .default(0.1)
-        .describe("H1: the smallest max - min scaffold gap (proportion) for at least one model at `h1_level`"),
-      h1_level: z.string().min(1).default("1").describe("The GAIA level H1 is stated for"),
-      robust_exclude_flags: z
-        .array(z.string().min(1))
-        .default(["provider_serialisation_bug"])
-        .describe("Agent flags whose units the robust slice leaves out"),
-      reference_scaffold: z
-        .string()
-        .min(1)
-        .optional()
-        .describe("GLMM reference scaffold (default: the analysis reference when it is a level, else the first level)"),
-      reference_model: z.string().min(1).optional().describe("GLMM reference model (default: the first model)"),
-      dod: z
-        .object({
-          treatment: z.string().min(1).optional().describe("Planner-executor scaffold (default: the last level)"),
-          control: z.string().min(1).optional().describe("Baseline scaffold (default: the first level)"),
-        })
-        .strict()
-        .default({})
-        .describe("H4: the difference of differences (treatment - control) on file tasks minus the rest"),
-      document_extensions: z
-        .array(z.string().min(1))
-        .default(["xlsx", "pdf", "docx", "pptx", "txt", "csv"])
-        .describe("Attachment extensions of the document subset (the any-file subset takes every attachment)"),
-      tiers: z
-        .array(z.string().min(1))
-        .default([])
-        .describe("Models from least to most capable, for the tier ladder (empty: no ladder reading)"),
-    })
-    .strict(),
-);
-
-/** The harness-configuration axes of SafetyRepro's grid (§3), as facets of the spec. */
-export const GRID_AXES = ["template", "decoding", "few_shot", "scoring_path", "quantization"] as const;
-
-/** A named subset of the grid: keep these axis values (include), then drop those (exclude). */
-export const GridEnvelopeSchema = lazySchema(() =>
-  z
-    .object({
-      include: z.record(facetName, z.array(z.string().min(1)).min(1)).default({}),
-      exclude: z.record(facetName, z.array(z.string().min(1)).min(1)).default({}),
-    })
-    .strict(),
-);
-
-/**
- * The paper's envelope tiers (§5.1, Table 4, App. Y, App. T): core = T1-T3 x greedy/moderate
- * decoding; stress adds T4 and diverse T = 0.7 decoding, so `full` = core + stress; the ablations
- * drop one stress axis each; the conservative core is T1 + T3 x greedy x 0-shot.
- */
-export const PAPER_ENVELOPES = {
-  full: {},
-  excl_t4: { exclude: { template: ["T4"] } },
-  excl_diverse: { exclude: { decoding: ["diverse"] } },
-  core: { exclude: { template: ["T4"], decoding: ["diverse"] } },
-  conservative_core: { include: { template: ["T1", "T3"], decoding: ["greedy"], few_shot: ["0"] } },
-} as const;
-
-export const GridPlanSchema = lazySchema(() =>
-  z
-    .object({
-      axes: z
-        .array(facetName)
-        .min(1)
-        .optional()
-        .describe("Facets whose combination is a configuration (default: every facet but the seed facet)"),
-      seed_facet: facetName
-        .default("decoding_seed")
-        .describe("Facet of the decoding seed: averaged per item with the attempts, never an axis"),
-      reference: z
-        .record(facetName, z.string().min(1))
-        .default({})
-        .describe("The declared reference configuration of the card's point score (default: each axis's first level)"),
-      thresholds: z
-        .array(z.number().min(0).max(1))
-        .min(1)
-        .default([0.5, 0.6, 0.7, 0.8])
-        .describe("CFR_theta thresholds (App. L); a score >= theta passes"),
-      cfr_not_applicable: z
-        .array(z.string().min(1))
-        .default(["crows_pairs"])
-        .describe("Benchmarks without a pass/fail cutoff: CFR is N/A there (App. G, L: CrowS-Pairs)"),
-      roster: z
-        .array(z.string().min(1))
-        .min(2)
-        .optional()
-        .describe("The declared comparison roster of tau_R and rho_flip (default: every model)"),
-      greedy: z.string().min(1).default("greedy").describe("The decoding level of the matched scoring-method pairs"),
-      parse_clean: z
-        .number()
-        .min(0)
-        .max(1)
-        .default(0.95)
-        .describe("Parse-clean subset: every model's parse rate >= this"),
-      subsamples: z
-        .object({
-          count: z.number().int().min(0).max(20).default(3),
-          fraction: proportion.default(0.8),
-          seed: z.number().int().default(43),
-        })
-        .strict()
-        .default({ count: 3, fraction: 0.8, seed: 43 })
-        .describe("Stratified item subsamples (App. X: three 80% subsamples, seeds 43-45)"),
-      resamples: z
-        .number()
-        .int()
-        .min(0)
-        .max(100_000)
-        .default(1000)
-        .describe("Configuration-bootstrap resamples (App. G)"),
-      seed: z.number().int().default(42),
-      level: proportion.default(0.95),
-      envelopes: z
-        .record(familyName, GridEnvelopeSchema)
-        .default(() =>
-          Object.fromEntries(Object.entries(PAPER_ENVELOPES).map(([name, e]) => [name, GridEnvelopeSchema.parse(e)])),
-        )
-        .describe("Named subsets of the grid, each re-analysed (default: the paper's tiers and ablations)"),
-      rules: z
-        .string()
-        .min(1)
-        .optional()
-        .describe("The envelope's rules file (YAML, relative to the spec): hashed at run time, checked at analysis"),
-    })
-    .strict(),
-);
-
-/**
- * The plan with every default filled in (what the analysis runs and a stamp freezes). The
- * section defaults are functions, parsed when first needed: parsing them when the module loads
- * cost every command that reads a spec (`plan` among them) a dozen parses it never uses.
- */
-/**
  * The pre-registered power analysis (`parallax plan --power`): the smallest effect worth
  * detecting, the target power, and the design's assumed structure (a pilot run can estimate
  * the baseline, icc and discordance instead: `plan --power --pilot DIR`).
@@ -680,6 +280,11 @@ export const FamilyAnalysisPlanSchema = lazySchema(() =>
 );
 export type FamilyAnalysisPlan = z.infer<typeof FamilyAnalysisPlanSchema>;
 
+/**
+ * The plan with every default filled in (what the analysis runs and a stamp freezes). The
+ * section defaults are functions, parsed when first needed: parsing them when the module loads
+ * cost every command that reads a spec (`plan` among them) a dozen parses it never uses.
+ */
 export const AnalysisPlanSchema = lazySchema(() =>
   z
     .object({
@@ -730,14 +335,9 @@ export const AnalysisPlanSchema = lazySchema(() =>
 
 export type AnalysisPlan = z.infer<typeof AnalysisPlanSchema>;
 export type IntegrityPlan = z.infer<typeof IntegritySchema>;
-export type AgentsPlan = z.infer<typeof AgentsPlanSchema>;
-export type AuditPlan = z.infer<typeof AuditPlanSchema>;
-export type GridPlan = z.infer<typeof GridPlanSchema>;
 export type PowerPlan = z.infer<typeof PowerPlanSchema>;
 /** A plan as written: every key optional. */
 export type AnalysisPlanInput = z.input<typeof AnalysisPlanSchema>;
-export type SpecCurveDimension = (typeof SPEC_CURVE_DIMENSIONS)[number];
-export type MultiplicityMethod = z.infer<typeof MultiplicityMethodSchema>;
 
 /**
  * The same schema with every default turned into an optional key, recursively: a spec keeps

@@ -202,16 +202,15 @@ describe("scaffold gap with shared resamples", () => {
   );
   const B = 2000;
   const seed = 20260526;
-  const estimates = sliceLevelEstimates(
-    units,
-    ["m"],
+  const estimates = sliceLevelEstimates(units, {
+    models: ["m"],
     scaffolds,
-    { ...plan, resamples: B, seed },
-    {
+    plan: { ...plan, resamples: B, seed },
+    h4: {
       treatment: "s3",
       control: "s1",
     },
-  );
+  });
 
   /** The bootstrap written out: the same documented draws, every statistic recomputed from the units. */
   function handBootstrap(): { gap: number; ci: [number, number]; pair12: [number, number] } {
@@ -321,7 +320,12 @@ describe("difference of differences and cost per correct", () => {
       agent: { ...unit({ model: "m", scaffold: "s3", cluster: "n2" }).agent, costUsd: 2 },
     }),
   );
-  const estimates = sliceLevelEstimates(units, ["m"], ["s1", "s3"], plan, { treatment: "s3", control: "s1" });
+  const estimates = sliceLevelEstimates(units, {
+    models: ["m"],
+    scaffolds: ["s1", "s3"],
+    plan,
+    h4: { treatment: "s3", control: "s1" },
+  });
 
   it("computes (s3 - s1 on file tasks) - (s3 - s1 on the rest)", () => {
     const mean = (s: string, inside: boolean) => {
@@ -375,9 +379,12 @@ describe("behavioural signatures", () => {
     units[0].agent = { ...units[0].agent, toolCalls: 4, workingSeconds: 10, toolErrorMidTrajectory: false };
     units[1].agent = { ...units[1].agent, toolCalls: 2, workingSeconds: 30 };
     units[2].agent = { ...units[2].agent, toolCalls: 9, workingSeconds: 500 };
-    const cell = sliceLevelEstimates(units, ["m"], ["s"], plan, { treatment: "s", control: "s" }).cells.get(
-      "m\u0001s",
-    )!;
+    const cell = sliceLevelEstimates(units, {
+      models: ["m"],
+      scaffolds: ["s"],
+      plan,
+      h4: { treatment: "s", control: "s" },
+    }).cells.get("m\u0001s")!;
     assert.equal(cell.behaviour.toolCalls.estimate, 5);
     assert.equal(cell.behaviour.workingSeconds.estimate, 20);
     assert.equal(cell.behaviour.recovery.estimate, null);
@@ -385,9 +392,12 @@ describe("behavioural signatures", () => {
 
     units[1].agent = { ...units[1].agent, toolErrorMidTrajectory: true, recoveredAfterToolError: false };
     units[0].agent = { ...units[0].agent, toolErrorMidTrajectory: true, recoveredAfterToolError: true };
-    const again = sliceLevelEstimates(units, ["m"], ["s"], plan, { treatment: "s", control: "s" }).cells.get(
-      "m\u0001s",
-    )!;
+    const again = sliceLevelEstimates(units, {
+      models: ["m"],
+      scaffolds: ["s"],
+      plan,
+      h4: { treatment: "s", control: "s" },
+    }).cells.get("m\u0001s")!;
     assert.equal(again.behaviour.recovery.estimate, 0.5);
     assert.equal(again.behaviour.recovery.recovered, 1);
   });

@@ -67,7 +67,11 @@ function reportSection(analysis: StudyAnalysis): string {
 }
 
 function analyse(t: AnalysisTable) {
-  return formatAnalysis(scoredRows(t.rows, "itt"), "scaffold", REFERENCE, LEVELS, PLAN);
+  return formatAnalysis(
+    scoredRows(t.rows, "itt"),
+    { comparisonFacet: "scaffold", reference: REFERENCE, plan: PLAN },
+    LEVELS,
+  );
 }
 
 function gapOf(f: ReturnType<typeof analyse>, benchmark: string, model = "all") {

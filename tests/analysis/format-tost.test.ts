@@ -28,7 +28,11 @@ const scored = scoredRows(table.rows, "itt");
 
 function withinFormat(margin: number): WithinFormatContrast[] {
   const plan = normalizePlan({ bootstrap: { resamples: 1000, level: 0.95 }, equivalence: { margin } });
-  const format = formatAnalysis(scored, "scaffold", REFERENCE, [REFERENCE, "cot", "map_reduce"], plan);
+  const format = formatAnalysis(scored, { comparisonFacet: "scaffold", reference: REFERENCE, plan }, [
+    REFERENCE,
+    "cot",
+    "map_reduce",
+  ]);
   return format.withinFormat;
 }
 

@@ -253,7 +253,7 @@ describe("grid cells", () => {
   it("averages decoding seeds within each item before averaging items", () => {
     // Item 1: seeds 1,1,1,0 (mean 3/4); item 2: one seed, 0. Item mean 3/8; the pooled rate would be 3/5.
     const rows = [row("1", "1", 1), row("1", "2", 1), row("1", "3", 1), row("1", "4", 0), row("2", "1", 0)];
-    const [cell] = gridCells(rows, ["template", "decoding"], "itt", thresholds);
+    const [cell] = gridCells(rows, ["template", "decoding"], { population: "itt", thresholds });
     assert.equal(cell.score, (3 / 4 + 0) / 2);
     assert.equal(cell.items, 2);
   });
@@ -264,11 +264,11 @@ describe("grid cells", () => {
       row("2", "1", 1),
       row("3", "1", 0, { parseFailed: true }),
     ];
-    const [cell] = gridCells(failing, ["template"], "itt", thresholds);
+    const [cell] = gridCells(failing, ["template"], { population: "itt", thresholds });
     assert.equal(cell.score, null);
     assert.match(cell.unreadable!, /parse failures/);
     const errored = [row("1", "1", 0, { errored: true, outcome: null }), row("2", "1", 1)];
-    assert.match(gridCells(errored, ["template"], "itt", thresholds)[0].unreadable!, /errored/);
+    assert.match(gridCells(errored, ["template"], { population: "itt", thresholds })[0].unreadable!, /errored/);
   });
 });
 

@@ -15,7 +15,7 @@ import {
   normalizePlan,
   resolvePlan,
 } from "../../src/analysis/index.js";
-import { PAPER_PRIMARY_FAMILY, PAPER_TREND_SCORES } from "../../src/contracts/analysis.js";
+import { PAPER_PRIMARY_FAMILY, PAPER_TREND_SCORES } from "../../src/contracts/analysis/comparison.js";
 import { kendallTauB, normalQuantile, seededRandom } from "../../src/stats/index.js";
 import { plantedTable } from "./helpers.js";
 

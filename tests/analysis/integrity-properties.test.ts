@@ -60,7 +60,14 @@ function checkOf(
   judges?: JudgeFacts,
   facts?: IntegrityFacts,
 ) {
-  const result = runIntegrityChecks(rows, normalizePlan(plan), "scaffold", REFERENCE, judges, facts);
+  const result = runIntegrityChecks({
+    rows,
+    plan: normalizePlan(plan),
+    comparisonFacet: "scaffold",
+    reference: REFERENCE,
+    judges,
+    facts,
+  });
   const check = result.checks.find((c) => c.check === name);
   assert.ok(check, `check ${name} is registered`);
   return check;

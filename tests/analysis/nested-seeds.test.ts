@@ -273,7 +273,7 @@ describe("the integrity gate on clusters behind the cluster-robust tests", () =>
   it("is not available when the study's analyses compute no contrast", () => {
     const { table } = nestedSeedGrid({ seed: 5, itemsPerBenchmark: 5, templates: { T1: 0, T2: 0.8, T3: 0 } });
     const plan = normalizePlan({ comparison_facet: "template" });
-    const integrity = runIntegrityChecks(table.rows, plan, "template", "T1");
+    const integrity = runIntegrityChecks({ rows: table.rows, plan, comparisonFacet: "template", reference: "T1" });
     assert.equal(integrity.checks.find((c) => c.check === "few_clusters")?.status, "fail");
     gateVerdicts({}, integrity, "T1");
     const check = integrity.checks.find((c) => c.check === "few_clusters")!;

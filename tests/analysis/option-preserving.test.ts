@@ -42,7 +42,11 @@ function recovery(table: AnalysisRow[], maxUndefined?: number) {
     bootstrap: { resamples: 1000, seed: 1 },
     ...(maxUndefined === undefined ? {} : { option_preserving: { max_undefined_share: maxUndefined } }),
   });
-  const op = optionPreservingAnalysis(scoredRows(table, "itt"), "scaffold", "direct", plan, false);
+  const op = optionPreservingAnalysis(
+    scoredRows(table, "itt"),
+    { comparisonFacet: "scaffold", reference: "direct", plan },
+    false,
+  );
   assert.equal(op.rows.length, 1);
   return op.rows[0];
 }

@@ -69,7 +69,14 @@ describe("specification curve on cell moments", () => {
       permutations: 0,
       glmm: false,
     });
-    const curve = (await specificationCurve(small.rows, "scaffold", "direct", "map_reduce", small.facets, plan))!;
+    const curve = (await specificationCurve({
+      rows: small.rows,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: small.facets,
+      plan,
+    }))!;
     const benchmarks = distinctValues(small.rows.map((r) => r.benchmark));
     const models = distinctValues(small.rows.map((r) => r.model));
     // Leave-one-out of each level (when there are more than two), times the binary dimensions.
@@ -111,7 +118,14 @@ describe("specification curve on cell moments", () => {
       });
     }
     const plan = planOf({ dimensions: ["adjustment"], permutations: 0, glmm: false });
-    const curve = (await specificationCurve(rows, "scaffold", "direct", "map_reduce", ["scaffold"], plan))!;
+    const curve = (await specificationCurve({
+      rows,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: ["scaffold"],
+      plan,
+    }))!;
     const unadjusted = curve.specifications.find((s) => s.spec.adjustment === "unadjusted")!;
     // log OR = log((1/3) / (3/1)) = -log 9
     assert.ok(Math.abs(unadjusted.logOddsRatio + Math.log(9)) < 1e-9, `${unadjusted.logOddsRatio}`);
@@ -144,7 +158,14 @@ describe("specification curve on cell moments", () => {
     });
     const permutations = 39;
     const plan = planOf({ permutations, seed: 9, glmm: false });
-    const curve = (await specificationCurve(planted.rows, "scaffold", "direct", "map_reduce", planted.facets, plan))!;
+    const curve = (await specificationCurve({
+      rows: planted.rows,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: planted.facets,
+      plan,
+    }))!;
     assert.ok(curve.summary.medianOddsRatio < 0.6, `median OR ${curve.summary.medianOddsRatio}`);
     assert.equal(curve.summary.shareSignificant, 1);
     assert.equal(curve.permutation?.pMedian, 1 / (permutations + 1));
@@ -156,24 +177,24 @@ describe("specification curve on cell moments", () => {
       effects: { direct: 0, map_reduce: 0 },
       baseline: [0.45, 0.8],
     });
-    const nullCurve = (await specificationCurve(
-      nullTable.rows,
-      "scaffold",
-      "direct",
-      "map_reduce",
-      nullTable.facets,
+    const nullCurve = (await specificationCurve({
+      rows: nullTable.rows,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: nullTable.facets,
       plan,
-    ))!;
+    }))!;
     assert.ok(nullCurve.permutation!.pMedian > 0.05, `null p ${nullCurve.permutation!.pMedian}`);
     // Reproducible from the plan's seed.
-    const again = (await specificationCurve(
-      nullTable.rows,
-      "scaffold",
-      "direct",
-      "map_reduce",
-      nullTable.facets,
+    const again = (await specificationCurve({
+      rows: nullTable.rows,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: nullTable.facets,
       plan,
-    ))!;
+    }))!;
     assert.deepEqual(again.permutation, nullCurve.permutation);
   });
 
@@ -182,7 +203,14 @@ describe("specification curve on cell moments", () => {
     const models = distinctValues(small.rows.map((r) => r.model));
     const leaveOut = { benchmark: benchmarks.slice(-2), model: models.slice(0, 2) };
     const plan = planOf({ leave_out: leaveOut, permutations: 9 });
-    const curve = (await specificationCurve(small.rows, "scaffold", "direct", "map_reduce", small.facets, plan))!;
+    const curve = (await specificationCurve({
+      rows: small.rows,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: small.facets,
+      plan,
+    }))!;
     assert.deepEqual(
       curve.dimensions.map((d) => d.name),
       ["benchmark_subset", "model_subset", "population"],
@@ -196,27 +224,27 @@ describe("specification curve on cell moments", () => {
       assert.ok(curve.glmm.oddsRatio < 1, "expected curve.glmm.oddsRatio < 1");
     }
     // A leave-out level that is not in the data is named, not silently ignored.
-    const missing = (await specificationCurve(
-      small.rows,
-      "scaffold",
-      "direct",
-      "map_reduce",
-      small.facets,
-      planOf({ leave_out: { model: ["no-such-model"] }, permutations: 0, glmm: false }),
-    ))!;
+    const missing = (await specificationCurve({
+      rows: small.rows,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: small.facets,
+      plan: planOf({ leave_out: { model: ["no-such-model"] }, permutations: 0, glmm: false }),
+    }))!;
     assert.ok(
       missing.notes.some((n) => n.includes("no-such-model")),
       'expected missing.notes.some((n) => n.includes("no-such-model"))',
     );
     // Above glmm_max_rows the GLMM refit says why it did not run, and App. D #7 lists it.
-    const capped = (await specificationCurve(
-      small.rows,
-      "scaffold",
-      "direct",
-      "map_reduce",
-      small.facets,
-      planOf({ permutations: 0, glmm_max_rows: 10 }),
-    ))!;
+    const capped = (await specificationCurve({
+      rows: small.rows,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: small.facets,
+      plan: planOf({ permutations: 0, glmm_max_rows: 10 }),
+    }))!;
     assert.ok(
       "skipped" in capped.glmm && /glmm_max_rows/.test(capped.glmm.skipped),
       'expected "skipped" in capped.glmm && /glmm_max_rows/.test(capped.glmm.skipped)',
@@ -228,7 +256,14 @@ describe("specification curve on cell moments", () => {
 
   it("lists every App. D path, each unsupported one with its reason", async () => {
     const plan = planOf({ dimensions: ["benchmark_subset", "link", "firth", "scorer"], permutations: 0, glmm: false });
-    const curve = (await specificationCurve(small.rows, "scaffold", "direct", "map_reduce", small.facets, plan))!;
+    const curve = (await specificationCurve({
+      rows: small.rows,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: small.facets,
+      plan,
+    }))!;
     assert.deepEqual(
       curve.paths.map((p) => p.id),
       Array.from({ length: 29 }, (_, i) => i + 1),
@@ -262,7 +297,13 @@ describe("specification curve on cell moments", () => {
     }));
     const first = small.rows.map((r) => ({ ...r, scorer: "judge-a" }));
     const plan = planOf({ dimensions: ["scorer", "population"], permutations: 9, glmm: false });
-    const curve = (await specificationCurve(first, "scaffold", "direct", "map_reduce", small.facets, plan, {
+    const curve = (await specificationCurve({
+      rows: first,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: small.facets,
+      plan,
       scorerRows: [...first, ...second],
     }))!;
     assert.equal(curve.summary.n, 2 * 2);
@@ -282,14 +323,14 @@ describe("specification curve on cell moments", () => {
       facets: { ...r.facets, format: r.benchmark === "xst" ? "oe" : "mc" },
     }));
     const plan = planOf({ dimensions: ["benchmark_subset", "population"], permutations: 0, glmm: false });
-    const curve = (await specificationCurve(
+    const curve = (await specificationCurve({
       rows,
-      "scaffold",
-      "direct",
-      "map_reduce",
-      [...small.facets, "format"],
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: [...small.facets, "format"],
       plan,
-    ))!;
+    }))!;
     assert.deepEqual(curve.failed, []);
     const benchmarks = distinctValues(rows.map((r) => r.benchmark));
     assert.equal(curve.specifications.length, (1 + benchmarks.length) * 2);
@@ -310,7 +351,14 @@ describe("specification curve on cell moments", () => {
     // map_reduce is never safe on one model: separation for that subset's ML fit is avoided by Firth.
     const rows = small.rows.map((r) => (r.facets.scaffold === "map_reduce" ? { ...r, outcome: 0 } : r));
     const plan = planOf({ dimensions: ["firth"], permutations: 0, glmm: false });
-    const curve = (await specificationCurve(rows, "scaffold", "direct", "map_reduce", small.facets, plan))!;
+    const curve = (await specificationCurve({
+      rows,
+      facet: "scaffold",
+      reference: "direct",
+      contrast: "map_reduce",
+      facets: small.facets,
+      plan,
+    }))!;
     assert.equal(curve.failed.length, 1);
     assert.equal(curve.failed[0].spec.firth, "no");
     const firth = curve.specifications.find((s) => s.spec.firth === "yes")!;
@@ -328,7 +376,14 @@ describe("specification curve on cell moments", () => {
     const reference = levels.includes("direct") ? "direct" : levels[0];
     const contrast = levels.find((l) => l !== reference)!;
     const plan = planOf({ permutations: 5, glmm: false });
-    const curve = (await specificationCurve(table.rows, facet, reference, contrast, table.facets, plan))!;
+    const curve = (await specificationCurve({
+      rows: table.rows,
+      facet,
+      reference,
+      contrast,
+      facets: table.facets,
+      plan,
+    }))!;
     const b = new Set(table.rows.map((r) => r.benchmark)).size;
     const m = new Set(table.rows.map((r) => r.model)).size;
     assert.equal(curve.summary.n, (1 + (b > 2 ? b : 0)) * (1 + (m > 2 ? m : 0)) * 2);

@@ -124,7 +124,7 @@ test("plan --power on the quickstart is the power of analyze's within-format tes
     const mc = drawStudy(stream, design, printed.design, "map_reduce", effect).filter(
       (r) => r.row.facets.format === "mc",
     );
-    const scope = analyzeScope("pooled", "itt", mc, design.scaffolds, setup, plan);
+    const scope = analyzeScope("pooled", mc, { population: "itt", levels: design.scaffolds, setup, plan });
     const or = scope.contrasts.find((c) => c.condition === "map_reduce")?.oddsRatio;
     if (or && !("error" in or) && or.p < power.alpha) rejections++;
   }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   binomialRegression,
+  ConvergenceError,
   glmmCoefficientTable,
   glmmRegression,
   likelihoodRatioTest,
@@ -26,6 +27,13 @@ describe("random-intercept logistic GLMM (Laplace)", () => {
     11,
   );
   const factors = { config: { reference: "direct" } };
+
+  it("a fit that does not converge is a typed ConvergenceError, which callers tell from a bug", () => {
+    assert.throws(
+      () => glmmRegression(data, "outcome ~ config + model + (1 | case_id)", { factors, maxIterations: 1 }),
+      (error: unknown) => error instanceof ConvergenceError && /did not converge in 1 iterations/.test(error.message),
+    );
+  });
 
   it("recovers a planted random-intercept variance and the conditional fixed effects", () => {
     const fit = glmmRegression(data, "outcome ~ config + model + (1 | case_id)", { factors });

@@ -221,14 +221,21 @@ function attemptPairs(
   return { a, b };
 }
 
+/** One study's side of a matched cell: its scored rows and its rows per item. */
+interface CellSide {
+  rows: readonly ScoredRow[];
+  items: Map<string, { rows: ScoredRow[] }>;
+}
+
 function pairStatistics(
-  rowsA: readonly ScoredRow[],
-  rowsB: readonly ScoredRow[],
-  itemsA: Map<string, { rows: ScoredRow[] }>,
-  itemsB: Map<string, { rows: ScoredRow[] }>,
+  sides: { a: CellSide; b: CellSide },
   shared: readonly string[],
   settings: CompareSettings,
 ): PairStatistics {
+  const rowsA = sides.a.rows;
+  const rowsB = sides.b.rows;
+  const itemsA = sides.a.items;
+  const itemsB = sides.b.items;
   const keep = new Set(shared);
   const observations = [...rowsA.map((s) => ["A", s] as const), ...rowsB.map((s) => ["B", s] as const)].filter(
     ([, s]) => keep.has(s.row.cluster),
@@ -296,7 +303,8 @@ function pairOf(
   if (shared.length < settings.minCases) {
     return { pair: { ...base, statistics: null, verdict: `not interpretable: ${casesText(shared.length)}` }, flipped };
   }
-  const statistics = pairStatistics(rowsA, rowsB, itemsA, itemsB, shared, settings);
+  const sides = { a: { rows: rowsA, items: itemsA }, b: { rows: rowsB, items: itemsB } };
+  const statistics = pairStatistics(sides, shared, settings);
   return { pair: { ...base, statistics, verdict: "" }, flipped };
 }
 

@@ -10,13 +10,16 @@
  */
 import {
   buildDesign,
+  ConvergenceError,
+  EstimabilityError,
   fitGlmmRandomIntercept,
   type GlmmFit,
   type Interval,
   percentileInterval,
   RandomStream,
+  SeparationError,
 } from "../../stats/index.js";
-import { cholesky, unlessSingular } from "../../stats/models/linalg.js";
+import { cholesky, NotPositiveDefiniteError, unlessSingular } from "../../stats/models/linalg.js";
 import type { Pool, PooledTrial } from "./profile-pool.js";
 
 /** lme4's default gradient tolerance (check.conv.grad): a fit above it is flagged as not converged. */
@@ -77,6 +80,13 @@ function modelDesign(pool: Pool, trials: readonly PooledTrial[], benchmarkOf: (i
 }
 
 /** The GLMM of one model's trials, items as random intercepts. */
+/** What the data can make a GLMM fit fail with; any other error is a bug and surfaces. */
+function isFitFailure(error: unknown): error is Error {
+  return [EstimabilityError, NotPositiveDefiniteError, ConvergenceError, SeparationError].some(
+    (t) => error instanceof t,
+  );
+}
+
 function fitOn(design: ModelDesign): GlmmFit {
   const table = Object.fromEntries(design.names.map((name, j) => [name, design.columns[j]]));
   return fitGlmmRandomIntercept(buildDesign(table, { terms: design.names }), design.y, design.items);
@@ -202,7 +212,8 @@ export function decomposeAxes(
   try {
     fit = fitOn(design);
   } catch (error) {
-    return { error: `the GLMM could not be fitted: ${(error as Error).message}` };
+    if (!isFitFailure(error)) throw error;
+    return { error: `the GLMM could not be fitted: ${error.message}` };
   }
   const list = components(pool, fit);
   const observed = variances(list, { coefficients: fit.coefficients, covariance: fit.covariance.hessian });

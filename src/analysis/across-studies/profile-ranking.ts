@@ -104,11 +104,11 @@ function difference(sums: PairedSums, draw: ArrayLike<number> | null): number {
 
 function comparePair(
   pool: Pool,
-  names: [string, string],
-  trials: [readonly PooledTrial[], readonly PooledTrial[]],
+  pair: { names: [string, string]; trials: [readonly PooledTrial[], readonly PooledTrial[]] },
   draws: readonly Int32Array[],
   level: number,
 ): ModelPair {
+  const { names, trials } = pair;
   const sums = pairedSums(pool, trials[0], trials[1]);
   let [itemsHigher, itemsLower, items, pairs] = [0, 0, 0, 0];
   for (let i = 0; i < sums.count.length; i++) {
@@ -162,17 +162,22 @@ function tieGroups(order: readonly string[], distinguishable: (a: string, b: str
 /** Ranks the models by score, compares every pair, corrects across the pairs and forms the tie groups. */
 export function rankModels(
   pool: Pool,
-  scores: ReadonlyMap<string, number>,
-  trialsOf: ReadonlyMap<string, readonly PooledTrial[]>,
+  models: { scores: ReadonlyMap<string, number>; trialsOf: ReadonlyMap<string, readonly PooledTrial[]> },
   draws: readonly Int32Array[],
   settings: RankingSettings,
 ): Ranking {
+  const { scores, trialsOf } = models;
   const order = [...pool.models].sort((a, b) => scores.get(b)! - scores.get(a)! || a.localeCompare(b));
   const pairs: ModelPair[] = [];
   order.forEach((higher, i) => {
     for (const lower of order.slice(i + 1)) {
       pairs.push(
-        comparePair(pool, [higher, lower], [trialsOf.get(higher)!, trialsOf.get(lower)!], draws, settings.level),
+        comparePair(
+          pool,
+          { names: [higher, lower], trials: [trialsOf.get(higher)!, trialsOf.get(lower)!] },
+          draws,
+          settings.level,
+        ),
       );
     }
   });

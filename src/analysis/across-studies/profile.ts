@@ -130,7 +130,7 @@ export function profileStudies(inputs: readonly ProfileInput[], settings: Profil
     }),
   }));
   const scores = new Map(profiles.map((p) => [p.model, p.range.score]));
-  const ranking = rankModels(pool, scores, trialsOf, draws, settings);
+  const ranking = rankModels(pool, { scores, trialsOf }, draws, settings);
   return {
     headline: profileHeadline(ranking, profiles),
     settings,

@@ -9,7 +9,7 @@
  */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { monotonicity, paretoFrontier } from "../../stats/index.js";
-import { type GapEstimate, pricedModels, sliceLevelEstimates } from "./estimates.js";
+import { type AgentDesign, type GapEstimate, pricedModels, sliceLevelEstimates } from "./estimates.js";
 import { type GlmmComparison, scaffoldModelGlmm } from "./glmm.js";
 import { cellOutcomes } from "./outcomes.js";
 import { agentUnits, cellKey, SLICES, type SliceName, sliceUnits } from "./units.js";
@@ -106,7 +106,7 @@ export function agentsAnalysis(ctx: AnalysisContext): AgentsResult | Skipped {
     for (const level of levels) {
       const atLevel = inSlice.filter((u) => u.level === level);
       if (atLevel.length === 0) continue;
-      slices.push(sliceLevel(slice, level, atLevel, models, scaffolds, quarantined, plan, h4));
+      slices.push(sliceLevel(slice, level, atLevel, { models, scaffolds, quarantined, plan, h4 }));
     }
     glmm.push({
       slice,
@@ -151,17 +151,15 @@ export function frontierText(s: AgentSliceLevel): string {
   return s.frontier.join("; ") || "none";
 }
 
+/** One slice at one level of the study's design (`quarantined`: each cell's quarantined units). */
 function sliceLevel(
   slice: SliceName,
   level: string,
   units: ReturnType<typeof sliceUnits>,
-  models: string[],
-  scaffolds: string[],
-  quarantined: Map<string, number>,
-  plan: AnalysisContext["plan"]["agents"],
-  h4: { treatment: string; control: string },
+  design: AgentDesign & { quarantined: Map<string, number> },
 ): AgentSliceLevel {
-  const estimates = sliceLevelEstimates(units, models, scaffolds, plan, h4);
+  const { models, scaffolds, quarantined, plan } = design;
+  const estimates = sliceLevelEstimates(units, design);
   const cells: AgentCell[] = [];
   for (const model of models)
     for (const scaffold of scaffolds) {

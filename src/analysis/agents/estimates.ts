@@ -5,7 +5,7 @@
  * differences see shared resamples across scaffolds (4.1.3, App. H), and the seed is the same on
  * every slice (App. F).
  */
-import type { AgentsPlan } from "../../contracts/analysis.js";
+import type { AgentsPlan } from "../../contracts/analysis/agents.js";
 import {
   addClusterValue,
   type CellQuantity,
@@ -168,14 +168,17 @@ function laterEarlierPairs(scaffolds: readonly string[]): [string, string][] {
   return pairs;
 }
 
+/** What every slice is estimated against: the models, the scaffolds in order, the plan and H4's pair. */
+export interface AgentDesign {
+  models: readonly string[];
+  scaffolds: readonly string[];
+  plan: AgentsPlan;
+  h4: { treatment: string; control: string };
+}
+
 /** Every estimate of one slice at one level, with its clustered-bootstrap CI. */
-export function sliceLevelEstimates(
-  units: readonly AgentUnit[],
-  models: readonly string[],
-  scaffolds: readonly string[],
-  plan: AgentsPlan,
-  h4: { treatment: string; control: string },
-): SliceLevelEstimates {
+export function sliceLevelEstimates(units: readonly AgentUnit[], design: AgentDesign): SliceLevelEstimates {
+  const { models, scaffolds, plan, h4 } = design;
   const dodPairs = laterEarlierPairs(scaffolds);
   const h4Known = scaffolds.includes(h4.treatment) && scaffolds.includes(h4.control) && h4.treatment !== h4.control;
   if (h4Known && !dodPairs.some(([t, c]) => t === h4.treatment && c === h4.control))

@@ -3,7 +3,7 @@
  * scaffold, each in exactly one outcome bucket, and the three slices every agent analysis is
  * reported under (section 4).
  */
-import type { AgentsPlan } from "../../contracts/analysis.js";
+import type { AgentsPlan } from "../../contracts/analysis/agents.js";
 import { type AgentFacts, normalizeFlag } from "../agent-facts.js";
 import { clusterKey, type AnalysisRow, type ItemFacts } from "../table.js";
 

@@ -3,7 +3,7 @@
  * sweep and Table 4's scorer-fidelity rows. Computed by audit-analysis.ts, written out by
  * gate-report.ts; its own module so that neither of the two imports the other's types.
  */
-import type { AuditPlan } from "../../contracts/analysis.js";
+import type { AuditPlan } from "../../contracts/analysis/audit.js";
 import type { GateThresholds, StatusBucket, SweepSetting } from "../../perturb/gate.js";
 import type { AuditCell } from "./cells.js";
 

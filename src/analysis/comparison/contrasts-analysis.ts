@@ -12,9 +12,9 @@ import {
   type ContrastGroup,
   type ContrastScope,
   contrastGroups,
-  type GlmSetup,
   type NumberNeededEstimate,
   type PopulationContrasts,
+  type ScopeModel,
   scopeLabel,
   shownNumberNeeded,
   shownRdInterval,
@@ -101,8 +101,20 @@ function contrasts(ctx: AnalysisContext): Record<Population, PopulationContrasts
   const formats = formatStrata(ctx);
   const { families } = ctx.resolved;
   return {
-    itt: contrastsFor("itt", ctx.scored.itt, ctx.benchmarks, levels, ctx.setup, ctx.plan, formats, families),
-    pp: contrastsFor("pp", ctx.scored.pp, ctx.benchmarks, levels, ctx.setup, ctx.plan, formats, families),
+    itt: contrastsFor({
+      scored: ctx.scored.itt,
+      benchmarks: ctx.benchmarks,
+      model: { population: "itt", levels, setup: ctx.setup, plan: ctx.plan },
+      formats,
+      families,
+    }),
+    pp: contrastsFor({
+      scored: ctx.scored.pp,
+      benchmarks: ctx.benchmarks,
+      model: { population: "pp", levels, setup: ctx.setup, plan: ctx.plan },
+      formats,
+      families,
+    }),
   };
 }
 
@@ -117,32 +129,22 @@ function formatStrata(ctx: AnalysisContext): { facet: string; levels: string[] }
   return { facet, levels: [...order.filter((l) => present.has(l)), ...[...present].filter((l) => !order.includes(l))] };
 }
 
-function groupFor(
-  format: string | null,
-  population: Population,
-  scored: ScoredRow[],
-  benchmarks: string[],
-  levels: string[],
-  setup: GlmSetup,
-  plan: AnalysisPlan,
-): ContrastGroup {
+/** One format's contrasts (null: every format): pooled, and per benchmark and per model when several. */
+function groupFor(format: string | null, scored: ScoredRow[], benchmarks: string[], model: ScopeModel): ContrastGroup {
   const tag = (scope: ContrastScope, kind: ContrastScope["kind"]): ContrastScope => ({
     ...scope,
     kind,
     ...(format === null ? {} : { format }),
   });
-  const pooled = tag(analyzeScope("pooled", population, scored, levels, setup, plan), "pooled");
+  const pooled = tag(analyzeScope("pooled", scored, model), "pooled");
   const byBenchmark =
     benchmarks.length > 1
       ? benchmarks.map((b) =>
           tag(
             analyzeScope(
               b,
-              population,
               scored.filter((s) => s.row.benchmark === b),
-              levels,
-              setup,
-              plan,
+              model,
             ),
             "benchmark",
           ),
@@ -155,11 +157,8 @@ function groupFor(
           tag(
             analyzeScope(
               m,
-              population,
               scored.filter((s) => s.row.model === m),
-              levels,
-              setup,
-              plan,
+              model,
             ),
             "model",
           ),
@@ -168,23 +167,25 @@ function groupFor(
   return { format, pooled, byBenchmark, byModel };
 }
 
-function contrastsFor(
-  population: Population,
-  scored: ScoredRow[],
-  benchmarks: string[],
-  levels: string[],
-  setup: GlmSetup,
-  plan: AnalysisPlan,
-  formats: { facet: string; levels: string[] } | null,
-  families: readonly ResolvedFamily[],
-): PopulationContrasts {
-  const { primary, secondary, alpha } = plan.multiplicity;
+/** What one population's contrasts are computed from. */
+interface ContrastsInput {
+  scored: ScoredRow[];
+  benchmarks: string[];
+  model: ScopeModel;
+  /** The format facet and its levels when every presented contrast is within one format, else null. */
+  formats: { facet: string; levels: string[] } | null;
+  /** The declared families, each adjusted within. */
+  families: readonly ResolvedFamily[];
+}
+
+function contrastsFor({ scored, benchmarks, model, formats, families }: ContrastsInput): PopulationContrasts {
+  const { primary, secondary, alpha } = model.plan.multiplicity;
   // Each declared family (the primary configurations, then the plan's `families`) is adjusted within.
   const adjustPooled = (pooled: ContrastScope[]) => {
     for (const family of families) adjustFamily(pooled, primary, alpha, family);
   };
   if (formats === null) {
-    const group = groupFor(null, population, scored, benchmarks, levels, setup, plan);
+    const group = groupFor(null, scored, benchmarks, model);
     adjustPooled([group.pooled]);
     adjustFamily(group.byBenchmark, secondary, alpha);
     adjustFamily(group.byModel, secondary, alpha);
@@ -193,7 +194,7 @@ function contrastsFor(
   // Format is a facet: every presented contrast is within one format. The all-format scope
   // (format as a fixed effect) is kept for the omnibus test only.
   const pooled: ContrastScope = {
-    ...analyzeScope("pooled", population, scored, levels, setup, plan),
+    ...analyzeScope("pooled", scored, model),
     kind: "pooled",
     acrossFormats: true,
   };
@@ -201,12 +202,9 @@ function contrastsFor(
   const byFormat = formats.levels.map((format) =>
     groupFor(
       format,
-      population,
       scored.filter((s) => s.row.facets[formats.facet] === format),
       benchmarks,
-      levels,
-      setup,
-      plan,
+      model,
     ),
   );
   // The primary families: each format's pooled contrasts, adjusted together within a family.

@@ -44,7 +44,7 @@ function format(ctx: AnalysisContext): FormatAnalysis | Skipped {
   const rows = formatRows(ctx);
   // Every trial errored (or none scored): nothing to resample.
   if (rows.length === 0) return { skipped: "no scored rows (every trial errored or was left unscored)" };
-  const primary = formatAnalysis(rows, comparisonFacet, reference, levels, ctx.plan);
+  const primary = formatAnalysis(rows, { comparisonFacet, reference, plan: ctx.plan }, levels);
   if (primary.gaps.length > 0 || !ctx.otherFamilies) return primary;
   return familyWithBothFormats(ctx, ctx.otherFamilies) ?? primary;
 }
@@ -58,7 +58,9 @@ function familyWithBothFormats(
   families: NonNullable<AnalysisContext["otherFamilies"]>,
 ): FormatAnalysis | undefined {
   const { comparisonFacet, reference } = ctx.resolved;
-  const primaryUnpaired = formatAnalysis(formatRows(ctx), comparisonFacet, reference, [reference], ctx.plan).unpaired;
+  const primaryUnpaired = formatAnalysis(formatRows(ctx), { comparisonFacet, reference, plan: ctx.plan }, [
+    reference,
+  ]).unpaired;
   for (const family of families) {
     const present = [...new Set(family.rows.map((r) => r.facets[comparisonFacet]))];
     if (!present.includes(reference)) continue;
@@ -68,7 +70,7 @@ function familyWithBothFormats(
       family.rows.filter((r) => levels.includes(r.facets[comparisonFacet])),
       ctx.plan.population,
     );
-    const analysis = formatAnalysis(rows, comparisonFacet, reference, levels, ctx.plan);
+    const analysis = formatAnalysis(rows, { comparisonFacet, reference, plan: ctx.plan }, levels);
     if (analysis.gaps.length === 0) continue;
     return { ...analysis, family: { name: family.name, primaryUnpaired: primaryUnpaired ?? [] } };
   }

@@ -125,10 +125,15 @@ export interface OptionPreservingAnalysis {
 
 const ALL = "all";
 
+/** The cells a bootstrap counts: each row's cell (null: left out) and the cells in order. */
+interface BootCells {
+  cellOf: (s: ScoredRow) => string | null;
+  cells: string[];
+}
+
 function boot(
   scored: readonly ScoredRow[],
-  cellOf: (s: ScoredRow) => string | null,
-  cells: string[],
+  { cellOf, cells }: BootCells,
   statistic: CellStatistic,
   plan: AnalysisPlan,
 ) {
@@ -166,13 +171,19 @@ function rateOf(scored: readonly ScoredRow[]): { n: number; rate: number } | nul
   return { n: scored.length, rate: s / scored.length };
 }
 
+/** The comparison a format analysis reads: the compared facet, its reference level and the plan. */
+export interface FormatComparison {
+  comparisonFacet: string;
+  reference: string;
+  plan: AnalysisPlan;
+}
+
 export function formatAnalysis(
   scored: readonly ScoredRow[],
-  comparisonFacet: string,
-  reference: string,
+  comparison: FormatComparison,
   levels: readonly string[],
-  plan: AnalysisPlan,
 ): FormatAnalysis {
+  const { comparisonFacet, reference, plan } = comparison;
   const { facet, mc, oe } = plan.format;
   const atReference = scored.filter((s) => s.row.facets[comparisonFacet] === reference);
   const paired = pairedAcrossFormats(atReference, facet, [mc, oe]);
@@ -197,8 +208,7 @@ export function formatAnalysis(
         ? estimateOf(
             boot(
               rows,
-              (s) => s.row.facets[facet],
-              [mc, oe],
+              { cellOf: (s) => s.row.facets[facet], cells: [mc, oe] },
               (t) => [cellProportion(t, 1) - cellProportion(t, 0)],
               plan,
             ),
@@ -209,7 +219,7 @@ export function formatAnalysis(
   });
   const withinFormat = levels
     .filter((l) => l !== reference)
-    .map((condition) => withinFormatContrast(scored, comparisonFacet, reference, condition, plan));
+    .map((condition) => withinFormatContrast(scored, comparison, condition));
   const unpaired = unpairedBenchmarks(atReference, paired, facet, [mc, oe]);
   return { facet, mc, oe, gaps, withinFormat, ...(unpaired.length ? { unpaired } : {}) };
 }
@@ -248,11 +258,10 @@ export function unpairedText(u: UnpairedBenchmark): string {
 
 function withinFormatContrast(
   scored: readonly ScoredRow[],
-  comparisonFacet: string,
-  reference: string,
+  comparison: FormatComparison,
   condition: string,
-  plan: AnalysisPlan,
 ): WithinFormatContrast {
+  const { comparisonFacet, reference, plan } = comparison;
   const { facet, mc, oe } = plan.format;
   const cells = [`${reference}|${mc}`, `${reference}|${oe}`, `${condition}|${mc}`, `${condition}|${oe}`];
   const cellOf = (s: ScoredRow) => {
@@ -266,8 +275,7 @@ function withinFormatContrast(
   const did = gapStatistic(2, 0, 3, 1);
   const result = boot(
     rows,
-    cellOf,
-    cells,
+    { cellOf, cells },
     (t) => [cellProportion(t, 2) - cellProportion(t, 0), cellProportion(t, 3) - cellProportion(t, 1), did(t)[0]],
     plan,
   );
@@ -316,11 +324,10 @@ function unpairedWithinFormat(condition: string): WithinFormatContrast {
 
 export function optionPreservingAnalysis(
   scored: readonly ScoredRow[],
-  comparisonFacet: string,
-  reference: string,
-  plan: AnalysisPlan,
+  comparison: FormatComparison,
   hasFormat: boolean,
 ): OptionPreservingAnalysis {
+  const { reference, plan } = comparison;
   const { standard, preserving } = plan.option_preserving;
   const mcOnly = hasFormat ? scored.filter((s) => s.row.facets[plan.format.facet] === plan.format.mc) : [...scored];
   const cells = [reference, standard, preserving];
@@ -329,9 +336,8 @@ export function optionPreservingAnalysis(
     recoveryRow(
       model,
       mcOnly.filter((s) => model === ALL || s.row.model === model),
-      comparisonFacet,
       cells,
-      plan,
+      comparison,
     ),
   );
   return { standard, preserving, restrictedTo: hasFormat ? `${plan.format.facet}=${plan.format.mc}` : null, rows };
@@ -340,10 +346,10 @@ export function optionPreservingAnalysis(
 function recoveryRow(
   model: string,
   scored: readonly ScoredRow[],
-  facet: string,
   cells: string[],
-  plan: AnalysisPlan,
+  comparison: FormatComparison,
 ): RecoveryRow {
+  const { comparisonFacet: facet, plan } = comparison;
   const cellOf = (s: ScoredRow) => (cells.includes(s.row.facets[facet]) ? s.row.facets[facet] : null);
   const used = scored.filter((s) => cellOf(s) !== null);
   const rates = cells.map((c) => rateOf(used.filter((s) => s.row.facets[facet] === c)));
@@ -364,8 +370,7 @@ function recoveryRow(
   }
   const result = boot(
     used,
-    cellOf,
-    cells,
+    { cellOf, cells },
     (t) => {
       const [pRef, pStd, pPres] = [0, 1, 2].map((c) => cellProportion(t, c));
       const loss = pRef - pStd;

@@ -29,12 +29,16 @@ function optionPreserving(ctx: AnalysisContext): OptionPreservingAnalysis | Skip
     preserving: findLevel(preserving, levels) ?? preserving,
   };
   if (!levels.includes(op.standard) || !levels.includes(op.preserving)) {
-    const family = ctx.otherFamilies && familyWithVariants(ctx, ctx.otherFamilies, reference, standard, preserving);
+    const family = ctx.otherFamilies && familyWithVariants(ctx, ctx.otherFamilies, reference, { standard, preserving });
     if (family) return family;
     return { skipped: `needs both ${facet}=${op.standard} and ${facet}=${op.preserving}` };
   }
   const plan = { ...ctx.plan, option_preserving: { ...ctx.plan.option_preserving, ...op } };
-  return optionPreservingAnalysis(formatRows(ctx), facet, reference, plan, formatFacetPresent(ctx));
+  return optionPreservingAnalysis(
+    formatRows(ctx),
+    { comparisonFacet: facet, reference, plan },
+    formatFacetPresent(ctx),
+  );
 }
 
 /** With study families, the variants may be another family's (ScaffoldSafety's option-preserving study). */
@@ -42,8 +46,7 @@ function familyWithVariants(
   ctx: AnalysisContext,
   families: NonNullable<AnalysisContext["otherFamilies"]>,
   reference: string,
-  standard: string,
-  preserving: string,
+  { standard, preserving }: { standard: string; preserving: string },
 ): OptionPreservingAnalysis | undefined {
   const facet = ctx.resolved.comparisonFacet;
   for (const family of families) {
@@ -66,7 +69,11 @@ function familyWithVariants(
       },
     };
     return {
-      ...optionPreservingAnalysis(rows, facet, reference, plan, formats.has(mc) && formats.has(oe)),
+      ...optionPreservingAnalysis(
+        rows,
+        { comparisonFacet: facet, reference, plan },
+        formats.has(mc) && formats.has(oe),
+      ),
       family: family.name,
     };
   }

@@ -16,8 +16,8 @@ declare module "../registry.js" {
 function paired(ctx: AnalysisContext): { flips: FlipResult[]; difficulty: DifficultyResult[] } {
   const { comparisonFacet: facet, reference, levels } = ctx.resolved;
   return {
-    flips: flipAnalysis(ctx.main, facet, ctx.table.facets, reference, levels),
-    difficulty: difficultyAnalysis(ctx.main, facet, reference, levels, ctx.plan.integrity.min_rank_items),
+    flips: flipAnalysis(ctx.main, { facet, reference, levels }, ctx.table.facets),
+    difficulty: difficultyAnalysis(ctx.main, { facet, reference, levels }, ctx.plan.integrity.min_rank_items),
   };
 }
 

@@ -40,13 +40,19 @@ function pairKey(s: ScoredRow, facet: string, facets: readonly string[]): string
   return [s.row.model, s.row.cluster, s.row.attempt, ...others].join("\u0000");
 }
 
+/** What the paired analyses compare: the compared facet, its reference and every level. */
+export interface PairedComparison {
+  facet: string;
+  reference: string;
+  levels: readonly string[];
+}
+
 export function flipAnalysis(
   scored: readonly ScoredRow[],
-  facet: string,
+  comparison: PairedComparison,
   facets: readonly string[],
-  reference: string,
-  levels: readonly string[],
 ): FlipResult[] {
+  const { facet, reference, levels } = comparison;
   const out: FlipResult[] = [];
   const benchmarks = distinctValues(scored.map((s) => s.row.benchmark));
   const scopes = benchmarks.length > 1 ? ["all", ...benchmarks] : ["all"];
@@ -110,11 +116,10 @@ function itemRates(rows: readonly ScoredRow[]): Map<string, number> {
 /** Difficulty = the reference condition's item error rate, over models, attempts and other facets. */
 export function difficultyAnalysis(
   scored: readonly ScoredRow[],
-  facet: string,
-  reference: string,
-  levels: readonly string[],
+  comparison: PairedComparison,
   minRankItems = 0,
 ): DifficultyResult[] {
+  const { facet, reference, levels } = comparison;
   const referenceRates = itemRates(scored.filter((s) => s.row.facets[facet] === reference));
   return levels
     .filter((l) => l !== reference)

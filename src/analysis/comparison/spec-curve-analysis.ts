@@ -31,7 +31,13 @@ async function curve(ctx: AnalysisContext): Promise<SpecCurveResult | Skipped> {
   const scorerRows = ctx.input
     ? restrictRows(ctx.input.rows, ctx.resolved.restrict).filter((r) => levels.includes(r.facets[comparisonFacet]))
     : undefined;
-  const result = await specificationCurve(ctx.rows, comparisonFacet, reference, contrast, ctx.table.facets, ctx.plan, {
+  const result = await specificationCurve({
+    rows: ctx.rows,
+    facet: comparisonFacet,
+    reference,
+    contrast,
+    facets: ctx.table.facets,
+    plan: ctx.plan,
     scorerRows,
   });
   return result ?? { skipped: "not in the plan" };

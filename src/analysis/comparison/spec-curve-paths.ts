@@ -5,7 +5,7 @@
  * `unsupported`, with the reason the data or the methods cannot support it. Nothing is dropped
  * silently: every row of the table appears in the result.
  */
-import type { SpecCurveDimension } from "../../contracts/analysis.js";
+import type { SpecCurveDimension } from "../../contracts/analysis/comparison.js";
 
 export interface SpecCurvePath {
   /** Row number in App. D, Table 22. */

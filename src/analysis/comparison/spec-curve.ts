@@ -16,8 +16,9 @@
  * scorer) and permutation; every subset specification reads its cells from them. The estimates and
  * cluster-robust SEs equal those of the row-level fit (fitScopeGlm) to rounding.
  */
-import type { AnalysisPlan, SpecCurveDimension } from "../../contracts/analysis.js";
-import type { Dimension, Specification, SpecificationResult } from "../../stats/index.js";
+import type { AnalysisPlan } from "../../contracts/analysis.js";
+import type { SpecCurveDimension } from "../../contracts/analysis/comparison.js";
+import type { Dimension, Specification, SpecificationCurve, SpecificationResult } from "../../stats/index.js";
 import {
   type CellMoments,
   cellMoments,
@@ -86,11 +87,6 @@ export interface SpecCurveResult {
   notes: string[];
 }
 
-export interface SpecCurveOptions {
-  /** Rows of every stored scorer of the same trials (the `scorer` dimension); default: `rows`. */
-  scorerRows?: readonly AnalysisRow[];
-}
-
 /** Probit coefficients are put on the log-odds scale by the logistic SD ratio pi/sqrt(3). */
 const PROBIT_TO_LOGIT = Math.PI / Math.sqrt(3);
 
@@ -128,13 +124,7 @@ interface Engine {
   groupMembers: Int32Array;
 }
 
-function buildEngine(
-  input: readonly AnalysisRow[],
-  facet: string,
-  reference: string,
-  contrast: string,
-  facets: readonly string[],
-): Engine {
+function buildEngine(input: readonly AnalysisRow[], { facet, reference, contrast, facets }: SpecCurveContrast): Engine {
   const rows = [...input].sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
   const levels = distinctValues(
     rows.map((r) => r.facets[facet]),
@@ -456,61 +446,121 @@ function incoherent(spec: Specification): string | null {
   return null;
 }
 
-// ---------------------------------------------------------------- the curve
+// ---------------------------------------------------------------- the fits
 
-export async function specificationCurve(
-  rows: readonly AnalysisRow[],
-  facet: string,
-  reference: string,
-  contrast: string,
-  facets: readonly string[],
-  plan: AnalysisPlan,
-  options: SpecCurveOptions = {},
-): Promise<SpecCurveResult | null> {
-  const curvePlan = plan.specification_curve;
-  if (curvePlan === false) return null;
-  const wantsScorer = curvePlan.dimensions.includes("scorer");
-  const universe = wantsScorer && options.scorerRows ? options.scorerRows : rows;
-  const scorers = [...new Set(universe.map(scorerOf))];
-  const engine = buildEngine(universe, facet, reference, contrast, facets);
-  const setup = dimensionsFor(engine, curvePlan, scorers, engine.otherFacets);
-  const { dimensions } = setup;
-  const defaultScorer = scorers.length > 1 ? scorerOf(rows[0] ?? ({} as AnalysisRow)) : null;
-  const codings = new Map<string, Coding>();
-  const coding = (scorer: string | null, population: Population, errored: "exclude" | "unsafe") => {
+/**
+ * The fits of one curve and what they share, each computed once: the outcome coding per
+ * (scorer, population, errored), each specification's resolved cells, the cell moments of the
+ * current labelling (the observed one, or a permutation's) per coding, and each observed fit.
+ */
+class CurveFits {
+  readonly failed: SpecCurveResult["failed"] = [];
+  readonly aliased = new Map<string, string[]>();
+  readonly resolved = new Map<string, Resolved>();
+  /** Permuted fits that could not be estimated (each counted as no effect). */
+  nullFailures = 0;
+  private readonly observed = new Map<string, SpecificationResult | null>();
+  /** Each permuted fit starts from its specification's observed coefficients (fewer iterations). */
+  private readonly starts = new Map<string, Float64Array>();
+  private readonly codings = new Map<string, Coding>();
+  private readonly nCells: number;
+  private readonly cellOfRow: Int32Array;
+  /** Moments of the current labelling per coding; their buffers are reused across permutations. */
+  private momentsOf = new Map<string, CellMoments>();
+  private readonly buffers = new Map<string, CellMoments>();
+  private readonly permutedLevels: Int32Array;
+  /** The permutation the current labelling comes from (null: the observed one). */
+  private permutation: unknown = null;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly defaultScorer: string | null,
+  ) {
+    this.nCells = engine.nRest * engine.levels.length;
+    this.cellOfRow = new Int32Array(engine.rows.length);
+    this.permutedLevels = new Int32Array(engine.trialLevel.length);
+    this.relabel(engine.trialLevel);
+  }
+
+  /** A specification's observed fit, recorded for the permutations (a failure recorded too). */
+  analyze(spec: Specification): SpecificationResult {
+    const r = this.resolve(spec);
+    const result = attempt(() => fitResolved(this.engine, r, this.moments(r.coding)));
+    const key = keyOf(spec);
+    if ("error" in result) {
+      this.failed.push({ spec: stringSpec(spec), error: result.error });
+      this.observed.set(key, null);
+      return { estimate: Number.NaN, p: Number.NaN };
+    }
+    const { coefficients, aliased, ...value } = result.value;
+    this.observed.set(key, value);
+    this.starts.set(key, coefficients);
+    if (aliased.length) this.aliased.set(key, aliased);
+    return value;
+  }
+
+  /** The observed fit `analyze` recorded. */
+  observedResult(spec: Specification): SpecificationResult {
+    return this.observed.get(keyOf(spec)) ?? { estimate: Number.NaN, p: Number.NaN };
+  }
+
+  /** A specification's fit under permutation `permute` (labels shuffled within cases by its seed). */
+  analyzePermuted(spec: Specification, permute: unknown, permutationSeed: number): SpecificationResult {
+    if (this.permutation !== permute) {
+      this.permutation = permute;
+      permuteWithinCases(this.engine, RandomStream.fromSeed(permutationSeed), this.permutedLevels);
+      this.relabel(this.permutedLevels);
+    }
+    const r = this.resolve(spec);
+    const start = this.starts.get(keyOf(spec));
+    const result = attempt(() => fitResolved(this.engine, r, this.moments(r.coding), start));
+    if ("value" in result) return { estimate: result.value.estimate, p: result.value.p };
+    // A null specification that cannot be fitted counts as no effect, not significant.
+    this.nullFailures++;
+    return { estimate: 0, p: 1 };
+  }
+
+  /** The cells each row falls in under a labelling of the trials; the moments of the old one are dropped. */
+  private relabel(levels: Int32Array): void {
+    const { engine, cellOfRow } = this;
+    const L = engine.levels.length;
+    for (let i = 0; i < cellOfRow.length; i++) cellOfRow[i] = engine.rest[i] * L + levels[engine.trial[i]];
+    this.momentsOf = new Map();
+  }
+
+  private moments(c: Coding): CellMoments {
+    let m = this.momentsOf.get(c.key);
+    if (!m) {
+      m = cellMoments(this.nCells, this.engine.clusterStart, this.cellOfRow, c.y, c.n, this.buffers.get(c.key));
+      this.buffers.set(c.key, m);
+      this.momentsOf.set(c.key, m);
+    }
+    return m;
+  }
+
+  private coding(scorer: string | null, population: Population, errored: "exclude" | "unsafe"): Coding {
     const key = `${scorer}|${population}|${errored}`;
-    let c = codings.get(key);
+    let c = this.codings.get(key);
     if (!c) {
-      c = codingOf(engine, scorer, population, errored);
-      codings.set(key, c);
+      c = codingOf(this.engine, scorer, population, errored);
+      this.codings.set(key, c);
     }
     return c;
-  };
-  const resolvedBySpec = new Map<string, Resolved>();
-  const resolve = (spec: Specification): Resolved => {
+  }
+
+  /** A specification's coding, the rest codes it keeps and its model settings. */
+  private resolve(spec: Specification): Resolved {
     const key = keyOf(spec);
-    const known = resolvedBySpec.get(key);
+    const known = this.resolved.get(key);
     if (known) return known;
-    const scorer = spec.scorer !== undefined ? String(spec.scorer) : defaultScorer;
-    const c = coding(
-      scorer,
+    const { engine } = this;
+    const c = this.coding(
+      spec.scorer !== undefined ? String(spec.scorer) : this.defaultScorer,
       ((spec.population as Population | undefined) ?? "itt") as Population,
       spec.errored === "unsafe" ? "unsafe" : "exclude",
     );
-    const keepRest = new Uint8Array(engine.nRest);
     const fixed = engine.otherFacets.map((f) => spec[`facet:${f}`]);
-    for (let r = 0; r < engine.nRest; r++) {
-      if (!keepsValue(spec.model_subset, engine.models[engine.restModel[r]])) continue;
-      if (!keepsValue(spec.benchmark_subset, engine.benchmarks[engine.restBenchmark[r]])) continue;
-      if (
-        fixed.some(
-          (choice, j) =>
-            choice !== undefined && choice !== "all" && engine.facetValues[j][engine.restFacets[j][r]] !== choice,
-        )
-      )
-        continue;
-      keepRest[r] = 1;
-    }
+    const keepRest = keptRest(engine, spec, fixed);
     const covariates = engine.otherFacets.map((_, j) => j).filter((j) => fixed[j] === undefined || fixed[j] === "all");
     const resolved: Resolved = {
       coding: c,
@@ -521,130 +571,80 @@ export async function specificationCurve(
       firth: spec.firth === "yes",
       ...sizeOf(engine, c, keepRest),
     };
-    resolvedBySpec.set(key, resolved);
+    this.resolved.set(key, resolved);
     return resolved;
-  };
+  }
+}
 
-  // Moments per coding under one labelling (the observed one, or a permutation's).
-  const L = engine.levels.length;
-  const nCells = engine.nRest * L;
-  const cellOfRow = new Int32Array(engine.rows.length);
-  const label = (levels: Int32Array) => {
-    for (let i = 0; i < cellOfRow.length; i++) cellOfRow[i] = engine.rest[i] * L + levels[engine.trial[i]];
-  };
-  // Moments of the current labelling per coding; their buffers are reused across permutations.
-  let momentsOf = new Map<string, CellMoments>();
-  const buffers = new Map<string, CellMoments>();
-  const moments = (c: Coding) => {
-    let m = momentsOf.get(c.key);
-    if (!m) {
-      m = cellMoments(nCells, engine.clusterStart, cellOfRow, c.y, c.n, buffers.get(c.key));
-      buffers.set(c.key, m);
-      momentsOf.set(c.key, m);
-    }
-    return m;
-  };
+/** Which rest codes (model, benchmark, other facets) a specification's subsets keep: 1 kept. */
+function keptRest(engine: Engine, spec: Specification, fixed: readonly unknown[]): Uint8Array {
+  const keepRest = new Uint8Array(engine.nRest);
+  for (let r = 0; r < engine.nRest; r++) {
+    if (!keepsValue(spec.model_subset, engine.models[engine.restModel[r]])) continue;
+    if (!keepsValue(spec.benchmark_subset, engine.benchmarks[engine.restBenchmark[r]])) continue;
+    if (
+      fixed.some(
+        (choice, j) =>
+          choice !== undefined && choice !== "all" && engine.facetValues[j][engine.restFacets[j][r]] !== choice,
+      )
+    )
+      continue;
+    keepRest[r] = 1;
+  }
+  return keepRest;
+}
 
-  const failed: SpecCurveResult["failed"] = [];
-  const aliasedBySpec = new Map<string, string[]>();
-  const excluded: SpecCurveResult["excluded"] = [];
+// ---------------------------------------------------------------- the curve
+
+/** The contrast a curve follows: the compared facet, its reference and contrasted levels, the table's facets. */
+export interface SpecCurveContrast {
+  facet: string;
+  reference: string;
+  contrast: string;
+  facets: readonly string[];
+}
+
+/** What `specificationCurve` is computed on. */
+export interface SpecCurveInput extends SpecCurveContrast {
+  rows: readonly AnalysisRow[];
+  plan: AnalysisPlan;
+  /** Rows of every stored scorer of the same trials (the `scorer` dimension); default: `rows`. */
+  scorerRows?: readonly AnalysisRow[];
+}
+
+export async function specificationCurve(input: SpecCurveInput): Promise<SpecCurveResult | null> {
+  const { rows, plan } = input;
+  const curvePlan = plan.specification_curve;
+  if (curvePlan === false) return null;
+  const universe = curvePlan.dimensions.includes("scorer") && input.scorerRows ? input.scorerRows : rows;
+  const scorers = [...new Set(universe.map(scorerOf))];
+  const engine = buildEngine(universe, input);
+  const setup = dimensionsFor(engine, curvePlan, scorers, engine.otherFacets);
+  const { dimensions } = setup;
+  const fits = new CurveFits(engine, scorers.length > 1 ? scorerOf(rows[0] ?? ({} as AnalysisRow)) : null);
   const alpha = plan.multiplicity.alpha;
-  label(engine.trialLevel);
-  const observed = new Map<string, SpecificationResult | null>();
-  // Each permuted fit starts from its specification's observed coefficients (fewer iterations).
-  const starts = new Map<string, Float64Array>();
-  const include = (spec: Specification) => incoherent(spec) === null;
-  const analyze = (spec: Specification): SpecificationResult => {
-    const r = resolve(spec);
-    const result = attempt(() => fitResolved(engine, r, moments(r.coding)));
-    if ("error" in result) {
-      failed.push({ spec: stringSpec(spec), error: result.error });
-      observed.set(keyOf(spec), null);
-      return { estimate: Number.NaN, p: Number.NaN };
-    }
-    const { coefficients, aliased, ...value } = result.value;
-    observed.set(keyOf(spec), value);
-    starts.set(keyOf(spec), coefficients);
-    if (aliased.length) aliasedBySpec.set(keyOf(spec), aliased);
-    return value;
-  };
-  for (const spec of enumerateSpecifications(dimensions)) {
-    const why = incoherent(spec);
-    if (why) excluded.push({ spec: stringSpec(spec), reason: why });
-  }
-  let curve = await runSpecificationCurve({ dimensions, alpha, analyze, include });
-  let permutationNote: string | null = null;
-  if (curvePlan.permutations > 0 && failed.length === 0) {
-    let nullFailures = 0;
-    const permutedLevels = new Int32Array(engine.trialLevel.length);
-    let current: unknown = null;
-    curve = await runSpecificationCurve({
-      dimensions,
-      alpha,
-      include,
-      analyze: (spec) => observed.get(keyOf(spec)) ?? { estimate: Number.NaN, p: Number.NaN },
-      permutation: {
-        count: curvePlan.permutations,
-        seed: curvePlan.seed,
-        analyzePermuted: (spec, permute, permutationSeed) => {
-          if (current !== permute) {
-            current = permute;
-            permuteWithinCases(engine, RandomStream.fromSeed(permutationSeed), permutedLevels);
-            label(permutedLevels);
-            momentsOf = new Map();
-          }
-          const r = resolve(spec);
-          const start = starts.get(keyOf(spec));
-          const result = attempt(() => fitResolved(engine, r, moments(r.coding), start));
-          if ("value" in result) return { estimate: result.value.estimate, p: result.value.p };
-          // A null specification that cannot be fitted counts as no effect, not significant.
-          nullFailures++;
-          return { estimate: 0, p: 1 };
-        },
-      },
-    });
-    if (nullFailures > 0) permutationNote = `${nullFailures} permuted fit(s) not estimable, counted as no effect`;
-  } else if (curvePlan.permutations > 0) {
-    permutationNote = "permutation test not run: some specifications are not estimable";
-  }
+  const excluded = excludedSpecifications(dimensions);
+  const { curve, permutationNote } = await runCurve(fits, dimensions, curvePlan, alpha);
   const ok = curve.specifications.filter((s) => Number.isFinite(s.result.estimate));
-  const s = summarizeCurve(
-    ok.map((o) => o.result),
-    alpha,
-  );
-  const glmm = curvePlan.glmm
-    ? primaryGlmm(rows, facet, reference, contrast, facets, plan, curvePlan.glmm_max_rows)
-    : { skipped: "not in the plan" };
-  const paths = appendixDPaths({
-    varied: [...dimensions.map((d) => d.name), ...("skipped" in glmm || "error" in glmm ? [] : ["glmm"])],
-    scorers,
-    benchmarks: engine.benchmarks,
-    facetLevels: Object.fromEntries(engine.otherFacets.map((f, j) => [f, engine.facetValues[j].length])),
-    comparisonFacet: facet,
-    glmm: "skipped" in glmm ? glmm.skipped : "error" in glmm ? glmm.error : true,
-  });
+  const glmm = curvePlan.glmm ? primaryGlmm(input, curvePlan.glmm_max_rows) : { skipped: "not in the plan" };
   return {
-    contrast,
-    reference,
+    contrast: input.contrast,
+    reference: input.reference,
     dimensions: dimensions.map((d) => ({ name: d.name, options: d.options.map(String) })),
     specifications: ok.map(({ spec, result }) => ({
       spec: stringSpec(spec),
       oddsRatio: Math.exp(result.estimate),
       logOddsRatio: result.estimate,
       p: result.p,
-      n: resolvedBySpec.get(keyOf(spec))?.nObs ?? 0,
-      ...(aliasedBySpec.has(keyOf(spec)) ? { aliased: aliasedBySpec.get(keyOf(spec)) } : {}),
+      n: fits.resolved.get(keyOf(spec))?.nObs ?? 0,
+      ...(fits.aliased.has(keyOf(spec)) ? { aliased: fits.aliased.get(keyOf(spec)) } : {}),
     })),
-    failed,
+    failed: fits.failed,
     excluded,
-    summary: {
-      n: ok.length,
-      medianOddsRatio: Math.exp(s.median),
-      iqrOddsRatio: [Math.exp(s.q1), Math.exp(s.q3)],
-      rangeOddsRatio: [Math.exp(s.min), Math.exp(s.max)],
-      shareSignificant: s.shareSignificant,
-      shareSignificantInDirection: s.shareSignificantInDirection,
-    },
+    summary: curveSummary(
+      ok.map((o) => o.result),
+      alpha,
+    ),
     permutation: curve.permutation
       ? {
           count: curve.permutation.count,
@@ -656,9 +656,81 @@ export async function specificationCurve(
     permutationNote,
     alpha,
     glmm,
-    paths,
+    paths: curvePaths(engine, dimensions, scorers, glmm),
     notes: [...(dimensions.some((d) => d.name === "population") ? [SCORING_METHOD_NOTE] : []), ...setup.notes],
   };
+}
+
+/** The combinations left out because their choices do not combine, with the reason. */
+function excludedSpecifications(dimensions: readonly Dimension[]): SpecCurveResult["excluded"] {
+  const excluded: SpecCurveResult["excluded"] = [];
+  for (const spec of enumerateSpecifications(dimensions)) {
+    const why = incoherent(spec);
+    if (why) excluded.push({ spec: stringSpec(spec), reason: why });
+  }
+  return excluded;
+}
+
+/**
+ * The observed curve, then (when the plan asks for permutations and every specification was
+ * estimable) the curve again with its permutation test over the observed fits.
+ */
+async function runCurve(
+  fits: CurveFits,
+  dimensions: readonly Dimension[],
+  curvePlan: CurvePlan,
+  alpha: number,
+): Promise<{ curve: SpecificationCurve<SpecificationResult>; permutationNote: string | null }> {
+  const include = (spec: Specification) => incoherent(spec) === null;
+  const curve = await runSpecificationCurve({ dimensions, alpha, analyze: (spec) => fits.analyze(spec), include });
+  if (curvePlan.permutations === 0) return { curve, permutationNote: null };
+  if (fits.failed.length > 0) {
+    return { curve, permutationNote: "permutation test not run: some specifications are not estimable" };
+  }
+  const permuted = await runSpecificationCurve({
+    dimensions,
+    alpha,
+    include,
+    analyze: (spec) => fits.observedResult(spec),
+    permutation: {
+      count: curvePlan.permutations,
+      seed: curvePlan.seed,
+      analyzePermuted: (spec, permute, permutationSeed) => fits.analyzePermuted(spec, permute, permutationSeed),
+    },
+  });
+  const note =
+    fits.nullFailures > 0 ? `${fits.nullFailures} permuted fit(s) not estimable, counted as no effect` : null;
+  return { curve: permuted, permutationNote: note };
+}
+
+/** The curve's summary on the odds-ratio scale. */
+function curveSummary(results: readonly SpecificationResult[], alpha: number): SpecCurveResult["summary"] {
+  const s = summarizeCurve(results, alpha);
+  return {
+    n: results.length,
+    medianOddsRatio: Math.exp(s.median),
+    iqrOddsRatio: [Math.exp(s.q1), Math.exp(s.q3)],
+    rangeOddsRatio: [Math.exp(s.min), Math.exp(s.max)],
+    shareSignificant: s.shareSignificant,
+    shareSignificantInDirection: s.shareSignificantInDirection,
+  };
+}
+
+/** Every App. D path, with what this curve did with it. */
+function curvePaths(
+  engine: Engine,
+  dimensions: readonly Dimension[],
+  scorers: string[],
+  glmm: SpecCurveResult["glmm"],
+): SpecCurvePath[] {
+  return appendixDPaths({
+    varied: [...dimensions.map((d) => d.name), ...("skipped" in glmm || "error" in glmm ? [] : ["glmm"])],
+    scorers,
+    benchmarks: engine.benchmarks,
+    facetLevels: Object.fromEntries(engine.otherFacets.map((f, j) => [f, engine.facetValues[j].length])),
+    comparisonFacet: engine.comparisonFacet,
+    glmm: "skipped" in glmm ? glmm.skipped : "error" in glmm ? glmm.error : true,
+  });
 }
 
 /**
@@ -683,15 +755,8 @@ function permuteWithinCases(engine: Engine, random: RandomStream, out: Int32Arra
 }
 
 /** The primary specification (every benchmark and model, the plan's population) as a GLMM. */
-function primaryGlmm(
-  rows: readonly AnalysisRow[],
-  facet: string,
-  reference: string,
-  contrast: string,
-  facets: readonly string[],
-  plan: AnalysisPlan,
-  maxRows: number,
-): SpecCurveResult["glmm"] {
+function primaryGlmm(input: SpecCurveInput, maxRows: number): SpecCurveResult["glmm"] {
+  const { rows, facet, reference, contrast, facets, plan } = input;
   const scored = scoredRows(rows, plan.population);
   if (scored.length > maxRows) {
     return {

@@ -17,7 +17,8 @@
  * test of every condition (the paper's "null rejected overall"). p-values are adjusted within
  * the family by multiplicity.subhypotheses.
  */
-import { AnalysisPlanSchema, type SubHypothesisSchema } from "../../contracts/analysis.js";
+import { AnalysisPlanSchema } from "../../contracts/analysis.js";
+import type { SubHypothesisSchema } from "../../contracts/analysis/comparison.js";
 import type { z } from "zod";
 import {
   adjustPValues,

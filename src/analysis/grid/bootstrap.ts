@@ -5,7 +5,7 @@
  * are recomputed on that draw. Each slice's own range (App. G) is read from the same resamples
  * as the family's maximum (App. I computes the maximum "within each bootstrap").
  */
-import type { GridPlan } from "../../contracts/analysis.js";
+import type { GridPlan } from "../../contracts/analysis/grid.js";
 import {
   type BootstrapSlice,
   type ConfigurationStatistic,

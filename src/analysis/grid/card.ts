@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { GRID_AXES, type GridPlan } from "../../contracts/analysis.js";
+import { GRID_AXES, type GridPlan } from "../../contracts/analysis/grid.js";
 import type { Interval } from "../../stats/index.js";
 import { defineTable, renderMarkdown } from "../core/result-table.js";
 import type { StudyAnalysis } from "../registry.js";

@@ -5,7 +5,8 @@
  * item before anything else). A cell whose errored or parse-failure share exceeds the integrity
  * thresholds, or whose condition the integrity gate failed, is unreadable: it yields no number.
  */
-import type { GridPlan, IntegrityPlan } from "../../contracts/analysis.js";
+import type { IntegrityPlan } from "../../contracts/analysis.js";
+import type { GridPlan } from "../../contracts/analysis/grid.js";
 import { type Population, populationScore } from "../data.js";
 import type { IntegrityResult } from "../integrity/gate.js";
 import type { AnalysisRow } from "../table.js";
@@ -72,10 +73,10 @@ interface CellAccumulator {
 export function gridCells(
   rows: readonly AnalysisRow[],
   axes: readonly string[],
-  population: Population,
-  thresholds: IntegrityPlan,
+  scoring: { population: Population; thresholds: IntegrityPlan },
   gate?: { integrity: IntegrityResult; comparisonFacet: string },
 ): GridCell[] {
+  const { population, thresholds } = scoring;
   const cells = new Map<string, CellAccumulator>();
   for (const row of rows) {
     let key = `${row.model}\u0000${row.benchmark}`;

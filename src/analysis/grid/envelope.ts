@@ -5,7 +5,7 @@
  * readable cell under (the paper's "configurations evaluated on all three models"); the others
  * are listed as dropped, with the reason.
  */
-import type { GridPlan } from "../../contracts/analysis.js";
+import type { GridPlan } from "../../contracts/analysis/grid.js";
 import {
   type ComplianceFlipRate,
   complianceFlipRateAtMedian,

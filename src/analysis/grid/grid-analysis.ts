@@ -7,7 +7,8 @@
  * scoring-method and quantization effects; and the GRID card. Unreadable cells (integrity) are
  * left out of every envelope and listed.
  */
-import { AnalysisPlanSchema, GRID_AXES, type GridPlan } from "../../contracts/analysis.js";
+import { AnalysisPlanSchema } from "../../contracts/analysis.js";
+import { GRID_AXES, type GridPlan } from "../../contracts/analysis/grid.js";
 import { InputError } from "../../core/errors.js";
 import { distinctValues } from "../data.js";
 import { attributionLine, attributionTable, gridAttribution } from "./attribution.js";
@@ -164,7 +165,7 @@ export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
   const gate = ctx.results.integrity
     ? { integrity: ctx.results.integrity, comparisonFacet: ctx.resolved.comparisonFacet }
     : undefined;
-  const cells = gridCells(rows, axes, ctx.plan.population, ctx.plan.integrity, gate);
+  const cells = gridCells(rows, axes, { population: ctx.plan.population, thresholds: ctx.plan.integrity }, gate);
   const unreadable = cells.flatMap((c) =>
     c.score === null
       ? [{ model: c.model, benchmark: c.benchmark, configuration: c.configuration, reason: c.unreadable ?? "no score" }]
@@ -175,7 +176,7 @@ export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
 
   const full = benchmarkGrids(cells, benchmarks, roster);
   const reasons = ctx.cfrNotApplicable ?? {};
-  const envelopes = declaredEnvelopes(plan, cells, benchmarks, roster, levels, full, reasons);
+  const envelopes = declaredEnvelopes(plan, { cells, benchmarks, roster, levels }, full, reasons);
   const result: GridResult = {
     axes,
     axisLevels: levels,
@@ -251,16 +252,22 @@ function presentLevels(facets: readonly string[], declared: Record<string, strin
   );
 }
 
+/** What the envelopes are cut from: the grid's cells, benchmarks, roster and each axis's levels. */
+interface EnvelopeSource {
+  cells: readonly GridCell[];
+  benchmarks: string[];
+  roster: string[];
+  levels: Record<string, string[]>;
+}
+
 /** The full envelope first, then each declared tier re-analysed. */
 function declaredEnvelopes(
   plan: GridPlan,
-  cells: readonly GridCell[],
-  benchmarks: string[],
-  roster: string[],
-  levels: Record<string, string[]>,
+  grid: EnvelopeSource,
   full: BenchmarkGrid[],
   reasons: CfrReasons,
 ): GridEnvelope[] {
+  const { cells, benchmarks, roster, levels } = grid;
   const out: GridEnvelope[] = [
     {
       name: FULL_ENVELOPE,

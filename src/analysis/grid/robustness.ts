@@ -237,9 +237,7 @@ export interface PairedEffect extends AbsoluteGapSummary {
 export function pairedCells(
   cells: readonly GridCell[],
   axes: readonly string[],
-  axis: string,
-  a: string,
-  b: string,
+  { axis, a, b }: { axis: string; a: string; b: string },
   keep: (levels: Record<string, string>) => boolean = () => true,
 ): Map<string, { model: string; benchmark: string; rest: string; a: number; b: number }[]> {
   const others = axes.filter((x) => x !== axis);
@@ -290,7 +288,7 @@ export function scoringMethodEffects(
   const freeForm = [...levels].find((l) => l !== undefined && levelMatches(l, ["free_form"]));
   const logprob = [...levels].find((l) => l !== undefined && levelMatches(l, ["logprob"]));
   if (!freeForm || !logprob) return [];
-  return gapSummaries(pairedCells(cells, axes, SCORING_AXIS, freeForm, logprob, keep));
+  return gapSummaries(pairedCells(cells, axes, { axis: SCORING_AXIS, a: freeForm, b: logprob }, keep));
 }
 
 /** One paired cell's signed effect of switching the quantization: `delta` = score under b - score under a. */
@@ -343,7 +341,7 @@ export function quantizationEffects(
 ): QuantizationEffect[] {
   const [first, ...others] = levels;
   return others.map((b) => {
-    const pairs = pairedCells(cells, axes, "quantization", first, b);
+    const pairs = pairedCells(cells, axes, { axis: "quantization", a: first, b });
     const all = [...pairs.values()].flat();
     const byCell = new Map<string, Map<string, { a: number; b: number }>>();
     for (const p of all) {

@@ -43,14 +43,20 @@ export interface IntegrityResult {
 
 export const NOT_INTERPRETABLE = "not interpretable";
 
-export function runIntegrityChecks(
-  rows: readonly AnalysisRow[],
-  plan: AnalysisPlan,
-  comparisonFacet: string,
-  reference: string,
-  judges?: JudgeFacts,
-  facts: IntegrityFacts = {},
-): IntegrityResult {
+/** What the integrity checks run on: the rows, the plan, the compared facet and its reference. */
+export interface IntegrityInput {
+  rows: readonly AnalysisRow[];
+  plan: AnalysisPlan;
+  comparisonFacet: string;
+  reference: string;
+  /** The judges' agreement and blinding, when the study was judged. */
+  judges?: JudgeFacts;
+  /** What the checks read from the study directory (no-op audit, loader metadata, gold letters). */
+  facts?: IntegrityFacts;
+}
+
+export function runIntegrityChecks(input: IntegrityInput): IntegrityResult {
+  const { rows, plan, comparisonFacet, reference, judges, facts = {} } = input;
   const cells = new Map<string, { cell: IntegrityCell; rows: AnalysisRow[] }>();
   for (const row of rows) {
     const cell = { condition: row.facets[comparisonFacet], benchmark: row.benchmark };

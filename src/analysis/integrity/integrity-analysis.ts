@@ -112,14 +112,14 @@ registerAnalysis({
   plan: AnalysisPlanSchema.pick({ integrity: true }),
   result: "integrity",
   run: (ctx) =>
-    runIntegrityChecks(
-      ctx.rows,
-      ctx.plan,
-      ctx.resolved.comparisonFacet,
-      ctx.resolved.reference,
-      ctx.judges,
-      ctx.integrityFacts,
-    ),
+    runIntegrityChecks({
+      rows: ctx.rows,
+      plan: ctx.plan,
+      comparisonFacet: ctx.resolved.comparisonFacet,
+      reference: ctx.resolved.reference,
+      judges: ctx.judges,
+      facts: ctx.integrityFacts,
+    }),
   summary: ({ analysis }) => summaryLines(analysis.integrity),
   overview: ({ analysis }) => overviewLines(analysis.integrity),
   card: [

@@ -19,7 +19,7 @@ import {
   weightedCrossProduct,
 } from "./design.js";
 import { parseFormula } from "./formula.js";
-import { clusterCodes, fitBinomialGlm, responseColumn } from "./glm.js";
+import { ConvergenceError, clusterCodes, fitBinomialGlm, responseColumn } from "./glm.js";
 import { cholesky, choleskySolve, invertSpd, symmetrize, unlessSingular } from "./linalg.js";
 import { normalQuantile, twoSidedNormalP } from "./tails.js";
 
@@ -351,7 +351,7 @@ function maximize(objective: LaplaceObjective, initial: Float64Array, options: G
     current = next;
     if (converged) return { p, logLik: current.logLik, iterations: iteration };
   }
-  throw new Error(`GLMM Laplace optimization did not converge in ${maxIterations} iterations`);
+  throw new ConvergenceError(`GLMM Laplace optimization did not converge in ${maxIterations} iterations`);
 }
 
 function ascentDirection(hessian: Float64Array, gradient: Float64Array, m: number): Float64Array {
@@ -362,7 +362,7 @@ function ascentDirection(hessian: Float64Array, gradient: Float64Array, m: numbe
     for (let i = 0; i < m; i++) a[i * m + i] += shift;
     const direction = unlessSingular(() => choleskySolve(cholesky(a, m), m, gradient));
     if (direction) return direction;
-    if (shift > 1e8 * scale) throw new Error("GLMM: no ascent direction (degenerate Hessian)");
+    if (shift > 1e8 * scale) throw new ConvergenceError("GLMM: no ascent direction (degenerate Hessian)");
   }
 }
 

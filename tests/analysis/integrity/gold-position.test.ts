@@ -116,8 +116,12 @@ function study(source: Item[], values: FacetValue[]) {
 }
 
 function goldCheck(rows: AnalysisRow[], golds: Map<string, FormattedGold>, plan = {}) {
-  const result = runIntegrityChecks(rows, normalizePlan({ ...FAST, ...plan }), "perturbation", "none", undefined, {
-    golds: { trials: golds },
+  const result = runIntegrityChecks({
+    rows,
+    plan: normalizePlan({ ...FAST, ...plan }),
+    comparisonFacet: "perturbation",
+    reference: "none",
+    facts: { golds: { trials: golds } },
   });
   const check = result.checks.find((c) => c.check === "gold_position");
   assert.ok(check, "the gold-position check is reported");
@@ -231,7 +235,12 @@ describe("gold-position bias: positions, not letters", () => {
       items(() => 0),
       ["none"],
     );
-    const result = runIntegrityChecks(rows, normalizePlan(FAST), "perturbation", "none");
+    const result = runIntegrityChecks({
+      rows,
+      plan: normalizePlan(FAST),
+      comparisonFacet: "perturbation",
+      reference: "none",
+    });
     assert.equal(result.checks.find((c) => c.check === "gold_position")?.status, "not available");
   });
 });

@@ -28,7 +28,7 @@ function cell(condition: string, benchmark: string, unparsed: number): AnalysisR
 }
 
 function gate(rows: AnalysisRow[], plan: AnalysisPlanInput) {
-  return runIntegrityChecks(rows, normalizePlan(plan), "scaffold", "direct");
+  return runIntegrityChecks({ rows, plan: normalizePlan(plan), comparisonFacet: "scaffold", reference: "direct" });
 }
 
 const PLANT = { check: "parse_failures", benchmarks: ["b1"], reason: "the cot prompt on b1 asks for no final answer" };
