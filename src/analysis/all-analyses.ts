@@ -33,6 +33,12 @@ import "./agents/kind-card.js";
 
 export type { NnhCard, NnhRow, ResidualNnhRow } from "./comparison/contrasts-analysis.js";
 export { nnhExplanation, residualExplanation } from "./comparison/contrasts-analysis.js";
+export {
+  CONTRAST_TABLE,
+  CONTRAST_OVERVIEW_TABLE,
+  NNH_TABLE,
+  RESIDUAL_NNH_TABLE,
+} from "./comparison/contrasts-tables.js";
 export { INTEGRITY_FAILED_LINE } from "./integrity/integrity-analysis.js";
 export { failedCheckLabel } from "./integrity/planted.js";
 export type { HypothesesResult } from "./comparison/hypotheses-analysis.js";
