@@ -45,13 +45,32 @@ export type { HypothesesResult } from "./comparison/hypotheses-analysis.js";
 export type { BbqBias, BbqBiasRow, BbqContextScore } from "./comparison/bbq-bias-analysis.js";
 export type { SubHypothesesResult, SubHypothesisResult } from "./comparison/subhypotheses-analysis.js";
 export type { BaselineCell, BaselineDependence } from "./comparison/baseline-dependence-analysis.js";
+export { BASELINE_CELLS_TABLE } from "./comparison/baseline-dependence-analysis.js";
+export { DIFFICULTY_TABLE, FLIPS_TABLE } from "./comparison/paired-analysis.js";
+export { PAIRWISE_TABLE } from "./comparison/pairwise-analysis.js";
 export type { IndependenceCi, IndependenceCiRow } from "./comparison/independence-ci-analysis.js";
+export { INDEPENDENCE_CI_TABLE } from "./comparison/independence-ci-analysis.js";
+export type { DecompositionRow, GDesignRow } from "./comparison/variance-analysis.js";
+export {
+  DECOMPOSITION_TABLE,
+  decompositionRows,
+  G_COMPONENTS_TABLE,
+  G_DESIGNS_TABLE,
+  gDesignRows,
+} from "./comparison/variance-analysis.js";
 export type { PairwiseContrast, PairwiseFamily } from "./comparison/pairwise-analysis.js";
 export type { SensitivityProfile, SensitivityProfiles } from "./comparison/sensitivity-profiles-analysis.js";
 export type { MethodologyStamp } from "./methodology-analysis.js";
 export { blindedWord, blindingReading, crossValidatedWord, specCurveWord } from "./methodology-analysis.js";
 export type { MatrixCell, RateMatrices, RateMatrix } from "./comparison/rates-analysis.js";
 export { benchmarkRowLabel, matrixDescription } from "./comparison/rates-analysis.js";
+export {
+  CONFIGURATION_RATES_TABLE,
+  DESCRIBED_RATES_TABLE,
+  matrixCellAt,
+  matrixColumnKey,
+  rateMatrixTable,
+} from "./comparison/rates-analysis.js";
 export type { AgentCell, AgentSliceLevel, AgentsResult, H1Decision, TierLadder } from "./agents/agents-analysis.js";
 export { cellLabel } from "./agents/agents-analysis.js";
 export type { AuditResult, ScorerFidelityRow } from "./audit/audit-analysis.js";

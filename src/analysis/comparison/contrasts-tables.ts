@@ -46,7 +46,11 @@ export interface ResidualNnhRow {
 }
 
 /** A number with its interval after a space; the number alone when there is no interval. */
-function withInterval(point: string, interval: Interval | null | undefined, format: (v: number) => string): string {
+export function withInterval(
+  point: string,
+  interval: Interval | null | undefined,
+  format: (v: number) => string,
+): string {
   return interval ? `${point} ${bracket(interval, format)}` : point;
 }
 
