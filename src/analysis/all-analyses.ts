@@ -42,8 +42,11 @@ export {
 export { INTEGRITY_FAILED_LINE } from "./integrity/integrity-analysis.js";
 export { failedCheckLabel } from "./integrity/planted.js";
 export type { HypothesesResult } from "./comparison/hypotheses-analysis.js";
+export { interactionsTable } from "./comparison/hypotheses-analysis.js";
 export type { BbqBias, BbqBiasRow, BbqContextScore } from "./comparison/bbq-bias-analysis.js";
+export { BBQ_BIAS_TABLE } from "./comparison/bbq-bias-analysis.js";
 export type { SubHypothesesResult, SubHypothesisResult } from "./comparison/subhypotheses-analysis.js";
+export { SUBHYPOTHESES_TABLE } from "./comparison/subhypotheses-analysis.js";
 export type { BaselineCell, BaselineDependence } from "./comparison/baseline-dependence-analysis.js";
 export { BASELINE_CELLS_TABLE } from "./comparison/baseline-dependence-analysis.js";
 export { DIFFICULTY_TABLE, FLIPS_TABLE } from "./comparison/paired-analysis.js";
@@ -59,7 +62,11 @@ export {
   gDesignRows,
 } from "./comparison/variance-analysis.js";
 export type { PairwiseContrast, PairwiseFamily } from "./comparison/pairwise-analysis.js";
+export { formatGapsTable, formatTwoByTwoTable } from "./comparison/format-analysis.js";
+export { RESIDUAL_RECOVERY_TABLE, recoveryTable } from "./comparison/option-preserving-analysis.js";
 export type { SensitivityProfile, SensitivityProfiles } from "./comparison/sensitivity-profiles-analysis.js";
+export { sensitivityProfilesTable } from "./comparison/sensitivity-profiles-analysis.js";
+export { SPEC_CURVE_PATHS_TABLE } from "./comparison/spec-curve-analysis.js";
 export type { MethodologyStamp } from "./methodology-analysis.js";
 export { blindedWord, blindingReading, crossValidatedWord, specCurveWord } from "./methodology-analysis.js";
 export type { MatrixCell, RateMatrices, RateMatrix } from "./comparison/rates-analysis.js";
