@@ -91,6 +91,8 @@ export const CONTRAST_TABLE = defineTable<Contrast>({
       key: "or",
       header: "OR [95% cluster CI]",
       align: "right",
+      // The overview's table leaves the OR out; a narrow terminal can lose it first.
+      keptWhenNarrow: false,
       cell: (c, rendering) => {
         const or = c.oddsRatio;
         // The report names why the OR is missing; the terminal says "n/a".
@@ -119,6 +121,7 @@ export const CONTRAST_TABLE = defineTable<Contrast>({
       key: "tost",
       // The report lists the equivalence verdict at each sensitivity margin beside the primary one.
       header: { text: "TOST", html: "TOST (sensitivity)" },
+      keptWhenNarrow: false,
       cell: (c, rendering) => {
         if (c.notInterpretable) return rendering === "html" ? "not interpretable" : "n/i";
         if (!c.equivalence) return "-";

@@ -114,6 +114,7 @@ export function recoveryTable(
       {
         key: "noLoss",
         header: "no-loss resamples",
+        keptWhenNarrow: false,
         shownIn: ["text", "markdown"],
         cell: (r) => undefinedResamplesCell(r),
       },
