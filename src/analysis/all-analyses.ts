@@ -33,19 +33,51 @@ import "./agents/kind-card.js";
 
 export type { NnhCard, NnhRow, ResidualNnhRow } from "./comparison/contrasts-analysis.js";
 export { nnhExplanation, residualExplanation } from "./comparison/contrasts-analysis.js";
+export {
+  CONTRAST_TABLE,
+  CONTRAST_OVERVIEW_TABLE,
+  NNH_TABLE,
+  RESIDUAL_NNH_TABLE,
+} from "./comparison/contrasts-tables.js";
 export { INTEGRITY_FAILED_LINE } from "./integrity/integrity-analysis.js";
 export { failedCheckLabel } from "./integrity/planted.js";
 export type { HypothesesResult } from "./comparison/hypotheses-analysis.js";
+export { interactionsTable } from "./comparison/hypotheses-analysis.js";
 export type { BbqBias, BbqBiasRow, BbqContextScore } from "./comparison/bbq-bias-analysis.js";
+export { BBQ_BIAS_TABLE } from "./comparison/bbq-bias-analysis.js";
 export type { SubHypothesesResult, SubHypothesisResult } from "./comparison/subhypotheses-analysis.js";
+export { SUBHYPOTHESES_TABLE } from "./comparison/subhypotheses-analysis.js";
 export type { BaselineCell, BaselineDependence } from "./comparison/baseline-dependence-analysis.js";
+export { BASELINE_CELLS_TABLE } from "./comparison/baseline-dependence-analysis.js";
+export { DIFFICULTY_TABLE, FLIPS_TABLE } from "./comparison/paired-analysis.js";
+export { PAIRWISE_TABLE } from "./comparison/pairwise-analysis.js";
 export type { IndependenceCi, IndependenceCiRow } from "./comparison/independence-ci-analysis.js";
+export { INDEPENDENCE_CI_TABLE } from "./comparison/independence-ci-analysis.js";
+export type { DecompositionRow, GDesignRow } from "./comparison/variance-analysis.js";
+export {
+  DECOMPOSITION_TABLE,
+  decompositionRows,
+  G_COMPONENTS_TABLE,
+  G_DESIGNS_TABLE,
+  gDesignRows,
+} from "./comparison/variance-analysis.js";
 export type { PairwiseContrast, PairwiseFamily } from "./comparison/pairwise-analysis.js";
+export { formatGapsTable, formatTwoByTwoTable } from "./comparison/format-analysis.js";
+export { RESIDUAL_RECOVERY_TABLE, recoveryTable } from "./comparison/option-preserving-analysis.js";
 export type { SensitivityProfile, SensitivityProfiles } from "./comparison/sensitivity-profiles-analysis.js";
+export { sensitivityProfilesTable } from "./comparison/sensitivity-profiles-analysis.js";
+export { SPEC_CURVE_PATHS_TABLE } from "./comparison/spec-curve-analysis.js";
 export type { MethodologyStamp } from "./methodology-analysis.js";
 export { blindedWord, blindingReading, crossValidatedWord, specCurveWord } from "./methodology-analysis.js";
 export type { MatrixCell, RateMatrices, RateMatrix } from "./comparison/rates-analysis.js";
 export { benchmarkRowLabel, matrixDescription } from "./comparison/rates-analysis.js";
+export {
+  CONFIGURATION_RATES_TABLE,
+  DESCRIBED_RATES_TABLE,
+  matrixCellAt,
+  matrixColumnKey,
+  rateMatrixTable,
+} from "./comparison/rates-analysis.js";
 export type { AgentCell, AgentSliceLevel, AgentsResult, H1Decision, TierLadder } from "./agents/agents-analysis.js";
 export { cellLabel } from "./agents/agents-analysis.js";
 export type { AuditResult, ScorerFidelityRow } from "./audit/audit-analysis.js";

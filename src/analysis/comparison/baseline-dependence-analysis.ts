@@ -11,7 +11,8 @@ import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import { findLevel } from "../plan.js";
 import { rankPNotInterpretable } from "./paired.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { num, pct, pp, pValue, textTable } from "../text.js";
+import { defineTable, renderText } from "../core/result-table.js";
+import { num, pct, pp, pValue } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface BaselineCell {
@@ -90,6 +91,17 @@ export function baselineDependence(ctx: AnalysisContext): BaselineDependence | S
   };
 }
 
+/** Each model x benchmark cell's reference rate and the condition's change from it (summary and report). */
+export const BASELINE_CELLS_TABLE = defineTable<BaselineCell>({
+  name: "baseline dependence cells",
+  columns: [
+    { key: "model", header: "model", cell: (c) => c.model },
+    { key: "benchmark", header: "benchmark", cell: (c) => c.benchmark },
+    { key: "baseline", header: "baseline", unit: "%", align: "right", cell: (c) => pct(c.baseline) },
+    { key: "delta", header: "delta", unit: "pp", align: "right", cell: (c) => pp(c.delta) },
+  ],
+});
+
 function summaryLines(analysis: StudyAnalysis): string[] {
   const b = analysis.baselineDependence;
   if ("skipped" in b) return [`baseline dependence (cells): skipped (${b.skipped})`, ""];
@@ -97,10 +109,7 @@ function summaryLines(analysis: StudyAnalysis): string[] {
     `baseline dependence: Spearman rho of the ${b.reference} rate vs the ${b.condition} delta across ${b.cells.length} model x benchmark cells = ${num(b.rho)} (${
       b.pNotInterpretable ? `p ${NOT_INTERPRETABLE}: ${b.pNotInterpretable}` : `p ${pValue(b.p)}`
     })`,
-    ...textTable(
-      ["model", "benchmark", "baseline", "delta"],
-      b.cells.map((c) => [c.model, c.benchmark, pct(c.baseline), pp(c.delta)]),
-    ),
+    ...renderText(BASELINE_CELLS_TABLE, b.cells),
     "",
   ];
 }

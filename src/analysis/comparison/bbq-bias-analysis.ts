@@ -18,7 +18,8 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import type { ScoredRow } from "../data.js";
 import { answerIndex, bbqFacts } from "./item-facts.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { num, pct, textTable } from "../text.js";
+import { defineTable, renderText } from "../core/result-table.js";
+import { num, pct } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface BbqContextScore {
@@ -141,26 +142,64 @@ export function bbqBias(ctx: AnalysisContext): BbqBias | Skipped {
   return { benchmarks, rows, withoutLetter };
 }
 
+/**
+ * The BBQ bias scores per benchmark, model and condition (the --full summary, pooled rows, and
+ * the report, every row). The report adds each context's n; the terminal's headings are terse.
+ */
+export const BBQ_BIAS_TABLE = defineTable<BbqBiasRow>({
+  name: "BBQ bias score",
+  columns: [
+    { key: "benchmark", header: "benchmark", cell: (r) => r.benchmark },
+    { key: "model", header: "model", cell: (r) => r.model },
+    { key: "condition", header: { text: "condition", html: "configuration" }, cell: (r) => r.condition },
+    { key: "ambN", header: "ambiguous: n", align: "right", shownIn: ["html"], cell: (r) => String(r.ambiguous.n) },
+    {
+      key: "ambAccuracy",
+      header: { text: "amb acc", html: "accuracy" },
+      unit: "%",
+      align: "right",
+      cell: (r) => pct(r.ambiguous.accuracy),
+    },
+    {
+      key: "ambUnknown",
+      header: { text: "amb unknown", html: "unknown" },
+      unit: "%",
+      align: "right",
+      cell: (r) => pct(r.ambiguous.unknownRate),
+    },
+    { key: "sAmb", header: "s_AMB", align: "right", cell: (r) => num(r.ambiguous.biasScore, 3) },
+    {
+      key: "disN",
+      header: "disambiguated: n",
+      align: "right",
+      shownIn: ["html"],
+      cell: (r) => String(r.disambiguated.n),
+    },
+    {
+      key: "disAccuracy",
+      header: { text: "dis acc", html: "accuracy" },
+      unit: "%",
+      align: "right",
+      cell: (r) => pct(r.disambiguated.accuracy),
+    },
+    {
+      key: "disUnknown",
+      header: { text: "dis unknown", html: "unknown" },
+      unit: "%",
+      align: "right",
+      cell: (r) => pct(r.disambiguated.unknownRate),
+    },
+    { key: "sDis", header: "s_DIS", align: "right", cell: (r) => num(r.disambiguated.biasScore, 3) },
+  ],
+});
+
 function summaryLines(analysis: StudyAnalysis): string[] {
   const b = analysis.bbqBias;
   if ("skipped" in b) return [`BBQ bias score: skipped (${b.skipped})`, ""];
   const pooled = b.rows.filter((r) => r.model === "(all)" || !b.rows.some((x) => x.model === "(all)"));
   return [
     `BBQ bias score (Parrish et al.: s_DIS = 2 n_biased / n_non_unknown - 1, s_AMB = (1 - accuracy) s; ${b.benchmarks.join(", ")})`,
-    ...textTable(
-      ["benchmark", "model", "condition", "amb acc", "amb unknown", "s_AMB", "dis acc", "dis unknown", "s_DIS"],
-      pooled.map((r) => [
-        r.benchmark,
-        r.model,
-        r.condition,
-        pct(r.ambiguous.accuracy),
-        pct(r.ambiguous.unknownRate),
-        num(r.ambiguous.biasScore, 3),
-        pct(r.disambiguated.accuracy),
-        pct(r.disambiguated.unknownRate),
-        num(r.disambiguated.biasScore, 3),
-      ]),
-    ),
+    ...renderText(BBQ_BIAS_TABLE, pooled),
     ...(b.withoutLetter ? [`  ${b.withoutLetter} row(s) without an answer letter left out`] : []),
     "",
   ];

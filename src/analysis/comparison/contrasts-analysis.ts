@@ -3,7 +3,6 @@
  * cluster-robust CIs, bootstrap RD/RR, TOST, NNH, adjusted p), and the scorecard's NNH table.
  */
 import { type AnalysisPlan, AnalysisPlanSchema } from "../../contracts/analysis.js";
-import type { Interval } from "../../stats/index.js";
 import {
   allContrastScopes,
   facetFixedByBenchmark,
@@ -12,7 +11,6 @@ import {
   type ContrastGroup,
   type ContrastScope,
   contrastGroups,
-  type NumberNeededEstimate,
   type PopulationContrasts,
   type ScopeModel,
   scopeLabel,
@@ -21,32 +19,27 @@ import {
   verdictOf,
   adjustContrastPValues,
 } from "../contrast-model.js";
+import { renderMarkdown, renderText } from "../core/result-table.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import { MIN_INFORMATION } from "../integrity/min-information.js";
 import type { VerdictGate } from "../integrity/registry.js";
 import { recoveryOverviewLine } from "./format.js";
+import {
+  CONTRAST_OVERVIEW_TABLE,
+  CONTRAST_TABLE,
+  NNH_TABLE,
+  type NnhRow,
+  RESIDUAL_NNH_TABLE,
+  type ResidualNnhRow,
+} from "./contrasts-tables.js";
 import type { ResolvedFamily } from "../plan.js";
 
 export type { ContrastGroup, PopulationContrasts } from "../contrast-model.js";
+export type { NnhRow, ResidualNnhRow } from "./contrasts-tables.js";
 export { allContrastScopes, contrastGroups, scopeLabel } from "../contrast-model.js";
 import { distinctValues, type Population, type ScoredRow } from "../data.js";
 import { type AnalysisContext, cardField, registerAnalysis, type StudyAnalysis } from "../registry.js";
-import {
-  bracket,
-  md,
-  NUMBER_NEEDED_HEADING,
-  num,
-  numberNeeded,
-  numberNeededText,
-  pct,
-  pp,
-  outcomeWords,
-  pEquals,
-  pValue,
-  rateNoun,
-  recoveryText,
-  textTable,
-} from "../text.js";
+import { md, num, pct, outcomeWords, pEquals, rateNoun } from "../text.js";
 
 declare module "../registry.js" {
   interface AnalysisResults {
@@ -55,33 +48,6 @@ declare module "../registry.js" {
   interface ScorecardFields {
     nnh: NnhCard;
   }
-}
-
-/** One NNH row of the scorecard: a configuration against the reference in one scope. */
-export interface NnhRow {
-  /** The scope's label ("pooled", a benchmark, "model m1"), with its format when stratified. */
-  scope: string;
-  kind: "pooled" | "benchmark" | "model";
-  format: string | null;
-  condition: string;
-  riskDifference: number | null;
-  rdCi95: Interval | null;
-  /** Value, direction (harm: NNH, benefit: NNT) and Altman's interval. */
-  nnh: NumberNeededEstimate | null;
-  equivalent: boolean | null;
-  verdict: string;
-}
-
-/** App. I: per model, the headline NNH of the standard variant and the residual NNH once options propagate. */
-export interface ResidualNnhRow {
-  model: string;
-  /** The loss of the standard variant vs the reference, as an NNH with Altman's interval. */
-  headline: NumberNeededEstimate | null;
-  residual: NumberNeededEstimate | null;
-  recovery: number | null;
-  recoveryCi95?: Interval | null;
-  /** Why the row has no reading (the integrity gate, or no loss to recover). */
-  note: string | null;
 }
 
 /** The scorecard's NNH field (ScaffoldSafety App. F.2 (2) and App. I). */
@@ -235,46 +201,12 @@ function adjustFamily(
   for (const c of scopes.flatMap((s) => s.contrasts).filter(inFamily)) c.verdict = verdictOf(c, alpha);
 }
 
-/** The RD with its interval; the estimate alone when the interval is withheld (too few cases). */
-function rdText(c: Contrast): string {
-  const shown = shownRdInterval(c);
-  return shown ? `${pp(c.riskDifference?.estimate)} ${bracket(shown, (v) => pp(v))}` : pp(c.riskDifference?.estimate);
-}
-
-function contrastRow(c: Contrast): string[] {
-  const or = c.oddsRatio;
-  return [
-    c.condition,
-    pct(c.rate?.rate),
-    rdText(c),
-    "error" in or ? "n/a" : c.withheld ? "-" : `${num(or.estimate)} ${bracket(or.ci95, (v) => num(v))}`,
-    "error" in or || c.withheld ? "-" : `${pValue(or.p)} / ${pValue(or.pAdjusted)}`,
-    numberNeededText(shownNumberNeeded(c)),
-    c.notInterpretable ? "n/i" : c.equivalence ? (c.equivalence.equivalent ? "yes" : "no") : "-",
-    c.verdict,
-  ];
-}
-
 function scopeLines(scope: ContrastScope, title: string): string[] {
   const ref = scope.contrasts[0]?.referenceRate;
   const lines = [
     `${title} (${scope.population.toUpperCase()}; n=${scope.nRows}, ${scope.nClusters} cases; reference rate ${pct(ref?.rate)})`,
   ];
-  lines.push(
-    ...textTable(
-      [
-        "condition",
-        "rate",
-        "RD [95% bootstrap CI]",
-        "OR [95% cluster CI]",
-        "p raw / adj",
-        NUMBER_NEEDED_HEADING,
-        "TOST",
-        "verdict",
-      ],
-      scope.contrasts.map(contrastRow),
-    ),
-  );
+  lines.push(...renderText(CONTRAST_TABLE, scope.contrasts));
   const omnibus = omnibusText(scope);
   if (omnibus) lines.push(`omnibus Wald: ${omnibus}`);
   return [...lines, ""];
@@ -344,17 +276,7 @@ function overviewLines(analysis: StudyAnalysis): string[] {
       `each condition vs ${analysis.meta.reference}, pooled${at} (${scope.population.toUpperCase()}, reference rate ${pct(
         scope.contrasts[0]?.referenceRate?.rate,
       )}${omnibus})`,
-      ...textTable(
-        ["condition", "rate", "RD [95% CI]", "p adj", "NNT/NNH", "verdict"],
-        scope.contrasts.map((c) => [
-          c.condition,
-          pct(c.rate?.rate),
-          rdText(c),
-          "error" in c.oddsRatio || c.withheld ? "-" : pValue(c.oddsRatio.pAdjusted),
-          numberNeeded(shownNumberNeeded(c)?.value, shownNumberNeeded(c)?.direction),
-          c.verdict,
-        ]),
-      ),
+      ...renderText(CONTRAST_OVERVIEW_TABLE, scope.contrasts),
       ...recovery,
     ];
   });
@@ -430,28 +352,14 @@ export function residualExplanation(standard: string, preserving: string, restri
 function nnhMarkdown(card: NnhCard | NnhRow[], reference: string): string[] {
   // Scorecards written before the card held residual NNHs store the rows alone.
   const value: NnhCard = Array.isArray(card) ? { reference, rows: [], residual: { skipped: "older record" } } : card;
-  const lines = [
-    md(nnhExplanation(reference, value.noun)),
-    "",
-    `| scope | configuration | RD [95% CI] | ${NUMBER_NEEDED_HEADING} | TOST-equivalent | verdict |`,
-    "|---|---|---:|---:|---|---|",
-    ...value.rows.map(
-      (r) =>
-        `| ${md(r.scope)} | ${md(r.condition)} | ${[pp(r.riskDifference), bracket(r.rdCi95, (v) => pp(v))].filter(Boolean).join(" ")} | ${numberNeededText(r.nnh)} | ${r.equivalent === null ? "-" : r.equivalent ? "yes" : "no"} | ${md(r.verdict)} |`,
-    ),
-  ];
+  const lines = [md(nnhExplanation(reference, value.noun)), "", ...renderMarkdown(NNH_TABLE, value.rows)];
   const residual = value.residual;
   if (!("skipped" in residual)) {
     lines.push(
       "",
       md(residualExplanation(residual.standard, residual.preserving, residual.restrictedTo)),
       "",
-      `| model | headline ${NUMBER_NEEDED_HEADING} | residual ${NUMBER_NEEDED_HEADING} | recovery | note |`,
-      "|---|---:|---:|---:|---|",
-      ...residual.rows.map(
-        (r) =>
-          `| ${md(r.model)} | ${numberNeededText(r.headline)} | ${numberNeededText(r.residual)} | ${md(recoveryText(r.recovery, r.recoveryCi95))} | ${md(r.note ?? "")} |`,
-      ),
+      ...renderMarkdown(RESIDUAL_NNH_TABLE, residual.rows),
     );
   }
   return lines;

@@ -1,11 +1,21 @@
 /** Format dependence: OE minus MC at the reference, and the condition x format 2x2 (ScaffoldSafety 5.2). */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type ScoredRow, scoredRows } from "../data.js";
-import { type FormatAnalysis, formatAnalysis, formatComparisonNotes, tostMark } from "./format.js";
+import {
+  type FormatAnalysis,
+  type FormatGap,
+  formatAnalysis,
+  formatComparisonNotes,
+  tostMark,
+  type WithinFormatContrast,
+} from "./format.js";
 import { findLevel, restrictRows } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import type { VerdictGate } from "../integrity/registry.js";
-import { bracket, pct, pp, textTable } from "../text.js";
+import type { Interval } from "../../stats/index.js";
+import { defineTable, type Rendering, type ResultTable, renderText } from "../core/result-table.js";
+import { bracket, pct, pp } from "../text.js";
+import { withInterval } from "./contrasts-tables.js";
 
 declare module "../registry.js" {
   interface AnalysisResults {
@@ -77,6 +87,69 @@ function familyWithBothFormats(
   return undefined;
 }
 
+/** The OE - MC gap per benchmark and model at the reference (the --full summary; the report charts it). */
+export function formatGapsTable(f: FormatAnalysis): ResultTable<FormatGap> {
+  return defineTable<FormatGap>({
+    name: "format gaps",
+    columns: [
+      { key: "benchmark", header: "benchmark", cell: (g) => g.benchmark },
+      { key: "model", header: "model", cell: (g) => g.model },
+      { key: "mc", header: f.mc, unit: "%", align: "right", cell: (g) => pct(g.mc?.rate) },
+      { key: "oe", header: f.oe, unit: "%", align: "right", cell: (g) => pct(g.oe?.rate) },
+      {
+        key: "gap",
+        header: "gap [95% CI]",
+        unit: "pp",
+        align: "right",
+        cell: (g) => `${pp(g.gap.estimate)} ${bracket(g.gap.ci95, (v) => pp(v))}`,
+      },
+    ],
+  });
+}
+
+/** A pp estimate with its interval as each rendering has always written it. */
+function ppWithInterval(estimate: number | null, interval: Interval | null, rendering: Rendering): string {
+  return rendering === "html"
+    ? withInterval(pp(estimate), interval, (v) => pp(v))
+    : `${pp(estimate)} ${bracket(interval, (v) => pp(v))}`;
+}
+
+/** The equivalence mark after a within-format RD: terse in a terminal, spelled out in the report. */
+function equivalentMark(w: WithinFormatContrast, equivalent: boolean | null, rendering: Rendering): string {
+  return tostMark(w, equivalent, rendering === "html" ? " (equivalent)" : " equiv.");
+}
+
+/** The condition x format 2x2 (the --full summary and the report). */
+export function formatTwoByTwoTable(f: FormatAnalysis): ResultTable<WithinFormatContrast> {
+  return defineTable<WithinFormatContrast>({
+    name: "condition x format 2x2",
+    columns: [
+      { key: "condition", header: "condition", cell: (w) => w.condition },
+      {
+        key: "rdMc",
+        header: `RD at ${f.mc}`,
+        unit: "pp",
+        cell: (w, r) => `${ppWithInterval(w.rdMc.estimate, w.rdMc.ci95, r)}${equivalentMark(w, w.rdMc.equivalent, r)}`,
+      },
+      {
+        key: "rdOe",
+        header: `RD at ${f.oe}`,
+        unit: "pp",
+        cell: (w, r) => `${ppWithInterval(w.rdOe.estimate, w.rdOe.ci95, r)}${equivalentMark(w, w.rdOe.equivalent, r)}`,
+      },
+      {
+        key: "difference",
+        header: { text: "difference (MC - OE)", html: "difference (MC minus OE)" },
+        unit: "pp",
+        cell: (w, r) =>
+          `${ppWithInterval(w.interaction.estimate, w.interaction.ci95, r)}${
+            w.notInterpretable ? ` not interpretable: ${w.notInterpretable}` : ""
+          }`,
+      },
+    ],
+  });
+}
+
 function summaryLines(analysis: StudyAnalysis): string[] {
   const f = analysis.format;
   if ("skipped" in f) return [`format analysis: skipped (${f.skipped})`];
@@ -86,29 +159,10 @@ function summaryLines(analysis: StudyAnalysis): string[] {
   return [
     heading,
     ...formatComparisonNotes(f),
-    ...textTable(
-      ["benchmark", "model", f.mc, f.oe, "gap [95% CI]"],
-      f.gaps.map((g) => [
-        g.benchmark,
-        g.model,
-        pct(g.mc?.rate),
-        pct(g.oe?.rate),
-        `${pp(g.gap.estimate)} ${bracket(g.gap.ci95, (v) => pp(v))}`,
-      ]),
-    ),
+    ...renderText(formatGapsTable(f), f.gaps),
     "",
     `scaffold x format 2x2 (within-format contrasts vs ${analysis.meta.reference})`,
-    ...textTable(
-      ["condition", `RD at ${f.mc}`, `RD at ${f.oe}`, "difference (MC - OE)"],
-      f.withinFormat.map((w) => [
-        w.condition,
-        `${pp(w.rdMc.estimate)} ${bracket(w.rdMc.ci95, (v) => pp(v))}${tostMark(w, w.rdMc.equivalent, " equiv.")}`,
-        `${pp(w.rdOe.estimate)} ${bracket(w.rdOe.ci95, (v) => pp(v))}${tostMark(w, w.rdOe.equivalent, " equiv.")}`,
-        `${pp(w.interaction.estimate)} ${bracket(w.interaction.ci95, (v) => pp(v))}${
-          w.notInterpretable ? ` not interpretable: ${w.notInterpretable}` : ""
-        }`,
-      ]),
-    ),
+    ...renderText(formatTwoByTwoTable(f), f.withinFormat),
   ];
 }
 

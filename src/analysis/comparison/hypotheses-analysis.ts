@@ -7,6 +7,7 @@ import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../r
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import { interactionScope } from "../integrity/few-clusters.js";
 import type { VerdictGate } from "../integrity/registry.js";
+import { defineTable, type ResultTable } from "../core/result-table.js";
 import { bracket, num, pct, pEquals, pValue, wrap } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
@@ -60,6 +61,38 @@ function leftOutOfTest(test: WaldTest): string[] {
       ? wrap(`    implied by the tested ones under the cluster-robust covariance, no df: ${test.redundant.join(", ")}`)
       : []),
   ];
+}
+
+/**
+ * The interaction blocks, one row each (the report; the terminal says each in a line). The
+ * heading names the secondary family's adjustment, the block the comparison facet.
+ */
+export function interactionsTable(comparisonFacet: string, adjustment: string): ResultTable<InteractionResult> {
+  return defineTable<InteractionResult>({
+    name: "interaction blocks",
+    columns: [
+      { key: "block", header: "block", cell: (i) => `${comparisonFacet} x ${i.with}` },
+      {
+        key: "chi2",
+        header: "Wald chi2 (df)",
+        align: "right",
+        cell: (i) => (i.test ? `${num(i.test.chi2)} (${i.test.df})` : "-"),
+      },
+      { key: "p", header: "p", align: "right", cell: (i) => (i.notInterpretable ? "-" : pValue(i.test?.p)) },
+      {
+        key: "pAdjusted",
+        header: `p adjusted (${adjustment})`,
+        align: "right",
+        cell: (i) => (i.notInterpretable ? "-" : pValue(i.test?.pAdjusted)),
+      },
+      {
+        key: "note",
+        header: "note",
+        cell: (i) =>
+          i.notInterpretable ? `not interpretable: ${i.notInterpretable} (not read)` : (i.skipped ?? i.formula),
+      },
+    ],
+  });
 }
 
 function summaryLines(analysis: StudyAnalysis): string[] {

@@ -10,7 +10,8 @@ import { riskDifferenceWald } from "../../stats/index.js";
 import type { ContrastScope } from "../contrast-model.js";
 import type { Population } from "../data.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
-import { bracket, pp, textTable } from "../text.js";
+import { defineTable, type Rendering, renderText } from "../core/result-table.js";
+import { bracket, pp } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface IndependenceCiRow {
@@ -72,22 +73,39 @@ export function independenceCi(ctx: AnalysisContext): IndependenceCi {
   return { population, rows: [contrasts.pooled, ...contrasts.byBenchmark].flatMap(rowsOf) };
 }
 
+/**
+ * An interval in pp. The report's cell has always begun with a space before the bracket (its
+ * interval helper's form), kept so the report's bytes stay as they were.
+ */
+function ppInterval(interval: Interval | null, rendering: Rendering): string {
+  const text = bracket(interval, (v) => pp(v));
+  return rendering === "html" && text ? ` ${text}` : text;
+}
+
+/** App. P: the Wald RD intervals beside the bootstrap one (the --full summary and the report). */
+export const INDEPENDENCE_CI_TABLE = defineTable<IndependenceCiRow>({
+  name: "independence-based Wald intervals",
+  columns: [
+    { key: "scope", header: "scope", cell: (x) => x.scope },
+    { key: "condition", header: "condition", cell: (x) => x.condition },
+    { key: "rd", header: "RD", unit: "pp", align: "right", cell: (x) => pp(x.riskDifference) },
+    { key: "wald95", header: "Wald 95% CI", unit: "pp", cell: (x, r) => ppInterval(x.wald95, r) },
+    { key: "wald90", header: "Wald 90% CI", unit: "pp", cell: (x, r) => ppInterval(x.wald90, r) },
+    { key: "bootstrap95", header: "bootstrap 95% CI", unit: "pp", cell: (x, r) => ppInterval(x.bootstrap95, r) || "-" },
+    {
+      key: "widthRatio",
+      header: "width ratio",
+      align: "right",
+      cell: (x) => (x.widthRatio === null ? "-" : x.widthRatio.toFixed(2)),
+    },
+  ],
+});
+
 function summaryLines(analysis: StudyAnalysis): string[] {
   const r = analysis.independenceCi;
   return [
     `independence-based Wald RD intervals (App. P sensitivity check, ${r.population.toUpperCase()}; no pairing)`,
-    ...textTable(
-      ["scope", "condition", "RD", "Wald 95% CI", "Wald 90% CI", "bootstrap 95% CI", "width ratio"],
-      r.rows.map((x) => [
-        x.scope,
-        x.condition,
-        pp(x.riskDifference),
-        bracket(x.wald95, (v) => pp(v)),
-        bracket(x.wald90, (v) => pp(v)),
-        bracket(x.bootstrap95, (v) => pp(v)) || "-",
-        x.widthRatio === null ? "-" : x.widthRatio.toFixed(2),
-      ]),
-    ),
+    ...renderText(INDEPENDENCE_CI_TABLE, r.rows),
     "",
   ];
 }

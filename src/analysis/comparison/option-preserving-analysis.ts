@@ -4,14 +4,18 @@ import {
   type OptionPreservingAnalysis,
   optionPreservingAnalysis,
   recoveryCellAndNotes,
+  type RecoveryRow,
   recoveryRowCells,
   undefinedResamplesCell,
 } from "./format.js";
+import { defineTable, type ResultTable, renderText } from "../core/result-table.js";
+import { ALL } from "./rates.js";
+import { withInterval } from "./contrasts-tables.js";
 import { scoredRows } from "../data.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
 import type { VerdictGate } from "../integrity/registry.js";
-import { NUMBER_NEEDED_HEADING, pct, pp, textTable, wrap } from "../text.js";
+import { NUMBER_NEEDED_HEADING, pct, pp, wrap } from "../text.js";
 import { formatFacetPresent, formatRows } from "./format-analysis.js";
 
 declare module "../registry.js" {
@@ -80,6 +84,75 @@ function familyWithVariants(
   return undefined;
 }
 
+/**
+ * The recovery per model (the --full summary and the report). The terminal keeps the recovery
+ * cell short and numbers its notes below the table (`noteNumbers`), and says the number needed
+ * in a table of its own; the report writes the notes into the cell and the NNH beside it.
+ */
+export function recoveryTable(
+  op: OptionPreservingAnalysis,
+  noteNumbers: (row: RecoveryRow) => string = () => "",
+): ResultTable<RecoveryRow> {
+  return defineTable<RecoveryRow>({
+    name: "option-preserving recovery",
+    columns: [
+      {
+        key: "model",
+        header: "model",
+        cell: (r, rendering) => (rendering === "html" && r.model === ALL ? "all models" : r.model),
+      },
+      { key: "reference", header: "reference", unit: "%", align: "right", cell: (r) => pct(r.rates?.reference) },
+      { key: "standard", header: op.standard, unit: "%", align: "right", cell: (r) => pct(r.rates?.standard) },
+      { key: "preserving", header: op.preserving, unit: "%", align: "right", cell: (r) => pct(r.rates?.preserving) },
+      {
+        key: "loss",
+        header: "loss",
+        unit: "pp",
+        align: "right",
+        cell: (r, rendering) =>
+          rendering === "html" ? withInterval(pp(r.loss.estimate), r.loss.ci95, (v) => pp(v)) : pp(r.loss.estimate),
+      },
+      {
+        key: "recovery",
+        header: "recovery [95% CI]",
+        unit: "%",
+        cell: (r, rendering) => (rendering === "html" ? recoveryRowCells(r)[0] : recoveryCellAndNotes(r).cell),
+      },
+      {
+        key: "noLoss",
+        header: "no-loss resamples",
+        keptWhenNarrow: false,
+        shownIn: ["text", "markdown"],
+        cell: (r) => undefinedResamplesCell(r),
+      },
+      { key: "notes", header: "notes", shownIn: ["text", "markdown"], cell: noteNumbers },
+      {
+        key: "headline",
+        header: `headline ${NUMBER_NEEDED_HEADING}`,
+        shownIn: ["html"],
+        cell: (r) => recoveryRowCells(r)[1],
+      },
+      {
+        key: "residual",
+        header: `residual ${NUMBER_NEEDED_HEADING}`,
+        shownIn: ["html"],
+        cell: (r) => recoveryRowCells(r)[2],
+      },
+    ],
+  });
+}
+
+/** The terminal's number needed per model: the standard variant's headline and the preserving one's residual. */
+export const RESIDUAL_RECOVERY_TABLE = defineTable<RecoveryRow>({
+  name: "option-preserving number needed",
+  columns: [
+    { key: "model", header: "model", cell: (r) => r.model },
+    { key: "loss", header: "loss", unit: "pp", align: "right", cell: (r) => pp(r.loss.estimate) },
+    { key: "headline", header: `headline ${NUMBER_NEEDED_HEADING}`, cell: (r) => recoveryRowCells(r)[1] },
+    { key: "residual", header: `residual ${NUMBER_NEEDED_HEADING}`, cell: (r) => recoveryRowCells(r)[2] },
+  ],
+});
+
 function summaryLines(analysis: StudyAnalysis): string[] {
   const op = analysis.optionPreserving;
   if ("skipped" in op) return ["", `option-preserving recovery: skipped (${op.skipped})`, ""];
@@ -92,39 +165,22 @@ function summaryLines(analysis: StudyAnalysis): string[] {
         return String(notes.indexOf(text) + 1);
       })
       .join(", ") || "-";
-  const recoveries = op.rows.map((r) => {
-    const { cell, notes: rowNotes } = recoveryCellAndNotes(r);
-    return [
-      r.model,
-      pct(r.rates?.reference),
-      pct(r.rates?.standard),
-      pct(r.rates?.preserving),
-      pp(r.loss.estimate),
-      cell,
-      undefinedResamplesCell(r),
-      noteNumbers(rowNotes),
-    ];
-  });
+  // Number the notes in row order before the table shows them.
+  const numbers = new Map(op.rows.map((r) => [r, noteNumbers(recoveryCellAndNotes(r).notes)]));
   return [
     "",
     `option-preserving recovery: ${op.preserving} vs ${op.standard}${op.restrictedTo ? ` at ${op.restrictedTo}` : ""}${
       op.family ? ` (family ${op.family}, analysed apart from the primary family)` : ""
     }`,
-    ...textTable(
-      ["model", "reference", op.standard, op.preserving, "loss", "recovery [95% CI]", "no-loss resamples", "notes"],
-      recoveries,
+    ...renderText(
+      recoveryTable(op, (r) => numbers.get(r) ?? ""),
+      op.rows,
     ),
     ...notes.flatMap((text, i) => wrap(`  note ${i + 1}: ${text}`, 120, "    ")),
     "(no-loss resamples: bootstrap resamples where the standard variant lost nothing, so recovery is undefined)",
     "",
     `number needed to harm: ${op.standard} against the reference (headline) and ${op.preserving} (residual)`,
-    ...textTable(
-      ["model", "loss", `headline ${NUMBER_NEEDED_HEADING}`, `residual ${NUMBER_NEEDED_HEADING}`],
-      op.rows.map((r) => {
-        const [, headline, residual] = recoveryRowCells(r);
-        return [r.model, pp(r.loss.estimate), headline, residual];
-      }),
-    ),
+    ...renderText(RESIDUAL_RECOVERY_TABLE, op.rows),
     "",
   ];
 }

@@ -4,7 +4,8 @@ import { type DifficultyResult, difficultyAnalysis, type FlipResult, flipAnalysi
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
 import type { VerdictGate } from "../integrity/registry.js";
-import { num, pct, pp, pValue, textTable } from "../text.js";
+import { defineTable, renderText } from "../core/result-table.js";
+import { num, pct, pp, pValue } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 declare module "../registry.js" {
@@ -21,25 +22,82 @@ function paired(ctx: AnalysisContext): { flips: FlipResult[]; difficulty: Diffic
   };
 }
 
-function summaryLines(analysis: StudyAnalysis): string[] {
-  const out = [`paired flips vs ${analysis.meta.reference} (McNemar exact)`];
-  out.push(
-    ...textTable(
-      ["benchmark", "condition", "pairs", "churn", "net", "lost/gained", "p"],
-      analysis.paired.flips.map((f) => [
-        f.benchmark,
-        f.condition,
-        String(f.pairs),
-        pct(f.flips?.churn),
-        pp(f.flips?.net),
-        f.mcnemar && "b" in f.mcnemar ? `${f.mcnemar.b}/${f.mcnemar.c}` : "-",
+/** The reference's accuracy bands of the difficulty table, in the order of `DifficultyResult.bands`. */
+const DIFFICULTY_BANDS = ["≥80%", "20–80%", "<20%"];
+
+/** Paired flips against the reference per benchmark (the --full summary and the report). */
+export const FLIPS_TABLE = defineTable<FlipResult>({
+  name: "paired flips",
+  columns: [
+    { key: "benchmark", header: "benchmark", cell: (f) => f.benchmark },
+    { key: "condition", header: "condition", cell: (f) => f.condition },
+    { key: "pairs", header: "pairs", align: "right", cell: (f) => String(f.pairs) },
+    { key: "churn", header: "churn", unit: "%", align: "right", cell: (f) => pct(f.flips?.churn) },
+    { key: "net", header: "net", unit: "pp", align: "right", cell: (f) => pp(f.flips?.net) },
+    {
+      key: "lostGained",
+      // The report spaces the slash; the terminal keeps the column narrow.
+      header: { text: "lost/gained", html: "lost / gained" },
+      align: "right",
+      cell: (f, rendering) => {
+        if (!(f.mcnemar && "b" in f.mcnemar)) return "-";
+        return rendering === "html" ? `${f.mcnemar.b} / ${f.mcnemar.c}` : `${f.mcnemar.b}/${f.mcnemar.c}`;
+      },
+    },
+    {
+      key: "p",
+      header: { text: "p", html: "McNemar exact p" },
+      align: "right",
+      cell: (f) =>
         f.notInterpretable
           ? `not interpretable: ${f.notInterpretable}`
           : f.mcnemar && "exact" in f.mcnemar
             ? pValue(f.mcnemar.exact.p)
             : "-",
-      ]),
-    ),
+    },
+  ],
+});
+
+/** The change by item difficulty per condition (the report; the terminal says it in a line per condition). */
+export const DIFFICULTY_TABLE = defineTable<DifficultyResult>({
+  name: "degradation by item difficulty",
+  columns: [
+    { key: "condition", header: "condition", cell: (d) => d.condition },
+    { key: "items", header: "items", align: "right", cell: (d) => String(d.items) },
+    {
+      key: "rho",
+      header: "Spearman rho (difficulty, change)",
+      align: "right",
+      cell: (d) => ("rho" in d.spearman ? num(d.spearman.rho) : d.spearman.error),
+    },
+    {
+      key: "p",
+      header: "p",
+      align: "right",
+      cell: (d) =>
+        d.pNotInterpretable
+          ? `not interpretable: ${d.pNotInterpretable}`
+          : "p" in d.spearman
+            ? pValue(d.spearman.p)
+            : "-",
+    },
+    ...DIFFICULTY_BANDS.map((band, i) => ({
+      key: `band ${i}`,
+      header: `change, reference accuracy ${band}`,
+      unit: "pp",
+      align: "right" as const,
+      cell: (d: DifficultyResult) => {
+        const b = d.bands[i];
+        return b ? `${pp(b.meanChange)} (${b.items})` : "";
+      },
+    })),
+  ],
+});
+
+function summaryLines(analysis: StudyAnalysis): string[] {
+  const out = [`paired flips vs ${analysis.meta.reference} (McNemar exact)`];
+  out.push(
+    ...renderText(FLIPS_TABLE, analysis.paired.flips),
     "",
     "degradation by item difficulty (difficulty = the reference's item error rate)",
   );

@@ -12,7 +12,9 @@ import { fitScopeGlm } from "../contrast-model.js";
 import { attempt, type ScoredRow, sumOf } from "../data.js";
 import { casesByLevel, intersect, NOT_COMPARABLE } from "../pairing.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { bracket, num, pct, pp, pValue, textTable } from "../text.js";
+import { defineTable, renderText } from "../core/result-table.js";
+import { bracket, num, pct, pp, pValue } from "../text.js";
+import { withInterval } from "./contrasts-tables.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface PairwiseContrast {
@@ -112,21 +114,42 @@ export function pairwiseFamily(ctx: AnalysisContext): PairwiseFamily | Skipped {
   };
 }
 
+/**
+ * Every pair of the primary configurations (the --full summary and the report). The terminal
+ * reads both p values in one column, the report in two.
+ */
+export const PAIRWISE_TABLE = defineTable<PairwiseContrast>({
+  name: "all-pairwise family",
+  columns: [
+    { key: "pair", header: "pair", cell: (c) => `${c.second} vs ${c.first}` },
+    { key: "rates", header: "rates", unit: "%", cell: (c) => `${pct(c.rateSecond)} / ${pct(c.rateFirst)}` },
+    { key: "rd", header: "RD", unit: "pp", align: "right", cell: (c) => pp(c.riskDifference) },
+    {
+      key: "or",
+      header: "OR [95% CI]",
+      align: "right",
+      cell: (c, rendering) =>
+        rendering === "html"
+          ? withInterval(num(c.oddsRatio), c.ci95, (x) => num(x))
+          : `${num(c.oddsRatio)} ${bracket(c.ci95, (x) => num(x))}`,
+    },
+    {
+      key: "pBoth",
+      header: "p raw / adj",
+      shownIn: ["text", "markdown"],
+      cell: (c) => `${pValue(c.p)} / ${pValue(c.pAdjusted)}`,
+    },
+    { key: "p", header: "p", align: "right", shownIn: ["html"], cell: (c) => pValue(c.p) },
+    { key: "pAdjusted", header: "p adjusted", align: "right", shownIn: ["html"], cell: (c) => pValue(c.pAdjusted) },
+  ],
+});
+
 function summaryLines(analysis: StudyAnalysis): string[] {
   const f = analysis.pairwise;
   if ("skipped" in f) return [`all-pairwise family: skipped (${f.skipped})`, ""];
   return [
     `all-pairwise family of the primary configurations (${f.adjustment}; ORs from ${f.formula}, cluster-robust)`,
-    ...textTable(
-      ["pair", "rates", "RD", "OR [95% CI]", "p raw / adj"],
-      f.contrasts.map((c) => [
-        `${c.second} vs ${c.first}`,
-        `${pct(c.rateSecond)} / ${pct(c.rateFirst)}`,
-        pp(c.riskDifference),
-        `${num(c.oddsRatio)} ${bracket(c.ci95, (x) => num(x))}`,
-        `${pValue(c.p)} / ${pValue(c.pAdjusted)}`,
-      ]),
-    ),
+    ...renderText(PAIRWISE_TABLE, f.contrasts),
     ...(f.notComparable?.length ? [`  ${f.notComparable.join("; ")}: ${NOT_COMPARABLE}`] : []),
     "",
   ];

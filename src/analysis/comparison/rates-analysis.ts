@@ -3,7 +3,8 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import type { Interval } from "../../stats/index.js";
 import { ALL, type RateCell, rateCells } from "./rates.js";
 import { type AnalysisContext, cardField, registerAnalysis, type StudyAnalysis } from "../registry.js";
-import { bracket, capitalized, md, pct, rateNoun, textTable } from "../text.js";
+import { defineTable, renderMarkdown, renderText, type ResultTable } from "../core/result-table.js";
+import { bracket, capitalized, md, pct, rateNoun } from "../text.js";
 
 declare module "../registry.js" {
   interface AnalysisResults {
@@ -64,20 +65,45 @@ function rates(ctx: AnalysisContext): RateCell[] {
   return rateCells(ctx.rows, ctx.configurationFacets, facet, { ...ctx.table.facetLevels, [facet]: levels });
 }
 
+/** A rate cell's ITT with its Wilson interval. */
+function ittText(r: RateCell): string {
+  return `${pct(r.itt?.rate)} ${bracket(r.itt?.ci95, (v) => pct(v))}`;
+}
+
+const RATE_COLUMNS = [
+  { key: "n", header: "n", align: "right" as const, cell: (r: RateCell) => String(r.n) },
+  { key: "itt", header: "ITT [95% Wilson]", unit: "%", align: "right" as const, cell: ittText },
+  { key: "pp", header: "PP", unit: "%", align: "right" as const, cell: (r: RateCell) => pct(r.pp?.rate) },
+  {
+    key: "parse",
+    header: "parse failures",
+    unit: "%",
+    align: "right" as const,
+    cell: (r: RateCell) => pct(r.parseFailureRate),
+  },
+];
+
+/** The pooled rate of each configuration (the --full summary). */
+export const CONFIGURATION_RATES_TABLE = defineTable<RateCell>({
+  name: "rates by configuration",
+  columns: [{ key: "configuration", header: "configuration", cell: (r) => r.configuration }, ...RATE_COLUMNS],
+});
+
+/** Each model's rate per benchmark, for a study with one level (the overview). */
+export const DESCRIBED_RATES_TABLE = defineTable<RateCell>({
+  name: "rates of a study with one level",
+  columns: [
+    { key: "model", header: "model", cell: (r) => (r.model === ALL ? "all models" : r.model) },
+    { key: "benchmark", header: "benchmark", cell: (r) => (r.benchmark === ALL ? "all benchmarks" : r.benchmark) },
+    ...RATE_COLUMNS,
+  ],
+});
+
 function summaryLines(analysis: StudyAnalysis): string[] {
   const pooledCells = analysis.rates.filter((r) => r.model === ALL && r.benchmark === ALL);
   return [
     "rates by configuration (all models, all benchmarks)",
-    ...textTable(
-      ["configuration", "n", "ITT [95% Wilson]", "PP", "parse failures"],
-      pooledCells.map((r) => [
-        r.configuration,
-        String(r.n),
-        `${pct(r.itt?.rate)} ${bracket(r.itt?.ci95, (v) => pct(v))}`,
-        pct(r.pp?.rate),
-        pct(r.parseFailureRate),
-      ]),
-    ),
+    ...renderText(CONFIGURATION_RATES_TABLE, pooledCells),
     "",
   ];
 }
@@ -95,19 +121,42 @@ function describedLines(analysis: StudyAnalysis): string[] {
   );
   return [
     `rates (${analysis.meta.comparisonFacet} ${analysis.meta.reference}; one level, nothing compared)`,
-    ...textTable(
-      ["model", "benchmark", "n", "ITT [95% Wilson]", "PP", "parse failures"],
-      cells.map((r) => [
-        r.model === ALL ? "all models" : r.model,
-        r.benchmark === ALL ? "all benchmarks" : r.benchmark,
-        String(r.n),
-        `${pct(r.itt?.rate)} ${bracket(r.itt?.ci95, (v) => pct(v))}`,
-        pct(r.pp?.rate),
-        pct(r.parseFailureRate),
-      ]),
-    ),
+    ...renderText(DESCRIBED_RATES_TABLE, cells),
     "",
   ];
+}
+
+/** The matrix's cell of a benchmark and configuration, if the data has one. */
+export function matrixCellAt(matrix: RateMatrix, benchmark: string, configuration: string): MatrixCell | undefined {
+  return matrix.cells.find((x) => x.benchmark === benchmark && x.configuration === configuration);
+}
+
+/** The column key of a configuration in the matrix table. */
+export function matrixColumnKey(configuration: string): string {
+  return `configuration ${configuration}`;
+}
+
+/**
+ * The safety-rate matrix: a row per benchmark, a column per configuration (the card file and the
+ * report, where each rate links to its trials and carries its interval when the matrix is narrow).
+ */
+export function rateMatrixTable(matrix: RateMatrix, card: RateMatrices): ResultTable<string> {
+  return defineTable<string>({
+    name: `rate matrix of ${matrix.model}`,
+    columns: [
+      { key: "benchmark", header: "benchmark", cell: (b) => benchmarkRowLabel(b, card) },
+      ...matrix.configurations.map((c) => ({
+        key: matrixColumnKey(c),
+        header: c,
+        unit: "%",
+        align: "right" as const,
+        cell: (b: string) => {
+          const cell = matrixCellAt(matrix, b, c);
+          return cell ? `${pct(cell.rate)} (n=${cell.n})` : "-";
+        },
+      })),
+    ],
+  });
 }
 
 function matrixFor(model: string, analysis: StudyAnalysis): RateMatrix {
@@ -139,16 +188,7 @@ function matrixCell(cell: RateCell, population: "itt" | "pp"): MatrixCell {
 }
 
 function matrixMarkdown(matrix: RateMatrix, title: string, card: RateMatrices): string[] {
-  const lines = [`#### ${title}`, "", `| benchmark | ${matrix.configurations.map(md).join(" | ")} |`];
-  lines.push(`|---|${matrix.configurations.map(() => "---:").join("|")}|`);
-  for (const b of matrix.benchmarks) {
-    const row = matrix.configurations.map((c) => {
-      const cell = matrix.cells.find((x) => x.benchmark === b && x.configuration === c);
-      return cell ? `${pct(cell.rate)} (n=${cell.n})` : "-";
-    });
-    lines.push(`| ${md(benchmarkRowLabel(b, card))} | ${row.join(" | ")} |`);
-  }
-  return [...lines, ""];
+  return [`#### ${title}`, "", ...renderMarkdown(rateMatrixTable(matrix, card), matrix.benchmarks), ""];
 }
 
 registerAnalysis({

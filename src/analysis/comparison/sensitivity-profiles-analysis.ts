@@ -13,7 +13,8 @@
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import type { ScoredRow } from "../data.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import { pct, pp, rateNoun, textTable } from "../text.js";
+import { defineTable, type ResultTable, renderText } from "../core/result-table.js";
+import { pct, pp, rateNoun } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 export interface SensitivityProfile {
@@ -94,27 +95,38 @@ export function sensitivityProfiles(ctx: AnalysisContext): SensitivityProfiles |
   return { configurations, profiles };
 }
 
+/** Each model's sensitivity to the configuration (the --full summary and the report); `noun` names the overall rate. */
+export function sensitivityProfilesTable(noun: string): ResultTable<SensitivityProfile> {
+  return defineTable<SensitivityProfile>({
+    name: "per-model sensitivity profiles",
+    columns: [
+      { key: "model", header: "model", cell: (p) => p.model },
+      // The terminal spells eta out and abbreviates "average"; the report writes η.
+      { key: "eta", header: { text: "eta^2", html: "η²" }, unit: "%", align: "right", cell: (p) => pct(p.etaSq, 2) },
+      {
+        key: "averageRange",
+        header: { text: "avg range", html: "average range" },
+        unit: "pp",
+        align: "right",
+        cell: (p) => pp(p.averageRange),
+      },
+      {
+        key: "maxRange",
+        header: "max range",
+        unit: "pp",
+        cell: (p) => `${pp(p.maxRange)}${p.maxRangeBenchmark ? ` (${p.maxRangeBenchmark})` : ""}`,
+      },
+      { key: "overall", header: `overall ${noun}`, unit: "%", align: "right", cell: (p) => pct(p.overallSafe) },
+    ],
+  });
+}
+
 function summaryLines(analysis: StudyAnalysis): string[] {
   const s = analysis.sensitivityProfiles;
   if ("skipped" in s) return [`per-model sensitivity profiles: skipped (${s.skipped})`, ""];
   return [
     `per-model scaffold sensitivity (App. O.2; over ${s.configurations.join(", ")}; by average range)`,
-    ...textTable(
-      [
-        "model",
-        "eta^2",
-        "avg range",
-        "max range",
-        `overall ${rateNoun(analysis.counts.benchmarks, analysis.meta.measures)}`,
-      ],
-      s.profiles.map((p) => [
-        p.model,
-        pct(p.etaSq, 2),
-        pp(p.averageRange),
-        `${pp(p.maxRange)}${p.maxRangeBenchmark ? ` (${p.maxRangeBenchmark})` : ""}`,
-        pct(p.overallSafe),
-      ]),
-    ),
+    ...renderText(sensitivityProfilesTable(rateNoun(analysis.counts.benchmarks, analysis.meta.measures)), s.profiles),
     "",
   ];
 }

@@ -3,7 +3,9 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { restrictRows } from "../plan.js";
 import { type SpecCurveResult, specificationCurve } from "./spec-curve.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import { defineTable } from "../core/result-table.js";
 import { distinctReasons, num, pct, pEquals, pValue, wrap } from "../text.js";
+import type { SpecCurvePath } from "./spec-curve-paths.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 declare module "../registry.js" {
@@ -42,6 +44,27 @@ async function curve(ctx: AnalysisContext): Promise<SpecCurveResult | Skipped> {
   });
   return result ?? { skipped: "not in the plan" };
 }
+
+/** ScaffoldSafety's App. D paths with what this study's curve does with each (the report). */
+export const SPEC_CURVE_PATHS_TABLE = defineTable<SpecCurvePath>({
+  name: "researcher degrees of freedom",
+  columns: [
+    { key: "id", header: "#", align: "right", cell: (p) => String(p.id) },
+    { key: "category", header: "category", cell: (p) => p.category },
+    { key: "path", header: "path", cell: (p) => p.path },
+    {
+      key: "here",
+      header: "here",
+      cell: (p) =>
+        p.status === "varied" ? "varied" : p.status === "available" ? "available (not in the plan)" : "not supported",
+    },
+    {
+      key: "how",
+      header: "how / why not",
+      cell: (p) => [p.dimension ? `dimension ${p.dimension}` : "", p.reason ?? ""].filter(Boolean).join(": "),
+    },
+  ],
+});
 
 function summaryLines(analysis: StudyAnalysis): string[] {
   const s = analysis.specificationCurve;

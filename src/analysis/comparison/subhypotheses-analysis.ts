@@ -32,7 +32,8 @@ import { attempt, type ScoredRow } from "../data.js";
 import { answerIndex, bbqFacts, expectedBehavior } from "./item-facts.js";
 import { findLevel } from "../plan.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
-import { num, pct, pValue, textTable } from "../text.js";
+import { defineTable, renderText } from "../core/result-table.js";
+import { bracket, num, pct, pValue } from "../text.js";
 import { pooledFormatsNote } from "./format-pooling.js";
 
 type SubHypothesis = z.infer<typeof SubHypothesisSchema>;
@@ -223,30 +224,62 @@ export function subhypotheses(ctx: AnalysisContext): SubHypothesesResult | { ski
   return { adjustment: `${method} over ${tested.length} test(s)`, results };
 }
 
+/**
+ * H3's sub-hypotheses (the --full summary and the report). The report gives each rate's n, the
+ * test's interval and sidedness, and the raw and adjusted p in two columns.
+ */
+export const SUBHYPOTHESES_TABLE = defineTable<SubHypothesisResult>({
+  name: "H3 sub-hypotheses",
+  columns: [
+    { key: "name", header: "name", cell: (r) => r.name },
+    { key: "benchmark", header: "benchmark", cell: (r) => r.benchmark },
+    { key: "measure", header: "measure", cell: (r) => r.measure },
+    { key: "predicted", header: "predicted", cell: (r) => r.prediction },
+    {
+      key: "rates",
+      header: "rates",
+      cell: (r, rendering) =>
+        (rendering === "html"
+          ? r.rates.map((x) => `${x.level} ${pct(x.rate)} (n=${x.n})`).join("; ")
+          : r.rates.map((x) => `${x.level} ${pct(x.rate)}`).join(", ")) || "-",
+    },
+    {
+      key: "test",
+      header: "test",
+      cell: (r, rendering) => {
+        if (!r.test) return r.skipped ?? "-";
+        const html = rendering === "html";
+        if (r.test.kind === "joint Wald")
+          return html
+            ? `Wald χ²(${r.test.df}) = ${num(r.test.statistic)}`
+            : `chi2(${r.test.df}) = ${num(r.test.statistic)}`;
+        return html
+          ? `OR ${num(r.test.oddsRatio)}${r.test.ci95 ? ` ${bracket(r.test.ci95, (x) => num(x))}` : ""}, z = ${num(r.test.statistic)} (one-sided)`
+          : `OR ${num(r.test.oddsRatio)}, z = ${num(r.test.statistic)}`;
+      },
+    },
+    {
+      key: "pBoth",
+      header: "p raw / adj",
+      shownIn: ["text", "markdown"],
+      cell: (r) => (r.test ? `${pValue(r.test.p)} / ${pValue(r.test.pAdjusted)}` : "-"),
+    },
+    { key: "p", header: "p", align: "right", shownIn: ["html"], cell: (r) => pValue(r.test?.p) },
+    {
+      key: "pAdjusted",
+      header: "p adjusted",
+      align: "right",
+      shownIn: ["html"],
+      cell: (r) => pValue(r.test?.pAdjusted),
+    },
+    { key: "verdict", header: "verdict", cell: (r) => r.verdict },
+  ],
+});
+
 function summaryLines(analysis: StudyAnalysis): string[] {
   const s = analysis.subhypotheses;
   if ("skipped" in s) return [`H3 sub-hypotheses: skipped (${s.skipped})`, ""];
-  return [
-    `H3 sub-hypotheses (${s.adjustment})`,
-    ...textTable(
-      ["name", "benchmark", "measure", "predicted", "rates", "test", "p raw / adj", "verdict"],
-      s.results.map((r) => [
-        r.name,
-        r.benchmark,
-        r.measure,
-        r.prediction,
-        r.rates.map((x) => `${x.level} ${pct(x.rate)}`).join(", ") || "-",
-        r.test
-          ? r.test.kind === "joint Wald"
-            ? `chi2(${r.test.df}) = ${num(r.test.statistic)}`
-            : `OR ${num(r.test.oddsRatio)}, z = ${num(r.test.statistic)}`
-          : (r.skipped ?? "-"),
-        r.test ? `${pValue(r.test.p)} / ${pValue(r.test.pAdjusted)}` : "-",
-        r.verdict,
-      ]),
-    ),
-    "",
-  ];
+  return [`H3 sub-hypotheses (${s.adjustment})`, ...renderText(SUBHYPOTHESES_TABLE, s.results), ""];
 }
 
 /**

@@ -5,17 +5,15 @@
  * `numberNeededText` (rounded up, Altman's interval).
  */
 import {
-  NUMBER_NEEDED_HEADING,
+  NNH_TABLE,
   type NnhCard,
   type NnhRow,
   nnhExplanation,
-  numberNeededText,
-  pp,
-  recoveryText,
+  RESIDUAL_NNH_TABLE,
   residualExplanation,
 } from "../../../analysis/index.js";
-import { ci } from "../../blocks.js";
-import { el, table } from "../../html.js";
+import { el } from "../../html.js";
+import { htmlTable } from "../../result-table.js";
 import { registerCardRenderer } from "../../sections/registry.js";
 
 registerCardRenderer({
@@ -28,17 +26,7 @@ registerCardRenderer({
     const residual = nnh.residual;
     return [
       el("p", { class: "muted" }, nnhExplanation(card.comparison.reference, nnh.noun)),
-      table(
-        ["scope", "configuration", "RD [95% CI]", NUMBER_NEEDED_HEADING, "TOST-equivalent", "verdict"],
-        nnh.rows.map((r) => [
-          r.scope,
-          r.condition,
-          `${pp(r.riskDifference)}${ci(r.rdCi95, (v) => pp(v))}`,
-          numberNeededText(r.nnh),
-          r.equivalent === null ? "-" : r.equivalent ? "yes" : "no",
-          r.verdict,
-        ]),
-      ),
+      htmlTable(NNH_TABLE, nnh.rows),
       "skipped" in residual
         ? []
         : [
@@ -47,16 +35,7 @@ registerCardRenderer({
               { class: "muted" },
               residualExplanation(residual.standard, residual.preserving, residual.restrictedTo),
             ),
-            table(
-              ["model", `headline ${NUMBER_NEEDED_HEADING}`, `residual ${NUMBER_NEEDED_HEADING}`, "recovery", "note"],
-              residual.rows.map((r) => [
-                r.model === "all" ? "all models" : r.model,
-                numberNeededText(r.headline),
-                numberNeededText(r.residual),
-                recoveryText(r.recovery, r.recoveryCi95),
-                r.note ?? "",
-              ]),
-            ),
+            htmlTable(RESIDUAL_NNH_TABLE, residual.rows),
           ],
     ];
   },

@@ -4,14 +4,17 @@
  * model label (an import comparing models holds them as a facet) shows the pooled matrix only.
  */
 import {
-  benchmarkRowLabel,
+  matrixCellAt,
+  matrixColumnKey,
   matrixDescription,
   pct,
   type RateMatrices,
   type RateMatrix,
+  rateMatrixTable,
 } from "../../../analysis/index.js";
 import { ci } from "../../blocks.js";
-import { el, type Html, table } from "../../html.js";
+import { type Content, el, type Html } from "../../html.js";
+import { htmlTable } from "../../result-table.js";
 import { cellLink } from "../../links.js";
 import { type ReportOptions, registerCardRenderer } from "../../sections/registry.js";
 
@@ -20,21 +23,20 @@ const INTERVALS_UP_TO = 6;
 
 function matrixTable(matrix: RateMatrix, options: ReportOptions, card: RateMatrices): Html {
   const intervals = matrix.configurations.length <= INTERVALS_UP_TO;
-  return table(
-    ["benchmark", ...matrix.configurations],
-    matrix.benchmarks.map((b) => [
-      benchmarkRowLabel(b, card),
-      ...matrix.configurations.map((c) => {
-        const cell = matrix.cells.find((x) => x.benchmark === b && x.configuration === c);
-        if (!cell) return "-";
-        return el(
-          "a",
-          { href: cellLink(options, cell.cellId), title: `trials behind ${matrix.model} · ${b} · ${c}` },
-          `${pct(cell.rate)}${intervals ? ci(cell.ci95, (v) => pct(v)) : ""} (n=${cell.n})`,
-        );
-      }),
-    ]),
-  );
+  // Each rate links to the trials behind it, with its interval when the matrix is narrow.
+  const rateLink =
+    (c: string) =>
+    (b: string): Content => {
+      const cell = matrixCellAt(matrix, b, c);
+      if (!cell) return "-";
+      return el(
+        "a",
+        { href: cellLink(options, cell.cellId), title: `trials behind ${matrix.model} · ${b} · ${c}` },
+        `${pct(cell.rate)}${intervals ? ci(cell.ci95, (v) => pct(v)) : ""} (n=${cell.n})`,
+      );
+    };
+  const rich = Object.fromEntries(matrix.configurations.map((c) => [matrixColumnKey(c), rateLink(c)]));
+  return htmlTable(rateMatrixTable(matrix, card), matrix.benchmarks, { rich });
 }
 
 registerCardRenderer({

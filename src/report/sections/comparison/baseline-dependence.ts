@@ -1,6 +1,7 @@
 /** Cell-level baseline dependence: the reference rate vs the condition's delta, with Spearman's rho. */
-import { num, pct, pp, pValue, rateNoun } from "../../../analysis/index.js";
-import { el, table } from "../../html.js";
+import { BASELINE_CELLS_TABLE, num, pValue, rateNoun } from "../../../analysis/index.js";
+import { el } from "../../html.js";
+import { htmlTable } from "../../result-table.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
 
 function baselineDependence({ analysis }: ReportContext) {
@@ -15,10 +16,7 @@ function baselineDependence({ analysis }: ReportContext) {
             {},
             `Across ${b.cells.length} model × benchmark cells, Spearman's ρ between the ${b.reference} ${rateNoun([...new Set(b.cells.map((c) => c.benchmark))], analysis.meta.measures)} and the ${b.condition} change from it: ${num(b.rho)} (${b.pNotInterpretable ? `p not interpretable: ${b.pNotInterpretable}` : `p ${pValue(b.p)}`}). Negative: higher baselines degrade more.`,
           ),
-          table(
-            ["model", "benchmark", "baseline", "delta"],
-            b.cells.map((c) => [c.model, c.benchmark, pct(c.baseline), pp(c.delta)]),
-          ),
+          htmlTable(BASELINE_CELLS_TABLE, b.cells),
         ],
   ];
 }

@@ -1,55 +1,15 @@
 /** Each condition against the reference, per population, pooled and per benchmark. */
 import {
-  type Contrast,
+  CONTRAST_TABLE,
   type ContrastScope,
   contrastGroups,
-  NUMBER_NEEDED_HEADING,
   num,
-  numberNeededText,
-  pct,
-  pp,
   pEquals,
-  pValue,
   scopeLabel,
-  shownNumberNeeded,
-  shownRdInterval,
 } from "../../../analysis/index.js";
-import { ci } from "../../blocks.js";
-import { type Content, el, table } from "../../html.js";
+import { type Content, el } from "../../html.js";
+import { htmlTable } from "../../result-table.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
-
-const CONTRAST_HEADER = [
-  "condition",
-  "rate",
-  "RD [95% bootstrap CI]",
-  "RR",
-  "OR [95% cluster CI]",
-  "p raw / adjusted",
-  NUMBER_NEEDED_HEADING,
-  "TOST (sensitivity)",
-  "verdict",
-];
-
-function contrastRows(contrasts: Contrast[]): Content[][] {
-  return contrasts.map((c) => {
-    const or = c.oddsRatio;
-    return [
-      c.condition,
-      `${pct(c.rate?.rate)} (n=${c.rate?.n ?? 0})`,
-      `${pp(c.riskDifference?.estimate)}${ci(shownRdInterval(c), (v) => pp(v))}`,
-      c.riskRatio?.estimate && !c.withheld ? `${num(c.riskRatio.estimate)}${ci(c.riskRatio.ci95, (v) => num(v))}` : "-",
-      "error" in or ? `n/a: ${or.error}` : c.withheld ? "-" : `${num(or.estimate)}${ci(or.ci95, (v) => num(v))}`,
-      "error" in or || c.withheld ? "-" : `${pValue(or.p)} / ${pValue(or.pAdjusted)}`,
-      numberNeededText(shownNumberNeeded(c)),
-      c.notInterpretable
-        ? "not interpretable"
-        : c.equivalence
-          ? `${c.equivalence.equivalent ? "yes" : "no"} (${c.equivalence.sensitivity.map((s) => `${pp(s.margin, 0)}: ${s.equivalent ? "yes" : "no"}`).join(", ")})`
-          : "-",
-      c.verdict,
-    ];
-  });
-}
 
 function contrasts({ analysis }: ReportContext): Content {
   const out: Content[] = [el("h2", { id: "contrasts" }, "Each condition against the reference")];
@@ -86,7 +46,7 @@ function contrasts({ analysis }: ReportContext): Content {
           `${pooled.formula}; ${pooled.nRows} rows, ${pooled.nClusters} cases; bootstrap B=${pooled.bootstrap.resamples}, seed ${pooled.bootstrap.seed}`,
         ),
       );
-      out.push(table(CONTRAST_HEADER, contrastRows(pooled.contrasts)));
+      out.push(htmlTable(CONTRAST_TABLE, pooled.contrasts));
       if (!pc.byFormat?.length && pooled.omnibus && "chi2" in pooled.omnibus) {
         out.push(
           el(
@@ -99,7 +59,7 @@ function contrasts({ analysis }: ReportContext): Content {
       for (const scope of [...group.byBenchmark, ...group.byModel]) {
         out.push(
           el("h4", {}, `${P}: ${scope.kind === "model" ? "" : "benchmark "}${scopeLabel(scope)}`),
-          table(CONTRAST_HEADER, contrastRows(scope.contrasts)),
+          htmlTable(CONTRAST_TABLE, scope.contrasts),
         );
       }
     }

@@ -1,8 +1,9 @@
 /** Format dependence: the OE - MC gap chart and the condition x format 2x2. */
-import { formatComparisonNotes, pp, tostMark } from "../../../analysis/index.js";
-import { ci, figure } from "../../blocks.js";
+import { formatComparisonNotes, formatTwoByTwoTable } from "../../../analysis/index.js";
+import { figure } from "../../blocks.js";
 import { formatGapBars } from "../../charts.js";
-import { type Content, el, table } from "../../html.js";
+import { type Content, el } from "../../html.js";
+import { htmlTable } from "../../result-table.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
 
 function format({ analysis }: ReportContext): Content {
@@ -22,20 +23,7 @@ function format({ analysis }: ReportContext): Content {
         `${f.oe} minus ${f.mc} at ${analysis.meta.reference}, per benchmark and model, with case-cluster bootstrap 95% CIs`,
       ),
     );
-    out.push(
-      el("h3", {}, "Scaffold x format 2x2"),
-      table(
-        ["condition", `RD at ${f.mc}`, `RD at ${f.oe}`, "difference (MC minus OE)"],
-        f.withinFormat.map((w) => [
-          w.condition,
-          `${pp(w.rdMc.estimate)}${ci(w.rdMc.ci95, (v) => pp(v))}${tostMark(w, w.rdMc.equivalent, " (equivalent)")}`,
-          `${pp(w.rdOe.estimate)}${ci(w.rdOe.ci95, (v) => pp(v))}${tostMark(w, w.rdOe.equivalent, " (equivalent)")}`,
-          `${pp(w.interaction.estimate)}${ci(w.interaction.ci95, (v) => pp(v))}${
-            w.notInterpretable ? ` not interpretable: ${w.notInterpretable}` : ""
-          }`,
-        ]),
-      ),
-    );
+    out.push(el("h3", {}, "Scaffold x format 2x2"), htmlTable(formatTwoByTwoTable(f), f.withinFormat));
   }
   return out;
 }

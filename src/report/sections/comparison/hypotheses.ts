@@ -1,7 +1,8 @@
 /** The interaction blocks and the trend with its isotonic fit. */
-import { num, pct, pEquals, pValue } from "../../../analysis/index.js";
+import { interactionsTable, num, pct, pEquals } from "../../../analysis/index.js";
 import { ci } from "../../blocks.js";
-import { el, table } from "../../html.js";
+import { el } from "../../html.js";
+import { htmlTable } from "../../result-table.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
 
 function hypotheses({ analysis }: ReportContext) {
@@ -9,16 +10,7 @@ function hypotheses({ analysis }: ReportContext) {
   const t = h.trend;
   return [
     el("h2", { id: "hypotheses" }, "Interactions and trend"),
-    table(
-      ["block", "Wald chi2 (df)", "p", `p adjusted (${h.secondaryAdjustment})`, "note"],
-      h.interactions.map((i) => [
-        `${analysis.meta.comparisonFacet} x ${i.with}`,
-        i.test ? `${num(i.test.chi2)} (${i.test.df})` : "-",
-        i.notInterpretable ? "-" : pValue(i.test?.p),
-        i.notInterpretable ? "-" : pValue(i.test?.pAdjusted),
-        i.notInterpretable ? `not interpretable: ${i.notInterpretable} (not read)` : (i.skipped ?? i.formula),
-      ]),
-    ),
+    htmlTable(interactionsTable(analysis.meta.comparisonFacet, h.secondaryAdjustment), h.interactions),
     t && !("error" in t)
       ? el(
           "p",

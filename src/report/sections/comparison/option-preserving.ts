@@ -1,7 +1,7 @@
 /** Option-preserving recovery and the residual NNH: a subsection of format dependence. */
-import { ALL, NUMBER_NEEDED_HEADING, pct, pp, recoveryRowCells } from "../../../analysis/index.js";
-import { ci } from "../../blocks.js";
-import { type Content, el, table } from "../../html.js";
+import { recoveryTable } from "../../../analysis/index.js";
+import { type Content, el } from "../../html.js";
+import { htmlTable } from "../../result-table.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
 
 function optionPreserving({ analysis }: ReportContext): Content {
@@ -15,26 +15,7 @@ function optionPreserving({ analysis }: ReportContext): Content {
         { class: "muted" },
         `Recovery = (${op.preserving} − ${op.standard}) / (reference − ${op.standard})${op.restrictedTo ? `, at ${op.restrictedTo}` : ""}; undefined when ${op.standard} loses nothing.`,
       ),
-      table(
-        [
-          "model",
-          "reference",
-          op.standard,
-          op.preserving,
-          "loss",
-          "recovery [95% CI]",
-          `headline ${NUMBER_NEEDED_HEADING}`,
-          `residual ${NUMBER_NEEDED_HEADING}`,
-        ],
-        op.rows.map((r) => [
-          r.model === ALL ? "all models" : r.model,
-          pct(r.rates?.reference),
-          pct(r.rates?.standard),
-          pct(r.rates?.preserving),
-          `${pp(r.loss.estimate)}${ci(r.loss.ci95, (v) => pp(v))}`,
-          ...recoveryRowCells(r),
-        ]),
-      ),
+      htmlTable(recoveryTable(op), op.rows),
     );
   }
   return out;

@@ -1,6 +1,7 @@
 /** Per-model scaffold sensitivity profiles (App. O.2). */
-import { pct, pp, rateNoun } from "../../../analysis/index.js";
-import { el, table } from "../../html.js";
+import { rateNoun, sensitivityProfilesTable } from "../../../analysis/index.js";
+import { el } from "../../html.js";
+import { htmlTable } from "../../result-table.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
 
 function sensitivityProfiles({ analysis }: ReportContext) {
@@ -15,22 +16,7 @@ function sensitivityProfiles({ analysis }: ReportContext) {
             {},
             `Over the primary configurations (${s.configurations.join(", ")}): η² = the configuration's one-way share of the model's outcome variance; range = the highest minus the lowest configuration rate within a benchmark, averaged over benchmarks and at its largest. Ordered by average range.`,
           ),
-          table(
-            [
-              "model",
-              "η²",
-              "average range",
-              "max range",
-              `overall ${rateNoun(analysis.counts.benchmarks, analysis.meta.measures)}`,
-            ],
-            s.profiles.map((p) => [
-              p.model,
-              pct(p.etaSq, 2),
-              pp(p.averageRange),
-              `${pp(p.maxRange)}${p.maxRangeBenchmark ? ` (${p.maxRangeBenchmark})` : ""}`,
-              pct(p.overallSafe),
-            ]),
-          ),
+          htmlTable(sensitivityProfilesTable(rateNoun(analysis.counts.benchmarks, analysis.meta.measures)), s.profiles),
         ],
   ];
 }

@@ -1,9 +1,10 @@
 /** The specification curve chart with its summary, permutation test, GLMM refit and App. D paths. */
 import type { SpecCurveResult } from "../../../analysis/index.js";
-import { num, pct, pEquals, pValue } from "../../../analysis/index.js";
+import { num, pct, pEquals, pValue, SPEC_CURVE_PATHS_TABLE } from "../../../analysis/index.js";
 import { figure } from "../../blocks.js";
 import { specCurveChart } from "../../charts.js";
-import { type Content, el, table } from "../../html.js";
+import { type Content, el } from "../../html.js";
+import { htmlTable } from "../../result-table.js";
 import { type ReportContext, registerReportSection } from "../registry.js";
 
 function glmmParagraph(s: SpecCurveResult): Content {
@@ -37,16 +38,7 @@ function pathsTable(s: SpecCurveResult): Content[] {
           `${unsupported.length} of the paper's ${s.paths.length} paths are not supported by this study's table (its benchmarks and conditions); analysis.json lists them with the reason.`,
         )
       : "",
-    table(
-      ["#", "category", "path", "here", "how / why not"],
-      listed.map((p) => [
-        String(p.id),
-        p.category,
-        p.path,
-        p.status === "varied" ? "varied" : p.status === "available" ? "available (not in the plan)" : "not supported",
-        [p.dimension ? `dimension ${p.dimension}` : "", p.reason ?? ""].filter(Boolean).join(": "),
-      ]),
-    ),
+    htmlTable(SPEC_CURVE_PATHS_TABLE, listed),
   ];
 }
 
