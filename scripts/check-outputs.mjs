@@ -28,7 +28,7 @@
  * - the clock readings listed in VOLATILE below (found by diffing two runs): each one's value in
  *   analysis.json becomes <NAME> wherever that exact value appears in the study's saved files
  *   (analysis.json, the cards, the overview), so a card that prints the analysis time reads the same;
- * - the run id (runIdPlace: it depends on where the checkout is) becomes <runId>;
+ * - the run id and manifest hash (checkoutPlaces: they depend on where the checkout is);
  * - measured wall time, the one output that is not seeded: an agent trial's working seconds are
  *   its wall time (sandboxed tool runs included), so each `"workingSeconds": {...}` estimate in
  *   the study's JSON files becomes "<wall time>", and, in an analysis.json that holds one, the
@@ -178,12 +178,14 @@ export function volatileValues(analysisText) {
 }
 
 /**
- * The run id, as <runId>: it hashes the item manifest, which holds an agent item's attachment by
- * its absolute path, so the same study run from two checkouts gets two run ids.
+ * The run id and the manifest hash, as <runId> and <manifestHash>: the manifest holds an agent
+ * item's attachment by its absolute path, so the same study run from two checkouts gets two of each.
  */
-export function runIdPlace(analysisText) {
-  const match = /"runId": "([^"]+)"/.exec(analysisText);
-  return match ? [[match[1], "<runId>"]] : [];
+export function checkoutPlaces(analysisText) {
+  return ["runId", "manifestHash"].flatMap((field) => {
+    const match = new RegExp(`"${field}": "([^"]+)"`).exec(analysisText);
+    return match ? [[match[1], `<${field}>`]] : [];
+  });
 }
 
 function runCli(cli, root, args) {
@@ -248,7 +250,7 @@ function produce(root, out, log) {
       const analysisFile = join(study, "analysis.json");
       if (existsSync(analysisFile)) {
         const analysisText = readFileSync(analysisFile, "utf8");
-        places.push(...volatileValues(analysisText), ...runIdPlace(analysisText));
+        places.push(...volatileValues(analysisText), ...checkoutPlaces(analysisText));
       }
       const analyzeText = `exit ${analyze.code}\n--- stdout\n${analyze.stdout}--- stderr\n${analyze.stderr}`;
       write(join(out, name, "analyze.txt"), normalise(analyzeText, places));
