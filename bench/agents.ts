@@ -7,7 +7,7 @@
  *   npm run bench:agents
  */
 import { performance } from "node:perf_hooks";
-import type { AgentFacts } from "../src/analysis/agent-facts.js";
+import type { AgentFacts } from "../src/analysis/core/agent-facts.js";
 import { sliceLevelEstimates } from "../src/analysis/agents/estimates.js";
 import { scaffoldModelGlmm } from "../src/analysis/agents/glmm.js";
 import { agentUnits, sliceUnits } from "../src/analysis/agents/units.js";

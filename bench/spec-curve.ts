@@ -10,8 +10,8 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadavg } from "node:os";
 import { analyzeStudy, normalizePlan, resolvePlan, restrictRows, specificationCurve } from "../src/analysis/index.js";
-import type { AnalysisRow, AnalysisTable } from "../src/analysis/table.js";
-import { clusterKey, readTidyTable } from "../src/analysis/table.js";
+import type { AnalysisRow, AnalysisTable } from "../src/analysis/core/table.js";
+import { clusterKey, readTidyTable } from "../src/analysis/core/table.js";
 import { RandomStream } from "../src/stats/index.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");

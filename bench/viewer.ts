@@ -188,7 +188,7 @@ async function reportPart(): Promise<void> {
 
 /** Part 2's report in process: the stored analysis (rows hash), then the report and its pages. */
 async function reportChild(dir: string): Promise<void> {
-  const { storedAnalysis } = await import("../src/analysis/record.js");
+  const { storedAnalysis } = await import("../src/analysis/core/record.js");
   const { writeReport } = await import("../src/report/index.js");
   const { openStore } = await import("../src/run/store/open.js");
   const { REPORT_CACHE_KIB } = await import("../src/cli/commands/report.js");

@@ -103,6 +103,14 @@ export const STAGED_AREAS: readonly StagedArea[] = [
     files: ["index.ts"],
     folders: ["prepare", "plan", "execute", "score", "sequential", "export", "store"],
   },
+  // The analysis layer: its shared core, the analyses every study runs, the integrity gate, the
+  // condition analyses the comparison and the grid share, the across-studies commands, and one
+  // folder per study kind; all-analyses.ts is the registry index, index.ts the public barrel.
+  {
+    area: "analysis",
+    files: ["index.ts", "all-analyses.ts"],
+    folders: ["core", "every-study", "integrity", "conditions", "across-studies", ...STUDY_KINDS],
+  },
 ];
 
 export interface LayerViolation {

@@ -63,7 +63,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "contrast-row-resampling",
     description: "the analysis contrast bootstrap resamples rows instead of case clusters",
-    file: "src/analysis/contrast-model.ts",
+    file: "src/analysis/core/contrast-model.ts",
     find: "cluster: scored.map((s) => s.row.cluster),",
     replace: "cluster: scored.map((_s, i) => String(i)),",
     tests: [CLUSTER_TEST],
@@ -71,7 +71,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "format-row-resampling",
     description: "the format-gap / recovery bootstrap resamples rows instead of case clusters",
-    file: "src/analysis/comparison/format.ts",
+    file: "src/analysis/conditions/format.ts",
     find: "cluster: kept.map((s) => s.row.cluster),",
     replace: "cluster: kept.map((_s, i) => String(i)),",
     tests: [CLUSTER_TEST],
@@ -143,7 +143,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "flip-pairs-off-by-one",
     description: "the analysis drops the first matched pair before counting flips",
-    file: "src/analysis/comparison/paired.ts",
+    file: "src/analysis/conditions/paired.ts",
     find: "const table = pairedTableFromOutcomes(a, b);",
     replace: "const table = pairedTableFromOutcomes(a.slice(1), b.slice(1));",
     tests: [CLUSTER_TEST],
@@ -175,7 +175,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "recovery-wrong-numerator",
     description: "recovery % measured from the reference instead of from the standard variant",
-    file: "src/analysis/comparison/format.ts",
+    file: "src/analysis/conditions/format.ts",
     find: "loss > 0 ? (pPres - pStd) / loss : Number.NaN",
     replace: "loss > 0 ? (pRef - pPres) / loss : Number.NaN",
     tests: [CLUSTER_TEST],
@@ -183,7 +183,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "reference-rate-wald-ci",
     description: "the contrast's reference rate gets a Wald instead of a Wilson interval",
-    file: "src/analysis/contrast-model.ts",
+    file: "src/analysis/core/contrast-model.ts",
     find: 'ci95: proportionCi(successes, n, 0.05, "wilson")',
     replace: 'ci95: proportionCi(successes, n, 0.05, "wald")',
     tests: [CLUSTER_TEST],
@@ -191,7 +191,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "itt-parse-failure-safe",
     description: "intention-to-treat scores a parse failure as safe (1) instead of unsafe (0)",
-    file: "src/analysis/data.ts",
+    file: "src/analysis/core/data.ts",
     find: 'if (row.parseFailed) return population === "itt" ? 0 : null;',
     replace: 'if (row.parseFailed) return population === "itt" ? 1 : null;',
     tests: ["tests/analysis/populations.test.ts"],
@@ -268,7 +268,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "gate-contrast-ignores-reference",
     description: "a failing reference cell no longer downgrades the contrasts that use it",
-    file: "src/analysis/comparison/contrasts-analysis.ts",
+    file: "src/analysis/conditions/contrasts-analysis.ts",
     find: "gate.cellFailure(benchmark, [contrast.condition, gate.reference])",
     replace: "gate.cellFailure(benchmark, [contrast.condition])",
     tests: [INTEGRITY_TEST],
@@ -276,7 +276,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "gate-flips-ignore-reference",
     description: "a failing reference cell no longer downgrades the paired flips that use it",
-    file: "src/analysis/comparison/paired-analysis.ts",
+    file: "src/analysis/conditions/paired-analysis.ts",
     find: "gate.cellFailure(benchmark, [flip.condition, gate.reference])",
     replace: "gate.cellFailure(benchmark, [flip.condition])",
     tests: [INTEGRITY_TEST],
@@ -300,7 +300,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "within-format-tost-95",
     description: "the within-format TOST judges equivalence on the 95% instead of the 90% interval",
-    file: "src/analysis/comparison/format.ts",
+    file: "src/analysis/conditions/format.ts",
     find: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha)",
     replace: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha / 2)",
     tests: [FORMAT_TOST_TEST],
@@ -308,7 +308,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "within-format-tost-80",
     description: "the within-format TOST judges equivalence on the 80% instead of the 90% interval",
-    file: "src/analysis/comparison/format.ts",
+    file: "src/analysis/conditions/format.ts",
     find: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha)",
     replace: "tostFromBootstrap(result.replicates[k], plan.equivalence.margin, plan.equivalence.alpha * 2)",
     tests: [FORMAT_TOST_TEST],
@@ -405,7 +405,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "contrast-pairs-union",
     description: "a contrast pairs the union of the two sides' cases instead of the cases both share",
-    file: "src/analysis/contrast-model.ts",
+    file: "src/analysis/core/contrast-model.ts",
     find: "const shared = intersect(design.get(setup.reference) ?? empty, design.get(condition) ?? empty);",
     replace:
       "const shared = new Set([...(design.get(setup.reference) ?? empty), ...(design.get(condition) ?? empty)]);",
@@ -440,7 +440,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "families-primary-not-restricted",
     description: "with study families, the main analysis reads every row instead of the primary family's",
-    file: "src/analysis/families.ts",
+    file: "src/analysis/core/families.ts",
     find: "const rows = familyRows(primary, table.rows);",
     replace: "const rows = table.rows;",
     tests: ["tests/analysis/families.test.ts"],

@@ -142,21 +142,21 @@ describe("check-layers", () => {
 
   it("keeps each study kind to itself and the core: kinds do not import each other, the core imports no kind", () => {
     const src = tree({
-      "analysis/table.ts": "export const table = 1;\n",
-      "analysis/registry.ts": 'import { table } from "./table.js";\nexport const registry = table;\n',
+      "analysis/core/table.ts": "export const table = 1;\n",
+      "analysis/core/registry.ts": 'import { table } from "./table.js";\nexport const registry = table;\n',
       "analysis/integrity/gate.ts": 'import type { G } from "../grid/cells.js";\nexport type Gate = G;\n',
       "analysis/grid/cells.ts":
-        'import { table } from "../table.js";\nexport type G = 1;\nexport const cells = table;\n',
+        'import { table } from "../core/table.js";\nexport type G = 1;\nexport const cells = table;\n',
       "analysis/grid/grid-analysis.ts":
-        'import { registry } from "../registry.js";\nimport { cells } from "./cells.js";\nimport { rates } from "../comparison/rates.js";\nexport const g = [registry, cells, rates];\n',
-      "analysis/comparison/rates.ts": 'import { table } from "../table.js";\nexport const rates = table;\n',
+        'import { registry } from "../core/registry.js";\nimport { cells } from "./cells.js";\nimport { rates } from "../comparison/rates.js";\nexport const g = [registry, cells, rates];\n',
+      "analysis/comparison/rates.ts": 'import { table } from "../core/table.js";\nexport const rates = table;\n',
       "analysis/audit/audit-analysis.ts": 'export const later = () => import("../agents/units.js");\n',
       "analysis/agents/units.ts": "export const units = 1;\n",
       "analysis/all-analyses.ts":
         'import "./grid/grid-analysis.js";\nimport "./comparison/rates.js";\nimport "./audit/audit-analysis.js";\n',
       "analysis/index.ts": 'export * from "./all-analyses.js";\nexport * from "./grid/cells.js";\n',
-      "analysis/study.ts":
-        'import "./all-analyses.js";\nimport { rates } from "./comparison/rates.js";\nexport const s = rates;\n',
+      "analysis/core/study.ts":
+        'import "../all-analyses.js";\nimport { rates } from "../comparison/rates.js";\nexport const s = rates;\n',
       "report/sections/index.ts": 'import "./grid/grid.js";\n',
       "report/sections/registry.ts": "export const sections = 1;\n",
       "report/sections/grid/grid.ts":
@@ -173,9 +173,9 @@ describe("check-layers", () => {
     made.push(src);
     assert.deepEqual(checkLayers(src).map(formatViolation), [
       'src/analysis/audit/audit-analysis.ts:1: import "../agents/units.js": study kind audit may not import study kind agents (analysis/agents/); move what both need to the core',
+      'src/analysis/core/study.ts:2: import "../comparison/rates.js": the analysis core may not import its study-kind folder comparison/ (only all-analyses.ts, index.ts list every kind)',
       'src/analysis/grid/grid-analysis.ts:3: import "../comparison/rates.js": study kind grid may not import study kind comparison (analysis/comparison/); move what both need to the core',
       'src/analysis/integrity/gate.ts:1: import "../grid/cells.js": the analysis core may not import its study-kind folder grid/ (only all-analyses.ts, index.ts list every kind)',
-      'src/analysis/study.ts:2: import "./comparison/rates.js": the analysis core may not import its study-kind folder comparison/ (only all-analyses.ts, index.ts list every kind)',
       'src/contracts/analysis/fields.ts:1: import "./grid.js": the contracts/analysis core may not import its study-kind file grid.ts (no file of it lists every kind)',
       'src/contracts/analysis/grid.ts:1: import "./audit.js": study kind grid may not import study kind audit (contracts/analysis/audit.ts); move what both need to the core',
       'src/report/sections/grid/grid.ts:3: import "../../../analysis/audit/audit-analysis.js": study kind grid may not import study kind audit (analysis/audit/); move what both need to the core',

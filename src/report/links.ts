@@ -15,7 +15,7 @@ export function trialLink(options: ReportOptions, trialId: string): string {
   return anchorLink(options, trialAnchor(trialId));
 }
 
-/** The link to the trials behind a cell (its cell id, `analysis/comparison/rates.ts` cellId). */
+/** The link to the trials behind a cell (its cell id, `analysis/every-study/rates.ts` cellId). */
 export function cellLink(options: Pick<ReportOptions, "trialsHref" | "pageOf">, cellId: string): string {
   return anchorLink(options, cellId);
 }

@@ -6,7 +6,7 @@
  * come from the run's (model, benchmark, condition) groups (a handful of rows however many trials),
  * their positions from the groups' counts, and the trials themselves are read in page order from
  * the store (each cell's trials by id, ORDER BY in SQL, keyset pages), one page of trials and its
- * calls at a time. Anchors: `t-<trial id>` per trial and the rate cells' ids (analysis/comparison/rates.ts cellId), so
+ * calls at a time. Anchors: `t-<trial id>` per trial and the rate cells' ids (analysis/every-study/rates.ts cellId), so
  * the report links straight to a cell. Everything model-written is escaped.
  */
 import { visibleText } from "../core/visible-text.js";
@@ -31,7 +31,7 @@ export const TRIALS_PER_PAGE = 500;
 
 /** A fine cell (model x benchmark x configuration) of the trials pages. */
 export interface TrialCell extends CellTrials {
-  /** Its id (analysis/comparison/rates.ts cellId): the anchor of its section on each page that holds its trials. */
+  /** Its id (analysis/every-study/rates.ts cellId): the anchor of its section on each page that holds its trials. */
   id: string;
   configuration: string;
   /** The run's conditions whose trials fall in this cell. */

@@ -2,7 +2,7 @@
  * Constructed agent studies: analysis rows with an agent block (tool calls, tokens, cost, flags)
  * and GAIA-like item metadata (level, attachment), for the agent analyses' tests.
  */
-import type { AgentFacts } from "../../src/analysis/agent-facts.js";
+import type { AgentFacts } from "../../src/analysis/core/agent-facts.js";
 import { type AnalysisRow, type AnalysisTable, clusterKey, type ItemFacts } from "../../src/analysis/index.js";
 import type { AgentUnit } from "../../src/analysis/agents/units.js";
 import { seededRandom } from "../../src/stats/index.js";

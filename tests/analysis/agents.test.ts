@@ -16,7 +16,7 @@ import {
   frontierText,
   NO_PRICES,
 } from "../../src/analysis/agents/agents-analysis.js";
-import { type PresentedAnalysis, registeredAnalyses } from "../../src/analysis/registry.js";
+import { type PresentedAnalysis, registeredAnalyses } from "../../src/analysis/core/registry.js";
 import { dodReading, sliceLevelEstimates } from "../../src/analysis/agents/estimates.js";
 import { scaffoldModelGlmm } from "../../src/analysis/agents/glmm.js";
 import { cellOutcomes } from "../../src/analysis/agents/outcomes.js";

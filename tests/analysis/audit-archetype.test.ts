@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
-import { studyAuditFacts } from "../../src/analysis/audit-facts.js";
+import { studyAuditFacts } from "../../src/analysis/core/audit-facts.js";
 import { loadSpec } from "../../src/core/spec-loader.js";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";

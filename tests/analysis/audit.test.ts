@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type AuditResult, perturbationAudit } from "../../src/analysis/audit/audit-analysis.js";
 import { auditMarkdown, auditSummaryLines } from "../../src/analysis/audit/gate-report.js";
-import { normalizePlan, parsePlan } from "../../src/analysis/plan.js";
-import type { AnalysisContext } from "../../src/analysis/registry.js";
+import { normalizePlan, parsePlan } from "../../src/analysis/core/plan.js";
+import type { AnalysisContext } from "../../src/analysis/core/registry.js";
 import { build, ITEMS } from "../helpers/audit-rows.js";
 
 function runAudit(

@@ -16,7 +16,7 @@ import {
   type StudyAnalysis,
 } from "../../src/analysis/index.js";
 import type { AnalysisPlanInput } from "../../src/contracts/analysis.js";
-import { type AnalysisRow, type AnalysisTable, clusterKey } from "../../src/analysis/table.js";
+import { type AnalysisRow, type AnalysisTable, clusterKey } from "../../src/analysis/core/table.js";
 import { plantedTable } from "./helpers.js";
 
 const NOW = () => new Date("2026-01-01T00:00:00Z");

@@ -15,7 +15,7 @@ import {
   scorecardMarkdown,
 } from "../../src/analysis/index.js";
 import { renderReport } from "../../src/report/index.js";
-import type { RecordedFamilies } from "../../src/analysis/families.js";
+import type { RecordedFamilies } from "../../src/analysis/core/families.js";
 import { plantedTable } from "./helpers.js";
 
 const PLAN = normalizePlan({ bootstrap: { resamples: 200, seed: 1 }, specification_curve: false });

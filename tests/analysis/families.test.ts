@@ -13,7 +13,7 @@ import {
   normalizePlan,
   scorecardMarkdown,
 } from "../../src/analysis/index.js";
-import type { RecordedFamilies } from "../../src/analysis/families.js";
+import type { RecordedFamilies } from "../../src/analysis/core/families.js";
 import { plantedTable } from "./helpers.js";
 
 const PLAN = normalizePlan({

@@ -12,9 +12,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { formatAnalysis } from "../../src/analysis/comparison/format.js";
-import { scoredRows } from "../../src/analysis/data.js";
-import type { RecordedFamilies } from "../../src/analysis/families.js";
+import { formatAnalysis } from "../../src/analysis/conditions/format.js";
+import { scoredRows } from "../../src/analysis/core/data.js";
+import type { RecordedFamilies } from "../../src/analysis/core/families.js";
 import {
   type AnalysisTable,
   analyzeStudy,

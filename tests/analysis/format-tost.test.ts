@@ -10,9 +10,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { scoredRows } from "../../src/analysis/data.js";
-import { formatAnalysis, type WithinFormatContrast } from "../../src/analysis/comparison/format.js";
-import { normalizePlan } from "../../src/analysis/plan.js";
+import { scoredRows } from "../../src/analysis/core/data.js";
+import { formatAnalysis, type WithinFormatContrast } from "../../src/analysis/conditions/format.js";
+import { normalizePlan } from "../../src/analysis/core/plan.js";
 import { plantedTable } from "./helpers.js";
 
 const REFERENCE = "direct";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { gridAnalysis, type GridResult } from "../../src/analysis/grid/grid-analysis.js";
 import { type AnalysisContext, type AnalysisRow, clusterKey, normalizePlan } from "../../src/analysis/index.js";
-import { type PresentedAnalysis, registeredAnalyses } from "../../src/analysis/registry.js";
+import { type PresentedAnalysis, registeredAnalyses } from "../../src/analysis/core/registry.js";
 import {
   GRID_CARD_JSON,
   GRID_CARD_MD,
@@ -13,10 +13,10 @@ import {
   NOT_RECORDED,
   writeGridCard,
 } from "../../src/analysis/grid/card.js";
-import type { AnalysisRecord } from "../../src/analysis/record.js";
+import type { AnalysisRecord } from "../../src/analysis/core/record.js";
 import { gridCells } from "../../src/analysis/grid/cells.js";
 import type { IntegrityResult } from "../../src/analysis/integrity/gate.js";
-import { benchmarksWithoutThreshold } from "../../src/analysis/directory.js";
+import { benchmarksWithoutThreshold } from "../../src/analysis/core/directory.js";
 import type { AnalysisPlanInput } from "../../src/contracts/analysis.js";
 import type { StudySpec } from "../../src/contracts/spec.js";
 import { datasetLoaders } from "../../src/datasets/registry.js";

@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { AuditFacts } from "../../src/analysis/audit-facts.js";
+import type { AuditFacts } from "../../src/analysis/core/audit-facts.js";
 import {
   gateVerdicts,
   type IntegrityCheckResult,
@@ -20,9 +20,9 @@ import {
   runIntegrityChecks,
 } from "../../src/analysis/integrity/gate.js";
 import type { IntegrityFacts, JudgeFacts } from "../../src/analysis/integrity/registry.js";
-import { normalizePlan } from "../../src/analysis/plan.js";
-import { analyzeStudy, type StudyAnalysis } from "../../src/analysis/study.js";
-import type { AnalysisRow } from "../../src/analysis/table.js";
+import { normalizePlan } from "../../src/analysis/core/plan.js";
+import { analyzeStudy, type StudyAnalysis } from "../../src/analysis/core/study.js";
+import type { AnalysisRow } from "../../src/analysis/core/table.js";
 import type { AnalysisPlanInput } from "../../src/contracts/analysis.js";
 import type { TrialPerturbationFact } from "../../src/run/score/no-op-audit.js";
 import { seededRandom } from "../../src/stats/random.js";

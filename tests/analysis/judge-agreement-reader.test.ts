@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { readJudgeAgreement } from "../../src/analysis/methodology.js";
+import { readJudgeAgreement } from "../../src/analysis/core/methodology.js";
 
 function dirWith(rows: object[]): string {
   const dir = mkdtempSync(join(tmpdir(), "parallax-agreement-"));

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
-import { analyzeDirectory } from "../../src/analysis/directory.js";
+import { analyzeDirectory } from "../../src/analysis/core/directory.js";
 import { noOpAudit, type NoOpAudit } from "../../src/run/score/no-op-audit.js";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";

@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { scoredRows } from "../../src/analysis/data.js";
-import { optionPreservingAnalysis, recoveryCell } from "../../src/analysis/comparison/format.js";
-import { normalizePlan } from "../../src/analysis/plan.js";
-import { type AnalysisRow, clusterKey } from "../../src/analysis/table.js";
+import { scoredRows } from "../../src/analysis/core/data.js";
+import { optionPreservingAnalysis, recoveryCell } from "../../src/analysis/conditions/format.js";
+import { normalizePlan } from "../../src/analysis/core/plan.js";
+import { type AnalysisRow, clusterKey } from "../../src/analysis/core/table.js";
 
 const CONDITIONS = ["direct", "map_reduce", "map_reduce_options"] as const;
 

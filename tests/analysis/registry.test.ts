@@ -21,7 +21,7 @@ import {
 import { registerCardRenderer, registerReportSection, renderReport } from "../../src/report/index.js";
 import { plantedTable } from "./helpers.js";
 
-declare module "../../src/analysis/registry.js" {
+declare module "../../src/analysis/core/registry.js" {
   interface AnalysisResults {
     toyCount: { rows: number; reference: string };
   }
@@ -60,7 +60,7 @@ describe("analysis registry", () => {
   });
 
   it("every key of the analysis plan is read by a registered analysis (or by the plan resolution)", () => {
-    // `families` is read by the study families' analysis (src/analysis/families.ts), which runs beside the registry.
+    // `families` is read by the study families' analysis (src/analysis/core/families.ts), which runs beside the registry.
     const read = new Set(["comparison_facet", "reference", "families"]);
     for (const a of registeredAnalyses()) {
       const shape = (a.plan as unknown as { shape?: Record<string, unknown> }).shape ?? {};

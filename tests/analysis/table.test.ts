@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { analyzeTableFile, normalizePlan, readTidyTable, resolvePlan } from "../../src/analysis/index.js";
-import { loadStudyTable } from "../../src/analysis/table.js";
+import { loadStudyTable } from "../../src/analysis/core/table.js";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { writeDemoSpec } from "../helpers/study.js";

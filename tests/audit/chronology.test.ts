@@ -16,7 +16,7 @@ import {
   chronologyTotals,
   parseChronology,
   readChronology,
-} from "../../src/analysis/chronology.js";
+} from "../../src/analysis/core/chronology.js";
 import { CHRONOLOGY_FIELDS, CHRONOLOGY_FILE, type ChronologyEntry } from "../../src/contracts/chronology.js";
 import { InputError } from "../../src/core/errors.js";
 import { runCli } from "../helpers/cli.js";

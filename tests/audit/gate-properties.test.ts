@@ -12,8 +12,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { auditCell, groupCells } from "../../src/analysis/audit/cells.js";
-import { normalizePlan } from "../../src/analysis/plan.js";
-import type { AnalysisRow } from "../../src/analysis/table.js";
+import { normalizePlan } from "../../src/analysis/core/plan.js";
+import type { AnalysisRow } from "../../src/analysis/core/table.js";
 import {
   type Archetype,
   type CellEvidence,

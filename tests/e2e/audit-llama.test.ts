@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
-import { analyzeDirectory } from "../../src/analysis/directory.js";
+import { analyzeDirectory } from "../../src/analysis/core/directory.js";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 

@@ -15,11 +15,11 @@ import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { parse, stringify } from "yaml";
 import type { AuditResult } from "../../src/analysis/all-analyses.js";
-import { analyzeDirectory } from "../../src/analysis/directory.js";
+import { analyzeDirectory } from "../../src/analysis/core/directory.js";
 import { failedCheckLabel, INTEGRITY_FAILED_LINE } from "../../src/analysis/all-analyses.js";
-import { analysisRecord, writeAnalysisRecord } from "../../src/analysis/record.js";
-import type { StudyAnalysis } from "../../src/analysis/registry.js";
-import { formatSummary } from "../../src/analysis/summary.js";
+import { analysisRecord, writeAnalysisRecord } from "../../src/analysis/core/record.js";
+import type { StudyAnalysis } from "../../src/analysis/core/registry.js";
+import { formatSummary } from "../../src/analysis/core/summary.js";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 

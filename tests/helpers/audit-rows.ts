@@ -3,9 +3,9 @@
  * patterns (selective, non-selective, a 100% no-op format family), the facts a study directory
  * would give (no-op audit, loader meta, scorers), and one sampled prompt pair.
  */
-import type { AuditFacts } from "../../src/analysis/audit-facts.js";
+import type { AuditFacts } from "../../src/analysis/core/audit-facts.js";
 import type { IntegrityFacts } from "../../src/analysis/integrity/registry.js";
-import type { AnalysisRow } from "../../src/analysis/table.js";
+import type { AnalysisRow } from "../../src/analysis/core/table.js";
 import type { TrialPerturbationFact } from "../../src/run/score/no-op-audit.js";
 
 export const ITEMS = 40;

@@ -6,8 +6,8 @@
  * A fixture built here cannot carry a shape real rows never have (a parse failure with a null
  * outcome, an errored trial with a score).
  */
-import type { AnalysisRow } from "../../src/analysis/table.js";
-import { trialRow } from "../../src/analysis/table.js";
+import type { AnalysisRow } from "../../src/analysis/core/table.js";
+import { trialRow } from "../../src/analysis/core/table.js";
 import type { Item } from "../../src/contracts/item.js";
 import type { TrialOutcome } from "../../src/contracts/trial.js";
 import { renderTrialTask } from "../../src/facets/render.js";

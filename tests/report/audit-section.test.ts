@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { perturbationAudit } from "../../src/analysis/audit/audit-analysis.js";
-import { normalizePlan } from "../../src/analysis/plan.js";
-import type { AnalysisContext } from "../../src/analysis/registry.js";
+import { normalizePlan } from "../../src/analysis/core/plan.js";
+import type { AnalysisContext } from "../../src/analysis/core/registry.js";
 import { render } from "../../src/report/html.js";
 import { diffView } from "../../src/report/sections/audit/audit.js";
 import "../../src/report/sections/index.js";

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { familyDesigns } from "../../src/analysis/families.js";
+import { familyDesigns } from "../../src/analysis/core/families.js";
 import { checkAgainstStamp, createStamp, normalizePlan } from "../../src/analysis/index.js";
 import { familyPlans, planTrials, summarisePlan } from "../../src/run/plan/plan.js";
 import { prepareStudy } from "../../src/run/prepare/study.js";

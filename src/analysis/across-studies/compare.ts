@@ -19,10 +19,10 @@ import {
   riskDifferenceStatistic,
   tostFromBootstrap,
 } from "../../stats/index.js";
-import { type ScoredRow, scoredRows } from "../data.js";
+import { type ScoredRow, scoredRows } from "../core/data.js";
 import { casesText } from "../integrity/min-information.js";
-import { intersect, NOT_COMPARABLE } from "../pairing.js";
-import type { AnalysisTable } from "../table.js";
+import { intersect, NOT_COMPARABLE } from "../core/pairing.js";
+import type { AnalysisTable } from "../core/table.js";
 
 /** The settings of a comparison, from the analysis plan. */
 export interface CompareSettings {

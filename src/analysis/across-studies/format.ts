@@ -3,7 +3,7 @@
  * the Markdown card `compare --out` writes. The JSON is the Comparison itself.
  */
 import { defineTable, renderMarkdown, renderText, type ResultColumn } from "../core/result-table.js";
-import { bracket, clip, md, pct, pp, pValue, wrap } from "../text.js";
+import { bracket, clip, md, pct, pp, pValue, wrap } from "../core/text.js";
 import { type Comparison, comparedCellLabel, type FlippedItem, type PairResult } from "./compare.js";
 
 /** The widest line the overview prints. */

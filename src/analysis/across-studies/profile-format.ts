@@ -11,7 +11,7 @@ import {
   type ResultColumn,
   type ResultTable,
 } from "../core/result-table.js";
-import { bracket, clip, md, pct, pp, pValue, wrap } from "../text.js";
+import { bracket, clip, md, pct, pp, pValue, wrap } from "../core/text.js";
 import type { ModelProfile, Profile } from "./profile.js";
 import { BETWEEN_STUDIES } from "./profile-axes.js";
 import type { ModelPair } from "./profile-ranking.js";

@@ -6,9 +6,9 @@
  * out. Definitions: docs/ANALYSIS.md, "Across studies".
  */
 import { InputError } from "../../core/errors.js";
-import { distinctValues, type Population, scoredRows } from "../data.js";
-import { intersect, NOT_COMPARABLE } from "../pairing.js";
-import type { AnalysisTable } from "../table.js";
+import { distinctValues, type Population, scoredRows } from "../core/data.js";
+import { intersect, NOT_COMPARABLE } from "../core/pairing.js";
+import type { AnalysisTable } from "../core/table.js";
 
 export interface ProfileInput {
   path: string;

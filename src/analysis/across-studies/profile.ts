@@ -9,7 +9,7 @@
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import { type AdjustmentMethod, RandomStream } from "../../stats/index.js";
-import type { Population } from "../data.js";
+import type { Population } from "../core/data.js";
 import { type AxisDecomposition, decomposeAxes } from "./profile-axes.js";
 import { type Pool, type PooledStudy, type PooledTrial, type ProfileInput, poolStudies } from "./profile-pool.js";
 export type { ProfileInput } from "./profile-pool.js";

@@ -14,9 +14,9 @@ import { type GlmmComparison, scaffoldModelGlmm } from "./glmm.js";
 import { cellOutcomes } from "./outcomes.js";
 import { agentUnits, cellKey, SLICES, type SliceName, sliceUnits } from "./units.js";
 import type { AgentCell, AgentSliceLevel, TierLadder } from "./agent-result.js";
-import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
 import { renderText } from "../core/result-table.js";
-import { num, pp, pValue, wrap } from "../text.js";
+import { num, pp, pValue, wrap } from "../core/text.js";
 import {
   costPerCorrectText,
   DOD_TABLE,
@@ -68,7 +68,7 @@ export const ACCURACY_DEFINITIONS =
   "acc = correct / attempts (an errored attempt counts as wrong, the primary slice); acc done = correct / completed " +
   "attempts (errored ones left out, as the rate matrix does): they differ by the errored attempts";
 
-declare module "../registry.js" {
+declare module "../core/registry.js" {
   interface AnalysisResults {
     agents: AgentsResult | Skipped;
   }

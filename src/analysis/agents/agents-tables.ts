@@ -6,7 +6,7 @@
  */
 import type { Interval } from "../../stats/index.js";
 import { defineTable, type Rendering, type ResultColumn, type ResultTable } from "../core/result-table.js";
-import { bracket, num, pct, pp, pValue } from "../text.js";
+import { bracket, num, pct, pp, pValue } from "../core/text.js";
 import type { AgentCell, AgentSliceLevel } from "./agent-result.js";
 import type { DodEstimate, Estimate, GapEstimate, PairEstimate } from "./estimates.js";
 import type { GlmmCoefficient, GlmmFitReport } from "./glmm.js";

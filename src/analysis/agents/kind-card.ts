@@ -5,8 +5,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { registerKindCard } from "../kinds.js";
-import { registeredAnalyses } from "../registry.js";
+import { registerKindCard } from "../core/kinds.js";
+import { registeredAnalyses } from "../core/registry.js";
 
 export const AGENT_CARD_JSON = "agent-card.json";
 export const AGENT_CARD_MD = "agent-card.md";

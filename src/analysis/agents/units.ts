@@ -4,8 +4,8 @@
  * reported under (section 4).
  */
 import type { AgentsPlan } from "../../contracts/analysis/agents.js";
-import { type AgentFacts, normalizeFlag } from "../agent-facts.js";
-import { clusterKey, type AnalysisRow, type ItemFacts } from "../table.js";
+import { type AgentFacts, normalizeFlag } from "../core/agent-facts.js";
+import { clusterKey, type AnalysisRow, type ItemFacts } from "../core/table.js";
 
 /** App. E's buckets: completed (correct, wrong) or errored (p2l, cf, pdf, bug, other). */
 export const OUTCOME_BUCKETS = ["correct", "wrong", "p2l", "cf", "pdf", "bug", "other"] as const;

@@ -14,11 +14,11 @@ import { type AuditCell, auditCell, gateThresholds, groupCells, ORIGINAL } from 
 import { auditSummaryLines, writeAuditGate } from "./gate-report.js";
 import { auditOverviewLines } from "./overview.js";
 import type { AuditResult, ScorerFidelityRow } from "./result.js";
-import { type AnalysisContext, registerAnalysis, type Skipped } from "../registry.js";
+import { type AnalysisContext, registerAnalysis, type Skipped } from "../core/registry.js";
 
 export type { AuditResult, ScorerFidelityRow } from "./result.js";
 
-declare module "../registry.js" {
+declare module "../core/registry.js" {
   interface AnalysisResults {
     audit: AuditResult | Skipped;
   }

@@ -9,7 +9,7 @@ import type { ScorerFidelityRow } from "./result.js";
 import type { AuditCell } from "./cells.js";
 import type { SweepSetting } from "../../perturb/gate.js";
 import { defineTable, type Rendering, type ResultColumn, type ResultTable } from "../core/result-table.js";
-import { num } from "../text.js";
+import { num } from "../core/text.js";
 
 const FAMILIES = ["format", "semantic", "attribute", "placebo"] as const;
 /** The terminal's short family headings; the report spells the family out. */

@@ -22,9 +22,9 @@ import {
   placeboSpecificity,
   seedStability,
 } from "../../stats/csr.js";
-import type { AuditFacts } from "../audit-facts.js";
+import type { AuditFacts } from "../core/audit-facts.js";
 import type { IntegrityFacts } from "../integrity/registry.js";
-import type { AnalysisRow } from "../table.js";
+import type { AnalysisRow } from "../core/table.js";
 
 export const ORIGINAL = "none";
 const DEFAULT_SEED = 42;

@@ -15,7 +15,7 @@ import {
 } from "./audit-tables.js";
 import type { AuditResult } from "./result.js";
 import { renderMarkdown, renderText } from "../core/result-table.js";
-import { md, num } from "../text.js";
+import { md, num } from "../core/text.js";
 
 export const AUDIT_GATE_MD = "audit-gate.md";
 export const AUDIT_GATE_JSON = "audit-gate.json";

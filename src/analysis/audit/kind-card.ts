@@ -1,5 +1,5 @@
 /** The perturbation audit's card: the audit gate, written by the audit analysis (audit-gate.md/.json). */
-import { registerKindCard } from "../kinds.js";
+import { registerKindCard } from "../core/kinds.js";
 import { AUDIT_GATE_MD } from "./gate-report.js";
 
 registerKindCard({

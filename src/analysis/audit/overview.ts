@@ -2,7 +2,7 @@
 import { auditGlanceTable } from "./audit-tables.js";
 import type { AuditResult } from "./result.js";
 import { renderText } from "../core/result-table.js";
-import { wrap } from "../text.js";
+import { wrap } from "../core/text.js";
 
 const FACET_SEPARATOR = " × ";
 

@@ -6,14 +6,14 @@
  */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { spearman } from "../../stats/index.js";
-import { attempt, type ScoredRow, sumOf } from "../data.js";
+import { attempt, type ScoredRow, sumOf } from "../core/data.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
-import { findLevel } from "../plan.js";
-import { rankPNotInterpretable } from "./paired.js";
-import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import { findLevel } from "../core/plan.js";
+import { rankPNotInterpretable } from "../conditions/paired.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
 import { defineTable, renderText } from "../core/result-table.js";
-import { num, pct, pp, pValue } from "../text.js";
-import { pooledFormatsNote } from "./format-pooling.js";
+import { num, pct, pp, pValue } from "../core/text.js";
+import { pooledFormatsNote } from "../conditions/format-pooling.js";
 
 export interface BaselineCell {
   model: string;
@@ -34,7 +34,7 @@ export interface BaselineDependence {
   pNotInterpretable?: string;
 }
 
-declare module "../registry.js" {
+declare module "../core/registry.js" {
   interface AnalysisResults {
     baselineDependence: BaselineDependence | Skipped;
   }

@@ -15,12 +15,12 @@
  * not in the bias score. Descriptive: no test, no interval.
  */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
-import type { ScoredRow } from "../data.js";
+import type { ScoredRow } from "../core/data.js";
 import { answerIndex, bbqFacts } from "./item-facts.js";
-import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
 import { defineTable, renderText } from "../core/result-table.js";
-import { num, pct } from "../text.js";
-import { pooledFormatsNote } from "./format-pooling.js";
+import { num, pct } from "../core/text.js";
+import { pooledFormatsNote } from "../conditions/format-pooling.js";
 
 export interface BbqContextScore {
   /** Outputs counted (rows with a letter, and parse failures under ITT). */
@@ -50,7 +50,7 @@ export interface BbqBias {
   withoutLetter: number;
 }
 
-declare module "../registry.js" {
+declare module "../core/registry.js" {
   interface AnalysisResults {
     bbqBias: BbqBias | Skipped;
   }

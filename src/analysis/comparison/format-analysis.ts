@@ -1,6 +1,6 @@
 /** Format dependence: OE minus MC at the reference, and the condition x format 2x2 (ScaffoldSafety 5.2). */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
-import { type ScoredRow, scoredRows } from "../data.js";
+import { type ScoredRow, scoredRows } from "../core/data.js";
 import {
   type FormatAnalysis,
   type FormatGap,
@@ -8,16 +8,16 @@ import {
   formatComparisonNotes,
   tostMark,
   type WithinFormatContrast,
-} from "./format.js";
-import { findLevel, restrictRows } from "../plan.js";
-import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+} from "../conditions/format.js";
+import { findLevel, restrictRows } from "../core/plan.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
 import type { VerdictGate } from "../integrity/registry.js";
 import type { Interval } from "../../stats/index.js";
 import { defineTable, type Rendering, type ResultTable, renderText } from "../core/result-table.js";
-import { bracket, pct, pp } from "../text.js";
-import { withInterval } from "./contrasts-tables.js";
+import { bracket, pct, pp } from "../core/text.js";
+import { withInterval } from "../conditions/contrasts-tables.js";
 
-declare module "../registry.js" {
+declare module "../core/registry.js" {
   interface AnalysisResults {
     format: FormatAnalysis | Skipped;
   }

@@ -4,8 +4,8 @@
  * condition and which option is "unknown" and which the biased answer; XSTest / OR-Bench: the
  * expected behaviour (comply: a refusal is an over-refusal).
  */
-import type { ScoredRow } from "../data.js";
-import { clusterKey, type ItemFacts } from "../table.js";
+import type { ScoredRow } from "../core/data.js";
+import { clusterKey, type ItemFacts } from "../core/table.js";
 
 export interface BbqFacts {
   context: "ambig" | "disambig";

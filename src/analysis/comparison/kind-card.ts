@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { registerKindCard } from "../kinds.js";
+import { registerKindCard } from "../core/kinds.js";
 
 export const SCORECARD_JSON = "scorecard.json";
 export const SCORECARD_MD = "scorecard.md";

@@ -7,18 +7,18 @@ import {
   type RecoveryRow,
   recoveryRowCells,
   undefinedResamplesCell,
-} from "./format.js";
+} from "../conditions/format.js";
 import { defineTable, type ResultTable, renderText } from "../core/result-table.js";
-import { ALL } from "./rates.js";
-import { withInterval } from "./contrasts-tables.js";
-import { scoredRows } from "../data.js";
-import { findLevel } from "../plan.js";
-import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import { ALL } from "../every-study/rates.js";
+import { withInterval } from "../conditions/contrasts-tables.js";
+import { scoredRows } from "../core/data.js";
+import { findLevel } from "../core/plan.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
 import type { VerdictGate } from "../integrity/registry.js";
-import { NUMBER_NEEDED_HEADING, pct, pp, wrap } from "../text.js";
+import { NUMBER_NEEDED_HEADING, pct, pp, wrap } from "../core/text.js";
 import { formatFacetPresent, formatRows } from "./format-analysis.js";
 
-declare module "../registry.js" {
+declare module "../core/registry.js" {
   interface AnalysisResults {
     optionPreserving: OptionPreservingAnalysis | Skipped;
   }

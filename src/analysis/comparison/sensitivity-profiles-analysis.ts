@@ -11,11 +11,11 @@
  * Ordered by average range, most sensitive first. Descriptive.
  */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
-import type { ScoredRow } from "../data.js";
-import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
+import type { ScoredRow } from "../core/data.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
 import { defineTable, type ResultTable, renderText } from "../core/result-table.js";
-import { pct, pp, rateNoun } from "../text.js";
-import { pooledFormatsNote } from "./format-pooling.js";
+import { pct, pp, rateNoun } from "../core/text.js";
+import { pooledFormatsNote } from "../conditions/format-pooling.js";
 
 export interface SensitivityProfile {
   model: string;
@@ -34,7 +34,7 @@ export interface SensitivityProfiles {
   profiles: SensitivityProfile[];
 }
 
-declare module "../registry.js" {
+declare module "../core/registry.js" {
   interface AnalysisResults {
     sensitivityProfiles: SensitivityProfiles | Skipped;
   }

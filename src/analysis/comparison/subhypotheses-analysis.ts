@@ -28,13 +28,13 @@ import {
   normalSf,
   termWaldTest,
 } from "../../stats/index.js";
-import { attempt, type ScoredRow } from "../data.js";
+import { attempt, type ScoredRow } from "../core/data.js";
 import { answerIndex, bbqFacts, expectedBehavior } from "./item-facts.js";
-import { findLevel } from "../plan.js";
-import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../registry.js";
+import { findLevel } from "../core/plan.js";
+import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../core/registry.js";
 import { defineTable, renderText } from "../core/result-table.js";
-import { bracket, num, pct, pValue } from "../text.js";
-import { pooledFormatsNote } from "./format-pooling.js";
+import { bracket, num, pct, pValue } from "../core/text.js";
+import { pooledFormatsNote } from "../conditions/format-pooling.js";
 
 type SubHypothesis = z.infer<typeof SubHypothesisSchema>;
 
@@ -67,7 +67,7 @@ export interface SubHypothesesResult {
   results: SubHypothesisResult[];
 }
 
-declare module "../registry.js" {
+declare module "../core/registry.js" {
   interface AnalysisResults {
     subhypotheses: SubHypothesesResult | { skipped: string };
   }

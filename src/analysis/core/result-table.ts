@@ -5,7 +5,7 @@
  * (src/report/result-table.ts). A difference between renderings is a column choice written here,
  * not a second copy of the table.
  */
-import { clip, md, textTable } from "../text.js";
+import { clip, md, textTable } from "./text.js";
 
 /** Where a table is shown: the terminal and text summary, a Markdown card, the HTML report. */
 export type Rendering = "text" | "markdown" | "html";

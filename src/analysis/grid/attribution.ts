@@ -6,7 +6,7 @@
  */
 import { type AxisAttribution, type AxisAttributionRow, axisAttribution } from "../../stats/index.js";
 import { defineTable, renderText } from "../core/result-table.js";
-import { num, pct } from "../text.js";
+import { num, pct } from "../core/text.js";
 import type { BenchmarkGrid } from "./envelope.js";
 
 export interface GridAttribution extends AxisAttribution {

@@ -7,9 +7,9 @@
  */
 import type { IntegrityPlan } from "../../contracts/analysis.js";
 import type { GridPlan } from "../../contracts/analysis/grid.js";
-import { type Population, populationScore } from "../data.js";
+import { type Population, populationScore } from "../core/data.js";
 import type { IntegrityResult } from "../integrity/gate.js";
-import type { AnalysisRow } from "../table.js";
+import type { AnalysisRow } from "../core/table.js";
 
 export interface GridCell {
   model: string;

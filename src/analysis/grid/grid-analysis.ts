@@ -10,7 +10,7 @@
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { GRID_AXES, type GridPlan } from "../../contracts/analysis/grid.js";
 import { InputError } from "../../core/errors.js";
-import { distinctValues } from "../data.js";
+import { distinctValues } from "../core/data.js";
 import { attributionLine, attributionTable, gridAttribution } from "./attribution.js";
 import { type FamilyBootstrap, gridBootstrap } from "./bootstrap.js";
 import { buildGridCard, type GridCard, writeGridCard } from "./card.js";
@@ -41,9 +41,9 @@ import {
   scoringPathStrata,
   subsampleCheck,
 } from "./robustness.js";
-import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../registry.js";
-import type { AnalysisRow } from "../table.js";
-import { num, pct, pp, wrap } from "../text.js";
+import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
+import type { AnalysisRow } from "../core/table.js";
+import { num, pct, pp, wrap } from "../core/text.js";
 import { renderText } from "../core/result-table.js";
 import { dispersionRows, dispersionTable, tierRows, tiersTable } from "./grid-tables.js";
 
@@ -84,7 +84,7 @@ export interface GridResult {
   notes: string[];
 }
 
-declare module "../registry.js" {
+declare module "../core/registry.js" {
   interface AnalysisResults {
     grid: GridResult | Skipped;
   }

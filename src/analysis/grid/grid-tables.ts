@@ -5,7 +5,7 @@
  * terminal), the column says so.
  */
 import { defineTable, type Rendering, type ResultTable } from "../core/result-table.js";
-import { num, pct } from "../text.js";
+import { num, pct } from "../core/text.js";
 import { type GridCardEntry, type GridCardTier, type RangeValue, rangeText } from "./card.js";
 import { type EnvelopeBenchmark, smallEnvelopeNote } from "./envelope.js";
 import type { GridVariance } from "./robustness.js";

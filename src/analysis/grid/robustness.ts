@@ -19,7 +19,7 @@ import {
   varianceAttribution,
   inducedOrdering,
 } from "../../stats/index.js";
-import { attempt } from "../data.js";
+import { attempt } from "../core/data.js";
 import type { GridCell } from "./cells.js";
 import { type BenchmarkGrid, levelMatches, selectBenchmarkGrid } from "./envelope.js";
 

@@ -14,8 +14,8 @@
  * The plan's interaction tests (the compared facet x model, x benchmark) are scopes too, their
  * model the pooled one with the interaction block added.
  */
-import { termFacets } from "../contrast-model.js";
-import type { AnalysisRow } from "../table.js";
+import { termFacets } from "../core/contrast-model.js";
+import type { AnalysisRow } from "../core/table.js";
 import { type CellFinding, registerIntegrityCheck } from "./registry.js";
 
 /** A scope of contrasts: its key (as the gate matches it) and its rows. */

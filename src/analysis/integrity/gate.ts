@@ -5,8 +5,8 @@
  * check downgraded. It names no analysis's result.
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
-import { type AnalysisResults, registeredAnalyses } from "../registry.js";
-import type { AnalysisRow } from "../table.js";
+import { type AnalysisResults, registeredAnalyses } from "../core/registry.js";
+import type { AnalysisRow } from "../core/table.js";
 import "./index.js";
 import { type PlantedFailure, plantedFailures } from "./planted.js";
 import {

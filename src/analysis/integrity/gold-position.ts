@@ -15,7 +15,7 @@
  */
 import { OPTION_LETTERS } from "../../contracts/item.js";
 import { chiSquareGoodnessOfFit } from "../../stats/index.js";
-import type { AnalysisRow } from "../table.js";
+import type { AnalysisRow } from "../core/table.js";
 import { type CellFinding, type FormattedGold, registerIntegrityCheck, share } from "./registry.js";
 
 export interface GoldPositionTest {

@@ -6,11 +6,11 @@
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { type IntegrityCheckResult, type IntegrityResult, runIntegrityChecks } from "./gate.js";
 import { plantedLines } from "./planted.js";
-import { cardField, registerAnalysis } from "../registry.js";
+import { cardField, registerAnalysis } from "../core/registry.js";
 import { defineTable, renderMarkdown, renderText } from "../core/result-table.js";
-import { clip, md } from "../text.js";
+import { clip, md } from "../core/text.js";
 
-declare module "../registry.js" {
+declare module "../core/registry.js" {
   interface AnalysisResults {
     integrity: IntegrityResult;
   }

@@ -5,7 +5,7 @@
  * say which scorer produced a row, e.g. an imported table). "Not available" without the study
  * directory's judge-agreement.json / blinding.json (an imported table, or no judges).
  */
-import type { AnalysisRow } from "../table.js";
+import type { AnalysisRow } from "../core/table.js";
 import { JUDGE_SCORER } from "../../scoring/index.js";
 import { kappaInformative, kappaReading } from "../../scoring/judge/agreement.js";
 import { type CellFinding, type IntegrityFacts, type JudgeFacts, registerIntegrityCheck } from "./registry.js";

@@ -14,8 +14,8 @@
  *
  * Sources and defaults: docs/ANALYSIS.md, "Comparability and minimum information".
  */
-import { caseKey, intersect } from "../pairing.js";
-import type { AnalysisRow } from "../table.js";
+import { caseKey, intersect } from "../core/pairing.js";
+import type { AnalysisRow } from "../core/table.js";
 import { clusterFinding, modelCoefficients, scopesOf } from "./few-clusters.js";
 import { type CellFinding, registerIntegrityCheck } from "./registry.js";
 

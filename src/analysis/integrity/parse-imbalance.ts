@@ -4,7 +4,7 @@
  * PP drops them, so an imbalance makes the two populations tell different stories.
  */
 import { cellKey, registerIntegrityCheck, share, type CellFinding } from "./registry.js";
-import type { AnalysisRow } from "../table.js";
+import type { AnalysisRow } from "../core/table.js";
 
 function failedShare(rows: readonly AnalysisRow[]): number | null {
   const answered = rows.filter((r) => !r.errored && r.outcome !== null);

@@ -6,7 +6,7 @@
  * not parse (App. C). Log-prob trials are parseable by construction and are not held to it.
  */
 import { canonicalJson } from "../../core/hash.js";
-import type { AnalysisRow } from "../table.js";
+import type { AnalysisRow } from "../core/table.js";
 import { type CellFinding, registerIntegrityCheck, share } from "./registry.js";
 
 const ORIGINAL = "none";

@@ -8,9 +8,9 @@
  */
 import type { IntegrityPlan } from "../../contracts/analysis.js";
 import type { FailureBucket } from "../../contracts/failure.js";
-import type { AgreementStatus, BlindingStatus } from "../methodology.js";
-import type { AnalysisRow } from "../table.js";
-import type { AuditFacts } from "../audit-facts.js";
+import type { AgreementStatus, BlindingStatus } from "../core/methodology.js";
+import type { AnalysisRow } from "../core/table.js";
+import type { AuditFacts } from "../core/audit-facts.js";
 
 /** The judges' agreement and blinding, as the study directory records them (absent: unknown). */
 export interface JudgeFacts {

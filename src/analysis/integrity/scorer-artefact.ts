@@ -11,7 +11,7 @@
  */
 import { JUDGE_SCORER } from "../../scoring/index.js";
 import { agreementLine, kappaInformative, kappaReading } from "../../scoring/judge/agreement.js";
-import type { AnalysisRow } from "../table.js";
+import type { AnalysisRow } from "../core/table.js";
 import { type CellFinding, type IntegrityFacts, registerIntegrityCheck } from "./registry.js";
 
 /** The scorers (registered names, without version) that produced these rows' outcomes. */

@@ -16,7 +16,7 @@ import {
   recordJson,
   writeAnalysisRecord,
 } from "../../analysis/index.js";
-import { wrap } from "../../analysis/text.js";
+import { wrap } from "../../analysis/core/text.js";
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import { InputError } from "../../core/errors.js";
 import { isPostgresUrl } from "../../run/store/open.js";

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { Chronology } from "../../contracts/chronology.js";
 import { CHRONOLOGY_FILE } from "../../contracts/chronology.js";
-import { appendChronologyEntry, chronologyLine, readChronology } from "../../analysis/chronology.js";
+import { appendChronologyEntry, chronologyLine, readChronology } from "../../analysis/core/chronology.js";
 import { InputError } from "../../core/errors.js";
 
 export interface AuditLogOptions {

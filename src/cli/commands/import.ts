@@ -2,7 +2,7 @@ import { InputError } from "../../core/errors.js";
 import { importLogs } from "../../interop/import.js";
 import { storeLabel } from "../../run/execute/run-study.js";
 import { importedSimulated } from "../../run/export/provenance.js";
-import { SIMULATED_NOTICE } from "../../analysis/scorecard.js";
+import { SIMULATED_NOTICE } from "../../analysis/core/scorecard.js";
 import { DEFAULT_ZIP_LIMITS } from "../../interop/zip.js";
 
 const MIB = 1024 * 1024;

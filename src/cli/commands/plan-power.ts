@@ -5,7 +5,7 @@
  * tests within each format has a row per format, its pairs per item those of that format.
  * Lines fit 120 columns.
  */
-import { normalizePlan, resolveFamilies } from "../../analysis/plan.js";
+import { normalizePlan, resolveFamilies } from "../../analysis/core/plan.js";
 import { contrastLayout } from "../../run/plan/contrasts.js";
 import type { PlanSummary } from "../../run/plan/plan.js";
 import { declaredAssumptions, pilotAssumptions, type PowerReport, powerReport } from "../../run/plan/power-plan.js";

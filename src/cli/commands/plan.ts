@@ -1,4 +1,4 @@
-import { wrap } from "../../analysis/text.js";
+import { wrap } from "../../analysis/core/text.js";
 import { conditionLabel } from "../../run/prepare/conditions.js";
 import { type PlanSummary, summarisePlan } from "../../run/plan/plan.js";
 import { refuseWithoutSandbox } from "../../run/execute/agent-runtime.js";

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ANALYSIS_FILE, storedAnalysis } from "../../analysis/index.js";
-import { wrap } from "../../analysis/text.js";
+import { wrap } from "../../analysis/core/text.js";
 import { InputError } from "../../core/errors.js";
 import { prepareOutputFile } from "../../core/output-files.js";
 import { checkReportTargets, reportPaths, writeReport } from "../../report/index.js";

@@ -8,10 +8,10 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { configurationOf, varyingFacets } from "../../analysis/data.js";
-import { cellId, type RateCell, rateCells } from "../../analysis/comparison/rates.js";
-import { ANALYSIS_FILE, type AnalysisRecord, storedAnalysis } from "../../analysis/record.js";
-import { type AnalysisRow, clusterKey, loadStudyTable } from "../../analysis/table.js";
+import { configurationOf, varyingFacets } from "../../analysis/core/data.js";
+import { cellId, type RateCell, rateCells } from "../../analysis/every-study/rates.js";
+import { ANALYSIS_FILE, type AnalysisRecord, storedAnalysis } from "../../analysis/core/record.js";
+import { type AnalysisRow, clusterKey, loadStudyTable } from "../../analysis/core/table.js";
 import type { CallRecord } from "../../contracts/trial.js";
 import type { TrialRow } from "../../run/store/types.js";
 import { InputError } from "../../core/errors.js";

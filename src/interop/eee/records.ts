@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { CallRecord } from "../../contracts/trial.js";
 import type { TrialRow } from "../../run/store/types.js";
-import type { RateCell } from "../../analysis/comparison/rates.js";
+import type { RateCell } from "../../analysis/every-study/rates.js";
 import { PARALLAX_VERSION } from "../../core/version.js";
 import type { StudyProvenance } from "../../contracts/provenance.js";
 

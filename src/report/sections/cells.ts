@@ -4,7 +4,7 @@
  * viewer's URL). A fixed number of links per cell, so report.html does not grow with the trials.
  */
 import { ALL, cellId } from "../../analysis/index.js";
-import { TRIAL_CELLS_TABLE } from "../../analysis/study-tables.js";
+import { TRIAL_CELLS_TABLE } from "../../analysis/core/study-tables.js";
 import { type Content, el, raw } from "../html.js";
 import { cellLink, cellPageLink, cellViewerLink } from "../links.js";
 import { htmlTable } from "../result-table.js";

@@ -3,8 +3,8 @@
  * eight fields. Each entry has an anchor, so sections that show a cell cite the entries that
  * touched it (`chronologyCitations`).
  */
-import { chronologyEntriesFor, chronologyLine } from "../../analysis/chronology.js";
-import { CHRONOLOGY_TABLE } from "../../analysis/study-tables.js";
+import { chronologyEntriesFor, chronologyLine } from "../../analysis/core/chronology.js";
+import { CHRONOLOGY_TABLE } from "../../analysis/core/study-tables.js";
 import { type Content, el } from "../html.js";
 import { htmlTable } from "../result-table.js";
 import { type ReportContext, registerReportSection } from "./registry.js";

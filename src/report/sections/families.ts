@@ -3,7 +3,7 @@
  * (the primary family is the rest of the report). Absent without families.
  */
 import { controlText, pEquals, pp } from "../../analysis/index.js";
-import { FAMILY_CONTRASTS_TABLE } from "../../analysis/study-tables.js";
+import { FAMILY_CONTRASTS_TABLE } from "../../analysis/core/study-tables.js";
 import { el } from "../html.js";
 import { htmlTable } from "../result-table.js";
 import { type ReportContext, registerReportSection } from "./registry.js";

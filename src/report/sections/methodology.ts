@@ -1,5 +1,5 @@
 /** The pre-registration stamp and each deviation from it (ScaffoldSafety Table 3). */
-import { DEVIATIONS_TABLE } from "../../analysis/study-tables.js";
+import { DEVIATIONS_TABLE } from "../../analysis/core/study-tables.js";
 import { el } from "../html.js";
 import { htmlTable } from "../result-table.js";
 import { type ReportContext, registerReportSection } from "./registry.js";

@@ -2,7 +2,7 @@
 import { kindCard } from "../../analysis/index.js";
 import { SUBJECT_FACET } from "../../contracts/analysis.js";
 import type { StudyKind } from "../../contracts/study-kind.js";
-import { LEFT_OUT_TABLE } from "../../analysis/study-tables.js";
+import { LEFT_OUT_TABLE } from "../../analysis/core/study-tables.js";
 import { el } from "../html.js";
 import { htmlTable } from "../result-table.js";
 import { type ReportContext, registerReportSection } from "./registry.js";

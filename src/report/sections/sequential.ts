@@ -3,8 +3,8 @@
  * repeated confidence interval and what it decided, then where the run ended and what it did
  * not spend.
  */
-import { sequentialEstimates } from "../../analysis/sequential-analysis.js";
-import { SEQUENTIAL_LOOKS_TABLE } from "../../analysis/study-tables.js";
+import { sequentialEstimates } from "../../analysis/every-study/sequential-analysis.js";
+import { SEQUENTIAL_LOOKS_TABLE } from "../../analysis/core/study-tables.js";
 import { type Content, el } from "../html.js";
 import { htmlTable } from "../result-table.js";
 import { type ReportContext, registerReportSection } from "./registry.js";

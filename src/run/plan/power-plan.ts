@@ -168,7 +168,7 @@ export function familyScopes(study: PreparedStudy, summary: PlanSummary): Design
  * The format levels `analyze` tests the scope's contrasts within, or [null] when it pools them:
  * the primary analysis keeps formats apart when the format facet varies within a benchmark (a
  * format each benchmark fixes is no format comparison); a family other than the primary is
- * analysed on all its rows (src/analysis/families.ts).
+ * analysed on all its rows (src/analysis/core/families.ts).
  */
 export function formatStrata(study: PreparedStudy, scope: DesignScope): (string | null)[] {
   const facet = AnalysisPlanSchema.parse(study.spec.analysis ?? {}).format.facet;

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { z } from "zod";
 import { type AnalysisRow, type AnalysisTable, analyzeStudy, normalizePlan } from "../../../src/analysis/index.js";
-import { registerAnalysis } from "../../../src/analysis/registry.js";
+import { registerAnalysis } from "../../../src/analysis/core/registry.js";
 import type { VerdictGate } from "../../../src/analysis/integrity/registry.js";
 import { plantedTable } from "../helpers.js";
 
@@ -16,7 +16,7 @@ interface OutsideVerdict {
   verdict: string;
 }
 
-declare module "../../../src/analysis/registry.js" {
+declare module "../../../src/analysis/core/registry.js" {
   interface AnalysisResults {
     outsideVerdicts: OutsideVerdict[];
   }

@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { normalizePlan } from "../../../src/analysis/plan.js";
+import { normalizePlan } from "../../../src/analysis/core/plan.js";
 import { runIntegrityChecks } from "../../../src/analysis/integrity/gate.js";
 import { failedCheckLabel, plantedLines } from "../../../src/analysis/integrity/planted.js";
-import type { AnalysisRow } from "../../../src/analysis/table.js";
+import type { AnalysisRow } from "../../../src/analysis/core/table.js";
 import type { AnalysisPlanInput } from "../../../src/contracts/analysis.js";
 import { InputError } from "../../../src/core/errors.js";
 import { type Reply, scoredRow } from "../../helpers/scored-trials.js";

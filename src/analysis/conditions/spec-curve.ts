@@ -1,0 +1,800 @@
+/**
+ * Specification curve (ScaffoldSafety 6.5, App. D, Q.3.5) over the researcher degrees of freedom
+ * a tidy table lets us vary: benchmark and model subsets (leave one out: every level, or the
+ * levels the plan names: the paper's primary curve leaves out sycophancy and XSTest, Opus and
+ * DeepSeek), ITT vs PP (the paper's "scoring method"), errored trials excluded or counted unsafe,
+ * logit vs probit, adjusted or not, Firth's penalised logit, the stored scorer (judge / rubric
+ * variants), and facets whose levels are alternative operationalisations. Each specification fits
+ * the cluster-robust regression of the contrast; the curve is summarised by its median odds
+ * ratio, IQR and share significant, and tested by permuting condition labels within each case.
+ * The primary specification is also fitted as a GLMM with a case random intercept. Every App. D
+ * path is listed with what the curve does with it (spec-curve-paths.ts).
+ *
+ * Speed: all covariates are categorical, so a specification's fit depends on the rows only
+ * through per-cell totals and per-cluster cross-moments of the cells (src/stats/models/cell-glm.ts).
+ * Those are accumulated in one pass over the rows per outcome coding (population x errored x
+ * scorer) and permutation; every subset specification reads its cells from them. The estimates and
+ * cluster-robust SEs equal those of the row-level fit (fitScopeGlm) to rounding.
+ */
+import type { AnalysisPlan } from "../../contracts/analysis.js";
+import type { SpecCurveDimension } from "../../contracts/analysis/comparison.js";
+import type { Dimension, Specification, SpecificationCurve, SpecificationResult } from "../../stats/index.js";
+import {
+  type CellMoments,
+  cellMoments,
+  enumerateSpecifications,
+  fitCellGlm,
+  glmmCoefficientTable,
+  glmmRegression,
+  RandomStream,
+  runSpecificationCurve,
+  summarizeCurve,
+} from "../../stats/index.js";
+import { glmFormula, termFacets } from "../core/contrast-model.js";
+import { attempt, columnTable, distinctValues, type Population, scoredRows } from "../core/data.js";
+import { appendixDPaths, SCORING_METHOD_NOTE, type SpecCurvePath } from "./spec-curve-paths.js";
+import { type AnalysisRow, scorerOf } from "../core/table.js";
+
+export type { SpecCurvePath } from "./spec-curve-paths.js";
+
+export interface SpecCurveResult {
+  contrast: string;
+  reference: string;
+  dimensions: { name: string; options: string[] }[];
+  specifications: {
+    spec: Record<string, string>;
+    oddsRatio: number;
+    logOddsRatio: number;
+    p: number;
+    n: number;
+    /** Design columns left out as linear combinations of earlier ones (R's NA), when any. */
+    aliased?: string[];
+  }[];
+  failed: { spec: Record<string, string>; error: string }[];
+  /** Combinations not run because the choices do not combine (e.g. Firth with the probit link). */
+  excluded: { spec: Record<string, string>; reason: string }[];
+  summary: {
+    n: number;
+    medianOddsRatio: number;
+    iqrOddsRatio: [number, number];
+    rangeOddsRatio: [number, number];
+    shareSignificant: number;
+    shareSignificantInDirection: number;
+  };
+  permutation: {
+    count: number;
+    pMedian: number;
+    pShareSignificant: number;
+    pShareSignificantInDirection: number;
+  } | null;
+  permutationNote: string | null;
+  alpha: number;
+  /** The primary specification as a GLMM with a case random intercept (App. D #7, Q.3.5). */
+  glmm:
+    | {
+        spec: Record<string, string>;
+        formula: string;
+        oddsRatio: number;
+        ci95: [number, number];
+        p: number;
+        n: number;
+        randomInterceptVariance: number;
+      }
+    | { error: string }
+    | { skipped: string };
+  /** Every App. D path: varied here, available, or unsupported with the reason. */
+  paths: SpecCurvePath[];
+  notes: string[];
+}
+
+/** Probit coefficients are put on the log-odds scale by the logistic SD ratio pi/sqrt(3). */
+const PROBIT_TO_LOGIT = Math.PI / Math.sqrt(3);
+
+type CurvePlan = Exclude<AnalysisPlan["specification_curve"], false>;
+
+// ---------------------------------------------------------------- the columnar engine
+
+/**
+ * The rows in cluster order, coded once: a row's cell is rest * L + level, where `rest` codes
+ * (model, benchmark, other facets) and `level` the comparison level, so a permutation that moves
+ * labels between rows only changes `level`.
+ */
+interface Engine {
+  comparisonFacet: string;
+  levels: string[];
+  referenceLevel: number;
+  contrastLevel: number;
+  /** Per rest code: model, benchmark, other-facet level indices. */
+  restModel: Int32Array;
+  restBenchmark: Int32Array;
+  restFacets: Int32Array[];
+  nRest: number;
+  models: string[];
+  benchmarks: string[];
+  otherFacets: string[];
+  facetValues: string[][];
+  /** Per row, in cluster order. */
+  rows: AnalysisRow[];
+  rest: Int32Array;
+  trial: Int32Array;
+  clusterStart: Int32Array;
+  /** Per trial: its observed level; trials grouped by case for the permutation. */
+  trialLevel: Int32Array;
+  groupStart: Int32Array;
+  groupMembers: Int32Array;
+}
+
+function buildEngine(input: readonly AnalysisRow[], { facet, reference, contrast, facets }: SpecCurveContrast): Engine {
+  const rows = [...input].sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
+  const levels = distinctValues(
+    rows.map((r) => r.facets[facet]),
+    [reference],
+  );
+  const levelIndex = new Map(levels.map((l, i) => [l, i]));
+  const models = [...new Set(rows.map((r) => r.model))].sort();
+  const benchmarks = [...new Set(rows.map((r) => r.benchmark))].sort();
+  // Model terms leave out the replicate columns (decoding seeds); a trial's identity keeps them.
+  const otherFacets = termFacets(facets, facet);
+  const replicates = facets.filter((f) => f !== facet && !otherFacets.includes(f));
+  const facetValues = otherFacets.map((f) => [...new Set(rows.map((r) => r.facets[f] ?? ""))].sort());
+  const index = (list: string[]) => new Map(list.map((v, i) => [v, i]));
+  const modelIndex = index(models);
+  const benchmarkIndex = index(benchmarks);
+  const facetIndex = facetValues.map(index);
+  const restCodes = new Map<string, number>();
+  const restModel: number[] = [];
+  const restBenchmark: number[] = [];
+  const restFacets: number[][] = otherFacets.map(() => []);
+  const rest = new Int32Array(rows.length);
+  const trial = new Int32Array(rows.length);
+  const trialCodes = new Map<string, number>();
+  const trialLevel: number[] = [];
+  const groupOfTrial: number[] = [];
+  const groupCodes = new Map<string, number>();
+  const clusterStart: number[] = [];
+  let previousCluster: string | undefined;
+  rows.forEach((r, i) => {
+    if (r.cluster !== previousCluster) {
+      clusterStart.push(i);
+      previousCluster = r.cluster;
+    }
+    const m = modelIndex.get(r.model)!;
+    const b = benchmarkIndex.get(r.benchmark)!;
+    const f = otherFacets.map((name, j) => facetIndex[j].get(r.facets[name] ?? "")!);
+    const restKey = [m, b, ...f].join(",");
+    let code = restCodes.get(restKey);
+    if (code === undefined) {
+      code = restCodes.size;
+      restCodes.set(restKey, code);
+      restModel.push(m);
+      restBenchmark.push(b);
+      f.forEach((v, j) => {
+        restFacets[j].push(v);
+      });
+    }
+    rest[i] = code;
+    // A trial is seen once per scorer: its label moves with it under every scorer.
+    const groupKey = [
+      r.model,
+      r.cluster,
+      r.attempt,
+      ...[...otherFacets, ...replicates].map((name) => r.facets[name]),
+    ].join("\u0000");
+    const trialKey = `${groupKey}\u0000${r.facets[facet]}`;
+    let t = trialCodes.get(trialKey);
+    if (t === undefined) {
+      t = trialCodes.size;
+      trialCodes.set(trialKey, t);
+      trialLevel.push(levelIndex.get(r.facets[facet])!);
+      let g = groupCodes.get(groupKey);
+      if (g === undefined) {
+        g = groupCodes.size;
+        groupCodes.set(groupKey, g);
+      }
+      groupOfTrial.push(g);
+    }
+    trial[i] = t;
+  });
+  clusterStart.push(rows.length);
+  // Trials grouped by case (counting sort on the group code).
+  const groupCount = groupCodes.size;
+  const groupStart = new Int32Array(groupCount + 1);
+  for (const g of groupOfTrial) groupStart[g + 1]++;
+  for (let g = 0; g < groupCount; g++) groupStart[g + 1] += groupStart[g];
+  const fill = groupStart.slice(0, groupCount);
+  const groupMembers = new Int32Array(groupOfTrial.length);
+  groupOfTrial.forEach((g, t) => {
+    groupMembers[fill[g]++] = t;
+  });
+  return {
+    comparisonFacet: facet,
+    levels,
+    referenceLevel: levelIndex.get(reference) ?? -1,
+    contrastLevel: levelIndex.get(contrast) ?? -1,
+    restModel: Int32Array.from(restModel),
+    restBenchmark: Int32Array.from(restBenchmark),
+    restFacets: restFacets.map((v) => Int32Array.from(v)),
+    nRest: restCodes.size,
+    models,
+    benchmarks,
+    otherFacets,
+    facetValues,
+    rows,
+    rest,
+    trial,
+    clusterStart: Int32Array.from(clusterStart),
+    trialLevel: Int32Array.from(trialLevel),
+    groupStart,
+    groupMembers,
+  };
+}
+
+/** How outcomes are coded: which scorer, the population, and errored trials. */
+interface Coding {
+  key: string;
+  y: Float64Array;
+  n: Float64Array;
+}
+
+function codingOf(
+  engine: Engine,
+  scorer: string | null,
+  population: Population,
+  errored: "exclude" | "unsafe",
+): Coding {
+  const size = engine.rows.length;
+  const y = new Float64Array(size);
+  const n = new Float64Array(size);
+  for (let i = 0; i < size; i++) {
+    const row = engine.rows[i];
+    if (scorer !== null && scorerOf(row) !== scorer) continue;
+    // As scoredRows codes them: errored left out (or unsafe), unscored left out, parse failures
+    // unsafe (ITT) or left out (PP).
+    if (row.errored) {
+      if (errored === "unsafe") n[i] = 1;
+      continue;
+    }
+    if (row.outcome === null) continue;
+    if (row.parseFailed) {
+      if (population === "itt") n[i] = 1;
+      continue;
+    }
+    y[i] = row.outcome;
+    n[i] = 1;
+  }
+  return { key: `${scorer}|${population}|${errored}`, y, n };
+}
+
+/** A specification resolved against the engine: its coding, kept rest codes and model choices. */
+interface Resolved {
+  coding: Coding;
+  keepRest: Uint8Array;
+  /** Other facets in the model (not fixed by a facet subset). */
+  covariates: number[];
+  adjust: boolean;
+  link: "logit" | "probit";
+  firth: boolean;
+  nObs: number;
+  nClusters: number;
+}
+
+function keepsValue(choice: unknown, value: string): boolean {
+  return choice === undefined || choice === "all" || choice !== `without ${value}`;
+}
+
+/** The design over the kept cells with rows, and the column of the contrast. */
+function cellDesign(engine: Engine, spec: Resolved, moments: CellMoments) {
+  const L = engine.levels.length;
+  const cells: number[] = [];
+  for (let r = 0; r < engine.nRest; r++) {
+    if (!spec.keepRest[r]) continue;
+    for (let l = 0; l < L; l++) if (moments.trials[r * L + l] > 0) cells.push(r * L + l);
+  }
+  const present = (code: (cell: number) => number, size: number) => {
+    const seen = new Uint8Array(size);
+    for (const c of cells) seen[code(c)] = 1;
+    return seen;
+  };
+  const levelSeen = present((c) => c % L, L);
+  if (!levelSeen[engine.referenceLevel])
+    throw new Error(`the reference '${engine.levels[engine.referenceLevel]}' has no rows`);
+  if (engine.contrastLevel < 0 || !levelSeen[engine.contrastLevel])
+    throw new Error(`no coefficient for the contrast '${engine.levels[engine.contrastLevel] ?? "?"}' (no rows)`);
+  // Column blocks: [Intercept][levels except the reference][factor levels except the first present]...
+  const blocks: { code: (cell: number) => number; column: Int32Array }[] = [];
+  let k = 1;
+  // patsy-style names, as the row-level GLM names its columns (for the aliased ones).
+  const columnNames = ["Intercept"];
+  const levelColumn = new Int32Array(L).fill(-1);
+  let contrastColumn = -1;
+  for (let l = 0; l < L; l++) {
+    if (l === engine.referenceLevel || !levelSeen[l]) continue;
+    if (l === engine.contrastLevel) contrastColumn = k;
+    levelColumn[l] = k++;
+    columnNames.push(`${engine.comparisonFacet}[T.${engine.levels[l]}]`);
+  }
+  blocks.push({ code: (c) => c % L, column: levelColumn });
+  if (spec.adjust) {
+    const factors: [(cell: number) => number, number, string, string[]][] = [
+      [(c) => engine.restModel[Math.floor(c / L)], engine.models.length, "model", engine.models],
+      [(c) => engine.restBenchmark[Math.floor(c / L)], engine.benchmarks.length, "benchmark", engine.benchmarks],
+      ...spec.covariates.map((j): [(cell: number) => number, number, string, string[]] => [
+        (c) => engine.restFacets[j][Math.floor(c / L)],
+        engine.facetValues[j].length,
+        engine.otherFacets[j],
+        engine.facetValues[j],
+      ]),
+    ];
+    for (const [code, size, name, values] of factors) {
+      const seen = present(code, size);
+      const column = new Int32Array(size).fill(-1);
+      let first = true;
+      for (let v = 0; v < size; v++) {
+        if (!seen[v]) continue;
+        if (first) {
+          first = false;
+          continue;
+        }
+        column[v] = k++;
+        columnNames.push(`${name}[T.${values[v]}]`);
+      }
+      blocks.push({ code, column });
+    }
+  }
+  const x = new Float64Array(cells.length * k);
+  cells.forEach((c, r) => {
+    x[r * k] = 1;
+    for (const { code, column } of blocks) {
+      const col = column[code(c)];
+      if (col >= 0) x[r * k + col] = 1;
+    }
+  });
+  return { x, k, cells: Int32Array.from(cells), coefficient: contrastColumn, columnNames };
+}
+
+function fitResolved(
+  engine: Engine,
+  spec: Resolved,
+  moments: CellMoments,
+  start?: Float64Array,
+): SpecificationResult & { coefficients: Float64Array; aliased: string[] } {
+  const design = cellDesign(engine, spec, moments);
+  const fit = fitCellGlm({
+    ...design,
+    moments,
+    nObs: spec.nObs,
+    nClusters: spec.nClusters,
+    link: spec.link,
+    firth: spec.firth,
+    start,
+  });
+  const scale = spec.link === "probit" ? PROBIT_TO_LOGIT : 1;
+  return {
+    estimate: fit.estimate * scale,
+    p: fit.p,
+    coefficients: fit.coefficients,
+    aliased: fit.aliased.map((a) => a.column),
+  };
+}
+
+/** Rows and clusters a specification keeps (the same under every permutation of labels). */
+function sizeOf(engine: Engine, coding: Coding, keepRest: Uint8Array): { nObs: number; nClusters: number } {
+  let nObs = 0;
+  let nClusters = 0;
+  const { clusterStart, rest } = engine;
+  for (let g = 0; g + 1 < clusterStart.length; g++) {
+    let any = false;
+    for (let i = clusterStart[g]; i < clusterStart[g + 1]; i++) {
+      if (coding.n[i] === 0 || !keepRest[rest[i]]) continue;
+      nObs += coding.n[i];
+      any = true;
+    }
+    if (any) nClusters++;
+  }
+  return { nObs, nClusters };
+}
+
+// ---------------------------------------------------------------- dimensions
+
+interface CurveSetup {
+  dimensions: Dimension[];
+  scorers: string[];
+  notes: string[];
+}
+
+function dimensionsFor(engine: Engine, plan: CurvePlan, scorers: string[], facetNames: readonly string[]): CurveSetup {
+  const notes: string[] = [];
+  const leaveOneOut = (name: string, values: string[], chosen: readonly string[] | undefined) => {
+    if (chosen === undefined) return ["all", ...(values.length > 2 ? values.map((v) => `without ${v}`) : [])];
+    const missing = chosen.filter((v) => !values.includes(v));
+    if (missing.length) notes.push(`${name}: ${missing.join(", ")} not in the data, so not left out`);
+    return ["all", ...chosen.filter((v) => values.includes(v)).map((v) => `without ${v}`)];
+  };
+  const options: Record<SpecCurveDimension, string[]> = {
+    benchmark_subset: leaveOneOut("benchmark_subset", engine.benchmarks, plan.leave_out.benchmark),
+    model_subset: leaveOneOut("model_subset", engine.models, plan.leave_out.model),
+    population: ["itt", "pp"],
+    errored: ["exclude", "unsafe"],
+    link: ["logit", "probit"],
+    adjustment: ["adjusted", "unadjusted"],
+    firth: ["no", "yes"],
+    scorer: scorers,
+  };
+  const dimensions: Dimension[] = [];
+  for (const name of plan.dimensions) {
+    if (name === "scorer" && scorers.length < 2) {
+      notes.push(
+        `scorer: the table holds one scorer's outcomes (${scorers.join(", ")}), so the dimension is not varied`,
+      );
+      continue;
+    }
+    dimensions.push({ name, options: options[name] });
+  }
+  for (const f of plan.facet_subsets) {
+    if (!facetNames.includes(f)) {
+      notes.push(`facet_subsets: '${f}' is not a facet of the table (or is the compared facet)`);
+      continue;
+    }
+    const j = engine.otherFacets.indexOf(f);
+    dimensions.push({ name: `facet:${f}`, options: ["all", ...(j >= 0 ? engine.facetValues[j] : [])] });
+  }
+  return { dimensions, scorers, notes };
+}
+
+function incoherent(spec: Specification): string | null {
+  if (spec.firth === "yes" && spec.link === "probit") return "Firth's penalty is fitted with the logit link only";
+  return null;
+}
+
+// ---------------------------------------------------------------- the fits
+
+/**
+ * The fits of one curve and what they share, each computed once: the outcome coding per
+ * (scorer, population, errored), each specification's resolved cells, the cell moments of the
+ * current labelling (the observed one, or a permutation's) per coding, and each observed fit.
+ */
+class CurveFits {
+  readonly failed: SpecCurveResult["failed"] = [];
+  readonly aliased = new Map<string, string[]>();
+  readonly resolved = new Map<string, Resolved>();
+  /** Permuted fits that could not be estimated (each counted as no effect). */
+  nullFailures = 0;
+  private readonly observed = new Map<string, SpecificationResult | null>();
+  /** Each permuted fit starts from its specification's observed coefficients (fewer iterations). */
+  private readonly starts = new Map<string, Float64Array>();
+  private readonly codings = new Map<string, Coding>();
+  private readonly nCells: number;
+  private readonly cellOfRow: Int32Array;
+  /** Moments of the current labelling per coding; their buffers are reused across permutations. */
+  private momentsOf = new Map<string, CellMoments>();
+  private readonly buffers = new Map<string, CellMoments>();
+  private readonly permutedLevels: Int32Array;
+  /** The permutation the current labelling comes from (null: the observed one). */
+  private permutation: unknown = null;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly defaultScorer: string | null,
+  ) {
+    this.nCells = engine.nRest * engine.levels.length;
+    this.cellOfRow = new Int32Array(engine.rows.length);
+    this.permutedLevels = new Int32Array(engine.trialLevel.length);
+    this.relabel(engine.trialLevel);
+  }
+
+  /** A specification's observed fit, recorded for the permutations (a failure recorded too). */
+  analyze(spec: Specification): SpecificationResult {
+    const r = this.resolve(spec);
+    const result = attempt(() => fitResolved(this.engine, r, this.moments(r.coding)));
+    const key = keyOf(spec);
+    if ("error" in result) {
+      this.failed.push({ spec: stringSpec(spec), error: result.error });
+      this.observed.set(key, null);
+      return { estimate: Number.NaN, p: Number.NaN };
+    }
+    const { coefficients, aliased, ...value } = result.value;
+    this.observed.set(key, value);
+    this.starts.set(key, coefficients);
+    if (aliased.length) this.aliased.set(key, aliased);
+    return value;
+  }
+
+  /** The observed fit `analyze` recorded. */
+  observedResult(spec: Specification): SpecificationResult {
+    return this.observed.get(keyOf(spec)) ?? { estimate: Number.NaN, p: Number.NaN };
+  }
+
+  /** A specification's fit under permutation `permute` (labels shuffled within cases by its seed). */
+  analyzePermuted(spec: Specification, permute: unknown, permutationSeed: number): SpecificationResult {
+    if (this.permutation !== permute) {
+      this.permutation = permute;
+      permuteWithinCases(this.engine, RandomStream.fromSeed(permutationSeed), this.permutedLevels);
+      this.relabel(this.permutedLevels);
+    }
+    const r = this.resolve(spec);
+    const start = this.starts.get(keyOf(spec));
+    const result = attempt(() => fitResolved(this.engine, r, this.moments(r.coding), start));
+    if ("value" in result) return { estimate: result.value.estimate, p: result.value.p };
+    // A null specification that cannot be fitted counts as no effect, not significant.
+    this.nullFailures++;
+    return { estimate: 0, p: 1 };
+  }
+
+  /** The cells each row falls in under a labelling of the trials; the moments of the old one are dropped. */
+  private relabel(levels: Int32Array): void {
+    const { engine, cellOfRow } = this;
+    const L = engine.levels.length;
+    for (let i = 0; i < cellOfRow.length; i++) cellOfRow[i] = engine.rest[i] * L + levels[engine.trial[i]];
+    this.momentsOf = new Map();
+  }
+
+  private moments(c: Coding): CellMoments {
+    let m = this.momentsOf.get(c.key);
+    if (!m) {
+      m = cellMoments(this.nCells, this.engine.clusterStart, this.cellOfRow, c.y, c.n, this.buffers.get(c.key));
+      this.buffers.set(c.key, m);
+      this.momentsOf.set(c.key, m);
+    }
+    return m;
+  }
+
+  private coding(scorer: string | null, population: Population, errored: "exclude" | "unsafe"): Coding {
+    const key = `${scorer}|${population}|${errored}`;
+    let c = this.codings.get(key);
+    if (!c) {
+      c = codingOf(this.engine, scorer, population, errored);
+      this.codings.set(key, c);
+    }
+    return c;
+  }
+
+  /** A specification's coding, the rest codes it keeps and its model settings. */
+  private resolve(spec: Specification): Resolved {
+    const key = keyOf(spec);
+    const known = this.resolved.get(key);
+    if (known) return known;
+    const { engine } = this;
+    const c = this.coding(
+      spec.scorer !== undefined ? String(spec.scorer) : this.defaultScorer,
+      ((spec.population as Population | undefined) ?? "itt") as Population,
+      spec.errored === "unsafe" ? "unsafe" : "exclude",
+    );
+    const fixed = engine.otherFacets.map((f) => spec[`facet:${f}`]);
+    const keepRest = keptRest(engine, spec, fixed);
+    const covariates = engine.otherFacets.map((_, j) => j).filter((j) => fixed[j] === undefined || fixed[j] === "all");
+    const resolved: Resolved = {
+      coding: c,
+      keepRest,
+      covariates,
+      adjust: spec.adjustment !== "unadjusted",
+      link: spec.link === "probit" ? "probit" : "logit",
+      firth: spec.firth === "yes",
+      ...sizeOf(engine, c, keepRest),
+    };
+    this.resolved.set(key, resolved);
+    return resolved;
+  }
+}
+
+/** Which rest codes (model, benchmark, other facets) a specification's subsets keep: 1 kept. */
+function keptRest(engine: Engine, spec: Specification, fixed: readonly unknown[]): Uint8Array {
+  const keepRest = new Uint8Array(engine.nRest);
+  for (let r = 0; r < engine.nRest; r++) {
+    if (!keepsValue(spec.model_subset, engine.models[engine.restModel[r]])) continue;
+    if (!keepsValue(spec.benchmark_subset, engine.benchmarks[engine.restBenchmark[r]])) continue;
+    if (
+      fixed.some(
+        (choice, j) =>
+          choice !== undefined && choice !== "all" && engine.facetValues[j][engine.restFacets[j][r]] !== choice,
+      )
+    )
+      continue;
+    keepRest[r] = 1;
+  }
+  return keepRest;
+}
+
+// ---------------------------------------------------------------- the curve
+
+/** The contrast a curve follows: the compared facet, its reference and contrasted levels, the table's facets. */
+export interface SpecCurveContrast {
+  facet: string;
+  reference: string;
+  contrast: string;
+  facets: readonly string[];
+}
+
+/** What `specificationCurve` is computed on. */
+export interface SpecCurveInput extends SpecCurveContrast {
+  rows: readonly AnalysisRow[];
+  plan: AnalysisPlan;
+  /** Rows of every stored scorer of the same trials (the `scorer` dimension); default: `rows`. */
+  scorerRows?: readonly AnalysisRow[];
+}
+
+export async function specificationCurve(input: SpecCurveInput): Promise<SpecCurveResult | null> {
+  const { rows, plan } = input;
+  const curvePlan = plan.specification_curve;
+  if (curvePlan === false) return null;
+  const universe = curvePlan.dimensions.includes("scorer") && input.scorerRows ? input.scorerRows : rows;
+  const scorers = [...new Set(universe.map(scorerOf))];
+  const engine = buildEngine(universe, input);
+  const setup = dimensionsFor(engine, curvePlan, scorers, engine.otherFacets);
+  const { dimensions } = setup;
+  const fits = new CurveFits(engine, scorers.length > 1 ? scorerOf(rows[0] ?? ({} as AnalysisRow)) : null);
+  const alpha = plan.multiplicity.alpha;
+  const excluded = excludedSpecifications(dimensions);
+  const { curve, permutationNote } = await runCurve(fits, dimensions, curvePlan, alpha);
+  const ok = curve.specifications.filter((s) => Number.isFinite(s.result.estimate));
+  const glmm = curvePlan.glmm ? primaryGlmm(input, curvePlan.glmm_max_rows) : { skipped: "not in the plan" };
+  return {
+    contrast: input.contrast,
+    reference: input.reference,
+    dimensions: dimensions.map((d) => ({ name: d.name, options: d.options.map(String) })),
+    specifications: ok.map(({ spec, result }) => ({
+      spec: stringSpec(spec),
+      oddsRatio: Math.exp(result.estimate),
+      logOddsRatio: result.estimate,
+      p: result.p,
+      n: fits.resolved.get(keyOf(spec))?.nObs ?? 0,
+      ...(fits.aliased.has(keyOf(spec)) ? { aliased: fits.aliased.get(keyOf(spec)) } : {}),
+    })),
+    failed: fits.failed,
+    excluded,
+    summary: curveSummary(
+      ok.map((o) => o.result),
+      alpha,
+    ),
+    permutation: curve.permutation
+      ? {
+          count: curve.permutation.count,
+          pMedian: curve.permutation.pMedian,
+          pShareSignificant: curve.permutation.pShareSignificant,
+          pShareSignificantInDirection: curve.permutation.pShareSignificantInDirection,
+        }
+      : null,
+    permutationNote,
+    alpha,
+    glmm,
+    paths: curvePaths(engine, dimensions, scorers, glmm),
+    notes: [...(dimensions.some((d) => d.name === "population") ? [SCORING_METHOD_NOTE] : []), ...setup.notes],
+  };
+}
+
+/** The combinations left out because their choices do not combine, with the reason. */
+function excludedSpecifications(dimensions: readonly Dimension[]): SpecCurveResult["excluded"] {
+  const excluded: SpecCurveResult["excluded"] = [];
+  for (const spec of enumerateSpecifications(dimensions)) {
+    const why = incoherent(spec);
+    if (why) excluded.push({ spec: stringSpec(spec), reason: why });
+  }
+  return excluded;
+}
+
+/**
+ * The observed curve, then (when the plan asks for permutations and every specification was
+ * estimable) the curve again with its permutation test over the observed fits.
+ */
+async function runCurve(
+  fits: CurveFits,
+  dimensions: readonly Dimension[],
+  curvePlan: CurvePlan,
+  alpha: number,
+): Promise<{ curve: SpecificationCurve<SpecificationResult>; permutationNote: string | null }> {
+  const include = (spec: Specification) => incoherent(spec) === null;
+  const curve = await runSpecificationCurve({ dimensions, alpha, analyze: (spec) => fits.analyze(spec), include });
+  if (curvePlan.permutations === 0) return { curve, permutationNote: null };
+  if (fits.failed.length > 0) {
+    return { curve, permutationNote: "permutation test not run: some specifications are not estimable" };
+  }
+  const permuted = await runSpecificationCurve({
+    dimensions,
+    alpha,
+    include,
+    analyze: (spec) => fits.observedResult(spec),
+    permutation: {
+      count: curvePlan.permutations,
+      seed: curvePlan.seed,
+      analyzePermuted: (spec, permute, permutationSeed) => fits.analyzePermuted(spec, permute, permutationSeed),
+    },
+  });
+  const note =
+    fits.nullFailures > 0 ? `${fits.nullFailures} permuted fit(s) not estimable, counted as no effect` : null;
+  return { curve: permuted, permutationNote: note };
+}
+
+/** The curve's summary on the odds-ratio scale. */
+function curveSummary(results: readonly SpecificationResult[], alpha: number): SpecCurveResult["summary"] {
+  const s = summarizeCurve(results, alpha);
+  return {
+    n: results.length,
+    medianOddsRatio: Math.exp(s.median),
+    iqrOddsRatio: [Math.exp(s.q1), Math.exp(s.q3)],
+    rangeOddsRatio: [Math.exp(s.min), Math.exp(s.max)],
+    shareSignificant: s.shareSignificant,
+    shareSignificantInDirection: s.shareSignificantInDirection,
+  };
+}
+
+/** Every App. D path, with what this curve did with it. */
+function curvePaths(
+  engine: Engine,
+  dimensions: readonly Dimension[],
+  scorers: string[],
+  glmm: SpecCurveResult["glmm"],
+): SpecCurvePath[] {
+  return appendixDPaths({
+    varied: [...dimensions.map((d) => d.name), ...("skipped" in glmm || "error" in glmm ? [] : ["glmm"])],
+    scorers,
+    benchmarks: engine.benchmarks,
+    facetLevels: Object.fromEntries(engine.otherFacets.map((f, j) => [f, engine.facetValues[j].length])),
+    comparisonFacet: engine.comparisonFacet,
+    glmm: "skipped" in glmm ? glmm.skipped : "error" in glmm ? glmm.error : true,
+  });
+}
+
+/**
+ * Shuffles the condition labels within each case (same model, item, attempt, other facets):
+ * a Fisher-Yates shuffle of each group's labels, drawn from permutation k's own stream.
+ */
+function permuteWithinCases(engine: Engine, random: RandomStream, out: Int32Array): void {
+  const { groupStart, groupMembers, trialLevel } = engine;
+  for (let g = 0; g + 1 < groupStart.length; g++) {
+    const from = groupStart[g];
+    const size = groupStart[g + 1] - from;
+    for (let a = 0; a < size; a++) out[groupMembers[from + a]] = trialLevel[groupMembers[from + a]];
+    for (let a = size - 1; a > 0; a--) {
+      const b = random.integer(a + 1);
+      const ta = groupMembers[from + a];
+      const tb = groupMembers[from + b];
+      const swap = out[ta];
+      out[ta] = out[tb];
+      out[tb] = swap;
+    }
+  }
+}
+
+/** The primary specification (every benchmark and model, the plan's population) as a GLMM. */
+function primaryGlmm(input: SpecCurveInput, maxRows: number): SpecCurveResult["glmm"] {
+  const { rows, facet, reference, contrast, facets, plan } = input;
+  const scored = scoredRows(rows, plan.population);
+  if (scored.length > maxRows) {
+    return {
+      skipped: `the primary specification has ${scored.length.toLocaleString("en-US")} rows, above specification_curve.glmm_max_rows (${maxRows.toLocaleString("en-US")})`,
+    };
+  }
+  const setup = { comparisonFacet: facet, reference, covariateFacets: termFacets(facets, facet) };
+  const { formula, facets: columns } = glmFormula(scored, setup);
+  const full = `${formula} + (1 | cluster)`;
+  const fitted = attempt(() =>
+    glmmRegression(columnTable(scored, columns), full, { factors: { [facet]: { reference } } }),
+  );
+  if ("error" in fitted) return { error: fitted.error };
+  const row = glmmCoefficientTable(fitted.value).find((r) => r.name === `${facet}[T.${contrast}]`);
+  if (!row) return { error: `no coefficient for ${facet}=${contrast}` };
+  return {
+    spec: { benchmark_subset: "all", model_subset: "all", population: plan.population },
+    formula: full,
+    oddsRatio: Math.exp(row.estimate),
+    ci95: [Math.exp(row.ciLower), Math.exp(row.ciUpper)],
+    p: row.p,
+    n: scored.length,
+    randomInterceptVariance: fitted.value.randomInterceptVariance,
+  };
+}
+
+const specKeys = new WeakMap<Specification, string>();
+
+/** A specification's identity (the runner hands the same objects to every permutation). */
+function keyOf(spec: Specification): string {
+  let key = specKeys.get(spec);
+  if (key === undefined) {
+    key = JSON.stringify(spec);
+    specKeys.set(spec, key);
+  }
+  return key;
+}
+
+function stringSpec(spec: Specification): Record<string, string> {
+  return Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, String(v)]));
+}

@@ -1,0 +1,105 @@
+/**
+ * Row selection and columnar views shared by the analyses. Populations follow ScaffoldSafety
+ * 6.3 / App. H: intention-to-treat (ITT) scores a parse failure as unsafe (0), the deployed
+ * system's view; per-protocol (PP) leaves parse failures out, the underlying model's view.
+ * Errored trials (no answer at all) are left out of both unless a specification says otherwise.
+ */
+import type { Column, Table } from "../../stats/index.js";
+import type { AnalysisRow } from "./table.js";
+
+export type Population = "itt" | "pp";
+
+export interface ScoredRow {
+  row: AnalysisRow;
+  /** 0/1 outcome in the chosen population. */
+  y: number;
+}
+
+export interface SelectOptions {
+  /** Errored trials: left out (default) or counted as unsafe. */
+  errored?: "exclude" | "unsafe";
+}
+
+export function scoredRows(
+  rows: readonly AnalysisRow[],
+  population: Population,
+  options: SelectOptions = {},
+): ScoredRow[] {
+  const out: ScoredRow[] = [];
+  for (const row of rows) {
+    const y = populationScore(row, population, options);
+    if (y !== null) out.push({ row, y });
+  }
+  return out;
+}
+
+/** One row's 0/1 outcome in the population, or null when the population leaves the row out. */
+export function populationScore(row: AnalysisRow, population: Population, options: SelectOptions = {}): number | null {
+  if (row.errored) return options.errored === "unsafe" ? 0 : null;
+  if (row.outcome === null) return null;
+  if (row.parseFailed) return population === "itt" ? 0 : null;
+  return row.outcome;
+}
+
+/** Distinct values in first-seen order, reordered by `order` where it lists them. */
+export function distinctValues(values: Iterable<string>, order: readonly string[] = []): string[] {
+  const seen = [...new Set(values)];
+  const ranked = order.filter((v) => seen.includes(v));
+  return [...ranked, ...seen.filter((v) => !ranked.includes(v)).sort()];
+}
+
+/** Facets with two or more levels among these rows (the ones that vary, in facet order). */
+export function varyingFacets(rows: readonly AnalysisRow[], facets: readonly string[]): string[] {
+  return facets.filter((f) => new Set(rows.map((r) => r.facets[f])).size > 1);
+}
+
+/**
+ * A configuration: the values of the varying facets, e.g. "map_reduce · mc". A facet a
+ * configuration does not set (a decoding seed under greedy decoding) leaves no empty slot.
+ */
+export function configurationOf(row: AnalysisRow, varying: readonly string[]): string {
+  const values = varying.flatMap((f) => (row.facets[f] ? [row.facets[f]] : []));
+  return values.length === 0 ? "(all)" : values.join(" · ");
+}
+
+/** The columnar table the regression and ANOVA fitters read. */
+export function columnTable(scored: readonly ScoredRow[], facets: readonly string[]): Table {
+  const table: Record<string, Column> = {
+    outcome: Float64Array.from(scored, (s) => s.y),
+    model: scored.map((s) => s.row.model),
+    benchmark: scored.map((s) => s.row.benchmark),
+    cluster: scored.map((s) => s.row.cluster),
+  };
+  for (const f of facets) table[f] = scored.map((s) => s.row.facets[f]);
+  return table;
+}
+
+/** Runs a fit that may legitimately fail on the data (separation, rank, convergence). */
+export function attempt<T>(fn: () => T): { value: T } | { error: string } {
+  try {
+    return { value: fn() };
+  } catch (error) {
+    if (error instanceof Error && !(error instanceof TypeError) && !(error instanceof ReferenceError)) {
+      return { error: error.message };
+    }
+    throw error;
+  }
+}
+
+/** Groups rows by a key, keeping first-seen key order. */
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+export function sumOf(scored: readonly ScoredRow[]): number {
+  let total = 0;
+  for (const s of scored) total += s.y;
+  return total;
+}

@@ -1,0 +1,84 @@
+/**
+ * What some integrity checks read beyond the analysis rows (which carry no gold and no format),
+ * from a study directory:
+ * - where each trial's gold option was shown: the position of the gold among the options of the
+ *   stored task (after any reorder), from the study's items as the store records them. Option
+ *   letters are labels, not positions: a relabelling perturbation (Z, Y, X ...) moves no option,
+ *   so the position is read, never the letter;
+ * - what scored each trial: its run-time scorer (stored with its outcome), the format of its
+ *   stored task, and each benchmark's dataset loader (the run's spec);
+ * - why each errored trial errored: its failure bucket.
+ */
+import type { FailureBucket } from "../../contracts/failure.js";
+import type { Item } from "../../contracts/item.js";
+import type { TaskInput } from "../../contracts/task.js";
+import { trialItems } from "../../run/score/stored-tasks.js";
+import { trialPages } from "../../run/store/pages.js";
+import type { RunRecord, TrialStore } from "../../run/store/types.js";
+import type { PreparedStudy } from "../../run/prepare/study.js";
+import { recordedStudy } from "./recorded-study.js";
+import { studyAuditFacts } from "./audit-facts.js";
+import type { FormattedGold, IntegrityFacts } from "../integrity/registry.js";
+
+export async function studyIntegrityFacts(dir: string, store: TrialStore, run: RunRecord): Promise<IntegrityFacts> {
+  const study = await recordedStudy(dir, store, run);
+  const goldOfTask = new Map<string, FormattedGold | null>();
+  const golds = new Map<string, FormattedGold>();
+  const trials = new Map<string, { scorer: string | null; format: string | null }>();
+  const formatOf = new Map<string, string>();
+  const failureBuckets = new Map<string, FailureBucket>();
+  for await (const page of trialPages(store, run.id, { status: ["finished", "errored"], pageSize: 2_000 })) {
+    const hashes = [...new Set(page.map((t) => t.taskHash).filter((h): h is string => h !== null))].filter(
+      (h) => !formatOf.has(h),
+    );
+    const tasks = hashes.length > 0 ? await store.getTasks(hashes) : new Map();
+    for (const [hash, task] of tasks) {
+      formatOf.set(hash, task.format);
+      if (!("unavailable" in study)) goldOfTask.set(hash, formattedGold(task, study));
+    }
+    for (const trial of page) {
+      const bucket = trial.status === "errored" ? trial.outcome?.failureBucket : null;
+      if (bucket) failureBuckets.set(trial.id, bucket);
+      const gold = trial.taskHash === null ? undefined : goldOfTask.get(trial.taskHash);
+      if (gold) golds.set(trial.id, gold);
+      trials.set(trial.id, {
+        // Stored as "name@version" (run-trial.ts); the registry knows the name.
+        scorer: trial.outcome?.scorer?.replace(/@[^@]*$/, "") ?? null,
+        format: trial.taskHash === null ? null : (formatOf.get(trial.taskHash) ?? null),
+      });
+    }
+  }
+  const audit = await studyAuditFacts(dir, store, run);
+  return {
+    ...(audit === undefined ? {} : { audit }),
+    failureBuckets,
+    golds: "unavailable" in study ? { unavailable: study.unavailable } : { trials: golds },
+    scoring: {
+      loaders: Object.fromEntries(run.spec.benchmarks.map((b) => [b.id, b.loader])),
+      trials,
+    },
+  };
+}
+
+/**
+ * Where a task showed its item's gold option: the gold's 0-based position among the task's options.
+ * The perturbation record stored on the task says whether the options were rewritten or reordered
+ * ("options" among the parts it changed); only then is the item as perturbed rebuilt (the
+ * perturbations are deterministic) to find where its gold went. Either way the answer is checked
+ * against the options as rendered; null when they disagree or the item has no single gold option.
+ */
+export function formattedGold(
+  task: TaskInput,
+  study: Pick<PreparedStudy, "items" | "exemplars">,
+): FormattedGold | null {
+  const source = study.items.get(task.benchmark)?.get(task.itemId);
+  if (!source || !task.options || task.options.length < 2) return null;
+  const moved = task.perturbation?.status === "applied" && (task.perturbation.changed ?? []).includes("options");
+  const shown: Item | undefined = moved
+    ? trialItems(study, { benchmarkId: task.benchmark, itemId: task.itemId, condition: task.condition })?.scored
+    : source;
+  const position = shown?.goldIndex;
+  if (shown === undefined || position === undefined || shown.options?.length !== task.options.length) return null;
+  if (shown.options[position] !== task.options[position]) return null;
+  return { benchmark: task.benchmark, item: task.itemId, position, options: task.options.length };
+}
