@@ -9,6 +9,7 @@ import { perturbationAudit } from "../../src/analysis/audit/audit-analysis.js";
 import {
   auditCellsTable,
   auditGlanceTable,
+  familyDeltasTable,
   gateEvidenceTable,
   integrityTable,
 } from "../../src/analysis/audit/audit-tables.js";
@@ -79,4 +80,14 @@ test("the card escapes a gate's detail once; the integrity table words its drops
   assert.ok(html.rows[0][2].endsWith(`${p.droppedPairs} of ${p.pairs} pairs dropped`), html.rows[0].join());
   assert.equal(html.header.at(-1), "placebo specificity");
   assert.equal(markdown.header[2], "not applicable per family");
+});
+
+test("the card's family deltas table is well-formed Markdown: the |Δ| headings' pipes escaped, one cell per rule column", () => {
+  const lines = renderMarkdown(familyDeltasTable, audit.cells);
+  const cellsOf = (line: string) => line.split(/(?<!\\)\|/).length - 2;
+  const columns = cellsOf(lines[1]);
+  assert.equal(columns, familyDeltasTable.columns.length, `rule row: ${lines[1]}`);
+  for (const line of [lines[0], ...lines.slice(2)]) assert.equal(cellsOf(line), columns, `row: ${line}`);
+  assert.ok(lines[0].includes("\\|Δ_fmt\\|"), `the heading's pipes are escaped: ${lines[0]}`);
+  assert.equal(lines.length, 2 + audit.cells.length, "one row per audited cell");
 });

@@ -257,3 +257,36 @@ export const fidelityTable = defineTable<ScorerFidelityRow>({
     { key: "validated", header: "validated", cell: (f) => (f.validated ? "yes" : "NO") },
   ],
 });
+
+const FAMILY_HEADING: Record<(typeof FAMILIES)[number], string> = {
+  format: "|Δ_fmt|",
+  semantic: "|Δ_sem|",
+  attribute: "|Δ_attr|",
+  placebo: "|Δ_placebo|",
+};
+
+/** The audit card's family deltas (each with its items with a usable pair) and CSR per cell. */
+export const familyDeltasTable = defineTable<AuditCell>({
+  name: "audit family deltas and CSR",
+  columns: [
+    { key: "cell", header: "cell", cell: (c) => c.cell },
+    ...FAMILIES.map(
+      (family): ResultColumn<AuditCell> => ({
+        key: family,
+        header: FAMILY_HEADING[family],
+        cell: (c) => `${num(c.deltas[family].delta, 3)} (${c.deltas[family].items})`,
+      }),
+    ),
+    { key: "csr", header: "CSR", cell: (c) => num(c.csr) },
+    { key: "ci", header: "95% CI (item-paired)", cell: csrInterval },
+    { key: "support", header: "Pr(CSR > 1) (bootstrap support)", cell: (c) => num(c.support) },
+    {
+      key: "seeds",
+      header: "CSR per seed",
+      cell: (c) => c.seedCsr.map((s) => `${s.seed}: ${num(s.csr)}`).join(", "),
+    },
+    { key: "seedCv", header: "seed CV", cell: (c) => num(c.seedCv, 3) },
+    { key: "csrPlacebo", header: "CSR_placebo", cell: (c) => num(c.csrPlacebo) },
+    { key: "specificity", header: "specificity", cell: (c) => num(c.placeboSpecificity) },
+  ],
+});

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   auditCellsTable,
-  csrInterval,
+  familyDeltasTable,
   fidelityTable,
   gateEvidenceTable,
   integrityTable,
@@ -15,12 +15,10 @@ import {
 } from "./audit-tables.js";
 import type { AuditResult } from "./result.js";
 import { renderMarkdown, renderText } from "../core/result-table.js";
-import { md, num } from "../core/text.js";
+import { md } from "../core/text.js";
 
 export const AUDIT_GATE_MD = "audit-gate.md";
 export const AUDIT_GATE_JSON = "audit-gate.json";
-
-const FAMILIES = ["format", "semantic", "attribute", "placebo"] as const;
 
 export function auditSummaryLines(audit: AuditResult): string[] {
   return [
@@ -54,12 +52,7 @@ export function auditMarkdown(audit: AuditResult, title: string): string {
     "",
     "## Family deltas and CSR",
     "",
-    "| cell | |Δ_fmt| | |Δ_sem| | |Δ_attr| | |Δ_placebo| | CSR | 95% CI (item-paired) | Pr(CSR > 1) (bootstrap support) | CSR per seed | seed CV | CSR_placebo | specificity |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ...audit.cells.map(
-      (c) =>
-        `| ${md(c.cell)} | ${FAMILIES.map((f) => `${num(c.deltas[f].delta, 3)} (${c.deltas[f].items})`).join(" | ")} | ${num(c.csr)} | ${csrInterval(c)} | ${num(c.support)} | ${c.seedCsr.map((s) => `${s.seed}: ${num(s.csr)}`).join(", ")} | ${num(c.seedCv, 3)} | ${num(c.csrPlacebo)} | ${num(c.placeboSpecificity)} |`,
-    ),
+    ...renderMarkdown(familyDeltasTable, audit.cells),
     "",
     "Deltas show (items with a usable pair). Pairs where either side did not parse are dropped symmetrically (App. C).",
     "",
