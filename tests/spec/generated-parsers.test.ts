@@ -20,7 +20,7 @@ globalThis.Function = new Proxy(Function, {
     return Reflect.construct(target, args);
   },
 });
-const { prepareStudy } = await import("./src/run/study.ts");
+const { prepareStudy } = await import("./src/run/prepare/study.ts");
 await prepareStudy("examples/quickstart.yaml");
 console.log(JSON.stringify({ generated: generated.length }));
 `;
