@@ -55,7 +55,7 @@ async function withRun<T>(
 async function exportedRows(dir: string, table: ExportTable, format: ExportFormat): Promise<Record<string, unknown>[]> {
   let text = "";
   await withRun(dir, (store, run) =>
-    exportTable(store, run.id, Object.keys(run.spec.conditions.facets), table, format, (c) => {
+    exportTable(store, { runId: run.id, facets: Object.keys(run.spec.conditions.facets), table, format }, (c) => {
       text += c;
     }),
   );
@@ -70,7 +70,7 @@ async function exportedRows(dir: string, table: ExportTable, format: ExportForma
 
 async function parquetKv(dir: string, table: ExportTable, file: string): Promise<Map<string, string | undefined>> {
   await withRun(dir, (store, run) =>
-    exportParquet(store, run.id, Object.keys(run.spec.conditions.facets), table, file),
+    exportParquet(store, { runId: run.id, facets: Object.keys(run.spec.conditions.facets), table }, file),
   );
   const bytes = readFileSync(file);
   const metadata = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
@@ -233,9 +233,13 @@ describeNeeding(interopSkip, "a simulated study", () => {
       const file = at(`trials.${format}`);
       let text = "";
       await withRun(demo.outDir, (store, run) =>
-        exportTable(store, run.id, Object.keys(run.spec.conditions.facets), "trials", format, (c) => {
-          text += c;
-        }),
+        exportTable(
+          store,
+          { runId: run.id, facets: Object.keys(run.spec.conditions.facets), table: "trials", format },
+          (c) => {
+            text += c;
+          },
+        ),
       );
       writeFileSync(file, text);
       const result = runCli(["analyze", file, "--out", at(`analysis-${format}.json`)]);

@@ -49,10 +49,11 @@ interface Located {
 export function prepareFamilies(
   spec: StudySpec,
   pools: ReadonlyMap<string, readonly Item[]>,
-  conditions: readonly Condition[],
+  /** The study's conditions, and those that run on a given benchmark. */
+  conditionsOf: { conditions: readonly Condition[]; studyConditions: (benchmarkId: string) => readonly Condition[] },
   located: Located,
-  studyConditions: (benchmarkId: string) => readonly Condition[],
 ): PreparedFamily[] {
+  const { conditions, studyConditions } = conditionsOf;
   const declared = spec.families ?? {};
   const prepared = new Map<string, PreparedFamily>();
   for (const name of drawOrder(declared, located)) {
@@ -79,7 +80,7 @@ export function prepareFamilies(
       let candidates: readonly Item[] = pool;
       let from = `the ${pool.length} items of benchmark '${benchmark}'`;
       if (sample.where) {
-        refuseUnknownWhereFields(sample.where, pool, benchmark, [...samplePath, "where"], located);
+        refuseUnknownWhereFields(sample.where, pool, { benchmark, path: [...samplePath, "where"], located });
         candidates = candidates.filter((item) => matchesWhere(item, sample.where!));
         from = `the ${candidates.length} items of benchmark '${benchmark}' where ${whereText(sample.where)}`;
       }
@@ -163,10 +164,9 @@ function matchesWhere(item: Item, where: Where): boolean {
 function refuseUnknownWhereFields(
   where: Where,
   pool: readonly Item[],
-  benchmark: string,
-  path: PathSegment[],
-  located: Located,
+  at: { benchmark: string; path: PathSegment[]; located: Located },
 ): void {
+  const { benchmark, path, located } = at;
   const fields = new Set(pool.flatMap((item) => Object.keys(item.metadata)));
   for (const field of Object.keys(where)) {
     if (fields.has(field)) continue;

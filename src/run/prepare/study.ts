@@ -132,7 +132,7 @@ export async function prepareStudy(
   // The validity constraints the facets and loaders declare (SafetyRepro App. T), before any trial exists.
   refuseConstraintViolations(spec, (id) => byBenchmark.get(id) ?? []);
   const families = spec.families
-    ? prepareFamilies(spec, pools, conditions, located, (id) => byBenchmark.get(id) ?? [])
+    ? prepareFamilies(spec, pools, { conditions, studyConditions: (id) => byBenchmark.get(id) ?? [] }, located)
     : undefined;
   if (families) {
     refuseBenchmarksWithoutFamily(spec, families, located);
