@@ -75,7 +75,7 @@ try {
   const store = await openStore(study);
   const run = (await store.getRun())!;
   const facets = Object.keys(run.spec.conditions.facets);
-  const [eee, eeeMs] = await timed(() => exportEee(study, store, run, join(dir, "eee")));
+  const [eee, eeeMs] = await timed(() => exportEee({ target: study, store, run }, join(dir, "eee")));
   const [, trialsMs] = await timed(() =>
     exportParquet(store, { runId: run.id, facets, table: "trials" }, join(dir, "trials.parquet")),
   );

@@ -79,7 +79,7 @@ async function parquetKv(dir: string, table: ExportTable, file: string): Promise
 
 /** Exports to EEE, checks every record against the EEE schemas, and returns the records and sidecar. */
 async function eeeExport(dir: string, out: string) {
-  await withRun(dir, (store, run) => exportEee(dir, store, run, out));
+  await withRun(dir, (store, run) => exportEee({ target: dir, store, run }, out));
   const ajv = new Ajv({ strict: false, allErrors: true });
   const schema = (name: string) => JSON.parse(readFileSync(join(interopDir, "eee", name), "utf8"));
   const validAggregate = ajv.compile(schema("eval.schema.json"));
@@ -270,7 +270,7 @@ describeNeeding(interopSkip, "a simulated study", () => {
     ] as const) {
       const copy = at(`eee-${name}`);
       mkdirSync(copy);
-      await withRun(demo.outDir, (store, run) => exportEee(demo.outDir, store, run, copy));
+      await withRun(demo.outDir, (store, run) => exportEee({ target: demo.outDir, store, run }, copy));
       strip(copy, dropSidecar);
       const dir = at(`back-${name}`);
       await importLogs({ format: "eee", paths: [copy], target: dir });

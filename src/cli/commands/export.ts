@@ -50,7 +50,7 @@ export async function exportCommand(
         process.stderr.write(`wrote ${rows} rows to ${options.output}\n`);
       } else {
         const { exportEee } = await import("../../interop/eee/export.js");
-        const result = await exportEee(dir, store, run, options.output!, { scorer: options.scorer });
+        const result = await exportEee({ target: dir, store, run }, options.output!, { scorer: options.scorer });
         process.stderr.write(
           `wrote ${result.aggregates} EEE aggregate record(s) and ${result.instances} instance records to ${options.output} (uncertainty: ${result.uncertaintySource}; sidecar parallax-sidecar.json)\n`,
         );
