@@ -109,7 +109,12 @@ export function prepareFamilies(
           `expected at most ${candidates.length} (${from}), found ${sample.n}; a ${sample.disjoint_from ? "disjoint " : ""}sample of ${sample.n} is impossible`,
         );
       }
-      const drawn = sampleItems([...candidates], sample.n, sample.seed, sample.stratify_by, sample.allocation);
+      const drawn = sampleItems([...candidates], {
+        n: sample.n,
+        seed: sample.seed,
+        stratifyBy: sample.stratify_by,
+        allocation: sample.allocation,
+      });
       items.set(
         benchmark,
         drawn.map((item) => item.id),

@@ -97,13 +97,12 @@ export async function prepareStudy(
     const warning = checkSampleSize(benchmark, index, loaded.items.length, located);
     if (warning) warnings.push(warning);
     const sampled = benchmark.sample
-      ? sampleItems(
-          loaded.items,
-          benchmark.sample.n,
-          benchmark.sample.seed,
-          benchmark.sample.stratify_by,
-          benchmark.sample.allocation,
-        )
+      ? sampleItems(loaded.items, {
+          n: benchmark.sample.n,
+          seed: benchmark.sample.seed,
+          stratifyBy: benchmark.sample.stratify_by,
+          allocation: benchmark.sample.allocation,
+        })
       : loaded.items;
     items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
     pools.set(benchmark.id, sampled);
