@@ -116,13 +116,15 @@ export interface PairSamples {
   load: [number, number];
 }
 
-async function sitting(
-  mock: Mock,
-  cli: string,
-  trials: number,
-  concurrency: number,
-  pairs: number,
-): Promise<PairSamples> {
+/** One sitting's shape: trials per run, the run's concurrency, and how many (Parallax, anchor) pairs. */
+interface SittingShape {
+  trials: number;
+  concurrency: number;
+  pairs: number;
+}
+
+async function sitting(mock: Mock, cli: string, shape: SittingShape): Promise<PairSamples> {
+  const { trials, concurrency, pairs } = shape;
   const dir = mkdtempSync(join(tmpdir(), "parallax-bench-http-"));
   const client = join(dir, "client.mjs");
   writeFileSync(client, FETCH_CLIENT);
@@ -161,7 +163,7 @@ async function sitting(
 export async function measureFixedCost(pairs: number, cli: string): Promise<PairSamples> {
   const mock = await startMock(0);
   try {
-    return await sitting(mock, cli, 1, 1, pairs);
+    return await sitting(mock, cli, { trials: 1, concurrency: 1, pairs });
   } finally {
     mock.stop();
   }
@@ -171,7 +173,7 @@ export async function measureFixedCost(pairs: number, cli: string): Promise<Pair
 export async function measureHttpRun(pairs: number, cli: string): Promise<PairSamples> {
   const mock = await startMock(HTTP_LATENCY_S * 1000);
   try {
-    return await sitting(mock, cli, HTTP_TRIALS, HTTP_CONCURRENCY, pairs);
+    return await sitting(mock, cli, { trials: HTTP_TRIALS, concurrency: HTTP_CONCURRENCY, pairs });
   } finally {
     mock.stop();
   }

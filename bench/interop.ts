@@ -75,9 +75,13 @@ try {
   const store = await openStore(study);
   const run = (await store.getRun())!;
   const facets = Object.keys(run.spec.conditions.facets);
-  const [eee, eeeMs] = await timed(() => exportEee(study, store, run, join(dir, "eee")));
-  const [, trialsMs] = await timed(() => exportParquet(store, run.id, facets, "trials", join(dir, "trials.parquet")));
-  const [, callsMs] = await timed(() => exportParquet(store, run.id, facets, "calls", join(dir, "calls.parquet")));
+  const [eee, eeeMs] = await timed(() => exportEee({ target: study, store, run }, join(dir, "eee")));
+  const [, trialsMs] = await timed(() =>
+    exportParquet(store, { runId: run.id, facets, table: "trials" }, join(dir, "trials.parquet")),
+  );
+  const [, callsMs] = await timed(() =>
+    exportParquet(store, { runId: run.id, facets, table: "calls" }, join(dir, "calls.parquet")),
+  );
   await store.close();
   const mb = (path: string) => (statSync(path).size / 1e6).toFixed(2);
   const rate = (ms: number) => Math.round(trials / (ms / 1000)).toLocaleString("en");

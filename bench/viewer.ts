@@ -206,7 +206,9 @@ async function reportChild(dir: string): Promise<void> {
     phase("store opened");
     const record = await storedAnalysis(dir, store, run);
     phase("stored analysis checked (paged rows hash)");
-    await writeReport(record, record.scorecard, store, run, join(dir, "report.html"), { force: true });
+    await writeReport({ outcome: record, card: record.scorecard }, { store, run }, join(dir, "report.html"), {
+      force: true,
+    });
     phase("report and trials pages written");
   } finally {
     await store.close();

@@ -16,14 +16,14 @@ export type Allocation = "proportional" | "equal";
  */
 export function sampleItems(
   items: Item[],
-  n: number,
-  seed: number,
-  stratifyBy?: string,
-  allocation: Allocation = "proportional",
+  sample: { n: number; seed: number; stratifyBy?: string; allocation?: Allocation },
 ): Item[] {
+  const { n, seed, stratifyBy, allocation = "proportional" } = sample;
   if (n >= items.length) return items;
   const chosen = new Set<string>(
-    stratifyBy === undefined ? drawIds(items, n, seed) : stratifiedIds(items, n, seed, stratifyBy, allocation),
+    stratifyBy === undefined
+      ? drawIds(items, n, seed)
+      : stratifiedIds(items, { n, seed, field: stratifyBy, allocation }),
   );
   return items.filter((item) => chosen.has(item.id));
 }
@@ -63,7 +63,11 @@ export function sampleStrata<T>(
   });
 }
 
-function stratifiedIds(items: Item[], n: number, seed: number, field: string, allocation: Allocation): string[] {
+function stratifiedIds(
+  items: Item[],
+  draw: { n: number; seed: number; field: string; allocation: Allocation },
+): string[] {
+  const { n, seed, field, allocation } = draw;
   const strata = new Map<string, Item[]>();
   for (const item of items) {
     const key = String(item.metadata[field] ?? "(missing)");

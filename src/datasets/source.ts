@@ -43,7 +43,7 @@ export async function resolveSource(spec: BenchmarkSpec, ctx: LoadContext): Prom
   if (source === undefined || source === "") throw new InputError(`benchmark '${spec.id}' needs a source path or URL`);
   const files = stringList(spec, "files");
   const limit = sourceLimit(spec);
-  if (isUrl(source)) return resolveUrl(spec, source, files, ctx, limit);
+  if (isUrl(source)) return resolveUrl(spec, { source, files }, ctx, limit);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source))
     throw new InputError(
       `benchmark '${spec.id}': unsupported source scheme in '${source}' (use a path or an http(s) URL)`,
@@ -129,11 +129,12 @@ function joinDisplay(source: string, rel: string): string {
 
 async function resolveUrl(
   spec: BenchmarkSpec,
-  source: string,
-  files: string[] | undefined,
+  /** The URL and the files named under it (a directory URL cannot be listed). */
+  at: { source: string; files: string[] | undefined },
   ctx: LoadContext,
   limit: ReadLimit,
 ): Promise<ResolvedSource> {
+  const { source, files } = at;
   if (source.endsWith("/")) {
     if (!files || files.length === 0) {
       throw new InputError(`benchmark '${spec.id}': a directory URL cannot be listed; name the files in options.files`);

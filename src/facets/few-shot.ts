@@ -113,7 +113,7 @@ export function drawExemplars(
   const known = draws.get(pool)?.get(key);
   if (known) return known;
   const drawSeed = Number.parseInt(sha256(canonicalJson(["few_shot", benchmark, level, seed])).slice(0, 8), 16);
-  const drawn = sampleItems([...pool], level, drawSeed);
+  const drawn = sampleItems([...pool], { n: level, seed: drawSeed });
   const byKey = draws.get(pool) ?? new Map<string, Item[]>();
   draws.set(pool, byKey.set(key, drawn));
   return drawn;

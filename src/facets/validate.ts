@@ -81,7 +81,8 @@ export function validateStudy(spec: StudySpec, file: { text: string; path: strin
 function facetProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
   return Object.entries(spec.conditions.facets).flatMap(([name, values]) => {
     const path = ["conditions", "facets", name];
-    if (!facets.has(name)) return [unknownName(source, path, "facet", name, facets.names(), true)];
+    if (!facets.has(name))
+      return [unknownName(source, path, { what: "facet", found: name, known: facets.names(), atKey: true })];
     return values.flatMap((value, i) => facetValueProblems(name, value, [...path, i], source));
   });
 }
@@ -91,7 +92,7 @@ function facetValueProblems(facetId: string, value: FacetValue, path: PathSegmen
   const name = facetName(value);
   const known = facet.knownValues();
   if (!known.includes(name) && !facet.acceptsCustom?.(value))
-    return [unknownName(source, path, facetId, name, [...known])];
+    return [unknownName(source, path, { what: facetId, found: name, known: [...known] })];
   const schema = facet.settingsSchema?.(name);
   const settings = facetSettings(value);
   if (schema) return settingsProblems(schema, settings, path, source);
@@ -123,7 +124,9 @@ function modelProblems(spec: StudySpec, source: SpecSource, specDir: string): Sp
 
 function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecSource, specDir: string): SpecProblem[] {
   if (!providers.has(model.provider))
-    return [unknownName(source, [...path, "provider"], "provider", model.provider, providers.names())];
+    return [
+      unknownName(source, [...path, "provider"], { what: "provider", found: model.provider, known: providers.names() }),
+    ];
   const descriptor = providers.get(model.provider);
   const schema = descriptor.optionsSchema;
   const optionProblems =
@@ -150,7 +153,9 @@ function modelEntryProblems(model: ModelSpec, path: PathSegment[], source: SpecS
 function agentsProblems(spec: StudySpec, source: SpecSource, specDir: string): SpecProblem[] {
   if (spec.agents === undefined) return [];
   const toolProblems = (spec.agents.tools ?? []).flatMap((name, i) =>
-    tools.has(name) ? [] : [unknownName(source, ["agents", "tools", i], "tool", name, tools.names())],
+    tools.has(name)
+      ? []
+      : [unknownName(source, ["agents", "tools", i], { what: "tool", found: name, known: tools.names() })],
   );
   const web = spec.agents.web;
   if (web === undefined) return toolProblems;
@@ -158,7 +163,11 @@ function agentsProblems(spec: StudySpec, source: SpecSource, specDir: string): S
   if (!webBackends.has(web.backend))
     return [
       ...toolProblems,
-      unknownName(source, [...path, "backend"], "web backend", web.backend, webBackends.names()),
+      unknownName(source, [...path, "backend"], {
+        what: "web backend",
+        found: web.backend,
+        known: webBackends.names(),
+      }),
     ];
   const { backend: _, ...settings } = web;
   const descriptor = webBackends.get(web.backend);
@@ -174,7 +183,13 @@ function benchmarkProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
   return spec.benchmarks.flatMap((benchmark, i) => {
     const path = ["benchmarks", i];
     if (!datasetLoaders.has(benchmark.loader))
-      return [unknownName(source, [...path, "loader"], "dataset loader", benchmark.loader, datasetLoaders.names())];
+      return [
+        unknownName(source, [...path, "loader"], {
+          what: "dataset loader",
+          found: benchmark.loader,
+          known: datasetLoaders.names(),
+        }),
+      ];
     const schema = datasetLoaders.get(benchmark.loader).optionsSchema ?? COMMON_LOADER_OPTIONS;
     if (benchmark.options === undefined) return [];
     return settingsProblems(schema, benchmark.options, [...path, "options"], source);
@@ -210,7 +225,13 @@ function unknownLoaderProblems(source: SpecSource): SpecProblem[] {
   return benchmarks.flatMap((benchmark, i) => {
     const loader = (benchmark as { loader?: unknown } | null)?.loader;
     if (typeof loader !== "string" || loader === "" || datasetLoaders.has(loader)) return [];
-    return [unknownName(source, ["benchmarks", i, "loader"], "dataset loader", loader, datasetLoaders.names())];
+    return [
+      unknownName(source, ["benchmarks", i, "loader"], {
+        what: "dataset loader",
+        found: loader,
+        known: datasetLoaders.names(),
+      }),
+    ];
   });
 }
 
@@ -219,21 +240,26 @@ function scoringProblems(spec: StudySpec, source: SpecSource): SpecProblem[] {
   if (!scoring) return [];
   const problems: SpecProblem[] = [];
   const scorer = (name: string, path: PathSegment[]) => {
-    if (!scorers.has(name)) problems.push(unknownName(source, path, "scorer", name, scorers.names()));
+    if (!scorers.has(name))
+      problems.push(unknownName(source, path, { what: "scorer", found: name, known: scorers.names() }));
   };
   if (scoring.default !== undefined) scorer(scoring.default, ["scoring", "default"]);
   const benchmarkIds = spec.benchmarks.map((b) => b.id);
   for (const [benchmark, name] of Object.entries(scoring.per_benchmark ?? {})) {
     const path = ["scoring", "per_benchmark", benchmark];
     if (!benchmarkIds.includes(benchmark))
-      problems.push(unknownName(source, path, "benchmark id", benchmark, benchmarkIds, true));
+      problems.push(
+        unknownName(source, path, { what: "benchmark id", found: benchmark, known: benchmarkIds, atKey: true }),
+      );
     scorer(name, path);
   }
   // Rubric options (scoring.rubrics.<id>), checked against the rubric's own schema.
   for (const [id, options] of Object.entries(scoring.rubrics ?? {})) {
     const path = ["scoring", "rubrics", id];
     if (!judgeRubrics.has(id)) {
-      problems.push(unknownName(source, path, "judge rubric", id, judgeRubrics.names(), true));
+      problems.push(
+        unknownName(source, path, { what: "judge rubric", found: id, known: judgeRubrics.names(), atKey: true }),
+      );
       continue;
     }
     const schema = judgeRubrics.get(id).optionsSchema;
@@ -290,11 +316,10 @@ function settingsProblems(schema: z.ZodType, settings: unknown, path: PathSegmen
 function unknownName(
   source: SpecSource,
   path: PathSegment[],
-  what: string,
-  found: string,
-  known: string[],
-  atKey = false,
+  /** What kind of name it is, the name found, the names there are, and whether the problem sits at the key. */
+  name: { what: string; found: string; known: string[]; atKey?: boolean },
 ): SpecProblem {
+  const { what, found, known, atKey = false } = name;
   const hint = closest(found, known);
   const text = `unknown ${what} '${found}'${hint ? ` (did you mean '${hint}'?)` : ""}; known: ${known.join(", ")}`;
   return problem(source, path, text, atKey);

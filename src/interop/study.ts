@@ -284,7 +284,7 @@ export class ImportBuilder {
           `${basename(log.file)}: not scored: none of its ${tally.trials} trials has an outcome (${tally.scores} scores${primary ? `; run-time scorer '${primary}'` : ""})`,
         );
     }
-    const spec = specOf(this.study, framework, logs, mapping, Object.fromEntries(this.levels), {
+    const spec = specOf({ study: this.study, framework, mapping }, logs, Object.fromEntries(this.levels), {
       attempts: this.attempts,
       trials: this.trialCount,
       compareModels: this.compareModels,
@@ -507,13 +507,12 @@ function callsFor(id: string, log: ImportedLog, sample: ImportedSample, at: stri
 
 /** A spec describing the import: what `analyze` and `report` read from a run (facets and their levels, models, benchmarks). */
 function specOf(
-  study: string,
-  framework: string,
+  source: { study: string; framework: string; mapping: ImportMapping },
   logs: readonly ImportedLog[],
-  mapping: ImportMapping,
   facets: Record<string, string[]>,
   { attempts, trials, compareModels }: { attempts: number; trials: number; compareModels: boolean },
 ): StudySpec {
+  const { study, framework, mapping } = source;
   const models = new Map<string, StudySpec["models"][number]>();
   const benchmarks = new Map<string, string[]>();
   for (const log of logs) {

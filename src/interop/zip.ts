@@ -248,7 +248,11 @@ function parseEntries(directory: Uint8Array, count: number): Map<string, Entry> 
       compressedSize: view.getUint32(at + 20, true),
       localOffset: view.getUint32(at + 42, true),
     };
-    applyZip64(entry, view, at + 46 + nameLength, extraLength, view.getUint32(at + 24, true) === 0xffffffff);
+    applyZip64(entry, view, {
+      start: at + 46 + nameLength,
+      length: extraLength,
+      hasSize: view.getUint32(at + 24, true) === 0xffffffff,
+    });
     if (entries.has(name))
       throw new ZipError("the zip holds two entries of this name; which one is the log's is ambiguous", name, false);
     entries.set(name, entry);
@@ -258,7 +262,13 @@ function parseEntries(directory: Uint8Array, count: number): Map<string, Entry> 
 }
 
 /** Replaces the 32-bit fields marked 0xFFFFFFFF with the zip64 extra field's 64-bit values, in its order. */
-function applyZip64(entry: Entry, view: DataView, extraStart: number, extraLength: number, hasSize: boolean): void {
+function applyZip64(
+  entry: Entry,
+  view: DataView,
+  /** The extra fields' offset and length, and whether the zip64 field holds the uncompressed size first. */
+  extra: { start: number; length: number; hasSize: boolean },
+): void {
+  const { start: extraStart, length: extraLength, hasSize } = extra;
   if (entry.compressedSize !== 0xffffffff && entry.localOffset !== 0xffffffff) return;
   for (let at = extraStart; at + 4 <= extraStart + extraLength; ) {
     const id = view.getUint16(at, true);

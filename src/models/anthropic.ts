@@ -223,7 +223,7 @@ export function createAnthropicProvider(spec: ModelSpec, env: ProviderEnv, deps:
 
   // Shared by the synchronous call and the batch API, so a batched call is stored as a synchronous one.
   const prepare = (request: GenerateRequest) => {
-    const { params, dropped } = applyParamPolicy(NAME, request.model, request.params, extraDrops);
+    const { params, dropped } = applyParamPolicy(NAME, request.model, request.params, { extraDrops });
     return { body: messageBody(request, params), params, dropped };
   };
   const toResult = (raw: unknown, prepared: ReturnType<typeof prepare>, slot?: number): GenerateResult => {

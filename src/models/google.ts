@@ -243,7 +243,7 @@ export function createGoogleProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
 
   // Shared by the synchronous call and the batch API, so a batched call is stored as a synchronous one.
   const prepare = (request: GenerateRequest) => {
-    const { params, dropped } = applyParamPolicy(NAME, request.model, request.params, extraDrops);
+    const { params, dropped } = applyParamPolicy(NAME, request.model, request.params, { extraDrops });
     const { system, contents } = toGeminiContents(request.messages);
     return { contents, config: generationConfig(request, params, system), params, dropped };
   };

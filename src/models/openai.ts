@@ -266,7 +266,10 @@ export function createOpenAIProvider(spec: ModelSpec, env: ProviderEnv, deps: Re
   // One preparation and one reading of a chat completion, shared by the synchronous call and
   // the batch API, so a batched call is stored exactly as a synchronous one.
   const prepare = (request: GenerateRequest) => {
-    const { params, dropped } = applyParamPolicy(NAME, request.model, request.params, extraDrops, options.traits);
+    const { params, dropped } = applyParamPolicy(NAME, request.model, request.params, {
+      extraDrops,
+      traits: options.traits,
+    });
     return { body: chatBody(request, params, reasoningModel(request.model)), params, dropped };
   };
   const toResult = (raw: unknown, prepared: ReturnType<typeof prepare>, slot?: number): GenerateResult => {

@@ -96,9 +96,9 @@ export function applyParamPolicy(
   provider: string,
   model: string,
   params: GenerationParams,
-  extraDrops: readonly ParamName[] = [],
-  traits: PolicyTraits = {},
+  options: { extraDrops?: readonly ParamName[]; traits?: PolicyTraits } = {},
 ): PolicyOutcome {
+  const { extraDrops = [], traits = {} } = options;
   const kept: GenerationParams = { ...params };
   const dropped: DroppedParam[] = [];
   const drop = (name: ParamName, reason: string) => {

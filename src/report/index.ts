@@ -32,23 +32,20 @@ export interface WriteReportOptions {
  * overwrites what is there: callers check the targets first (`checkReportTargets`).
  */
 export async function writeReport(
-  outcome: PresentedAnalysis,
-  card: Scorecard,
-  store: TrialStore,
-  run: RunRecord,
+  presented: { outcome: PresentedAnalysis; card: Scorecard },
+  source: { store: TrialStore; run: RunRecord },
   reportPath: string,
   options: WriteReportOptions = {},
 ): Promise<{ report: string; trials: string; pages: string[] }> {
+  const { outcome, card } = presented;
+  const { store, run } = source;
   const { trials: trialsPath } = reportPaths(reportPath);
   const trialsHref = encodeURI(basename(trialsPath));
-  const written = await writeTrialsPages(
-    store,
-    run,
-    outcome.analysis,
-    trialsPath,
-    encodeURI(basename(reportPath)),
-    options.force === true,
-  );
+  const written = await writeTrialsPages(source, outcome.analysis, {
+    indexPath: trialsPath,
+    reportHref: encodeURI(basename(reportPath)),
+    force: options.force === true,
+  });
   const cellTrials = new Map(written.cells.map((cell) => [cell.id, cell]));
   const pageOf = new Map([...written.pageOf].map(([anchor, file]) => [anchor, encodeURI(file)]));
   const studyDir = options.studyDir ?? dirname(reportPath);

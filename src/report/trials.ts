@@ -155,13 +155,13 @@ async function* trialsInPageOrder(
  * page file that `parallax report` did not write, unless `force`.
  */
 export async function writeTrialsPages(
-  store: TrialStore,
-  run: RunRecord,
+  source: { store: TrialStore; run: RunRecord },
   analysis: StudyAnalysis,
-  indexPath: string,
-  reportHref: string,
-  force = false,
+  /** Where the index goes (the pages are numbered after it), the link back to the report, and whether to overwrite. */
+  target: { indexPath: string; reportHref: string; force?: boolean },
 ): Promise<TrialsPages> {
+  const { store, run } = source;
+  const { indexPath, reportHref, force = false } = target;
   const cells = await trialCells(store, run, analysis);
   const total = cells.reduce((sum, c) => sum + c.trials, 0);
   const pages = Array.from({ length: Math.ceil(total / TRIALS_PER_PAGE) }, (_, i) => trialsPagePath(indexPath, i + 1));
@@ -199,7 +199,12 @@ export async function writeTrialsPages(
         ]);
         current = { i, out, nav };
       }
-      current.cell = await writeBatch(store, run, batch, current.out, current.cell, analysis.meta.measures);
+      current.cell = await writeBatch(
+        { store, run, measures: analysis.meta.measures },
+        batch,
+        current.out,
+        current.cell,
+      );
     }
   } catch (error) {
     current?.out.abort();
@@ -207,7 +212,7 @@ export async function writeTrialsPages(
   }
   await closeCurrent();
   const index = await openStreamed(indexPath, pageTitle(analysis, "trials"), []);
-  await index.write(renderIndex(analysis, cells, total, pageOf, pages, reportHref));
+  await index.write(renderIndex(analysis, cells, { total, pageOf, pages, reportHref }));
   await index.close([]);
   return { cells, pageOf, pages: pages.map((p) => basename(p)) };
 }
@@ -253,13 +258,12 @@ function pageNav(pages: string[], i: number, indexHref: string, reportHref: stri
  * section opens at its first trial on the page. `open` is the page's open cell section; returns it.
  */
 async function writeBatch(
-  store: TrialStore,
-  run: RunRecord,
+  source: { store: TrialStore; run: RunRecord; measures: StudyAnalysis["meta"]["measures"] },
   batch: TrialBatch,
   out: StreamedPage,
   open: TrialCell | undefined,
-  measures: StudyAnalysis["meta"]["measures"],
 ): Promise<TrialCell | undefined> {
+  const { store, run, measures } = source;
   const callsOf = await store.listCallsOf(
     run.id,
     batch.trials.filter(({ trial }) => trial.status !== "pending").map(({ trial }) => trial.id),
@@ -317,11 +321,10 @@ async function openStreamed(path: string, title: string, before: Content[]): Pro
 function renderIndex(
   analysis: StudyAnalysis,
   cellList: readonly TrialCell[],
-  total: number,
-  pageOf: Map<string, string>,
-  pages: string[],
-  reportHref: string,
+  /** The trial count, which page holds each cell's anchor, the pages, and the link back to the report. */
+  paging: { total: number; pageOf: Map<string, string>; pages: string[]; reportHref: string },
 ): string {
+  const { total, pageOf, pages, reportHref } = paging;
   const cells = new Map<string, Map<string, Map<string, number>>>();
   for (const k of cellList) {
     const models = cells.get(k.configuration) ?? new Map<string, Map<string, number>>();

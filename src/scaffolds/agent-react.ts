@@ -23,11 +23,12 @@ export const AGENT_REACT_TOOLS = ["bash", "python", "web_browser", "submit_answe
 export const agentReactScaffold: Scaffold = {
   name: "agent_react",
   settingsSchema: lazySchema(() => scaffoldSettings({ max_steps: intRange(1, 200) })),
-  expectedCalls: (settings) => intSetting(settings, "max_steps", AGENT_REACT_DEFAULT_STEPS, 1, 200),
+  expectedCalls: (settings) =>
+    intSetting(settings, "max_steps", { fallback: AGENT_REACT_DEFAULT_STEPS, min: 1, max: 200 }),
   tools: AGENT_REACT_TOOLS,
   async run(context, settings) {
     const { task, params, tools } = context;
-    const maxSteps = intSetting(settings, "max_steps", AGENT_REACT_DEFAULT_STEPS, 1, 200);
+    const maxSteps = intSetting(settings, "max_steps", { fallback: AGENT_REACT_DEFAULT_STEPS, min: 1, max: 200 });
     const system = [task.systemPrompt, AGENT_REACT_SYSTEM].filter(Boolean).join("\n\n");
     const result = await runToolLoop(context, {
       role: "agent",

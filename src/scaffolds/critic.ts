@@ -47,9 +47,10 @@ export function parseVerdict(critique: string): Verdict {
 export const criticScaffold: Scaffold = {
   name: "critic",
   settingsSchema: lazySchema(() => scaffoldSettings({ rounds: intRange(1, 10) })),
-  expectedCalls: (settings) => 1 + 2 * intSetting(settings, "rounds", CRITIC_DEFAULT_ROUNDS, 1, 10),
+  expectedCalls: (settings) =>
+    1 + 2 * intSetting(settings, "rounds", { fallback: CRITIC_DEFAULT_ROUNDS, min: 1, max: 10 }),
   async run({ task, params, call, annotate }, settings) {
-    const rounds = intSetting(settings, "rounds", CRITIC_DEFAULT_ROUNDS, 1, 10);
+    const rounds = intSetting(settings, "rounds", { fallback: CRITIC_DEFAULT_ROUNDS, min: 1, max: 10 });
     const overrides = callParams(params, settings, "scaffolded");
     const conversation: ChatMessage[] = taskMessages(task, renderTask(task));
     let draft = (await call("answer", [...conversation], overrides)).text;

@@ -53,7 +53,7 @@ export function reduceRequest(task: TaskInput, subtasks: string[], results: stri
 }
 
 function chunkCount(settings: ScaffoldSettings): number {
-  return intSetting(settings, "chunks", MAP_REDUCE_DEFAULT_CHUNKS, 1, 10);
+  return intSetting(settings, "chunks", { fallback: MAP_REDUCE_DEFAULT_CHUNKS, min: 1, max: 10 });
 }
 
 /** The standard (options stripped) or option-preserving map-reduce scaffold. */

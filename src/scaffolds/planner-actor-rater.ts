@@ -54,13 +54,13 @@ export const plannerActorRaterScaffold: Scaffold = {
     scaffoldSettings({ max_rounds: intRange(1, 20), max_actor_steps: intRange(1, 200) }),
   ),
   expectedCalls: (settings) =>
-    intSetting(settings, "max_rounds", PAR_DEFAULT_ROUNDS, 1, 20) *
-    (2 + intSetting(settings, "max_actor_steps", PAR_DEFAULT_ACTOR_STEPS, 1, 200)),
+    intSetting(settings, "max_rounds", { fallback: PAR_DEFAULT_ROUNDS, min: 1, max: 20 }) *
+    (2 + intSetting(settings, "max_actor_steps", { fallback: PAR_DEFAULT_ACTOR_STEPS, min: 1, max: 200 })),
   tools: [...AGENT_TOOLS, "submit_verdict"],
   async run(context, settings) {
     const { task, params, tools } = context;
-    const rounds = intSetting(settings, "max_rounds", PAR_DEFAULT_ROUNDS, 1, 20);
-    const actorSteps = intSetting(settings, "max_actor_steps", PAR_DEFAULT_ACTOR_STEPS, 1, 200);
+    const rounds = intSetting(settings, "max_rounds", { fallback: PAR_DEFAULT_ROUNDS, min: 1, max: 20 });
+    const actorSteps = intSetting(settings, "max_actor_steps", { fallback: PAR_DEFAULT_ACTOR_STEPS, min: 1, max: 200 });
     const overrides = callParams(params, settings, "scaffolded");
     const question = agentTask(task, context.attachments);
     const turns: string[] = [];

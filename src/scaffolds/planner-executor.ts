@@ -22,11 +22,12 @@ export const PLAN_HEADING = "Plan from the planner:";
 export const plannerExecutorScaffold: Scaffold = {
   name: "planner_executor",
   settingsSchema: lazySchema(() => scaffoldSettings({ max_steps: intRange(1, 200) })),
-  expectedCalls: (settings) => 1 + intSetting(settings, "max_steps", PLANNER_EXECUTOR_DEFAULT_STEPS, 1, 200),
+  expectedCalls: (settings) =>
+    1 + intSetting(settings, "max_steps", { fallback: PLANNER_EXECUTOR_DEFAULT_STEPS, min: 1, max: 200 }),
   tools: AGENT_TOOLS,
   async run(context, settings) {
     const { task, params, tools } = context;
-    const maxSteps = intSetting(settings, "max_steps", PLANNER_EXECUTOR_DEFAULT_STEPS, 1, 200);
+    const maxSteps = intSetting(settings, "max_steps", { fallback: PLANNER_EXECUTOR_DEFAULT_STEPS, min: 1, max: 200 });
     const overrides = callParams(params, settings, "scaffolded");
     const system = (prompt: string) => [task.systemPrompt, prompt].filter(Boolean).join("\n\n");
     const question = agentTask(task, context.attachments);

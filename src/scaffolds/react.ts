@@ -51,9 +51,14 @@ function turn(maxTurns: number, final: boolean): SubCall {
 export const reactScaffold: Scaffold = {
   name: "react",
   settingsSchema: lazySchema(() => scaffoldSettings({ max_iterations: intRange(1, 50) })),
-  expectedCalls: (settings) => intSetting(settings, "max_iterations", REACT_DEFAULT_ITERATIONS, 1, 50) + 1,
+  expectedCalls: (settings) =>
+    intSetting(settings, "max_iterations", { fallback: REACT_DEFAULT_ITERATIONS, min: 1, max: 50 }) + 1,
   async run({ task, params, call, annotate }, settings) {
-    const maxIterations = intSetting(settings, "max_iterations", REACT_DEFAULT_ITERATIONS, 1, 50);
+    const maxIterations = intSetting(settings, "max_iterations", {
+      fallback: REACT_DEFAULT_ITERATIONS,
+      min: 1,
+      max: 50,
+    });
     const overrides = callParams(params, settings, "scaffolded");
     const messages: ChatMessage[] = taskMessages(task, `${reactInstructions(maxIterations)}\n\n${renderTask(task)}`);
     for (let step = 1; step <= maxIterations; step++) {

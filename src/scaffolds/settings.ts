@@ -49,10 +49,10 @@ export function callParams(
 export function intSetting(
   settings: ScaffoldSettings,
   key: string,
-  fallback: number,
-  min: number,
-  max: number,
+  /** The default, and the range a given value must fall in. */
+  bounds: { fallback: number; min: number; max: number },
 ): number {
+  const { fallback, min, max } = bounds;
   const value = settings[key];
   if (value === undefined || value === null) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {

@@ -51,7 +51,7 @@ export function cohensKappa(table: readonly (readonly number[])[], alpha = 0.05)
   const pObserved = p.reduce((total, row, i) => total + row[i], 0);
   const pExpected = rows.reduce((total, r, i) => total + r * cols[i], 0);
   const kappa = (pObserved - pExpected) / (1 - pExpected);
-  const se = Math.sqrt(fleissVariance(p, rows, cols, kappa, pExpected) / n);
+  const se = Math.sqrt(fleissVariance(p, { rows, cols }, { kappa, pExpected }) / n);
   const seNull = Math.sqrt(nullVariance(rows, cols, pExpected) / n);
   const z = kappa / seNull;
   const zCrit = twoSidedCriticalValue(alpha);
@@ -72,7 +72,13 @@ export function cohensKappa(table: readonly (readonly number[])[], alpha = 0.05)
 }
 
 /** n * Var(kappa) = [A + B - C]/(1 - p_e)^2 (Fleiss, Cohen & Everitt 1969). */
-function fleissVariance(p: number[][], rows: number[], cols: number[], kappa: number, pExpected: number): number {
+function fleissVariance(
+  p: number[][],
+  margins: { rows: number[]; cols: number[] },
+  agreement: { kappa: number; pExpected: number },
+): number {
+  const { rows, cols } = margins;
+  const { kappa, pExpected } = agreement;
   const k = p.length;
   let a = 0;
   let b = 0;

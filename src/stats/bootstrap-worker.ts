@@ -24,13 +24,6 @@ parentPort?.on("message", (request: BlockRequest) => {
     successes: request.successes,
     trials: request.trials,
   };
-  const totals = bootstrapBlockTotals(
-    data,
-    request.seed,
-    request.blockSize,
-    request.resamples,
-    request.fromBlock,
-    request.toBlock,
-  );
+  const totals = bootstrapBlockTotals(data, request);
   parentPort?.postMessage({ id: request.id, totals }, [totals.buffer as ArrayBuffer]);
 });

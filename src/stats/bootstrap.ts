@@ -115,10 +115,26 @@ export function clusterBootstrap(
   } else {
     const seed = options.seed ?? 1;
     const blockSize = options.blockSize ?? 1000;
-    const totals = bootstrapBlockTotals(data, seed, blockSize, resamples, 0, Math.ceil(resamples / blockSize));
-    recordTotals(totals, data.cells.length, 0, resamples, statistic, replicates);
+    const totals = bootstrapBlockTotals(data, {
+      seed,
+      blockSize,
+      resamples,
+      fromBlock: 0,
+      toBlock: Math.ceil(resamples / blockSize),
+    });
+    recordTotals(totals, { cellCount: data.cells.length, first: 0, count: resamples }, statistic, replicates);
   }
   return summariseReplicates(estimate, replicates, level, explicit ? null : (options.seed ?? 1));
+}
+
+/**
+/** Which resamples a block-totals array holds: the seed, the block size, the total and the blocks' range. */
+export interface BlockRange {
+  seed: number;
+  blockSize: number;
+  resamples: number;
+  fromBlock: number;
+  toBlock: number;
 }
 
 /**
@@ -127,14 +143,8 @@ export function clusterBootstrap(
  * stream of the seed (RandomStream.fillDraws, G draws per resample), so a block's totals are the
  * same whichever thread computes it.
  */
-export function bootstrapBlockTotals(
-  data: ClusteredCellCounts,
-  seed: number,
-  blockSize: number,
-  resamples: number,
-  fromBlock: number,
-  toBlock: number,
-): Float64Array {
+export function bootstrapBlockTotals(data: ClusteredCellCounts, blocks: BlockRange): Float64Array {
+  const { seed, blockSize, resamples, fromBlock, toBlock } = blocks;
   const cellCount = data.cells.length;
   const first = fromBlock * blockSize;
   const last = Math.min(toBlock * blockSize, resamples);
@@ -154,12 +164,12 @@ export function bootstrapBlockTotals(
 /** Applies the statistic to resamples first .. first + count - 1 of a block-totals array. */
 export function recordTotals(
   totals: Float64Array,
-  cellCount: number,
-  first: number,
-  count: number,
+  /** The cells per resample, the first resample's index among the replicates, and how many resamples. */
+  layout: { cellCount: number; first: number; count: number },
   statistic: CellStatistic,
   replicates: Float64Array[],
 ): void {
+  const { cellCount, first, count } = layout;
   // One pair of buffers refilled per resample (as the accumulator's totals are): no view per call.
   const resample = { successes: new Float64Array(cellCount), trials: new Float64Array(cellCount) };
   for (let r = 0; r < count; r++) {

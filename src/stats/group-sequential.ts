@@ -58,7 +58,8 @@ export function sequentialBoundaries(design: SequentialDesign): SequentialBounda
   let density: ScoreDensity | null = null;
   design.fractions.forEach((_t, k) => {
     const increment = spentPerSide[k] - (k === 0 ? 0 : spentPerSide[k - 1]);
-    const exitAt = (c: number) => exitProbabilities(density, design.fractions, k, c, design.sides, 0);
+    const exitAt = (c: number) =>
+      exitProbabilities(density, { fractions: design.fractions, k, sides: design.sides, drift: 0 }, c);
     // Exit probability falls as c rises: the root of exit(c) = increment per side.
     const c = increment <= 0 ? Number.POSITIVE_INFINITY : bisect((c) => exitAt(c).upper - increment, 0, 40, 1e-10);
     critical.push(c);
@@ -88,7 +89,7 @@ export function crossingProbabilities(boundaries: SequentialBoundaries, drift: n
   let density: ScoreDensity | null = null;
   const { fractions, sides, critical } = boundaries;
   fractions.forEach((_t, k) => {
-    const exit = exitProbabilities(density, fractions, k, critical[k], sides, drift);
+    const exit = exitProbabilities(density, { fractions, k, sides, drift }, critical[k]);
     upper.push(exit.upper);
     lower.push(exit.lower);
     density = carryDensity(density, fractions, k, critical[k], sides, drift);
@@ -130,12 +131,11 @@ function gridSize(width: number, incrementSd: number): number {
 
 function exitProbabilities(
   previous: ScoreDensity | null,
-  fractions: readonly number[],
-  k: number,
+  /** The information fractions, the look, the number of sides and the drift under which it is computed. */
+  look: { fractions: readonly number[]; k: number; sides: 1 | 2; drift: number },
   critical: number,
-  sides: 1 | 2,
-  drift: number,
 ): { upper: number; lower: number } {
+  const { fractions, k, sides, drift } = look;
   const t = fractions[k];
   const bound = critical * Math.sqrt(t);
   if (previous === null) {

@@ -117,12 +117,12 @@ export async function clusterBootstrapParallel(
     .map((from, t) => requestBlocks(workerAt(t), { ...shared, fromBlock: from, toBlock: bounds[t + 2] }));
   const estimate = Array.from(statistic(originalTotals(data)));
   const replicates = estimate.map(() => new Float64Array(resamples));
-  const own = bootstrapBlockTotals(data, seed, blockSize, resamples, bounds[0], bounds[1]);
-  recordTotals(own, cellCount, 0, own.length / (2 * cellCount), statistic, replicates);
+  const own = bootstrapBlockTotals(data, { seed, blockSize, resamples, fromBlock: bounds[0], toBlock: bounds[1] });
+  recordTotals(own, { cellCount, first: 0, count: own.length / (2 * cellCount) }, statistic, replicates);
   const parts = await Promise.all(remote);
   parts.forEach((totals, t) => {
     const first = Math.min(bounds[t + 1] * blockSize, resamples);
-    recordTotals(totals, cellCount, first, totals.length / (2 * cellCount), statistic, replicates);
+    recordTotals(totals, { cellCount, first, count: totals.length / (2 * cellCount) }, statistic, replicates);
   });
   return summariseReplicates(estimate, replicates, level, seed);
 }

@@ -35,15 +35,24 @@ export function twoProportionPower(design: PowerDesign, p1: number, definition: 
     case "closed-form-baseline-variance":
       return normalCdf(d / Math.sqrt((2 * p0 * (1 - p0)) / n) - zA);
     case "pooled-null-unpooled-alt-one-tail":
-      return pooledNullPower(p0, p1, n, zA, false);
+      return pooledNullPower({ p0, p1, n, zA }, false);
     case "pooled-null-unpooled-alt-two-tail":
-      return pooledNullPower(p0, p1, n, zA, true);
+      return pooledNullPower({ p0, p1, n, zA }, true);
     case "cohens-h":
       return cohensHPower(Math.abs(cohensH(p0, p1)), n, zA);
   }
 }
 
-function pooledNullPower(p0: number, p1: number, n: number, zA: number, bothTails: boolean): number {
+/** The two rates, the per-group size and the critical z of the test whose power is computed. */
+interface TwoRateTest {
+  p0: number;
+  p1: number;
+  n: number;
+  zA: number;
+}
+
+function pooledNullPower(test: TwoRateTest, bothTails: boolean): number {
+  const { p0, p1, n, zA } = test;
   const pBar = (p0 + p1) / 2;
   const sNull = Math.sqrt(2 * pBar * (1 - pBar));
   const sAlt = Math.sqrt(p0 * (1 - p0) + p1 * (1 - p1));

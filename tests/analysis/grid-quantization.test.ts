@@ -130,8 +130,10 @@ describe("quantization effect on the simulated panel", () => {
       assert.ok(result && !("skipped" in result), JSON.stringify(result));
       grid = result as GridResult;
       const lines: string[] = [];
-      await exportTable(store, run.id, Object.keys(run.spec.conditions.facets), "trials", "jsonl", (c) =>
-        lines.push(c),
+      await exportTable(
+        store,
+        { runId: run.id, facets: Object.keys(run.spec.conditions.facets), table: "trials", format: "jsonl" },
+        (c) => lines.push(c),
       );
       const trials = lines
         .join("")

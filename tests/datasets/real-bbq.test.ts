@@ -76,23 +76,25 @@ describeNeeding(sharedSkip, "bbq on the real category files", () => {
   });
 
   it("stratified sampling on the stratum key balances categories x ambiguity and is reproducible", () => {
-    const a = sampleItems(bbq.items, 120, 3, "stratum", "equal");
-    const b = sampleItems([...bbq.items].reverse(), 120, 3, "stratum", "equal");
+    const a = sampleItems(bbq.items, { n: 120, seed: 3, stratifyBy: "stratum", allocation: "equal" });
+    const b = sampleItems([...bbq.items].reverse(), { n: 120, seed: 3, stratifyBy: "stratum", allocation: "equal" });
     assert.deepEqual(a.map((i) => i.id).sort(), b.map((i) => i.id).sort());
     assert.deepEqual(Object.values(countBy(a, (i) => String(i.metadata.stratum))), Array(12).fill(10));
-    const other = sampleItems(bbq.items, 120, 4, "stratum", "equal");
+    const other = sampleItems(bbq.items, { n: 120, seed: 4, stratifyBy: "stratum", allocation: "equal" });
     assert.notDeepEqual(
       a.map((i) => i.id),
       other.map((i) => i.id),
     );
-    const proportional = countBy(sampleItems(bbq.items, 1000, 3, "stratum"), (i) => String(i.metadata.category));
+    const proportional = countBy(sampleItems(bbq.items, { n: 1000, seed: 3, stratifyBy: "stratum" }), (i) =>
+      String(i.metadata.category),
+    );
     assert.equal(proportional.Age, Math.round((1000 * 3680) / 11956));
   });
 
   it("simple seeded sampling reproduces the same items and n", () => {
-    const a = sampleItems(bbq.items, 50, 11);
+    const a = sampleItems(bbq.items, { n: 50, seed: 11 });
     assert.equal(a.length, 50);
-    assert.deepEqual(a, sampleItems(bbq.items, 50, 11));
-    assert.notDeepEqual(a, sampleItems(bbq.items, 50, 12));
+    assert.deepEqual(a, sampleItems(bbq.items, { n: 50, seed: 11 }));
+    assert.notDeepEqual(a, sampleItems(bbq.items, { n: 50, seed: 12 }));
   });
 });

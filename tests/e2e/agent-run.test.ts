@@ -42,7 +42,11 @@ async function stored(outDir: string): Promise<Stored> {
     for (const call of await store.listCalls(runRecord.id))
       calls.set(call.trialId, [...(calls.get(call.trialId) ?? []), call]);
     const lines: string[] = [];
-    await exportTable(store, runRecord.id, ["scaffold", "format"], "trials", "jsonl", (chunk) => lines.push(chunk));
+    await exportTable(
+      store,
+      { runId: runRecord.id, facets: ["scaffold", "format"], table: "trials", format: "jsonl" },
+      (chunk) => lines.push(chunk),
+    );
     const rows = new Map(
       lines
         .join("")

@@ -105,5 +105,5 @@ export function scoredRow(spec: TrialSpec): AnalysisRow {
     updatedAt: null,
     taskHash: null,
   };
-  return trialRow(trial, Object.keys(spec.facets), undefined, undefined, spec.audit ?? {});
+  return trialRow(trial, Object.keys(spec.facets), { audit: spec.audit ?? {} });
 }

@@ -39,7 +39,7 @@ test("a simulated Parallax study exports to EEE (multi-call trials as multi_turn
   const out = join(demo.dir, "eee");
   const store = await openStore(demo.outDir);
   try {
-    await exportEee(demo.outDir, store, (await store.getRun())!, out);
+    await exportEee({ target: demo.outDir, store, run: (await store.getRun())! }, out);
   } finally {
     await store.close();
   }

@@ -84,7 +84,7 @@ for (const [name, format, paths] of [
     const store = await openStore(study);
     let result: Awaited<ReturnType<typeof exportEee>>;
     try {
-      result = await exportEee(study, store, (await store.getRun())!, out);
+      result = await exportEee({ target: study, store, run: (await store.getRun())! }, out);
     } finally {
       await store.close();
     }

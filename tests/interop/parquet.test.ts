@@ -61,8 +61,10 @@ for (const table of ["trials", "calls"] as const) {
     try {
       const run = (await store.getRun())!;
       const facets = Object.keys(run.spec.conditions.facets);
-      await exportTable(store, run.id, facets, table, "jsonl", (line) => expected.push(JSON.parse(line)));
-      assert.equal(await exportParquet(store, run.id, facets, table, file), expected.length);
+      await exportTable(store, { runId: run.id, facets, table, format: "jsonl" }, (line) =>
+        expected.push(JSON.parse(line)),
+      );
+      assert.equal(await exportParquet(store, { runId: run.id, facets, table }, file), expected.length);
     } finally {
       await store.close();
     }

@@ -55,7 +55,7 @@ async function withRun<T>(
 async function exportedRows(dir: string, table: ExportTable, format: ExportFormat): Promise<Record<string, unknown>[]> {
   let text = "";
   await withRun(dir, (store, run) =>
-    exportTable(store, run.id, Object.keys(run.spec.conditions.facets), table, format, (c) => {
+    exportTable(store, { runId: run.id, facets: Object.keys(run.spec.conditions.facets), table, format }, (c) => {
       text += c;
     }),
   );
@@ -70,7 +70,7 @@ async function exportedRows(dir: string, table: ExportTable, format: ExportForma
 
 async function parquetKv(dir: string, table: ExportTable, file: string): Promise<Map<string, string | undefined>> {
   await withRun(dir, (store, run) =>
-    exportParquet(store, run.id, Object.keys(run.spec.conditions.facets), table, file),
+    exportParquet(store, { runId: run.id, facets: Object.keys(run.spec.conditions.facets), table }, file),
   );
   const bytes = readFileSync(file);
   const metadata = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
@@ -79,7 +79,7 @@ async function parquetKv(dir: string, table: ExportTable, file: string): Promise
 
 /** Exports to EEE, checks every record against the EEE schemas, and returns the records and sidecar. */
 async function eeeExport(dir: string, out: string) {
-  await withRun(dir, (store, run) => exportEee(dir, store, run, out));
+  await withRun(dir, (store, run) => exportEee({ target: dir, store, run }, out));
   const ajv = new Ajv({ strict: false, allErrors: true });
   const schema = (name: string) => JSON.parse(readFileSync(join(interopDir, "eee", name), "utf8"));
   const validAggregate = ajv.compile(schema("eval.schema.json"));
@@ -233,9 +233,13 @@ describeNeeding(interopSkip, "a simulated study", () => {
       const file = at(`trials.${format}`);
       let text = "";
       await withRun(demo.outDir, (store, run) =>
-        exportTable(store, run.id, Object.keys(run.spec.conditions.facets), "trials", format, (c) => {
-          text += c;
-        }),
+        exportTable(
+          store,
+          { runId: run.id, facets: Object.keys(run.spec.conditions.facets), table: "trials", format },
+          (c) => {
+            text += c;
+          },
+        ),
       );
       writeFileSync(file, text);
       const result = runCli(["analyze", file, "--out", at(`analysis-${format}.json`)]);
@@ -266,7 +270,7 @@ describeNeeding(interopSkip, "a simulated study", () => {
     ] as const) {
       const copy = at(`eee-${name}`);
       mkdirSync(copy);
-      await withRun(demo.outDir, (store, run) => exportEee(demo.outDir, store, run, copy));
+      await withRun(demo.outDir, (store, run) => exportEee({ target: demo.outDir, store, run }, copy));
       strip(copy, dropSidecar);
       const dir = at(`back-${name}`);
       await importLogs({ format: "eee", paths: [copy], target: dir });

@@ -69,7 +69,7 @@ async function runAndExport(example: string): Promise<Record<Table, Exported>> {
     const facets = conditionColumns(run.spec.conditions);
     for (const table of TABLES) {
       const file = join(work, `${example}-${table}.parquet`);
-      await exportParquet(store, run.id, facets, table, file);
+      await exportParquet(store, { runId: run.id, facets, table }, file);
       const bytes = readFileSync(file);
       const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
       const metadata = parquetMetadata(buffer);

@@ -60,17 +60,24 @@ describe("applyParamPolicy", () => {
       "expected reasoning.dropped.every((d) => /reasoning/.test(d.reason))",
     );
     assert.deepEqual(applyParamPolicy("openai", "gpt-4o", params).dropped, []);
-    assert.deepEqual(applyParamPolicy("openai", "my-alias", params, [], { reasoning: true }).params, { seed: 42 });
-    assert.deepEqual(applyParamPolicy("openai", "gpt-5", params, [], { reasoning: false }).dropped, []);
+    assert.deepEqual(applyParamPolicy("openai", "my-alias", params, { traits: { reasoning: true } }).params, {
+      seed: 42,
+    });
+    assert.deepEqual(applyParamPolicy("openai", "gpt-5", params, { traits: { reasoning: false } }).dropped, []);
   });
 
   it("openai drops top_k unless the server is declared to take it", () => {
     assert.deepEqual(applyParamPolicy("openai", "gpt-4o", { topK: 3 }).params, {});
-    assert.deepEqual(applyParamPolicy("openai", "llama", { topK: 3 }, [], { topK: true }).params, { topK: 3 });
+    assert.deepEqual(applyParamPolicy("openai", "llama", { topK: 3 }, { traits: { topK: true } }).params, { topK: 3 });
   });
 
   it("applies extra drops after the rules, once each, only for parameters that are set", () => {
-    const out = applyParamPolicy("google", "gemini-2.5-pro", { seed: 1, temperature: 0 }, ["seed", "topK", "seed"]);
+    const out = applyParamPolicy(
+      "google",
+      "gemini-2.5-pro",
+      { seed: 1, temperature: 0 },
+      { extraDrops: ["seed", "topK", "seed"] },
+    );
     assert.deepEqual(out.params, { temperature: 0 });
     assert.deepEqual(out.dropped, [{ name: "seed", value: 1, reason: "listed in the model's drop_params" }]);
   });

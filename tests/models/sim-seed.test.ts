@@ -125,7 +125,7 @@ async function exported(outDir: string) {
     const facets = Object.keys(run.spec.conditions.facets);
     const read = async (table: "trials" | "calls") => {
       const lines: string[] = [];
-      await exportTable(store, run.id, facets, table, "jsonl", (chunk) => lines.push(chunk));
+      await exportTable(store, { runId: run.id, facets, table, format: "jsonl" }, (chunk) => lines.push(chunk));
       return lines
         .join("")
         .trim()

@@ -22,10 +22,8 @@ async function reportOf(dir: string): Promise<string> {
     const plan = normalizePlan({ bootstrap: { resamples: 200 }, specification_curve: { permutations: 0 } });
     const outcome = await analyzeDirectory(dir, store, run, { plan });
     const paths = await writeReport(
-      outcome,
-      buildScorecard(outcome.analysis, outcome.methodology),
-      store,
-      run,
+      { outcome, card: buildScorecard(outcome.analysis, outcome.methodology) },
+      { store, run },
       join(dir, "report.html"),
     );
     return readFileSync(paths.report, "utf8");

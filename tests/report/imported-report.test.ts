@@ -31,7 +31,7 @@ async function importedReport(logs: string[]): Promise<{ html: string; path: str
     const run = (await store.getRun())!;
     const outcome = await analyzeDirectory(dir, store, run);
     const path = join(dir, "report.html");
-    await writeReport(outcome, analysisRecord(outcome).scorecard, store, run, path);
+    await writeReport({ outcome, card: analysisRecord(outcome).scorecard }, { store, run }, path);
     return { html: readFileSync(path, "utf8"), path };
   } finally {
     await store.close();

@@ -145,7 +145,7 @@ async function studyReport(study: Study): Promise<{
     const outcome = await analyzeDirectory(outDir, store, run);
     const record = analysisRecord(outcome);
     const written = writeAnalysisRecord(outDir, record).map((p) => basename(p));
-    await writeReport(outcome, record.scorecard, store, run, join(outDir, "report.html"));
+    await writeReport({ outcome, card: record.scorecard }, { store, run }, join(outDir, "report.html"));
     const kinds = outcome.analysis.meta.selection?.kinds ?? [];
     return { dir: outDir, kinds, written, models: spec.models.length };
   } finally {

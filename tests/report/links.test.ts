@@ -58,7 +58,9 @@ describe("a cell's trials in the viewer", () => {
         const outcome = await analyzeDirectory(dir, store, run, { plan });
         configurationFacets = outcome.analysis.meta.configurationFacets;
         const card = buildScorecard(outcome.analysis, outcome.methodology);
-        paths = await writeReport(outcome, card, store, run, join(dir, "report.html"), { viewerUrl: viewer.url });
+        paths = await writeReport({ outcome, card }, { store, run }, join(dir, "report.html"), {
+          viewerUrl: viewer.url,
+        });
       } finally {
         await store.close();
       }

@@ -32,7 +32,7 @@ async function buildReport() {
     const plan = normalizePlan({ bootstrap: { resamples: 200 }, specification_curve: { permutations: 0 } });
     const outcome = await analyzeDirectory(dir, store, run, { plan });
     const card = buildScorecard(outcome.analysis, outcome.methodology);
-    const paths = await writeReport(outcome, card, store, run, join(dir, "report.html"));
+    const paths = await writeReport({ outcome, card }, { store, run }, join(dir, "report.html"));
     return { dir, hostileTrialId, paths, card };
   } finally {
     await store.close();
@@ -81,7 +81,7 @@ describe("trials pages", () => {
       const plan = normalizePlan({ bootstrap: { resamples: 100 }, specification_curve: { permutations: 0 } });
       outcome = await analyzeDirectory(dir, store, run, { plan });
       const card = buildScorecard(outcome.analysis, outcome.methodology);
-      paths = await writeReport(outcome, card, store, run, join(dir, "report.html"));
+      paths = await writeReport({ outcome, card }, { store, run }, join(dir, "report.html"));
     } finally {
       await store.close();
     }

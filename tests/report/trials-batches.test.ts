@@ -40,7 +40,10 @@ describe("trials pages written in batches", () => {
       const run = (await store.getRun())!;
       const plan = normalizePlan({ bootstrap: { resamples: 100 }, specification_curve: { permutations: 0 } });
       const { analysis } = await analyzeDirectory(dir, store, run, { plan });
-      written = await writeTrialsPages(store, run, analysis, join(dir, "trials.html"), "report.html");
+      written = await writeTrialsPages({ store, run }, analysis, {
+        indexPath: join(dir, "trials.html"),
+        reportHref: "report.html",
+      });
     } finally {
       await store.close();
     }

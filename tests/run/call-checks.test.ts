@@ -27,9 +27,13 @@ async function exported(outDir: string, table: ExportTable): Promise<string> {
   try {
     const run = (await store.getRun())!;
     let text = "";
-    await exportTable(store, run.id, Object.keys(run.spec.conditions.facets), table, "csv", (c) => {
-      text += c;
-    });
+    await exportTable(
+      store,
+      { runId: run.id, facets: Object.keys(run.spec.conditions.facets), table, format: "csv" },
+      (c) => {
+        text += c;
+      },
+    );
     return text;
   } finally {
     await store.close();

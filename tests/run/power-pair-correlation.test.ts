@@ -42,7 +42,7 @@ function pilot(shift: number, seed: number): ScoredTrial[] {
 }
 
 test("independent pairs: the pilot measures (almost) no pair correlation and the design keeps its pairs", () => {
-  const rho = pilotPairCorrelation(contrast, pilot(0, 1), 0.5, 0, 0.5);
+  const rho = pilotPairCorrelation(contrast, pilot(0, 1), { baseline: 0.5, icc: 0, discordance: 0.5 });
   assert.ok(rho < 0.03, `rho ${rho}`);
   assert.ok(effectivePairs(20, rho) >= 13, `effective pairs ${effectivePairs(20, rho)} of 20`);
 });
@@ -50,7 +50,7 @@ test("independent pairs: the pilot measures (almost) no pair correlation and the
 test("pairs sharing an item's effect: the pilot measures their correlation and the design counts fewer pairs", () => {
   // Each pair's difference has variance about 0.5 - 0.3^2 under the item's shift; the items'
   // shifts spread +/- 0.3, a correlation of about 0.09 / 0.5 = 0.18 between an item's pairs.
-  const rho = pilotPairCorrelation(contrast, pilot(0.3, 2), 0.5, 0, 0.5);
+  const rho = pilotPairCorrelation(contrast, pilot(0.3, 2), { baseline: 0.5, icc: 0, discordance: 0.5 });
   assert.ok(rho > 0.1 && rho < 0.3, `rho ${rho}`);
   const pairs = effectivePairs(20, rho);
   assert.ok(pairs >= 3 && pairs <= 6, `effective pairs ${pairs} of 20`);

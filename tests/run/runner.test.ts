@@ -157,13 +157,21 @@ describe("runner", () => {
     const store = await openStore(outDir);
     const run = (await store.getRun())!;
     let csv = "";
-    const rows = await exportTable(store, run.id, ["format", "scaffold"], "trials", "csv", (chunk) => {
-      csv += chunk;
-    });
+    const rows = await exportTable(
+      store,
+      { runId: run.id, facets: ["format", "scaffold"], table: "trials", format: "csv" },
+      (chunk) => {
+        csv += chunk;
+      },
+    );
     let jsonl = "";
-    await exportTable(store, run.id, ["format", "scaffold"], "calls", "jsonl", (chunk) => {
-      jsonl += chunk;
-    });
+    await exportTable(
+      store,
+      { runId: run.id, facets: ["format", "scaffold"], table: "calls", format: "jsonl" },
+      (chunk) => {
+        jsonl += chunk;
+      },
+    );
     await store.close();
     assert.equal(rows, 8);
     const [header, ...lines] = csv.trim().split("\n");
@@ -196,18 +204,24 @@ describe("response cache key", () => {
   const messages = [{ role: "user" as const, content: "hi" }];
 
   test("is stable for the same request and attempt", () => {
-    assert.equal(cacheKey(model, messages, { temperature: 0 }, 1), cacheKey(model, messages, { temperature: 0 }, 1));
+    assert.equal(
+      cacheKey(model, { messages, params: { temperature: 0 }, attempt: 1 }),
+      cacheKey(model, { messages, params: { temperature: 0 }, attempt: 1 }),
+    );
   });
 
   test("differs by attempt, parameters and messages", () => {
-    const base = cacheKey(model, messages, { temperature: 0 }, 1);
-    assert.notEqual(cacheKey(model, messages, { temperature: 0 }, 2), base);
-    assert.notEqual(cacheKey(model, messages, { temperature: 0.5 }, 1), base);
-    assert.notEqual(cacheKey(model, [{ role: "user", content: "hi!" }], { temperature: 0 }, 1), base);
+    const base = cacheKey(model, { messages, params: { temperature: 0 }, attempt: 1 });
+    assert.notEqual(cacheKey(model, { messages, params: { temperature: 0 }, attempt: 2 }), base);
+    assert.notEqual(cacheKey(model, { messages, params: { temperature: 0.5 }, attempt: 1 }), base);
+    assert.notEqual(
+      cacheKey(model, { messages: [{ role: "user", content: "hi!" }], params: { temperature: 0 }, attempt: 1 }),
+      base,
+    );
   });
 
   test("differs by model entry: its id, key variable, endpoint, options and dropped parameters", () => {
-    const base = cacheKey(model, messages, { temperature: 0 }, 1);
+    const base = cacheKey(model, { messages, params: { temperature: 0 }, attempt: 1 });
     const variants = [
       { id: "m2" },
       { api_key_env: "OTHER_KEY" },
@@ -217,7 +231,11 @@ describe("response cache key", () => {
       { drop_params: ["seed"] },
     ];
     const keys = variants.map((change) =>
-      cacheKey({ ...model, spec: { ...model.spec, ...change } } as ModelRuntime, messages, { temperature: 0 }, 1),
+      cacheKey({ ...model, spec: { ...model.spec, ...change } } as ModelRuntime, {
+        messages,
+        params: { temperature: 0 },
+        attempt: 1,
+      }),
     );
     for (const [i, key] of keys.entries()) assert.notEqual(key, base, JSON.stringify(variants[i]));
     assert.equal(new Set(keys).size, keys.length, "every variant has its own key");

@@ -51,7 +51,7 @@ test("no API key reaches the store, the study files or the exports", async () =>
   const run = (await store.getRun())!;
   let exported = "";
   for (const table of ["trials", "calls"] as const) {
-    await exportTable(store, run.id, ["format"], table, "jsonl", (chunk) => {
+    await exportTable(store, { runId: run.id, facets: ["format"], table, format: "jsonl" }, (chunk) => {
       exported += chunk;
     });
   }

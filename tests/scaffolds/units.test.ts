@@ -87,9 +87,9 @@ describe("settings and decoding defaults", () => {
     assert.throws(() => callParams({}, { max_tokens: -1 }, "direct"), InputError);
   });
   test("integer settings are range-checked", () => {
-    assert.equal(intSetting({ chunks: 5 }, "chunks", 3, 1, 10), 5);
-    assert.equal(intSetting({}, "chunks", 3, 1, 10), 3);
-    assert.throws(() => intSetting({ chunks: "five" }, "chunks", 3, 1, 10), InputError);
+    assert.equal(intSetting({ chunks: 5 }, "chunks", { fallback: 3, min: 1, max: 10 }), 5);
+    assert.equal(intSetting({}, "chunks", { fallback: 3, min: 1, max: 10 }), 3);
+    assert.throws(() => intSetting({ chunks: "five" }, "chunks", { fallback: 3, min: 1, max: 10 }), InputError);
   });
   test("expected calls follow the settings", () => {
     assert.equal(scaffolds.get("react").expectedCalls({ max_iterations: 10 }), 11);

@@ -88,9 +88,11 @@ describe("parallax score (end to end on sim)", () => {
       }
       // Export with --scorer takes the stored scores; a scorer with no scores leaves outcomes empty.
       let csv = "";
-      await exportTable(store, runRecord.id, ["format"], "trials", "csv", (c) => (csv += c), {
-        scorer: "mc_last_answer",
-      });
+      await exportTable(
+        store,
+        { runId: runRecord.id, facets: ["format"], table: "trials", format: "csv", scorer: "mc_last_answer" },
+        (c) => (csv += c),
+      );
       const rows = csv.trim().split("\n").slice(1);
       assert.equal(rows.length, 12);
       const mcRows = rows.filter((r) => r.includes(",mc,"));
@@ -100,7 +102,11 @@ describe("parallax score (end to end on sim)", () => {
         "expected mcRows.every((r) => /,finished,[01],ok,[A-D],/.test(r))",
       );
       let none = "";
-      await exportTable(store, runRecord.id, ["format"], "trials", "csv", (c) => (none += c), { scorer: "gaia_exact" });
+      await exportTable(
+        store,
+        { runId: runRecord.id, facets: ["format"], table: "trials", format: "csv", scorer: "gaia_exact" },
+        (c) => (none += c),
+      );
       assert.ok(
         none
           .trim()

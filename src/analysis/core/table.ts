@@ -257,9 +257,9 @@ export async function* scoredTablePages(
       const calls = callsOf.get(trial.id) ?? [];
       // The per-call checks and, for an agent trial, its agent columns, as the trials export has them.
       const audit = Object.assign(trialAuditAggregates(calls), agentColumnsOf(trial, calls));
-      runTime.push(trialRow(trial, facets, undefined, undefined, audit));
+      runTime.push(trialRow(trial, facets, { audit }));
       for (const [name, rows] of byScorer)
-        rows.push(trialRow(trial, facets, scores.get(name)?.get(trial.id) ?? null, name, audit));
+        rows.push(trialRow(trial, facets, { score: scores.get(name)?.get(trial.id) ?? null, scorer: name, audit }));
     }
     yield { trials, runTime, byScorer, newScorers };
   }
@@ -289,11 +289,14 @@ export function specFacetLevels(spec: StudySpec): Record<string, string[]> {
 export function trialRow(
   trial: TrialRow,
   facets: string[],
-  score?: ScoreRecord | null,
-  scorer?: string,
-  /** The trial's export columns from its calls: the per-call checks' aggregates, the agent columns. */
-  audit: Record<string, number | boolean | string | null> = {},
+  options: {
+    score?: ScoreRecord | null;
+    scorer?: string;
+    /** The trial's export columns from its calls: the per-call checks' aggregates, the agent columns. */
+    audit?: Record<string, number | boolean | string | null>;
+  } = {},
 ): AnalysisRow {
+  const { score, scorer, audit = {} } = options;
   // Object.assign onto the fresh observation, not `{ ...a, ...b }`: Node 20's V8 allocates an object
   // literal that adds keys after a spread in old space, so each row was garbage only a major GC
   // frees (report's peak RSS grew with the trial count; docs/PERFORMANCE.md).

@@ -41,14 +41,16 @@ export async function exportCommand(
       if (options.format === "parquet") {
         const { exportParquet } = await import("../../run/export/parquet.js");
         const rows = await onFileSystem("write export file", options.output!, () =>
-          exportParquet(store, run.id, facets, options.table as ExportTable, options.output!, {
-            scorer: options.scorer,
-          }),
+          exportParquet(
+            store,
+            { runId: run.id, facets, table: options.table as ExportTable, scorer: options.scorer },
+            options.output!,
+          ),
         );
         process.stderr.write(`wrote ${rows} rows to ${options.output}\n`);
       } else {
         const { exportEee } = await import("../../interop/eee/export.js");
-        const result = await exportEee(dir, store, run, options.output!, { scorer: options.scorer });
+        const result = await exportEee({ target: dir, store, run }, options.output!, { scorer: options.scorer });
         process.stderr.write(
           `wrote ${result.aggregates} EEE aggregate record(s) and ${result.instances} instance records to ${options.output} (uncertainty: ${result.uncertaintySource}; sidecar parallax-sidecar.json)\n`,
         );
@@ -63,12 +65,14 @@ export async function exportCommand(
   try {
     const exported = exportTable(
       store,
-      run.id,
-      facets,
-      options.table as ExportTable,
-      options.format as ExportFormat,
+      {
+        runId: run.id,
+        facets,
+        table: options.table as ExportTable,
+        format: options.format as ExportFormat,
+        scorer: options.scorer,
+      },
       (chunk) => out.write(chunk),
-      { scorer: options.scorer },
     );
     await (file ? Promise.race([exported, file.failed]) : exported);
   } finally {

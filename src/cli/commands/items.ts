@@ -53,7 +53,12 @@ export async function itemsCommand(name: string, options: ItemsOptions): Promise
   const items =
     sample === undefined
       ? loaded.items
-      : sampleItems(loaded.items, sample.n, sample.seed, sample.stratify_by, sample.allocation);
+      : sampleItems(loaded.items, {
+          n: sample.n,
+          seed: sample.seed,
+          stratifyBy: sample.stratify_by,
+          allocation: sample.allocation,
+        });
   const rendered = items.map((item) => renderItem(item, options.format, loaded));
   for (const skip of loaded.skipped ?? [])
     process.stderr.write(`skipped ${skip.file}: row ${skip.row}: ${skip.reason}\n`);

@@ -50,7 +50,7 @@ export async function reportCommand(
     const fromStore = isPostgresUrl(dir) ? await store.getAnalysis(run.id) : undefined;
     if (fromStore !== undefined) writeFileSync(recordPath, fromStore);
     const record = await storedAnalysis(dir, store, run, recordPath);
-    const written = await writeReport(record, record.scorecard, store, run, reportPath, {
+    const written = await writeReport({ outcome: record, card: record.scorecard }, { store, run }, reportPath, {
       force: options.force === true,
       viewerUrl: options.viewer,
     });

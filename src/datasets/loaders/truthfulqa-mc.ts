@@ -32,7 +32,7 @@ export async function loadTruthfulMc(
   const collector = ItemCollector.forSpec(spec);
   records.forEach((raw, index) => {
     collector.row(file.display, index + 1, () => {
-      const item = mcItem(raw, index + 1, variant, spec.id, seed);
+      const item = mcItem(raw, index + 1, { variant, benchmark: spec.id, seed });
       Object.assign(item.metadata, categories.get(item.stem.trim()) ?? {});
       return annotateFormatPair(item);
     });
@@ -67,7 +67,13 @@ export function orderedTargets(raw: unknown, key: string): { text: string; isTru
   });
 }
 
-function mcItem(raw: unknown, row: number, variant: McVariant, benchmark: string, seed: number | null): Item {
+function mcItem(
+  raw: unknown,
+  row: number,
+  /** The variant read, the benchmark's id, and the seed the options are shuffled with (null: file order). */
+  loading: { variant: McVariant; benchmark: string; seed: number | null },
+): Item {
+  const { variant, benchmark, seed } = loading;
   const record = asRecord(raw);
   const question = str(record, "question");
   const targets = orderedTargets(record[`${variant}_targets`] ?? missing(`${variant}_targets`), `${variant}_targets`);

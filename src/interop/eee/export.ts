@@ -37,12 +37,12 @@ interface ModelGroup {
 }
 
 export async function exportEee(
-  target: string,
-  store: TrialStore,
-  run: RunRecord,
+  /** The study (its folder or store) and its run. */
+  source: { target: string; store: TrialStore; run: RunRecord },
   outDir: string,
   options: { scorer?: string; now?: Date } = {},
 ): Promise<EeeExportResult> {
+  const { target, store, run } = source;
   const table = await loadStudyTable(store, run, target, options.scorer);
   const provenance = await studyProvenance(store, run);
   const varying = varyingFacets(table.rows, table.facets);

@@ -139,8 +139,8 @@ export function aggregateRecord(input: AggregateInput): Record<string, unknown> 
       inference_platform: input.provider,
       additional_details: { deployment_type: "unknown", model_availability: "unknown" },
     },
-    evaluation_results: input.results.flatMap(({ cell, source, params, dropped }) =>
-      cell.itt ? [evaluationResult(cell, source, params, dropped, input.uncertaintySource)] : [],
+    evaluation_results: input.results.flatMap((result) =>
+      result.cell.itt ? [evaluationResult(result, input.uncertaintySource)] : [],
     ),
     detailed_evaluation_results: {
       format: "jsonl",
@@ -174,12 +174,10 @@ function sourceMetadata(provenance: StudyProvenance): Record<string, unknown> {
 }
 
 function evaluationResult(
-  cell: RateCell,
-  source: string,
-  params: CallRecord["paramsUsed"] | null,
-  dropped: string[],
+  result: AggregateInput["results"][number],
   uncertaintySource: string,
 ): Record<string, unknown> {
+  const { cell, source, params, dropped } = result;
   const itt = cell.itt!;
   const se = Math.sqrt((itt.rate * (1 - itt.rate)) / itt.n);
   return {

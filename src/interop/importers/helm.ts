@@ -147,21 +147,18 @@ function readRunDir(dir: string, mapping: ImportMapping, requested: string | und
   const scenario = optionalJson(limit, dir, "scenario.json", z.looseObject({ name: z.string().min(1) }));
   const key = (id: string, trial: number) => `${id}\u0000${trial}`;
   const instances = uniqueBy(
-    dir,
-    "instances.json",
+    { dir, name: "instances.json" },
     optionalJson(limit, dir, "instances.json", InstancesSchema),
     (i) => i.id,
   );
   const predictions = uniqueBy(
-    dir,
-    "display_predictions.json",
+    { dir, name: "display_predictions.json" },
     optionalJson(limit, dir, "display_predictions.json", PredictionsSchema),
     (p) => key(p.instance_id, p.train_trial_index),
     (p) => p.predicted_text ?? null,
   );
   const prompts = uniqueBy(
-    dir,
-    "display_requests.json",
+    { dir, name: "display_requests.json" },
     optionalJson(limit, dir, "display_requests.json", RequestsSchema),
     (r) => key(r.instance_id, r.train_trial_index),
     (r) => r.request.prompt ?? null,
@@ -271,12 +268,13 @@ function oneSplit(
 
 /** The entries by key; two entries with one key are refused, naming both. */
 function uniqueBy<T, V = T>(
-  dir: string,
-  name: string,
+  /** The run directory and the file the entries come from (named when two share a key). */
+  file: { dir: string; name: string },
   entries: readonly T[] | undefined,
   keyOf: (entry: T) => string,
   pick: (entry: T) => V = (entry) => entry as unknown as V,
 ): Map<string, V> {
+  const { dir, name } = file;
   const out = new Map<string, V>();
   const at = new Map<string, number>();
   (entries ?? []).forEach((entry, index) => {

@@ -77,7 +77,7 @@ async function readTable(file: string, logs: Map<string, ImportedLog>, limit: Re
     const model = text(row, "model", file, entry);
     const benchmark = text(row, "benchmark", file, entry);
     const key = `${model}\u0000${benchmark}`;
-    const log = logs.get(key) ?? newLog(file, model, benchmark, provenance, levels, facets);
+    const log = logs.get(key) ?? newLog(file, { model, benchmark }, { provenance, levels, facets });
     logs.set(key, log);
     if (row.status === "pending") return;
     log.samples.push(sampleOf(row, entry, file, facets));
@@ -87,12 +87,12 @@ async function readTable(file: string, logs: Map<string, ImportedLog>, limit: Re
 
 function newLog(
   file: string,
-  model: string,
-  benchmark: string,
-  provenance: StudyProvenance | undefined,
-  levels: Record<string, string[]> | undefined,
-  facets: string[],
+  cell: { model: string; benchmark: string },
+  /** What the table's metadata says: its provenance, its facets' levels, and its facet columns. */
+  table: { provenance: StudyProvenance | undefined; levels: Record<string, string[]> | undefined; facets: string[] },
 ): ImportedLog {
+  const { model, benchmark } = cell;
+  const { provenance, levels, facets } = table;
   return {
     ...(provenance ? { provenance } : {}),
     file,

@@ -44,14 +44,20 @@ export interface GenerationSetup {
   options: LlamaOptions;
 }
 
+/** The request's parameters after the provider's policy, and those it dropped. */
+export interface AppliedParams {
+  params: GenerationParams;
+  dropped: GenerateResult["droppedParams"];
+}
+
 /** A reply without tools: the rendered chat decoded greedily or sampled (see the header); run serialised on the session. */
 export async function generateText(
   session: Session,
   request: GenerateRequest,
-  params: GenerationParams,
-  dropped: GenerateResult["droppedParams"],
+  applied: AppliedParams,
   setup: GenerationSetup,
 ): Promise<GenerateResult> {
+  const { params, dropped } = applied;
   const { tokens, plain, prefill } = render(session, request.messages, setup);
   if (tokens.length >= session.contextSize) {
     throw contextTooLong(tokens.length, session.contextSize, "the prompt leaves no room for output");
@@ -110,10 +116,10 @@ export async function generateText(
 export async function generateWithTools(
   session: Session,
   request: GenerateRequest,
-  params: GenerationParams,
-  dropped: GenerateResult["droppedParams"],
+  applied: AppliedParams,
   setup: GenerationSetup,
 ): Promise<GenerateResult> {
+  const { params, dropped } = applied;
   const tools = request.tools ?? [];
   const chatWrapper = toolChatWrapper(session, setup);
   const promptTokens = functionPromptTokens(chatWrapper, request.messages, tools, session.model.tokenizer);

@@ -106,17 +106,14 @@ class LlamaCppProvider implements LlamaProvider {
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     throwIfAborted(request.signal);
-    const { params, dropped } = applyParamPolicy(
-      "llama",
-      request.model,
-      request.params,
-      fromSpecParamNames(this.spec.drop_params),
-    );
+    const { params, dropped } = applyParamPolicy("llama", request.model, request.params, {
+      extraDrops: fromSpecParamNames(this.spec.drop_params),
+    });
     const session = await this.session(request.model);
     if (request.tools && request.tools.length > 0) {
-      return serialise(session, () => generateWithTools(session, request, params, dropped, this.setup));
+      return serialise(session, () => generateWithTools(session, request, { params, dropped }, this.setup));
     }
-    return serialise(session, () => generateText(session, request, params, dropped, this.setup));
+    return serialise(session, () => generateText(session, request, { params, dropped }, this.setup));
   }
 
   async continuationLogprobs(request: ContinuationLogprobRequest): Promise<ContinuationLogprobResult> {

@@ -46,14 +46,16 @@ export const GOLD_TEXT = -1;
 export const NOT_SURE = -2;
 
 /** A plain question: the answer drawn with every planted effect that applies to the prompt. */
-export function plainAnswer(
-  respondent: Respondent,
-  entry: KeyEntry | undefined,
-  prompt: string,
-  drawKey: string,
-  stream: string,
-  planted: number,
-): string {
+/** One reply's draw: the prompt, this draw's key, the respondent's stream, and the planted effects' sum. */
+export interface AnswerDraw {
+  prompt: string;
+  drawKey: string;
+  stream: string;
+  planted: number;
+}
+
+export function plainAnswer(respondent: Respondent, entry: KeyEntry | undefined, draw: AnswerDraw): string {
+  const { prompt, drawKey, stream, planted } = draw;
   if (entry === undefined) return "I could not find a question to answer.\nAnswer: unknown";
   const { item } = entry;
   // Few-shot demonstrations come before the question: read the options as the question shows them.
@@ -61,7 +63,7 @@ export function plainAnswer(
   const visible = optionsVisible(item, asked);
   const logit =
     respondent.ability - entry.difficulty + promptEffects(prompt) + planted + (visible ? 0 : SIM_EFFECTS.openEnded);
-  const correct = correctDraw(respondent.perturbation, entry, prompt, stream, drawKey, logit);
+  const correct = correctDraw(respondent.perturbation, entry, { prompt, stream, drawKey, logit });
   const preface = reasoningPreface(prompt);
   if (visible) return preface + `Answer: ${chooseLetter(asked, item, correct, drawKey)}`;
   return preface + `Answer: ${chooseText(item, correct, drawKey)}`;

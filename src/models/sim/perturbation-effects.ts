@@ -43,11 +43,10 @@ export function itemView(item: Item, prompt: string): ItemView {
 export function correctDraw(
   planted: PerturbationSensitivity | undefined,
   entry: KeyEntry,
-  prompt: string,
-  stream: string,
-  drawKey: string,
-  logit: number,
+  /** The prompt shown, the respondent's stream, this draw's key, and the logit of a right answer. */
+  draw: { prompt: string; stream: string; drawKey: string; logit: number },
 ): boolean {
+  const { prompt, stream, drawKey, logit } = draw;
   if (!planted) return uniform(drawKey) < sigmoid(logit);
   const base = uniform(`${stream}|item|${entry.item.benchmark}|${entry.item.id}`) < sigmoid(logit);
   const view = itemView(entry.item, prompt);

@@ -48,7 +48,7 @@ import { applyParamPolicy, fromSpecParamNames } from "../policy.js";
 import type { ProviderFactory } from "../types.js";
 import { simAgentReply } from "./agent.js";
 import { AnswerKey } from "./answer-key.js";
-import { type CallContext, plainAnswer } from "./answer.js";
+import { type AnswerDraw, type CallContext, plainAnswer } from "./answer.js";
 import { uniform } from "./draws.js";
 import { askedPart, goldContinuation, pairView, promptEffects } from "./format-effects.js";
 import { simJudgeReply } from "./judge.js";
@@ -114,7 +114,7 @@ export class SimProvider implements Provider {
         this.planted(shown, 0) +
         this.modelShift(request.model) +
         this.options.logprobShift;
-      const correct = correctDraw(this.options.perturbation, entry, shown, stream, drawKey, logit);
+      const correct = correctDraw(this.options.perturbation, entry, { prompt: shown, stream, drawKey, logit });
       const wrong = continuations.map((_, i) => i).filter((i) => !sameText(continuations[i], continuations[gold]));
       chosen = correct || wrong.length === 0 ? gold : wrong[Math.floor(uniform(`${drawKey}|wrong`) * wrong.length)];
     }
@@ -134,12 +134,9 @@ export class SimProvider implements Provider {
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
-    const { params, dropped } = applyParamPolicy(
-      "sim",
-      request.model,
-      request.params,
-      fromSpecParamNames(this.extraDrops),
-    );
+    const { params, dropped } = applyParamPolicy("sim", request.model, request.params, {
+      extraDrops: fromSpecParamNames(this.extraDrops),
+    });
     if (this.options.latencyMs > 0) await sleep(this.options.latencyMs, request.signal);
     const prompt = request.messages.map((m) => m.content).join("\n\n");
     // The respondent's stream: greedy at temperature 0 (attempts repeat the answer); above it,
@@ -154,10 +151,10 @@ export class SimProvider implements Provider {
     const drawKey = canonicalJson([stream, request.messages]);
     this.maybeFail(drawKey, request.execution ?? 1);
     if (isAgentCall(request.subCall)) {
-      return this.agentResult(request.subCall, request, prompt, stream, params, dropped);
+      return this.agentResult(request.subCall, request, { prompt, stream }, { params, dropped });
     }
     const planted = this.planted(prompt, params.temperature ?? 0) + this.modelShift(request.model);
-    const text = this.reply(request, prompt, stream, drawKey, planted);
+    const text = this.reply(request, { prompt, drawKey, stream, planted });
     const outputTokens = estimateTokens(text);
     const truncated = params.maxTokens !== undefined && outputTokens > params.maxTokens;
     return {
@@ -173,11 +170,11 @@ export class SimProvider implements Provider {
   private agentResult(
     call: Extract<SubCall, { kind: AgentSubCallKind }>,
     request: GenerateRequest,
-    prompt: string,
-    stream: string,
-    params: GenerateRequest["params"],
-    dropped: GenerateResult["droppedParams"],
+    draw: { prompt: string; stream: string },
+    applied: { params: GenerateRequest["params"]; dropped: GenerateResult["droppedParams"] },
   ): GenerateResult {
+    const { prompt, stream } = draw;
+    const { params, dropped } = applied;
     const reply = simAgentReply(call.kind, {
       options: this.options.agent,
       ability: this.options.ability,
@@ -252,7 +249,8 @@ export class SimProvider implements Provider {
   }
 
   /** A judge's verdict, a declared scaffold sub-call's reply, or a plain answer. */
-  private reply(request: GenerateRequest, prompt: string, stream: string, drawKey: string, planted: number): string {
+  private reply(request: GenerateRequest, draw: AnswerDraw): string {
+    const { prompt, stream, drawKey, planted } = draw;
     // A judge or blinding-check prompt gets the simulated judge (judge.ts).
     const judged = simJudgeReply(prompt, {
       modelId: this.modelId,
@@ -266,9 +264,7 @@ export class SimProvider implements Provider {
     const call = request.subCall;
     const entry = this.key.find(prompt);
     if (entry === undefined) {
-      return call?.kind === "decompose"
-        ? GENERIC_PLAN
-        : plainAnswer(this.options, entry, prompt, drawKey, stream, planted);
+      return call?.kind === "decompose" ? GENERIC_PLAN : plainAnswer(this.options, entry, draw);
     }
     if (call !== undefined) {
       const ctx: CallContext = {
@@ -283,7 +279,7 @@ export class SimProvider implements Provider {
       const reply = scaffoldReply(call, ctx, request.messages);
       if (reply !== undefined) return reply;
     }
-    return plainAnswer(this.options, entry, prompt, drawKey, stream, planted);
+    return plainAnswer(this.options, entry, draw);
   }
 }
 

@@ -12,11 +12,9 @@ import type { ModelRuntime } from "./types.js";
  */
 export function cacheKey(
   model: Pick<ModelRuntime, "spec" | "provider">,
-  messages: ChatMessage[],
-  params: GenerationParams,
-  attempt: number,
-  tools?: ToolSpec[],
+  request: { messages: ChatMessage[]; params: GenerationParams; attempt: number; tools?: ToolSpec[] },
 ): string {
+  const { messages, params, attempt, tools } = request;
   const { spec } = model;
   return hashValue({
     entry: spec.id,

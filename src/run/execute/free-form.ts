@@ -17,11 +17,11 @@ export interface ScoredRun {
  * trial whatever happens; a per-trial limit ends its trajectory with what it submitted (none: wrong).
  */
 export async function scaffoldTrial(attempt: TrialAttempt, scorer: Scorer): Promise<ScoredRun> {
-  const { trial, execution, model, calls, options, item, task } = attempt;
+  const { trial, model, calls, options, item, task } = attempt;
   const { scaffold, settings } = scaffoldOf(trial.condition);
   const startedMs = Date.now();
   const agent = scaffold.tools ? { limits: options.agents?.limits, startedMs } : undefined;
-  const call = recordingCall(trial, execution, model, calls, options, task, true, agent);
+  const call = recordingCall(attempt, { audit: true, agent });
   // A scaffold's note (parsed decomposition, verdict, ...) belongs to its latest sub-call.
   const annotate = (note: Record<string, unknown>) => {
     const last = calls[calls.length - 1];
@@ -35,7 +35,7 @@ export async function scaffoldTrial(attempt: TrialAttempt, scorer: Scorer): Prom
   const attachments = attachmentPaths(item);
   const tools = await options.agents.toolbox(scaffold.tools, attachments);
   try {
-    const callTool = toolCallRecorder(trial, execution, calls, tools, agent!);
+    const callTool = toolCallRecorder(attempt, tools, agent!);
     const context = {
       task,
       params: model.params,

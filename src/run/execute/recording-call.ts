@@ -3,30 +3,32 @@
  * of every sub-call, failed or not, with its propagation audit.
  */
 import type { GenerateRequest, GenerateResult } from "../../contracts/provider.js";
-import type { TaskInput } from "../../contracts/task.js";
 import type { CallRecord } from "../../contracts/trial.js";
 import { ProviderError } from "../../core/errors.js";
 import { costUsd, maxOutputTokens } from "../../models/pricing.js";
 import { auditCall } from "../../scaffolds/propagation.js";
 import type { ScaffoldCall } from "../../scaffolds/types.js";
-import type { TrialRow } from "../store/types.js";
 import { type AgentLimits, checkAgentLimits, truncateToolTraces } from "./agent-limits.js";
 import { BudgetExhausted, estimatedCallCost, mayHaveBeenPaid } from "./budget.js";
 import { cacheKey } from "./cache-key.js";
-import type { ModelRuntime, TrialContext } from "./types.js";
+import type { ModelRuntime, TrialAttempt, TrialContext } from "./types.js";
+
+/** Whose calls a recording call makes: the trial's attempt, with the model that answers them. */
+export type RecordedAttempt = Pick<TrialAttempt, "trial" | "execution" | "model" | "calls" | "task"> & {
+  options: Pick<TrialContext, "store" | "cache" | "abortSignal" | "budget">;
+};
 
 export function recordingCall(
-  trial: TrialRow,
-  execution: number,
-  model: ModelRuntime,
-  calls: CallRecord[],
-  options: Pick<TrialContext, "store" | "cache" | "abortSignal" | "budget">,
-  task: TaskInput,
-  /** Audit what of the task reached the call (false for judge calls, which are not the subject's). */
-  audit = true,
-  /** Agent trials: the per-trial limits, checked before each call, and when the trial started. */
-  agent?: { limits?: AgentLimits; startedMs: number },
+  attempt: RecordedAttempt,
+  recording: {
+    /** Audit what of the task reached the call (false for judge calls, which are not the subject's). */
+    audit: boolean;
+    /** Agent trials: the per-trial limits, checked before each call, and when the trial started. */
+    agent?: { limits?: AgentLimits; startedMs: number };
+  },
 ): ScaffoldCall {
+  const { trial, execution, model, calls, options, task } = attempt;
+  const { audit, agent } = recording;
   return async (role, fullMessages, overrides, tools, does) => {
     if (agent) checkAgentLimits(agent.limits, calls, agent.startedMs);
     // Above the context limit the oldest tool traces go first (GAIA section 3.6).
@@ -45,7 +47,7 @@ export function recordingCall(
       ...(tools?.length ? { tools } : {}),
       ...(does ? { subCall: does } : {}),
     };
-    const key = cacheKey(model, messages, params, trial.attempt, tools);
+    const key = cacheKey(model, { messages, params, attempt: trial.attempt, tools });
     // The simulated panel is deterministic and free: caching its replies would only cost writes.
     const useCache = options.cache && !model.provider.simulated;
     const startedAt = new Date();
@@ -74,7 +76,9 @@ export function recordingCall(
       const hit = useCache ? await options.store.cacheGet(key) : undefined;
       const result = hit ?? (await budgeted(options, model, request));
       if (useCache && !hit) await options.store.cachePut(key, result);
-      calls.push(callRecord(base, result, model, hit !== undefined, Date.now() - startedAt.getTime()));
+      calls.push(
+        callRecord(base, result, model, { cached: hit !== undefined, latencyMs: Date.now() - startedAt.getTime() }),
+      );
       return result;
     } catch (error) {
       // Refused by the budget: nothing was sent, so there is no call to record.
@@ -117,9 +121,9 @@ function callRecord(
   base: Pick<CallRecord, "trialId" | "execution" | "seq" | "role" | "messages" | "startedAt" | "audit" | "note">,
   result: GenerateResult,
   model: ModelRuntime,
-  cached: boolean,
-  latencyMs: number,
+  served: { cached: boolean; latencyMs: number },
 ): CallRecord {
+  const { cached, latencyMs } = served;
   return {
     ...base,
     paramsUsed: result.paramsUsed,

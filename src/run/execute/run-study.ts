@@ -131,17 +131,22 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     throw error;
   }
   try {
-    const runId = await recordRun(store, study, outDir, storeLabel(options.store ?? outDir), {
-      total: plannedTrials,
-      onPlanning: options.onPlanning,
-      stopSignal: options.stopSignal,
-    });
+    const runId = await recordRun(
+      store,
+      study,
+      { outDir, label: storeLabel(options.store ?? outDir) },
+      {
+        total: plannedTrials,
+        onPlanning: options.onPlanning,
+        stopSignal: options.stopSignal,
+      },
+    );
     // Judges of open-ended answers (spec scoring.judges): the mapping is sealed before any trial
     // runs, and before other workers start (they judge under the sealed round).
     let judging: RunJudging | undefined;
     if (hasJudges(study.spec)) {
       const { RunJudging } = await import("../score/run-judging.js");
-      judging = await RunJudging.open(study, store, runId, outDir, judges);
+      judging = await RunJudging.open(study, { store, runId, dir: outDir }, judges);
     }
     await options.onRecorded?.(runId);
     const before = await store.countByStatus(runId);
@@ -182,7 +187,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     if (sequentialSpec) {
       // Loaded only for a sequential run: its boundaries bring the statistics (@stdlib).
       const { runSequential } = await import("../sequential/run-looks.js");
-      sequential = await runSequential(study, sequentialSpec, store, runId, executeFrom);
+      sequential = await runSequential(study, sequentialSpec, { store, runId }, executeFrom);
     }
     const summary = sequential?.summary ?? (await executeFrom(await sharedSource(store, runId, options.lease)));
     const judged = judging ? await judging.finish(study, store, runId, outDir) : undefined;
@@ -217,7 +222,10 @@ async function buildJudges(study: PreparedStudy, env: ProviderEnv, judges: Map<s
   for (const spec of RunJudging.judgeSpecsOf(study.spec)) {
     judges.set(
       spec.id,
-      await buildJudgeModel(spec, study.spec, env, allItems(study), dirname(resolve(study.specPath))),
+      await buildJudgeModel(spec, study.spec, env, {
+        items: allItems(study),
+        specDir: dirname(resolve(study.specPath)),
+      }),
     );
   }
 }
@@ -252,10 +260,11 @@ async function sharedSource(store: TrialStore, runId: string, lease: LeaseOption
 async function recordRun(
   store: TrialStore,
   study: PreparedStudy,
-  outDir: string,
-  label: string,
+  /** Where the run's folder is, and how messages name its store. */
+  at: { outDir: string; label: string },
   planning: PlanningOptions,
 ): Promise<string> {
+  const { outDir, label } = at;
   const runId = runIdFor(study);
   const existing = await store.getRun();
   if (existing && existing.id !== runId) {

@@ -27,10 +27,9 @@ export async function runTrial(
   const attempted = await attemptTrial(trial, options);
   onCallsDone?.("abandoned" in attempted ? { status: "abandoned" } : attempted.core);
   if ("abandoned" in attempted) return attempted.abandoned;
-  const { model, calls, started, task, core } = attempted;
   // Outside the attempt: a store failure while committing is not the trial's error. Recording
   // it as one would lose a paid answer and pay for it again on the retry.
-  return complete(trial, model, options, calls, started, task, core);
+  return complete(trial, options, attempted);
 }
 
 interface Attempted {
@@ -100,15 +99,8 @@ async function attemptTrial(trial: TrialRow, options: TrialContext): Promise<Att
 
 type OutcomeCore = Omit<TrialOutcome, "usage" | "costUsd" | "latencyMs" | "droppedParams" | "simulated">;
 
-async function complete(
-  trial: TrialRow,
-  model: ModelRuntime | undefined,
-  options: TrialContext,
-  calls: CallRecord[],
-  started: number,
-  task: TaskInput | undefined,
-  core: OutcomeCore,
-): Promise<TrialEvent> {
+async function complete(trial: TrialRow, options: TrialContext, attempted: Attempted): Promise<TrialEvent> {
+  const { model, calls, started, task, core } = attempted;
   const modelRevision = model ? await trialModelRevision(model, calls) : undefined;
   const outcome: TrialOutcome = {
     ...core,

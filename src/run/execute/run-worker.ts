@@ -82,9 +82,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
       if (hasJudges(run.spec)) {
         const { RunJudging } = await import("../score/run-judging.js");
         for (const spec of RunJudging.judgeSpecsOf(run.spec)) {
-          judges.set(spec.id, await buildJudgeModel(spec, run.spec, options.env, allItems(study), specDir));
+          judges.set(spec.id, await buildJudgeModel(spec, run.spec, options.env, { items: allItems(study), specDir }));
         }
-        judging = await RunJudging.open(study, store, run.id, undefined, judges);
+        judging = await RunJudging.open(study, { store, runId: run.id, dir: undefined }, judges);
       }
       const source = await LeasedTrialSource.open(store, run.id, options.lease);
       const { execution } = run.spec;

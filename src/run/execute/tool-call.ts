@@ -10,36 +10,34 @@ import { SandboxFailure } from "../../core/errors.js";
 import type { ScaffoldToolCall } from "../../scaffolds/types.js";
 import type { TrialRow } from "../store/types.js";
 import { type AgentLimits, checkAgentLimits } from "./agent-limits.js";
+import type { TrialAttempt } from "./types.js";
 
 export const TOOL_ROLE = "tool";
 
 export function toolCallRecorder(
-  trial: TrialRow,
-  execution: number,
-  calls: CallRecord[],
+  attempt: Pick<TrialAttempt, "trial" | "execution" | "calls">,
   toolbox: Toolbox,
   agent: { limits?: AgentLimits; startedMs: number },
 ): ScaffoldToolCall {
+  const { trial, execution, calls } = attempt;
   return async (callerRole: string, call: ToolCall): Promise<ToolResult> => {
     checkAgentLimits(agent.limits, calls, agent.startedMs);
     const startedAt = new Date();
     const result = await toolbox.invoke(call);
-    calls.push(toolCallRecord(trial, execution, calls.length + 1, callerRole, call, result, startedAt));
+    calls.push(toolCallRecord({ trial, execution, seq: calls.length + 1 }, { callerRole, call, result, startedAt }));
     // The model never sees an observation the sandbox failed to produce: the trial errors.
     if (result.infrastructureError !== undefined) throw new SandboxFailure(call.name, result.infrastructureError);
     return result;
   };
 }
 
+/** Where the record sits (its trial, execution and place among the calls) and the tool call it records. */
 function toolCallRecord(
-  trial: TrialRow,
-  execution: number,
-  seq: number,
-  callerRole: string,
-  call: ToolCall,
-  result: ToolResult,
-  startedAt: Date,
+  at: { trial: TrialRow; execution: number; seq: number },
+  tool: { callerRole: string; call: ToolCall; result: ToolResult; startedAt: Date },
 ): CallRecord {
+  const { trial, execution, seq } = at;
+  const { callerRole, call, result, startedAt } = tool;
   return {
     trialId: trial.id,
     execution,

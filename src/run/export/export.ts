@@ -112,16 +112,21 @@ export function trialAuditAggregates(calls: CallRecord[]): Record<string, number
   return Object.assign({ calls: calls.length }, ...perAuditor);
 }
 
+/** Which table of which run an export writes: its facet columns, and the scorer whose outcomes it reports. */
+export interface ExportRequest {
+  runId: string;
+  facets: string[];
+  table: ExportTable;
+  scorer?: string;
+}
+
 /** Writes the table through `write` (a stream's write, or a collector in tests). */
 export async function exportTable(
   store: TrialStore,
-  runId: string,
-  facets: string[],
-  table: ExportTable,
-  format: ExportFormat,
+  request: ExportRequest & { format: ExportFormat },
   write: (chunk: string) => void,
-  options: { scorer?: string } = {},
 ): Promise<number> {
+  const { runId, facets, table, format } = request;
   const columns = columnNames(table === "trials" ? trialsContract(facets) : callsContract());
   const run = await store.getRun(runId);
   if (!run) throw new Error(`no run ${runId} in the store`);
@@ -138,7 +143,7 @@ export async function exportTable(
   };
   let rows = 0;
   for await (const page of trialPages(store, runId, { pageSize: PAGE })) {
-    const scores = options.scorer === undefined ? undefined : await latestScores(store, runId, options.scorer, page);
+    const scores = request.scorer === undefined ? undefined : await latestScores(store, runId, request.scorer, page);
     const callsOf = await store.listCallsOf(
       runId,
       page.map((t) => t.id),

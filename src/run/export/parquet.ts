@@ -12,7 +12,7 @@ import { facetLabel } from "../../contracts/condition.js";
 import type { StudyProvenance } from "../../contracts/provenance.js";
 import { conditionValues } from "../../facets/registry.js";
 import type { ColumnType, TableColumn } from "../../contracts/table-column.js";
-import { type ExportTable, exportTable } from "./export.js";
+import { type ExportRequest, exportTable } from "./export.js";
 import { studyProvenance } from "./provenance.js";
 import type { TrialStore } from "../store/types.js";
 import { callsContract, trialsContract } from "./table-contract.js";
@@ -80,17 +80,11 @@ export function provenanceMetadata(provenance: StudyProvenance): { key: string; 
 }
 
 /** Writes the trials or calls table of a run to `file` as Parquet; returns the row count. */
-export async function exportParquet(
-  store: TrialStore,
-  runId: string,
-  facets: string[],
-  table: ExportTable,
-  file: string,
-  options: { scorer?: string } = {},
-): Promise<number> {
+export async function exportParquet(store: TrialStore, request: ExportRequest, file: string): Promise<number> {
+  const { runId, facets, table } = request;
   const rows: Record<string, unknown>[] = [];
   // The JSONL rows are the export's one definition of a row; parsing them back keeps their types.
-  await exportTable(store, runId, facets, table, "jsonl", (line) => rows.push(JSON.parse(line)), options);
+  await exportTable(store, { ...request, format: "jsonl" }, (line) => rows.push(JSON.parse(line)));
   const run = await store.getRun(runId);
   if (!run) throw new Error(`no run ${runId} in the store`);
   const contract = table === "trials" ? trialsContract(facets) : callsContract();

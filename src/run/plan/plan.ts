@@ -40,7 +40,7 @@ export function* planTrials(study: PreparedStudy, runId: string): Generator<Plan
       for (const [benchmarkId, items] of study.items) {
         // An exclude entry naming the benchmark (CrowS-Pairs: log-prob only) leaves it out here.
         if (!conditionsOf(study, benchmarkId).includes(condition)) continue;
-        for (const itemId of cellItemIds(study, model.id, condition, benchmarkId, items)) {
+        for (const itemId of cellItemIds(study, { modelId: model.id, condition, benchmarkId }, items)) {
           for (let attempt = 1; attempt <= study.spec.attempts; attempt++) {
             const coords = { modelId: model.id, conditionHash: hash, benchmarkId, itemId, attempt };
             yield { id: trialId(coords), runId, ...coords, condition };
@@ -57,11 +57,10 @@ export function* planTrials(study: PreparedStudy, runId: string): Generator<Plan
  */
 export function cellItemIds(
   study: PreparedStudy,
-  modelId: string,
-  condition: Condition,
-  benchmarkId: string,
-  items: ReadonlyMap<string, Item> = study.items.get(benchmarkId) ?? new Map(),
+  cellOf: { modelId: string; condition: Condition; benchmarkId: string },
+  items: ReadonlyMap<string, Item> = study.items.get(cellOf.benchmarkId) ?? new Map(),
 ): Iterable<string> {
+  const { modelId, condition, benchmarkId } = cellOf;
   if (!study.coverage) return items.keys();
   const cell = study.coverage.get(modelId)?.get(condition)?.get(benchmarkId);
   if (!cell) return [];

@@ -266,7 +266,7 @@ export function powerReport(
   const scopes = study.families ? familyScopes(study, summary) : [studyScope(study, layout, summary.estimatedCostUsd)];
   const { sequential } = study.spec.execution;
   const contrasts = scopes.flatMap((scope) =>
-    scopeRows(study, scope, assumptions, plan, analysis, familyOf, sequential),
+    scopeRows(study, scope, { assumptions, plan, analysis, familyOf, sequential }),
   );
   return {
     plan,
@@ -284,15 +284,17 @@ export function powerReport(
   };
 }
 
-function scopeRows(
-  study: PreparedStudy,
-  scope: DesignScope,
-  assumptions: DesignAssumptions,
-  plan: PowerPlan,
-  analysis: AnalysisPlan,
-  familyOf: ((level: string) => string | undefined) | undefined,
-  sequential: PreparedStudy["spec"]["execution"]["sequential"],
-): ContrastPowerRow[] {
+/** What every scope's power rows are computed under: the design assumptions and the study's plans. */
+interface ScopeRowsInput {
+  assumptions: DesignAssumptions;
+  plan: PowerPlan;
+  analysis: AnalysisPlan;
+  familyOf: ((level: string) => string | undefined) | undefined;
+  sequential: PreparedStudy["spec"]["execution"]["sequential"];
+}
+
+function scopeRows(study: PreparedStudy, scope: DesignScope, input: ScopeRowsInput): ContrastPowerRow[] {
+  const { assumptions, plan, analysis, familyOf, sequential } = input;
   const designs = contrastDesigns(study, scope, assumptions, familyOf).filter((d) => d.design.clusters >= 2);
   const results = contrastPower(designs, {
     minimumEffect: plan.minimum_effect,
@@ -401,7 +403,10 @@ export async function pilotAssumptions(
     }),
   );
   const pairCorrelation = new Map(
-    layout.contrasts.map((c) => [c.label, pilotPairCorrelation(c, trials, clamped, icc, discordance.get(c.label)!)]),
+    layout.contrasts.map((c) => [
+      c.label,
+      pilotPairCorrelation(c, trials, { baseline: clamped, icc, discordance: discordance.get(c.label)! }),
+    ]),
   );
   if (clamped !== baseline) notes.push(`pilot baseline ${baseline.toFixed(3)} clamped to ${clamped}`);
   notes.push(`pilot ${pilot.label}: ${trials.length} scored trials, ${byItem.size} items`);
@@ -440,10 +445,10 @@ function discordanceOf(contrast: PlannedContrast, trials: ScoredTrial[]): { disc
 export function pilotPairCorrelation(
   contrast: PlannedContrast,
   trials: ScoredTrial[],
-  baseline: number,
-  icc: number,
-  discordance: number,
+  /** The model's item rate, intraclass correlation and discordance under no effect. */
+  model: { baseline: number; icc: number; discordance: number },
 ): number {
+  const { baseline, icc, discordance } = model;
   // Spread around the grand mean, as the model's test reads it: a benchmark's own effect counts.
   const items = [...itemDifferences(contrast, trials).values()].filter((d) => d.length > 0);
   if (items.length < 2) return 0;

@@ -49,10 +49,11 @@ interface Located {
 export function prepareFamilies(
   spec: StudySpec,
   pools: ReadonlyMap<string, readonly Item[]>,
-  conditions: readonly Condition[],
+  /** The study's conditions, and those that run on a given benchmark. */
+  conditionsOf: { conditions: readonly Condition[]; studyConditions: (benchmarkId: string) => readonly Condition[] },
   located: Located,
-  studyConditions: (benchmarkId: string) => readonly Condition[],
 ): PreparedFamily[] {
+  const { conditions, studyConditions } = conditionsOf;
   const declared = spec.families ?? {};
   const prepared = new Map<string, PreparedFamily>();
   for (const name of drawOrder(declared, located)) {
@@ -79,7 +80,7 @@ export function prepareFamilies(
       let candidates: readonly Item[] = pool;
       let from = `the ${pool.length} items of benchmark '${benchmark}'`;
       if (sample.where) {
-        refuseUnknownWhereFields(sample.where, pool, benchmark, [...samplePath, "where"], located);
+        refuseUnknownWhereFields(sample.where, pool, { benchmark, path: [...samplePath, "where"], located });
         candidates = candidates.filter((item) => matchesWhere(item, sample.where!));
         from = `the ${candidates.length} items of benchmark '${benchmark}' where ${whereText(sample.where)}`;
       }
@@ -108,7 +109,12 @@ export function prepareFamilies(
           `expected at most ${candidates.length} (${from}), found ${sample.n}; a ${sample.disjoint_from ? "disjoint " : ""}sample of ${sample.n} is impossible`,
         );
       }
-      const drawn = sampleItems([...candidates], sample.n, sample.seed, sample.stratify_by, sample.allocation);
+      const drawn = sampleItems([...candidates], {
+        n: sample.n,
+        seed: sample.seed,
+        stratifyBy: sample.stratify_by,
+        allocation: sample.allocation,
+      });
       items.set(
         benchmark,
         drawn.map((item) => item.id),
@@ -163,10 +169,9 @@ function matchesWhere(item: Item, where: Where): boolean {
 function refuseUnknownWhereFields(
   where: Where,
   pool: readonly Item[],
-  benchmark: string,
-  path: PathSegment[],
-  located: Located,
+  at: { benchmark: string; path: PathSegment[]; located: Located },
 ): void {
+  const { benchmark, path, located } = at;
   const fields = new Set(pool.flatMap((item) => Object.keys(item.metadata)));
   for (const field of Object.keys(where)) {
     if (fields.has(field)) continue;

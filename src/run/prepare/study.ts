@@ -97,13 +97,12 @@ export async function prepareStudy(
     const warning = checkSampleSize(benchmark, index, loaded.items.length, located);
     if (warning) warnings.push(warning);
     const sampled = benchmark.sample
-      ? sampleItems(
-          loaded.items,
-          benchmark.sample.n,
-          benchmark.sample.seed,
-          benchmark.sample.stratify_by,
-          benchmark.sample.allocation,
-        )
+      ? sampleItems(loaded.items, {
+          n: benchmark.sample.n,
+          seed: benchmark.sample.seed,
+          stratifyBy: benchmark.sample.stratify_by,
+          allocation: benchmark.sample.allocation,
+        })
       : loaded.items;
     items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
     pools.set(benchmark.id, sampled);
@@ -132,7 +131,7 @@ export async function prepareStudy(
   // The validity constraints the facets and loaders declare (SafetyRepro App. T), before any trial exists.
   refuseConstraintViolations(spec, (id) => byBenchmark.get(id) ?? []);
   const families = spec.families
-    ? prepareFamilies(spec, pools, conditions, located, (id) => byBenchmark.get(id) ?? [])
+    ? prepareFamilies(spec, pools, { conditions, studyConditions: (id) => byBenchmark.get(id) ?? [] }, located)
     : undefined;
   if (families) {
     refuseBenchmarksWithoutFamily(spec, families, located);

@@ -17,11 +17,15 @@ export class CellTally {
   private readonly cells = new Map<string, CellParseSummary>();
 
   add(trial: Pick<TrialRow, "modelId" | "condition" | "benchmarkId">, scorer: string, status: ParseStatus): void {
-    this.addCell(trial.modelId, conditionLabel(trial.condition), trial.benchmarkId, scorer, status === "failed");
+    this.addCell(
+      { model: trial.modelId, condition: conditionLabel(trial.condition), benchmark: trial.benchmarkId, scorer },
+      status === "failed",
+    );
   }
 
   /** A cell given by its labels (judged responses carry the configuration label, not the condition). */
-  addCell(model: string, condition: string, benchmark: string, scorer: string, failed: boolean): void {
+  addCell(labels: { model: string; condition: string; benchmark: string; scorer: string }, failed: boolean): void {
+    const { model, condition, benchmark, scorer } = labels;
     const key = JSON.stringify([model, condition, benchmark, scorer]);
     const cell = this.cells.get(key) ?? {
       model,

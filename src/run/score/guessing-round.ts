@@ -33,16 +33,21 @@ export function judgedSubsample(
 }
 
 /** `mapping` is the sealed mapping, opened through its seal: the truth the guesses are checked against. */
+export interface GuessingInput {
+  mapping: BlindingEntry[];
+  assignments: Map<string, { primary: ModelSpec }>;
+  runtime: (spec: ModelSpec) => JudgeRuntime;
+  spec: StudySpec;
+  /** The primary judge's outcome of each response by UUID (for the sensitivity analysis). */
+  outcomes?: ReadonlyMap<string, number | null>;
+}
+
 export async function guessingRound(
   log: JudgementLog,
   judgeables: Judgeable[],
-  mapping: BlindingEntry[],
-  assignments: Map<string, { primary: ModelSpec }>,
-  runtime: (spec: ModelSpec) => JudgeRuntime,
-  spec: StudySpec,
-  /** The primary judge's outcome of each response by UUID (for the sensitivity analysis). */
-  outcomes: ReadonlyMap<string, number | null> = new Map(),
+  input: GuessingInput,
 ): Promise<GuessingCheck | null> {
+  const { mapping, assignments, runtime, spec, outcomes = new Map() } = input;
   const fraction = spec.scoring?.blinding.guess_fraction ?? 0.1;
   const truth = new Map(mapping.map((e) => [e.uuid, e.configuration]));
   const configurations = [...new Set(mapping.map((e) => e.configuration))].sort();

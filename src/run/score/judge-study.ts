@@ -91,7 +91,9 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
       if (runtimes.has(judge.id)) continue;
       runtimes.set(
         judge.id,
-        options.judgeFor ? options.judgeFor(judge) : await buildJudge(judge, spec, options.env, store, run.specDir),
+        options.judgeFor
+          ? options.judgeFor(judge)
+          : await buildJudge(judge, spec, options.env, { cache: store, specDir: run.specDir }),
       );
     }
     log.startCalls();
@@ -116,7 +118,7 @@ export async function judgeStudy(context: ScoringContext, options: JudgeStudyOpt
     const outcomes = new Map(
       verdicts.filter((v) => v.role === "primary").map((v) => [v.uuid, v.ok ? v.outcome : null] as const),
     );
-    const guessing = await guessingRound(log, judgeables, mapping, assignments, runtime, spec, outcomes);
+    const guessing = await guessingRound(log, judgeables, { mapping, assignments, runtime, spec, outcomes });
     const primaries = [...new Set([...assignments.values()].map((a) => a.primary.id))].sort();
     const judged = {
       judge: primaries.join(","),
@@ -146,7 +148,10 @@ function judgeCells(judgeables: Judgeable[], verdicts: VerdictRecord[]): CellPar
   const tally = new CellTally();
   for (const v of verdicts) {
     const e = byUuid.get(v.uuid)!;
-    tally.addCell(e.model, e.configuration, e.benchmark, `judge:${v.judge}`, !v.ok);
+    tally.addCell(
+      { model: e.model, condition: e.configuration, benchmark: e.benchmark, scorer: `judge:${v.judge}` },
+      !v.ok,
+    );
   }
   return tally.unsorted();
 }

@@ -108,9 +108,9 @@ export async function buildJudge(
   spec: ModelSpec,
   study: StudySpec,
   env: ProviderEnv,
-  cache?: Pick<TrialStore, "cacheGet" | "cachePut">,
-  specDir?: string,
+  options: { cache?: Pick<TrialStore, "cacheGet" | "cachePut">; specDir?: string } = {},
 ): Promise<JudgeRuntime> {
+  const { cache, specDir } = options;
   const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed, specDir });
   const provider = withResilience(raw, resilienceFromSpec(study.execution, spec.rate_limit));
   const params = { ...JUDGE_DEFAULTS, ...fromSpecParams(spec.params) };
@@ -120,7 +120,7 @@ export async function buildJudge(
     id: spec.id,
     spec,
     call: async (messages, attempt = 1) => {
-      const key = cacheKey({ spec, provider }, messages, params, attempt);
+      const key = cacheKey({ spec, provider }, { messages, params, attempt });
       const hit = useCache ? await cache.cacheGet(key) : undefined;
       const result = hit ?? (await provider.generate({ model: spec.model, messages, params }));
       if (useCache && !hit) await cache.cachePut(key, result);
@@ -143,9 +143,10 @@ export async function buildJudgeModel(
   spec: ModelSpec,
   study: StudySpec,
   env: ProviderEnv,
-  items: readonly Item[],
-  specDir?: string,
+  /** The study's items (a simulated judge's answer key) and the folder its spec was read from. */
+  source: { items: readonly Item[]; specDir?: string },
 ): Promise<ModelRuntime> {
+  const { items, specDir } = source;
   const raw = await providers.get(spec.provider).create(spec, env, { studySeed: study.seed, specDir });
   raw.observeItems?.(items);
   return {

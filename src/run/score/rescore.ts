@@ -55,7 +55,7 @@ export async function rescoreStudy(
       const task = tasks.get(trial.id);
       if (!item || !task) continue;
       const scorer = named ?? choose(trial, item, task);
-      const result = await scoreStoredTrial(store, run.id, trial, item, task, scorer, logprobOptions);
+      const result = await scoreStoredTrial(store, { runId: run.id, trial, item, task }, scorer, logprobOptions);
       if (!result) {
         notApplicable++;
         continue;
@@ -79,13 +79,11 @@ export async function rescoreStudy(
 /** One trial's score from what is stored: its final text, or its recorded log-probabilities. */
 async function scoreStoredTrial(
   store: TrialStore,
-  runId: string,
-  trial: TrialRow,
-  item: Item,
-  task: TaskInput,
+  trialOf: { runId: string; trial: TrialRow; item: Item; task: TaskInput },
   scorer: AnyScorer,
   options: LogprobOptions,
 ): Promise<ScoreResult | undefined> {
+  const { runId, trial, item, task } = trialOf;
   if (!isLogprobScorer(scorer)) return scorer.score(item, task, trial.outcome?.finalAnswer ?? "");
   const calls = await store.listCalls(runId, trial.id);
   const stored = calls.filter((c) => c.role === "logprob" && c.error === null && c.note?.logprob).at(-1);

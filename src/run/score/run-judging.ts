@@ -95,11 +95,10 @@ export class RunJudging implements TrialJudging {
    */
   static async open(
     study: PreparedStudy,
-    store: TrialStore,
-    runId: string,
-    dir: string | undefined,
+    run: { store: TrialStore; runId: string; dir: string | undefined },
     judges: Map<string, ModelRuntime>,
   ): Promise<RunJudging | undefined> {
+    const { store, runId, dir } = run;
     const spec = study.spec;
     if ((spec.scoring?.judges ?? []).length === 0) return undefined;
     const assignments = assignJudges(spec);
@@ -222,8 +221,8 @@ export class RunJudging implements TrialJudging {
       response,
       reference: plan.rubric.reference(item),
     });
-    const primary = await this.verdict(attempt, plan, plan.primary, "primary", messages);
-    if (plan.validation) await this.verdict(attempt, plan, plan.validation, "validation", messages);
+    const primary = await this.verdict(attempt, plan, { judge: plan.primary, role: "primary" }, messages);
+    if (plan.validation) await this.verdict(attempt, plan, { judge: plan.validation, role: "validation" }, messages);
     if (plan.guess) {
       const guessing = guessMessages({ prompt: task.question, response }, this.configurations);
       const reply = await this.call(attempt, plan.primary, JUDGE_ROLES.guess, guessing);
@@ -251,19 +250,18 @@ export class RunJudging implements TrialJudging {
     role: string,
     messages: ReturnType<typeof judgeMessages>,
   ): Promise<string> {
-    const { trial, execution, calls, options, task } = attempt;
     const model = this.judges.get(judge.id)!;
-    const call = recordingCall(trial, execution, model, calls, options, task, false);
+    const call = recordingCall({ ...attempt, model }, { audit: false });
     return (await call(role, messages)).text;
   }
 
   private async verdict(
     attempt: TrialAttempt,
     plan: TrialPlan,
-    judge: ModelSpec,
-    role: VerdictRecord["role"],
+    asked: { judge: ModelSpec; role: VerdictRecord["role"] },
     messages: ReturnType<typeof judgeMessages>,
   ): Promise<JudgeCallNote> {
+    const { judge, role } = asked;
     const reply = await this.call(attempt, judge, JUDGE_ROLES[role], messages);
     const parsed = parseVerdict(reply, plan.rubric);
     const base = { uuid: plan.entry.uuid, judge: judge.id, purpose: "verdict" as const, role, rubric: plan.rubric.id };

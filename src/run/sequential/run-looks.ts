@@ -103,10 +103,10 @@ export async function readLooks(store: TrialStore, runId: string): Promise<LookR
 export async function runSequential(
   study: PreparedStudy,
   sequential: SequentialSpec,
-  store: TrialStore,
-  runId: string,
+  run: { store: TrialStore; runId: string },
   execute: (source: TrialSource) => Promise<ExecuteSummary>,
 ): Promise<SequentialOutcome> {
+  const { store, runId } = run;
   if (store.dialect === "postgres") {
     throw new InputError(
       "execution.sequential: a sequential run executes look by look in one process; use a SQLite study directory",

@@ -97,7 +97,7 @@ export function anova(table: Table, spec: AnovaSpec): AnovaResult {
     msResidual: ms,
     aliased: dropAliased ? aliasedColumns(treatment, cells.count) : [],
     type1: typeOne(treatment, rssOf, rankOf, row),
-    type2: typeTwo(treatment, rssOf, rankOf, row),
+    type2: typeTwo(treatment, { rssOf, rankOf }, row),
     type3: fullRank
       ? typeThree(buildDesign(cells.table, { terms: spec.terms, factors, coding: "sum" }), cells, row)
       : [],
@@ -169,7 +169,7 @@ export function preparedTypeTwoAnova(
       rss,
       dfResidual,
       msResidual: ms,
-      type2: typeTwo(design, rssOf, rankOf, makeRow(ssTotal, ms, dfResidual, rss), only),
+      type2: typeTwo(design, { rssOf, rankOf }, makeRow(ssTotal, ms, dfResidual, rss), only),
     };
   };
 }
@@ -375,11 +375,12 @@ function contains(outer: string[], inner: string[]): boolean {
 
 function typeTwo(
   design: DesignMatrix,
-  rssOf: SubModelSum,
-  rankOf: SubModelSum,
+  /** The residual sum of squares and the rank of a sub-model. */
+  sums: { rssOf: SubModelSum; rankOf: SubModelSum },
   row: RowMaker,
   only?: ReadonlySet<string>,
 ): AnovaRow[] {
+  const { rssOf, rankOf } = sums;
   const effects = effectTerms(design);
   return effects
     .flatMap((t) => (only && !only.has(design.terms[t].name) ? [] : [t]))

@@ -86,7 +86,8 @@ export function generalizabilityStudy(table: Readonly<Record<string, Column>>, s
     observed: dStudy(components, observedSizes, fixed),
     projected: dStudy(components, dSizes, fixed),
   };
-  if (spec.bootstrap) result.bootstrap = bootstrapObjects(cube, spec.facets, dSizes, spec.bootstrap, fixed);
+  if (spec.bootstrap)
+    result.bootstrap = bootstrapObjects(cube, { facets: spec.facets, sizes: dSizes, fixed }, spec.bootstrap);
   return result;
 }
 
@@ -296,11 +297,11 @@ export function dStudy(
 /** Percentile bootstrap of E rho^2 over objects of measurement (resampled with replacement). */
 function bootstrapObjects(
   cube: Cube,
-  facets: readonly string[],
-  sizes: readonly number[],
+  /** The facets, their decision-study sizes, and those held fixed. */
+  design: { facets: readonly string[]; sizes: readonly number[]; fixed: readonly string[] },
   options: { resamples: number; seed: number; level?: number },
-  fixed: readonly string[] = [],
 ) {
+  const { facets, sizes, fixed } = design;
   const level = options.level ?? 0.95;
   const random = seededRandom(options.seed);
   const np = cube.objects.length;

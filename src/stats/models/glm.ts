@@ -210,7 +210,7 @@ export function fitBinomialGlm(design: DesignMatrix, y: Float64Array, options: G
   }
   checkIndicatorSeparation(estimable.design, y);
   const { b, last, iterations } = iterate(estimable.design, y, link, options);
-  const fit = summarize(estimable.design, y, link, b, last, iterations, options.clusters);
+  const fit = summarize(estimable.design, y, { b, link, iterations, last, clusters: options.clusters });
   return estimable.aliased.length ? { ...fit, ...spreadFit(fit, design, estimable) } : fit;
 }
 
@@ -230,7 +230,7 @@ function iterate(design: DesignMatrix, y: Float64Array, link: Link, options: Glm
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     const delta = newtonStep(last, k);
     // A singular information matrix mid-fit means weights underflowed: fitted probabilities hit 0 or 1.
-    if (!delta) throw nonConvergence(design, y, b, link, iteration);
+    if (!delta) throw nonConvergence(design, y, { b, link, iterations: iteration });
     // Step halving guards against an overshooting first step; a full step is taken near the optimum.
     let step = 1;
     let candidate = b;
@@ -246,14 +246,22 @@ function iterate(design: DesignMatrix, y: Float64Array, link: Link, options: Glm
     last = next;
     if (converged) return { b, last, iterations: iteration };
   }
-  throw nonConvergence(design, y, b, link, maxIterations);
+  throw nonConvergence(design, y, { b, link, iterations: maxIterations });
 }
 
 function newtonStep(last: Pass, k: number): Float64Array | undefined {
   return unlessSingular(() => choleskySolve(cholesky(last.info, k), k, last.score));
 }
 
-function nonConvergence(design: DesignMatrix, y: Float64Array, b: Float64Array, link: Link, iterations: number) {
+/** Where the iterations stopped: the coefficients, the link, and how many iterations were run. */
+interface FitState {
+  b: Float64Array;
+  link: Link;
+  iterations: number;
+}
+
+function nonConvergence(design: DesignMatrix, y: Float64Array, state: FitState) {
+  const { b, link, iterations } = state;
   const row = rowFunction(link);
   const t: RowTerms = { mu: 0, weight: 0, scoreFactor: 0, logLik: 0 };
   let extreme = 0;
@@ -322,12 +330,10 @@ function checkIndicatorSeparation(design: DesignMatrix, y: Float64Array): void {
 function summarize(
   design: DesignMatrix,
   y: Float64Array,
-  link: Link,
-  b: Float64Array,
-  last: Pass,
-  iterations: number,
-  clusters: ArrayLike<string | number> | undefined,
+  /** The converged state, its last pass, and the clusters of the sandwich's meat. */
+  fit: FitState & { last: Pass; clusters: ArrayLike<string | number> | undefined },
 ): GlmFit {
+  const { b, link, iterations, last, clusters } = fit;
   const k = design.nCols;
   const n = design.nRows;
   const bread = invertSpd(last.info, k);
