@@ -61,13 +61,25 @@ export class RunBudget {
   private outstanding = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  private constructor(
-    private readonly store: BudgetStore | undefined,
-    private readonly runId: string,
-    private readonly limits: BudgetLimits,
-    private readonly holder: string,
-    private readonly ttlMs: number,
-  ) {}
+  private readonly store: BudgetStore | undefined;
+  private readonly runId: string;
+  private readonly limits: BudgetLimits;
+  private readonly holder: string;
+  private readonly ttlMs: number;
+
+  private constructor(counter: {
+    store: BudgetStore | undefined;
+    runId: string;
+    limits: BudgetLimits;
+    holder: string;
+    ttlMs: number;
+  }) {
+    this.store = counter.store;
+    this.runId = counter.runId;
+    this.limits = counter.limits;
+    this.holder = counter.holder;
+    this.ttlMs = counter.ttlMs;
+  }
 
   /** Opens the run's counter; without limits nothing is counted and the store is never touched. */
   static async open(
@@ -78,7 +90,13 @@ export class RunBudget {
   ): Promise<RunBudget> {
     const unlimited = limits.maxCalls === undefined && limits.maxCostUsd === undefined;
     const ttlMs = options.ttlMs ?? DEFAULT_LEASE_MS;
-    const budget = new RunBudget(unlimited ? undefined : store, runId, limits, options.holder ?? newWorkerId(), ttlMs);
+    const budget = new RunBudget({
+      store: unlimited ? undefined : store,
+      runId,
+      limits,
+      holder: options.holder ?? newWorkerId(),
+      ttlMs,
+    });
     if (unlimited) return budget;
     await store.openBudget(runId);
     await store.expireBudgetReservations(runId, { all: !options.shared });

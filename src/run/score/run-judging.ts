@@ -79,13 +79,25 @@ interface TrialPlan {
 }
 
 export class RunJudging implements TrialJudging {
-  private constructor(
-    private readonly plans: Map<string, TrialPlan>,
-    private readonly judges: Map<string, ModelRuntime>,
-    private readonly configurations: string[],
-    private readonly redact: string[],
-    private readonly sealed: { sha256: string; text: string },
-  ) {}
+  private readonly plans: Map<string, TrialPlan>;
+  private readonly judges: Map<string, ModelRuntime>;
+  private readonly configurations: string[];
+  private readonly redact: string[];
+  private readonly sealed: { sha256: string; text: string };
+
+  private constructor(round: {
+    plans: Map<string, TrialPlan>;
+    judges: Map<string, ModelRuntime>;
+    configurations: string[];
+    redact: string[];
+    sealed: { sha256: string; text: string };
+  }) {
+    this.plans = round.plans;
+    this.judges = round.judges;
+    this.configurations = round.configurations;
+    this.redact = round.redact;
+    this.sealed = round.sealed;
+  }
 
   /**
    * The run's judged trials, their UUIDs (sealed before any trial runs, or the sealed round of an
@@ -190,7 +202,7 @@ export class RunJudging implements TrialJudging {
         if (judge && !judges.has(judge.id)) throw new InputError(`judge '${judge.id}' was not built for the run`);
       }
     }
-    return new RunJudging(plans, judges, configurations, redactionList(spec, study.conditions), sealed);
+    return new RunJudging({ plans, judges, configurations, redact: redactionList(spec, study.conditions), sealed });
   }
 
   /** The judge models the spec names (built by the caller before the run starts). */
