@@ -18,7 +18,7 @@ import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import type { ScoredRow } from "../core/data.js";
 import { answerIndex, bbqFacts } from "./item-facts.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
-import { defineTable, renderText } from "../core/result-table.js";
+import { defineTable, type ResultColumn, renderText } from "../core/result-table.js";
 import { num, pct } from "../core/text.js";
 import { pooledFormatsNote } from "../conditions/format-pooling.js";
 
@@ -146,50 +146,45 @@ export function bbqBias(ctx: AnalysisContext): BbqBias | Skipped {
  * The BBQ bias scores per benchmark, model and condition (the --full summary, pooled rows, and
  * the report, every row). The report adds each context's n; the terminal's headings are terse.
  */
+/** A context's columns: n (the report only), accuracy, unknown rate and bias score; the terminal names the context. */
+function contextColumns(
+  context: "ambiguous" | "disambiguated",
+  short: string,
+  scoreHeading: string,
+): ResultColumn<BbqBiasRow>[] {
+  return [
+    { key: `${short}N`, header: `${context}: n`, align: "right", shownIn: ["html"], cell: (r) => String(r[context].n) },
+    {
+      key: `${short}Accuracy`,
+      header: { text: `${short} acc`, html: "accuracy" },
+      unit: "%",
+      align: "right",
+      cell: (r) => pct(r[context].accuracy),
+    },
+    {
+      key: `${short}Unknown`,
+      header: { text: `${short} unknown`, html: "unknown" },
+      unit: "%",
+      align: "right",
+      cell: (r) => pct(r[context].unknownRate),
+    },
+    {
+      key: `s${short.charAt(0).toUpperCase()}${short.slice(1)}`,
+      header: scoreHeading,
+      align: "right",
+      cell: (r) => num(r[context].biasScore, 3),
+    },
+  ];
+}
+
 export const BBQ_BIAS_TABLE = defineTable<BbqBiasRow>({
   name: "BBQ bias score",
   columns: [
     { key: "benchmark", header: "benchmark", cell: (r) => r.benchmark },
     { key: "model", header: "model", cell: (r) => r.model },
     { key: "condition", header: { text: "condition", html: "configuration" }, cell: (r) => r.condition },
-    { key: "ambN", header: "ambiguous: n", align: "right", shownIn: ["html"], cell: (r) => String(r.ambiguous.n) },
-    {
-      key: "ambAccuracy",
-      header: { text: "amb acc", html: "accuracy" },
-      unit: "%",
-      align: "right",
-      cell: (r) => pct(r.ambiguous.accuracy),
-    },
-    {
-      key: "ambUnknown",
-      header: { text: "amb unknown", html: "unknown" },
-      unit: "%",
-      align: "right",
-      cell: (r) => pct(r.ambiguous.unknownRate),
-    },
-    { key: "sAmb", header: "s_AMB", align: "right", cell: (r) => num(r.ambiguous.biasScore, 3) },
-    {
-      key: "disN",
-      header: "disambiguated: n",
-      align: "right",
-      shownIn: ["html"],
-      cell: (r) => String(r.disambiguated.n),
-    },
-    {
-      key: "disAccuracy",
-      header: { text: "dis acc", html: "accuracy" },
-      unit: "%",
-      align: "right",
-      cell: (r) => pct(r.disambiguated.accuracy),
-    },
-    {
-      key: "disUnknown",
-      header: { text: "dis unknown", html: "unknown" },
-      unit: "%",
-      align: "right",
-      cell: (r) => pct(r.disambiguated.unknownRate),
-    },
-    { key: "sDis", header: "s_DIS", align: "right", cell: (r) => num(r.disambiguated.biasScore, 3) },
+    ...contextColumns("ambiguous", "amb", "s_AMB"),
+    ...contextColumns("disambiguated", "dis", "s_DIS"),
   ],
 });
 
