@@ -4,17 +4,20 @@
  * figure is taken as its own benchmark takes it, in fewer rounds: the bootstrap against numpy
  * (bench/stats.ts), the run's fixed cost and the HTTP run (bench/http.ts, the built CLI: `npm run
  * build` first) and the simulated runner (bench/runner.ts). 4.5 minutes at load 16 on this 2-core
- * machine. `--skip http,runner` leaves groups out; `--json` prints the comparisons as JSON.
+ * machine, plus the paper-scale group (bench/paper-scale.ts: both designs at full size, which takes
+ * tens of minutes; `--skip paper-scale` leaves it out). `--skip http,runner` leaves groups out;
+ * `--json` prints the comparisons as JSON.
  * Exits 1 when the doc does not quote a figure of the JSON as it stands there; a figure that does
  * not reproduce is reported, not failed (the machine may be busy: read the load).
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Comparison, compare, formatComparisons, readHeadlines, unquotedFigures } from "./headline-figures.js";
 import { HTTP_IDEAL_S, measureFixedCost, measureHttpRun, median } from "./http.js";
+import { type DesignResult, measureDesign, paperScalePrerequisites, perTrialKb } from "./paper-scale.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const CLI = join(REPO, "dist/bundle/parallax.js");
@@ -60,6 +63,42 @@ function runnerGroup(): Measured {
   return { "sim-10k-trials-per-s": median(rates) };
 }
 
+/** The paper-scale figures (keys of bench/headline.json), each read off one design's measurement. */
+const PAPER_SCALE_FIGURES: Record<string, (m: { scaffold: DesignResult; repro: DesignResult }) => number | null> = {
+  "paper-repro-first-trial-s": (m) => m.repro.firstTrialS,
+  "paper-repro-run-rss-mb": (m) => m.repro.stages.run.peakRssMb,
+  "paper-repro-store-kb-per-trial": (m) => Number(perTrialKb(m.repro)),
+  "paper-repro-analyze-s": (m) => m.repro.stages.analyze.wallS,
+  "paper-repro-analyze-rss-mb": (m) => m.repro.stages.analyze.peakRssMb,
+  "paper-repro-report-s": (m) => m.repro.stages.report.wallS,
+  "paper-repro-viewer-first-page-ms": (m) => m.repro.viewer.firstPageColdMs,
+  "paper-scaffold-run-rss-mb": (m) => m.scaffold.stages.run.peakRssMb,
+  "paper-scaffold-analyze-s": (m) => m.scaffold.stages.analyze.wallS,
+  "paper-scaffold-search-ms": (m) => m.scaffold.viewer.searchMs,
+};
+
+/** Both designs at full size (bench/paper-scale.ts), in a temp folder removed afterwards: tens of minutes. */
+async function paperScaleGroup(): Promise<Measured> {
+  const problem = paperScalePrerequisites();
+  if (problem) throw new Error(problem);
+  const root = mkdtempSync(join(tmpdir(), "parallax-check-paper-scale-"));
+  try {
+    const scaffold = await measureDesign("scaffold", 1, root);
+    const repro = await measureDesign("repro", 1, root);
+    const out: Measured = {};
+    for (const [id, read] of Object.entries(PAPER_SCALE_FIGURES)) {
+      const value = read({ scaffold, repro });
+      if (value !== null) out[id] = value;
+    }
+    return out;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Why a figure of a group that ran has no value: numpy absent (bootstrap), or the run finished no trial. */
+const notMeasured = (id: string) => (id.startsWith("bootstrap-") ? "no numpy" : "not measured");
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { skip: { type: "string", default: "" }, json: { type: "boolean", default: false } },
@@ -78,6 +117,7 @@ async function main(): Promise<void> {
     ],
     ["http", ["run-fixed-cost", "http-run-of-ideal"], httpGroup],
     ["runner", ["sim-10k-trials-per-s"], runnerGroup],
+    ["paper-scale", Object.keys(PAPER_SCALE_FIGURES), paperScaleGroup],
   ];
   for (const [name, ids, group] of groups) {
     if (skip.has(name)) {
@@ -92,7 +132,7 @@ async function main(): Promise<void> {
     compare(
       figure,
       measured[figure.id],
-      skipped.get(figure.id) ?? (measured[figure.id] === undefined ? "no numpy" : undefined),
+      skipped.get(figure.id) ?? (measured[figure.id] === undefined ? notMeasured(figure.id) : undefined),
     ),
   );
   if (values.json) {

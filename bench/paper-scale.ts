@@ -19,7 +19,7 @@
  *   --json                        print the measurements as JSON after the table
  *   --study DIR                   time analyze, report, status and the viewer on a study already run
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -59,6 +59,8 @@ export interface DesignResult {
   trials: number;
   calls: number;
   storeMb: number;
+  /** Seconds from the start of `run` to its first finished trial (null: not measured, or none finished). */
+  firstTrialS: number | null;
   stages: Record<"plan" | "run" | "analyze" | "report" | "status", Stage>;
   /**
    * Viewer requests, ms: the first page (cold, then median of 5), a search for "xstest" (first,
@@ -171,20 +173,32 @@ function reproSpec(fraction: number): object {
   return spec;
 }
 
-/** Runs `node CLI ...args` under /usr/bin/time -v; exit codes 0, 3 (integrity gate) and 4 (errored trials) count as done. */
-function timedCli(args: string[], cwd: string): Stage {
-  const child = spawnSync("/usr/bin/time", ["-v", process.execPath, CLI, ...args], {
+/**
+ * Runs `node CLI ...args` under /usr/bin/time -v; exit codes 0, 3 (integrity gate) and 4 (errored
+ * trials) count as done. `whileRunning` is called every POLL_MS until the process exits.
+ */
+async function timedCli(args: string[], cwd: string, whileRunning?: () => void): Promise<Stage> {
+  const child = spawn("/usr/bin/time", ["-v", process.execPath, CLI, ...args], {
     cwd,
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
+    stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, NO_COLOR: "1", PARALLAX_NO_PROGRESS: "1" },
   });
-  const err = child.stderr ?? "";
+  // Only the tail matters (time -v's report): a long run's stderr is not kept whole.
+  let err = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => {
+    err = (err + chunk).slice(-64 * 1024);
+  });
+  const poll = whileRunning ? setInterval(whileRunning, POLL_MS) : undefined;
+  const status = await new Promise<number | null>((done, fail) => {
+    child.on("error", fail);
+    child.on("close", done);
+  }).finally(() => clearInterval(poll));
   const field = (name: string) => {
     const line = err.split("\n").find((l) => l.trim().startsWith(name));
     return line ? line.slice(line.lastIndexOf(": ") + 2).trim() : "";
   };
-  const exit = Number(field("Exit status") || child.status);
+  const exit = Number(field("Exit status") || status);
   if (![0, 3, 4].includes(exit)) {
     throw new Error(`parallax ${args[0]} exited ${exit}:\n${err.split("\n").slice(-30).join("\n")}`);
   }
@@ -196,6 +210,36 @@ function timedCli(args: string[], cwd: string): Stage {
     peakRssMb: Number(field("Maximum resident set size (kbytes)")) / 1024,
     exit,
   };
+}
+
+const POLL_MS = 50;
+
+/**
+ * `run` timed, with the seconds from its start to the first finished trial in the store (polled
+ * read-only every POLL_MS; null when none finished while it ran).
+ */
+async function timedRun(
+  args: string[],
+  cwd: string,
+  dbFile: string,
+): Promise<{ run: Stage; firstTrialS: number | null }> {
+  const started = performance.now();
+  let firstTrialS: number | null = null;
+  const firstFinished = () => {
+    if (firstTrialS !== null || !existsSync(dbFile)) return;
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(dbFile, { readonly: true, fileMustExist: true, timeout: 0 });
+      if (db.prepare("select 1 from trials where status = 'finished' limit 1").get() !== undefined)
+        firstTrialS = (performance.now() - started) / 1000;
+    } catch {
+      // Not created yet, or locked for a moment: ask again at the next poll.
+    } finally {
+      db?.close();
+    }
+  };
+  const run = await timedCli(args, cwd, firstFinished);
+  return { run, firstTrialS };
 }
 
 async function timedGet(url: string): Promise<{ ms: number; body: string }> {
@@ -250,11 +294,11 @@ export async function measureDesign(design: Design, fraction: number, root: stri
   const log = (stage: string) =>
     process.stderr.write(`${DESIGNS[design]}: ${stage} (load ${loadavg()[0].toFixed(2)}) ...\n`);
   log("plan");
-  const plan = timedCli(["plan", specPath], dir);
+  const plan = await timedCli(["plan", specPath], dir);
   log("run");
-  const run = timedCli(["run", specPath, "--out", out], dir);
+  const { run, firstTrialS } = await timedRun(["run", specPath, "--out", out], dir, join(out, "parallax.db"));
   const later = await laterStages(design, out);
-  return { ...(await measureStudy(design, out)), stages: { plan, run, ...later } };
+  return { ...(await measureStudy(design, out)), firstTrialS, stages: { plan, run, ...later } };
 }
 
 type LaterStage = "analyze" | "report" | "status";
@@ -263,13 +307,13 @@ async function laterStages(design: Design, out: string): Promise<Record<LaterSta
   const stages = {} as Record<LaterStage, Stage>;
   for (const name of ["analyze", "report", "status"] as const) {
     process.stderr.write(`${DESIGNS[design]}: ${name} (load ${loadavg()[0].toFixed(2)}) ...\n`);
-    stages[name] = timedCli([name, out], dirname(out));
+    stages[name] = await timedCli([name, out], dirname(out));
   }
   return stages;
 }
 
 /** The finished study's counts, store size and viewer times. */
-async function measureStudy(design: Design, out: string): Promise<Omit<DesignResult, "stages">> {
+async function measureStudy(design: Design, out: string): Promise<Omit<DesignResult, "stages" | "firstTrialS">> {
   const dbFile = join(out, "parallax.db");
   const storeBytes = ["", "-wal", "-shm"]
     .map((s) => dbFile + s)
@@ -289,12 +333,15 @@ async function measureStudy(design: Design, out: string): Promise<Omit<DesignRes
 export async function measureExisting(design: Design, out: string): Promise<DesignResult> {
   const stages = await laterStages(design, out);
   const none: Stage = { wallS: 0, cpuS: 0, peakRssMb: 0, exit: 0 };
-  return { ...(await measureStudy(design, out)), stages: { plan: none, run: none, ...stages } };
+  return { ...(await measureStudy(design, out)), firstTrialS: null, stages: { plan: none, run: none, ...stages } };
 }
 
 const fmtTime = (s: number) => (s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(1)} s`);
 const fmtMb = (mb: number) => (mb >= 1024 ? `${(mb / 1024).toFixed(2)} GB` : `${Math.round(mb)} MB`);
 const stage = (s: Stage) => `${fmtTime(s.wallS)} / ${Math.round(s.cpuS)} s | ${fmtMb(s.peakRssMb)}`;
+
+/** The store's bytes per trial, in KB (1 KB = 1,024 bytes). */
+export const perTrialKb = (r: DesignResult) => ((r.storeMb * 1024) / Math.max(1, r.trials)).toFixed(2);
 
 const hits = (n: number) => (n === 0 ? "no match" : `${n} on the first page`);
 
@@ -306,14 +353,14 @@ export function formatResults(results: readonly DesignResult[]): string {
       (r) =>
         `| ${DESIGNS[r.design]} | ${r.trials.toLocaleString("en")} (${r.calls.toLocaleString("en")}) | ${stage(
           r.stages.run,
-        )} | ${fmtMb(r.storeMb)} | ${stage(r.stages.analyze)} |`,
+        )} | ${fmtMb(r.storeMb)} (${perTrialKb(r)} KB a trial) | ${stage(r.stages.analyze)} |`,
     ),
     "",
-    "| design | plan wall / CPU, peak RSS | report wall / CPU, peak RSS | status wall / CPU, peak RSS |",
-    "| --- | ---: | ---: | ---: |",
+    "| design | run: first trial | plan wall / CPU, peak RSS | report wall / CPU, peak RSS | status wall / CPU, peak RSS |",
+    "| --- | ---: | ---: | ---: | ---: |",
     ...results.map(
       (r) =>
-        `| ${DESIGNS[r.design]} | ${stage(r.stages.plan).replace(" |", ",")} | ${stage(r.stages.report).replace(" |", ",")} | ${stage(r.stages.status).replace(" |", ",")} |`,
+        `| ${DESIGNS[r.design]} | ${r.firstTrialS === null ? "-" : `${r.firstTrialS.toFixed(1)} s`} | ${stage(r.stages.plan).replace(" |", ",")} | ${stage(r.stages.report).replace(" |", ",")} | ${stage(r.stages.status).replace(" |", ",")} |`,
     ),
     "",
     '| design | viewer first page: first request / median of 5 | search "xstest": first / second | search "answer" |',
