@@ -52,7 +52,25 @@ function itemSets(family: RecordedFamily): Map<string, Set<string>> {
 /** The family's rows of a table. */
 export function familyRows(family: RecordedFamily, rows: readonly AnalysisRow[]): AnalysisRow[] {
   const items = itemSets(family);
-  return rows.filter((row) => inFamily(family, row, items));
+  const models = new Set(family.models);
+  // Whether a row's condition is one of the family's, per benchmark and facets record: a study's
+  // rows share one facets record per condition (table.ts rowCompactor), so each is matched once.
+  const conditionMatch = new Map<string, WeakMap<Record<string, string>, boolean>>();
+  const inConditions = (row: AnalysisRow): boolean => {
+    let byFacets = conditionMatch.get(row.benchmark);
+    if (!byFacets) {
+      byFacets = new WeakMap();
+      conditionMatch.set(row.benchmark, byFacets);
+    }
+    let match = byFacets.get(row.facets);
+    if (match === undefined) {
+      const conditions = family.conditions[row.benchmark] ?? [];
+      match = conditions.some((c) => Object.entries(c).every(([facet, label]) => row.facets[facet] === label));
+      byFacets.set(row.facets, match);
+    }
+    return match;
+  };
+  return rows.filter((row) => models.has(row.model) && items.get(row.benchmark)?.has(row.item) && inConditions(row));
 }
 
 /** The table restricted to the primary family's rows (unchanged without a primary family). */

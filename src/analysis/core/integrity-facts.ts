@@ -27,6 +27,16 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
   const trials = new Map<string, { scorer: string | null; format: string | null }>();
   const formatOf = new Map<string, string>();
   const failureBuckets = new Map<string, FailureBucket>();
+  // Every trial gets an entry, but few (scorer, format) pairs occur: each is one shared object.
+  const scorings = new Map<string, { scorer: string | null; format: string | null }>();
+  const scoring = (scorer: string | null, format: string | null) => {
+    const key = `${scorer}\u0000${format}\u0000${scorer === null}${format === null}`;
+    const known = scorings.get(key);
+    if (known !== undefined) return known;
+    const made = { scorer, format };
+    scorings.set(key, made);
+    return made;
+  };
   for await (const page of trialPages(store, run.id, { status: ["finished", "errored"], pageSize: 2_000 })) {
     const hashes = [...new Set(page.map((t) => t.taskHash).filter((h): h is string => h !== null))].filter(
       (h) => !formatOf.has(h),
@@ -41,11 +51,14 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
       if (bucket) failureBuckets.set(trial.id, bucket);
       const gold = trial.taskHash === null ? undefined : goldOfTask.get(trial.taskHash);
       if (gold) golds.set(trial.id, gold);
-      trials.set(trial.id, {
-        // Stored as "name@version" (run-trial.ts); the registry knows the name.
-        scorer: trial.outcome?.scorer?.replace(/@[^@]*$/, "") ?? null,
-        format: trial.taskHash === null ? null : (formatOf.get(trial.taskHash) ?? null),
-      });
+      trials.set(
+        trial.id,
+        scoring(
+          // Stored as "name@version" (run-trial.ts); the registry knows the name.
+          trial.outcome?.scorer?.replace(/@[^@]*$/, "") ?? null,
+          trial.taskHash === null ? null : (formatOf.get(trial.taskHash) ?? null),
+        ),
+      );
     }
   }
   const audit = await studyAuditFacts(dir, store, run);

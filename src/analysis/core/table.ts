@@ -240,11 +240,12 @@ export async function* scoredTablePages(
 ): AsyncGenerator<ScoredTablePage> {
   const facets = conditionColumns(run.spec.conditions);
   const known: string[] = [];
+  const compact = rowCompactor();
   for await (const trials of trialPages(store, run.id, { pageSize })) {
     const scores = await latestScoresByScorer(store, run.id, trials);
     // The per-call propagation checks, summarised per trial as the trials export does (the
-    // integrity gate reads them).
-    const callsOf = await store.listCallsOf(
+    // integrity gate reads them); the calls' text is not read.
+    const callsOf = await store.listCallFactsOf(
       run.id,
       trials.map((t) => t.id),
     );
@@ -257,12 +258,51 @@ export async function* scoredTablePages(
       const calls = callsOf.get(trial.id) ?? [];
       // The per-call checks and, for an agent trial, its agent columns, as the trials export has them.
       const audit = Object.assign(trialAuditAggregates(calls), agentColumnsOf(trial, calls));
-      runTime.push(trialRow(trial, facets, { audit }));
+      runTime.push(compact(trialRow(trial, facets, { audit })));
       for (const [name, rows] of byScorer)
-        rows.push(trialRow(trial, facets, { score: scores.get(name)?.get(trial.id) ?? null, scorer: name, audit }));
+        rows.push(
+          compact(trialRow(trial, facets, { score: scores.get(name)?.get(trial.id) ?? null, scorer: name, audit })),
+        );
     }
     yield { trials, runTime, byScorer, newScorers };
   }
+}
+
+/**
+ * Makes rows share what repeats across trials: one facets record per condition, one audit record
+ * per distinct set of values, one copy of each name, item id and case key. A study holds many
+ * trials per condition and item, so a held table costs little more than its trial ids. Rows are
+ * read-only to every analysis, so sharing changes no value.
+ */
+export function rowCompactor(): (row: AnalysisRow) => AnalysisRow {
+  const strings = new Map<string, string>();
+  const facetRecords = new Map<string, Record<string, string>>();
+  const audits = new Map<string, Record<string, number>>();
+  const intern = (value: string): string => {
+    const known = strings.get(value);
+    if (known !== undefined) return known;
+    strings.set(value, value);
+    return value;
+  };
+  const shared = <T extends object>(records: Map<string, T>, record: T): T => {
+    const key = JSON.stringify(record);
+    const known = records.get(key);
+    if (known !== undefined) return known;
+    records.set(key, record);
+    return record;
+  };
+  return (row) => {
+    row.model = intern(row.model);
+    row.benchmark = intern(row.benchmark);
+    row.item = intern(row.item);
+    row.cluster = intern(row.cluster);
+    row.facets = shared(facetRecords, row.facets);
+    if (row.scorer !== undefined) row.scorer = intern(row.scorer);
+    if (row.audit !== undefined) row.audit = shared(audits, row.audit);
+    if (row.answer !== undefined) row.answer = intern(row.answer);
+    if (row.modelRevision !== undefined) row.modelRevision = intern(row.modelRevision);
+    return row;
+  };
 }
 
 /** A scorer's row of a trial read before that scorer was first seen: the run-time row, unscored. */

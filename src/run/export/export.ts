@@ -102,12 +102,12 @@ function callRow(call: CallRecord, trial: TrialRow): Record<string, unknown> {
 }
 
 /** One stored check of a call (null when the call has no such check). */
-function checkOf(call: CallRecord, name: string): unknown {
+function checkOf(call: Pick<CallRecord, "audit">, name: string): unknown {
   return call.audit?.[name] ?? null;
 }
 
 /** A trial's calls summarised: how much of the task reached its sub-calls on average. */
-export function trialAuditAggregates(calls: CallRecord[]): Record<string, number | null> {
+export function trialAuditAggregates(calls: readonly Pick<CallRecord, "audit">[]): Record<string, number | null> {
   const perAuditor = callAuditors().map((a) => a.trialValues(calls.map((c) => checkOf(c, a.name))));
   return Object.assign({ calls: calls.length }, ...perAuditor);
 }

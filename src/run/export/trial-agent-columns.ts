@@ -5,10 +5,9 @@
  * without tools has 0 tool calls, no tool error and no flags.
  */
 import { DEFAULT_SCAFFOLD, facetName } from "../../contracts/condition.js";
-import type { CallRecord } from "../../contracts/trial.js";
 import { scaffolds } from "../../scaffolds/registry.js";
 import { AGENT_CONTRACT } from "./table-contract.js";
-import type { TrialRow } from "../store/types.js";
+import type { CallFacts, TrialRow } from "../store/types.js";
 
 /**
  * Whether a trial ran an agent scaffold (one that declares tools): only those get the agent
@@ -20,7 +19,7 @@ export function isAgentTrial(trial: Pick<TrialRow, "condition">): boolean {
 }
 
 /** The agent columns of a trial: its aggregates when it ran an agent scaffold, else none (blank). */
-export function agentColumnsOf(trial: TrialRow, calls: readonly CallRecord[]): Partial<AgentColumns> {
+export function agentColumnsOf(trial: TrialRow, calls: readonly CallFacts[]): Partial<AgentColumns> {
   return isAgentTrial(trial) ? trialAgentColumns(trial, calls) : {};
 }
 
@@ -39,7 +38,7 @@ const FLAGGED_BUCKETS = new Set([
 
 export type AgentColumns = Record<(typeof AGENT_CONTRACT)[number]["name"], number | boolean | string | null>;
 
-export function trialAgentColumns(trial: TrialRow, allCalls: readonly CallRecord[]): AgentColumns {
+export function trialAgentColumns(trial: TrialRow, allCalls: readonly CallFacts[]): AgentColumns {
   const latest = allCalls.reduce((max, c) => Math.max(max, c.execution), 0);
   const calls = allCalls.filter((c) => c.execution === latest);
   const tools = calls.filter((c) => c.role === "tool");
@@ -62,7 +61,7 @@ export function trialAgentColumns(trial: TrialRow, allCalls: readonly CallRecord
 }
 
 /** The unit's flags, sorted: flagged failure buckets, truncation, and a per-trial limit reached. */
-export function agentFlags(trial: TrialRow, calls: readonly CallRecord[]): string[] {
+export function agentFlags(trial: TrialRow, calls: readonly CallFacts[]): string[] {
   const flags = new Set<string>();
   const bucket = trial.outcome?.failureBucket;
   if (bucket && FLAGGED_BUCKETS.has(bucket)) flags.add(bucket);

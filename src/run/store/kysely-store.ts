@@ -38,6 +38,7 @@ import { compareKeys, retryLockConflicts } from "./lock-conflicts.js";
 import type {
   BatchStore,
   BudgetStore,
+  CallFacts,
   JudgementStore,
   LeaseStore,
   RunRecord,
@@ -399,6 +400,24 @@ export class KyselyTrialStore implements TrialStore {
     return byTrial;
   }
 
+  async listCallFactsOf(runId: string, trialIds: readonly string[]): Promise<Map<string, CallFacts[]>> {
+    const byTrial = new Map<string, CallFacts[]>(trialIds.map((id) => [id, []]));
+    for (const ids of chunks([...trialIds], 1_000)) {
+      const rows = await this.db
+        .selectFrom("calls")
+        .innerJoin("trials", "trials.id", "calls.trial_id")
+        .select(CALL_FACT_COLUMNS)
+        .where("trials.run_id", "=", runId)
+        .where("calls.trial_id", "in", ids)
+        .orderBy("calls.trial_id")
+        .orderBy("calls.execution")
+        .orderBy("calls.seq")
+        .execute();
+      for (const row of rows) byTrial.get(row.trial_id)?.push(toCallFacts(row));
+    }
+    return byTrial;
+  }
+
   async saveScores(records: readonly ScoreRecord[]): Promise<void> {
     if (records.length === 0) return;
     const rows = records.map(scoreRow);
@@ -564,13 +583,18 @@ function auditColumns(c: CallRecord) {
 }
 
 /** The stored checks, or undefined when none applied; calls stored before "call_checks" read the audit_* columns. */
-function toAudit(r: CallSelect): CallChecks | undefined {
+function toAudit(r: AuditSelect): CallChecks | undefined {
   const checks: Record<string, unknown> = r.checks === null ? legacyChecks(r) : JSON.parse(r.checks);
   return Object.values(checks).every((v) => v === null) ? undefined : checks;
 }
 
 /** The four checks of migration 0002's columns, under their auditors' names. */
-function legacyChecks(r: CallSelect): Record<string, unknown> {
+type AuditSelect = Pick<
+  CallSelect,
+  "checks" | "audit_options_reached" | "audit_system_prompt_retained" | "audit_safety_reached" | "audit_persona_leak"
+>;
+
+function legacyChecks(r: AuditSelect): Record<string, unknown> {
   return {
     options_reached: flagOf(r.audit_options_reached),
     system_prompt_retained: r.audit_system_prompt_retained,
@@ -619,6 +643,46 @@ function toOutcome(r: TrialSelect, status: TrialOutcome["status"]): TrialOutcome
     simulated: r.simulated === 1,
     ...(r.model_revision ? { modelRevision: r.model_revision } : {}),
   };
+}
+
+/** The columns of `listCallFactsOf`: a call without its text. */
+const CALL_FACT_COLUMNS = [
+  "calls.trial_id",
+  "calls.execution",
+  "calls.seq",
+  "calls.role",
+  "calls.input_tokens",
+  "calls.output_tokens",
+  "calls.cache_read_tokens",
+  "calls.cache_write_tokens",
+  "calls.error_bucket",
+  "calls.error_message",
+  "calls.audit_options_reached",
+  "calls.audit_system_prompt_retained",
+  "calls.audit_safety_reached",
+  "calls.audit_persona_leak",
+  "calls.checks",
+  "calls.note",
+] as const;
+
+type CallFactsSelect = Pick<CallSelect, (typeof CALL_FACT_COLUMNS)[number] extends `calls.${infer C}` ? C : never>;
+
+/** A call's facts as toCallRecord has them, without the text columns. */
+function toCallFacts(r: CallFactsSelect): CallFacts {
+  const record: CallFacts = {
+    trialId: r.trial_id,
+    execution: r.execution,
+    seq: r.seq,
+    role: r.role,
+    usage: { inputTokens: toSafeInt(r.input_tokens), outputTokens: toSafeInt(r.output_tokens) },
+    error: r.error_bucket === null ? null : { bucket: r.error_bucket as FailureBucket, message: r.error_message ?? "" },
+  };
+  if (r.cache_read_tokens != null) record.usage.cacheReadTokens = toSafeInt(r.cache_read_tokens);
+  if (r.cache_write_tokens != null) record.usage.cacheWriteTokens = toSafeInt(r.cache_write_tokens);
+  const audit = toAudit(r);
+  if (audit) record.audit = audit;
+  if (r.note !== null) record.note = JSON.parse(r.note);
+  return record;
 }
 
 function toCallRecord(r: CallSelect): CallRecord {

@@ -12,6 +12,12 @@ import type { TaskInput } from "../../contracts/task.js";
 import type { PageRequest, TrialGroup, TrialQuery } from "./browse.js";
 import type { Item } from "../../contracts/item.js";
 
+/** A stored call without its text (`listCallFactsOf`). */
+export type CallFacts = Pick<
+  CallRecord,
+  "trialId" | "execution" | "seq" | "role" | "usage" | "error" | "audit" | "note"
+>;
+
 export interface RunRecord {
   id: string;
   study: string;
@@ -387,6 +393,11 @@ export interface TrialStore extends JudgementStore, LeaseStore, BatchStore, Budg
   listCalls(runId: string, trialId?: string): Promise<CallRecord[]>;
   /** Calls of several trials in one query (a page of trials), grouped by trial id in call order. */
   listCallsOf(runId: string, trialIds: readonly string[]): Promise<Map<string, CallRecord[]>>;
+  /**
+   * The same calls without their messages, parameters, response and tool calls: what the per-call
+   * checks and the agent columns read (analysis reads every call of a study, so it skips the text).
+   */
+  listCallFactsOf(runId: string, trialIds: readonly string[]): Promise<Map<string, CallFacts[]>>;
   /**
    * Upserts scores by (trial, scorer, version) in one transaction: re-scoring with the same
    * scorer version replaces the earlier row, a new version adds one.
