@@ -1,9 +1,10 @@
 /**
  * Browsing a run's trials for the viewer: keyset pages (by trial id, forwards or backwards)
  * with every filter in SQL, so a run of 100k+ trials is never loaded whole. Full-text search
- * over prompts, responses and final answers: on SQLite an FTS5 index built lazily in the
- * connection's temp schema (the store stays read-only and `run` writes no index, so its write
- * speed is unchanged); on PostgreSQL `to_tsvector`/`plainto_tsquery` evaluated by the query.
+ * over prompts, responses and final answers through the store's search index (migration 0021):
+ * on SQLite its FTS5 table, on PostgreSQL `to_tsvector`/`plainto_tsquery` on the expressions its
+ * GIN indexes cover. A store opened read-only before that migration searches as before it: on
+ * SQLite an FTS5 index built lazily in the connection's temp schema, on PostgreSQL a scan.
  */
 import { type Kysely, type SelectQueryBuilder, type Selectable, sql } from "kysely";
 import type { StoreDatabase, TrialsTable } from "./schema.js";
@@ -61,6 +62,8 @@ export class TrialBrowser {
   private readonly indexedUpTo = new Map<string, string>();
   /** Per run: the index build in progress (searches wait for it). */
   private readonly indexing = new Map<string, Promise<void>>();
+  /** Whether the store has migration 0021's search index (asked once). */
+  private indexed?: Promise<boolean>;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
@@ -70,8 +73,10 @@ export class TrialBrowser {
   /** A page of trials in id order matching `query`; `before` pages backwards but returns id order. */
   async page(runId: string, query: TrialQuery, request: PageRequest): Promise<RawTrialPage> {
     if (query.trialIds?.length === 0 || query.conditionHashes?.length === 0) return { rows: [], more: false };
-    if (query.search?.trim() && this.dialect === "sqlite") await this.indexForSearch(runId);
-    let select = this.filtered(runId, query);
+    const searching = searchWords(query.search).length > 0;
+    const stored = searching && (await this.hasSearchIndex());
+    if (searching && this.dialect === "sqlite" && !stored) await this.indexForSearch(runId);
+    let select = this.filtered(runId, query, stored);
     const backwards = request.before !== undefined && request.after === undefined;
     if (backwards) select = select.where("trials.id", "<", request.before!).orderBy("trials.id", "desc");
     else {
@@ -118,7 +123,20 @@ export class TrialBrowser {
     return groups;
   }
 
-  private filtered(runId: string, q: TrialQuery): TrialSelectQuery {
+  /** Migration 0021 applied: its FTS5 table (SQLite) or its text function (PostgreSQL) exists. */
+  private hasSearchIndex(): Promise<boolean> {
+    this.indexed ??= (
+      this.dialect === "sqlite"
+        ? sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'trial_search'`
+        : sql<{ n: number }>`select count(*) as n from pg_proc p
+            where p.proname = 'parallax_call_search_text' and pg_function_is_visible(p.oid)`
+    )
+      .execute(this.db)
+      .then((r) => Number(r.rows[0]?.n ?? 0) > 0);
+    return this.indexed;
+  }
+
+  private filtered(runId: string, q: TrialQuery, stored = false): TrialSelectQuery {
     let s = this.db.selectFrom("trials").selectAll("trials").where("trials.run_id", "=", runId);
     if (q.models?.length) s = s.where("trials.model_id", "in", [...q.models]);
     if (q.benchmarks?.length) s = s.where("trials.benchmark_id", "in", [...q.benchmarks]);
@@ -130,7 +148,7 @@ export class TrialBrowser {
     if (q.outcome) s = withOutcome(s, q.outcome);
     if (q.auditFailed) s = s.where(this.auditFailed(q.auditFailed));
     const words = searchWords(q.search);
-    if (words.length > 0) s = s.where(this.matches(words, q.search!));
+    if (words.length > 0) s = s.where(this.matches(words, q.search!, stored));
     return s;
   }
 
@@ -141,14 +159,31 @@ export class TrialBrowser {
       : sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and (c.checks::jsonb ->> ${check}) = 'false')`;
   }
 
-  /** `words` for FTS5; PostgreSQL's parser reads the text itself (plainto_tsquery takes any text safely). */
-  private matches(words: string[], search: string) {
+  /**
+   * `words` for FTS5 (each word must occur in one of the trial's documents: one per call and
+   * one for its final answer in the stored index, one per trial in the temp index);
+   * PostgreSQL's parser reads the text itself (plainto_tsquery takes any text safely).
+   */
+  private matches(words: string[], search: string, stored: boolean) {
     if (this.dialect === "sqlite") {
       // Each word quoted: FTS5 query syntax in user input (AND, NEAR, "-", quotes) stays literal.
-      const match = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" ");
-      return sql<boolean>`trials.id in (select trial_id from temp.trial_search where trial_search match ${match})`;
+      const quoted = words.map((w) => `"${w.replaceAll('"', '""')}"`);
+      const one = (w: string) =>
+        stored
+          ? sql`trials.id in (select d.trial_id from main.trial_search s join main.trial_search_docs d on d.id = s.rowid
+              where trial_search match ${w})`
+          : sql`trials.id in (select trial_id from temp.trial_search where trial_search match ${w})`;
+      return sql<boolean>`${sql.join(quoted.map(one), sql` and `)}`;
     }
     const text = search.trim().slice(0, 500);
+    if (stored) {
+      // The expressions of the GIN indexes calls_search and trials_answer_search, verbatim.
+      return sql<boolean>`(trials.id in (select c.trial_id from calls c
+          where to_tsvector('simple', parallax_call_search_text(c.messages, c.response_text))
+            @@ plainto_tsquery('simple', ${text}))
+        or trials.id in (select a.id from trials a
+          where to_tsvector('simple', coalesce(a.final_answer, '')) @@ plainto_tsquery('simple', ${text})))`;
+    }
     return sql<boolean>`(to_tsvector('simple', coalesce(trials.final_answer, '')) @@ plainto_tsquery('simple', ${text})
       or exists (select 1 from calls c where c.trial_id = trials.id and to_tsvector('simple',
         coalesce((select string_agg(m ->> 'content', ' ') from jsonb_array_elements(c.messages::jsonb) m), '')
