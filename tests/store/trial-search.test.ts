@@ -1,5 +1,5 @@
 /**
- * The viewer's trial search through the store's full-text index (migration 0021) finds the same
+ * The viewer's trial search through the store's full-text index (migration 0022) finds the same
  * trials as the scan it replaced: on SQLite a per-trial FTS5 document built from scratch, on
  * PostgreSQL `to_tsvector` evaluated per row. Odd input (quotes, %, _, FTS5 and tsquery syntax
  * words, diacritics) included; a store written before the migration gets its index filled by
@@ -16,9 +16,10 @@ import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { CallRecord, PlannedTrial, TrialOutcome } from "../../src/contracts/trial.js";
 import { conditionHash } from "../../src/core/hash.js";
-import { searchWords } from "../../src/run/store/browse.js";
-import { trialSearch } from "../../src/run/store/migrations/0021-trial-search.js";
+import { TrialBrowser, searchWords } from "../../src/run/store/browse.js";
+import { trialSearch } from "../../src/run/store/migrations/0022-trial-search.js";
 import { openStore, resolveSqlitePath } from "../../src/run/store/open.js";
+import type { StoreDatabase } from "../../src/run/store/schema.js";
 import type { TrialStore } from "../../src/run/store/types.js";
 import { needsPostgres } from "../helpers/prerequisites.js";
 import { makeRun } from "./store-suite.js";
@@ -206,7 +207,7 @@ async function postgresScan(client: pg.Client, search: string): Promise<string[]
 interface Target {
   url: string;
   scan: (search: string) => Promise<string[]>;
-  /** A Kysely on the store, to undo migration 0021 as an older store would be. */
+  /** A Kysely on the store, to undo migration 0022 as an older store would be. */
   kysely: () => Kysely<unknown>;
   cleanup: () => Promise<void>;
 }
@@ -224,10 +225,10 @@ async function expectSameAsScan(store: TrialStore, target: Target, label: string
 async function unmigrate(target: Target): Promise<void> {
   const db = target.kysely();
   try {
-    await trialSearch.down(db);
+    await trialSearch.down!(db);
     await db
       .deleteFrom("kysely_migration" as never)
-      .where("name" as never, "=", "0021_trial_search" as never)
+      .where("name" as never, "=", "0022_trial_search" as never)
       .execute();
   } finally {
     await db.destroy();
@@ -283,6 +284,38 @@ function searchBehaviours(name: string, make: () => Promise<Target>) {
     });
   });
 }
+
+describe("trial search through the index, a word in many documents (SQLite)", () => {
+  it("checked trial by trial, finds the same trials as the scan", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "parallax-search-dense-"));
+    const store = await openStore(dir);
+    await fill(store, 0, COUNT);
+    await store.close();
+    const db = new Kysely<StoreDatabase>({
+      dialect: new SqliteDialect({ database: new Database(resolveSqlitePath(dir), { readonly: true }) }),
+    });
+    try {
+      // Every word with at least one matching document counts as dense here.
+      const browser = new TrialBrowser(db, "sqlite", 1);
+      let found = 0;
+      for (const q of QUERIES) {
+        const ids: string[] = [];
+        for (let after: string | undefined; ; ) {
+          const { rows, more } = await browser.page(RUN, { search: q }, { after, limit: 17 });
+          ids.push(...rows.map((t) => t.id));
+          if (!more) break;
+          after = rows.at(-1)!.id;
+        }
+        const expected = sqliteScan(resolveSqlitePath(dir), q);
+        assert.deepEqual(ids, expected, `search ${JSON.stringify(q)}`);
+        found += expected.length;
+      }
+      assert.ok(found > 100, `the queries find trials (${found})`);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
 
 searchBehaviours("SQLite", async () => {
   const dir = mkdtempSync(join(tmpdir(), "parallax-search-"));

@@ -1,7 +1,7 @@
 /**
  * Browsing a run's trials for the viewer: keyset pages (by trial id, forwards or backwards)
  * with every filter in SQL, so a run of 100k+ trials is never loaded whole. Full-text search
- * over prompts, responses and final answers through the store's search index (migration 0021):
+ * over prompts, responses and final answers through the store's search index (migration 0022):
  * on SQLite its FTS5 table, on PostgreSQL `to_tsvector`/`plainto_tsquery` on the expressions its
  * GIN indexes cover. A store opened read-only before that migration searches as before it: on
  * SQLite an FTS5 index built lazily in the connection's temp schema, on PostgreSQL a scan.
@@ -62,12 +62,14 @@ export class TrialBrowser {
   private readonly indexedUpTo = new Map<string, string>();
   /** Per run: the index build in progress (searches wait for it). */
   private readonly indexing = new Map<string, Promise<void>>();
-  /** Whether the store has migration 0021's search index (asked once). */
+  /** Whether the store has migration 0022's search index (asked once). */
   private indexed?: Promise<boolean>;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
     private readonly dialect: Dialect,
+    /** Documents from which a search word counts as dense (see denseWords); tests lower it. */
+    private readonly denseDocuments = DENSE_DOCUMENTS,
   ) {}
 
   /** A page of trials in id order matching `query`; `before` pages backwards but returns id order. */
@@ -76,7 +78,8 @@ export class TrialBrowser {
     const searching = searchWords(query.search).length > 0;
     const stored = searching && (await this.hasSearchIndex());
     if (searching && this.dialect === "sqlite" && !stored) await this.indexForSearch(runId);
-    let select = this.filtered(runId, query, stored);
+    const dense = stored && this.dialect === "sqlite" ? await this.denseWords(query.search) : new Set<string>();
+    let select = this.filtered(runId, query, { stored, dense });
     const backwards = request.before !== undefined && request.after === undefined;
     if (backwards) select = select.where("trials.id", "<", request.before!).orderBy("trials.id", "desc");
     else {
@@ -123,7 +126,7 @@ export class TrialBrowser {
     return groups;
   }
 
-  /** Migration 0021 applied: its FTS5 table (SQLite) or its text function (PostgreSQL) exists. */
+  /** Migration 0022 applied: its FTS5 table (SQLite) or its text function (PostgreSQL) exists. */
   private hasSearchIndex(): Promise<boolean> {
     this.indexed ??= (
       this.dialect === "sqlite"
@@ -136,7 +139,27 @@ export class TrialBrowser {
     return this.indexed;
   }
 
-  private filtered(runId: string, q: TrialQuery, stored = false): TrialSelectQuery {
+  /**
+   * The search's words (FTS5-quoted) that match at least `denseDocuments` documents of the stored
+   * index. Such a word is checked trial by trial as the page is read in id order (a page fills
+   * after a few hundred trials); a rarer word's matches are collected first (a few thousand at
+   * most), which beats checking each trial of the run when few of them match.
+   */
+  private async denseWords(search: string | undefined): Promise<Set<string>> {
+    const dense = new Set<string>();
+    for (const word of quotedWords(search)) {
+      const { rows } = await sql<{ n: number }>`select count(*) as n from (select rowid from main.trial_search
+        where trial_search match ${word} limit ${this.denseDocuments})`.execute(this.db);
+      if (Number(rows[0]?.n ?? 0) >= this.denseDocuments) dense.add(word);
+    }
+    return dense;
+  }
+
+  private filtered(
+    runId: string,
+    q: TrialQuery,
+    search: { stored: boolean; dense: ReadonlySet<string> } = { stored: false, dense: new Set() },
+  ): TrialSelectQuery {
     let s = this.db.selectFrom("trials").selectAll("trials").where("trials.run_id", "=", runId);
     if (q.models?.length) s = s.where("trials.model_id", "in", [...q.models]);
     if (q.benchmarks?.length) s = s.where("trials.benchmark_id", "in", [...q.benchmarks]);
@@ -148,7 +171,7 @@ export class TrialBrowser {
     if (q.outcome) s = withOutcome(s, q.outcome);
     if (q.auditFailed) s = s.where(this.auditFailed(q.auditFailed));
     const words = searchWords(q.search);
-    if (words.length > 0) s = s.where(this.matches(words, q.search!, stored));
+    if (words.length > 0) s = s.where(this.matches(q.search!, search));
     return s;
   }
 
@@ -164,16 +187,18 @@ export class TrialBrowser {
    * one for its final answer in the stored index, one per trial in the temp index);
    * PostgreSQL's parser reads the text itself (plainto_tsquery takes any text safely).
    */
-  private matches(words: string[], search: string, stored: boolean) {
+  private matches(search: string, index: { stored: boolean; dense: ReadonlySet<string> }) {
+    const { stored, dense } = index;
     if (this.dialect === "sqlite") {
-      // Each word quoted: FTS5 query syntax in user input (AND, NEAR, "-", quotes) stays literal.
-      const quoted = words.map((w) => `"${w.replaceAll('"', '""')}"`);
       const one = (w: string) =>
-        stored
-          ? sql`trials.id in (select d.trial_id from main.trial_search s join main.trial_search_docs d on d.id = s.rowid
-              where trial_search match ${w})`
-          : sql`trials.id in (select trial_id from temp.trial_search where trial_search match ${w})`;
-      return sql<boolean>`${sql.join(quoted.map(one), sql` and `)}`;
+        !stored
+          ? sql`trials.id in (select trial_id from temp.trial_search where trial_search match ${w})`
+          : dense.has(w)
+            ? sql`exists (select 1 from main.trial_search s where s.rowid in
+                (select d.id from main.trial_search_docs d where d.trial_id = trials.id) and trial_search match ${w})`
+            : sql`trials.id in (select d.trial_id from main.trial_search s join main.trial_search_docs d on d.id = s.rowid
+                where trial_search match ${w})`;
+      return sql<boolean>`${sql.join(quotedWords(search).map(one), sql` and `)}`;
     }
     const text = search.trim().slice(0, 500);
     if (stored) {
@@ -257,6 +282,14 @@ export class TrialBrowser {
       .executeTakeFirst();
     return row !== undefined;
   }
+}
+
+/** Documents from which a search word counts as dense (see denseWords). */
+const DENSE_DOCUMENTS = 20_000;
+
+/** The search's words quoted for FTS5, so query syntax in user input (AND, NEAR, "-", quotes) stays literal. */
+function quotedWords(search: string | undefined): string[] {
+  return searchWords(search).map((w) => `"${w.replaceAll('"', '""')}"`);
 }
 
 /** Trials indexed per statement: small enough that a page request waits little behind a slice. */

@@ -1,5 +1,5 @@
 /**
- * Migration 0021: a full-text index of what the viewer's trial search reads (each call's message
+ * Migration 0022: a full-text index of what the viewer's trial search reads (each call's message
  * contents and response text, and the trial's final answer), so a search of a 500k-trial run is
  * an index lookup, not a scan. It is kept in step as trials and calls are written, and filled
  * here for the trials already stored.
@@ -41,7 +41,8 @@ export const trialSearch: Migration = {
     // integer key, which VACUUM keeps (it may renumber the implicit rowids of calls and trials).
     await sql`create table trial_search_docs (id integer primary key, trial_id text not null,
       answer integer not null)`.execute(db);
-    await sql`create index trial_search_docs_answer on trial_search_docs (trial_id) where answer = 1`.execute(db);
+    // By trial: a trial's documents (a dense search word is checked trial by trial; a new final answer replaces the old).
+    await sql`create index trial_search_docs_trial on trial_search_docs (trial_id, answer)`.execute(db);
     await sql`create virtual table trial_search using fts5(body, content='', contentless_delete=1)`.execute(db);
     await sql`create trigger trial_search_call after insert on calls begin
       insert into trial_search_docs (trial_id, answer) values (new.trial_id, 0);
