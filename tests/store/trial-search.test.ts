@@ -170,7 +170,10 @@ function sqliteScan(file: string, search: string): string[] {
           from json_each(c.messages) m), '') || ' ' || coalesce(c.response_text, ''), ' ')
         from calls c where c.trial_id = t.id), '')
       from trials t where t.run_id = '${RUN}' and t.status <> 'pending'`);
-    const match = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" ");
+    // Words split at underscores into FTS5 terms, each anywhere in the trial (as the stored index searches).
+    const terms = [...new Set(words.flatMap((w) => w.split("_").filter(Boolean)))];
+    if (terms.length === 0) return [];
+    const match = terms.map((w) => `"${w.replaceAll('"', '""')}"`).join(" ");
     const rows = db.prepare("select trial_id from temp.scan where scan match ? order by trial_id").all(match) as {
       trial_id: string;
     }[];

@@ -198,7 +198,9 @@ export class TrialBrowser {
                 (select d.id from main.trial_search_docs d where d.trial_id = trials.id) and trial_search match ${w})`
             : sql`trials.id in (select d.trial_id from main.trial_search s join main.trial_search_docs d on d.id = s.rowid
                 where trial_search match ${w})`;
-      return sql<boolean>`${sql.join(quotedWords(search).map(one), sql` and `)}`;
+      const terms = quotedWords(search);
+      // Words of underscores only hold no term: they match nothing, as FTS5's empty phrase did.
+      return terms.length === 0 ? sql<boolean>`0` : sql<boolean>`${sql.join(terms.map(one), sql` and `)}`;
     }
     const text = search.trim().slice(0, 500);
     if (stored) {
@@ -287,9 +289,14 @@ export class TrialBrowser {
 /** Documents from which a search word counts as dense (see denseWords). */
 const DENSE_DOCUMENTS = 20_000;
 
-/** The search's words quoted for FTS5, so query syntax in user input (AND, NEAR, "-", quotes) stays literal. */
+/**
+ * The search's words as FTS5 terms, each quoted so query syntax in user input (AND, NEAR, "-",
+ * quotes) stays literal. FTS5 splits words at underscores, and the stored index keeps no positions
+ * (detail=none), so `snake_case` is searched as its two terms, each anywhere in the trial.
+ */
 function quotedWords(search: string | undefined): string[] {
-  return searchWords(search).map((w) => `"${w.replaceAll('"', '""')}"`);
+  const terms = searchWords(search).flatMap((w) => w.split("_").filter(Boolean));
+  return [...new Set(terms)].map((w) => `"${w.replaceAll('"', '""')}"`);
 }
 
 /** Trials indexed per statement: small enough that a page request waits little behind a slice. */

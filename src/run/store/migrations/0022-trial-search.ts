@@ -43,7 +43,7 @@ export const trialSearch: Migration = {
       answer integer not null)`.execute(db);
     // By trial: a trial's documents (a dense search word is checked trial by trial; a new final answer replaces the old).
     await sql`create index trial_search_docs_trial on trial_search_docs (trial_id, answer)`.execute(db);
-    await sql`create virtual table trial_search using fts5(body, content='', contentless_delete=1)`.execute(db);
+    await sql`create virtual table trial_search using fts5(body, content='', contentless_delete=1, detail=none)`.execute(db);
     await sql`create trigger trial_search_call after insert on calls begin
       insert into trial_search_docs (trial_id, answer) values (new.trial_id, 0);
       insert into trial_search (rowid, body) values (last_insert_rowid(), ${SQLITE_CALL_TEXT("new")});
