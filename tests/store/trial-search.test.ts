@@ -1,7 +1,7 @@
 /**
- * The viewer's trial search through the store's full-text index (migration 0022) finds the same
- * trials as the scan it replaced: on SQLite a per-trial FTS5 document built from scratch, on
- * PostgreSQL `to_tsvector` evaluated per row. Odd input (quotes, %, _, FTS5 and tsquery syntax
+ * The viewer's trial search finds the same trials as a scan written here: on SQLite (through the
+ * store's FTS5 index, migration 0022) a per-trial FTS5 document built from scratch, on PostgreSQL
+ * (which searches by evaluating its expressions in the query) `to_tsvector` evaluated per row. Odd input (quotes, %, _, FTS5 and tsquery syntax
  * words, diacritics) included; a store written before the migration gets its index filled by
  * it; a store opened read-only before the migration still searches (by the old way).
  */

@@ -1,10 +1,9 @@
 /**
  * Browsing a run's trials for the viewer: keyset pages (by trial id, forwards or backwards)
  * with every filter in SQL, so a run of 100k+ trials is never loaded whole. Full-text search
- * over prompts, responses and final answers through the store's search index (migration 0022):
- * on SQLite its FTS5 table, on PostgreSQL `to_tsvector`/`plainto_tsquery` on the expressions its
- * GIN indexes cover. A store opened read-only before that migration searches as before it: on
- * SQLite an FTS5 index built lazily in the connection's temp schema, on PostgreSQL a scan.
+ * over prompts, responses and final answers: on SQLite through the store's FTS5 index (migration
+ * 0022; a store opened read-only before it gets an FTS5 index built lazily in the connection's
+ * temp schema), on PostgreSQL `to_tsvector`/`plainto_tsquery` evaluated by the query.
  */
 import { type Kysely, type SelectQueryBuilder, type Selectable, sql } from "kysely";
 import type { StoreDatabase, TrialsTable } from "./schema.js";
@@ -126,14 +125,10 @@ export class TrialBrowser {
     return groups;
   }
 
-  /** Migration 0022 applied: its FTS5 table (SQLite) or its text function (PostgreSQL) exists. */
+  /** SQLite with migration 0022 applied: its FTS5 table exists. */
   private hasSearchIndex(): Promise<boolean> {
-    this.indexed ??= (
-      this.dialect === "sqlite"
-        ? sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'trial_search'`
-        : sql<{ n: number }>`select count(*) as n from pg_proc p
-            where p.proname = 'parallax_call_search_text' and pg_function_is_visible(p.oid)`
-    )
+    if (this.dialect !== "sqlite") return Promise.resolve(false);
+    this.indexed ??= sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'trial_search'`
       .execute(this.db)
       .then((r) => Number(r.rows[0]?.n ?? 0) > 0);
     return this.indexed;
@@ -203,14 +198,6 @@ export class TrialBrowser {
       return terms.length === 0 ? sql<boolean>`0` : sql<boolean>`${sql.join(terms.map(one), sql` and `)}`;
     }
     const text = search.trim().slice(0, 500);
-    if (stored) {
-      // The expressions of the GIN indexes calls_search and trials_answer_search, verbatim.
-      return sql<boolean>`(trials.id in (select c.trial_id from calls c
-          where to_tsvector('simple', parallax_call_search_text(c.messages, c.response_text))
-            @@ plainto_tsquery('simple', ${text}))
-        or trials.id in (select a.id from trials a
-          where to_tsvector('simple', coalesce(a.final_answer, '')) @@ plainto_tsquery('simple', ${text})))`;
-    }
     return sql<boolean>`(to_tsvector('simple', coalesce(trials.final_answer, '')) @@ plainto_tsquery('simple', ${text})
       or exists (select 1 from calls c where c.trial_id = trials.id and to_tsvector('simple',
         coalesce((select string_agg(m ->> 'content', ' ') from jsonb_array_elements(c.messages::jsonb) m), '')

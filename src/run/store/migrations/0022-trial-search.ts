@@ -6,12 +6,11 @@
  *
  * SQLite: a contentless FTS5 table (the text already lives in calls and trials), one document
  * per call and one per final answer of a non-pending trial, written by triggers; the table
- * trial_search_docs names each document's trial. A trial matches when each search word occurs in one of its documents: the same hits as one
- * document of the whole trial, since no word spans two parts.
+ * trial_search_docs names each document's trial. A trial matches when each search word occurs in
+ * one of its documents: the same hits as one document of the whole trial, since no word spans two
+ * parts. Without token positions (detail=none): the search asks for words, never phrases.
  *
- * PostgreSQL: GIN indexes on the very expressions the search evaluates (`to_tsvector('simple',
- * ...)` of a call's text and of a final answer); the call's text through an immutable function
- * because an index expression cannot hold a subquery.
+ * PostgreSQL: nothing; the search evaluates its text-search expressions in the query (browse.ts).
  */
 import { type Kysely, type Migration, sql } from "kysely";
 
@@ -25,25 +24,17 @@ const SQLITE_CALL_TEXT = (alias: string) =>
 
 export const trialSearch: Migration = {
   async up(db: AnyDb) {
-    if (isPostgres(db)) {
-      await sql`create or replace function parallax_call_search_text(messages text, response text) returns text
-        language sql immutable parallel safe as $$
-          select coalesce((select string_agg(m ->> 'content', ' ') from jsonb_array_elements(messages::jsonb) m), '')
-            || ' ' || coalesce(response, '')
-        $$`.execute(db);
-      await sql`create index calls_search on calls
-        using gin (to_tsvector('simple', parallax_call_search_text(messages, response_text)))`.execute(db);
-      await sql`create index trials_answer_search on trials
-        using gin (to_tsvector('simple', coalesce(final_answer, '')))`.execute(db);
-      return;
-    }
+    // PostgreSQL: the search evaluates its text-search expressions in the query (browse.ts).
+    if (isPostgres(db)) return;
     // Which trial each document belongs to (answer = 1: its final answer), under an explicit
     // integer key, which VACUUM keeps (it may renumber the implicit rowids of calls and trials).
     await sql`create table trial_search_docs (id integer primary key, trial_id text not null,
       answer integer not null)`.execute(db);
     // By trial: a trial's documents (a dense search word is checked trial by trial; a new final answer replaces the old).
     await sql`create index trial_search_docs_trial on trial_search_docs (trial_id, answer)`.execute(db);
-    await sql`create virtual table trial_search using fts5(body, content='', contentless_delete=1, detail=none)`.execute(db);
+    await sql`create virtual table trial_search using fts5(body, content='', contentless_delete=1, detail=none)`.execute(
+      db,
+    );
     await sql`create trigger trial_search_call after insert on calls begin
       insert into trial_search_docs (trial_id, answer) values (new.trial_id, 0);
       insert into trial_search (rowid, body) values (last_insert_rowid(), ${SQLITE_CALL_TEXT("new")});
@@ -65,12 +56,7 @@ export const trialSearch: Migration = {
       from trial_search_docs d join trials t on t.id = d.trial_id where d.answer = 1`.execute(db);
   },
   async down(db: AnyDb) {
-    if (isPostgres(db)) {
-      await sql`drop index if exists trials_answer_search`.execute(db);
-      await sql`drop index if exists calls_search`.execute(db);
-      await sql`drop function if exists parallax_call_search_text(text, text)`.execute(db);
-      return;
-    }
+    if (isPostgres(db)) return;
     await sql`drop trigger if exists trial_search_answer`.execute(db);
     await sql`drop trigger if exists trial_search_call`.execute(db);
     await sql`drop table if exists trial_search`.execute(db);
