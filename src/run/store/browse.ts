@@ -1,9 +1,9 @@
 /**
  * Browsing a run's trials for the viewer: keyset pages (by trial id, forwards or backwards)
  * with every filter in SQL, so a run of 100k+ trials is never loaded whole. Full-text search
- * over prompts, responses and final answers: on SQLite an FTS5 index built lazily in the
- * connection's temp schema (the store stays read-only and `run` writes no index, so its write
- * speed is unchanged); on PostgreSQL `to_tsvector`/`plainto_tsquery` evaluated by the query.
+ * over prompts, responses and final answers: on SQLite through the store's FTS5 index (migration
+ * 0022; a store opened read-only before it gets an FTS5 index built lazily in the connection's
+ * temp schema), on PostgreSQL `to_tsvector`/`plainto_tsquery` evaluated by the query.
  */
 import { type Kysely, type SelectQueryBuilder, type Selectable, sql } from "kysely";
 import type { StoreDatabase, TrialsTable } from "./schema.js";
@@ -61,17 +61,24 @@ export class TrialBrowser {
   private readonly indexedUpTo = new Map<string, string>();
   /** Per run: the index build in progress (searches wait for it). */
   private readonly indexing = new Map<string, Promise<void>>();
+  /** Whether the store has migration 0022's search index (asked once). */
+  private indexed?: Promise<boolean>;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
     private readonly dialect: Dialect,
+    /** Documents from which a search word counts as dense (see denseWords); tests lower it. */
+    private readonly denseDocuments = DENSE_DOCUMENTS,
   ) {}
 
   /** A page of trials in id order matching `query`; `before` pages backwards but returns id order. */
   async page(runId: string, query: TrialQuery, request: PageRequest): Promise<RawTrialPage> {
     if (query.trialIds?.length === 0 || query.conditionHashes?.length === 0) return { rows: [], more: false };
-    if (query.search?.trim() && this.dialect === "sqlite") await this.indexForSearch(runId);
-    let select = this.filtered(runId, query);
+    const searching = searchWords(query.search).length > 0;
+    const stored = searching && (await this.hasSearchIndex());
+    if (searching && this.dialect === "sqlite" && !stored) await this.indexForSearch(runId);
+    const dense = stored && this.dialect === "sqlite" ? await this.denseWords(query.search) : new Set<string>();
+    let select = this.filtered(runId, query, { stored, dense });
     const backwards = request.before !== undefined && request.after === undefined;
     if (backwards) select = select.where("trials.id", "<", request.before!).orderBy("trials.id", "desc");
     else {
@@ -118,7 +125,36 @@ export class TrialBrowser {
     return groups;
   }
 
-  private filtered(runId: string, q: TrialQuery): TrialSelectQuery {
+  /** SQLite with migration 0022 applied: its FTS5 table exists. */
+  private hasSearchIndex(): Promise<boolean> {
+    if (this.dialect !== "sqlite") return Promise.resolve(false);
+    this.indexed ??= sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'trial_search'`
+      .execute(this.db)
+      .then((r) => Number(r.rows[0]?.n ?? 0) > 0);
+    return this.indexed;
+  }
+
+  /**
+   * The search's words (FTS5-quoted) that match at least `denseDocuments` documents of the stored
+   * index. Such a word is checked trial by trial as the page is read in id order (a page fills
+   * after a few hundred trials); a rarer word's matches are collected first (a few thousand at
+   * most), which beats checking each trial of the run when few of them match.
+   */
+  private async denseWords(search: string | undefined): Promise<Set<string>> {
+    const dense = new Set<string>();
+    for (const word of quotedWords(search)) {
+      const { rows } = await sql<{ n: number }>`select count(*) as n from (select rowid from main.trial_search
+        where trial_search match ${word} limit ${this.denseDocuments})`.execute(this.db);
+      if (Number(rows[0]?.n ?? 0) >= this.denseDocuments) dense.add(word);
+    }
+    return dense;
+  }
+
+  private filtered(
+    runId: string,
+    q: TrialQuery,
+    search: { stored: boolean; dense: ReadonlySet<string> } = { stored: false, dense: new Set() },
+  ): TrialSelectQuery {
     let s = this.db.selectFrom("trials").selectAll("trials").where("trials.run_id", "=", runId);
     if (q.models?.length) s = s.where("trials.model_id", "in", [...q.models]);
     if (q.benchmarks?.length) s = s.where("trials.benchmark_id", "in", [...q.benchmarks]);
@@ -130,7 +166,7 @@ export class TrialBrowser {
     if (q.outcome) s = withOutcome(s, q.outcome);
     if (q.auditFailed) s = s.where(this.auditFailed(q.auditFailed));
     const words = searchWords(q.search);
-    if (words.length > 0) s = s.where(this.matches(words, q.search!));
+    if (words.length > 0) s = s.where(this.matches(q.search!, search));
     return s;
   }
 
@@ -141,12 +177,25 @@ export class TrialBrowser {
       : sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and (c.checks::jsonb ->> ${check}) = 'false')`;
   }
 
-  /** `words` for FTS5; PostgreSQL's parser reads the text itself (plainto_tsquery takes any text safely). */
-  private matches(words: string[], search: string) {
+  /**
+   * `words` for FTS5 (each word must occur in one of the trial's documents: one per call and
+   * one for its final answer in the stored index, one per trial in the temp index);
+   * PostgreSQL's parser reads the text itself (plainto_tsquery takes any text safely).
+   */
+  private matches(search: string, index: { stored: boolean; dense: ReadonlySet<string> }) {
+    const { stored, dense } = index;
     if (this.dialect === "sqlite") {
-      // Each word quoted: FTS5 query syntax in user input (AND, NEAR, "-", quotes) stays literal.
-      const match = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" ");
-      return sql<boolean>`trials.id in (select trial_id from temp.trial_search where trial_search match ${match})`;
+      const one = (w: string) =>
+        !stored
+          ? sql`trials.id in (select trial_id from temp.trial_search where trial_search match ${w})`
+          : dense.has(w)
+            ? sql`exists (select 1 from main.trial_search s where s.rowid in
+                (select d.id from main.trial_search_docs d where d.trial_id = trials.id) and trial_search match ${w})`
+            : sql`trials.id in (select d.trial_id from main.trial_search s join main.trial_search_docs d on d.id = s.rowid
+                where trial_search match ${w})`;
+      const terms = quotedWords(search);
+      // Words of underscores only hold no term: they match nothing, as FTS5's empty phrase did.
+      return terms.length === 0 ? sql<boolean>`0` : sql<boolean>`${sql.join(terms.map(one), sql` and `)}`;
     }
     const text = search.trim().slice(0, 500);
     return sql<boolean>`(to_tsvector('simple', coalesce(trials.final_answer, '')) @@ plainto_tsquery('simple', ${text})
@@ -222,6 +271,19 @@ export class TrialBrowser {
       .executeTakeFirst();
     return row !== undefined;
   }
+}
+
+/** Documents from which a search word counts as dense (see denseWords). */
+const DENSE_DOCUMENTS = 20_000;
+
+/**
+ * The search's words as FTS5 terms, each quoted so query syntax in user input (AND, NEAR, "-",
+ * quotes) stays literal. FTS5 splits words at underscores, and the stored index keeps no positions
+ * (detail=none), so `snake_case` is searched as its two terms, each anywhere in the trial.
+ */
+function quotedWords(search: string | undefined): string[] {
+  const terms = searchWords(search).flatMap((w) => w.split("_").filter(Boolean));
+  return [...new Set(terms)].map((w) => `"${w.replaceAll('"', '""')}"`);
 }
 
 /** Trials indexed per statement: small enough that a page request waits little behind a slice. */

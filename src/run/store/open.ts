@@ -131,6 +131,10 @@ function connectSqlite(file: string, options: OpenStoreOptions, lib: Drivers): K
     database.pragma("synchronous = NORMAL");
     database.pragma("foreign_keys = ON");
     if (options.cacheKiB !== undefined) database.pragma(`cache_size = -${Math.max(1, Math.round(options.cacheKiB))}`);
+    // Connect the search index's FTS5 table now, outside any transaction: connecting reads its
+    // config, which inside a deferred write transaction would pin a stale snapshot (SQLITE_BUSY_SNAPSHOT).
+    if (database.prepare("select 1 from sqlite_master where name = 'trial_search'").get())
+      database.prepare("select rowid from trial_search where 0").all();
   } catch (error) {
     database?.close();
     throw new Error(`cannot open SQLite store ${file}: ${(error as Error).message}`, { cause: error });

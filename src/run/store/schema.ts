@@ -30,6 +30,7 @@ import { runPlugins } from "./migrations/0017-run-plugins.js";
 import { runItemOrder } from "./migrations/0018-run-item-order.js";
 import { runImported } from "./migrations/0019-run-imported.js";
 import { sequentialLooks } from "./migrations/0020-sequential-looks.js";
+import { trialSearch } from "./migrations/0022-trial-search.js";
 
 export interface RunsTable {
   id: string;
@@ -348,6 +349,7 @@ export const migrations: Record<string, Migration> = {
   "0018_run_item_order": runItemOrder,
   "0019_run_imported": runImported,
   "0020_sequential_looks": sequentialLooks,
+  "0022_trial_search": trialSearch,
 };
 
 export const migrationProvider: MigrationProvider = {
