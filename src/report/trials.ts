@@ -2,11 +2,11 @@
  * The trials pages: every trial behind the report's cells, grouped configuration > model >
  * benchmark, each with its exact messages (every sub-call, from the calls table), the response
  * and the score, split into files of `TRIALS_PER_PAGE` trials (trials-0001.html, ...) with an
- * index (trials.html), each written as a stream. Memory stays flat in the trial count: the cells
- * come from the run's (model, benchmark, condition) groups (a handful of rows however many trials),
- * their positions from the groups' counts, and the trials themselves are read in page order from
- * the store (each cell's trials by id, ORDER BY in SQL, keyset pages), one page of trials and its
- * calls at a time. Anchors: `t-<trial id>` per trial and the rate cells' ids (analysis/every-study/rates.ts cellId), so
+ * index (trials.html), each written as a stream. Memory stays nearly flat in the trial count: the
+ * cells come from the run's (model, benchmark, condition) groups, each cell's trial ids (a string
+ * per trial, some 25 MB at 519k trials) from one pass over the run's trials in id order, and the
+ * trials themselves are read in page order by id, a small batch of trials and their calls at a
+ * time. Anchors: `t-<trial id>` per trial and the rate cells' ids (analysis/every-study/rates.ts cellId), so
  * the report links straight to a cell. Everything model-written is escaped.
  */
 import { visibleText } from "../core/visible-text.js";
@@ -54,46 +54,83 @@ export function trialsPagePath(indexPath: string, n: number): string {
   return indexPath.replace(/(\.html?)?$/i, `-${String(n).padStart(4, "0")}.html`);
 }
 
+/** Trials read per statement when the run is scanned for its cells' trials (a few MB of rows). */
+const SCAN_PAGE = 2_000;
+
 /**
  * The run's cells in page order (configurations in the analysis's order, then models and
- * benchmarks sorted), from its (model, benchmark, condition) groups: one trial of each group
- * gives the configuration label, exactly as the analysis derived it. `pages` is left empty.
+ * benchmarks sorted), from its (model, benchmark, condition) groups, with each cell's trial ids
+ * in id order. One pass over the run's trials in id order (keyset pages) finds them: a query per
+ * cell would scan the run's trials in id order once per cell (quadratic: half an hour at 519k
+ * trials). A group's first trial gives its configuration label, exactly as the analysis derived
+ * it. `pages` is left empty.
  */
 export async function trialCells(store: TrialStore, run: RunRecord, analysis: StudyAnalysis): Promise<TrialCell[]> {
+  return [...(await cellsWithTrials(store, run, analysis)).keys()];
+}
+
+/** The cells in page order, each with its trial ids in id order (a string per trial: flat enough at paper scale). */
+async function cellsWithTrials(
+  store: TrialStore,
+  run: RunRecord,
+  analysis: StudyAnalysis,
+): Promise<Map<TrialCell, string[]>> {
   const facets = conditionColumns(run.spec.conditions);
   const varying = analysis.meta.configurationFacets;
+  const groups = await store.trialGroups(run.id);
+  const groupKey = (model: string, benchmark: string, hash: string) => `${model}\u0000${benchmark}\u0000${hash}`;
+  const cellOfGroup = new Map<string, TrialCell | undefined>(
+    groups.map((g) => [groupKey(g.modelId, g.benchmarkId, g.conditionHash), undefined]),
+  );
   const cells = new Map<string, TrialCell>();
-  for (const group of await store.trialGroups(run.id)) {
-    const { trials } = await store.browseTrials(
-      run.id,
-      { models: [group.modelId], benchmarks: [group.benchmarkId], conditionHashes: [group.conditionHash] },
-      { limit: 1 },
-    );
-    const row = trialRow(trials[0], facets);
-    const configuration = configurationOf(row, varying);
-    const id = cellId(group.modelId, group.benchmarkId, configuration);
-    const cell = cells.get(id) ?? {
-      id,
-      model: group.modelId,
-      benchmark: group.benchmarkId,
-      configuration,
-      facets: Object.fromEntries(varying.map((f) => [f, row.facets[f]])),
-      conditionHashes: [],
-      trials: 0,
-      start: 0,
-      pages: [],
-      firstPage: 0,
-    };
-    cell.conditionHashes.push(group.conditionHash);
-    cell.trials += group.trials;
-    cells.set(id, cell);
+  const idsOf = new Map<TrialCell, string[]>();
+  for (let after: string | undefined; ; ) {
+    const trials = await store.listTrials(run.id, { afterId: after, limit: SCAN_PAGE });
+    for (const trial of trials) {
+      const key = groupKey(trial.modelId, trial.benchmarkId, trial.conditionHash);
+      let cell = cellOfGroup.get(key);
+      if (cell === undefined) {
+        if (!cellOfGroup.has(key)) throw changedWhileWriting();
+        const row = trialRow(trial, facets);
+        const configuration = configurationOf(row, varying);
+        const id = cellId(trial.modelId, trial.benchmarkId, configuration);
+        cell = cells.get(id) ?? {
+          id,
+          model: trial.modelId,
+          benchmark: trial.benchmarkId,
+          configuration,
+          facets: Object.fromEntries(varying.map((f) => [f, row.facets[f]])),
+          conditionHashes: [],
+          trials: 0,
+          start: 0,
+          pages: [],
+          firstPage: 0,
+        };
+        cells.set(id, cell);
+        cellOfGroup.set(key, cell);
+        idsOf.set(cell, idsOf.get(cell) ?? []);
+      }
+      idsOf.get(cell)!.push(trial.id);
+    }
+    if (trials.length < SCAN_PAGE) break;
+    after = trials[trials.length - 1].id;
   }
+  // The cells as their first groups come (the groups' order), each with its groups' trial counts.
+  const firstMet = new Set<TrialCell>();
+  for (const g of groups) {
+    const cell = cellOfGroup.get(groupKey(g.modelId, g.benchmarkId, g.conditionHash));
+    if (cell === undefined) throw changedWhileWriting();
+    firstMet.add(cell);
+    cell.conditionHashes.push(g.conditionHash);
+    cell.trials += g.trials;
+  }
+  for (const cell of firstMet) if (cell.trials !== idsOf.get(cell)!.length) throw changedWhileWriting();
   // The analysis's configuration order (its rate cells); a configuration it has no rate for
   // (every trial still pending) after them, as first met.
   const rank = new Map<string, number>();
   for (const c of analysis.rates) if (!rank.has(c.configuration)) rank.set(c.configuration, rank.size);
-  for (const c of cells.values()) if (!rank.has(c.configuration)) rank.set(c.configuration, rank.size);
-  const ordered = [...cells.values()].sort(
+  for (const c of firstMet) if (!rank.has(c.configuration)) rank.set(c.configuration, rank.size);
+  const ordered = [...firstMet].sort(
     (a, b) =>
       rank.get(a.configuration)! - rank.get(b.configuration)! ||
       a.model.localeCompare(b.model) ||
@@ -104,7 +141,12 @@ export async function trialCells(store: TrialStore, run: RunRecord, analysis: St
     cell.start = start;
     start += cell.trials;
   }
-  return ordered;
+  return new Map(ordered.map((cell) => [cell, idsOf.get(cell)!]));
+}
+
+/** Trials planned or removed while the report is written would shift every later page: refused. */
+function changedWhileWriting(): InputError {
+  return new InputError(`the run's trials changed while the report was written; run it again`);
 }
 
 /**
@@ -122,32 +164,38 @@ interface TrialBatch {
   trials: { cell: TrialCell; trial: TrialRow }[];
 }
 
-/** The cells' trials in page order, `size` at a time: each cell's trials by id, read in keyset pages. */
+/** The cells' trials in page order, `size` at a time, each batch read by its trial ids. */
 async function* trialsInPageOrder(
   store: TrialStore,
   run: RunRecord,
-  cells: readonly TrialCell[],
+  cells: ReadonlyMap<TrialCell, readonly string[]>,
   size: number,
 ): AsyncGenerator<TrialBatch> {
-  let buffer: { cell: TrialCell; trial: TrialRow }[] = [];
+  let wanted: { cell: TrialCell; id: string }[] = [];
   let start = 0;
-  const take = (): TrialBatch => {
-    const batch = { start, trials: buffer.slice(0, size) };
-    buffer = buffer.slice(size);
-    start += batch.trials.length;
+  const take = async (): Promise<TrialBatch> => {
+    const ids = wanted.map((w) => w.id);
+    const { trials } = await store.browseTrials(run.id, { trialIds: ids }, { limit: ids.length });
+    const byId = new Map(trials.map((t) => [t.id, t]));
+    const batch = {
+      start,
+      trials: wanted.map(({ cell, id }) => {
+        const trial = byId.get(id);
+        if (trial === undefined) throw changedWhileWriting();
+        return { cell, trial };
+      }),
+    };
+    start += wanted.length;
+    wanted = [];
     return batch;
   };
-  for (const cell of cells) {
-    const query = { models: [cell.model], benchmarks: [cell.benchmark], conditionHashes: cell.conditionHashes };
-    for (let after: string | undefined; ; ) {
-      const { trials, more } = await store.browseTrials(run.id, query, { after, limit: size });
-      buffer.push(...trials.map((trial) => ({ cell, trial })));
-      while (buffer.length >= size) yield take();
-      if (!more || trials.length === 0) break;
-      after = trials[trials.length - 1].id;
+  for (const [cell, ids] of cells) {
+    for (const id of ids) {
+      wanted.push({ cell, id });
+      if (wanted.length === size) yield await take();
     }
   }
-  if (buffer.length > 0) yield take();
+  if (wanted.length > 0) yield await take();
 }
 
 /**
@@ -162,7 +210,8 @@ export async function writeTrialsPages(
 ): Promise<TrialsPages> {
   const { store, run } = source;
   const { indexPath, reportHref, force = false } = target;
-  const cells = await trialCells(store, run, analysis);
+  const withTrials = await cellsWithTrials(store, run, analysis);
+  const cells = [...withTrials.keys()];
   const total = cells.reduce((sum, c) => sum + c.trials, 0);
   const pages = Array.from({ length: Math.ceil(total / TRIALS_PER_PAGE) }, (_, i) => trialsPagePath(indexPath, i + 1));
   refuseForeignPages(pages, force);
@@ -183,14 +232,11 @@ export async function writeTrialsPages(
     await current.out.close([current.nav]);
   };
   try {
-    for await (const batch of trialsInPageOrder(store, run, cells, TRIALS_PER_BATCH)) {
+    for await (const batch of trialsInPageOrder(store, run, withTrials, TRIALS_PER_BATCH)) {
       const i = Math.floor(batch.start / TRIALS_PER_PAGE);
       if (current?.i !== i) {
         await closeCurrent();
         current = undefined;
-        // A trial planned while the report is written would shift every later page: refused.
-        if (i >= pages.length)
-          throw new InputError(`the run's trials changed while the report was written; run it again`);
         const nav = pageNav(pages, i, indexHref, reportHref);
         const out = await openStreamed(pages[i], pageTitle(analysis, `trials page ${i + 1} of ${pages.length}`), [
           banner(analysis),

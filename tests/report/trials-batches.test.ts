@@ -5,7 +5,7 @@
  * trial's calls are on its own article.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import Database from "better-sqlite3";
@@ -49,6 +49,8 @@ describe("trials pages written in batches", () => {
     }
     const trialsOf = new Map(written.cells.map((c) => [c.id, c.trials]));
     const seen: string[] = [];
+    // Cell -> its trials as the pages list them (a cell runs across pages).
+    const listed = new Map<string, string[]>();
     written.pages.forEach((file, i) => {
       const html = readFileSync(join(dir, file), "utf8");
       const events = pageEvents(html);
@@ -70,12 +72,23 @@ describe("trials pages written in batches", () => {
         } else {
           assert.notEqual(open, undefined, `${file}: trial ${event.id} outside a cell section`);
           seen.push(event.id);
+          listed.set(open!, [...(listed.get(open!) ?? []), event.id]);
         }
       }
       assert.equal(open, undefined, `${file}: the last section is closed`);
       for (const id of opened) assert.ok(html.includes(`: ${trialsOf.get(id)} trial(s)</h3>`), `${file}: ${id} count`);
     });
     assert.deepEqual([...seen].sort(), trials.map((t) => t.id).sort(), "every trial exactly once");
+    // The cells in their page order, each cell's trials in id order (as SQL orders the ids).
+    assert.deepEqual(
+      [...listed.keys()],
+      written.cells.filter((c) => c.trials > 0).map((c) => c.id),
+      "the cells follow in page order",
+    );
+    for (const [cell, ids] of listed) {
+      assert.equal(ids.length, trialsOf.get(cell), `${cell}: all its trials listed`);
+      assert.deepEqual(ids, [...ids].sort(), `${cell}: its trials in id order`);
+    }
     // A cell runs across more than one page, so batches and pages split cells.
     assert.ok(
       written.cells.some((c) => c.pages.length > 1),
@@ -98,5 +111,44 @@ describe("trials pages written in batches", () => {
         else assert.ok(article.includes("<strong>pending</strong>"), `trial ${id} shown as pending`);
       }
     }
+  });
+
+  it("refuses, writing no page, when a trial is planned while the pages are written", async () => {
+    const { dir } = await writeLargeStudy(120);
+    const store = await openStore(dir);
+    try {
+      const run = (await store.getRun())!;
+      const plan = normalizePlan({ bootstrap: { resamples: 100 }, specification_curve: { permutations: 0 } });
+      const { analysis } = await analyzeDirectory(dir, store, run, { plan });
+      // Another process plans a trial right after the report has read the run's groups.
+      const racing = new Proxy(store, {
+        get(target, key, receiver) {
+          if (key !== "trialGroups") return Reflect.get(target, key, receiver);
+          return async (runId: string) => {
+            const groups = await target.trialGroups(runId);
+            const db = new Database(join(dir, "parallax.db"));
+            db.exec(`create temp table late as select * from trials order by id limit 1;
+              update late set id = 'ffffffffffffffffffffffff', status = 'pending';
+              insert into trials select * from late;`);
+            db.close();
+            return groups;
+          };
+        },
+      });
+      await assert.rejects(
+        writeTrialsPages({ store: racing, run }, analysis, {
+          indexPath: join(dir, "trials.html"),
+          reportHref: "r.html",
+        }),
+        /the run's trials changed while the report was written; run it again/,
+      );
+    } finally {
+      await store.close();
+    }
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.startsWith("trials")),
+      [],
+      "no trials page or index is written",
+    );
   });
 });
