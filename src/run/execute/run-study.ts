@@ -23,7 +23,7 @@ import { planTrials, runIdFor } from "../plan/plan.js";
 import { openStore } from "../store/open.js";
 import { isPostgresUrl, parsePostgresUrl } from "../store/url.js";
 import type { RunRecord, TrialStore } from "../store/types.js";
-import { collectSetupGarbage } from "./setup-garbage.js";
+import { collectGarbage, GC_EVERY } from "./collect-garbage.js";
 import { acquireStudyLock, type StudyLock } from "./study-lock.js";
 import { describeWorkersAtWork } from "./live-workers.js";
 import { allItems, type PreparedStudy, prepareStudy } from "../prepare/study.js";
@@ -152,7 +152,14 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       judging = await RunJudging.open(study, { store, runId, dir: outDir }, judges);
     }
     await options.onRecorded?.(runId);
-    collectSetupGarbage();
+    collectGarbage();
+    let sinceCollected = 0;
+    const onTrialDone = (event: TrialEvent) => {
+      options.onTrialDone?.(event);
+      if (++sinceCollected < GC_EVERY) return;
+      sinceCollected = 0;
+      collectGarbage();
+    };
     // Trials not stored yet (planned as the run goes) count as pending.
     const before = await store.countByStatus(runId);
     const total = plannedTrials;
@@ -182,7 +189,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
           maxCostUsd: study.spec.budget.max_cost_usd,
           maxCalls: study.spec.budget.max_calls,
         },
-        onTrialDone: options.onTrialDone,
+        onTrialDone,
         judging,
         source,
         agents,
