@@ -16,20 +16,27 @@ import {
   type TrialSource,
 } from "../../src/run/execute/index.js";
 import { runStudy } from "../../src/run/execute/run-study.js";
+import { planTrials } from "../../src/run/plan/plan.js";
 import { logprobOptionsOf, scorerChooser } from "../../src/run/score/index.js";
 import { openStore } from "../../src/run/store/open.js";
 import type { TrialRow, TrialStore } from "../../src/run/store/types.js";
 import { allItems, type PreparedStudy, prepareStudy } from "../../src/run/prepare/study.js";
 import { writeDemoSpec } from "../helpers/study.js";
 
-/** A recorded run whose trials are all still pending (the run was stopped before the first trial). */
+/**
+ * A recorded run (stopped before its first trial) whose planned trials are all stored and
+ * pending: a run stores its plan batch by batch as it executes, so the plan is stored here.
+ */
 async function plannedStudy(items: number): Promise<{ study: PreparedStudy; store: TrialStore; runId: string }> {
   const { specPath, outDir } = writeDemoSpec({ items, facets: "    format: [mc]" });
   const stopped = new AbortController();
   stopped.abort();
   const result = await runStudy({ specPath, outDir, env: {}, stopSignal: stopped.signal });
   assert.equal(result.counts.pending, items);
-  return { study: await prepareStudy(specPath), store: await openStore(outDir), runId: result.runId };
+  const study = await prepareStudy(specPath);
+  const store = await openStore(outDir);
+  assert.equal(await store.addPlannedTrials([...planTrials(study, result.runId)]), items);
+  return { study, store, runId: result.runId };
 }
 
 async function simModels(study: PreparedStudy): Promise<Map<string, ModelRuntime>> {

@@ -23,6 +23,7 @@ import { planTrials, runIdFor } from "../plan/plan.js";
 import { openStore } from "../store/open.js";
 import { isPostgresUrl, parsePostgresUrl } from "../store/url.js";
 import type { RunRecord, TrialStore } from "../store/types.js";
+import { collectGarbage, GC_EVERY } from "./collect-garbage.js";
 import { acquireStudyLock, type StudyLock } from "./study-lock.js";
 import { describeWorkersAtWork } from "./live-workers.js";
 import { allItems, type PreparedStudy, prepareStudy } from "../prepare/study.js";
@@ -31,7 +32,7 @@ import { storedPoolRows } from "../prepare/exemplars.js";
 import { pluginsToStore, refuseChangedPlugins } from "../store/stored-plugins.js";
 import type { RunJudging } from "../score/run-judging.js";
 import { hasJudges } from "../score/judges.js";
-import type { TrialSource } from "./trial-source.js";
+import { PLAN_BATCH, PlanningTrialSource, type TrialSource } from "./trial-source.js";
 import type { LookRecord, SequentialOutcome } from "../sequential/run-looks.js";
 
 export interface RunStudyOptions {
@@ -64,6 +65,8 @@ export interface RunStudyOptions {
   rateShare?: number;
   /** Called once the run and its trials are in the store, before executing (starts other workers). */
   onRecorded?: (runId: string) => void | Promise<void>;
+  /** Trials stored per planning step (default PLAN_BATCH); smaller in tests. */
+  planBatch?: number;
 }
 
 export interface RunStudyResult {
@@ -77,7 +80,6 @@ export interface RunStudyResult {
   sequential?: { looks: LookRecord[]; stoppedEarly: boolean };
 }
 
-const PLAN_BATCH = 5_000;
 /** How often planning reports its progress (a large design takes minutes to plan). */
 const PLANNING_REPORT_MS = 1_000;
 
@@ -131,12 +133,13 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     throw error;
   }
   try {
-    const runId = await recordRun(
+    const { runId, allStored } = await recordRun(
       store,
       study,
       { outDir, label: storeLabel(options.store ?? outDir) },
       {
         total: plannedTrials,
+        batchSize: options.planBatch ?? PLAN_BATCH,
         onPlanning: options.onPlanning,
         stopSignal: options.stopSignal,
       },
@@ -149,9 +152,18 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       judging = await RunJudging.open(study, { store, runId, dir: outDir }, judges);
     }
     await options.onRecorded?.(runId);
+    collectGarbage();
+    let sinceCollected = 0;
+    const onTrialDone = (event: TrialEvent) => {
+      options.onTrialDone?.(event);
+      if (++sinceCollected < GC_EVERY) return;
+      sinceCollected = 0;
+      collectGarbage();
+    };
+    // Trials not stored yet (planned as the run goes) count as pending.
     const before = await store.countByStatus(runId);
-    const total = before.pending + before.finished + before.errored;
-    options.onStart?.({ runId, total, pending: before.pending + before.errored, alreadyFinished: before.finished });
+    const total = plannedTrials;
+    options.onStart?.({ runId, total, pending: total - before.finished, alreadyFinished: before.finished });
     const { execution } = study.spec;
     // Loaded here, not with the module: score.js brings the judging statistics (@stdlib), which
     // `plan` (through checkCells) never needs.
@@ -177,7 +189,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
           maxCostUsd: study.spec.budget.max_cost_usd,
           maxCalls: study.spec.budget.max_calls,
         },
-        onTrialDone: options.onTrialDone,
+        onTrialDone,
         judging,
         source,
         agents,
@@ -189,9 +201,16 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       const { runSequential } = await import("../sequential/run-looks.js");
       sequential = await runSequential(study, sequentialSpec, { store, runId }, executeFrom);
     }
-    const summary = sequential?.summary ?? (await executeFrom(await sharedSource(store, runId, options.lease)));
+    const source =
+      (await sharedSource(store, runId, options.lease)) ??
+      (allStored
+        ? undefined
+        : new PlanningTrialSource(store, runId, planTrials(study, runId), options.planBatch ?? PLAN_BATCH));
+    const summary = sequential?.summary ?? (await executeFrom(source));
     const judged = judging ? await judging.finish(study, store, runId, outDir) : undefined;
     const counts = await store.countByStatus(runId);
+    // A run stopped before its plan was all stored: the rest is pending too.
+    counts.pending += Math.max(0, plannedTrials - counts.pending - counts.finished - counts.errored);
     return {
       runId,
       outDir,
@@ -253,9 +272,14 @@ async function sharedSource(store: TrialStore, runId: string, lease: LeaseOption
 }
 
 /**
- * Saves the run, its spec and item manifest, and inserts its planned trials (idempotent). A
- * directory holds one run: a changed spec or item set needs a new directory, so results of
- * different designs are never mixed.
+ * Saves the run, its spec and item manifest. A directory holds one run: a changed spec or item
+ * set needs a new directory, so results of different designs are never mixed.
+ *
+ * A run that needs every trial stored before it executes inserts its whole plan here (batches,
+ * idempotent): on PostgreSQL (other workers claim from the store), with run-time judges (the
+ * blinding round is sealed over all judged trials), sequential (looks select stored trials)
+ * and in batch mode. Otherwise (`allStored` false) the plan is stored batch by batch while the
+ * run executes (PlanningTrialSource).
  */
 async function recordRun(
   store: TrialStore,
@@ -263,7 +287,7 @@ async function recordRun(
   /** Where the run's folder is, and how messages name its store. */
   at: { outDir: string; label: string },
   planning: PlanningOptions,
-): Promise<string> {
+): Promise<{ runId: string; allStored: boolean }> {
   const { outDir, label } = at;
   const runId = runIdFor(study);
   const existing = await store.getRun();
@@ -295,9 +319,18 @@ async function recordRun(
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(study.manifest, null, 2)}\n`);
   writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(study.spec, null, 2)}\n`);
   stampGridRules(study.spec, study.specPath, outDir);
-  if (existing && (await storedTrials(store, runId)) === planning.total) return runId;
+  if (existing && (await storedTrials(store, runId)) === planning.total) return { runId, allStored: true };
+  if (!plansFirst(study, store)) return { runId, allStored: false };
   await addPlannedTrials(store, planTrials(study, runId), planning);
-  return runId;
+  return { runId, allStored: true };
+}
+
+/** Whether the run stores its whole plan before executing (see recordRun). */
+function plansFirst(study: PreparedStudy, store: TrialStore): boolean {
+  const { execution } = study.spec;
+  return (
+    store.dialect === "postgres" || hasJudges(study.spec) || Boolean(execution.sequential) || isBatchMode(execution)
+  );
 }
 
 async function storedTrials(store: TrialStore, runId: string): Promise<number> {
@@ -307,13 +340,14 @@ async function storedTrials(store: TrialStore, runId: string): Promise<number> {
 
 interface PlanningOptions {
   total: number;
+  batchSize: number;
   onPlanning?: RunStudyOptions["onPlanning"];
   /** Stops planning between two batches (Ctrl-C); the run resumes planning where it stopped. */
   stopSignal?: AbortSignal;
 }
 
 /**
- * Inserts the planned trials in batches of PLAN_BATCH (each batch one transaction; a batch
+ * Inserts the planned trials in batches of `batchSize` (each batch one transaction; a batch
  * already stored is skipped by its trial ids, so planning interrupted anywhere resumes without
  * losing or duplicating a trial), reporting progress at most every PLANNING_REPORT_MS.
  */
@@ -341,7 +375,7 @@ async function addPlannedTrials(store: TrialStore, trials: Iterable<PlannedTrial
   };
   for (const trial of trials) {
     batch.push(trial);
-    if (batch.length >= PLAN_BATCH) await flush();
+    if (batch.length >= o.batchSize) await flush();
   }
   if (batch.length > 0) await flush();
   if (reported !== started) o.onPlanning?.({ planned, total: o.total });

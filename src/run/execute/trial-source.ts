@@ -4,6 +4,7 @@
  * by paging the store; a shared source (leases on PostgreSQL) can replace it without touching
  * the executor.
  */
+import type { PlannedTrial } from "../../contracts/trial.js";
 import type { TrialStore, TrialRow } from "../store/types.js";
 import type { TrialEvent } from "./trial-event.js";
 
@@ -72,5 +73,65 @@ export class StoreTrialSource implements TrialSource {
     }
     this.afterId = page[page.length - 1].id;
     this.buffer = page;
+  }
+}
+
+/** How many planned trials one planning step stores before their execution (one transaction). */
+export const PLAN_BATCH = 5_000;
+
+/**
+ * A run whose trials are not all stored yet (SQLite, one process): the plan is stored a batch
+ * at a time as the executor asks for work, so the first trial starts after one batch whatever
+ * the design's size, and no more than a batch of trials is held. Each step inserts the next
+ * batch (trials already stored are kept as they are, by id) and hands out the batch's
+ * unfinished trials, so a run killed or stopped anywhere resumes planning from the start of
+ * the plan without losing, duplicating or re-running a finished trial; errored trials are
+ * retried once per pass, as on the paged source.
+ */
+export class PlanningTrialSource implements TrialSource {
+  private buffer: TrialRow[] = [];
+  private exhausted = false;
+  private readonly claimed = new Set<string>();
+
+  constructor(
+    private readonly store: Pick<TrialStore, "addPlannedTrials" | "unfinishedTrialsAmong">,
+    private readonly runId: string,
+    private readonly plan: Iterator<PlannedTrial>,
+    private readonly batchSize = PLAN_BATCH,
+  ) {}
+
+  async claim(max: number): Promise<TrialRow[]> {
+    // A batch whose trials are all finished (a resumed run) yields nothing: plan the next one.
+    while (this.buffer.length === 0 && !this.exhausted) await this.planBatch();
+    const out = this.buffer.splice(0, Math.max(0, max));
+    for (const trial of out) this.claimed.add(trial.id);
+    return out;
+  }
+
+  async acknowledge(trialId: string): Promise<void> {
+    this.claimed.delete(trialId);
+  }
+
+  /** Trials claimed and not yet acknowledged. */
+  get inFlight(): number {
+    return this.claimed.size;
+  }
+
+  private async planBatch(): Promise<void> {
+    const batch: PlannedTrial[] = [];
+    while (batch.length < this.batchSize) {
+      const next = this.plan.next();
+      if (next.done) break;
+      batch.push(next.value);
+    }
+    if (batch.length === 0) {
+      this.exhausted = true;
+      return;
+    }
+    await this.store.addPlannedTrials(batch);
+    this.buffer = await this.store.unfinishedTrialsAmong(
+      this.runId,
+      batch.map((trial) => trial.id),
+    );
   }
 }

@@ -273,6 +273,23 @@ export class KyselyTrialStore implements TrialStore {
     });
   }
 
+  async unfinishedTrialsAmong(runId: string, ids: readonly string[]): Promise<TrialRow[]> {
+    const rows: TrialSelect[] = [];
+    // Chunked: SQLite and PostgreSQL cap the parameters of one statement.
+    for (const chunk of chunks([...ids], 500)) {
+      if (chunk.length === 0) continue;
+      const found = await this.db
+        .selectFrom("trials")
+        .selectAll()
+        .where("run_id", "=", runId)
+        .where("id", "in", chunk)
+        .where("status", "in", ["pending", "errored"])
+        .execute();
+      rows.push(...found);
+    }
+    return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(toTrialRow);
+  }
+
   async listTrials(
     runId: string,
     filter: { status?: TrialStatus[]; limit?: number; afterId?: string } = {},

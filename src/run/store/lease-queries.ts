@@ -210,18 +210,20 @@ export class KyselyLeaseStore implements LeaseStore {
   }
 
   async saveRunItems(runId: string, items: readonly Item[]): Promise<void> {
-    const rows = items.map((item, position) => ({
-      run_id: runId,
-      benchmark: item.benchmark,
-      item_id: item.id,
-      item: JSON.stringify(item),
-      position,
-    }));
+    // Rows serialised a batch at a time: a run's exemplar pools can hold ~100 MB of item JSON.
+    const rowsFrom = (start: number) =>
+      items.slice(start, start + ITEM_BATCH).map((item, i) => ({
+        run_id: runId,
+        benchmark: item.benchmark,
+        item_id: item.id,
+        item: JSON.stringify(item),
+        position: start + i,
+      }));
     await this.db.transaction().execute(async (trx) => {
-      for (let start = 0; start < rows.length; start += ITEM_BATCH) {
+      for (let start = 0; start < items.length; start += ITEM_BATCH) {
         await trx
           .insertInto("run_items")
-          .values(rows.slice(start, start + ITEM_BATCH))
+          .values(rowsFrom(start))
           .onConflict((oc) => oc.columns(["run_id", "benchmark", "item_id"]).doNothing())
           .execute();
       }
