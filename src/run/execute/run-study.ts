@@ -23,7 +23,6 @@ import { planTrials, runIdFor } from "../plan/plan.js";
 import { openStore } from "../store/open.js";
 import { isPostgresUrl, parsePostgresUrl } from "../store/url.js";
 import type { RunRecord, TrialStore } from "../store/types.js";
-import { collectGarbage, GC_EVERY } from "./collect-garbage.js";
 import { acquireStudyLock, type StudyLock } from "./study-lock.js";
 import { describeWorkersAtWork } from "./live-workers.js";
 import { allItems, type PreparedStudy, prepareStudy } from "../prepare/study.js";
@@ -152,14 +151,6 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
       judging = await RunJudging.open(study, { store, runId, dir: outDir }, judges);
     }
     await options.onRecorded?.(runId);
-    collectGarbage();
-    let sinceCollected = 0;
-    const onTrialDone = (event: TrialEvent) => {
-      options.onTrialDone?.(event);
-      if (++sinceCollected < GC_EVERY) return;
-      sinceCollected = 0;
-      collectGarbage();
-    };
     // Trials not stored yet (planned as the run goes) count as pending.
     const before = await store.countByStatus(runId);
     const total = plannedTrials;
@@ -189,7 +180,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
           maxCostUsd: study.spec.budget.max_cost_usd,
           maxCalls: study.spec.budget.max_calls,
         },
-        onTrialDone,
+        onTrialDone: options.onTrialDone,
         judging,
         source,
         agents,
