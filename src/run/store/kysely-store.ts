@@ -273,6 +273,14 @@ export class KyselyTrialStore implements TrialStore {
     });
   }
 
+  async refreshPlannerStatistics(): Promise<void> {
+    // A sampled ANALYZE (a few ms a table): without statistics SQLite walks a large run in id order
+    // for a filter an index answers directly (the viewer's filters, the report's cells).
+    if (this.dialect !== "sqlite") return;
+    await sql`pragma analysis_limit = 1000`.execute(this.db);
+    await sql`analyze`.execute(this.db);
+  }
+
   async unfinishedTrialsAmong(runId: string, ids: readonly string[]): Promise<TrialRow[]> {
     const rows: TrialSelect[] = [];
     // Chunked: SQLite and PostgreSQL cap the parameters of one statement.
