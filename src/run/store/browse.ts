@@ -138,8 +138,8 @@ export class TrialBrowser {
   private auditFailed(check: string) {
     if (!CHECK_NAME.test(check)) throw new Error(`invalid check name ${JSON.stringify(check)}`);
     return this.dialect === "sqlite"
-      ? sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and json_extract(c.checks, ${`$.${check}`}) = 0)`
-      : sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and (c.checks::jsonb ->> ${check}) = 'false')`;
+      ? sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and json_extract(${CHECKS}, ${`$.${check}`}) = 0)`
+      : sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and ((${CHECKS})::jsonb ->> ${check}) = 'false')`;
   }
 
   /** `words` for FTS5; PostgreSQL's parser reads the text itself (plainto_tsquery takes any text safely). */
@@ -224,6 +224,9 @@ export class TrialBrowser {
     return row !== undefined;
   }
 }
+
+/** A call's (alias c) checks JSON (texts.ts). */
+const CHECKS = resolvedJsonSql(sql.ref("c.checks"));
 
 /** Trials indexed per statement: small enough that a page request waits little behind a slice. */
 const INDEX_SLICE = 2_000;

@@ -445,7 +445,7 @@ export class KyselyTrialStore implements TrialStore {
   private callTexts(rows: readonly CallSelect[]): Promise<Map<string, string>> {
     const keys: string[] = [];
     for (const r of rows) {
-      for (const column of [r.messages, r.params_used, r.note]) {
+      for (const column of [r.messages, r.params_used, r.note, r.checks]) {
         const key = refOf(column);
         if (key !== undefined) keys.push(key);
       }
@@ -613,14 +613,14 @@ function auditColumns(c: CallRecord, texts: NewTexts) {
     audit_system_prompt_retained: null,
     audit_safety_reached: null,
     audit_persona_leak: null,
-    checks: c.audit === undefined ? null : JSON.stringify(c.audit),
+    checks: c.audit === undefined ? null : sharedJson(JSON.stringify(c.audit), texts),
     note: c.note === undefined ? null : sharedJson(JSON.stringify(c.note), texts),
   };
 }
 
 /** The stored checks, or undefined when none applied; calls stored before "call_checks" read the audit_* columns. */
-function toAudit(r: CallSelect): CallChecks | undefined {
-  const checks: Record<string, unknown> = r.checks === null ? legacyChecks(r) : JSON.parse(r.checks);
+function toAudit(r: CallSelect, texts: ReadonlyMap<string, string>): CallChecks | undefined {
+  const checks: Record<string, unknown> = r.checks === null ? legacyChecks(r) : JSON.parse(jsonOf(r.checks, texts));
   return Object.values(checks).every((v) => v === null) ? undefined : checks;
 }
 
@@ -697,7 +697,7 @@ function toCallRecord(r: CallSelect, texts: ReadonlyMap<string, string>): CallRe
   if (r.tool_calls !== null) record.toolCalls = JSON.parse(r.tool_calls);
   if (r.cache_read_tokens != null) record.usage.cacheReadTokens = toSafeInt(r.cache_read_tokens);
   if (r.cache_write_tokens != null) record.usage.cacheWriteTokens = toSafeInt(r.cache_write_tokens);
-  const audit = toAudit(r);
+  const audit = toAudit(r, texts);
   if (audit) record.audit = audit;
   if (r.note !== null) record.note = JSON.parse(jsonOf(r.note, texts));
   return record;

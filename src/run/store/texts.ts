@@ -1,9 +1,9 @@
 /**
  * The store's content-addressed texts (migration 0021): what many rows repeat is stored once in
  * `texts` and the rows hold a reference, `@` followed by the text's key.
- * - A call's JSON columns (messages, params_used, note) are kept whole: the column holds either
- *   the JSON itself (short ones; JSON never starts with `@`) or a reference to it, so SQL can still
- *   read the messages (browse.ts joins `texts` for its search).
+ * - A trial's condition and a call's JSON columns (messages, params_used, note, checks) are kept
+ *   whole: the column holds either the JSON itself (short ones; JSON never starts with `@`) or a
+ *   reference to it, so SQL can still read them (browse.ts joins `texts` for its search).
  * - A task is kept as a tree: each string and each object or array whose JSON is long is replaced
  *   by a reference to its own (so encoded) JSON, so the few-shot block, the template and the item
  *   text that many tasks share are stored once. The stored task is `@` followed by the encoded

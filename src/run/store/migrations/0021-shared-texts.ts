@@ -1,6 +1,6 @@
 /**
  * Migration 0021: the content-addressed `texts` table (texts.ts). A trial's condition, a call's
- * messages, parameters and note, and a task's shared parts (few-shot blocks, templates, item text)
+ * messages, parameters, note and checks, and a task's shared parts (few-shot blocks, templates, item text)
  * are stored once there and referenced from their rows; existing rows are converted in place, a
  * slice at a time.
  */
@@ -39,6 +39,7 @@ interface CallKeyRow {
   messages: string;
   params_used: string;
   note: string | null;
+  checks: string | null;
 }
 
 /** The calls in primary-key order, a slice at a time (keyset paging: works alike on both dialects). */
@@ -47,7 +48,7 @@ async function* callSlices(db: AnyDb): AsyncGenerator<CallKeyRow[]> {
   for (;;) {
     let query = db
       .selectFrom("calls")
-      .select(["trial_id", "execution", "seq", "messages", "params_used", "note"])
+      .select(["trial_id", "execution", "seq", "messages", "params_used", "note", "checks"])
       .orderBy("trial_id")
       .orderBy("execution")
       .orderBy("seq")
@@ -84,6 +85,15 @@ async function updateCall(db: AnyDb, row: CallKeyRow, set: Partial<CallKeyRow>):
     .execute();
 }
 
+function changed(row: CallKeyRow, set: Omit<CallKeyRow, "trial_id" | "execution" | "seq">): boolean {
+  return (
+    set.messages !== row.messages ||
+    set.params_used !== row.params_used ||
+    set.note !== row.note ||
+    set.checks !== row.checks
+  );
+}
+
 async function convertCalls(db: AnyDb): Promise<void> {
   for await (const rows of callSlices(db)) {
     const texts: NewTexts = new Map();
@@ -93,8 +103,9 @@ async function convertCalls(db: AnyDb): Promise<void> {
         messages: sharedJson(row.messages, texts),
         params_used: sharedJson(row.params_used, texts),
         note: row.note === null ? null : sharedJson(row.note, texts),
+        checks: row.checks === null ? null : sharedJson(row.checks, texts),
       };
-      if (set.messages !== row.messages || set.params_used !== row.params_used || set.note !== row.note) {
+      if (changed(row, set)) {
         changes.push([row, set]);
       }
     }
@@ -108,7 +119,7 @@ async function convertCalls(db: AnyDb): Promise<void> {
 async function restoreCalls(db: AnyDb): Promise<void> {
   const reader = new TextReader(db);
   for await (const rows of callSlices(db)) {
-    const keys = rows.flatMap((r) => [refOf(r.messages), refOf(r.params_used), refOf(r.note)]);
+    const keys = rows.flatMap((r) => [refOf(r.messages), refOf(r.params_used), refOf(r.note), refOf(r.checks)]);
     const texts = await reader.texts(keys.filter((k): k is string => k !== undefined));
     await inTransaction(db, async (trx) => {
       for (const row of rows) {
@@ -116,8 +127,9 @@ async function restoreCalls(db: AnyDb): Promise<void> {
           messages: jsonOf(row.messages, texts),
           params_used: jsonOf(row.params_used, texts),
           note: row.note === null ? null : jsonOf(row.note, texts),
+          checks: row.checks === null ? null : jsonOf(row.checks, texts),
         };
-        if (set.messages !== row.messages || set.params_used !== row.params_used || set.note !== row.note) {
+        if (changed(row, set)) {
           await updateCall(trx, row, set);
         }
       }
