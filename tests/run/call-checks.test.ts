@@ -40,11 +40,15 @@ async function exported(outDir: string, table: ExportTable): Promise<string> {
   }
 }
 
+/** A call's checks JSON: the column, or the shared text it refers to (src/run/store/texts.ts). */
+const CHECKS =
+  "coalesce((select text from texts where key = substr(checks, 2) and checks like '@%'), checks) as checks";
+
 /** Rewrites every call as a store from before 0004 held it: checks in the four audit_* columns. */
 function downgradeToLegacyColumns(outDir: string): number {
   const db = new Database(join(outDir, "parallax.db"));
   try {
-    const rows = db.prepare("select trial_id, execution, seq, checks from calls").all() as {
+    const rows = db.prepare(`select trial_id, execution, seq, ${CHECKS} from calls`).all() as {
       trial_id: string;
       execution: number;
       seq: number;
@@ -85,7 +89,7 @@ describe("stored per-call checks", () => {
   test("each call stores its checks as one JSON object keyed by auditor name", () => {
     const db = new Database(join(outDir, "parallax.db"), { readonly: true });
     try {
-      const rows = db.prepare("select role, checks, audit_options_reached from calls").all() as {
+      const rows = db.prepare(`select role, ${CHECKS}, audit_options_reached from calls`).all() as {
         role: string;
         checks: string;
         audit_options_reached: number | null;

@@ -90,12 +90,14 @@ describe("the stored task", () => {
   });
 
   test("rescoring reads what was sent, not today's rendering; --rerender scores today's", async () => {
-    // Mark the stored tasks (their hashes stay, so today's rendering still matches them).
+    // Mark the stored tasks (their hashes stay, so today's rendering still matches them); a task
+    // written back as plain JSON is read as it is.
     const db = new Database(join(outDir, "parallax.db"));
     try {
-      const rows = db.prepare("select hash, task from tasks").all() as { hash: string; task: string }[];
+      const rows = db.prepare("select hash from tasks").all() as { hash: string }[];
+      const tasks = await withContext(outDir, (context) => context.store.getTasks(rows.map((r) => r.hash)));
       for (const row of rows) {
-        const task = JSON.parse(row.task) as TaskInput;
+        const task = tasks.get(row.hash) as TaskInput;
         db.prepare("update tasks set task = ? where hash = ?").run(
           JSON.stringify({ ...task, question: `SENT ${task.question}` }),
           row.hash,

@@ -167,7 +167,9 @@ function sqliteScan(file: string, search: string): string[] {
     db.exec(`insert into temp.scan (trial_id, body)
       select t.id, coalesce(t.final_answer, '') || ' ' || coalesce((
         select group_concat(coalesce((select group_concat(json_extract(m.value, '$.content'), ' ')
-          from json_each(c.messages) m), '') || ' ' || coalesce(c.response_text, ''), ' ')
+          from json_each(case when substr(c.messages, 1, 1) = '@'
+            then (select x.text from texts x where x.key = substr(c.messages, 2)) else c.messages end) m), '')
+          || ' ' || coalesce(c.response_text, ''), ' ')
         from calls c where c.trial_id = t.id), '')
       from trials t where t.run_id = '${RUN}' and t.status <> 'pending'`);
     // Words split at underscores into FTS5 terms, each anywhere in the trial (as the stored index searches).
@@ -200,7 +202,9 @@ async function postgresScan(client: pg.Client, search: string): Promise<string[]
       ? ""
       : `and (to_tsvector('simple', coalesce(t.final_answer, '')) @@ plainto_tsquery('simple', $2)
       or exists (select 1 from calls c where c.trial_id = t.id and to_tsvector('simple',
-        coalesce((select string_agg(m ->> 'content', ' ') from jsonb_array_elements(c.messages::jsonb) m), '')
+        coalesce((select string_agg(m ->> 'content', ' ') from jsonb_array_elements((case
+          when substr(c.messages, 1, 1) = '@' then (select x.text from texts x where x.key = substr(c.messages, 2))
+          else c.messages end)::jsonb) m), '')
         || ' ' || coalesce(c.response_text, '')) @@ plainto_tsquery('simple', $2)))`;
   const params = words.length === 0 ? [RUN] : [RUN, search.trim().slice(0, 500)];
   const { rows } = await client.query(`select t.id from trials t where t.run_id = $1 ${where} order by t.id`, params);

@@ -7,6 +7,7 @@
  */
 import { type Kysely, type SelectQueryBuilder, type Selectable, sql } from "kysely";
 import type { StoreDatabase, TrialsTable } from "./schema.js";
+import { resolvedJsonSql } from "./texts.js";
 
 /** What a trial's outcome filter may ask for: scored 1, scored 0, finished unscored, errored, pending. */
 export const OUTCOME_FILTERS = ["pass", "fail", "unscored", "errored", "pending"] as const;
@@ -107,7 +108,7 @@ export class TrialBrowser {
     for (const r of rows) {
       const one = await this.db
         .selectFrom("trials")
-        .select("condition")
+        .select(resolvedJsonSql(sql.ref("condition")).as("condition"))
         .where("run_id", "=", runId)
         .where("model_id", "=", r.model_id)
         .where("benchmark_id", "=", r.benchmark_id)
@@ -173,8 +174,8 @@ export class TrialBrowser {
   private auditFailed(check: string) {
     if (!CHECK_NAME.test(check)) throw new Error(`invalid check name ${JSON.stringify(check)}`);
     return this.dialect === "sqlite"
-      ? sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and json_extract(c.checks, ${`$.${check}`}) = 0)`
-      : sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and (c.checks::jsonb ->> ${check}) = 'false')`;
+      ? sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and json_extract(${CHECKS}, ${`$.${check}`}) = 0)`
+      : sql<boolean>`exists (select 1 from calls c where c.trial_id = trials.id and ((${CHECKS})::jsonb ->> ${check}) = 'false')`;
   }
 
   /**
@@ -200,7 +201,7 @@ export class TrialBrowser {
     const text = search.trim().slice(0, 500);
     return sql<boolean>`(to_tsvector('simple', coalesce(trials.final_answer, '')) @@ plainto_tsquery('simple', ${text})
       or exists (select 1 from calls c where c.trial_id = trials.id and to_tsvector('simple',
-        coalesce((select string_agg(m ->> 'content', ' ') from jsonb_array_elements(c.messages::jsonb) m), '')
+        coalesce((select string_agg(m ->> 'content', ' ') from jsonb_array_elements((${resolvedJsonSql(sql.ref("c.messages"))})::jsonb) m), '')
         || ' ' || coalesce(c.response_text, '')) @@ plainto_tsquery('simple', ${text})))`;
   }
 
@@ -251,7 +252,7 @@ export class TrialBrowser {
       await sql`insert into temp.trial_search (trial_id, body)
         select t.id, coalesce(t.final_answer, '') || ' ' || coalesce((
           select group_concat(coalesce((select group_concat(json_extract(m.value, '$.content'), ' ')
-            from json_each(c.messages) m), '') || ' ' || coalesce(c.response_text, ''), ' ')
+            from json_each(${resolvedJsonSql(sql.ref("c.messages"))}) m), '') || ' ' || coalesce(c.response_text, ''), ' ')
           from calls c where c.trial_id = t.id), '')
         from trials t where t.run_id = ${runId} and t.id > ${after} and t.id <= ${last}
           and t.status <> 'pending' and t.updated_at > ${since}`.execute(this.db);
@@ -285,6 +286,9 @@ function quotedWords(search: string | undefined): string[] {
   const terms = searchWords(search).flatMap((w) => w.split("_").filter(Boolean));
   return [...new Set(terms)].map((w) => `"${w.replaceAll('"', '""')}"`);
 }
+
+/** A call's (alias c) checks JSON (texts.ts). */
+const CHECKS = resolvedJsonSql(sql.ref("c.checks"));
 
 /** Trials indexed per statement: small enough that a page request waits little behind a slice. */
 const INDEX_SLICE = 2_000;

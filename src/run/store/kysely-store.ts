@@ -27,6 +27,7 @@ import {
   migrationProvider,
   type ScoresTable,
   type StoreDatabase,
+  type TasksTable,
   type TrialsTable,
 } from "./schema.js";
 import { KyselyJudgementStore } from "./judgement-queries.js";
@@ -35,6 +36,7 @@ import { KyselyLeaseStore } from "./lease-queries.js";
 import { KyselyBatchStore } from "./batch-queries.js";
 import { KyselyBudgetStore } from "./budget-queries.js";
 import { compareKeys, retryLockConflicts } from "./lock-conflicts.js";
+import { encodeTask, insertTexts, jsonOf, type NewTexts, refOf, sharedJson, TextReader } from "./texts.js";
 import type {
   BatchStore,
   BudgetStore,
@@ -81,15 +83,19 @@ export class KyselyTrialStore implements TrialStore {
   private readonly budget: KyselyBudgetStore;
   /** Hashes of tasks this store committed (tasks are never deleted): their insert is skipped. */
   private readonly storedTasks = new Set<string>();
+  /** Keys of texts this store committed (texts are never deleted): their insert is skipped. */
+  private readonly storedTexts = new Set<string>();
+  private readonly texts: TextReader;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
     readonly dialect: StoreDialect,
     private readonly options: KyselyTrialStoreOptions = {},
   ) {
+    this.texts = new TextReader(db);
     this.judgements = new KyselyJudgementStore(db);
     this.browser = new TrialBrowser(db, dialect);
-    this.leases = new KyselyLeaseStore(db, dialect, toTrialRow);
+    this.leases = new KyselyLeaseStore(db, dialect, (rows) => this.trialRows(rows));
     this.batches = new KyselyBatchStore(db);
     this.budget = new KyselyBudgetStore(db, dialect, (runId) => this.spent(runId));
   }
@@ -142,14 +148,15 @@ export class KyselyTrialStore implements TrialStore {
   listBlindingLog: JudgementStore["listBlindingLog"] = (...a) => this.judgements.listBlindingLog(...a);
   listJudgeCalls: JudgementStore["listJudgeCalls"] = (...a) => this.judgements.listJudgeCalls(...a);
 
-  async migrate(): Promise<void> {
-    if (await this.fullyMigrated()) return;
+  /** Applies the pending migrations; `to` (a migration's name) migrates up or down to it instead. */
+  async migrate(to?: string): Promise<void> {
+    if (to === undefined && (await this.fullyMigrated())) return;
     const migrator = new Migrator({
       db: this.db,
       provider: migrationProvider,
       migrationTableSchema: this.dialect === "postgres" ? this.options.migrationSchema : undefined,
     });
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = await (to === undefined ? migrator.migrateToLatest() : migrator.migrateTo(to));
     if (error) {
       const failed = results?.find((r) => r.status === "Error")?.migrationName;
       const message = error instanceof Error ? error.message : String(error);
@@ -257,9 +264,11 @@ export class KyselyTrialStore implements TrialStore {
   async addPlannedTrials(trials: PlannedTrial[]): Promise<number> {
     if (trials.length === 0) return 0;
     // One transaction: fast on SQLite (one fsync) and all-or-nothing on both dialects.
-    return this.db.transaction().execute(async (trx) => {
+    const texts: NewTexts = new Map();
+    const rows = trials.map((t) => plannedRow(t, texts));
+    const inserted = await this.db.transaction().execute(async (trx) => {
       await lockRuns(trx, trials);
-      const rows = trials.map(plannedRow);
+      await insertTexts(trx, texts, this.storedTexts);
       let inserted = 0;
       for (const batch of chunks(rows, batchSize(rows[0]))) {
         const result = await trx
@@ -271,6 +280,25 @@ export class KyselyTrialStore implements TrialStore {
       }
       return inserted;
     });
+    this.rememberTexts(texts);
+    return inserted;
+  }
+
+  /** Committed texts: later writes skip their insert (bounded memory). */
+  private rememberTexts(texts: NewTexts): void {
+    if (this.storedTexts.size + texts.size > STORED_TASKS_REMEMBERED) this.storedTexts.clear();
+    for (const key of texts.keys()) this.storedTexts.add(key);
+  }
+
+  /** Trial rows as records, their shared condition texts read (once: a run has few conditions). */
+  private async trialRows(rows: readonly TrialSelect[]): Promise<TrialRow[]> {
+    const keys: string[] = [];
+    for (const r of rows) {
+      const key = refOf(r.condition);
+      if (key !== undefined) keys.push(key);
+    }
+    const texts = await this.texts.texts(keys);
+    return rows.map((r) => toTrialRow(r, texts));
   }
 
   async refreshPlannerStatistics(): Promise<void> {
@@ -295,7 +323,7 @@ export class KyselyTrialStore implements TrialStore {
         .execute();
       rows.push(...found);
     }
-    return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(toTrialRow);
+    return this.trialRows(rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
   }
 
   async listTrials(
@@ -311,7 +339,7 @@ export class KyselyTrialStore implements TrialStore {
     query = query.orderBy("id");
     if (filter.limit !== undefined) query = query.limit(filter.limit);
     const rows = await query.execute();
-    return rows.map(toTrialRow);
+    return this.trialRows(rows);
   }
 
   async browseTrials(
@@ -320,7 +348,7 @@ export class KyselyTrialStore implements TrialStore {
     page: PageRequest,
   ): Promise<{ trials: TrialRow[]; more: boolean }> {
     const { rows, more } = await this.browser.page(runId, query, page);
-    return { trials: rows.map(toTrialRow), more };
+    return { trials: await this.trialRows(rows), more };
   }
 
   trialGroups(runId: string): Promise<TrialGroup[]> {
@@ -369,13 +397,23 @@ export class KyselyTrialStore implements TrialStore {
     for (const entry of entries) checkCompletion(entry);
     // Trials in id order (tasks in hash order, below): concurrent workers lock rows in one order.
     const order = [...entries.keys()].sort((a, b) => compareKeys(entries[a].trialId, entries[b].trialId));
+    // The rows are made before the transaction (hashing outside the write lock); texts are
+    // inserted before the rows that refer to them.
+    const texts: NewTexts = new Map();
+    const callRows = entries.map((e) => e.calls.map((c) => callRow(c, 0, texts)));
+    const tasks = taskRows(
+      entries.filter((e) => !this.storedTasks.has(e.task?.hash ?? "")),
+      texts,
+    );
     const written = await retryLockConflicts(() =>
       this.db.transaction().execute(async (trx) => {
+        await insertTexts(trx, texts, this.storedTexts);
         const written: boolean[] = new Array(entries.length);
-        for (const i of order) written[i] = await completeOne(trx, entries[i]);
+        for (const i of order) written[i] = await completeOne(trx, entries[i], callRows[i]);
+        const sent = new Set(entries.flatMap((e, i) => (written[i] && e.task ? [e.task.hash] : [])));
         await insertTasks(
           trx,
-          entries.filter((_, i) => written[i] && !this.storedTasks.has(entries[i].task?.hash ?? "")),
+          tasks.filter((t) => sent.has(t.hash)),
         );
         return written;
       }),
@@ -383,6 +421,7 @@ export class KyselyTrialStore implements TrialStore {
     // Committed: later completions of the same task (other attempts, models) skip its insert.
     if (this.storedTasks.size > STORED_TASKS_REMEMBERED) this.storedTasks.clear();
     for (const [i, entry] of entries.entries()) if (written[i] && entry.task) this.storedTasks.add(entry.task.hash);
+    this.rememberTexts(texts);
     return written;
   }
 
@@ -390,7 +429,8 @@ export class KyselyTrialStore implements TrialStore {
     const out = new Map<string, TaskInput>();
     for (const batch of chunks([...new Set(hashes)], 1_000)) {
       const rows = await this.db.selectFrom("tasks").selectAll().where("hash", "in", batch).execute();
-      for (const row of rows) out.set(row.hash, JSON.parse(row.task) as TaskInput);
+      const json = await this.texts.taskJson(rows.map((r) => r.task));
+      for (const [i, row] of rows.entries()) out.set(row.hash, JSON.parse(json[i]) as TaskInput);
     }
     return out;
   }
@@ -403,7 +443,8 @@ export class KyselyTrialStore implements TrialStore {
       .where("trials.run_id", "=", runId);
     if (trialId !== undefined) query = query.where("calls.trial_id", "=", trialId);
     const rows = await query.orderBy("calls.trial_id").orderBy("calls.execution").orderBy("calls.seq").execute();
-    return rows.map(toCallRecord);
+    const texts = await this.callTexts(rows);
+    return rows.map((row) => toCallRecord(row, texts));
   }
 
   async listCallsOf(runId: string, trialIds: readonly string[]): Promise<Map<string, CallRecord[]>> {
@@ -420,7 +461,8 @@ export class KyselyTrialStore implements TrialStore {
         .orderBy("calls.execution")
         .orderBy("calls.seq")
         .execute();
-      for (const row of rows) byTrial.get(row.trial_id)?.push(toCallRecord(row));
+      const texts = await this.callTexts(rows);
+      for (const row of rows) byTrial.get(row.trial_id)?.push(toCallRecord(row, texts));
     }
     return byTrial;
   }
@@ -438,9 +480,24 @@ export class KyselyTrialStore implements TrialStore {
         .orderBy("calls.execution")
         .orderBy("calls.seq")
         .execute();
-      for (const row of rows) byTrial.get(row.trial_id)?.push(toCallFacts(row));
+      const texts = await this.callTexts(rows);
+      for (const row of rows) byTrial.get(row.trial_id)?.push(toCallFacts(row, texts));
     }
     return byTrial;
+  }
+
+  /** The shared texts the calls' columns refer to. */
+  private callTexts(
+    rows: readonly (Pick<CallSelect, "note" | "checks"> & Partial<Pick<CallSelect, "messages" | "params_used">>)[],
+  ): Promise<Map<string, string>> {
+    const keys: string[] = [];
+    for (const r of rows) {
+      for (const column of [r.messages ?? null, r.params_used ?? null, r.note, r.checks]) {
+        const key = refOf(column);
+        if (key !== undefined) keys.push(key);
+      }
+    }
+    return this.texts.texts(keys);
   }
 
   async saveScores(records: readonly ScoreRecord[]): Promise<void> {
@@ -534,7 +591,7 @@ async function lockRuns(trx: Db, trials: PlannedTrial[]): Promise<void> {
   if (missing.length > 0) throw new Error(`addPlannedTrials: unknown run ${missing.join(", ")}; saveRun first`);
 }
 
-function plannedRow(t: PlannedTrial) {
+function plannedRow(t: PlannedTrial, texts: NewTexts) {
   return {
     id: t.id,
     run_id: t.runId,
@@ -542,7 +599,7 @@ function plannedRow(t: PlannedTrial) {
     benchmark_id: t.benchmarkId,
     item_id: t.itemId,
     condition_hash: t.conditionHash,
-    condition: JSON.stringify(t.condition),
+    condition: sharedJson(JSON.stringify(t.condition), texts),
     attempt: t.attempt,
     status: "pending",
   };
@@ -569,14 +626,15 @@ function outcomeColumns(o: TrialOutcome) {
   };
 }
 
-function callRow(c: CallRecord, execution: number): CallsTable {
+/** The call's row (its execution set at completion); long JSON columns go to `texts`. */
+function callRow(c: CallRecord, execution: number, texts: NewTexts): CallsTable {
   return {
     trial_id: c.trialId,
     execution,
     seq: c.seq,
     role: c.role,
-    messages: JSON.stringify(c.messages),
-    params_used: JSON.stringify(c.paramsUsed),
+    messages: sharedJson(JSON.stringify(c.messages), texts),
+    params_used: sharedJson(JSON.stringify(c.paramsUsed), texts),
     dropped_params: JSON.stringify(c.droppedParams),
     response_text: c.responseText,
     tool_calls: c.toolCalls === undefined ? null : JSON.stringify(c.toolCalls),
@@ -591,25 +649,25 @@ function callRow(c: CallRecord, execution: number): CallsTable {
     error_bucket: c.error?.bucket ?? null,
     error_message: c.error?.message ?? null,
     started_at: c.startedAt,
-    ...auditColumns(c),
+    ...auditColumns(c, texts),
   };
 }
 
 /** The checks go to one JSON column; the audit_* columns of migration 0002 are no longer written. */
-function auditColumns(c: CallRecord) {
+function auditColumns(c: CallRecord, texts: NewTexts) {
   return {
     audit_options_reached: null,
     audit_system_prompt_retained: null,
     audit_safety_reached: null,
     audit_persona_leak: null,
-    checks: c.audit === undefined ? null : JSON.stringify(c.audit),
-    note: c.note === undefined ? null : JSON.stringify(c.note),
+    checks: c.audit === undefined ? null : sharedJson(JSON.stringify(c.audit), texts),
+    note: c.note === undefined ? null : sharedJson(JSON.stringify(c.note), texts),
   };
 }
 
 /** The stored checks, or undefined when none applied; calls stored before "call_checks" read the audit_* columns. */
-function toAudit(r: AuditSelect): CallChecks | undefined {
-  const checks: Record<string, unknown> = r.checks === null ? legacyChecks(r) : JSON.parse(r.checks);
+function toAudit(r: AuditSelect, texts: ReadonlyMap<string, string>): CallChecks | undefined {
+  const checks: Record<string, unknown> = r.checks === null ? legacyChecks(r) : JSON.parse(jsonOf(r.checks, texts));
   return Object.values(checks).every((v) => v === null) ? undefined : checks;
 }
 
@@ -632,7 +690,7 @@ function flagOf(value: number | null): boolean | null {
   return value === null ? null : value === 1;
 }
 
-function toTrialRow(r: TrialSelect): TrialRow {
+function toTrialRow(r: TrialSelect, texts: ReadonlyMap<string, string>): TrialRow {
   const status = r.status as TrialStatus;
   return {
     id: r.id,
@@ -641,7 +699,7 @@ function toTrialRow(r: TrialSelect): TrialRow {
     benchmarkId: r.benchmark_id,
     itemId: r.item_id,
     conditionHash: r.condition_hash,
-    condition: JSON.parse(r.condition),
+    condition: JSON.parse(jsonOf(r.condition, texts)),
     attempt: r.attempt,
     status,
     executions: toSafeInt(r.executions),
@@ -693,7 +751,7 @@ const CALL_FACT_COLUMNS = [
 type CallFactsSelect = Pick<CallSelect, (typeof CALL_FACT_COLUMNS)[number] extends `calls.${infer C}` ? C : never>;
 
 /** A call's facts as toCallRecord has them, without the text columns. */
-function toCallFacts(r: CallFactsSelect): CallFacts {
+function toCallFacts(r: CallFactsSelect, texts: ReadonlyMap<string, string>): CallFacts {
   const record: CallFacts = {
     trialId: r.trial_id,
     execution: r.execution,
@@ -704,20 +762,20 @@ function toCallFacts(r: CallFactsSelect): CallFacts {
   };
   if (r.cache_read_tokens != null) record.usage.cacheReadTokens = toSafeInt(r.cache_read_tokens);
   if (r.cache_write_tokens != null) record.usage.cacheWriteTokens = toSafeInt(r.cache_write_tokens);
-  const audit = toAudit(r);
+  const audit = toAudit(r, texts);
   if (audit) record.audit = audit;
-  if (r.note !== null) record.note = JSON.parse(r.note);
+  if (r.note !== null) record.note = JSON.parse(jsonOf(r.note, texts));
   return record;
 }
 
-function toCallRecord(r: CallSelect): CallRecord {
+function toCallRecord(r: CallSelect, texts: ReadonlyMap<string, string>): CallRecord {
   const record: CallRecord = {
     trialId: r.trial_id,
     execution: r.execution,
     seq: r.seq,
     role: r.role,
-    messages: JSON.parse(r.messages),
-    paramsUsed: JSON.parse(r.params_used),
+    messages: JSON.parse(jsonOf(r.messages, texts)),
+    paramsUsed: JSON.parse(jsonOf(r.params_used, texts)),
     droppedParams: JSON.parse(r.dropped_params),
     responseText: r.response_text,
     finishReason: r.finish_reason,
@@ -731,9 +789,9 @@ function toCallRecord(r: CallSelect): CallRecord {
   if (r.tool_calls !== null) record.toolCalls = JSON.parse(r.tool_calls);
   if (r.cache_read_tokens != null) record.usage.cacheReadTokens = toSafeInt(r.cache_read_tokens);
   if (r.cache_write_tokens != null) record.usage.cacheWriteTokens = toSafeInt(r.cache_write_tokens);
-  const audit = toAudit(r);
+  const audit = toAudit(r, texts);
   if (audit) record.audit = audit;
-  if (r.note !== null) record.note = JSON.parse(r.note);
+  if (r.note !== null) record.note = JSON.parse(jsonOf(r.note, texts));
   return record;
 }
 
@@ -788,12 +846,18 @@ function checkCompletion({ trialId, outcome, calls }: TrialCompletion): void {
   if (stray) throw new Error(`completeTrial(${trialId}): a call belongs to trial ${stray.trialId}`);
 }
 
-/** The distinct tasks of the written completions, each stored once (by hash) in the same transaction. */
-async function insertTasks(trx: Transaction<StoreDatabase>, written: readonly TrialCompletion[]): Promise<void> {
+/** The distinct tasks of the completions, as stored (their shared parts added to `texts`), in hash order. */
+function taskRows(completions: readonly TrialCompletion[], texts: NewTexts): TasksTable[] {
   const byHash = new Map<string, string>();
-  for (const { task } of written) if (task) byHash.set(task.hash, task.json);
-  const rows = [...byHash].map(([hash, task]) => ({ hash, task })).sort((a, b) => compareKeys(a.hash, b.hash));
-  for (const batch of chunks(rows, MAX_ROWS_PER_BATCH)) {
+  for (const { task } of completions) if (task && !byHash.has(task.hash)) byHash.set(task.hash, task.json);
+  return [...byHash]
+    .map(([hash, json]) => ({ hash, task: encodeTask(json, texts) }))
+    .sort((a, b) => compareKeys(a.hash, b.hash));
+}
+
+/** The written completions' tasks, each stored once (by hash) in the same transaction. */
+async function insertTasks(trx: Transaction<StoreDatabase>, rows: readonly TasksTable[]): Promise<void> {
+  for (const batch of chunks([...rows], MAX_ROWS_PER_BATCH)) {
     await trx
       .insertInto("tasks")
       .values(batch)
@@ -805,7 +869,8 @@ async function insertTasks(trx: Transaction<StoreDatabase>, written: readonly Tr
 /** One trial's completion inside a transaction; false when the trial was already finished. */
 async function completeOne(
   trx: Transaction<StoreDatabase>,
-  { trialId, outcome, calls, task, leaseOwner }: TrialCompletion,
+  { trialId, outcome, task, leaseOwner }: TrialCompletion,
+  callRows: readonly CallsTable[],
 ): Promise<boolean> {
   // The conditional UPDATE is the claim: on PG a concurrent completion blocks on the row
   // lock, then re-checks the WHERE and sees 'finished'; on SQLite writers are serialised.
@@ -828,7 +893,7 @@ async function completeOne(
     return false;
   }
   const execution = toSafeInt(claimed.executions);
-  const rows = calls.map((c) => callRow(c, execution));
+  const rows = callRows.map((row) => ({ ...row, execution }));
   if (rows.length > 0) {
     for (const batch of chunks(rows, batchSize(rows[0]))) await trx.insertInto("calls").values(batch).execute();
   }

@@ -29,7 +29,7 @@ export class KyselyLeaseStore implements LeaseStore {
   constructor(
     private readonly db: Kysely<StoreDatabase>,
     private readonly dialect: Dialect,
-    private readonly toTrialRow: (row: Selectable<TrialsTable>) => TrialRow,
+    private readonly toTrialRows: (rows: readonly Selectable<TrialsTable>[]) => Promise<TrialRow[]>,
   ) {}
 
   private nowMs(): RawBuilder<number> {
@@ -64,7 +64,7 @@ export class KyselyLeaseStore implements LeaseStore {
       .where("id", "in", claimable)
       .returningAll()
       .execute();
-    return rows.map(this.toTrialRow).sort((a, b) => compareKeys(a.id, b.id));
+    return (await this.toTrialRows(rows)).sort((a, b) => compareKeys(a.id, b.id));
   }
 
   async renewLeases(worker: string, trialIds: readonly string[], leaseMs: number): Promise<string[]> {

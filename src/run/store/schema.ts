@@ -30,6 +30,7 @@ import { runPlugins } from "./migrations/0017-run-plugins.js";
 import { runItemOrder } from "./migrations/0018-run-item-order.js";
 import { runImported } from "./migrations/0019-run-imported.js";
 import { sequentialLooks } from "./migrations/0020-sequential-looks.js";
+import { sharedTexts } from "./migrations/0021-shared-texts.js";
 import { trialSearch } from "./migrations/0022-trial-search.js";
 
 export interface RunsTable {
@@ -138,6 +139,7 @@ export interface ScoresTable {
 /** Migration 0004: each distinct rendered task once, by the SHA-256 of its canonical JSON. */
 export interface TasksTable {
   hash: string;
+  /** Since migration 0021 the task's encoded tree (`@...`, texts.ts), or its JSON when that would not round-trip. */
   task: string;
 }
 
@@ -300,6 +302,16 @@ export interface StoreDatabase {
   analyses: AnalysesTable;
   run_plugins: RunPluginsTable;
   sequential_looks: SequentialLooksTable;
+  texts: TextsTable;
+}
+
+/**
+ * Migration 0021: texts many rows share, once each by key (texts.ts); calls.messages, params_used,
+ * note and tasks.task hold `@key` references to them.
+ */
+export interface TextsTable {
+  key: string;
+  text: string;
 }
 
 /** Migration 0019: one analysed look of a sequential run (its record as JSON). */
@@ -349,6 +361,7 @@ export const migrations: Record<string, Migration> = {
   "0018_run_item_order": runItemOrder,
   "0019_run_imported": runImported,
   "0020_sequential_looks": sequentialLooks,
+  "0021_shared_texts": sharedTexts,
   "0022_trial_search": trialSearch,
 };
 

@@ -17,10 +17,15 @@ import { type Kysely, type Migration, sql } from "kysely";
 // biome-ignore lint/suspicious/noExplicitAny: kysely's Migration signature takes Kysely<any>
 type AnyDb = Kysely<any>;
 
-/** A call's searchable text on SQLite: its messages' contents, then its response. */
+/**
+ * A call's searchable text on SQLite: its messages' contents, then its response. The messages
+ * column holds their JSON or a reference to it in `texts` (texts.ts, resolvedJsonSql).
+ */
 const SQLITE_CALL_TEXT = (alias: string) =>
   sql.raw(`coalesce((select group_concat(json_extract(m.value, '$.content'), ' ')
-    from json_each(${alias}.messages) m), '') || ' ' || coalesce(${alias}.response_text, '')`);
+    from json_each(case when substr(${alias}.messages, 1, 1) = '@'
+      then (select x.text from texts x where x.key = substr(${alias}.messages, 2)) else ${alias}.messages end) m), '')
+    || ' ' || coalesce(${alias}.response_text, '')`);
 
 export const trialSearch: Migration = {
   async up(db: AnyDb) {
