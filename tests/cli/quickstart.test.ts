@@ -13,6 +13,7 @@ import { test } from "node:test";
 import Database from "better-sqlite3";
 import { parse } from "yaml";
 import { runCli } from "../helpers/cli.js";
+import { STORED_CONDITION } from "../helpers/stored-texts.js";
 
 const QUICKSTART = join(import.meta.dirname, "..", "..", "examples", "quickstart.yaml");
 
@@ -36,7 +37,10 @@ test("the quickstart judges its open-ended answers and reports kappa and the gue
 
   const db = new Database(join(out, "parallax.db"), { readonly: true });
   try {
-    const rows = db.prepare("select condition, scorer from trials").all() as { condition: string; scorer: string }[];
+    const rows = db.prepare(`select ${STORED_CONDITION}, scorer from trials`).all() as {
+      condition: string;
+      scorer: string;
+    }[];
     assert.equal(rows.length, size.trials);
     for (const row of rows) {
       const format = JSON.parse(row.condition).format;

@@ -25,6 +25,7 @@ import Database from "better-sqlite3";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { before, describeNeeding, it, needsBubblewrap, needsSpecData } from "../helpers/prerequisites.js";
+import { STORED_CONDITION } from "../helpers/stored-texts.js";
 
 const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
 
@@ -102,7 +103,7 @@ function claimsOnly(text: string, out: Outputs): string {
 function erroredShares(dir: string, facet: string): number[] {
   const db = new Database(join(dir, "parallax.db"), { readonly: true });
   try {
-    const rows = db.prepare("select benchmark_id, condition, status from trials").all() as {
+    const rows = db.prepare(`select benchmark_id, ${STORED_CONDITION}, status from trials`).all() as {
       benchmark_id: string;
       condition: string;
       status: string;

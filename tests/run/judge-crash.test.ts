@@ -11,6 +11,7 @@ import { test } from "node:test";
 import Database from "better-sqlite3";
 import { finishedCount, killWhenFinished, startRun } from "../helpers/run-process.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
+import { STORED_CONDITION } from "../helpers/stored-texts.js";
 
 test("SIGKILL during a judged run loses and duplicates no judge call", { timeout: 180_000 }, async () => {
   const { specPath, outDir } = writeDemoSpec();
@@ -48,7 +49,7 @@ test("SIGKILL during a judged run loses and duplicates no judge call", { timeout
 
   const db = new Database(join(outDir, "parallax.db"), { readonly: true });
   try {
-    const trials = db.prepare("select id, status, executions, condition, scorer from trials").all() as {
+    const trials = db.prepare(`select id, status, executions, ${STORED_CONDITION}, scorer from trials`).all() as {
       id: string;
       status: string;
       executions: number;

@@ -15,6 +15,7 @@ import { SIM_JUDGE } from "../../src/models/sim/judge.js";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { runCli } from "../helpers/cli.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
+import { STORED_CONDITION } from "../helpers/stored-texts.js";
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
@@ -50,7 +51,7 @@ interface CallRow {
 function read(outDir: string) {
   const db = new Database(join(outDir, "parallax.db"), { readonly: true });
   try {
-    const trials = db.prepare("select * from trials").all() as Record<string, unknown>[];
+    const trials = db.prepare(`select *, ${STORED_CONDITION} from trials`).all() as Record<string, unknown>[];
     const calls = db.prepare("select trial_id, role, note, cost_usd from calls").all() as CallRow[];
     return { trials, calls };
   } finally {

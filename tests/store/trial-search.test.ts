@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import Database from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
@@ -21,7 +21,7 @@ import { trialSearch } from "../../src/run/store/migrations/0022-trial-search.js
 import { openStore, resolveSqlitePath } from "../../src/run/store/open.js";
 import type { StoreDatabase } from "../../src/run/store/schema.js";
 import type { TrialStore } from "../../src/run/store/types.js";
-import { needsPostgres } from "../helpers/prerequisites.js";
+import { describeNeeding, it, needsPostgres } from "../helpers/prerequisites.js";
 import { makeRun } from "./store-suite.js";
 
 const RUN = "search-run";
@@ -336,12 +336,12 @@ searchBehaviours("SQLite", async () => {
 });
 
 const PG_URL = process.env.PARALLAX_TEST_PG_URL;
-if (PG_URL) {
+describeNeeding(needsPostgres(), "on PostgreSQL", () => {
   searchBehaviours("PostgreSQL", async () => {
     const schema = `parallax_search_${process.pid}_${randomBytes(4).toString("hex")}`;
-    const u = new URL(PG_URL);
+    const u = new URL(PG_URL!);
     u.searchParams.set("schema", schema);
-    const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` });
+    const client = new pg.Client({ connectionString: PG_URL!, options: `-c search_path=${schema}` });
     await client.connect();
     return {
       url: u.toString(),
@@ -349,7 +349,7 @@ if (PG_URL) {
       kysely: () =>
         new Kysely({
           dialect: new PostgresDialect({
-            pool: new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${schema}`, max: 1 }),
+            pool: new pg.Pool({ connectionString: PG_URL!, options: `-c search_path=${schema}`, max: 1 }),
           }),
         }),
       cleanup: async () => {
@@ -361,8 +361,4 @@ if (PG_URL) {
       },
     };
   });
-} else {
-  describe("trial search through the index (PostgreSQL)", { skip: needsPostgres() }, () => {
-    it("runs on PostgreSQL", () => {});
-  });
-}
+});
