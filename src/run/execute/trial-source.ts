@@ -26,27 +26,20 @@ export interface TrialSource {
   close?(): Promise<void>;
 }
 
-const PAGE_SIZE = 500;
-
 /**
- * A run's unfinished (pending and errored) trials in id order, read a page at a time. Each
- * trial is handed out once per pass: paging moves strictly forward, so a trial that errors
- * during this pass is not claimed again until the next run.
+ * A source that hands out a buffer of trials, refilled by `fill` (which sets `exhausted` when
+ * there is no more work) whenever it runs empty.
  */
-export class StoreTrialSource implements TrialSource {
-  private buffer: TrialRow[] = [];
-  private afterId: string | undefined;
-  private exhausted = false;
+abstract class BufferedTrialSource implements TrialSource {
+  protected buffer: TrialRow[] = [];
+  protected exhausted = false;
   private readonly claimed = new Set<string>();
 
-  constructor(
-    private readonly store: Pick<TrialStore, "listTrials">,
-    private readonly runId: string,
-    private readonly pageSize = PAGE_SIZE,
-  ) {}
+  protected abstract fill(): Promise<void>;
 
   async claim(max: number): Promise<TrialRow[]> {
-    if (this.buffer.length === 0 && !this.exhausted) await this.readPage();
+    // A fill may yield nothing (a resumed run's batch all finished): fill again until work or the end.
+    while (this.buffer.length === 0 && !this.exhausted) await this.fill();
     const out = this.buffer.splice(0, Math.max(0, max));
     for (const trial of out) this.claimed.add(trial.id);
     return out;
@@ -60,8 +53,27 @@ export class StoreTrialSource implements TrialSource {
   get inFlight(): number {
     return this.claimed.size;
   }
+}
 
-  private async readPage(): Promise<void> {
+const PAGE_SIZE = 500;
+
+/**
+ * A run's unfinished (pending and errored) trials in id order, read a page at a time. Each
+ * trial is handed out once per pass: paging moves strictly forward, so a trial that errors
+ * during this pass is not claimed again until the next run.
+ */
+export class StoreTrialSource extends BufferedTrialSource {
+  private afterId: string | undefined;
+
+  constructor(
+    private readonly store: Pick<TrialStore, "listTrials">,
+    private readonly runId: string,
+    private readonly pageSize = PAGE_SIZE,
+  ) {
+    super();
+  }
+
+  protected async fill(): Promise<void> {
     const page = await this.store.listTrials(this.runId, {
       status: ["pending", "errored"],
       limit: this.pageSize,
@@ -88,36 +100,17 @@ export const PLAN_BATCH = 5_000;
  * the plan without losing, duplicating or re-running a finished trial; errored trials are
  * retried once per pass, as on the paged source.
  */
-export class PlanningTrialSource implements TrialSource {
-  private buffer: TrialRow[] = [];
-  private exhausted = false;
-  private readonly claimed = new Set<string>();
-
+export class PlanningTrialSource extends BufferedTrialSource {
   constructor(
     private readonly store: Pick<TrialStore, "addPlannedTrials" | "unfinishedTrialsAmong">,
     private readonly runId: string,
     private readonly plan: Iterator<PlannedTrial>,
     private readonly batchSize = PLAN_BATCH,
-  ) {}
-
-  async claim(max: number): Promise<TrialRow[]> {
-    // A batch whose trials are all finished (a resumed run) yields nothing: plan the next one.
-    while (this.buffer.length === 0 && !this.exhausted) await this.planBatch();
-    const out = this.buffer.splice(0, Math.max(0, max));
-    for (const trial of out) this.claimed.add(trial.id);
-    return out;
+  ) {
+    super();
   }
 
-  async acknowledge(trialId: string): Promise<void> {
-    this.claimed.delete(trialId);
-  }
-
-  /** Trials claimed and not yet acknowledged. */
-  get inFlight(): number {
-    return this.claimed.size;
-  }
-
-  private async planBatch(): Promise<void> {
+  protected async fill(): Promise<void> {
     const batch: PlannedTrial[] = [];
     while (batch.length < this.batchSize) {
       const next = this.plan.next();
