@@ -12,12 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "node:test";
 import Database from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { CallRecord, PlannedTrial, TrialOutcome } from "../../src/contracts/trial.js";
 import { conditionHash } from "../../src/core/hash.js";
 import { TrialBrowser, searchWords } from "../../src/run/store/browse.js";
-import { trialSearch } from "../../src/run/store/migrations/0022-trial-search.js";
+import type { KyselyTrialStore } from "../../src/run/store/kysely-store.js";
 import { openStore, resolveSqlitePath } from "../../src/run/store/open.js";
 import type { StoreDatabase } from "../../src/run/store/schema.js";
 import type { TrialStore } from "../../src/run/store/types.js";
@@ -76,6 +76,50 @@ function phrase(i: number): string {
   return PHRASES[i % PHRASES.length];
 }
 
+function completion(i: number, status: "finished" | "errored", answer: string | null, tag: string) {
+  const id = `t-${String(i).padStart(4, "0")}`;
+  const outcome: TrialOutcome = {
+    status,
+    finalAnswer: answer,
+    parsedAnswer: null,
+    parseStatus: "not_applicable",
+    score: null,
+    scorer: "none",
+    failureBucket: status === "errored" ? "timeout" : null,
+    errorMessage: status === "errored" ? "timed out" : null,
+    usage: { inputTokens: 1, outputTokens: 1 },
+    costUsd: 0,
+    latencyMs: 1,
+    droppedParams: [],
+    simulated: true,
+  };
+  const call = (seq: number, content: unknown, response: string | null): CallRecord => ({
+    trialId: id,
+    execution: 1,
+    seq,
+    role: "answer",
+    // biome-ignore lint/suspicious/noExplicitAny: content parts (an array) are searched as their JSON text
+    messages: [{ role: "system", content: "You are helpful" } as any, { role: "user", content }],
+    paramsUsed: {},
+    droppedParams: [],
+    responseText: response,
+    usage: { inputTokens: 1, outputTokens: 1 },
+    costUsd: 0,
+    latencyMs: 1,
+    cached: false,
+    error: null,
+    startedAt: "2026-01-01T00:00:00.000Z",
+  });
+  const calls =
+    i % 5 === 0
+      ? [call(1, [{ type: "text", text: `parts prompt${i % 10}` }], tag)]
+      : [
+          call(1, `walrus item-${i % 9} prompt${i % 10} ${phrase(i)}`, `${tag} ${phrase(i + 3)}`),
+          call(2, "judge", null),
+        ];
+  return { trialId: id, outcome, calls };
+}
+
 async function fill(store: TrialStore, from: number, to: number): Promise<void> {
   if (from === 0) await store.saveRun(makeRun(RUN));
   const ids = Array.from({ length: to - from }, (_, k) => from + k);
@@ -90,49 +134,6 @@ async function fill(store: TrialStore, from: number, to: number): Promise<void> 
     attempt: 1,
   }));
   await store.addPlannedTrials(planned);
-  const completion = (i: number, status: "finished" | "errored", answer: string | null, tag: string) => {
-    const id = `t-${String(i).padStart(4, "0")}`;
-    const outcome: TrialOutcome = {
-      status,
-      finalAnswer: answer,
-      parsedAnswer: null,
-      parseStatus: "not_applicable",
-      score: null,
-      scorer: "none",
-      failureBucket: status === "errored" ? "timeout" : null,
-      errorMessage: status === "errored" ? "timed out" : null,
-      usage: { inputTokens: 1, outputTokens: 1 },
-      costUsd: 0,
-      latencyMs: 1,
-      droppedParams: [],
-      simulated: true,
-    };
-    const call = (seq: number, content: unknown, response: string | null): CallRecord => ({
-      trialId: id,
-      execution: 1,
-      seq,
-      role: "answer",
-      // biome-ignore lint/suspicious/noExplicitAny: content parts (an array) are searched as their JSON text
-      messages: [{ role: "system", content: "You are helpful" } as any, { role: "user", content }],
-      paramsUsed: {},
-      droppedParams: [],
-      responseText: response,
-      usage: { inputTokens: 1, outputTokens: 1 },
-      costUsd: 0,
-      latencyMs: 1,
-      cached: false,
-      error: null,
-      startedAt: "2026-01-01T00:00:00.000Z",
-    });
-    const calls =
-      i % 5 === 0
-        ? [call(1, [{ type: "text", text: `parts prompt${i % 10}` }], tag)]
-        : [
-            call(1, `walrus item-${i % 9} prompt${i % 10} ${phrase(i)}`, `${tag} ${phrase(i + 3)}`),
-            call(2, "judge", null),
-          ];
-    return { trialId: id, outcome, calls };
-  };
   // Every 11th stays pending; every 7th errors first (with an answer that the retry replaces).
   const done = ids.filter((i) => i % 11 !== 3);
   await store.completeTrials(
@@ -215,7 +216,6 @@ interface Target {
   url: string;
   scan: (search: string) => Promise<string[]>;
   /** A Kysely on the store, to undo migration 0022 as an older store would be. */
-  kysely: () => Kysely<unknown>;
   cleanup: () => Promise<void>;
 }
 
@@ -229,16 +229,24 @@ async function expectSameAsScan(store: TrialStore, target: Target, label: string
   return found;
 }
 
+/** Back to the store's schema before its search index (migrations 0022 and 0023 undone). */
 async function unmigrate(target: Target): Promise<void> {
-  const db = target.kysely();
+  const store = (await openStore(target.url, { migrate: false })) as KyselyTrialStore;
   try {
-    await trialSearch.down!(db);
-    await db
-      .deleteFrom("kysely_migration" as never)
-      .where("name" as never, "=", "0022_trial_search" as never)
-      .execute();
+    await store.migrate("0021_shared_texts");
   } finally {
-    await db.destroy();
+    await store.close();
+  }
+}
+
+/** Trials waiting in the SQLite search queue (0 on PostgreSQL, which has none). */
+async function queued(url: string): Promise<number> {
+  if (url.startsWith("postgres")) return 0;
+  const db = new Database(resolveSqlitePath(url), { readonly: true });
+  try {
+    return (db.prepare("select count(*) as n from trial_search_queue").get() as { n: number }).n;
+  } finally {
+    db.close();
   }
 }
 
@@ -256,6 +264,34 @@ function searchBehaviours(name: string, make: () => Promise<Target>) {
         assert.ok((await target.scan("xstest")).length >= 10, "xstest is planted in many trials");
         assert.deepEqual(await target.scan("retryanswer"), await hits(store, "retryanswer"), "retried trials");
         assert.deepEqual(await hits(store, "firstrun"), await target.scan("firstrun"), "replaced answers");
+      } finally {
+        await store.close();
+        await target.cleanup();
+      }
+    });
+
+    it("finds a trial changed after it was indexed by its new text only, before and after the queue is indexed", async () => {
+      const target = await make();
+      const first = await openStore(target.url);
+      await fill(first, 0, COUNT);
+      await first.close(); // indexes what it queued
+      const store = await openStore(target.url);
+      try {
+        assert.equal(await queued(target.url), 0, "closing the writer indexed its queue");
+        // Errored trials never retried, now finished with a new answer: queued, not yet indexed.
+        const late = Array.from({ length: COUNT }, (_, i) => i).filter((i) => i % 28 === 7 && i % 11 !== 3);
+        assert.ok(late.length >= 3, `trials to change (${late.length})`);
+        await store.completeTrials(late.map((i) => completion(i, "finished", `lateanswer ${phrase(i)}`, "late")));
+        const sqlite = !target.url.startsWith("postgres");
+        if (sqlite) assert.equal(await queued(target.url), late.length, "the changed trials are queued");
+        const lateIds = late.map((i) => `t-${String(i).padStart(4, "0")}`);
+        assert.deepEqual(await hits(store, "lateanswer"), lateIds, "the new answers, from the queue");
+        for (const id of await hits(store, "firstrun")) assert.ok(!lateIds.includes(id), `${id}: old answer gone`);
+        await expectSameAsScan(store, target, "queued changes");
+        await store.finishWrites();
+        assert.equal(await queued(target.url), 0, "finishWrites indexed the queue");
+        assert.deepEqual(await hits(store, "lateanswer"), lateIds, "the new answers, from the index");
+        await expectSameAsScan(store, target, "indexed changes");
       } finally {
         await store.close();
         await target.cleanup();
@@ -295,9 +331,13 @@ function searchBehaviours(name: string, make: () => Promise<Target>) {
 describe("trial search through the index, a word in many documents (SQLite)", () => {
   it("checked trial by trial, finds the same trials as the scan", async () => {
     const dir = mkdtempSync(join(tmpdir(), "parallax-search-dense-"));
+    const first = await openStore(dir);
+    await fill(first, 0, COUNT);
+    await first.close();
+    // Some trials changed since they were indexed: they are searched through the queue's temp index.
     const store = await openStore(dir);
-    await fill(store, 0, COUNT);
-    await store.close();
+    const late = Array.from({ length: COUNT }, (_, i) => i).filter((i) => i % 28 === 7 && i % 11 !== 3);
+    await store.completeTrials(late.map((i) => completion(i, "finished", `lateanswer ${phrase(i)}`, "late")));
     const db = new Kysely<StoreDatabase>({
       dialect: new SqliteDialect({ database: new Database(resolveSqlitePath(dir), { readonly: true }) }),
     });
@@ -305,7 +345,7 @@ describe("trial search through the index, a word in many documents (SQLite)", ()
       // Every word with at least one matching document counts as dense here.
       const browser = new TrialBrowser(db, "sqlite", 1);
       let found = 0;
-      for (const q of QUERIES) {
+      for (const q of [...QUERIES, "lateanswer"]) {
         const ids: string[] = [];
         for (let after: string | undefined; ; ) {
           const { rows, more } = await browser.page(RUN, { search: q }, { after, limit: 17 });
@@ -314,12 +354,14 @@ describe("trial search through the index, a word in many documents (SQLite)", ()
           after = rows.at(-1)!.id;
         }
         const expected = sqliteScan(resolveSqlitePath(dir), q);
+        if (q === "firstrun") assert.ok(expected.length > 0, "some first answers are still current");
         assert.deepEqual(ids, expected, `search ${JSON.stringify(q)}`);
         found += expected.length;
       }
       assert.ok(found > 100, `the queries find trials (${found})`);
     } finally {
       await db.destroy();
+      await store.close();
     }
   });
 });
@@ -330,7 +372,6 @@ searchBehaviours("SQLite", async () => {
   return {
     url: dir,
     scan: async (search) => sqliteScan(file(), search),
-    kysely: () => new Kysely({ dialect: new SqliteDialect({ database: new Database(file()) }) }),
     cleanup: async () => {},
   };
 });
@@ -346,12 +387,6 @@ describeNeeding(needsPostgres(), "on PostgreSQL", () => {
     return {
       url: u.toString(),
       scan: (search) => postgresScan(client, search),
-      kysely: () =>
-        new Kysely({
-          dialect: new PostgresDialect({
-            pool: new pg.Pool({ connectionString: PG_URL!, options: `-c search_path=${schema}`, max: 1 }),
-          }),
-        }),
       cleanup: async () => {
         try {
           await client.query(`drop schema if exists "${schema}" cascade`);

@@ -199,7 +199,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
         : new PlanningTrialSource(store, runId, planTrials(study, runId), options.planBatch ?? PLAN_BATCH));
     const summary = sequential?.summary ?? (await executeFrom(source));
     const judged = judging ? await judging.finish(study, store, runId, outDir) : undefined;
-    await store.refreshPlannerStatistics();
+    await store.finishWrites();
     const counts = await store.countByStatus(runId);
     // A run stopped before its plan was all stored: the rest is pending too.
     counts.pending += Math.max(0, plannedTrials - counts.pending - counts.finished - counts.errored);

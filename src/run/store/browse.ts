@@ -1,12 +1,14 @@
 /**
  * Browsing a run's trials for the viewer: keyset pages (by trial id, forwards or backwards)
  * with every filter in SQL, so a run of 100k+ trials is never loaded whole. Full-text search
- * over prompts, responses and final answers: on SQLite through the store's FTS5 index (migration
- * 0022; a store opened read-only before it gets an FTS5 index built lazily in the connection's
- * temp schema), on PostgreSQL `to_tsvector`/`plainto_tsquery` evaluated by the query.
+ * over prompts, responses and final answers: on SQLite through the store's FTS5 index (migrations
+ * 0022-0023, search-index.ts), with the trials still queued for it searched through a temp index
+ * of the queue (a store opened read-only before 0022 gets an FTS5 index of the run built lazily in
+ * the connection's temp schema); on PostgreSQL `to_tsvector`/`plainto_tsquery` evaluated by the query.
  */
 import { type Kysely, type SelectQueryBuilder, type Selectable, sql } from "kysely";
 import type { StoreDatabase, TrialsTable } from "./schema.js";
+import { trialSearchBody } from "./search-index.js";
 import { resolvedJsonSql } from "./texts.js";
 
 /** What a trial's outcome filter may ask for: scored 1, scored 0, finished unscored, errored, pending. */
@@ -64,6 +66,11 @@ export class TrialBrowser {
   private readonly indexing = new Map<string, Promise<void>>();
   /** Whether the store has migration 0022's search index (asked once). */
   private indexed?: Promise<boolean>;
+  /** Whether the store has migration 0023's search queue (asked once). */
+  private queued?: Promise<boolean>;
+  /** The queue (count and top seq) the temp index of queued trials holds; the build in progress. */
+  private queueIndexed = "";
+  private queueIndexing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
@@ -79,7 +86,8 @@ export class TrialBrowser {
     const stored = searching && (await this.hasSearchIndex());
     if (searching && this.dialect === "sqlite" && !stored) await this.indexForSearch(runId);
     const dense = stored && this.dialect === "sqlite" ? await this.denseWords(query.search) : new Set<string>();
-    let select = this.filtered(runId, query, { stored, dense });
+    const queued = stored && (await this.indexQueue());
+    let select = this.filtered(runId, query, { stored, dense, queued });
     const backwards = request.before !== undefined && request.after === undefined;
     if (backwards) select = select.where("trials.id", "<", request.before!).orderBy("trials.id", "desc");
     else {
@@ -136,6 +144,37 @@ export class TrialBrowser {
   }
 
   /**
+   * Whether trials wait in the search queue; if so, the temp index `trial_search_queued` holds their
+   * current text (rebuilt whenever the queue changed: a writer keeps it to a few thousand trials).
+   */
+  private async indexQueue(): Promise<boolean> {
+    this.queued ??= sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'trial_search_queue'`
+      .execute(this.db)
+      .then((r) => Number(r.rows[0]?.n ?? 0) > 0);
+    if (!(await this.queued)) return false;
+    const build = this.queueIndexing.then(async () => {
+      const { rows } = await sql<{ n: number; top: number | null }>`select count(*) as n, max(seq) as top
+        from main.trial_search_queue`.execute(this.db);
+      const n = Number(rows[0]?.n ?? 0);
+      const state = `${n}:${rows[0]?.top ?? 0}`;
+      if (n === 0 || state === this.queueIndexed) return n > 0;
+      await sql`drop table if exists temp.trial_search_queued`.execute(this.db);
+      await sql`create virtual table temp.trial_search_queued using fts5(trial_id unindexed, body)`.execute(this.db);
+      await sql`insert into temp.trial_search_queued (trial_id, body)
+        select t.id, ${trialSearchBody("t")} from main.trial_search_queue q join trials t on t.id = q.trial_id`.execute(
+        this.db,
+      );
+      this.queueIndexed = state;
+      return true;
+    });
+    this.queueIndexing = build.then(
+      () => {},
+      () => {},
+    );
+    return build;
+  }
+
+  /**
    * The search's words (FTS5-quoted) that match at least `denseDocuments` documents of the stored
    * index. Such a word is checked trial by trial as the page is read in id order (a page fills
    * after a few hundred trials); a rarer word's matches are collected first (a few thousand at
@@ -154,7 +193,7 @@ export class TrialBrowser {
   private filtered(
     runId: string,
     q: TrialQuery,
-    search: { stored: boolean; dense: ReadonlySet<string> } = { stored: false, dense: new Set() },
+    search: SearchIndex = { stored: false, dense: new Set(), queued: false },
   ): TrialSelectQuery {
     let s = this.db.selectFrom("trials").selectAll("trials").where("trials.run_id", "=", runId);
     if (q.models?.length) s = s.where("trials.model_id", "in", [...q.models]);
@@ -183,17 +222,23 @@ export class TrialBrowser {
    * one for its final answer in the stored index, one per trial in the temp index);
    * PostgreSQL's parser reads the text itself (plainto_tsquery takes any text safely).
    */
-  private matches(search: string, index: { stored: boolean; dense: ReadonlySet<string> }) {
-    const { stored, dense } = index;
+  private matches(search: string, index: SearchIndex) {
+    const { stored, dense, queued } = index;
     if (this.dialect === "sqlite") {
+      const indexed = (w: string) =>
+        dense.has(w)
+          ? sql`exists (select 1 from main.trial_search s where s.rowid in
+              (select d.id from main.trial_search_docs d where d.trial_id = trials.id) and trial_search match ${w})`
+          : sql`trials.id in (select d.trial_id from main.trial_search s join main.trial_search_docs d on d.id = s.rowid
+              where trial_search match ${w})`;
+      // A queued trial's stored documents may be out of date: its current text is in the temp index.
       const one = (w: string) =>
         !stored
           ? sql`trials.id in (select trial_id from temp.trial_search where trial_search match ${w})`
-          : dense.has(w)
-            ? sql`exists (select 1 from main.trial_search s where s.rowid in
-                (select d.id from main.trial_search_docs d where d.trial_id = trials.id) and trial_search match ${w})`
-            : sql`trials.id in (select d.trial_id from main.trial_search s join main.trial_search_docs d on d.id = s.rowid
-                where trial_search match ${w})`;
+          : !queued
+            ? indexed(w)
+            : sql`((trials.id not in (select trial_id from main.trial_search_queue) and ${indexed(w)})
+                or trials.id in (select trial_id from temp.trial_search_queued where trial_search_queued match ${w}))`;
       const terms = quotedWords(search);
       // Words of underscores only hold no term: they match nothing, as FTS5's empty phrase did.
       return terms.length === 0 ? sql<boolean>`0` : sql<boolean>`${sql.join(terms.map(one), sql` and `)}`;
@@ -250,10 +295,7 @@ export class TrialBrowser {
       if (slice.length === 0) break;
       const last = slice[slice.length - 1].id;
       await sql`insert into temp.trial_search (trial_id, body)
-        select t.id, coalesce(t.final_answer, '') || ' ' || coalesce((
-          select group_concat(coalesce((select group_concat(json_extract(m.value, '$.content'), ' ')
-            from json_each(${resolvedJsonSql(sql.ref("c.messages"))}) m), '') || ' ' || coalesce(c.response_text, ''), ' ')
-          from calls c where c.trial_id = t.id), '')
+        select t.id, ${trialSearchBody("t")}
         from trials t where t.run_id = ${runId} and t.id > ${after} and t.id <= ${last}
           and t.status <> 'pending' and t.updated_at > ${since}`.execute(this.db);
       after = last;
@@ -272,6 +314,13 @@ export class TrialBrowser {
       .executeTakeFirst();
     return row !== undefined;
   }
+}
+
+/** How a page's search reads: the stored index (its dense words), and whether trials wait in its queue. */
+interface SearchIndex {
+  stored: boolean;
+  dense: ReadonlySet<string>;
+  queued: boolean;
 }
 
 /** Documents from which a search word counts as dense (see denseWords). */

@@ -36,6 +36,7 @@ import { KyselyLeaseStore } from "./lease-queries.js";
 import { KyselyBatchStore } from "./batch-queries.js";
 import { KyselyBudgetStore } from "./budget-queries.js";
 import { compareKeys, retryLockConflicts } from "./lock-conflicts.js";
+import { hasSearchQueue, indexSearchQueue } from "./search-index.js";
 import { encodeTask, insertTexts, jsonOf, type NewTexts, refOf, sharedJson, TextReader } from "./texts.js";
 import type {
   BatchStore,
@@ -65,6 +66,12 @@ export interface KyselyTrialStoreOptions {
 const MAX_BOUND_PARAMS = 30_000;
 const MAX_ROWS_PER_BATCH = 2_000;
 
+/**
+ * Trials a writer completes between bulk updates of the search index (SQLite): the viewer
+ * searches fewer still-queued trials than this through its own temp index of the queue.
+ */
+const SEARCH_QUEUE_BATCH = 5_000;
+
 /** How many stored task hashes a store remembers before it starts over (bounded memory). */
 const STORED_TASKS_REMEMBERED = 100_000;
 
@@ -86,6 +93,10 @@ export class KyselyTrialStore implements TrialStore {
   /** Keys of texts this store committed (texts are never deleted): their insert is skipped. */
   private readonly storedTexts = new Set<string>();
   private readonly texts: TextReader;
+  /** Trials this store completed since it last indexed the search queue (SQLite). */
+  private unindexed = 0;
+  /** Whether the store has the search queue (asked once, when first needed). */
+  private searchQueue?: Promise<boolean>;
 
   constructor(
     private readonly db: Kysely<StoreDatabase>,
@@ -301,12 +312,21 @@ export class KyselyTrialStore implements TrialStore {
     return rows.map((r) => toTrialRow(r, texts));
   }
 
-  async refreshPlannerStatistics(): Promise<void> {
+  async finishWrites(): Promise<void> {
+    if (this.dialect !== "sqlite") return;
+    await this.indexSearchQueue();
     // A sampled ANALYZE (a few ms a table): without statistics SQLite walks a large run in id order
     // for a filter an index answers directly (the viewer's filters, the report's cells).
-    if (this.dialect !== "sqlite") return;
     await sql`pragma analysis_limit = 1000`.execute(this.db);
     await sql`analyze`.execute(this.db);
+  }
+
+  /** Indexes the trials queued for search (search-index.ts), when the store has the queue. */
+  private async indexSearchQueue(): Promise<void> {
+    this.unindexed = 0;
+    if (this.dialect !== "sqlite") return;
+    this.searchQueue ??= hasSearchQueue(this.db);
+    if (await this.searchQueue) await indexSearchQueue(this.db);
   }
 
   async unfinishedTrialsAmong(runId: string, ids: readonly string[]): Promise<TrialRow[]> {
@@ -422,6 +442,8 @@ export class KyselyTrialStore implements TrialStore {
     if (this.storedTasks.size > STORED_TASKS_REMEMBERED) this.storedTasks.clear();
     for (const [i, entry] of entries.entries()) if (written[i] && entry.task) this.storedTasks.add(entry.task.hash);
     this.rememberTexts(texts);
+    this.unindexed += entries.length;
+    if (this.unindexed >= SEARCH_QUEUE_BATCH) await this.indexSearchQueue();
     return written;
   }
 
@@ -561,6 +583,9 @@ export class KyselyTrialStore implements TrialStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // What this store wrote is searchable through the index once it is closed; should that fail
+    // (a store closed after an error), the queue stays for the next writer and the viewer.
+    if (this.unindexed > 0) await this.indexSearchQueue().catch(() => {});
     await (this.options.release ? this.options.release() : this.db.destroy());
   }
 }

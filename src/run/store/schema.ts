@@ -32,6 +32,7 @@ import { runImported } from "./migrations/0019-run-imported.js";
 import { sequentialLooks } from "./migrations/0020-sequential-looks.js";
 import { sharedTexts } from "./migrations/0021-shared-texts.js";
 import { trialSearch } from "./migrations/0022-trial-search.js";
+import { searchQueue } from "./migrations/0023-search-queue.js";
 
 export interface RunsTable {
   id: string;
@@ -363,6 +364,7 @@ export const migrations: Record<string, Migration> = {
   "0020_sequential_looks": sequentialLooks,
   "0021_shared_texts": sharedTexts,
   "0022_trial_search": trialSearch,
+  "0023_search_queue": searchQueue,
 };
 
 export const migrationProvider: MigrationProvider = {

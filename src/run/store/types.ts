@@ -366,8 +366,11 @@ export interface TrialStore extends JudgementStore, LeaseStore, BatchStore, Budg
   listSequentialLooks(runId: string): Promise<{ look: number; record: string }[]>;
   /** Inserts trials that are not there yet (by id); returns how many were new. Batches internally. */
   addPlannedTrials(trials: PlannedTrial[]): Promise<number>;
-  /** Refreshes the query planner's statistics (SQLite; PostgreSQL's autovacuum keeps its own) once a run's writes end. */
-  refreshPlannerStatistics(): Promise<void>;
+  /**
+   * Once a run's writes end (SQLite): indexes the trials still queued for search and refreshes the
+   * query planner's statistics (PostgreSQL's autovacuum keeps its own; it has no search index).
+   */
+  finishWrites(): Promise<void>;
   /** Of the trials with these ids, the unfinished ones (pending or errored), ordered by id. */
   unfinishedTrialsAmong(runId: string, ids: readonly string[]): Promise<TrialRow[]>;
   /** Trials ordered by id; `afterId` and `limit` page through large runs with flat memory. */

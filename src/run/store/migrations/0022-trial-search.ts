@@ -40,18 +40,7 @@ export const trialSearch: Migration = {
     await sql`create virtual table trial_search using fts5(body, content='', contentless_delete=1, detail=none)`.execute(
       db,
     );
-    await sql`create trigger trial_search_call after insert on calls begin
-      insert into trial_search_docs (trial_id, answer) values (new.trial_id, 0);
-      insert into trial_search (rowid, body) values (last_insert_rowid(), ${SQLITE_CALL_TEXT("new")});
-    end`.execute(db);
-    await sql`create trigger trial_search_answer after update of status, final_answer on trials begin
-      delete from trial_search where rowid in (select id from trial_search_docs where trial_id = old.id and answer = 1);
-      delete from trial_search_docs where trial_id = old.id and answer = 1;
-      insert into trial_search_docs (trial_id, answer) select new.id, 1
-        where new.status <> 'pending' and new.final_answer is not null;
-      insert into trial_search (rowid, body)
-        select id, new.final_answer from trial_search_docs where trial_id = new.id and answer = 1;
-    end`.execute(db);
+    await createSearchTriggers(db);
     // Existing calls keep their rowids as document ids; final answers are numbered after them.
     await sql`insert into trial_search_docs (id, trial_id, answer) select rowid, trial_id, 0 from calls`.execute(db);
     await sql`insert into trial_search (rowid, body) select c.rowid, ${SQLITE_CALL_TEXT("c")} from calls c`.execute(db);
@@ -69,7 +58,23 @@ export const trialSearch: Migration = {
   },
 };
 
+/** The triggers that index each call and final answer as it is written (replaced by 0023's queue). */
+export async function createSearchTriggers(db: AnyDb): Promise<void> {
+  await sql`create trigger trial_search_call after insert on calls begin
+      insert into trial_search_docs (trial_id, answer) values (new.trial_id, 0);
+      insert into trial_search (rowid, body) values (last_insert_rowid(), ${SQLITE_CALL_TEXT("new")});
+    end`.execute(db);
+  await sql`create trigger trial_search_answer after update of status, final_answer on trials begin
+      delete from trial_search where rowid in (select id from trial_search_docs where trial_id = old.id and answer = 1);
+      delete from trial_search_docs where trial_id = old.id and answer = 1;
+      insert into trial_search_docs (trial_id, answer) select new.id, 1
+        where new.status <> 'pending' and new.final_answer is not null;
+      insert into trial_search (rowid, body)
+        select id, new.final_answer from trial_search_docs where trial_id = new.id and answer = 1;
+    end`.execute(db);
+}
+
 /** PostgreSQL numbers its parameters ($1); SQLite writes `?` (the dialect, through public API). */
-function isPostgres(db: AnyDb): boolean {
+export function isPostgres(db: AnyDb): boolean {
   return db.selectFrom("runs").select("id").where("id", "=", "").compile().sql.includes("$1");
 }
