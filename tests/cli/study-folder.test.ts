@@ -106,7 +106,7 @@ describeNeeding(needsSharedData(), "a study folder analyses the same wherever it
     cpSync(first, legacy, { recursive: true });
     // As a study recorded before a study kept its items: the store holds the run and trials only.
     const db = new Database(join(legacy, "parallax.db"));
-    db.exec("delete from run_items; delete from run_plugins");
+    db.exec("delete from run_item_batches; delete from run_plugins");
     db.close();
     for (const command of ["analyze", "score"]) {
       const refused = runCli([command, legacy]);

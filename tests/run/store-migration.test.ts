@@ -130,6 +130,8 @@ async function roundTrip(storeUrl?: string): Promise<void> {
     const db = dbOf(store);
     assert.deepEqual(await countRefs(db), { conditions: 24, messages: 24, params: 24, tasks: 12 }, "written shared");
     const newLayout = await snapshot(store, target);
+    const runItems = await store.listRunItems((await store.getRun())!.id);
+    assert.ok(runItems.length > 0, "the run stored its items");
 
     await store.migrate(OLD_LAYOUT);
     assert.deepEqual(await countRefs(db), { conditions: 0, messages: 0, params: 0, tasks: 0 }, "every row inline");
@@ -145,6 +147,7 @@ async function roundTrip(storeUrl?: string): Promise<void> {
     // reorders stays inline.
     assert.deepEqual(migrated, { conditions: 26, messages: 25, params: 25, tasks: 13 });
     const afterMigration = await snapshot(store, target);
+    assert.deepEqual(await store.listRunItems((await store.getRun())!.id), runItems, "the run's items unchanged");
     for (const key of Object.keys(before)) assert.deepEqual(afterMigration[key], before[key], `${key} unchanged`);
     assert.deepEqual(Object.keys(afterMigration), Object.keys(before));
     // The rows written in the new layout read as they did before the round trip (the added

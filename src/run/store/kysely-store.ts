@@ -167,12 +167,29 @@ export class KyselyTrialStore implements TrialStore {
       provider: migrationProvider,
       migrationTableSchema: this.dialect === "postgres" ? this.options.migrationSchema : undefined,
     });
-    const { error, results } = await (to === undefined ? migrator.migrateToLatest() : migrator.migrateTo(to));
+    let outcome = await (to === undefined ? migrator.migrateToLatest() : migrator.migrateTo(to));
+    // Kysely's setup lists the tables of every schema (its introspector), which fails when another
+    // session drops a schema or a table meanwhile; nothing was applied then, so it is tried again.
+    for (let retry = 0; retry < 5 && this.otherSchemaDropped(outcome.error); retry++)
+      outcome = await (to === undefined ? migrator.migrateToLatest() : migrator.migrateTo(to));
+    const { error, results } = outcome;
     if (error) {
       const failed = results?.find((r) => r.status === "Error")?.migrationName;
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(`store migration ${failed ?? "setup"} failed: ${message}`, { cause: error });
     }
+  }
+
+  /**
+   * A migration setup error about a schema, or a table of a schema, other than the store's that
+   * vanished while kysely listed the tables (PostgreSQL; another session dropped it).
+   */
+  private otherSchemaDropped(error: unknown): boolean {
+    const message = error instanceof Error ? error.message : "";
+    const schema =
+      /schema "([^"]+)" does not exist/.exec(message)?.[1] ??
+      /relation "([^".]+)\.[^"]+" does not exist/.exec(message)?.[1];
+    return this.dialect === "postgres" && schema !== undefined && schema !== this.options.migrationSchema;
   }
 
   /**

@@ -10,13 +10,11 @@
 import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import type { Item } from "../../contracts/item.js";
 import { compareKeys } from "./lock-conflicts.js";
+import { decodeItemKeys, decodeItemLines, encodeItemBatch, itemKey, RUN_ITEM_BATCH } from "./run-items.js";
 import type { StoreDatabase, TrialsTable } from "./schema.js";
 import type { LeaseStore, LeaseSummary, StoredPlugin, TrialRow, WorkerRecord } from "./types.js";
 
 type Dialect = "sqlite" | "postgres";
-
-/** Items per insert: four bound parameters a row, well under both dialects' limits. */
-const ITEM_BATCH = 500;
 
 /** Now on the database clock, in ms since the epoch. */
 export function databaseNowMs(dialect: Dialect): RawBuilder<number> {
@@ -210,37 +208,49 @@ export class KyselyLeaseStore implements LeaseStore {
   }
 
   async saveRunItems(runId: string, items: readonly Item[]): Promise<void> {
-    // Rows serialised a batch at a time: a run's exemplar pools can hold ~100 MB of item JSON.
-    const rowsFrom = (start: number) =>
-      items.slice(start, start + ITEM_BATCH).map((item, i) => ({
-        run_id: runId,
-        benchmark: item.benchmark,
-        item_id: item.id,
-        item: JSON.stringify(item),
-        position: start + i,
-      }));
     await this.db.transaction().execute(async (trx) => {
-      for (let start = 0; start < items.length; start += ITEM_BATCH) {
+      // Items already stored (by benchmark and id) keep their place; the rest follow in order.
+      const stored = await trx
+        .selectFrom("run_item_batches")
+        .select(["batch", "keys"])
+        .where("run_id", "=", runId)
+        .orderBy("batch")
+        .execute();
+      const seen = new Set(stored.flatMap((row) => decodeItemKeys(row.keys)));
+      const fresh = items.filter((item) => {
+        const key = itemKey(item.benchmark, item.id);
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+      let batch = stored.length === 0 ? 0 : stored[stored.length - 1].batch + 1;
+      // Encoded a batch at a time: a run's exemplar pools can hold ~100 MB of item JSON.
+      for (let start = 0; start < fresh.length; start += RUN_ITEM_BATCH) {
+        const encoded = encodeItemBatch(fresh.slice(start, start + RUN_ITEM_BATCH));
         await trx
-          .insertInto("run_items")
-          .values(rowsFrom(start))
-          .onConflict((oc) => oc.columns(["run_id", "benchmark", "item_id"]).doNothing())
+          .insertInto("run_item_batches")
+          .values({ run_id: runId, batch: batch++, ...encoded })
           .execute();
       }
     });
   }
 
   async listRunItems(runId: string): Promise<Item[]> {
-    const rows = await this.db
-      .selectFrom("run_items")
-      .select("item")
-      .where("run_id", "=", runId)
-      // The loaded order: a few-shot draw shuffles the pool in it (rows from before 0018 by id).
-      .orderBy("position")
-      .orderBy("benchmark")
-      .orderBy("item_id")
-      .execute();
-    return rows.map((r) => JSON.parse(r.item) as Item);
+    const items: Item[] = [];
+    // One batch at a time, so the run's deflated rows are never all in memory at once.
+    for (let batch = -1; ; ) {
+      const row = await this.db
+        .selectFrom("run_item_batches")
+        .select(["batch", "items"])
+        .where("run_id", "=", runId)
+        .where("batch", ">", batch)
+        .orderBy("batch")
+        .limit(1)
+        .executeTakeFirst();
+      if (!row) return items;
+      for (const line of decodeItemLines(row.items)) items.push(JSON.parse(line) as Item);
+      batch = row.batch;
+    }
   }
 
   async saveRunPlugins(runId: string, plugins: readonly StoredPlugin[]): Promise<void> {

@@ -33,6 +33,7 @@ import { sequentialLooks } from "./migrations/0020-sequential-looks.js";
 import { sharedTexts } from "./migrations/0021-shared-texts.js";
 import { trialSearch } from "./migrations/0022-trial-search.js";
 import { searchQueue } from "./migrations/0023-search-queue.js";
+import { runItemBatches } from "./migrations/0024-run-item-batches.js";
 
 export interface RunsTable {
   id: string;
@@ -209,13 +210,15 @@ export interface WorkersTable {
 }
 
 /** Migration 0008: the run's items, so a worker on another machine needs only the store's URL. */
-export interface RunItemsTable {
+/** Migration 0024: a run's items and exemplar pools, in deflated batches (run-items.ts). */
+export interface RunItemBatchesTable {
   run_id: string;
-  benchmark: string;
-  item_id: string;
-  item: string;
-  /** Migration 0018: the row's place in the order the run loaded its items and pools (null before). */
-  position?: number | null;
+  /** The batch's place in the order the run saved its items and pools. */
+  batch: number;
+  /** The batch's items as a JSON array of [benchmark, id] pairs. */
+  keys: string;
+  /** The batch's items as JSON lines, deflated (raw DEFLATE). */
+  items: Uint8Array;
 }
 
 /** Migration 0011: the provider batches submitted in batch mode (execution.mode: batch). */
@@ -294,7 +297,7 @@ export interface StoreDatabase {
   judge_calls: JudgeCallsTable;
   blinding_log: BlindingLogTable;
   workers: WorkersTable;
-  run_items: RunItemsTable;
+  run_item_batches: RunItemBatchesTable;
   provider_batches: ProviderBatchesTable;
   batch_requests: BatchRequestsTable;
   run_budget: RunBudgetTable;
@@ -365,6 +368,7 @@ export const migrations: Record<string, Migration> = {
   "0021_shared_texts": sharedTexts,
   "0022_trial_search": trialSearch,
   "0023_search_queue": searchQueue,
+  "0024_run_item_batches": runItemBatches,
 };
 
 export const migrationProvider: MigrationProvider = {
