@@ -80,6 +80,8 @@ const STATUSES: readonly TrialStatus[] = ["pending", "finished", "errored"];
 type TrialSelect = Selectable<TrialsTable>;
 type CallSelect = Selectable<CallsTable>;
 type Db = Kysely<StoreDatabase> | Transaction<StoreDatabase>;
+/** A call row's columns that may refer to shared texts (messages and parameters when selected). */
+type CallTextColumns = Pick<CallSelect, "note" | "checks"> & Partial<Pick<CallSelect, "messages" | "params_used">>;
 
 export class KyselyTrialStore implements TrialStore {
   private closed = false;
@@ -487,48 +489,51 @@ export class KyselyTrialStore implements TrialStore {
   }
 
   async listCallsOf(runId: string, trialIds: readonly string[]): Promise<Map<string, CallRecord[]>> {
-    const byTrial = new Map<string, CallRecord[]>(trialIds.map((id) => [id, []]));
-    // Chunked to stay well under the bound-parameter limits of both databases.
-    for (const ids of chunks([...trialIds], 1_000)) {
-      const rows = await this.db
-        .selectFrom("calls")
-        .innerJoin("trials", "trials.id", "calls.trial_id")
-        .selectAll("calls")
-        .where("trials.run_id", "=", runId)
-        .where("calls.trial_id", "in", ids)
-        .orderBy("calls.trial_id")
-        .orderBy("calls.execution")
-        .orderBy("calls.seq")
-        .execute();
-      const texts = await this.callTexts(rows);
-      for (const row of rows) byTrial.get(row.trial_id)?.push(toCallRecord(row, texts));
-    }
-    return byTrial;
+    return this.callsByTrial(
+      trialIds,
+      (ids) => this.callsOfTrials(runId, ids).selectAll("calls").execute(),
+      toCallRecord,
+    );
   }
 
   async listCallFactsOf(runId: string, trialIds: readonly string[]): Promise<Map<string, CallFacts[]>> {
-    const byTrial = new Map<string, CallFacts[]>(trialIds.map((id) => [id, []]));
+    return this.callsByTrial(
+      trialIds,
+      (ids) => this.callsOfTrials(runId, ids).select(CALL_FACT_COLUMNS).execute(),
+      toCallFacts,
+    );
+  }
+
+  /** The calls of these trials of the run, in trial, execution and sequence order (columns to select). */
+  private callsOfTrials(runId: string, ids: readonly string[]) {
+    return this.db
+      .selectFrom("calls")
+      .innerJoin("trials", "trials.id", "calls.trial_id")
+      .where("trials.run_id", "=", runId)
+      .where("calls.trial_id", "in", ids)
+      .orderBy("calls.trial_id")
+      .orderBy("calls.execution")
+      .orderBy("calls.seq");
+  }
+
+  /** Each trial's calls, read a chunk of trials at a time and made records by `toRecord`. */
+  private async callsByTrial<Row extends CallTextColumns & { trial_id: string }, Out>(
+    trialIds: readonly string[],
+    read: (ids: readonly string[]) => Promise<Row[]>,
+    toRecord: (row: Row, texts: ReadonlyMap<string, string>) => Out,
+  ): Promise<Map<string, Out[]>> {
+    const byTrial = new Map<string, Out[]>(trialIds.map((id) => [id, []]));
+    // Chunked to stay well under the bound-parameter limits of both databases.
     for (const ids of chunks([...trialIds], 1_000)) {
-      const rows = await this.db
-        .selectFrom("calls")
-        .innerJoin("trials", "trials.id", "calls.trial_id")
-        .select(CALL_FACT_COLUMNS)
-        .where("trials.run_id", "=", runId)
-        .where("calls.trial_id", "in", ids)
-        .orderBy("calls.trial_id")
-        .orderBy("calls.execution")
-        .orderBy("calls.seq")
-        .execute();
+      const rows = await read(ids);
       const texts = await this.callTexts(rows);
-      for (const row of rows) byTrial.get(row.trial_id)?.push(toCallFacts(row, texts));
+      for (const row of rows) byTrial.get(row.trial_id)?.push(toRecord(row, texts));
     }
     return byTrial;
   }
 
   /** The shared texts the calls' columns refer to. */
-  private callTexts(
-    rows: readonly (Pick<CallSelect, "note" | "checks"> & Partial<Pick<CallSelect, "messages" | "params_used">>)[],
-  ): Promise<Map<string, string>> {
+  private callTexts(rows: readonly CallTextColumns[]): Promise<Map<string, string>> {
     const keys: string[] = [];
     for (const r of rows) {
       for (const column of [r.messages ?? null, r.params_used ?? null, r.note, r.checks]) {
