@@ -17,7 +17,7 @@ import pg from "pg";
 import type { CallRecord, PlannedTrial, TrialOutcome } from "../../src/contracts/trial.js";
 import { conditionHash } from "../../src/core/hash.js";
 import { TrialBrowser, searchWords } from "../../src/run/store/browse.js";
-import type { KyselyTrialStore } from "../../src/run/store/kysely-store.js";
+import { type KyselyTrialStore, SEARCH_QUEUE_BATCH } from "../../src/run/store/kysely-store.js";
 import { openStore, resolveSqlitePath } from "../../src/run/store/open.js";
 import type { StoreDatabase } from "../../src/run/store/schema.js";
 import type { TrialStore } from "../../src/run/store/types.js";
@@ -361,6 +361,44 @@ describe("trial search through the index, a word in many documents (SQLite)", ()
       assert.ok(found > 100, `the queries find trials (${found})`);
     } finally {
       await db.destroy();
+      await store.close();
+    }
+  });
+});
+
+describe("the search queue while a run writes (SQLite)", () => {
+  it("is indexed every SEARCH_QUEUE_BATCH completed trials, so the viewer's temp index stays small", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "parallax-search-queue-"));
+    const store = await openStore(dir);
+    try {
+      await store.saveRun(makeRun(RUN));
+      const count = SEARCH_QUEUE_BATCH + 700;
+      const ids = Array.from({ length: count }, (_, i) => i);
+      await store.addPlannedTrials(
+        ids.map((i) => ({
+          id: `t-${String(i).padStart(4, "0")}`,
+          runId: RUN,
+          modelId: "m",
+          benchmarkId: "b",
+          itemId: `item-${i % 9}`,
+          conditionHash: conditionHash({}),
+          condition: {},
+          attempt: 1,
+        })),
+      );
+      const sizes: number[] = [];
+      for (let start = 0; start < count; start += 500) {
+        const group = ids.slice(start, start + 500);
+        await store.completeTrials(group.map((i) => completion(i, "finished", `answer${i % 10}`, "reply")));
+        sizes.push(await queued(dir));
+      }
+      assert.ok(Math.max(...sizes) < SEARCH_QUEUE_BATCH, `the queue stays under the batch (${Math.max(...sizes)})`);
+      assert.equal(sizes.at(-1), count - SEARCH_QUEUE_BATCH, "what was completed since the last bulk update waits");
+      assert.equal((await hits(store, "answer3")).length, count / 10, "queued and indexed trials both found");
+      await store.finishWrites();
+      assert.equal(await queued(dir), 0, "the end of the writes indexes the rest");
+      assert.equal((await hits(store, "answer3")).length, count / 10, "all found through the index");
+    } finally {
       await store.close();
     }
   });

@@ -70,7 +70,7 @@ const MAX_ROWS_PER_BATCH = 2_000;
  * Trials a writer completes between bulk updates of the search index (SQLite): the viewer
  * searches fewer still-queued trials than this through its own temp index of the queue.
  */
-const SEARCH_QUEUE_BATCH = 5_000;
+export const SEARCH_QUEUE_BATCH = 5_000;
 
 /** How many stored task hashes a store remembers before it starts over (bounded memory). */
 const STORED_TASKS_REMEMBERED = 100_000;
