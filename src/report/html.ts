@@ -6,8 +6,12 @@
 
 const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
+const SPECIAL = /[&<>"']/;
+
 export function esc(value: unknown): string {
-  return String(value ?? "").replace(/[&<>"']/g, (c) => ENTITIES[c]);
+  const text = String(value ?? "");
+  // Most labels and messages have nothing to escape: tested first, they are returned as they are.
+  return SPECIAL.test(text) ? text.replace(/[&<>"']/g, (c) => ENTITIES[c]) : text;
 }
 
 /** Pre-escaped HTML, so helpers can tell markup from text. */

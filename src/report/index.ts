@@ -7,7 +7,7 @@ import type { RunRecord, TrialStore } from "../run/store/types.js";
 import { studiesBeside } from "./across.js";
 import { reportPaths } from "./output.js";
 import { renderReport } from "./report.js";
-import { writeTrialsPages } from "./trials.js";
+import { type ScannedCells, writeTrialsPages } from "./trials.js";
 
 export { type StudyBeside, studiesBeside } from "./across.js";
 export { esc, GENERATOR_MARK, page } from "./html.js";
@@ -15,7 +15,15 @@ export { cellLink, cellPageLink, cellViewerLink, trialLink } from "./links.js";
 export { checkReportTargets, isReportOutput, type ReportPaths, reportPaths, trialsPathFor } from "./output.js";
 export { renderReport } from "./report.js";
 export * from "./sections/registry.js";
-export { TRIALS_PER_PAGE, trialAnchor, trialCells, trialsPagePath, writeTrialsPages } from "./trials.js";
+export {
+  type ScannedCells,
+  scanRun,
+  TRIALS_PER_PAGE,
+  trialAnchor,
+  trialCells,
+  trialsPagePath,
+  writeTrialsPages,
+} from "./trials.js";
 
 export interface WriteReportOptions {
   /** Overwrite trials page files that parallax report did not write. */
@@ -24,6 +32,8 @@ export interface WriteReportOptions {
   viewerUrl?: string;
   /** The study's folder (default: the report's folder); its sibling studies get compare/profile commands. */
   studyDir?: string;
+  /** The run's cells with their trial ids, when a `scanRun` (which checked the stored analysis) found them. */
+  cells?: ScannedCells;
 }
 
 /**
@@ -45,6 +55,7 @@ export async function writeReport(
     indexPath: trialsPath,
     reportHref: encodeURI(basename(reportPath)),
     force: options.force === true,
+    cells: options.cells,
   });
   const cellTrials = new Map(written.cells.map((cell) => [cell.id, cell]));
   const pageOf = new Map([...written.pageOf].map(([anchor, file]) => [anchor, encodeURI(file)]));

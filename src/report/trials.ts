@@ -18,6 +18,9 @@ import { ALL, cellId, configurationOf, trialRow } from "../analysis/index.js";
 import type { CallRecord } from "../contracts/trial.js";
 import { InputError } from "../core/errors.js";
 import { conditionColumns } from "../facets/registry.js";
+import { rowsHasher } from "../analysis/core/rows-hash.js";
+import { scoredTablePages } from "../analysis/core/table.js";
+import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 import { type Content, el, type Html, page, raw, render } from "./html.js";
 import { trialAnchor } from "./links.js";
@@ -58,6 +61,12 @@ export function trialsPagePath(indexPath: string, n: number): string {
 const SCAN_PAGE = 2_000;
 
 /**
+ * Trials per store page when the scan also hashes the analysed rows (`scanRun`): the pages' rows
+ * and calls are garbage once hashed, and a page this small mostly dies young (rows-hash.ts).
+ */
+const HASHED_SCAN_PAGE = 200;
+
+/**
  * The run's cells in page order (configurations in the analysis's order, then models and
  * benchmarks sorted), from its (model, benchmark, condition) groups, with each cell's trial ids
  * in id order. One pass over the run's trials in id order (keyset pages) finds them: a query per
@@ -69,12 +78,48 @@ export async function trialCells(store: TrialStore, run: RunRecord, analysis: St
   return [...(await cellsWithTrials(store, run, analysis)).keys()];
 }
 
+/** The run's cells in page order, each with its trial ids in id order (`trialCells`). */
+export type ScannedCells = ReadonlyMap<TrialCell, readonly string[]>;
+
+/**
+ * The run's cells (`trialCells`, with their trial ids) and the rows hash of its analysed table
+ * for `scorer` (rows-hash.ts), from one pass over the run's trials: the report checks its stored
+ * analysis and finds its cells without reading the run twice.
+ */
+export async function scanRun(
+  store: TrialStore,
+  run: RunRecord,
+  analysis: StudyAnalysis,
+  hashed: { path: string; scorer?: string },
+): Promise<{ cells: ScannedCells; rowsHash: string }> {
+  const collector = await cellCollector(store, run, analysis);
+  const hasher = rowsHasher(hashed.path, hashed.scorer);
+  for await (const page of scoredTablePages(store, run, HASHED_SCAN_PAGE)) {
+    collector.add(page.trials);
+    hasher.add(page);
+  }
+  // The rows hash first: a scorer the run does not hold is refused before a changed run is.
+  const rowsHash = hasher.digest();
+  return { cells: collector.cells(), rowsHash };
+}
+
 /** The cells in page order, each with its trial ids in id order (a string per trial: flat enough at paper scale). */
 async function cellsWithTrials(
   store: TrialStore,
   run: RunRecord,
   analysis: StudyAnalysis,
 ): Promise<Map<TrialCell, string[]>> {
+  const collector = await cellCollector(store, run, analysis);
+  for await (const trials of trialPages(store, run.id, { pageSize: SCAN_PAGE })) collector.add(trials);
+  return collector.cells();
+}
+
+/** Collects the cells of the run's trials fed in id order (all of them, pending ones included). */
+async function cellCollector(
+  store: TrialStore,
+  run: RunRecord,
+  analysis: StudyAnalysis,
+): Promise<{ add(trials: readonly TrialRow[]): void; cells(): Map<TrialCell, string[]> }> {
   const facets = conditionColumns(run.spec.conditions);
   const varying = analysis.meta.configurationFacets;
   const groups = await store.trialGroups(run.id);
@@ -84,8 +129,7 @@ async function cellsWithTrials(
   );
   const cells = new Map<string, TrialCell>();
   const idsOf = new Map<TrialCell, string[]>();
-  for (let after: string | undefined; ; ) {
-    const trials = await store.listTrials(run.id, { afterId: after, limit: SCAN_PAGE });
+  const add = (trials: readonly TrialRow[]) => {
     for (const trial of trials) {
       const key = groupKey(trial.modelId, trial.benchmarkId, trial.conditionHash);
       let cell = cellOfGroup.get(key);
@@ -112,36 +156,37 @@ async function cellsWithTrials(
       }
       idsOf.get(cell)!.push(trial.id);
     }
-    if (trials.length < SCAN_PAGE) break;
-    after = trials[trials.length - 1].id;
-  }
-  // The cells as their first groups come (the groups' order), each with its groups' trial counts.
-  const firstMet = new Set<TrialCell>();
-  for (const g of groups) {
-    const cell = cellOfGroup.get(groupKey(g.modelId, g.benchmarkId, g.conditionHash));
-    if (cell === undefined) throw changedWhileWriting();
-    firstMet.add(cell);
-    cell.conditionHashes.push(g.conditionHash);
-    cell.trials += g.trials;
-  }
-  for (const cell of firstMet) if (cell.trials !== idsOf.get(cell)!.length) throw changedWhileWriting();
-  // The analysis's configuration order (its rate cells); a configuration it has no rate for
-  // (every trial still pending) after them, as first met.
-  const rank = new Map<string, number>();
-  for (const c of analysis.rates) if (!rank.has(c.configuration)) rank.set(c.configuration, rank.size);
-  for (const c of firstMet) if (!rank.has(c.configuration)) rank.set(c.configuration, rank.size);
-  const ordered = [...firstMet].sort(
-    (a, b) =>
-      rank.get(a.configuration)! - rank.get(b.configuration)! ||
-      a.model.localeCompare(b.model) ||
-      a.benchmark.localeCompare(b.benchmark),
-  );
-  let start = 0;
-  for (const cell of ordered) {
-    cell.start = start;
-    start += cell.trials;
-  }
-  return new Map(ordered.map((cell) => [cell, idsOf.get(cell)!]));
+  };
+  const ordered = (): Map<TrialCell, string[]> => {
+    // The cells as their first groups come (the groups' order), each with its groups' trial counts.
+    const firstMet = new Set<TrialCell>();
+    for (const g of groups) {
+      const cell = cellOfGroup.get(groupKey(g.modelId, g.benchmarkId, g.conditionHash));
+      if (cell === undefined) throw changedWhileWriting();
+      firstMet.add(cell);
+      cell.conditionHashes.push(g.conditionHash);
+      cell.trials += g.trials;
+    }
+    for (const cell of firstMet) if (cell.trials !== idsOf.get(cell)!.length) throw changedWhileWriting();
+    // The analysis's configuration order (its rate cells); a configuration it has no rate for
+    // (every trial still pending) after them, as first met.
+    const rank = new Map<string, number>();
+    for (const c of analysis.rates) if (!rank.has(c.configuration)) rank.set(c.configuration, rank.size);
+    for (const c of firstMet) if (!rank.has(c.configuration)) rank.set(c.configuration, rank.size);
+    const list = [...firstMet].sort(
+      (a, b) =>
+        rank.get(a.configuration)! - rank.get(b.configuration)! ||
+        a.model.localeCompare(b.model) ||
+        a.benchmark.localeCompare(b.benchmark),
+    );
+    let start = 0;
+    for (const cell of list) {
+      cell.start = start;
+      start += cell.trials;
+    }
+    return new Map(list.map((cell) => [cell, idsOf.get(cell)!]));
+  };
+  return { add, cells: ordered };
 }
 
 /** Trials planned or removed while the report is written would shift every later page: refused. */
@@ -205,12 +250,15 @@ async function* trialsInPageOrder(
 export async function writeTrialsPages(
   source: { store: TrialStore; run: RunRecord },
   analysis: StudyAnalysis,
-  /** Where the index goes (the pages are numbered after it), the link back to the report, and whether to overwrite. */
-  target: { indexPath: string; reportHref: string; force?: boolean },
+  /**
+   * Where the index goes (the pages are numbered after it), the link back to the report, whether
+   * to overwrite, and the run's cells when a `scanRun` found them already.
+   */
+  target: { indexPath: string; reportHref: string; force?: boolean; cells?: ScannedCells },
 ): Promise<TrialsPages> {
   const { store, run } = source;
   const { indexPath, reportHref, force = false } = target;
-  const withTrials = await cellsWithTrials(store, run, analysis);
+  const withTrials = target.cells ?? (await cellsWithTrials(store, run, analysis));
   const cells = [...withTrials.keys()];
   const total = cells.reduce((sum, c) => sum + c.trials, 0);
   const pages = Array.from({ length: Math.ceil(total / TRIALS_PER_PAGE) }, (_, i) => trialsPagePath(indexPath, i + 1));
@@ -314,16 +362,20 @@ async function writeBatch(
     run.id,
     batch.trials.filter(({ trial }) => trial.status !== "pending").map(({ trial }) => trial.id),
   );
+  // The batch's markup goes to the page in one write: a write (and a wait on the stream) per
+  // trial cost more than rendering it.
+  const parts: string[] = [];
   for (const { cell, trial } of batch.trials) {
     if (cell !== open) {
-      if (open !== undefined) await out.write("</section>");
-      await out.write(
+      if (open !== undefined) parts.push("</section>");
+      parts.push(
         `<section id="${cell.id}">${render(el("h3", {}, `${cell.model} · ${cell.benchmark} · ${cell.configuration}: ${cell.trials} trial(s)`))}`,
       );
       open = cell;
     }
-    await out.write(render(trialArticle(trial, callsOf.get(trial.id) ?? [], measures?.[trial.benchmarkId])));
+    parts.push(render(trialArticle(trial, callsOf.get(trial.id) ?? [], measures?.[trial.benchmarkId])));
   }
+  await out.write(parts.join(""));
   return open;
 }
 

@@ -141,16 +141,39 @@ export async function storedAnalysis(
   run: RunRecord,
   path: string = join(target, ANALYSIS_FILE),
 ): Promise<AnalysisRecord> {
+  const record = runAnalysisRecord(target, run, path);
+  // Hashed a store page at a time: the report's memory stays flat in the trial count.
+  requireCurrentRows(record, await storedRowsHash(store, run, target, record.inputs.scorer ?? undefined), path, target);
+  return record;
+}
+
+/**
+ * The stored analysis at `path` if it is this run's (`storedAnalysis` without the rows check, for
+ * a caller that hashes the rows in a pass of its own and then calls `requireCurrentRows`).
+ */
+export function runAnalysisRecord(
+  target: string,
+  run: RunRecord,
+  path: string = join(target, ANALYSIS_FILE),
+): AnalysisRecord {
   const record = readAnalysisRecord(path, target);
-  const rerun = `run 'parallax analyze ${target}' again`;
   if (record.inputs.kind !== "study" || record.inputs.runId !== run.id) {
     throw new InputError(
-      `${path} is not the analysis of run ${run.id} (it names ${record.inputs.runId ?? "a table file"}); ${rerun}`,
+      `${path} is not the analysis of run ${run.id} (it names ${record.inputs.runId ?? "a table file"}); ${rerun(target)}`,
     );
   }
-  // Hashed a store page at a time: the report's memory stays flat in the trial count.
-  if ((await storedRowsHash(store, run, target, record.inputs.scorer ?? undefined)) !== record.inputs.rows) {
-    throw new InputError(`${path} is out of date: trials or their scores changed since it was written; ${rerun}`);
-  }
   return record;
+}
+
+/** Refuses a stored analysis whose rows hash is not the store's rows hash now (`storedRowsHash`). */
+export function requireCurrentRows(record: AnalysisRecord, rowsHash: string, path: string, target: string): void {
+  if (rowsHash !== record.inputs.rows) {
+    throw new InputError(
+      `${path} is out of date: trials or their scores changed since it was written; ${rerun(target)}`,
+    );
+  }
+}
+
+function rerun(target: string): string {
+  return `run 'parallax analyze ${target}' again`;
 }

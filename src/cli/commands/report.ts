@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { ANALYSIS_FILE, storedAnalysis } from "../../analysis/index.js";
+import { ANALYSIS_FILE, requireCurrentRows, runAnalysisRecord } from "../../analysis/index.js";
 import { wrap } from "../../analysis/core/text.js";
 import { InputError } from "../../core/errors.js";
 import { prepareOutputFile } from "../../core/output-files.js";
-import { checkReportTargets, reportPaths, writeReport } from "../../report/index.js";
+import { checkReportTargets, reportPaths, scanRun, writeReport } from "../../report/index.js";
 import { isPostgresUrl } from "../../run/store/open.js";
 import { openStudyDir } from "../study-dir.js";
 
@@ -49,10 +49,15 @@ export async function reportCommand(
     // On PostgreSQL, `analyze URL` stored the record in the store: it is written beside the report.
     const fromStore = isPostgresUrl(dir) ? await store.getAnalysis(run.id) : undefined;
     if (fromStore !== undefined) writeFileSync(recordPath, fromStore);
-    const record = await storedAnalysis(dir, store, run, recordPath);
+    // One pass over the run's trials both checks the stored analysis against the store (its rows
+    // hash) and finds the trial pages' cells.
+    const record = runAnalysisRecord(dir, run, recordPath);
+    const scan = await scanRun(store, run, record.analysis, { path: dir, scorer: record.inputs.scorer ?? undefined });
+    requireCurrentRows(record, scan.rowsHash, recordPath, dir);
     const written = await writeReport({ outcome: record, card: record.scorecard }, { store, run }, reportPath, {
       force: options.force === true,
       viewerUrl: options.viewer,
+      cells: scan.cells,
     });
     const simulated = record.analysis.meta.simulated ? " (SIMULATED data)" : "";
     process.stdout.write(`wrote the report to ${written.report}${simulated}\n`);
