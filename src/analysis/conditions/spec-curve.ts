@@ -32,6 +32,7 @@ import {
 } from "../../stats/index.js";
 import { glmFormula, termFacets } from "../core/contrast-model.js";
 import { attempt, columnTable, distinctValues, type Population, scoredRows } from "../core/data.js";
+import { blockCellMoments, type MomentBlocks, momentBlocks, wholeNumbers } from "./spec-curve-moments.js";
 import { appendixDPaths, SCORING_METHOD_NOTE, type SpecCurvePath } from "./spec-curve-paths.js";
 import { type AnalysisRow, scorerOf } from "../core/table.js";
 
@@ -234,6 +235,8 @@ interface Coding {
   key: string;
   y: Float64Array;
   n: Float64Array;
+  /** Whole-number y and n: the moments are summed per block of clusters (spec-curve-moments.ts). */
+  whole: boolean;
 }
 
 function codingOf(
@@ -262,7 +265,7 @@ function codingOf(
     y[i] = row.outcome;
     n[i] = 1;
   }
-  return { key: `${scorer}|${population}|${errored}`, y, n };
+  return { key: `${scorer}|${population}|${errored}`, y, n, whole: wholeNumbers(y, n) };
 }
 
 /** A specification resolved against the engine: its coding, kept rest codes and model choices. */
@@ -464,7 +467,11 @@ class CurveFits {
   private readonly starts = new Map<string, Float64Array>();
   private readonly codings = new Map<string, Coding>();
   private readonly nCells: number;
+  /** Each row's cell under the current labelling, for the moments of other outcomes (filled on first use). */
   private readonly cellOfRow: Int32Array;
+  private cellsCurrent = false;
+  private readonly blocks: MomentBlocks;
+  private levels: Int32Array;
   /** Moments of the current labelling per coding; their buffers are reused across permutations. */
   private momentsOf = new Map<string, CellMoments>();
   private readonly buffers = new Map<string, CellMoments>();
@@ -479,6 +486,8 @@ class CurveFits {
     this.nCells = engine.nRest * engine.levels.length;
     this.cellOfRow = new Int32Array(engine.rows.length);
     this.permutedLevels = new Int32Array(engine.trialLevel.length);
+    this.blocks = momentBlocks(engine.rest, engine.clusterStart, engine.nRest, engine.levels.length);
+    this.levels = engine.trialLevel;
     this.relabel(engine.trialLevel);
   }
 
@@ -520,18 +529,29 @@ class CurveFits {
     return { estimate: 0, p: 1 };
   }
 
-  /** The cells each row falls in under a labelling of the trials; the moments of the old one are dropped. */
+  /** A new labelling of the trials: the moments of the old one are dropped. */
   private relabel(levels: Int32Array): void {
-    const { engine, cellOfRow } = this;
-    const L = engine.levels.length;
-    for (let i = 0; i < cellOfRow.length; i++) cellOfRow[i] = engine.rest[i] * L + levels[engine.trial[i]];
+    this.levels = levels;
+    this.cellsCurrent = false;
     this.momentsOf = new Map();
   }
 
   private moments(c: Coding): CellMoments {
     let m = this.momentsOf.get(c.key);
     if (!m) {
-      m = cellMoments(this.nCells, this.engine.clusterStart, this.cellOfRow, c.y, c.n, this.buffers.get(c.key));
+      const { engine } = this;
+      const reuse = this.buffers.get(c.key);
+      if (c.whole) {
+        m = blockCellMoments(this.blocks, engine.clusterStart, engine.trial, this.levels, c.y, c.n, reuse);
+      } else {
+        if (!this.cellsCurrent) {
+          const L = engine.levels.length;
+          for (let i = 0; i < this.cellOfRow.length; i++)
+            this.cellOfRow[i] = engine.rest[i] * L + this.levels[engine.trial[i]];
+          this.cellsCurrent = true;
+        }
+        m = cellMoments(this.nCells, engine.clusterStart, this.cellOfRow, c.y, c.n, reuse);
+      }
       this.buffers.set(c.key, m);
       this.momentsOf.set(c.key, m);
     }
