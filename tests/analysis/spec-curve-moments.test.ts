@@ -8,7 +8,7 @@ import { type CellMoments, cellMoments, fitCellGlm, RandomStream } from "../../s
  * rest with one trial per level (two rows: two scorers), a planted log-odds effect of level 1,
  * and some rows left out of the data set (n = 0, as parse failures under PP).
  */
-function simulatedGrid(seed: number) {
+function simulatedGrid(seed: number, rowsPerTrial = 2) {
   const random = RandomStream.fromSeed(seed);
   const L = 3;
   const benchmarks = 3;
@@ -30,7 +30,7 @@ function simulatedGrid(seed: number) {
         trialLevel.push(l);
         const eta = -0.2 + 0.9 * (l === 1 ? 1 : 0) + 0.15 * (r % restsPerBenchmark) + itemEffect;
         const outcome = random.uniform() < 1 / (1 + Math.exp(-eta)) ? 1 : 0;
-        for (let scorer = 0; scorer < 2; scorer++) {
+        for (let copy = 0; copy < rowsPerTrial; copy++) {
           rest.push(r);
           trial.push(t);
           const dropped = random.uniform() < 0.05;
@@ -122,6 +122,18 @@ describe("specification curve: cell moments per block of clusters", () => {
       for (const key of ["successes", "trials", "yy", "yn", "nn"] as const) {
         assert.ok(sameBits(reuse[key], plain[key]), `${key} differs in labelling ${p}`);
       }
+    }
+  });
+
+  it("stays exact with counts large enough to unpack the packed sums within a block", () => {
+    const large = simulatedGrid(3, 150);
+    const blocks = momentBlocks(large.rest, large.clusterStart, large.nRest, large.L);
+    const random = RandomStream.fromSeed(5);
+    const levels = shuffled(large, random);
+    const plain = plainMoments(large, levels);
+    const blocked = blockCellMoments(blocks, large.clusterStart, large.trial, levels, large.y, large.n);
+    for (const key of ["successes", "trials", "yy", "yn", "nn"] as const) {
+      assert.ok(sameBits(blocked[key], plain[key]), `${key} differs`);
     }
   });
 

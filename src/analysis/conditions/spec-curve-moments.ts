@@ -68,14 +68,22 @@ function blockSupport(blocks: MomentBlocks["blocks"], nRest: number, levelCount:
   return { start, cells: Int32Array.from(cells) };
 }
 
-/** Whether every y and n is a whole number small enough for exact sums of products. */
+/** Whether every y and n is a whole number, 0 to 1e6: the sums of products below are then exact. */
 export function wholeNumbers(y: Float64Array, n: Float64Array): boolean {
   for (let i = 0; i < y.length; i++) {
-    if (!Number.isInteger(y[i]) || !Number.isInteger(n[i]) || Math.abs(y[i]) > 1e6 || Math.abs(n[i]) > 1e6)
+    if (!Number.isInteger(y[i]) || !Number.isInteger(n[i]) || y[i] < 0 || n[i] < 0 || y[i] > 1e6 || n[i] > 1e6)
       return false;
   }
-  return y.length < 1e6;
+  return true;
 }
+
+/**
+ * Three cells' whole-number sums share one double, 17 bits apart (51 bits, below the 53 of
+ * exact integers): one multiply-add then serves three entries. A lane holds at most LANE - 1;
+ * the packed sums are unpacked into the block's plain sums before any lane could carry over.
+ */
+const LANE = 2 ** 17;
+const LANES = 3;
 
 /**
  * `cellMoments` for whole-number y and n (check with `wholeNumbers`): a row's cell is
@@ -109,17 +117,32 @@ export function blockCellMoments(
   out.supportMoments = undefined;
   successes.fill(0);
   trials.fill(0);
-  yy.fill(0);
-  yn.fill(0);
-  nn.fill(0);
+  // Only the blocks' entries are ever written: a buffer this layout filled is zero elsewhere.
+  if (filled.get(out) === layout) {
+    for (const { rests } of layout.blocks)
+      forEachEntry(rests, L, nCells, (at) => {
+        yy[at] = 0;
+        yn[at] = 0;
+        nn[at] = 0;
+      });
+  } else {
+    yy.fill(0);
+    yn.fill(0);
+    nn.fill(0);
+  }
+  filled.set(out, layout);
   const { restLocal } = layout;
   for (const { rests, clusters } of layout.blocks) {
     const s = rests.length * L;
-    const localYy = new Float64Array(s * s);
-    const localYn = new Float64Array(s * s);
-    const localNn = new Float64Array(s * s);
-    const ys = new Float64Array(s);
-    const ns = new Float64Array(s);
+    const q = Math.ceil(s / LANES);
+    // Plain sums (s x s) and packed ones (s x q: column b' holds cells 3b', 3b' + 1, 3b' + 2).
+    const plain = { yy: new Float64Array(s * s), yn: new Float64Array(s * s), nn: new Float64Array(s * s) };
+    const packed = { yy: new Float64Array(s * q), yn: new Float64Array(s * q), nn: new Float64Array(s * q) };
+    const ys = new Float64Array(q * LANES);
+    const ns = new Float64Array(q * LANES);
+    const packedY = new Float64Array(q);
+    const packedN = new Float64Array(q);
+    let bound = 0;
     for (const g of clusters) {
       ys.fill(0);
       ns.fill(0);
@@ -130,14 +153,34 @@ export function blockCellMoments(
         ys[c] += y[i];
         ns[c] += ni;
       }
+      let largest = 0;
+      for (let a = 0; a < s; a++) {
+        if (ns[a] > largest) largest = ns[a];
+        if (ys[a] > largest) largest = ys[a];
+      }
+      // The most this cluster adds to one lane; unpack first if the lanes could overflow.
+      const adds = largest * largest;
+      if (adds >= LANE) throw new Error("cell counts too large for the packed moments");
+      if (bound + adds >= LANE) {
+        unpack(packed, plain, s, q);
+        bound = 0;
+      }
+      bound += adds;
+      for (let p = 0; p < q; p++) {
+        const c = p * LANES;
+        packedY[p] = ys[c] + ys[c + 1] * LANE + ys[c + 2] * LANE * LANE;
+        packedN[p] = ns[c] + ns[c + 1] * LANE + ns[c + 2] * LANE * LANE;
+      }
       for (let a = 0; a < s; a++) {
         const na = ns[a];
         const ya = ys[a];
-        const base = a * s;
-        if (na !== 0) for (let b = a; b < s; b++) localNn[base + b] += na * ns[b];
+        const base = a * q;
+        // Upper triangle: from the packed column holding cell a (its lower neighbours are ignored).
+        const from = Math.floor(a / LANES);
+        if (na !== 0) for (let p = from; p < q; p++) packed.nn[base + p] += na * packedN[p];
         if (ya === 0) continue;
-        for (let b = a; b < s; b++) localYy[base + b] += ya * ys[b];
-        for (let b = 0; b < s; b++) localYn[base + b] += ya * ns[b];
+        for (let p = from; p < q; p++) packed.yy[base + p] += ya * packedY[p];
+        for (let p = 0; p < q; p++) packed.yn[base + p] += ya * packedN[p];
       }
       for (let a = 0; a < s; a++) {
         const cell = rests[Math.floor(a / L)] * L + (a % L);
@@ -145,25 +188,60 @@ export function blockCellMoments(
         trials[cell] += ns[a];
       }
     }
-    // Local a < b maps to grid cells in the same order (rests ascending), so the upper triangle stays upper.
+    unpack(packed, plain, s, q);
+    // YY and NN were summed over b >= a only: mirrored here, in the block's small matrices.
     for (let a = 0; a < s; a++) {
-      const ca = rests[Math.floor(a / L)] * L + (a % L);
-      for (let b = 0; b < s; b++) {
-        const cb = rests[Math.floor(b / L)] * L + (b % L);
-        const at = ca * nCells + cb;
-        if (b >= a) {
-          nn[at] += localNn[a * s + b];
-          yy[at] += localYy[a * s + b];
-        }
-        yn[at] += localYn[a * s + b];
+      for (let b = a + 1; b < s; b++) {
+        plain.yy[b * s + a] = plain.yy[a * s + b];
+        plain.nn[b * s + a] = plain.nn[a * s + b];
+      }
+    }
+    let local = 0;
+    forEachEntry(rests, L, nCells, (at) => {
+      yy[at] += plain.yy[local];
+      yn[at] += plain.yn[local];
+      nn[at] += plain.nn[local];
+      local++;
+    });
+  }
+  return out;
+}
+
+/** The moments each layout last filled (to clear only its blocks' entries on reuse). */
+const filled = new WeakMap<CellMoments, MomentBlocks>();
+
+/** Calls `visit` with the grid index of each of a block's s x s entries, in row-major local order. */
+function forEachEntry(rests: Int32Array, L: number, nCells: number, visit: (at: number) => void): void {
+  for (let ra = 0; ra < rests.length; ra++) {
+    for (let la = 0; la < L; la++) {
+      const base = (rests[ra] * L + la) * nCells;
+      for (let rb = 0; rb < rests.length; rb++) {
+        const at = base + rests[rb] * L;
+        for (let lb = 0; lb < L; lb++) visit(at + lb);
       }
     }
   }
-  for (let a = 0; a < nCells; a++) {
-    for (let b = a + 1; b < nCells; b++) {
-      yy[b * nCells + a] = yy[a * nCells + b];
-      nn[b * nCells + a] = nn[a * nCells + b];
+}
+
+type Sums = { yy: Float64Array; yn: Float64Array; nn: Float64Array };
+
+/** Adds the packed sums' lanes to the plain sums and clears them. */
+function unpack(packed: Sums, plain: Sums, s: number, q: number): void {
+  for (const key of ["yy", "yn", "nn"] as const) {
+    const from = packed[key];
+    const to = plain[key];
+    for (let a = 0; a < s; a++) {
+      for (let p = 0; p < q; p++) {
+        let v = from[a * q + p];
+        if (v === 0) continue;
+        from[a * q + p] = 0;
+        for (let lane = 0; lane < LANES; lane++) {
+          const b = p * LANES + lane;
+          const low = v % LANE;
+          if (b < s) to[a * s + b] += low;
+          v = (v - low) / LANE;
+        }
+      }
     }
   }
-  return out;
 }
