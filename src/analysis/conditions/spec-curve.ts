@@ -20,6 +20,7 @@ import type { AnalysisPlan } from "../../contracts/analysis.js";
 import type { SpecCurveDimension } from "../../contracts/analysis/comparison.js";
 import type { Dimension, Specification, SpecificationCurve, SpecificationResult } from "../../stats/index.js";
 import {
+  type AliasedColumn,
   type CellMoments,
   cellMoments,
   enumerateSpecifications,
@@ -279,6 +280,7 @@ interface Resolved {
   firth: boolean;
   nObs: number;
   nClusters: number;
+  aliasing?: AliasingMemo;
 }
 
 function keepsValue(choice: unknown, value: string): boolean {
@@ -355,6 +357,24 @@ function cellDesign(engine: Engine, spec: Resolved, moments: CellMoments) {
   return { x, k, cells: Int32Array.from(cells), coefficient: contrastColumn, columnNames };
 }
 
+/**
+ * A specification's last design and cell trials with the aliased columns found for them: a
+ * permutation that leaves both unchanged (labels moved between trials of equal counts) has the
+ * same aliased columns, so their pivoted QR is not repeated.
+ */
+interface AliasingMemo {
+  cells: Int32Array;
+  x: Float64Array;
+  trials: Float64Array;
+  aliased: readonly AliasedColumn[];
+}
+
+function sameBits(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
+}
+
 function fitResolved(
   engine: Engine,
   spec: Resolved,
@@ -362,6 +382,12 @@ function fitResolved(
   start?: Float64Array,
 ): SpecificationResult & { coefficients: Float64Array; aliased: string[] } {
   const design = cellDesign(engine, spec, moments);
+  const trials = Float64Array.from(design.cells, (c) => moments.trials[c]);
+  const memo = spec.aliasing;
+  const known =
+    memo && sameBits(memo.cells, design.cells) && sameBits(memo.trials, trials) && sameBits(memo.x, design.x)
+      ? memo.aliased
+      : undefined;
   const fit = fitCellGlm({
     ...design,
     moments,
@@ -370,7 +396,9 @@ function fitResolved(
     link: spec.link,
     firth: spec.firth,
     start,
+    aliasedColumns: known,
   });
+  if (!known) spec.aliasing = { cells: design.cells, x: design.x, trials, aliased: fit.aliased };
   const scale = spec.link === "probit" ? PROBIT_TO_LOGIT : 1;
   return {
     estimate: fit.estimate * scale,

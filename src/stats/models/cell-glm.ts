@@ -186,6 +186,11 @@ export interface CellGlmInput {
   tolerance?: number;
   /** Starting coefficients (e.g. a neighbouring fit's); default zero. */
   start?: Float64Array;
+  /**
+   * The aliased columns, when a caller already has them for the same design rows and the same
+   * cell trials (what `fitCellGlm` returned then): the pivoted QR that finds them is skipped.
+   */
+  aliasedColumns?: readonly AliasedColumn[];
 }
 
 export interface CellGlmResult {
@@ -348,7 +353,7 @@ function checkSeparation(input: CellGlmInput): void {
 /** Fits the cell-level GLM and returns one coefficient with its cluster-robust Wald test. */
 export function fitCellGlm(input: CellGlmInput): CellGlmResult {
   const names = input.columnNames ?? Array.from({ length: input.k }, (_, j) => `column ${j}`);
-  const aliased = aliasedCellColumns(input, names);
+  const aliased = input.aliasedColumns ? [...input.aliasedColumns] : aliasedCellColumns(input, names);
   if (aliased.length === 0) return { ...fitEstimable(input), aliased };
   const dropped = new Set(aliased.map((a) => names.indexOf(a.column)));
   if (dropped.has(input.coefficient)) {
