@@ -20,6 +20,7 @@ import type { AnalysisPlan } from "../../contracts/analysis.js";
 import type { SpecCurveDimension } from "../../contracts/analysis/comparison.js";
 import type { Dimension, Specification, SpecificationCurve, SpecificationResult } from "../../stats/index.js";
 import {
+  type AliasedColumn,
   type CellMoments,
   cellMoments,
   enumerateSpecifications,
@@ -32,6 +33,7 @@ import {
 } from "../../stats/index.js";
 import { glmFormula, termFacets } from "../core/contrast-model.js";
 import { attempt, columnTable, distinctValues, type Population, scoredRows } from "../core/data.js";
+import { blockCellMoments, type MomentBlocks, momentBlocks, wholeNumbers } from "./spec-curve-moments.js";
 import { appendixDPaths, SCORING_METHOD_NOTE, type SpecCurvePath } from "./spec-curve-paths.js";
 import { type AnalysisRow, scorerOf } from "../core/table.js";
 
@@ -234,6 +236,8 @@ interface Coding {
   key: string;
   y: Float64Array;
   n: Float64Array;
+  /** Whole-number y and n: the moments are summed per block of clusters (spec-curve-moments.ts). */
+  whole: boolean;
 }
 
 function codingOf(
@@ -262,7 +266,7 @@ function codingOf(
     y[i] = row.outcome;
     n[i] = 1;
   }
-  return { key: `${scorer}|${population}|${errored}`, y, n };
+  return { key: `${scorer}|${population}|${errored}`, y, n, whole: wholeNumbers(y, n) };
 }
 
 /** A specification resolved against the engine: its coding, kept rest codes and model choices. */
@@ -276,6 +280,7 @@ interface Resolved {
   firth: boolean;
   nObs: number;
   nClusters: number;
+  aliasing?: AliasingMemo;
 }
 
 function keepsValue(choice: unknown, value: string): boolean {
@@ -352,6 +357,24 @@ function cellDesign(engine: Engine, spec: Resolved, moments: CellMoments) {
   return { x, k, cells: Int32Array.from(cells), coefficient: contrastColumn, columnNames };
 }
 
+/**
+ * A specification's last design and cell trials with the aliased columns found for them: a
+ * permutation that leaves both unchanged (labels moved between trials of equal counts) has the
+ * same aliased columns, so their pivoted QR is not repeated.
+ */
+interface AliasingMemo {
+  cells: Int32Array;
+  x: Float64Array;
+  trials: Float64Array;
+  aliased: readonly AliasedColumn[];
+}
+
+function sameBits(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
+}
+
 function fitResolved(
   engine: Engine,
   spec: Resolved,
@@ -359,6 +382,12 @@ function fitResolved(
   start?: Float64Array,
 ): SpecificationResult & { coefficients: Float64Array; aliased: string[] } {
   const design = cellDesign(engine, spec, moments);
+  const trials = Float64Array.from(design.cells, (c) => moments.trials[c]);
+  const memo = spec.aliasing;
+  const known =
+    memo && sameBits(memo.cells, design.cells) && sameBits(memo.trials, trials) && sameBits(memo.x, design.x)
+      ? memo.aliased
+      : undefined;
   const fit = fitCellGlm({
     ...design,
     moments,
@@ -367,7 +396,9 @@ function fitResolved(
     link: spec.link,
     firth: spec.firth,
     start,
+    aliasedColumns: known,
   });
+  if (!known) spec.aliasing = { cells: design.cells, x: design.x, trials, aliased: fit.aliased };
   const scale = spec.link === "probit" ? PROBIT_TO_LOGIT : 1;
   return {
     estimate: fit.estimate * scale,
@@ -464,7 +495,11 @@ class CurveFits {
   private readonly starts = new Map<string, Float64Array>();
   private readonly codings = new Map<string, Coding>();
   private readonly nCells: number;
+  /** Each row's cell under the current labelling, for the moments of other outcomes (filled on first use). */
   private readonly cellOfRow: Int32Array;
+  private cellsCurrent = false;
+  private readonly blocks: MomentBlocks;
+  private levels: Int32Array;
   /** Moments of the current labelling per coding; their buffers are reused across permutations. */
   private momentsOf = new Map<string, CellMoments>();
   private readonly buffers = new Map<string, CellMoments>();
@@ -479,6 +514,8 @@ class CurveFits {
     this.nCells = engine.nRest * engine.levels.length;
     this.cellOfRow = new Int32Array(engine.rows.length);
     this.permutedLevels = new Int32Array(engine.trialLevel.length);
+    this.blocks = momentBlocks(engine.rest, engine.clusterStart, engine.nRest, engine.levels.length);
+    this.levels = engine.trialLevel;
     this.relabel(engine.trialLevel);
   }
 
@@ -520,18 +557,29 @@ class CurveFits {
     return { estimate: 0, p: 1 };
   }
 
-  /** The cells each row falls in under a labelling of the trials; the moments of the old one are dropped. */
+  /** A new labelling of the trials: the moments of the old one are dropped. */
   private relabel(levels: Int32Array): void {
-    const { engine, cellOfRow } = this;
-    const L = engine.levels.length;
-    for (let i = 0; i < cellOfRow.length; i++) cellOfRow[i] = engine.rest[i] * L + levels[engine.trial[i]];
+    this.levels = levels;
+    this.cellsCurrent = false;
     this.momentsOf = new Map();
   }
 
   private moments(c: Coding): CellMoments {
     let m = this.momentsOf.get(c.key);
     if (!m) {
-      m = cellMoments(this.nCells, this.engine.clusterStart, this.cellOfRow, c.y, c.n, this.buffers.get(c.key));
+      const { engine } = this;
+      const reuse = this.buffers.get(c.key);
+      if (c.whole) {
+        m = blockCellMoments(this.blocks, engine.clusterStart, engine.trial, this.levels, c.y, c.n, reuse);
+      } else {
+        if (!this.cellsCurrent) {
+          const L = engine.levels.length;
+          for (let i = 0; i < this.cellOfRow.length; i++)
+            this.cellOfRow[i] = engine.rest[i] * L + this.levels[engine.trial[i]];
+          this.cellsCurrent = true;
+        }
+        m = cellMoments(this.nCells, engine.clusterStart, this.cellOfRow, c.y, c.n, reuse);
+      }
       this.buffers.set(c.key, m);
       this.momentsOf.set(c.key, m);
     }

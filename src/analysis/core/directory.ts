@@ -20,7 +20,7 @@ import { checkAgainstStamp, parseStamp, STAMP_FILE } from "./preregistration.js"
 import { type AnalyzeOptions, analyzeStudy, type StudyAnalysis } from "./study.js";
 import { type AnalysisInputs, inputsOf } from "./inputs.js";
 import { checkGridRules } from "../../run/prepare/grid-rules.js";
-import { recordedStudy } from "./recorded-study.js";
+import { recordedStudy, releaseRecordedStudy } from "./recorded-study.js";
 import { readLooks } from "../../run/sequential/run-looks.js";
 import { applySequentialVerdicts } from "../every-study/sequential-verdicts.js";
 import type { RecordedFamilies } from "./families.js";
@@ -75,6 +75,8 @@ export async function analyzeDirectory(
   const plan = planOf(options, run.spec.analysis);
   const judges = { blinding: readBlinding(dir), agreement: readJudgeAgreement(dir) };
   const integrityFacts = await studyIntegrityFacts(dir, store, run);
+  // The last reader of the recorded study: what the analyses need of it is in the facts now.
+  releaseRecordedStudy();
   const sequential = await readLooks(store, run.id);
   const measures = await benchmarkMeasures(run.spec);
   const cfrNotApplicable = await benchmarksWithoutThreshold(run.spec);

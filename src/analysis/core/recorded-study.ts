@@ -24,6 +24,11 @@ export function recordedStudy(dir: string, store: TrialStore, run: RunRecord): P
   return last.study;
 }
 
+/** Drops the study read last: its items and pools are not held while the analyses run. */
+export function releaseRecordedStudy(): void {
+  last = undefined;
+}
+
 async function read(dir: string, store: TrialStore, run: RunRecord): Promise<RecordedStudy> {
   if (run.imported) return { unavailable: `an imported run (${run.imported.format} logs carry no items)` };
   return openStoredStudy(store, run, (missing) => missingStudyError(dir, run, missing, "the analysis"));

@@ -33,6 +33,50 @@ export interface CellMoments {
   readonly yy: Float64Array;
   readonly yn: Float64Array;
   readonly nn: Float64Array;
+  /**
+   * Per cell, the cells it shares a non-zero moment with (ascending), built on first use by the
+   * robust SE; whoever refills the moments in place clears it.
+   */
+  support?: CellSupport;
+  /**
+   * The moments at the support's entries, four per entry (YY[a,b], YN[a,b], YN[b,a], NN[a,b]) in
+   * the support's order: read in sequence by the robust SE. Built on first use; cleared with `support`.
+   */
+  supportMoments?: Float64Array;
+}
+
+/**
+ * For each cell a, cells b including every one with a non-zero YY, YN, YN' or NN entry (more may
+ * be listed): cells[start[a]] .. cells[start[a + 1] - 1], ascending.
+ */
+export interface CellSupport {
+  start: Int32Array;
+  cells: Int32Array;
+}
+
+/** The non-zero pattern of the moments (cells never seen in one cluster share only zeros). */
+export function cellSupport(moments: CellMoments): CellSupport {
+  if (moments.support) return moments.support;
+  const { nCells, yy, yn, nn } = moments;
+  const start = new Int32Array(nCells + 1);
+  let count = 0;
+  for (let a = 0; a < nCells; a++) {
+    const base = a * nCells;
+    for (let b = 0; b < nCells; b++) {
+      if (nn[base + b] !== 0 || yy[base + b] !== 0 || yn[base + b] !== 0 || yn[b * nCells + a] !== 0) count++;
+    }
+    start[a + 1] = count;
+  }
+  const cells = new Int32Array(count);
+  let at = 0;
+  for (let a = 0; a < nCells; a++) {
+    const base = a * nCells;
+    for (let b = 0; b < nCells; b++) {
+      if (nn[base + b] !== 0 || yy[base + b] !== 0 || yn[base + b] !== 0 || yn[b * nCells + a] !== 0) cells[at++] = b;
+    }
+  }
+  moments.support = { start, cells };
+  return moments.support;
 }
 
 /**
@@ -61,6 +105,8 @@ export function cellMoments(
           nn: new Float64Array(size),
         };
   const { successes, trials, yy, yn, nn } = out;
+  out.support = undefined;
+  out.supportMoments = undefined;
   successes.fill(0);
   trials.fill(0);
   yy.fill(0);
@@ -140,6 +186,11 @@ export interface CellGlmInput {
   tolerance?: number;
   /** Starting coefficients (e.g. a neighbouring fit's); default zero. */
   start?: Float64Array;
+  /**
+   * The aliased columns, when a caller already has them for the same design rows and the same
+   * cell trials (what `fitCellGlm` returned then): the pivoted QR that finds them is skipped.
+   */
+  aliasedColumns?: readonly AliasedColumn[];
 }
 
 export interface CellGlmResult {
@@ -302,7 +353,7 @@ function checkSeparation(input: CellGlmInput): void {
 /** Fits the cell-level GLM and returns one coefficient with its cluster-robust Wald test. */
 export function fitCellGlm(input: CellGlmInput): CellGlmResult {
   const names = input.columnNames ?? Array.from({ length: input.k }, (_, j) => `column ${j}`);
-  const aliased = aliasedCellColumns(input, names);
+  const aliased = input.aliasedColumns ? [...input.aliasedColumns] : aliasedCellColumns(input, names);
   if (aliased.length === 0) return { ...fitEstimable(input), aliased };
   const dropped = new Set(aliased.map((a) => names.indexOf(a.column)));
   if (dropped.has(input.coefficient)) {
@@ -408,6 +459,8 @@ function clusterSe(input: CellGlmInput, last: CellPass, link: Link): number {
     v[r] = s * dot;
   }
   const { yy, yn, nn, nCells } = moments;
+  const sparse = sparseMeat(cells, v, last.mu, moments);
+  if (sparse !== null) return clusterFactor(input, sparse);
   let total = 0;
   for (let a = 0; a < m; a++) {
     if (v[a] === 0) continue;
@@ -423,8 +476,72 @@ function clusterSe(input: CellGlmInput, last: CellPass, link: Link): number {
     }
     total += v[a] * row;
   }
+  return clusterFactor(input, total);
+}
+
+function clusterFactor(input: CellGlmInput, total: number): number {
   const g = input.nClusters;
   const n = input.nObs;
-  const factor = (g / (g - 1)) * ((n - 1) / (n - k));
+  const factor = (g / (g - 1)) * ((n - 1) / (n - input.k));
   return Math.sqrt(Math.max(total, 0) * factor);
+}
+
+/**
+ * The meat's quadratic form over the moments' non-zero pattern only, in the dense loop's order:
+ * a skipped pair's term is an exact zero, and adding a zero to a sum that starts at +0 leaves
+ * its bits unchanged, so the total is the dense loop's to the last bit. Null (use the dense loop)
+ * when the cells are not ascending or a weight or mean is not finite (a zero term could be NaN).
+ */
+function sparseMeat(cells: Int32Array, v: Float64Array, mu: Float64Array, moments: CellMoments): number | null {
+  const m = cells.length;
+  const { nCells } = moments;
+  for (let r = 0; r < m; r++) {
+    if (!Number.isFinite(v[r]) || !Number.isFinite(mu[r])) return null;
+    if (r > 0 && cells[r] <= cells[r - 1]) return null;
+  }
+  const support = cellSupport(moments);
+  const values = supportMoments(moments, support);
+  const rowOf = new Int32Array(nCells).fill(-1);
+  for (let r = 0; r < m; r++) rowOf[cells[r]] = r;
+  let total = 0;
+  for (let a = 0; a < m; a++) {
+    if (v[a] === 0) continue;
+    const ca = cells[a];
+    const mua = mu[a];
+    let row = 0;
+    for (let s = support.start[ca]; s < support.start[ca + 1]; s++) {
+      const cb = support.cells[s];
+      const c = rowOf[cb];
+      if (c < 0 || v[c] === 0) continue;
+      const mub = mu[c];
+      const at = 4 * s;
+      row += v[c] * (values[at] - mub * values[at + 1] - mua * values[at + 2] + mua * mub * values[at + 3]);
+    }
+    total += v[a] * row;
+  }
+  return total;
+}
+
+/** Each moments object's buffer of support moments, refilled when the moments are. */
+const supportBuffers = new WeakMap<CellMoments, Float64Array>();
+
+function supportMoments(moments: CellMoments, support: CellSupport): Float64Array {
+  if (moments.supportMoments) return moments.supportMoments;
+  const { nCells, yy, yn, nn } = moments;
+  let out = supportBuffers.get(moments);
+  if (out?.length !== 4 * support.cells.length) {
+    out = new Float64Array(4 * support.cells.length);
+    supportBuffers.set(moments, out);
+  }
+  for (let a = 0; a < nCells; a++) {
+    for (let s = support.start[a]; s < support.start[a + 1]; s++) {
+      const b = support.cells[s];
+      out[4 * s] = yy[a * nCells + b];
+      out[4 * s + 1] = yn[a * nCells + b];
+      out[4 * s + 2] = yn[b * nCells + a];
+      out[4 * s + 3] = nn[a * nCells + b];
+    }
+  }
+  moments.supportMoments = out;
+  return out;
 }

@@ -71,6 +71,13 @@ export {
   type SpecificationResult,
   summarizeCurve,
 } from "./specification-curve.js";
-export { type CellGlmInput, type CellGlmResult, type CellMoments, cellMoments, fitCellGlm } from "./cell-glm.js";
+export {
+  type CellGlmInput,
+  type CellGlmResult,
+  type CellMoments,
+  type CellSupport,
+  cellMoments,
+  fitCellGlm,
+} from "./cell-glm.js";
 export { type SeededRandom, seededRandom } from "../random.js";
 export { NotPositiveDefiniteError } from "./linalg.js";

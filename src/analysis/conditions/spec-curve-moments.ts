@@ -1,0 +1,247 @@
+/**
+ * The cell moments of the specification curve (src/stats/models/cell-glm.ts) for whole-number
+ * outcomes, accumulated per block of clusters that share their cells.
+ *
+ * A cluster (an item) is seen under a fixed set of rest codes (model, benchmark, other facets)
+ * whatever the labelling, so its cells lie in those rests x the comparison levels: a few hundred
+ * of the grid's cells. Clusters with the same rests form a block whose cross-moments are summed in
+ * a small dense matrix (cache-resident, no index arithmetic per pair) and added to the grid's
+ * matrices once per block. With whole-number y and n every product and sum is an exact integer, so
+ * the result equals `cellMoments`'s to the last bit in any order; other outcomes use `cellMoments`.
+ */
+import type { CellMoments, CellSupport } from "../../stats/index.js";
+
+/** Clusters grouped by their rest codes, computed once per curve (labels do not move rests). */
+export interface MomentBlocks {
+  nRest: number;
+  levelCount: number;
+  /** Per block: its rest codes (ascending) and its clusters. */
+  blocks: { rests: Int32Array; clusters: Int32Array }[];
+  /** Per row: the position of its rest among its block's rests. */
+  restLocal: Int32Array;
+  /** Per cell, the cells of every block it is in: where its moments can be non-zero, whatever the labels. */
+  support: CellSupport;
+}
+
+export function momentBlocks(rest: Int32Array, clusterStart: Int32Array, nRest: number, levelCount: number) {
+  const restLocal = new Int32Array(rest.length);
+  const byKey = new Map<string, { rests: Int32Array; clusters: number[] }>();
+  const position = new Int32Array(nRest).fill(-1);
+  for (let g = 0; g + 1 < clusterStart.length; g++) {
+    const seen = new Set<number>();
+    for (let i = clusterStart[g]; i < clusterStart[g + 1]; i++) seen.add(rest[i]);
+    const rests = Int32Array.from([...seen].sort((a, b) => a - b));
+    const key = rests.join(",");
+    let block = byKey.get(key);
+    if (!block) {
+      block = { rests, clusters: [] };
+      byKey.set(key, block);
+    }
+    block.clusters.push(g);
+    rests.forEach((r, j) => {
+      position[r] = j;
+    });
+    for (let i = clusterStart[g]; i < clusterStart[g + 1]; i++) restLocal[i] = position[rest[i]];
+  }
+  const blocks = [...byKey.values()].map((b) => ({ rests: b.rests, clusters: Int32Array.from(b.clusters) }));
+  return {
+    nRest,
+    levelCount,
+    blocks,
+    restLocal,
+    support: blockSupport(blocks, nRest, levelCount),
+  } satisfies MomentBlocks;
+}
+
+function blockSupport(blocks: MomentBlocks["blocks"], nRest: number, levelCount: number): CellSupport {
+  const partners: Set<number>[] = Array.from({ length: nRest }, () => new Set());
+  for (const { rests } of blocks) for (const r of rests) for (const other of rests) partners[r].add(other);
+  const sorted = partners.map((p) => [...p].sort((a, b) => a - b));
+  const start = new Int32Array(nRest * levelCount + 1);
+  const cells: number[] = [];
+  for (let r = 0; r < nRest; r++) {
+    for (let l = 0; l < levelCount; l++) {
+      for (const other of sorted[r]) for (let k = 0; k < levelCount; k++) cells.push(other * levelCount + k);
+      start[r * levelCount + l + 1] = cells.length;
+    }
+  }
+  return { start, cells: Int32Array.from(cells) };
+}
+
+/** Whether every y and n is a whole number, 0 to 1e6: the sums of products below are then exact. */
+export function wholeNumbers(y: Float64Array, n: Float64Array): boolean {
+  for (let i = 0; i < y.length; i++) {
+    if (!Number.isInteger(y[i]) || !Number.isInteger(n[i]) || y[i] < 0 || n[i] < 0 || y[i] > 1e6 || n[i] > 1e6)
+      return false;
+  }
+  return true;
+}
+
+/**
+ * Three cells' whole-number sums share one double, 17 bits apart (51 bits, below the 53 of
+ * exact integers): one multiply-add then serves three entries. A lane holds at most LANE - 1;
+ * the packed sums are unpacked into the block's plain sums before any lane could carry over.
+ */
+const LANE = 2 ** 17;
+const LANES = 3;
+
+/**
+ * `cellMoments` for whole-number y and n (check with `wholeNumbers`): a row's cell is
+ * rest * levelCount + levels[trial[row]]. `reuse` refills an earlier result's buffers.
+ */
+export function blockCellMoments(
+  layout: MomentBlocks,
+  clusterStart: Int32Array,
+  trial: Int32Array,
+  levels: Int32Array,
+  y: Float64Array,
+  n: Float64Array,
+  reuse?: CellMoments,
+): CellMoments {
+  const L = layout.levelCount;
+  const nCells = layout.nRest * L;
+  const size = nCells * nCells;
+  const out: CellMoments =
+    reuse && reuse.nCells === nCells
+      ? reuse
+      : {
+          nCells,
+          successes: new Float64Array(nCells),
+          trials: new Float64Array(nCells),
+          yy: new Float64Array(size),
+          yn: new Float64Array(size),
+          nn: new Float64Array(size),
+        };
+  const { successes, trials, yy, yn, nn } = out;
+  out.support = layout.support;
+  out.supportMoments = undefined;
+  successes.fill(0);
+  trials.fill(0);
+  // Only the blocks' entries are ever written: a buffer this layout filled is zero elsewhere.
+  if (filled.get(out) === layout) {
+    for (const { rests } of layout.blocks)
+      forEachEntry(rests, L, nCells, (at) => {
+        yy[at] = 0;
+        yn[at] = 0;
+        nn[at] = 0;
+      });
+  } else {
+    yy.fill(0);
+    yn.fill(0);
+    nn.fill(0);
+  }
+  filled.set(out, layout);
+  const { restLocal } = layout;
+  for (const { rests, clusters } of layout.blocks) {
+    const s = rests.length * L;
+    const q = Math.ceil(s / LANES);
+    // Plain sums (s x s) and packed ones (s x q: column b' holds cells 3b', 3b' + 1, 3b' + 2).
+    const plain = { yy: new Float64Array(s * s), yn: new Float64Array(s * s), nn: new Float64Array(s * s) };
+    const packed = { yy: new Float64Array(s * q), yn: new Float64Array(s * q), nn: new Float64Array(s * q) };
+    const ys = new Float64Array(q * LANES);
+    const ns = new Float64Array(q * LANES);
+    const packedY = new Float64Array(q);
+    const packedN = new Float64Array(q);
+    let bound = 0;
+    for (const g of clusters) {
+      ys.fill(0);
+      ns.fill(0);
+      for (let i = clusterStart[g]; i < clusterStart[g + 1]; i++) {
+        const ni = n[i];
+        if (ni === 0) continue;
+        const c = restLocal[i] * L + levels[trial[i]];
+        ys[c] += y[i];
+        ns[c] += ni;
+      }
+      let largest = 0;
+      for (let a = 0; a < s; a++) {
+        if (ns[a] > largest) largest = ns[a];
+        if (ys[a] > largest) largest = ys[a];
+      }
+      // The most this cluster adds to one lane; unpack first if the lanes could overflow.
+      const adds = largest * largest;
+      if (adds >= LANE) throw new Error("cell counts too large for the packed moments");
+      if (bound + adds >= LANE) {
+        unpack(packed, plain, s, q);
+        bound = 0;
+      }
+      bound += adds;
+      for (let p = 0; p < q; p++) {
+        const c = p * LANES;
+        packedY[p] = ys[c] + ys[c + 1] * LANE + ys[c + 2] * LANE * LANE;
+        packedN[p] = ns[c] + ns[c + 1] * LANE + ns[c + 2] * LANE * LANE;
+      }
+      for (let a = 0; a < s; a++) {
+        const na = ns[a];
+        const ya = ys[a];
+        const base = a * q;
+        // Upper triangle: from the packed column holding cell a (its lower neighbours are ignored).
+        const from = Math.floor(a / LANES);
+        if (na !== 0) for (let p = from; p < q; p++) packed.nn[base + p] += na * packedN[p];
+        if (ya === 0) continue;
+        for (let p = from; p < q; p++) packed.yy[base + p] += ya * packedY[p];
+        for (let p = 0; p < q; p++) packed.yn[base + p] += ya * packedN[p];
+      }
+      for (let a = 0; a < s; a++) {
+        const cell = rests[Math.floor(a / L)] * L + (a % L);
+        successes[cell] += ys[a];
+        trials[cell] += ns[a];
+      }
+    }
+    unpack(packed, plain, s, q);
+    // YY and NN were summed over b >= a only: mirrored here, in the block's small matrices.
+    for (let a = 0; a < s; a++) {
+      for (let b = a + 1; b < s; b++) {
+        plain.yy[b * s + a] = plain.yy[a * s + b];
+        plain.nn[b * s + a] = plain.nn[a * s + b];
+      }
+    }
+    let local = 0;
+    forEachEntry(rests, L, nCells, (at) => {
+      yy[at] += plain.yy[local];
+      yn[at] += plain.yn[local];
+      nn[at] += plain.nn[local];
+      local++;
+    });
+  }
+  return out;
+}
+
+/** The moments each layout last filled (to clear only its blocks' entries on reuse). */
+const filled = new WeakMap<CellMoments, MomentBlocks>();
+
+/** Calls `visit` with the grid index of each of a block's s x s entries, in row-major local order. */
+function forEachEntry(rests: Int32Array, L: number, nCells: number, visit: (at: number) => void): void {
+  for (let ra = 0; ra < rests.length; ra++) {
+    for (let la = 0; la < L; la++) {
+      const base = (rests[ra] * L + la) * nCells;
+      for (let rb = 0; rb < rests.length; rb++) {
+        const at = base + rests[rb] * L;
+        for (let lb = 0; lb < L; lb++) visit(at + lb);
+      }
+    }
+  }
+}
+
+type Sums = { yy: Float64Array; yn: Float64Array; nn: Float64Array };
+
+/** Adds the packed sums' lanes to the plain sums and clears them. */
+function unpack(packed: Sums, plain: Sums, s: number, q: number): void {
+  for (const key of ["yy", "yn", "nn"] as const) {
+    const from = packed[key];
+    const to = plain[key];
+    for (let a = 0; a < s; a++) {
+      for (let p = 0; p < q; p++) {
+        let v = from[a * q + p];
+        if (v === 0) continue;
+        from[a * q + p] = 0;
+        for (let lane = 0; lane < LANES; lane++) {
+          const b = p * LANES + lane;
+          const low = v % LANE;
+          if (b < s) to[a * s + b] += low;
+          v = (v - low) / LANE;
+        }
+      }
+    }
+  }
+}
