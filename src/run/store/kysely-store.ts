@@ -462,7 +462,9 @@ export class KyselyTrialStore implements TrialStore {
     for (const [i, entry] of entries.entries()) if (written[i] && entry.task) this.storedTasks.add(entry.task.hash);
     this.rememberTexts(texts);
     this.unindexed += entries.length;
-    if (this.unindexed >= SEARCH_QUEUE_BATCH) await this.indexSearchQueue();
+    // The trials are committed whatever the index does: a failed bulk update leaves the queue,
+    // which the next one (or the viewer's temp index) reads.
+    if (this.unindexed >= SEARCH_QUEUE_BATCH) await this.indexSearchQueue().catch(() => {});
     return written;
   }
 

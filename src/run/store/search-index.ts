@@ -32,6 +32,9 @@ export async function indexSearchQueue(db: AnyDb): Promise<number> {
   let indexed = 0;
   for (;;) {
     const slice = await db.transaction().execute(async (trx) => {
+      // A write first takes SQLite's write lock (waiting out other writers) before the queue is
+      // read: a read first could go stale under another process and fail with SQLITE_BUSY.
+      await sql`delete from trial_search_queue where 0`.execute(trx);
       const { rows } = await sql<{ trial_id: string }>`select trial_id from trial_search_queue
         order by seq limit ${INDEX_SLICE}`.execute(trx);
       if (rows.length === 0) return 0;
