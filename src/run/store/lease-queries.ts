@@ -209,7 +209,7 @@ export class KyselyLeaseStore implements LeaseStore {
     };
   }
 
-  async saveRunItems(runId: string, items: readonly Item[]): Promise<void> {
+  async saveRunItems(runId: string, items: readonly Item[], firstPosition = 0): Promise<void> {
     // Rows serialised a batch at a time: a run's exemplar pools can hold ~100 MB of item JSON.
     const rowsFrom = (start: number) =>
       items.slice(start, start + ITEM_BATCH).map((item, i) => ({
@@ -217,7 +217,7 @@ export class KyselyLeaseStore implements LeaseStore {
         benchmark: item.benchmark,
         item_id: item.id,
         item: JSON.stringify(item),
-        position: start + i,
+        position: firstPosition + start + i,
       }));
     await this.db.transaction().execute(async (trx) => {
       for (let start = 0; start < items.length; start += ITEM_BATCH) {

@@ -175,8 +175,11 @@ export interface LeaseStore {
   stopWorker(workerId: string): Promise<void>;
   listWorkers(runId: string): Promise<WorkerRecord[]>;
   leaseSummary(runId: string): Promise<LeaseSummary>;
-  /** Stores the run's items (idempotent), for workers that have only the store's URL. */
-  saveRunItems(runId: string, items: readonly Item[]): Promise<void>;
+  /**
+   * Stores the run's items (idempotent), for workers that have only the store's URL; positions
+   * from `firstPosition` (default 0), so a long list can be stored in parts.
+   */
+  saveRunItems(runId: string, items: readonly Item[], firstPosition?: number): Promise<void>;
   /** The run's items and pools in the order they were saved (few-shot draws depend on a pool's order). */
   listRunItems(runId: string): Promise<Item[]>;
   /** Stores the plugin modules the run loaded (idempotent), in the spec's order. */
