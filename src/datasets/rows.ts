@@ -88,11 +88,23 @@ export function parseJsonLine(text: string): Json {
   return asRecord(value);
 }
 
-/** Non-blank lines of a text file with their 1-based line numbers (CRLF tolerated). */
+/**
+ * Non-blank lines of a text file with their 1-based line numbers (CRLF tolerated). Each line is
+ * its own string: an item keeping a line would otherwise keep the whole file's text alive.
+ */
 export function textLines(text: string): { text: string; line: number }[] {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   return src
     .split(/\r?\n/)
     .map((line, index) => ({ text: line, line: index + 1 }))
-    .filter((entry) => entry.text.trim() !== "");
+    .filter((entry) => entry.text.trim() !== "")
+    .map((entry) => ({ text: ownString(entry.text), line: entry.line }));
+}
+
+/**
+ * The same text in a string of its own. V8 makes a substring (split, slice) a view that keeps
+ * its parent alive; slicing a fresh concatenation copies the text into a new flat string first.
+ */
+export function ownString(text: string): string {
+  return ` ${text}`.slice(1);
 }

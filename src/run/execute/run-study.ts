@@ -27,7 +27,7 @@ import { acquireStudyLock, type StudyLock } from "./study-lock.js";
 import { describeWorkersAtWork } from "./live-workers.js";
 import { allItems, type PreparedStudy, prepareStudy } from "../prepare/study.js";
 import { PARALLAX_VERSION } from "../../core/version.js";
-import { storedPoolRows } from "../prepare/exemplars.js";
+import { drawnPools, setAsideRows, storedPoolRows } from "../prepare/exemplars.js";
 import { pluginsToStore, refuseChangedPlugins } from "../store/stored-plugins.js";
 import type { RunJudging } from "../score/run-judging.js";
 import { hasJudges } from "../score/judges.js";
@@ -83,7 +83,8 @@ export interface RunStudyResult {
 const PLANNING_REPORT_MS = 1_000;
 
 export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult> {
-  const study = await prepareStudy(options.specFile ?? options.specPath);
+  // Replaced by the study as its trials read it once the run is recorded (recordRun).
+  let study = await prepareStudy(options.specFile ?? options.specPath, { setPoolsAside: true });
   for (const warning of study.warnings) options.onNote?.(`warning: ${warning}`);
   // Everything `plan` refuses is refused here too, before anything is written.
   const plannedTrials = refuseUnrunnableDesign(study);
@@ -132,7 +133,7 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     throw error;
   }
   try {
-    const { runId, allStored } = await recordRun(
+    const recorded = await recordRun(
       store,
       study,
       { outDir, label: storeLabel(options.store ?? outDir) },
@@ -143,6 +144,8 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
         stopSignal: options.stopSignal,
       },
     );
+    const { runId, allStored } = recorded;
+    study = recorded.study;
     // Judges of open-ended answers (spec scoring.judges): the mapping is sealed before any trial
     // runs, and before other workers start (they judge under the sealed round).
     let judging: RunJudging | undefined;
@@ -271,7 +274,7 @@ async function sharedSource(store: TrialStore, runId: string, lease: LeaseOption
  * idempotent): on PostgreSQL (other workers claim from the store), with run-time judges (the
  * blinding round is sealed over all judged trials), sequential (looks select stored trials)
  * and in batch mode. Otherwise (`allStored` false) the plan is stored batch by batch while the
- * run executes (PlanningTrialSource).
+ * run executes (PlanningTrialSource). Returns the study as the trials read it (forTrials).
  */
 async function recordRun(
   store: TrialStore,
@@ -279,7 +282,7 @@ async function recordRun(
   /** Where the run's folder is, and how messages name its store. */
   at: { outDir: string; label: string },
   planning: PlanningOptions,
-): Promise<{ runId: string; allStored: boolean }> {
+): Promise<{ runId: string; allStored: boolean; study: PreparedStudy }> {
   const { outDir, label } = at;
   const runId = runIdFor(study);
   const existing = await store.getRun();
@@ -304,17 +307,49 @@ async function recordRun(
   // The study as the run loaded it: workers on other machines, `score` and `analyze` read it
   // from the store, never from the benchmark sources. Resuming a run recorded before the store
   // kept it stores it now (the rows are keyed, so a second save adds nothing).
-  await store.saveRunItems(runId, [...allItems(study), ...storedPoolRows(study.exemplars)]);
+  await saveStudyItems(store, runId, study);
   const plugins = pluginsToStore(study.spec, run.specDir!);
   if (existing) refuseChangedPlugins(runId, await store.listRunPlugins(runId), plugins);
   await store.saveRunPlugins(runId, plugins);
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(study.manifest, null, 2)}\n`);
   writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(study.spec, null, 2)}\n`);
   stampGridRules(study.spec, study.specPath, outDir);
-  if (existing && (await storedTrials(store, runId)) === planning.total) return { runId, allStored: true };
-  if (!plansFirst(study, store)) return { runId, allStored: false };
-  await addPlannedTrials(store, planTrials(study, runId), planning);
-  return { runId, allStored: true };
+  const trials = forTrials(study);
+  if (existing && (await storedTrials(store, runId)) === planning.total)
+    return { runId, allStored: true, study: trials };
+  if (!plansFirst(trials, store)) return { runId, allStored: false, study: trials };
+  await addPlannedTrials(store, planTrials(trials, runId), planning);
+  return { runId, allStored: true, study: trials };
+}
+
+/** Pool rows stored per call when the pools were set aside (one transaction each). */
+const POOL_SAVE_BATCH = 5_000;
+
+/** The items, then each pool's rows, in that order (a few-shot draw depends on a pool's order). */
+async function saveStudyItems(store: TrialStore, runId: string, study: PreparedStudy): Promise<void> {
+  const items = allItems(study);
+  if (!study.poolsAside) {
+    await store.saveRunItems(runId, [...items, ...storedPoolRows(study.exemplars)]);
+    return;
+  }
+  await store.saveRunItems(runId, items);
+  // Each part is stored after the last (a few-shot draw depends on a pool's order).
+  for (const pool of study.poolsAside.values())
+    for (const rows of setAsideRows(pool, POOL_SAVE_BATCH)) await store.saveRunItems(runId, rows);
+}
+
+/**
+ * The study as its trials read it once the run is recorded: the manifest and the whole exemplar
+ * pools are in manifest.json and the store, so the run keeps only the pools' drawn exemplars
+ * (the same draws, drawnPools) and no manifest, as a study read back from its store has none.
+ */
+function forTrials(study: PreparedStudy): PreparedStudy {
+  const { poolsAside, ...rest } = study;
+  return {
+    ...rest,
+    manifest: { benchmarks: [] },
+    exemplars: poolsAside ? study.exemplars : drawnPools(study.spec, study.exemplars),
+  };
 }
 
 /** Whether the run stores its whole plan before executing (see recordRun). */

@@ -6,9 +6,9 @@
  * in the item manifest.
  */
 import type { Item } from "../../contracts/item.js";
-import type { BenchmarkSpec, StudySpec } from "../../contracts/spec.js";
+import type { BenchmarkSpec, FacetValue, StudySpec } from "../../contracts/spec.js";
 import { InputError } from "../../core/errors.js";
-import { hashValue } from "../../core/hash.js";
+import { canonicalJson, hashValue } from "../../core/hash.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import type { LoadContext } from "../../datasets/types.js";
 import { drawExemplars, shotCount, shotSeed } from "../../facets/few-shot.js";
@@ -37,6 +37,56 @@ export function storedPoolRows(pools: ReadonlyMap<string, readonly Item[]>): Ite
   );
 }
 
+/**
+ * A pool set aside until the run stores it: its run_items rows as JSON lines in a Buffer, outside
+ * V8's heap, so preparing a study never holds every pool's items at once (V8 sizes its heap after
+ * setup from the largest set of live objects setup held).
+ */
+export interface SetAsidePool {
+  /** Whole JSON lines, about a megabyte a chunk (the text is never held whole on the heap). */
+  chunks: Buffer[];
+  count: number;
+}
+
+const CHUNK_CHARS = 1 << 20;
+
+export function setAsidePool(benchmark: string, pool: readonly Item[]): SetAsidePool {
+  const chunks: Buffer[] = [];
+  let lines: string[] = [];
+  let chars = 0;
+  const flush = () => {
+    chunks.push(Buffer.from(lines.join("")));
+    lines = [];
+    chars = 0;
+  };
+  for (const item of pool) {
+    const line = `${JSON.stringify({ ...item, benchmark: `${STORED_POOL_PREFIX}${benchmark}` })}\n`;
+    lines.push(line);
+    chars += line.length;
+    if (chars >= CHUNK_CHARS) flush();
+  }
+  if (lines.length > 0) flush();
+  return { chunks, count: pool.length };
+}
+
+/** The set-aside pool's rows for run_items, up to `size` at a time (storedPoolRows's rows, equal as JSON). */
+export function* setAsideRows(pool: SetAsidePool, size: number): Generator<Item[]> {
+  let batch: Item[] = [];
+  for (const chunk of pool.chunks) {
+    // A JSON line holds no raw newline, and no byte of a multi-byte UTF-8 character is one.
+    for (let start = 0; start < chunk.length; ) {
+      const end = chunk.indexOf(0x0a, start);
+      batch.push(JSON.parse(chunk.toString("utf8", start, end)) as Item);
+      start = end + 1;
+      if (batch.length >= size) {
+        yield batch;
+        batch = [];
+      }
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
 /** Splits run_items rows into the evaluated items and the exemplar pools (by benchmark id). */
 export function splitStoredPools(rows: readonly Item[]): { items: Item[]; pools: Map<string, Item[]> } {
   const items: Item[] = [];
@@ -53,11 +103,17 @@ export function splitStoredPools(rows: readonly Item[]): { items: Item[]; pools:
   return { items, pools };
 }
 
+/**
+ * Loads a benchmark's exemplar pool. `own` is what the benchmark itself loaded: a pool that reads
+ * the same source with the same loader and options (`readsOwnSource`) is taken from it instead
+ * of being read and parsed a second time.
+ */
 export async function loadExemplarPool(
   benchmark: BenchmarkSpec,
   evaluated: readonly Item[],
   context: LoadContext,
   field?: SourceField,
+  own?: { items: readonly Item[]; plugins: boolean },
 ): Promise<Item[] | undefined> {
   const declared = benchmark.exemplars;
   if (!declared) return undefined;
@@ -65,17 +121,20 @@ export async function loadExemplarPool(
   if (!datasetLoaders.has(loaderName)) {
     throw new InputError(`benchmark '${benchmark.id}': unknown exemplar loader '${loaderName}'`);
   }
-  const loaded = await loadForSpec(
-    {
-      id: benchmark.id,
-      loader: loaderName,
-      ...(declared.source === undefined ? {} : { source: declared.source }),
-      ...(declared.items === undefined ? {} : { items: declared.items }),
-      ...(declared.options === undefined ? {} : { options: declared.options }),
-    },
-    context,
-    declared.source === undefined ? undefined : field,
-  );
+  const loaded =
+    own && readsOwnSource(benchmark, own.plugins)
+      ? { items: own.items }
+      : await loadForSpec(
+          {
+            id: benchmark.id,
+            loader: loaderName,
+            ...(declared.source === undefined ? {} : { source: declared.source }),
+            ...(declared.items === undefined ? {} : { items: declared.items }),
+            ...(declared.options === undefined ? {} : { options: declared.options }),
+          },
+          context,
+          declared.source === undefined ? undefined : field,
+        );
   const overlap = overlapping(loaded.items, evaluated);
   if (overlap.length > 0 && !declared.exclude_evaluated) {
     const shown = overlap.slice(0, 10).join(", ");
@@ -87,6 +146,25 @@ export async function loadExemplarPool(
   }
   const dropped = new Set(overlap);
   return loaded.items.filter((item) => !dropped.has(item.id));
+}
+
+/**
+ * Whether a benchmark's pool loads exactly what the benchmark loads: the same source, loader and
+ * options, neither inline. A built-in loader reads nothing else of its spec; a plugin's loader
+ * might (`plugins`: the spec loads plugins), so its pool is always loaded on its own.
+ */
+export function readsOwnSource(benchmark: BenchmarkSpec, plugins: boolean): boolean {
+  const declared = benchmark.exemplars;
+  return (
+    !plugins &&
+    declared !== undefined &&
+    declared.items === undefined &&
+    benchmark.items === undefined &&
+    declared.source !== undefined &&
+    declared.source === benchmark.source &&
+    (declared.loader ?? benchmark.loader) === benchmark.loader &&
+    canonicalJson(declared.options ?? null) === canonicalJson(benchmark.options ?? null)
+  );
 }
 
 /** Pool item ids that are evaluated items: the same id, or the same content (question and options). */
@@ -105,10 +183,37 @@ function normalise(text: string): string {
   return text.replace(/\s+/g, " ").trim().toLowerCase();
 }
 
+/** The few_shot levels of the spec that draw exemplars (above 0). */
+function drawingLevels(spec: StudySpec): FacetValue[] {
+  return (spec.conditions.facets.few_shot ?? []).filter((value) => shotCount(value) > 0);
+}
+
+/**
+ * The pools as the trials read them: each cut to the exemplars the spec's few_shot levels draw.
+ * A draw orders the pool's ids by a seeded hash, takes the first `level` and keeps them in pool
+ * order, so the cut pool (the drawn items, in pool order) gives every level the same draw, and
+ * a run does not hold whole pools (tens of thousands of items) while its trials execute. With
+ * plugins the pools stay whole: a plugin's facet may read a pool otherwise.
+ */
+export function drawnPools(spec: StudySpec, pools: ReadonlyMap<string, Item[]>): Map<string, Item[]> {
+  if ((spec.plugins ?? []).length > 0) return new Map(pools);
+  const levels = drawingLevels(spec);
+  return new Map(
+    [...pools].map(([benchmark, pool]) => {
+      const drawn = new Set(
+        levels.flatMap((value) =>
+          drawExemplars(pool, benchmark, shotCount(value), shotSeed(value)).map((item) => item.id),
+        ),
+      );
+      return [benchmark, pool.filter((item) => drawn.has(item.id))];
+    }),
+  );
+}
+
 /** The manifest record of a pool and of the draws the spec's few_shot levels make from it. */
 export function exemplarManifest(benchmark: BenchmarkSpec, spec: StudySpec, pool: readonly Item[]): ExemplarManifest {
   const declared = benchmark.exemplars!;
-  const levels = (spec.conditions.facets.few_shot ?? []).filter((value) => shotCount(value) > 0);
+  const levels = drawingLevels(spec);
   return {
     loader: declared.items ? "inline" : (declared.loader ?? benchmark.loader),
     source: declared.source ?? null,

@@ -15,7 +15,14 @@ import { refuseConstraintViolations } from "../../facets/constraints.js";
 import { checkSampleSize, refuseDuplicateIds } from "./benchmark-checks.js";
 import { loadForSpec } from "./benchmark-load.js";
 import { benchmarkConditions, expandConditions } from "./conditions.js";
-import { type ExemplarManifest, exemplarManifest, loadExemplarPool } from "./exemplars.js";
+import {
+  drawnPools,
+  type ExemplarManifest,
+  exemplarManifest,
+  loadExemplarPool,
+  type SetAsidePool,
+  setAsidePool,
+} from "./exemplars.js";
 import {
   type CellCoverage,
   cellCoverage,
@@ -62,8 +69,13 @@ export interface PreparedStudy {
   conditions: Condition[];
   /** The conditions each benchmark runs: `conditions` minus the exclude entries naming it. */
   benchmarkConditions: Map<string, Condition[]>;
-  /** Each benchmark's few-shot exemplar pool (benchmarks that declare one). */
+  /** Each benchmark's few-shot exemplar pool (benchmarks that declare one); see `poolsAside`. */
   exemplars: Map<string, Item[]>;
+  /**
+   * With prepareStudy's `setPoolsAside` (and no plugins): each whole pool as its run_items rows,
+   * `exemplars` then holding only the exemplars the spec's levels draw (the same draws, drawnPools).
+   */
+  poolsAside?: Map<string, SetAsidePool>;
   /** Problems the study can run with, for the user to see (e.g. a sample cut to the benchmark's size). */
   warnings: string[];
   /** The declared families with their items (absent: every cell runs every item of its benchmark). */
@@ -74,7 +86,7 @@ export interface PreparedStudy {
 
 export async function prepareStudy(
   specOrFile: string | SpecFile,
-  options: { cacheDir?: string } = {},
+  options: { cacheDir?: string; setPoolsAside?: boolean } = {},
 ): Promise<PreparedStudy> {
   // Read and parsed once for the steps below (or already, by the caller).
   const file = typeof specOrFile === "string" ? readSpecFile(specOrFile) : specOrFile;
@@ -88,6 +100,8 @@ export async function prepareStudy(
   const items = new Map<string, Map<string, Item>>();
   const manifest: ItemManifest = { benchmarks: [] };
   const exemplars = new Map<string, Item[]>();
+  const plugins = (spec.plugins ?? []).length > 0;
+  const poolsAside = options.setPoolsAside && !plugins ? new Map<string, SetAsidePool>() : undefined;
   const pools = new Map<string, Item[]>();
   const sources = new Map<string, LoadedBenchmark["sources"]>();
   for (const [index, benchmark] of spec.benchmarks.entries()) {
@@ -107,11 +121,18 @@ export async function prepareStudy(
     items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
     pools.set(benchmark.id, sampled);
     sources.set(benchmark.id, loaded.sources);
-    const pool = await loadExemplarPool(benchmark, sampled, context, {
-      spec: located,
-      path: ["benchmarks", index, "exemplars", "source"],
-    });
-    if (pool) exemplars.set(benchmark.id, pool);
+    const pool = await loadExemplarPool(
+      benchmark,
+      sampled,
+      context,
+      { spec: located, path: ["benchmarks", index, "exemplars", "source"] },
+      { items: loaded.items, plugins },
+    );
+    const poolManifest = pool && exemplarManifest(benchmark, spec, pool);
+    if (pool && poolsAside) {
+      poolsAside.set(benchmark.id, setAsidePool(benchmark.id, pool));
+      exemplars.set(benchmark.id, drawnPools(spec, new Map([[benchmark.id, pool]])).get(benchmark.id)!);
+    } else if (pool) exemplars.set(benchmark.id, pool);
     manifest.benchmarks.push({
       id: benchmark.id,
       loader: benchmark.loader,
@@ -121,7 +142,7 @@ export async function prepareStudy(
       // With families the entries are written once the families' items are known (a benchmark's
       // pool is not hashed whole).
       items: spec.families ? [] : sampled.map((item) => manifestEntry(item, loaded.sources)),
-      ...(pool ? { exemplars: exemplarManifest(benchmark, spec, pool) } : {}),
+      ...(poolManifest ? { exemplars: poolManifest } : {}),
     });
   }
   const conditions = expandConditions(spec.conditions);
@@ -148,6 +169,7 @@ export async function prepareStudy(
     conditions,
     benchmarkConditions: byBenchmark,
     exemplars,
+    ...(poolsAside ? { poolsAside } : {}),
     warnings,
     ...(families ? { families, coverage: cellCoverage(families) } : {}),
   };

@@ -175,7 +175,10 @@ export interface LeaseStore {
   stopWorker(workerId: string): Promise<void>;
   listWorkers(runId: string): Promise<WorkerRecord[]>;
   leaseSummary(runId: string): Promise<LeaseSummary>;
-  /** Stores the run's items (idempotent), for workers that have only the store's URL. */
+  /**
+   * Stores the run's items (idempotent: an item already stored keeps its place), for workers that
+   * have only the store's URL; after those already stored, so a long list can be stored in parts.
+   */
   saveRunItems(runId: string, items: readonly Item[]): Promise<void>;
   /** The run's items and pools in the order they were saved (few-shot draws depend on a pool's order). */
   listRunItems(runId: string): Promise<Item[]>;
