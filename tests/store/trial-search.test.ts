@@ -76,8 +76,26 @@ function phrase(i: number): string {
   return PHRASES[i % PHRASES.length];
 }
 
+/** Trial i's id. */
+function trialIdOf(i: number): string {
+  return `t-${String(i).padStart(4, "0")}`;
+}
+
+function plannedTrial(i: number): PlannedTrial {
+  return {
+    id: trialIdOf(i),
+    runId: RUN,
+    modelId: "m",
+    benchmarkId: "b",
+    itemId: `item-${i % 9}`,
+    conditionHash: conditionHash({}),
+    condition: {},
+    attempt: 1,
+  };
+}
+
 function completion(i: number, status: "finished" | "errored", answer: string | null, tag: string) {
-  const id = `t-${String(i).padStart(4, "0")}`;
+  const id = trialIdOf(i);
   const outcome: TrialOutcome = {
     status,
     finalAnswer: answer,
@@ -123,17 +141,7 @@ function completion(i: number, status: "finished" | "errored", answer: string | 
 async function fill(store: TrialStore, from: number, to: number): Promise<void> {
   if (from === 0) await store.saveRun(makeRun(RUN));
   const ids = Array.from({ length: to - from }, (_, k) => from + k);
-  const planned: PlannedTrial[] = ids.map((i) => ({
-    id: `t-${String(i).padStart(4, "0")}`,
-    runId: RUN,
-    modelId: "m",
-    benchmarkId: "b",
-    itemId: `item-${i % 9}`,
-    conditionHash: conditionHash({}),
-    condition: {},
-    attempt: 1,
-  }));
-  await store.addPlannedTrials(planned);
+  await store.addPlannedTrials(ids.map(plannedTrial));
   // Every 11th stays pending; every 7th errors first (with an answer that the retry replaces).
   const done = ids.filter((i) => i % 11 !== 3);
   await store.completeTrials(
@@ -284,7 +292,7 @@ function searchBehaviours(name: string, make: () => Promise<Target>) {
         await store.completeTrials(late.map((i) => completion(i, "finished", `lateanswer ${phrase(i)}`, "late")));
         const sqlite = !target.url.startsWith("postgres");
         if (sqlite) assert.equal(await queued(target.url), late.length, "the changed trials are queued");
-        const lateIds = late.map((i) => `t-${String(i).padStart(4, "0")}`);
+        const lateIds = late.map(trialIdOf);
         assert.deepEqual(await hits(store, "lateanswer"), lateIds, "the new answers, from the queue");
         for (const id of await hits(store, "firstrun")) assert.ok(!lateIds.includes(id), `${id}: old answer gone`);
         await expectSameAsScan(store, target, "queued changes");
@@ -374,18 +382,7 @@ describe("the search queue while a run writes (SQLite)", () => {
       await store.saveRun(makeRun(RUN));
       const count = SEARCH_QUEUE_BATCH + 700;
       const ids = Array.from({ length: count }, (_, i) => i);
-      await store.addPlannedTrials(
-        ids.map((i) => ({
-          id: `t-${String(i).padStart(4, "0")}`,
-          runId: RUN,
-          modelId: "m",
-          benchmarkId: "b",
-          itemId: `item-${i % 9}`,
-          conditionHash: conditionHash({}),
-          condition: {},
-          attempt: 1,
-        })),
-      );
+      await store.addPlannedTrials(ids.map(plannedTrial));
       const sizes: number[] = [];
       for (let start = 0; start < count; start += 500) {
         const group = ids.slice(start, start + 500);

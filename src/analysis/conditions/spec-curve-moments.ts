@@ -9,7 +9,7 @@
  * matrices once per block. With whole-number y and n every product and sum is an exact integer, so
  * the result equals `cellMoments`'s to the last bit in any order; other outcomes use `cellMoments`.
  */
-import type { CellMoments, CellSupport } from "../../stats/index.js";
+import { type CellMoments, type CellSupport, cellMomentBuffers } from "../../stats/index.js";
 
 /** Clusters grouped by their rest codes, computed once per curve (labels do not move rests). */
 export interface MomentBlocks {
@@ -100,18 +100,7 @@ export function blockCellMoments(
 ): CellMoments {
   const L = layout.levelCount;
   const nCells = layout.nRest * L;
-  const size = nCells * nCells;
-  const out: CellMoments =
-    reuse && reuse.nCells === nCells
-      ? reuse
-      : {
-          nCells,
-          successes: new Float64Array(nCells),
-          trials: new Float64Array(nCells),
-          yy: new Float64Array(size),
-          yn: new Float64Array(size),
-          nn: new Float64Array(size),
-        };
+  const out = cellMomentBuffers(nCells, reuse);
   const { successes, trials, yy, yn, nn } = out;
   out.support = layout.support;
   out.supportMoments = undefined;

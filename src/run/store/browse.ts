@@ -8,7 +8,7 @@
  */
 import { type Kysely, type SelectQueryBuilder, type Selectable, sql } from "kysely";
 import type { StoreDatabase, TrialsTable } from "./schema.js";
-import { trialSearchBody } from "./search-index.js";
+import { hasSearchQueue, trialSearchBody } from "./search-index.js";
 import { resolvedJsonSql } from "./texts.js";
 
 /** What a trial's outcome filter may ask for: scored 1, scored 0, finished unscored, errored, pending. */
@@ -148,9 +148,7 @@ export class TrialBrowser {
    * current text (rebuilt whenever the queue changed: a writer keeps it to a few thousand trials).
    */
   private async indexQueue(): Promise<boolean> {
-    this.queued ??= sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'trial_search_queue'`
-      .execute(this.db)
-      .then((r) => Number(r.rows[0]?.n ?? 0) > 0);
+    this.queued ??= hasSearchQueue(this.db);
     if (!(await this.queued)) return false;
     const build = this.queueIndexing.then(async () => {
       const { rows } = await sql<{ n: number; top: number | null }>`select count(*) as n, max(seq) as top
@@ -218,8 +216,9 @@ export class TrialBrowser {
   }
 
   /**
-   * `words` for FTS5 (each word must occur in one of the trial's documents: one per call and
-   * one for its final answer in the stored index, one per trial in the temp index);
+   * `words` for FTS5 (each word must occur in one of the trial's documents: one per trial in the
+   * stored index, or one per call and answer for trials 0022 indexed, and one per trial in the temp
+   * indexes);
    * PostgreSQL's parser reads the text itself (plainto_tsquery takes any text safely).
    */
   private matches(search: string, index: SearchIndex) {

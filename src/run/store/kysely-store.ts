@@ -169,11 +169,11 @@ export class KyselyTrialStore implements TrialStore {
       provider: migrationProvider,
       migrationTableSchema: this.dialect === "postgres" ? this.options.migrationSchema : undefined,
     });
-    let outcome = await (to === undefined ? migrator.migrateToLatest() : migrator.migrateTo(to));
+    const migrateOnce = () => (to === undefined ? migrator.migrateToLatest() : migrator.migrateTo(to));
+    let outcome = await migrateOnce();
     // Kysely's setup lists the tables of every schema (its introspector), which fails when another
     // session drops a schema or a table meanwhile; nothing was applied then, so it is tried again.
-    for (let retry = 0; retry < 5 && this.otherSchemaDropped(outcome.error); retry++)
-      outcome = await (to === undefined ? migrator.migrateToLatest() : migrator.migrateTo(to));
+    for (let retry = 0; retry < 5 && this.otherSchemaDropped(outcome.error); retry++) outcome = await migrateOnce();
     const { error, results } = outcome;
     if (error) {
       const failed = results?.find((r) => r.status === "Error")?.migrationName;

@@ -84,6 +84,20 @@ export function cellSupport(moments: CellMoments): CellSupport {
  * rows clusterStart[g] .. clusterStart[g + 1] - 1 of `cell`, `y`, `n` (a row with n = 0 is not in
  * the data set). `scratch` (optional) reuses buffers across calls.
  */
+/** Moments' buffers for `nCells` cells: `reuse`'s when they have that size (their contents stale), else new. */
+export function cellMomentBuffers(nCells: number, reuse?: CellMoments): CellMoments {
+  if (reuse && reuse.nCells === nCells) return reuse;
+  const size = nCells * nCells;
+  return {
+    nCells,
+    successes: new Float64Array(nCells),
+    trials: new Float64Array(nCells),
+    yy: new Float64Array(size),
+    yn: new Float64Array(size),
+    nn: new Float64Array(size),
+  };
+}
+
 export function cellMoments(
   nCells: number,
   clusterStart: Int32Array,
@@ -92,18 +106,7 @@ export function cellMoments(
   n: Float64Array,
   reuse?: CellMoments,
 ): CellMoments {
-  const size = nCells * nCells;
-  const out: CellMoments =
-    reuse && reuse.nCells === nCells
-      ? reuse
-      : {
-          nCells,
-          successes: new Float64Array(nCells),
-          trials: new Float64Array(nCells),
-          yy: new Float64Array(size),
-          yn: new Float64Array(size),
-          nn: new Float64Array(size),
-        };
+  const out = cellMomentBuffers(nCells, reuse);
   const { successes, trials, yy, yn, nn } = out;
   out.support = undefined;
   out.supportMoments = undefined;

@@ -76,6 +76,7 @@ export {
   type CellGlmResult,
   type CellMoments,
   type CellSupport,
+  cellMomentBuffers,
   cellMoments,
   fitCellGlm,
 } from "./cell-glm.js";
