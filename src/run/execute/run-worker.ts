@@ -1,6 +1,6 @@
 /**
  * `parallax worker URL`: one more worker on a run that `parallax run SPEC --store URL` started.
- * Everything it needs is in the store (the spec in the run record, the items in run_items), so
+ * Everything it needs is in the store (the spec in the run record, the items in run_item_batches), so
  * another machine needs only the URL and its own API keys. Trials are claimed under leases
  * (execute/leased-source.ts); the worker refuses a run of another Parallax version. The store
  * holds what every trial needs: few-shot pools beside the items, the plugin modules by content

@@ -25,12 +25,12 @@ export interface ExemplarManifest {
 }
 
 /**
- * How a shared store keeps a benchmark's exemplar pool among the run's items (run_items): under
+ * How a shared store keeps a benchmark's exemplar pool among the run's items (run_item_batches): under
  * this prefix and the benchmark id, so a worker joining by URL draws the same few-shot examples.
  */
 export const STORED_POOL_PREFIX = "exemplars:";
 
-/** The pools as rows for run_items. */
+/** The pools as rows for the run's stored items. */
 export function storedPoolRows(pools: ReadonlyMap<string, readonly Item[]>): Item[] {
   return [...pools].flatMap(([benchmark, pool]) =>
     pool.map((item) => ({ ...item, benchmark: `${STORED_POOL_PREFIX}${benchmark}` })),
@@ -38,7 +38,7 @@ export function storedPoolRows(pools: ReadonlyMap<string, readonly Item[]>): Ite
 }
 
 /**
- * A pool set aside until the run stores it: its run_items rows as JSON lines in a Buffer, outside
+ * A pool set aside until the run stores it: its stored run-item rows as JSON lines in a Buffer, outside
  * V8's heap, so preparing a study never holds every pool's items at once (V8 sizes its heap after
  * setup from the largest set of live objects setup held).
  */
@@ -69,7 +69,7 @@ export function setAsidePool(benchmark: string, pool: readonly Item[]): SetAside
   return { chunks, count: pool.length };
 }
 
-/** The set-aside pool's rows for run_items, up to `size` at a time (storedPoolRows's rows, equal as JSON). */
+/** The set-aside pool's rows for the run's stored items, up to `size` at a time (storedPoolRows's rows, equal as JSON). */
 export function* setAsideRows(pool: SetAsidePool, size: number): Generator<Item[]> {
   let batch: Item[] = [];
   for (const chunk of pool.chunks) {
@@ -87,7 +87,7 @@ export function* setAsideRows(pool: SetAsidePool, size: number): Generator<Item[
   if (batch.length > 0) yield batch;
 }
 
-/** Splits run_items rows into the evaluated items and the exemplar pools (by benchmark id). */
+/** Splits the run's stored item rows into the evaluated items and the exemplar pools (by benchmark id). */
 export function splitStoredPools(rows: readonly Item[]): { items: Item[]; pools: Map<string, Item[]> } {
   const items: Item[] = [];
   const pools = new Map<string, Item[]>();

@@ -72,7 +72,7 @@ export interface PreparedStudy {
   /** Each benchmark's few-shot exemplar pool (benchmarks that declare one); see `poolsAside`. */
   exemplars: Map<string, Item[]>;
   /**
-   * With prepareStudy's `setPoolsAside` (and no plugins): each whole pool as its run_items rows,
+   * With prepareStudy's `setPoolsAside` (and no plugins): each whole pool as its stored run-item rows,
    * `exemplars` then holding only the exemplars the spec's levels draw (the same draws, drawnPools).
    */
   poolsAside?: Map<string, SetAsidePool>;

@@ -1,6 +1,6 @@
 /**
  * A run's study as its store holds it: the spec in the run record, the items and few-shot pools
- * in run_items, the plugin modules in run_plugins. `parallax run` stores them for every store, so
+ * in run_item_batches, the plugin modules in run_plugins. `parallax run` stores them for every store, so
  * a worker joining by URL, `score` and `analyze` rebuild the study the run used without reading
  * any benchmark source, wherever the study directory is moved.
  */
