@@ -69,7 +69,7 @@ export function setAsidePool(benchmark: string, pool: readonly Item[]): SetAside
   return { chunks, count: pool.length };
 }
 
-/** The set-aside pool's rows for the run's stored items, up to `size` at a time (storedPoolRows's rows, equal as JSON). */
+/** The set-aside pool's rows for the run's stored items, `size` at a time (equal as JSON to storedPoolRows's). */
 export function* setAsideRows(pool: SetAsidePool, size: number): Generator<Item[]> {
   let batch: Item[] = [];
   for (const chunk of pool.chunks) {
