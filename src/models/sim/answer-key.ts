@@ -5,6 +5,7 @@
  */
 import type { Item } from "../../contracts/item.js";
 import { itemDifficulty } from "./draws.js";
+import { ContainedKeys } from "./contained-keys.js";
 import { countIn, normalise, splitPersona, wordsOf } from "./text.js";
 
 export interface KeyEntry {
@@ -16,6 +17,8 @@ export class AnswerKey {
   private readonly byQuestion = new Map<string, KeyEntry>();
   /** Each item's stem and option words, to recognise a perturbed (reworded, recased) question. */
   private readonly byWords: { entry: KeyEntry; stem: Set<string>; options: Set<string> }[] = [];
+  /** The stems and persona items' questions proper as searchable keys, built when first needed. */
+  private quoted?: { stems: Quoted; questions: Quoted };
 
   observe(items: readonly Item[]): void {
     for (const item of items) {
@@ -23,6 +26,7 @@ export class AnswerKey {
       this.byQuestion.set(normalise(item.stem), entry);
       this.byWords.push({ entry, stem: wordsOf(item.stem), options: wordsOf((item.options ?? []).join(" ")) });
     }
+    this.quoted = undefined;
   }
 
   /** The item a prompt asks about, if any. */
@@ -34,13 +38,22 @@ export class AnswerKey {
     }
     // Sub-calls of scaffolds may quote the question without the "Question:" label.
     const flat = normalise(prompt);
-    for (const [stem, entry] of this.byQuestion) if (flat.includes(stem)) return entry;
+    this.quoted ??= this.quotedKeys();
     // Decomposition sub-tasks of persona items quote only the question proper.
-    for (const entry of this.byQuestion.values()) {
+    return quotedIn(this.quoted.stems, flat) ?? quotedIn(this.quoted.questions, flat) ?? this.findReworded(prompt);
+  }
+
+  private quotedKeys(): { stems: Quoted; questions: Quoted } {
+    const entries = [...this.byQuestion.values()];
+    const questions: { key: string; entry: KeyEntry }[] = [];
+    for (const entry of entries) {
       const { persona, question } = splitPersona(entry.item.stem);
-      if (persona !== "" && question.length >= 20 && flat.includes(normalise(question))) return entry;
+      if (persona !== "" && question.length >= 20) questions.push({ key: normalise(question), entry });
     }
-    return this.findReworded(prompt);
+    return {
+      stems: { keys: new ContainedKeys([...this.byQuestion.keys()]), entries },
+      questions: { keys: new ContainedKeys(questions.map((q) => q.key)), entries: questions.map((q) => q.entry) },
+    };
   }
 
   /** The item all of whose options are these texts (a sentence pair scored without a question). */
@@ -66,4 +79,15 @@ export class AnswerKey {
     }
     return best?.entry;
   }
+}
+
+interface Quoted {
+  keys: ContainedKeys;
+  entries: KeyEntry[];
+}
+
+/** The entry of the first key (in the key's order) that `flat` quotes. */
+function quotedIn(quoted: Quoted, flat: string): KeyEntry | undefined {
+  const i = quoted.keys.first(flat);
+  return i < 0 ? undefined : quoted.entries[i];
 }
