@@ -9,6 +9,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { Kysely } from "kysely";
 import type { KyselyTrialStore } from "./kysely-store.js";
 import type { StoreDatabase } from "./schema.js";
+import { reusingStatements } from "./statement-cache.js";
 import type { TrialStore } from "./types.js";
 import { isPostgresUrl, parsePostgresUrl } from "./url.js";
 import { ParallaxError } from "../../core/errors.js";
@@ -140,7 +141,7 @@ function connectSqlite(file: string, options: OpenStoreOptions, lib: Drivers): K
     throw new Error(`cannot open SQLite store ${file}: ${(error as Error).message}`, { cause: error });
   }
   return new lib.kysely.Kysely<StoreDatabase>({
-    dialect: new lib.kysely.SqliteDialect({ database }),
+    dialect: new lib.kysely.SqliteDialect({ database: reusingStatements(database) }),
     plugins: [new lib.ScrubSecretsPlugin()],
   });
 }
