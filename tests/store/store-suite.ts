@@ -676,6 +676,52 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.deepEqual(tasks.get("h-shared"), task);
       }));
 
+    test("listTrialFacts is listTrials without free text; getTaskFacts decodes a task's wanted fields", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const trials = makeTrials("r1", 5);
+        await store.addPlannedTrials(trials);
+        const long = (k: number) => `option ${k}: ${"a long option text that is shared between tasks ".repeat(2)}`;
+        const tasks = [0, 1].map((k) => ({
+          itemId: `item-${k}`,
+          benchmark: "bench",
+          format: "mc",
+          question: `${"a long question, stored once in the texts table ".repeat(3)}${k}`,
+          options: [long(1), long(2), "@ a short option starting with the reference mark", `short ${k}`],
+          answerInstruction: "A",
+          condition: { scaffold: "direct", format: "mc", perturbation: { name: "choice_reorder", seed: k } },
+          perturbation: { status: "applied", changed: ["options"], family: "order" },
+        }));
+        const sent = tasks.map((task, k) => ({ hash: `h-${k}`, json: JSON.stringify(task) }));
+        await store.completeTrials(
+          [0, 1, 2].map((i) => ({
+            trialId: trials[i].id,
+            outcome: makeOutcome(i === 2 ? "errored" : "finished"),
+            calls: [makeCall(trials[i].id, 0)],
+            task: sent[i % 2],
+          })),
+        );
+        const full = await store.listTrials("r1");
+        const narrow = [
+          ...(await store.listTrialFacts("r1", { limit: 2 })),
+          ...(await store.listTrialFacts("r1", { afterId: full[1].id })),
+        ];
+        assert.deepEqual(
+          narrow,
+          full.map((t) =>
+            t.outcome
+              ? { ...t, outcome: { ...t.outcome, finalAnswer: null, errorMessage: null, droppedParams: [] } }
+              : t,
+          ),
+        );
+        const facts = await store.getTaskFacts(["h-1", "h-0", "h-missing"]);
+        assert.deepEqual([...facts.keys()].sort(), ["h-0", "h-1"]);
+        for (const [k, task] of tasks.entries()) {
+          const { question, answerInstruction, ...wanted } = task;
+          assert.deepEqual(facts.get(`h-${k}`), wanted);
+        }
+      }));
+
     test("judgements: a sealed round, its calls and verdicts, linking at unblinding, the log; a new round replaces the old", () =>
       withStore(async (store, reopen) => {
         await store.saveRun(makeRun("r1"));

@@ -13,7 +13,7 @@ import { sha256 } from "../../core/hash.js";
 import type { RunRecord, TrialStore } from "../../run/store/types.js";
 import type { ItemManifest } from "../../run/prepare/study.js";
 import { type Methodology, readBlinding, readJudgeAgreement } from "./methodology.js";
-import { studyIntegrityFacts } from "./integrity-facts.js";
+import { integrityFactsReader } from "./integrity-facts.js";
 import { readChronology } from "./chronology.js";
 import { normalizePlan } from "./plan.js";
 import { checkAgainstStamp, parseStamp, STAMP_FILE } from "./preregistration.js";
@@ -66,7 +66,9 @@ export async function analyzeDirectory(
   run: RunRecord,
   options: DirectoryOptions = {},
 ): Promise<AnalysisOutcome> {
-  const loaded = await loadScoredStudyTable(store, run, dir);
+  // The integrity facts are gathered from the table's own read of the trials.
+  const integrity = integrityFactsReader(dir, store, run);
+  const loaded = await loadScoredStudyTable(store, run, dir, { onTrials: (trials) => integrity.add(trials) });
   if (loaded.rows.length === 0) throw new InputError(`${dir}: no finished or errored trials to analyse yet`);
   // Read first: a broken chronology is refused before the analysis runs.
   const chronology = readChronology(dir);
@@ -74,7 +76,7 @@ export async function analyzeDirectory(
   const table = selectScorer(all, options.scorer);
   const plan = planOf(options, run.spec.analysis);
   const judges = { blinding: readBlinding(dir), agreement: readJudgeAgreement(dir) };
-  const integrityFacts = await studyIntegrityFacts(dir, store, run);
+  const integrityFacts = await integrity.facts();
   // The last reader of the recorded study: what the analyses need of it is in the facts now.
   releaseRecordedStudy();
   const sequential = await readLooks(store, run.id);

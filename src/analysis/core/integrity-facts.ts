@@ -11,17 +11,34 @@
  */
 import type { FailureBucket } from "../../contracts/failure.js";
 import type { Item } from "../../contracts/item.js";
-import type { TaskInput } from "../../contracts/task.js";
 import { trialItems } from "../../run/score/stored-tasks.js";
 import { trialPages } from "../../run/store/pages.js";
-import type { RunRecord, TrialStore } from "../../run/store/types.js";
+import type { RunRecord, TaskFacts, TrialRow, TrialStore } from "../../run/store/types.js";
 import type { PreparedStudy } from "../../run/prepare/study.js";
-import { recordedStudy } from "./recorded-study.js";
+import { type RecordedStudy, recordedStudy } from "./recorded-study.js";
 import { studyAuditFacts } from "./audit-facts.js";
 import type { FormattedGold, IntegrityFacts } from "../integrity/registry.js";
 
 export async function studyIntegrityFacts(dir: string, store: TrialStore, run: RunRecord): Promise<IntegrityFacts> {
-  const study = await recordedStudy(dir, store, run);
+  const reader = integrityFactsReader(dir, store, run);
+  for await (const page of trialPages(store, run.id, { status: ["finished", "errored"], pageSize: 2_000 })) {
+    await reader.add(page);
+  }
+  return reader.facts();
+}
+
+/** The integrity facts of a run's trials fed to it a page at a time (pending ones are skipped). */
+export interface IntegrityFactsReader {
+  add(page: readonly TrialRow[]): Promise<void>;
+  facts(): Promise<IntegrityFacts>;
+}
+
+/**
+ * `studyIntegrityFacts` from pages another reader reads anyway (the analysis table's), so a run's
+ * trials are read once for both. The trials' outcomes need no text: `listTrialFacts` rows do.
+ */
+export function integrityFactsReader(dir: string, store: TrialStore, run: RunRecord): IntegrityFactsReader {
+  let study: RecordedStudy | undefined;
   const goldOfTask = new Map<string, FormattedGold | null>();
   const golds = new Map<string, FormattedGold>();
   const trials = new Map<string, { scorer: string | null; format: string | null }>();
@@ -37,38 +54,57 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
     scorings.set(key, made);
     return made;
   };
-  for await (const page of trialPages(store, run.id, { status: ["finished", "errored"], pageSize: 2_000 })) {
-    const hashes = [...new Set(page.map((t) => t.taskHash).filter((h): h is string => h !== null))].filter(
-      (h) => !formatOf.has(h),
-    );
-    const tasks = hashes.length > 0 ? await store.getTasks(hashes) : new Map();
-    for (const [hash, task] of tasks) {
-      formatOf.set(hash, task.format);
-      if (!("unavailable" in study)) goldOfTask.set(hash, formattedGold(task, study));
-    }
-    for (const trial of page) {
-      const bucket = trial.status === "errored" ? trial.outcome?.failureBucket : null;
-      if (bucket) failureBuckets.set(trial.id, bucket);
-      const gold = trial.taskHash === null ? undefined : goldOfTask.get(trial.taskHash);
-      if (gold) golds.set(trial.id, gold);
-      trials.set(
-        trial.id,
-        scoring(
-          // Stored as "name@version" (run-trial.ts); the registry knows the name.
-          trial.outcome?.scorer?.replace(/@[^@]*$/, "") ?? null,
-          trial.taskHash === null ? null : (formatOf.get(trial.taskHash) ?? null),
-        ),
-      );
-    }
-  }
-  const audit = await studyAuditFacts(dir, store, run);
+  // The stored scorer "name@version" (run-trial.ts) -> its name, which the registry knows.
+  const scorerNames = new Map<string, string>();
+  const scorerName = (stored: string): string => {
+    const known = scorerNames.get(stored);
+    if (known !== undefined) return known;
+    const name = stored.replace(/@[^@]*$/, "");
+    scorerNames.set(stored, name);
+    return name;
+  };
   return {
-    ...(audit === undefined ? {} : { audit }),
-    failureBuckets,
-    golds: "unavailable" in study ? { unavailable: study.unavailable } : { trials: golds },
-    scoring: {
-      loaders: Object.fromEntries(run.spec.benchmarks.map((b) => [b.id, b.loader])),
-      trials,
+    async add(page) {
+      const done = page.filter((t) => t.status === "finished" || t.status === "errored");
+      if (done.length === 0) return;
+      // Read when first needed: a run without finished trials is refused before it is read.
+      study ??= await recordedStudy(dir, store, run);
+      const known = study;
+      const hashes = [...new Set(done.map((t) => t.taskHash).filter((h): h is string => h !== null))].filter(
+        (h) => !formatOf.has(h),
+      );
+      const tasks = hashes.length > 0 ? await store.getTaskFacts(hashes) : new Map<string, TaskFacts>();
+      for (const [hash, task] of tasks) {
+        formatOf.set(hash, task.format);
+        if (!("unavailable" in known)) goldOfTask.set(hash, formattedGold(task, known));
+      }
+      for (const trial of done) {
+        const bucket = trial.status === "errored" ? trial.outcome?.failureBucket : null;
+        if (bucket) failureBuckets.set(trial.id, bucket);
+        const gold = trial.taskHash === null ? undefined : goldOfTask.get(trial.taskHash);
+        if (gold) golds.set(trial.id, gold);
+        const stored = trial.outcome?.scorer;
+        trials.set(
+          trial.id,
+          scoring(
+            stored == null ? null : scorerName(stored),
+            trial.taskHash === null ? null : (formatOf.get(trial.taskHash) ?? null),
+          ),
+        );
+      }
+    },
+    async facts() {
+      study ??= await recordedStudy(dir, store, run);
+      const audit = await studyAuditFacts(dir, store, run);
+      return {
+        ...(audit === undefined ? {} : { audit }),
+        failureBuckets,
+        golds: "unavailable" in study ? { unavailable: study.unavailable } : { trials: golds },
+        scoring: {
+          loaders: Object.fromEntries(run.spec.benchmarks.map((b) => [b.id, b.loader])),
+          trials,
+        },
+      };
     },
   };
 }
@@ -81,7 +117,7 @@ export async function studyIntegrityFacts(dir: string, store: TrialStore, run: R
  * against the options as rendered; null when they disagree or the item has no single gold option.
  */
 export function formattedGold(
-  task: TaskInput,
+  task: TaskFacts,
   study: Pick<PreparedStudy, "items" | "exemplars">,
 ): FormattedGold | null {
   const source = study.items.get(task.benchmark)?.get(task.itemId);

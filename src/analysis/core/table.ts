@@ -175,12 +175,22 @@ export async function loadStudyTable(
  * trial and, as further rows with `scorer` set, every stored scorer's latest score of it (a trial
  * a scorer has not scored gets a row without outcome).
  */
-export async function loadScoredStudyTable(store: TrialStore, run: RunRecord, path: string): Promise<AnalysisTable> {
+export async function loadScoredStudyTable(
+  store: TrialStore,
+  run: RunRecord,
+  path: string,
+  options: {
+    /** Also given each page's trials (as `listTrialFacts` has them), so other readers share the one read. */
+    onTrials?: (trials: readonly TrialRow[]) => Promise<void>;
+  } = {},
+): Promise<AnalysisTable> {
   const runTime: AnalysisRow[] = [];
   const stored = new Map<string, AnalysisRow[]>();
   let pending = 0;
   let firstFinishedAt: string | null = null;
-  for await (const page of scoredTablePages(store, run)) {
+  // The rows need none of the trials' free text: the narrow read.
+  for await (const page of scoredTablePages(store, run, 2_000, { facts: true })) {
+    await options.onTrials?.(page.trials);
     // A scorer first seen on this page has not scored the trials read so far.
     for (const name of page.newScorers)
       stored.set(
@@ -237,11 +247,16 @@ export async function* scoredTablePages(
   store: TrialStore,
   run: RunRecord,
   pageSize = 2_000,
+  options: {
+    /** Read the trials without their free text (`listTrialFacts`): the rows are the same. */
+    facts?: boolean;
+  } = {},
 ): AsyncGenerator<ScoredTablePage> {
   const facets = conditionColumns(run.spec.conditions);
   const known: string[] = [];
   const compact = rowCompactor();
-  for await (const trials of trialPages(store, run.id, { pageSize })) {
+  const pages = options.facts ? trialFactPages(store, run.id, pageSize) : trialPages(store, run.id, { pageSize });
+  for await (const trials of pages) {
     const scores = await latestScoresByScorer(store, run.id, trials);
     // The per-call propagation checks, summarised per trial as the trials export does (the
     // integrity gate reads them); the calls' text is not read.
@@ -265,6 +280,17 @@ export async function* scoredTablePages(
         );
     }
     yield { trials, runTime, byScorer, newScorers };
+  }
+}
+
+/** A run's trials in id order without their free text (`listTrialFacts`), a page at a time. */
+async function* trialFactPages(store: TrialStore, runId: string, pageSize: number): AsyncGenerator<TrialRow[]> {
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await store.listTrialFacts(runId, { limit: pageSize, afterId });
+    if (page.length === 0) return;
+    yield page;
+    afterId = page[page.length - 1].id;
   }
 }
 

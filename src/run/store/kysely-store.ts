@@ -37,7 +37,18 @@ import { KyselyBatchStore } from "./batch-queries.js";
 import { KyselyBudgetStore } from "./budget-queries.js";
 import { compareKeys, retryLockConflicts } from "./lock-conflicts.js";
 import { hasSearchQueue, indexSearchQueue } from "./search-index.js";
-import { encodeTask, insertTexts, jsonOf, type NewTexts, refOf, sharedJson, TextReader } from "./texts.js";
+import {
+  decodeNode,
+  encodeTask,
+  insertTexts,
+  jsonOf,
+  type NewTexts,
+  nodeRefs,
+  REF,
+  refOf,
+  sharedJson,
+  TextReader,
+} from "./texts.js";
 import type {
   BatchStore,
   BudgetStore,
@@ -45,10 +56,12 @@ import type {
   JudgementStore,
   LeaseStore,
   RunRecord,
+  TaskFacts,
   TrialCompletion,
   TrialRow,
   TrialStore,
 } from "./types.js";
+import { TASK_FACT_FIELDS } from "./types.js";
 
 export type StoreDialect = "sqlite" | "postgres";
 
@@ -95,6 +108,8 @@ export class KyselyTrialStore implements TrialStore {
   /** Keys of texts this store committed (texts are never deleted): their insert is skipped. */
   private readonly storedTexts = new Set<string>();
   private readonly texts: TextReader;
+  /** Parsed conditions by their stored column (`listTrialFacts`). */
+  private readonly conditionRecords = new Map<string, TrialRow["condition"]>();
   /** Trials this store completed since it last indexed the search queue (SQLite). */
   private unindexed = 0;
   /** Whether the store has the search queue (asked once, when first needed). */
@@ -590,6 +605,73 @@ export class KyselyTrialStore implements TrialStore {
     return rows.map(toScoreRecord);
   }
 
+  // ---------------------------------------------------------------- narrow reads for analysis
+
+  async listTrialFacts(runId: string, filter: { limit?: number; afterId?: string } = {}): Promise<TrialRow[]> {
+    let query = this.db.selectFrom("trials").select(TRIAL_FACT_COLUMNS).where("run_id", "=", runId);
+    if (filter.afterId !== undefined) query = query.where("id", ">", filter.afterId);
+    query = query.orderBy("id");
+    if (filter.limit !== undefined) query = query.limit(filter.limit);
+    const rows = await query.execute();
+    const keys: string[] = [];
+    for (const r of rows) {
+      const key = refOf(r.condition);
+      if (key !== undefined && !this.conditionRecords.has(r.condition)) keys.push(key);
+    }
+    const texts = await this.texts.texts(keys);
+    // A run has few conditions: each stored one is parsed once and its record shared by its trials.
+    if (this.conditionRecords.size > STORED_TASKS_REMEMBERED) this.conditionRecords.clear();
+    return rows.map((r) => {
+      let condition = this.conditionRecords.get(r.condition);
+      if (condition === undefined) {
+        condition = JSON.parse(jsonOf(r.condition, texts)) as TrialRow["condition"];
+        this.conditionRecords.set(r.condition, condition);
+      }
+      return toTrialFactRow(runId, r, condition);
+    });
+  }
+
+  async getTaskFacts(hashes: readonly string[]): Promise<Map<string, TaskFacts>> {
+    const out = new Map<string, TaskFacts>();
+    for (const batch of chunks([...new Set(hashes)], 1_000)) {
+      const rows = await this.db.selectFrom("tasks").select(["hash", "task"]).where("hash", "in", batch).execute();
+      // Only the wanted fields of each encoded task; their references are read breadth first.
+      const picked = rows.map((r) => pickTaskFacts(r.task));
+      const texts = new Map<string, string>();
+      let pending = new Set<string>();
+      for (const { fields, encoded } of picked) if (encoded) nodeRefs(fields, pending);
+      while (pending.size > 0) {
+        const found = await this.texts.texts(pending);
+        pending = new Set();
+        for (const [key, text] of found) {
+          texts.set(key, text);
+          const refs = new Set<string>();
+          nodeRefs(JSON.parse(text), refs);
+          for (const ref of refs) if (!texts.has(ref)) pending.add(ref);
+        }
+      }
+      // A shared part (a condition, an option) is decoded once per batch; the records are read-only.
+      const decoded = new Map<string, unknown>();
+      const decode = (value: unknown): unknown => {
+        if (typeof value !== "string" || !value.startsWith(REF) || value.startsWith(REF + REF)) {
+          return decodeNode(value, texts);
+        }
+        if (!decoded.has(value)) decoded.set(value, decodeNode(value, texts));
+        return decoded.get(value);
+      };
+      for (const [i, row] of rows.entries()) {
+        const { fields, encoded } = picked[i];
+        if (encoded) {
+          for (const [field, value] of Object.entries(fields)) {
+            fields[field] = Array.isArray(value) ? value.map(decode) : decode(value);
+          }
+        }
+        out.set(row.hash, fields as unknown as TaskFacts);
+      }
+    }
+    return out;
+  }
+
   async cacheGet(key: string): Promise<GenerateResult | undefined> {
     const row = await this.db.selectFrom("cache").select("value").where("key", "=", key).executeTakeFirst();
     return row ? (JSON.parse(row.value) as GenerateResult) : undefined;
@@ -947,4 +1029,81 @@ async function completeOne(
     for (const batch of chunks(rows, batchSize(rows[0]))) await trx.insertInto("calls").values(batch).execute();
   }
   return true;
+}
+
+// ---------------------------------------------------------------- narrow reads for analysis
+
+/** The columns of `listTrialFacts`: a trial without its free text and lease. */
+const TRIAL_FACT_COLUMNS = [
+  "id",
+  "model_id",
+  "benchmark_id",
+  "item_id",
+  "condition_hash",
+  "condition",
+  "attempt",
+  "status",
+  "executions",
+  "parsed_answer",
+  "parse_status",
+  "score",
+  "scorer",
+  "failure_bucket",
+  "input_tokens",
+  "output_tokens",
+  "cost_usd",
+  "latency_ms",
+  "simulated",
+  "updated_at",
+  "task_hash",
+  "model_revision",
+] as const;
+
+type TrialFactSelect = Pick<TrialSelect, (typeof TRIAL_FACT_COLUMNS)[number]>;
+
+/** toTrialRow of the narrow columns: no final answer, error message or dropped parameters. */
+function toTrialFactRow(runId: string, r: TrialFactSelect, condition: TrialRow["condition"]): TrialRow {
+  const status = r.status as TrialStatus;
+  return {
+    id: r.id,
+    runId,
+    modelId: r.model_id,
+    benchmarkId: r.benchmark_id,
+    itemId: r.item_id,
+    conditionHash: r.condition_hash,
+    condition,
+    attempt: r.attempt,
+    status,
+    executions: toSafeInt(r.executions),
+    outcome:
+      status === "pending"
+        ? null
+        : {
+            status,
+            finalAnswer: null,
+            parsedAnswer: r.parsed_answer,
+            parseStatus: r.parse_status as TrialOutcome["parseStatus"],
+            score: r.score,
+            scorer: r.scorer,
+            failureBucket: r.failure_bucket as FailureBucket | null,
+            errorMessage: null,
+            usage: { inputTokens: toSafeInt(r.input_tokens ?? 0), outputTokens: toSafeInt(r.output_tokens ?? 0) },
+            costUsd: r.cost_usd ?? 0,
+            latencyMs: r.latency_ms ?? 0,
+            droppedParams: [],
+            simulated: r.simulated === 1,
+            ...(r.model_revision ? { modelRevision: r.model_revision } : {}),
+          },
+    updatedAt: r.updated_at,
+    taskHash: r.task_hash ?? null,
+  };
+}
+
+/** The `TASK_FACT_FIELDS` of a stored task: still encoded (references not followed) unless stored as JSON. */
+function pickTaskFacts(stored: string): { fields: Record<string, unknown>; encoded: boolean } {
+  const encoded = stored.startsWith(REF);
+  const root = JSON.parse(encoded ? stored.slice(1) : stored) as Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  for (const field of TASK_FACT_FIELDS) if (field in root) fields[field] = root[field];
+  return { fields, encoded };
 }

@@ -89,7 +89,7 @@ function encodeNode(value: unknown, out: NewTexts, root = false): unknown {
   return json.length < MIN_SHARED_LENGTH ? encoded : share(json, out);
 }
 
-function decodeNode(value: unknown, texts: ReadonlyMap<string, string>): unknown {
+export function decodeNode(value: unknown, texts: ReadonlyMap<string, string>): unknown {
   if (typeof value === "string") {
     if (!value.startsWith(REF)) return value;
     if (value.startsWith(REF + REF)) return value.slice(1);
@@ -101,7 +101,7 @@ function decodeNode(value: unknown, texts: ReadonlyMap<string, string>): unknown
 }
 
 /** The references in an encoded node (not followed). */
-function nodeRefs(value: unknown, into: Set<string>): void {
+export function nodeRefs(value: unknown, into: Set<string>): void {
   if (typeof value === "string") {
     if (value.startsWith(REF) && !value.startsWith(REF + REF)) into.add(value.slice(1));
   } else if (Array.isArray(value)) {

@@ -12,6 +12,12 @@ import type { TaskInput } from "../../contracts/task.js";
 import type { PageRequest, TrialGroup, TrialQuery } from "./browse.js";
 import type { Item } from "../../contracts/item.js";
 
+/** The fields of a stored task that `getTaskFacts` reads. */
+export const TASK_FACT_FIELDS = ["benchmark", "itemId", "format", "options", "perturbation", "condition"] as const;
+
+/** A stored task's format, options, perturbation record and condition (`getTaskFacts`). */
+export type TaskFacts = Pick<TaskInput, (typeof TASK_FACT_FIELDS)[number]>;
+
 /** A stored call without its text (`listCallFactsOf`). */
 export type CallFacts = Pick<
   CallRecord,
@@ -421,6 +427,18 @@ export interface TrialStore extends JudgementStore, LeaseStore, BatchStore, Budg
     runId: string,
     filter?: { scorer?: string; version?: string; trialIds?: readonly string[] },
   ): Promise<ScoreRecord[]>;
+  // ---------------------------------------------------------------- narrow reads for analysis
+  /**
+   * `listTrials` without the trials' free text: each trial's outcome has a null final answer and
+   * error message and no dropped parameters, and trials of one stored condition share its record.
+   * What analysis reads of every trial of a study, at a fraction of the cost.
+   */
+  listTrialFacts(runId: string, filter?: { limit?: number; afterId?: string }): Promise<TrialRow[]>;
+  /**
+   * Of each stored task, the fields that say where its gold option was shown and how it was scored
+   * (`TaskFacts`), without expanding the rest of the task's shared texts (prompt, question, exemplars).
+   */
+  getTaskFacts(hashes: readonly string[]): Promise<Map<string, TaskFacts>>;
   cacheGet(key: string): Promise<GenerateResult | undefined>;
   cachePut(key: string, value: GenerateResult): Promise<void>;
   close(): Promise<void>;

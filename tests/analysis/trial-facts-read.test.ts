@@ -1,0 +1,105 @@
+/**
+ * The analysis reads a study's trials once, narrowly (`listTrialFacts`, `getTaskFacts`), for both
+ * its table and its integrity facts. On a real study (moved options, errored trials, a stored
+ * scorer) the narrow read gives the rows, the facts and the task fields the full read gives.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { studyIntegrityFacts, integrityFactsReader } from "../../src/analysis/core/integrity-facts.js";
+import { type AnalysisRow, loadScoredStudyTable, scoredTablePages } from "../../src/analysis/core/table.js";
+import { rowsHash } from "../../src/analysis/core/inputs.js";
+import { hashValue } from "../../src/core/hash.js";
+import { runStudy } from "../../src/run/execute/run-study.js";
+import { openStore } from "../../src/run/store/open.js";
+import { TASK_FACT_FIELDS, type TrialRow } from "../../src/run/store/types.js";
+import { writeDemoSpec } from "../helpers/study.js";
+
+/** A trial without what `listTrialFacts` leaves out. */
+function withoutText(trial: TrialRow): TrialRow {
+  if (trial.outcome === null) return trial;
+  return { ...trial, outcome: { ...trial.outcome, finalAnswer: null, errorMessage: null, droppedParams: [] } };
+}
+
+describe("the narrow read of a study's trials", () => {
+  it("gives the full read's rows, integrity facts and task fields", async () => {
+    const { specPath, outDir } = writeDemoSpec({
+      items: 14,
+      facets: "    format: [mc, oe]\n    perturbation: [none, choice_reorder]",
+      models: `  - id: sim-a
+    provider: sim
+    model: medium
+    params: { temperature: 0 }
+  - id: sim-b
+    provider: sim
+    model: weak
+    params: { temperature: 0 }`,
+    });
+    await runStudy({ specPath, outDir, env: {} });
+    const store = await openStore(outDir);
+    try {
+      const run = (await store.getRun())!;
+      const trials = await store.listTrials(run.id);
+      assert.ok(trials.length >= 100, `a study of ${trials.length} trials`);
+      // A stored scorer that scored some trials: its rows come from the same pages.
+      await store.saveScores(
+        trials.slice(3, 40).map((t, i) => ({
+          trialId: t.id,
+          scorer: "strict",
+          version: "1",
+          parsedAnswer: "A",
+          parseStatus: "ok" as const,
+          score: i % 2,
+          details: null,
+          createdAt: "2030-01-01T00:00:00.000Z",
+        })),
+      );
+
+      // Trials: the same, apart from the free text; one record per stored condition.
+      const facts = [];
+      for (let afterId: string | undefined; ; ) {
+        const page = await store.listTrialFacts(run.id, { limit: 17, afterId });
+        if (page.length === 0) break;
+        facts.push(...page);
+        afterId = page[page.length - 1].id;
+      }
+      assert.deepEqual(facts, trials.map(withoutText));
+      const conditions = new Set(facts.map((t) => t.condition));
+      assert.equal(conditions.size, new Set(facts.map((t) => t.conditionHash)).size, "one record per condition");
+
+      // Tasks: the wanted fields of each, decoded from the shared texts.
+      const hashes = [...new Set(trials.flatMap((t) => (t.taskHash ? [t.taskHash] : [])))];
+      const full = await store.getTasks(hashes);
+      const narrow = await store.getTaskFacts([...hashes, "no-such-task"]);
+      assert.equal(narrow.size, hashes.length, "every stored task, none made up");
+      const moved = [...full.values()].filter((t) => t.perturbation?.changed?.includes("options"));
+      assert.ok(moved.length > 0, "some tasks had their options reordered");
+      for (const [hash, task] of full) {
+        const picked = Object.fromEntries(TASK_FACT_FIELDS.filter((f) => f in task).map((f) => [f, task[f]]));
+        assert.deepEqual(narrow.get(hash), picked, `task ${hash}`);
+      }
+
+      // The table: the narrow read's rows are the full read's.
+      const runTime: AnalysisRow[] = [];
+      const strict: AnalysisRow[] = [];
+      for await (const page of scoredTablePages(store, run, 2_000)) {
+        runTime.push(...page.runTime);
+        strict.push(...(page.byScorer.get("strict") ?? []));
+      }
+      const reader = integrityFactsReader(outDir, store, run);
+      const table = await loadScoredStudyTable(store, run, outDir, { onTrials: (page) => reader.add(page) });
+      assert.deepEqual(table.rows, [...runTime, ...strict]);
+      assert.equal(strict.length, runTime.length, "the stored scorer has a row of every trial");
+      // The row-at-a-time rows hash is the hash of the whole table.
+      assert.equal(rowsHash(table), hashValue(table.rows));
+      assert.equal(rowsHash({ ...table, rows: table.rows.slice(5) }), hashValue(table.rows.slice(5)));
+
+      // The integrity facts gathered from the table's read are the ones a read of their own gives.
+      const shared = await reader.facts();
+      const own = await studyIntegrityFacts(outDir, store, run);
+      assert.deepEqual(shared, own);
+      assert.ok("trials" in own.golds && own.golds.trials.size > 0, "gold positions were found");
+    } finally {
+      await store.close();
+    }
+  });
+});
