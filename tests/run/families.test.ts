@@ -118,6 +118,29 @@ describe("families in the plan", () => {
     );
   });
 
+  test("a cell's items are the union of its families' items; cells of the same families share one set", async () => {
+    const study = await prepareStudy(write(specYaml(PAPER_LIKE)));
+    const families = study.families!;
+    const cells: ReadonlySet<string>[] = [];
+    const familyLists = new Set<string>();
+    for (const model of study.spec.models)
+      for (const condition of study.conditions)
+        for (const benchmark of ["a", "b"]) {
+          const including = families.filter(
+            (f) => f.models.includes(model.id) && f.benchmarkConditions.get(benchmark)?.includes(condition),
+          );
+          const expected = [...new Set(including.flatMap((f) => f.items.get(benchmark) ?? []))].sort();
+          const cell = study.coverage!.get(model.id)?.get(condition)?.get(benchmark);
+          assert.deepEqual([...(cell ?? [])].sort(), expected, `${model.id} ${JSON.stringify(condition)} ${benchmark}`);
+          if (cell) cells.push(cell);
+          if (cell) familyLists.add(`${benchmark}:${including.map((f) => f.name).join(",")}`);
+        }
+    // One set per benchmark and list of families, however many models and conditions share it.
+    const distinct = new Set(cells).size;
+    assert.ok(distinct < cells.length, `${distinct} sets for ${cells.length} cells`);
+    assert.equal(distinct, familyLists.size, "one set per benchmark and list of families");
+  });
+
   test("plan prints each family's trials and the total with shared trials once", () => {
     const result = runCli(["plan", write(specYaml(PAPER_LIKE))]);
     assert.equal(result.status, 0, result.stderr);

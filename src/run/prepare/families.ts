@@ -249,26 +249,51 @@ export function refuseBenchmarksWithoutFamily(
  * The items each (model, condition, benchmark) cell runs: the union over the families that
  * include the cell. Keys: model id, then the condition (by identity), then benchmark id.
  */
-export type CellCoverage = Map<string, Map<Condition, Map<string, Set<string>>>>;
+export type CellCoverage = Map<string, Map<Condition, Map<string, ReadonlySet<string>>>>;
 
+/**
+ * The cells of one benchmark that the same families include hold the same items: they share one
+ * Set (read-only), so a grid of thousands of cells holds a few sets, not one per cell.
+ */
 export function cellCoverage(families: readonly PreparedFamily[]): CellCoverage {
-  const coverage: CellCoverage = new Map();
-  for (const family of families) {
+  // First the families of each cell (their indices, in declared order), then one set per benchmark and family list.
+  const owners = new Map<string, Map<Condition, Map<string, number[]>>>();
+  families.forEach((family, index) => {
     for (const model of family.models) {
-      const byCondition = coverage.get(model) ?? new Map<Condition, Map<string, Set<string>>>();
-      coverage.set(model, byCondition);
-      for (const [benchmark, ids] of family.items) {
+      const byCondition = owners.get(model) ?? new Map<Condition, Map<string, number[]>>();
+      owners.set(model, byCondition);
+      for (const benchmark of family.items.keys()) {
         for (const condition of family.benchmarkConditions.get(benchmark) ?? []) {
-          const byBenchmark = byCondition.get(condition) ?? new Map<string, Set<string>>();
+          const byBenchmark = byCondition.get(condition) ?? new Map<string, number[]>();
           byCondition.set(condition, byBenchmark);
-          const cell = byBenchmark.get(benchmark) ?? new Set<string>();
+          const cell = byBenchmark.get(benchmark) ?? [];
           byBenchmark.set(benchmark, cell);
-          for (const id of ids) cell.add(id);
+          cell.push(index);
         }
       }
     }
-  }
-  return coverage;
+  });
+  const shared = new Map<string, Set<string>>();
+  const itemsOf = (benchmark: string, indices: readonly number[]): Set<string> => {
+    const key = `${benchmark}\u0000${indices.join(",")}`;
+    let items = shared.get(key);
+    if (!items) {
+      items = new Set(indices.flatMap((index) => families[index].items.get(benchmark) ?? []));
+      shared.set(key, items);
+    }
+    return items;
+  };
+  return new Map(
+    [...owners].map(([model, byCondition]) => [
+      model,
+      new Map(
+        [...byCondition].map(([condition, byBenchmark]) => [
+          condition,
+          new Map([...byBenchmark].map(([benchmark, indices]) => [benchmark, itemsOf(benchmark, indices)])),
+        ]),
+      ),
+    ]),
+  );
 }
 
 export function familyManifest(family: PreparedFamily): FamilyManifest {

@@ -114,11 +114,12 @@ export class RunJudging implements TrialJudging {
     const spec = study.spec;
     if ((spec.scoring?.judges ?? []).length === 0) return undefined;
     const assignments = assignJudges(spec);
-    const judged: TrialRow[] = [];
+    // Only what the round records of each judged trial: a large plan's rows are not held whole.
+    const judged: JudgedTrial[] = [];
     for await (const page of trialPages(store, runId)) {
       for (const trial of page) {
         const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
-        if (item && judgedAtRunTime(spec, trial, item)) judged.push(trial);
+        if (item && judgedAtRunTime(spec, trial, item)) judged.push(judgedTrial(trial));
       }
     }
     if (judged.length === 0) return undefined;
@@ -128,7 +129,7 @@ export class RunJudging implements TrialJudging {
     if (existing) {
       const opened = openSealedMapping(existing.mapping, existing.sealedSha256);
       const ids = new Set(opened.map((e) => e.trialId));
-      if (opened.length === judged.length && judged.every((t) => ids.has(t.id))) {
+      if (opened.length === judged.length && judged.every((t) => ids.has(t.trialId))) {
         entries = opened;
         sealed = { sha256: existing.sealedSha256, text: existing.mapping };
       }
@@ -145,15 +146,7 @@ export class RunJudging implements TrialJudging {
     }
     if (!entries || !sealed) {
       const log = new JudgementLog(store, runId, dir!);
-      entries = judged.map((trial) => ({
-        uuid: newUuid(),
-        trialId: trial.id,
-        model: trial.modelId,
-        benchmark: trial.benchmarkId,
-        itemId: trial.itemId,
-        conditionHash: trial.conditionHash,
-        configuration: conditionLabel(trial.condition),
-      }));
+      entries = judged.map(({ status, ...trial }) => ({ uuid: newUuid(), ...trial }));
       const mapping = sealMapping(entries);
       const sealedAt = new Date().toISOString();
       await store.sealBlindingRound(runId, {
@@ -395,4 +388,19 @@ export class RunJudging implements TrialJudging {
 function note(calls: CallRecord[], judge: JudgeCallNote): void {
   const last = calls[calls.length - 1];
   if (last) last.note = { ...last.note, judge };
+}
+
+/** A judged trial as its blinding entry records it (in the entry's key order), and its status. */
+type JudgedTrial = Omit<BlindingEntry, "uuid"> & { status: TrialRow["status"] };
+
+function judgedTrial(trial: TrialRow): JudgedTrial {
+  return {
+    trialId: trial.id,
+    model: trial.modelId,
+    benchmark: trial.benchmarkId,
+    itemId: trial.itemId,
+    conditionHash: trial.conditionHash,
+    configuration: conditionLabel(trial.condition),
+    status: trial.status,
+  };
 }
