@@ -155,23 +155,22 @@ export function termFacets(facets: readonly string[], comparisonFacet: string): 
 
 /** The model formula for these rows: terms that have two or more levels only. */
 export function glmFormula(scored: readonly ScoredRow[], setup: GlmSetup): { formula: string; facets: string[] } {
-  const varies = (values: Iterable<string>) => new Set(values).size > 1;
+  // Whether a column shows two values: read until the first row that differs from the first.
+  const varies = (value: (row: AnalysisRow) => string) => {
+    if (scored.length === 0) return false;
+    const first = value(scored[0].row);
+    for (const s of scored) if (value(s.row) !== first) return true;
+    return false;
+  };
   const terms = [setup.comparisonFacet];
   if (setup.adjust !== false) {
-    if (varies(scored.map((s) => s.row.model))) terms.push("model");
-    if (varies(scored.map((s) => s.row.benchmark))) terms.push("benchmark");
+    if (varies((r) => r.model)) terms.push("model");
+    if (varies((r) => r.benchmark)) terms.push("benchmark");
     for (const f of setup.covariateFacets) {
-      if (f === setup.comparisonFacet || !varies(scored.map((s) => s.row.facets[f]))) continue;
+      if (f === setup.comparisonFacet || !varies((r) => r.facets[f])) continue;
       // A facet with one level per benchmark (a format fixed by the benchmark) is the benchmark
       // term again: its columns would be aliased.
-      if (
-        terms.includes("benchmark") &&
-        facetFixedByBenchmark(
-          scored.map((s) => s.row),
-          f,
-        )
-      )
-        continue;
+      if (terms.includes("benchmark") && fixedByBenchmark(scored, f)) continue;
       terms.push(f);
     }
   }
@@ -184,6 +183,17 @@ export function glmFormula(scored: readonly ScoredRow[], setup: GlmSetup): { for
 export function facetFixedByBenchmark(rows: readonly AnalysisRow[], facet: string): boolean {
   const level = new Map<string, string>();
   for (const row of rows) {
+    const seen = level.get(row.benchmark);
+    if (seen === undefined) level.set(row.benchmark, row.facets[facet]);
+    else if (seen !== row.facets[facet]) return false;
+  }
+  return true;
+}
+
+/** `facetFixedByBenchmark` over scored rows (no array of their rows built). */
+function fixedByBenchmark(scored: readonly ScoredRow[], facet: string): boolean {
+  const level = new Map<string, string>();
+  for (const { row } of scored) {
     const seen = level.get(row.benchmark);
     if (seen === undefined) level.set(row.benchmark, row.facets[facet]);
     else if (seen !== row.facets[facet]) return false;
@@ -242,15 +252,47 @@ export function scopeLabel(scope: ContrastScope): string {
   return scope.format ? `${base} · ${scope.format}` : base;
 }
 
-/** Fits the (cluster-robust) logistic regression of a scope; the reference is the baseline level. */
+/**
+ * Each rows array's scope fits by their setup: the same rows fitted with the same setup (the
+ * primary population's pooled contrasts, then its pairwise family) are fitted once.
+ */
+const scopeFits = new WeakMap<readonly ScoredRow[], Map<string, { fit: GlmFit; formula: string; rows: number }>>();
+
+/**
+ * Fits the (cluster-robust) logistic regression of a scope; the reference is the baseline level.
+ * The fit keeps what its readers use (coefficients, covariances, the design's columns and terms),
+ * not its per-row arrays (the design's rows, the fitted values), so a repeated fit can be shared.
+ */
 export function fitScopeGlm(scored: readonly ScoredRow[], setup: GlmSetup): { fit: GlmFit; formula: string } {
+  const key = JSON.stringify([
+    setup.comparisonFacet,
+    setup.reference,
+    setup.covariateFacets,
+    setup.link ?? "logit",
+    setup.adjust !== false,
+    setup.extraTerms ?? [],
+  ]);
+  let fits = scopeFits.get(scored);
+  const known = fits?.get(key);
+  if (known && known.rows === scored.length) return { fit: known.fit, formula: known.formula };
   const { formula, facets } = glmFormula(scored, setup);
   const table = columnTable(scored, facets);
-  const fit = binomialRegression(table, formula, {
+  const full = binomialRegression(table, formula, {
     factors: { [setup.comparisonFacet]: { reference: setup.reference } },
     cluster: "cluster",
     link: setup.link ?? "logit",
   });
+  const { design } = full;
+  const fit: GlmFit = {
+    ...full,
+    design: { ...design, rowPtr: new Int32Array(0), colIdx: new Int32Array(0), values: new Float64Array(0) },
+    fitted: new Float64Array(0),
+  };
+  if (!fits) {
+    fits = new Map();
+    scopeFits.set(scored, fits);
+  }
+  fits.set(key, { fit, formula, rows: scored.length });
   return { fit, formula };
 }
 

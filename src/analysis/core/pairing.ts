@@ -29,12 +29,27 @@ export function caseKey(row: Pick<AnalysisRow, "model" | "cluster">): string {
 /** The cases each level of `facet` has among these rows (scored or analysed). */
 export function casesByLevel(rows: readonly (ScoredRow | AnalysisRow)[], facet: string): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
+  // Each case's key built once (rows of one case repeat it under every level and attempt).
+  const keys = new Map<string, Map<string, string>>();
   for (const item of rows) {
     const row = "row" in item ? item.row : item;
     const level = row.facets[facet];
-    const cases = out.get(level) ?? new Set<string>();
-    cases.add(caseKey(row));
-    out.set(level, cases);
+    let cases = out.get(level);
+    if (!cases) {
+      cases = new Set<string>();
+      out.set(level, cases);
+    }
+    let byCluster = keys.get(row.model);
+    if (!byCluster) {
+      byCluster = new Map();
+      keys.set(row.model, byCluster);
+    }
+    let key = byCluster.get(row.cluster);
+    if (key === undefined) {
+      key = caseKey(row);
+      byCluster.set(row.cluster, key);
+    }
+    cases.add(key);
   }
   return out;
 }

@@ -429,27 +429,95 @@ export function aliasedDenseColumns(x: Float64Array, n: number, k: number, names
 function distinctRows(design: DesignMatrix, rowWeights?: ArrayLike<number>): { x: Float64Array; n: number } {
   const k = design.nCols;
   const { rowPtr, colIdx, values } = design;
-  const index = new Map<string, number>();
-  const first: number[] = [];
-  const weight: number[] = [];
-  for (let i = 0; i < design.nRows; i++) {
-    const w = rowWeights ? rowWeights[i] : 1;
-    if (!(w > 0)) continue;
-    let key = "";
-    for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) key += `${colIdx[a]}:${values[a]},`;
-    const seen = index.get(key);
-    if (seen === undefined) {
-      index.set(key, first.length);
-      first.push(i);
-      weight.push(w);
-    } else weight[seen] += w;
+  let first: ArrayLike<number>;
+  let weight: number[];
+  if (rowWeights) {
+    const index = new Map<string, number>();
+    const firstSeen: number[] = [];
+    weight = [];
+    for (let i = 0; i < design.nRows; i++) {
+      const w = rowWeights[i];
+      if (!(w > 0)) continue;
+      let key = "";
+      for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) key += `${colIdx[a]}:${values[a]},`;
+      const seen = index.get(key);
+      if (seen === undefined) {
+        index.set(key, firstSeen.length);
+        firstSeen.push(i);
+        weight.push(w);
+      } else weight[seen] += w;
+    }
+    first = firstSeen;
+  } else {
+    // Every row weighs 1: the patterns' first rows in first-seen order, each counted.
+    const patterns = rowPatterns(design);
+    first = patterns.first;
+    weight = new Array<number>(patterns.count).fill(0);
+    for (let i = 0; i < design.nRows; i++) weight[patterns.of[i]] += 1;
   }
   const x = new Float64Array(first.length * k);
-  first.forEach((i, r) => {
+  for (let r = 0; r < first.length; r++) {
+    const i = first[r];
     const scale = Math.sqrt(weight[r]);
     for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) x[r * k + colIdx[a]] += scale * values[a];
-  });
+  }
   return { x, n: first.length };
+}
+
+/**
+ * The design's distinct rows: `of[i]` is row i's pattern, `first[p]` the first row of pattern p
+ * (patterns numbered in first-seen order). Rows of one pattern have the same non-zeros in the
+ * same order, so any per-row quantity of the design row is the same number for each of them.
+ */
+export interface RowPatterns {
+  of: Int32Array;
+  first: Int32Array;
+  count: number;
+}
+
+const patternsOf = new WeakMap<DesignMatrix, RowPatterns>();
+
+/** The design's row patterns (computed once per design). */
+export function rowPatterns(design: DesignMatrix): RowPatterns {
+  const known = patternsOf.get(design);
+  if (known) return known;
+  const { rowPtr, colIdx, values, nRows } = design;
+  const of = new Int32Array(nRows);
+  const first: number[] = [];
+  /** Per pattern, the next pattern with the same hash (-1: none). */
+  const next: number[] = [];
+  const head = new Map<number, number>();
+  const same = (i: number, j: number): boolean => {
+    const from = rowPtr[i];
+    const length = rowPtr[i + 1] - from;
+    const other = rowPtr[j];
+    if (rowPtr[j + 1] - other !== length) return false;
+    for (let a = 0; a < length; a++) {
+      if (colIdx[from + a] !== colIdx[other + a] || values[from + a] !== values[other + a]) return false;
+    }
+    return true;
+  };
+  for (let i = 0; i < nRows; i++) {
+    let h = rowPtr[i + 1] - rowPtr[i];
+    for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) {
+      h = Math.imul(h ^ colIdx[a], 0x9e3779b1);
+      const v = values[a];
+      if (v !== 1) h = Math.imul(h ^ (Math.round(v * 1048576) | 0), 0x85ebca6b);
+    }
+    const chain = head.get(h);
+    let p = chain ?? -1;
+    while (p >= 0 && !same(first[p], i)) p = next[p];
+    if (p < 0) {
+      p = first.length;
+      first.push(i);
+      next.push(chain ?? -1);
+      head.set(h, p);
+    }
+    of[i] = p;
+  }
+  const patterns = { of, first: Int32Array.from(first), count: first.length };
+  patternsOf.set(design, patterns);
+  return patterns;
 }
 
 /** The design restricted to the columns `keep` (ascending): terms keep their remaining columns. */

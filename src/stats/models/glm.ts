@@ -14,6 +14,8 @@ import {
   estimableDesign,
   mirrorUpper,
   RankDeficiencyError,
+  type RowPatterns,
+  rowPatterns,
   spreadFit,
   type Table,
   termColumnNames,
@@ -47,6 +49,12 @@ export interface GlmOptions {
    * "error" throws a RankDeficiencyError naming them.
    */
   aliased?: "drop" | "error";
+  /**
+   * "shared" (default): rows with the same design row share their link terms, computed once per
+   * pattern (the sums stay in row order, so the fit is the same to the last bit); "each": every
+   * row's terms computed on its own, the reference the shared passes are checked against.
+   */
+  rowPasses?: "shared" | "each";
 }
 
 export interface GlmFit {
@@ -175,7 +183,8 @@ function rowFunction(link: Link) {
   return link === "logit" ? logitRow : probitRow;
 }
 
-function pass(design: DesignMatrix, y: Float64Array, b: Float64Array, link: Link): Pass {
+function pass(design: DesignMatrix, y: Float64Array, b: Float64Array, link: Link, shared: SharedRows | null): Pass {
+  if (shared) return patternPass(design, shared, y, b, link);
   const k = design.nCols;
   const info = new Float64Array(k * k);
   const score = new Float64Array(k);
@@ -197,6 +206,136 @@ function pass(design: DesignMatrix, y: Float64Array, b: Float64Array, link: Link
   return { logLik, info, score };
 }
 
+/**
+ * A design whose rows repeat (factor designs: a few hundred distinct rows for any number of
+ * rows): its row patterns and, per pattern, the upper-triangle targets of x x' in `addOuter`'s
+ * order. Null when most rows are distinct (nothing to share).
+ */
+interface SharedRows {
+  patterns: RowPatterns;
+  /** Pattern p's targets (ca * k + cb): outerStart[p] .. outerStart[p + 1] - 1. */
+  outerStart: Int32Array;
+  outerAt: Int32Array;
+  /** The two design entries (a, c) of each target: x_a x_b is values[a] * values[c]. */
+  outerEntries: Int32Array;
+}
+
+const sharedOf = new WeakMap<DesignMatrix, SharedRows | null>();
+
+function sharedRows(design: DesignMatrix): SharedRows | null {
+  const known = sharedOf.get(design);
+  if (known !== undefined) return known;
+  const patterns = rowPatterns(design);
+  let shared: SharedRows | null = null;
+  if (patterns.count * 4 <= design.nRows) {
+    const { rowPtr, colIdx } = design;
+    const k = design.nCols;
+    const outerStart = new Int32Array(patterns.count + 1);
+    const at: number[] = [];
+    const entries: number[] = [];
+    for (let p = 0; p < patterns.count; p++) {
+      const i = patterns.first[p];
+      for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) {
+        for (let c = rowPtr[i]; c < rowPtr[i + 1]; c++) {
+          if (colIdx[c] < colIdx[a]) continue;
+          at.push(colIdx[a] * k + colIdx[c]);
+          entries.push(a, c);
+        }
+      }
+      outerStart[p + 1] = at.length;
+    }
+    shared = {
+      patterns,
+      outerStart,
+      outerAt: Int32Array.from(at),
+      outerEntries: Int32Array.from(entries),
+    };
+  }
+  sharedOf.set(design, shared);
+  return shared;
+}
+
+/**
+ * Each pattern's link terms for y = 0 and y = 1, from the pattern's first row (the linear
+ * predictor summed in the row's entry order, as every row of the pattern would sum it).
+ */
+function patternTerms(design: DesignMatrix, shared: SharedRows, b: Float64Array, link: Link) {
+  const { rowPtr, colIdx, values } = design;
+  const { count, first } = shared.patterns;
+  const row = rowFunction(link);
+  const t: RowTerms = { mu: 0, weight: 0, scoreFactor: 0, logLik: 0 };
+  const mu = new Float64Array(2 * count);
+  const weight = new Float64Array(2 * count);
+  const scoreFactor = new Float64Array(2 * count);
+  const logLik = new Float64Array(2 * count);
+  for (let p = 0; p < count; p++) {
+    const i = first[p];
+    let eta = 0;
+    for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) eta += values[a] * b[colIdx[a]];
+    for (let outcome = 0; outcome < 2; outcome++) {
+      row(eta, outcome, t);
+      const at = 2 * p + outcome;
+      mu[at] = t.mu;
+      weight[at] = t.weight;
+      scoreFactor[at] = t.scoreFactor;
+      logLik[at] = t.logLik;
+    }
+  }
+  return { mu, weight, scoreFactor, logLik };
+}
+
+/**
+ * The pass's increments per pattern and outcome: w * x_a * x_b for X'WX (formed as addOuter forms
+ * them) and u * x_a for the score. Every row adds its pattern's increments in its own order, so
+ * the sums are the per-row pass's to the last bit.
+ */
+function outerIncrements(
+  design: DesignMatrix,
+  shared: SharedRows,
+  factor: Float64Array,
+): { outer: Float64Array; outerBase: Int32Array } {
+  const { values } = design;
+  const { count } = shared.patterns;
+  const { outerStart, outerEntries } = shared;
+  const pairs = outerStart[count];
+  const outer = new Float64Array(2 * pairs);
+  const outerBase = new Int32Array(2 * count);
+  let at = 0;
+  for (let p = 0; p < count; p++) {
+    for (let outcome = 0; outcome < 2; outcome++) {
+      const w = factor[2 * p + outcome];
+      outerBase[2 * p + outcome] = at - outerStart[p];
+      for (let s = outerStart[p]; s < outerStart[p + 1]; s++) {
+        outer[at++] = w * values[outerEntries[2 * s]] * values[outerEntries[2 * s + 1]];
+      }
+    }
+  }
+  return { outer, outerBase };
+}
+
+function patternPass(design: DesignMatrix, shared: SharedRows, y: Float64Array, b: Float64Array, link: Link): Pass {
+  const k = design.nCols;
+  const info = new Float64Array(k * k);
+  const score = new Float64Array(k);
+  const { rowPtr, colIdx, values } = design;
+  const { of } = shared.patterns;
+  const { outerStart, outerAt } = shared;
+  const terms = patternTerms(design, shared, b, link);
+  const { outer, outerBase } = outerIncrements(design, shared, terms.weight);
+  let logLik = 0;
+  for (let i = 0; i < design.nRows; i++) {
+    const p = of[i];
+    const at = 2 * p + y[i];
+    logLik += terms.logLik[at];
+    const u = terms.scoreFactor[at];
+    for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) score[colIdx[a]] += u * values[a];
+    const base = outerBase[at];
+    for (let s = outerStart[p]; s < outerStart[p + 1]; s++) info[outerAt[s]] += outer[base + s];
+  }
+  mirrorUpper(info, k);
+  return { logLik, info, score };
+}
+
 /** Fits a binomial GLM to 0/1 outcomes y on a prepared design. */
 export function fitBinomialGlm(design: DesignMatrix, y: Float64Array, options: GlmOptions = {}): GlmFit {
   const link = options.link ?? "logit";
@@ -210,7 +349,14 @@ export function fitBinomialGlm(design: DesignMatrix, y: Float64Array, options: G
   }
   checkIndicatorSeparation(estimable.design, y);
   const { b, last, iterations } = iterate(estimable.design, y, link, options);
-  const fit = summarize(estimable.design, y, { b, link, iterations, last, clusters: options.clusters });
+  const fit = summarize(estimable.design, y, {
+    b,
+    link,
+    iterations,
+    last,
+    clusters: options.clusters,
+    shared: options.rowPasses === "each" ? null : sharedRows(estimable.design),
+  });
   return estimable.aliased.length ? { ...fit, ...spreadFit(fit, design, estimable) } : fit;
 }
 
@@ -226,7 +372,8 @@ function iterate(design: DesignMatrix, y: Float64Array, link: Link, options: Glm
   const maxIterations = options.maxIterations ?? 100;
   const tolerance = options.tolerance ?? 1e-10;
   let b = new Float64Array(k);
-  let last = pass(design, y, b, link);
+  const shared = options.rowPasses === "each" ? null : sharedRows(design);
+  let last = pass(design, y, b, link, shared);
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     const delta = newtonStep(last, k);
     // A singular information matrix mid-fit means weights underflowed: fitted probabilities hit 0 or 1.
@@ -237,7 +384,7 @@ function iterate(design: DesignMatrix, y: Float64Array, link: Link, options: Glm
     let next = last;
     for (let halvings = 0; halvings < 40; halvings++) {
       candidate = b.map((v, j) => v + step * delta[j]);
-      next = pass(design, y, candidate, link);
+      next = pass(design, y, candidate, link, shared);
       if (next.logLik >= last.logLik - 1e-12 * Math.abs(last.logLik)) break;
       step /= 2;
     }
@@ -331,13 +478,13 @@ function summarize(
   design: DesignMatrix,
   y: Float64Array,
   /** The converged state, its last pass, and the clusters of the sandwich's meat. */
-  fit: FitState & { last: Pass; clusters: ArrayLike<string | number> | undefined },
+  fit: FitState & { last: Pass; clusters: ArrayLike<string | number> | undefined; shared: SharedRows | null },
 ): GlmFit {
   const { b, link, iterations, last, clusters } = fit;
   const k = design.nCols;
   const n = design.nRows;
   const bread = invertSpd(last.info, k);
-  const meat = scoreMeats(design, y, b, link, clusters);
+  const meat = scoreMeats(design, y, { b, link, clusters, shared: fit.shared });
   const hc0 = sandwich(bread, meat.rows, k);
   const hc1Factor = n / (n - k);
   const covariance: GlmFit["covariance"] = { model: bread, hc0, hc1: hc0.map((v) => v * hc1Factor) };
@@ -376,10 +523,9 @@ function summarize(
 function scoreMeats(
   design: DesignMatrix,
   y: Float64Array,
-  b: Float64Array,
-  link: Link,
-  clusters: ArrayLike<string | number> | undefined,
+  at: { b: Float64Array; link: Link; clusters: ArrayLike<string | number> | undefined; shared: SharedRows | null },
 ) {
+  const { b, link, clusters, shared } = at;
   const k = design.nCols;
   const rows = new Float64Array(k * k);
   const fitted = new Float64Array(design.nRows);
@@ -387,6 +533,11 @@ function scoreMeats(
   const nClusters = clusterIds?.count ?? 0;
   const sums = clusterIds ? new Float64Array(nClusters * k) : undefined;
   const { rowPtr, colIdx, values } = design;
+  if (shared) {
+    const pearson = patternMeats(design, shared, { y, b, link }, { rows, fitted, sums, clusterIds });
+    mirrorUpper(rows, k);
+    return { rows, clusters: sums ? outerSum(sums, nClusters, k) : undefined, nClusters, fitted, pearson };
+  }
   const row = rowFunction(link);
   const t: RowTerms = { mu: 0, weight: 0, scoreFactor: 0, logLik: 0 };
   let pearson = 0;
@@ -406,6 +557,50 @@ function scoreMeats(
   }
   mirrorUpper(rows, k);
   return { rows, clusters: sums ? outerSum(sums, nClusters, k) : undefined, nClusters, fitted, pearson };
+}
+
+/** `scoreMeats`'s row loop over a design with repeated rows: each pattern's terms formed once. */
+function patternMeats(
+  design: DesignMatrix,
+  shared: SharedRows,
+  fit: { y: Float64Array; b: Float64Array; link: Link },
+  out: {
+    rows: Float64Array;
+    fitted: Float64Array;
+    sums: Float64Array | undefined;
+    clusterIds: { codes: Int32Array } | undefined;
+  },
+): number {
+  const { y } = fit;
+  const { rows, fitted, sums, clusterIds } = out;
+  const k = design.nCols;
+  const { rowPtr, colIdx, values } = design;
+  const { of, count } = shared.patterns;
+  const { outerStart, outerAt } = shared;
+  const terms = patternTerms(design, shared, fit.b, fit.link);
+  const squared = new Float64Array(2 * count);
+  const pearsonTerm = new Float64Array(2 * count);
+  for (let at = 0; at < 2 * count; at++) {
+    const mu = terms.mu[at];
+    squared[at] = terms.scoreFactor[at] * terms.scoreFactor[at];
+    pearsonTerm[at] = ((at % 2) - mu) ** 2 / (mu * (1 - mu));
+  }
+  const { outer, outerBase } = outerIncrements(design, shared, squared);
+  let pearson = 0;
+  for (let i = 0; i < design.nRows; i++) {
+    const p = of[i];
+    const at = 2 * p + y[i];
+    fitted[i] = terms.mu[at];
+    pearson += pearsonTerm[at];
+    const base = outerBase[at];
+    for (let s = outerStart[p]; s < outerStart[p + 1]; s++) rows[outerAt[s]] += outer[base + s];
+    if (sums && clusterIds) {
+      const u = terms.scoreFactor[at];
+      const cluster = clusterIds.codes[i] * k;
+      for (let a = rowPtr[i]; a < rowPtr[i + 1]; a++) sums[cluster + colIdx[a]] += u * values[a];
+    }
+  }
+  return pearson;
 }
 
 /** sum_g S_g S_g' for cluster score sums stored g-major. */

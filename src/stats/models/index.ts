@@ -14,6 +14,8 @@ export {
   type DesignTerm,
   type FactorOptions,
   RankDeficiencyError,
+  type RowPatterns,
+  rowPatterns,
   sortedLevels,
   type Table,
   termColumnNames,
