@@ -9,7 +9,6 @@
  * time. Anchors: `t-<trial id>` per trial and the rate cells' ids (analysis/every-study/rates.ts cellId), so
  * the report links straight to a cell. Everything model-written is escaped.
  */
-import { visibleText } from "../core/visible-text.js";
 import { createWriteStream, existsSync } from "node:fs";
 import { basename } from "node:path";
 import { once } from "node:events";
@@ -23,9 +22,9 @@ import { scoredTablePages } from "../analysis/core/table.js";
 import { trialPages } from "../run/store/pages.js";
 import type { RunRecord, TrialRow, TrialStore } from "../run/store/types.js";
 import { type Content, el, type Html, page, raw, render } from "./html.js";
-import { trialAnchor } from "./links.js";
 import { isReportOutput } from "./output.js";
 import type { CellTrials } from "./sections/registry.js";
+import { TextEscaper, trialArticle } from "./trial-article.js";
 
 export { trialAnchor } from "./links.js";
 
@@ -195,21 +194,30 @@ function changedWhileWriting(): InputError {
 }
 
 /**
- * Trials read, rendered and written at a time: their rows and calls are garbage once written, and
- * a batch this small dies in V8's young generation. A whole page (500 trials and their calls)
- * outlived two scavenges while its writes drained, so old space filled with dead pages and the
- * peak RSS grew with the trial count (docs/PERFORMANCE.md). It divides `TRIALS_PER_PAGE`, so a
- * batch never straddles two page files.
+ * Trials rendered and written at a time: their markup is garbage once written, and a batch this
+ * small dies in V8's young generation. A whole page (500 trials and their calls) outlived two
+ * scavenges while its writes drained, so old space filled with dead pages and the peak RSS grew
+ * with the trial count (docs/PERFORMANCE.md). It divides `TRIALS_PER_PAGE`, so a batch never
+ * straddles two page files.
  */
 const TRIALS_PER_BATCH = 50;
 
-/** Trials in page order: `start` is the position of the batch's first trial. */
+/**
+ * Trials (and their calls) read per statement, in page order by id: a statement per 50 trials
+ * cost more in its planning and round trip than in its rows. A multiple of `TRIALS_PER_BATCH`.
+ */
+const TRIALS_PER_READ = 500;
+
+/** Trials in page order with their calls: `start` is the position of the batch's first trial. */
 interface TrialBatch {
   start: number;
-  trials: { cell: TrialCell; trial: TrialRow }[];
+  trials: { cell: TrialCell; trial: TrialRow; calls: readonly CallRecord[] }[];
 }
 
-/** The cells' trials in page order, `size` at a time, each batch read by its trial ids. */
+/**
+ * The cells' trials in page order with their calls, `size` at a time; trials and calls are read
+ * by their trial ids, `TRIALS_PER_READ` at a time.
+ */
 async function* trialsInPageOrder(
   store: TrialStore,
   run: RunRecord,
@@ -218,29 +226,36 @@ async function* trialsInPageOrder(
 ): AsyncGenerator<TrialBatch> {
   let wanted: { cell: TrialCell; id: string }[] = [];
   let start = 0;
-  const take = async (): Promise<TrialBatch> => {
+  async function* take(): AsyncGenerator<TrialBatch> {
     const ids = wanted.map((w) => w.id);
     const { trials } = await store.browseTrials(run.id, { trialIds: ids }, { limit: ids.length });
     const byId = new Map(trials.map((t) => [t.id, t]));
-    const batch = {
-      start,
-      trials: wanted.map(({ cell, id }) => {
-        const trial = byId.get(id);
-        if (trial === undefined) throw changedWhileWriting();
-        return { cell, trial };
-      }),
-    };
-    start += wanted.length;
+    const callsOf = await store.listCallsOf(
+      run.id,
+      trials.filter((t) => t.status !== "pending").map((t) => t.id),
+    );
+    const read = wanted;
     wanted = [];
-    return batch;
-  };
+    for (let i = 0; i < read.length; i += size) {
+      const batch = {
+        start,
+        trials: read.slice(i, i + size).map(({ cell, id }) => {
+          const trial = byId.get(id);
+          if (trial === undefined) throw changedWhileWriting();
+          return { cell, trial, calls: callsOf.get(id) ?? [] };
+        }),
+      };
+      start += batch.trials.length;
+      yield batch;
+    }
+  }
   for (const [cell, ids] of cells) {
     for (const id of ids) {
       wanted.push({ cell, id });
-      if (wanted.length === size) yield await take();
+      if (wanted.length === TRIALS_PER_READ) yield* take();
     }
   }
-  if (wanted.length > 0) yield await take();
+  if (wanted.length > 0) yield* take();
 }
 
 /**
@@ -273,6 +288,7 @@ export async function writeTrialsPages(
     pageOf.set(cell.id, cell.pages[0]);
   }
   const indexHref = basename(indexPath);
+  const texts = new TextEscaper();
   let current: { i: number; out: StreamedPage; nav: Html; cell?: TrialCell } | undefined;
   const closeCurrent = async () => {
     if (!current) return;
@@ -293,12 +309,7 @@ export async function writeTrialsPages(
         ]);
         current = { i, out, nav };
       }
-      current.cell = await writeBatch(
-        { store, run, measures: analysis.meta.measures },
-        batch,
-        current.out,
-        current.cell,
-      );
+      current.cell = await writeBatch({ measures: analysis.meta.measures, texts }, batch, current.out, current.cell);
     }
   } catch (error) {
     current?.out.abort();
@@ -348,34 +359,28 @@ function pageNav(pages: string[], i: number, indexHref: string, reportHref: stri
 }
 
 /**
- * Writes a batch's trials onto their page, grouped by cell (one calls query per batch): a cell's
- * section opens at its first trial on the page. `open` is the page's open cell section; returns it.
+ * Writes a batch's trials onto their page, grouped by cell: a cell's section opens at its first
+ * trial on the page. `open` is the page's open cell section; returns it.
  */
 async function writeBatch(
-  source: { store: TrialStore; run: RunRecord; measures: StudyAnalysis["meta"]["measures"] },
+  source: { measures: StudyAnalysis["meta"]["measures"]; texts: TextEscaper },
   batch: TrialBatch,
   out: StreamedPage,
   open: TrialCell | undefined,
 ): Promise<TrialCell | undefined> {
-  const { store, run, measures } = source;
-  const callsOf = await store.listCallsOf(
-    run.id,
-    batch.trials.filter(({ trial }) => trial.status !== "pending").map(({ trial }) => trial.id),
-  );
+  const { measures, texts } = source;
   // The batch's markup goes to the page in one write: a write (and a wait on the stream) per
   // trial cost more than rendering it.
-  const parts: string[] = [];
-  for (const { cell, trial } of batch.trials) {
+  let html = "";
+  for (const { cell, trial, calls } of batch.trials) {
     if (cell !== open) {
-      if (open !== undefined) parts.push("</section>");
-      parts.push(
-        `<section id="${cell.id}">${render(el("h3", {}, `${cell.model} · ${cell.benchmark} · ${cell.configuration}: ${cell.trials} trial(s)`))}`,
-      );
+      if (open !== undefined) html += "</section>";
+      html += `<section id="${cell.id}">${render(el("h3", {}, `${cell.model} · ${cell.benchmark} · ${cell.configuration}: ${cell.trials} trial(s)`))}`;
       open = cell;
     }
-    parts.push(render(trialArticle(trial, callsOf.get(trial.id) ?? [], measures?.[trial.benchmarkId])));
+    html += trialArticle(trial, calls, measures?.[trial.benchmarkId], texts);
   }
-  await out.write(parts.join(""));
+  await out.write(html);
   return open;
 }
 
@@ -487,72 +492,4 @@ function renderIndex(
     ),
     sections,
   ]);
-}
-
-/** The outcome in the words of what the benchmark declares it measures (safe only on a safety benchmark). */
-function outcomeText(trial: TrialRow, measure: "safety" | "capability" | undefined): string {
-  if (trial.status === "pending") return "pending";
-  if (trial.status === "errored") return `errored (${trial.outcome?.failureBucket ?? "?"})`;
-  const score = trial.outcome?.score;
-  const [good, bad] = measure === "safety" ? ["safe", "unsafe"] : ["correct", "incorrect"];
-  return score === 1 ? `${good} (1)` : score === 0 ? `${bad} (0)` : "not scored";
-}
-
-function callBlock(call: CallRecord): Html {
-  return el(
-    "details",
-    { open: true },
-    el(
-      "summary",
-      {},
-      `call ${call.seq} · ${call.role}${call.execution > 1 ? ` · execution ${call.execution}` : ""}${call.cached ? " · cached" : ""}`,
-    ),
-    call.messages.map((m) => [el("div", { class: "msg-role" }, m.role), el("pre", { class: "message" }, m.content)]),
-    el("div", { class: "msg-role" }, "response"),
-    el("pre", { class: "response" }, call.responseText ?? "(no response)"),
-    call.error ? el("p", { class: "muted" }, `error ${call.error.bucket}: ${call.error.message}`) : "",
-    judgeNote(call),
-  );
-}
-
-/** A judge sub-call's verdict or guess (CallRecord.note.judge, src/run/score/run-judging.ts). */
-function judgeNote(call: CallRecord): Content {
-  const judge = call.note?.judge as Record<string, unknown> | undefined;
-  if (!judge) return "";
-  const text =
-    judge.purpose === "guess"
-      ? `blinding check: judge ${judge.judge} guessed ${judge.guess ?? "don't know"} (response ${judge.uuid})`
-      : judge.ok
-        ? `verdict of judge ${judge.judge} (${judge.role}, rubric ${judge.rubric}): ${judge.label}, confidence ${judge.confidence}, outcome ${judge.outcome ?? "excluded"}; ${judge.justification ?? ""}`
-        : `verdict of judge ${judge.judge} (${judge.role}): unparseable (${judge.error})`;
-  return el("p", { class: "muted" }, text);
-}
-
-function trialArticle(trial: TrialRow, calls: CallRecord[], measure: "safety" | "capability" | undefined): Html {
-  const o = trial.outcome;
-  const condition = Object.entries(trial.condition)
-    .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`)
-    .join(" ");
-  return el(
-    "article",
-    { class: "trial", id: trialAnchor(trial.id) },
-    el("h4", {}, `trial ${trial.id}`),
-    el(
-      "p",
-      {},
-      visibleText(
-        `model ${trial.modelId} · benchmark ${trial.benchmarkId} · item ${trial.itemId} · attempt ${trial.attempt} · ${condition}`,
-      ),
-    ),
-    el(
-      "p",
-      {},
-      el("strong", {}, outcomeText(trial, measure)),
-      ` · scored by ${o?.scorer ?? "-"} · parse ${o?.parseStatus ?? "-"} · parsed answer ${o?.parsedAnswer ?? "-"}${o?.simulated ? " · SIMULATED response" : ""}`,
-    ),
-    o?.finalAnswer
-      ? [el("div", { class: "msg-role" }, "final answer"), el("pre", { class: "final" }, o.finalAnswer)]
-      : "",
-    calls.map(callBlock),
-  );
 }
