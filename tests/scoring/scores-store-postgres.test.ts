@@ -1,7 +1,7 @@
 /**
  * The scores table (migration 0003) on SQLite and, when PARALLAX_TEST_PG_URL is set (the test
  * script starts a throwaway PostgreSQL for files named *postgres*), on PostgreSQL: upsert by
- * (trial, scorer, version), filters, JSON details and nulls round-trip.
+ * (trial, scorer, version), filters, JSON details and nulls round-trip; whether a run has scores.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -69,6 +69,7 @@ function suite(name: string, make: () => Target, skip?: string | false): void {
         const trials = makeTrials("r1", 3);
         await store.addPlannedTrials(trials);
         const [a, b, c] = trials.map((t) => t.id);
+        assert.equal(await store.hasScores("r1"), false);
         await store.saveScores([
           record(a, "mc_last_answer", "1.0.0"),
           record(b, "mc_last_answer", "1.0.0", { parsedAnswer: null, parseStatus: "failed", score: 0, details: null }),
@@ -99,6 +100,10 @@ function suite(name: string, make: () => Target, skip?: string | false): void {
         ]);
         assert.deepEqual(await store.listScores("r1", { trialIds: [] }), []);
         assert.deepEqual(await store.listScores("other-run"), []);
+        assert.equal(await store.hasScores("r1"), true);
+        await store.saveRun(makeRun("r2"));
+        await store.addPlannedTrials(makeTrials("r2", 2));
+        assert.equal(await store.hasScores("r2"), false, "another run's scores are not this run's");
         await assert.rejects(store.saveScores([record("no-such-trial", "x", "1")]));
       } finally {
         await store.close();

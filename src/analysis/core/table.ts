@@ -256,8 +256,10 @@ export async function* scoredTablePages(
   const known: string[] = [];
   const compact = rowCompactor();
   const pages = options.facts ? trialFactPages(store, run.id, pageSize) : trialPages(store, run.id, { pageSize });
+  // A run scored only at run time has no stored scores: no per-page query then.
+  const stored = await store.hasScores(run.id);
   for await (const trials of pages) {
-    const scores = await latestScoresByScorer(store, run.id, trials);
+    const scores = stored ? await latestScoresByScorer(store, run.id, trials) : new Map();
     // The per-call propagation checks, summarised per trial as the trials export does (the
     // integrity gate reads them); the calls' text is not read.
     const callsOf = await store.listCallFactsOf(

@@ -605,6 +605,17 @@ export class KyselyTrialStore implements TrialStore {
     return rows.map(toScoreRecord);
   }
 
+  async hasScores(runId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("scores")
+      .innerJoin("trials", "trials.id", "scores.trial_id")
+      .select("scores.trial_id")
+      .where("trials.run_id", "=", runId)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   // ---------------------------------------------------------------- narrow reads for analysis
 
   async listTrialFacts(runId: string, filter: { limit?: number; afterId?: string } = {}): Promise<TrialRow[]> {

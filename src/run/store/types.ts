@@ -427,6 +427,8 @@ export interface TrialStore extends JudgementStore, LeaseStore, BatchStore, Budg
     runId: string,
     filter?: { scorer?: string; version?: string; trialIds?: readonly string[] },
   ): Promise<ScoreRecord[]>;
+  /** Whether any trial of the run has a stored score (readers skip the per-page score reads if not). */
+  hasScores(runId: string): Promise<boolean>;
   // ---------------------------------------------------------------- narrow reads for analysis
   /**
    * `listTrials` without the trials' free text: each trial's outcome has a null final answer and
