@@ -17,8 +17,9 @@ export class AnswerKey {
   private readonly byQuestion = new Map<string, KeyEntry>();
   /** Each item's stem and option words, to recognise a perturbed (reworded, recased) question. */
   private readonly byWords: { entry: KeyEntry; stem: Set<string>; options: Set<string> }[] = [];
-  /** The stems and persona items' questions proper as searchable keys, built when first needed. */
-  private quoted?: { stems: Quoted; questions: Quoted };
+  /** The stems, and persona items' questions proper, as searchable keys; each built when first needed. */
+  private stems?: Quoted;
+  private questions?: Quoted;
 
   observe(items: readonly Item[]): void {
     for (const item of items) {
@@ -26,7 +27,8 @@ export class AnswerKey {
       this.byQuestion.set(normalise(item.stem), entry);
       this.byWords.push({ entry, stem: wordsOf(item.stem), options: wordsOf((item.options ?? []).join(" ")) });
     }
-    this.quoted = undefined;
+    this.stems = undefined;
+    this.questions = undefined;
   }
 
   /** The item a prompt asks about, if any. */
@@ -38,22 +40,25 @@ export class AnswerKey {
     }
     // Sub-calls of scaffolds may quote the question without the "Question:" label.
     const flat = normalise(prompt);
-    this.quoted ??= this.quotedKeys();
+    this.stems ??= { keys: new ContainedKeys([...this.byQuestion.keys()]), entries: [...this.byQuestion.values()] };
+    const quoted = quotedIn(this.stems, flat);
+    if (quoted) return quoted;
     // Decomposition sub-tasks of persona items quote only the question proper.
-    return quotedIn(this.quoted.stems, flat) ?? quotedIn(this.quoted.questions, flat) ?? this.findReworded(prompt);
+    this.questions ??= this.personaQuestions();
+    return quotedIn(this.questions, flat) ?? this.findReworded(prompt);
   }
 
-  private quotedKeys(): { stems: Quoted; questions: Quoted } {
-    const entries = [...this.byQuestion.values()];
-    const questions: { key: string; entry: KeyEntry }[] = [];
-    for (const entry of entries) {
+  /** Splitting every stem takes about a second at paper scale: done only when a prompt quotes no stem. */
+  private personaQuestions(): Quoted {
+    const keys: string[] = [];
+    const entries: KeyEntry[] = [];
+    for (const entry of this.byQuestion.values()) {
       const { persona, question } = splitPersona(entry.item.stem);
-      if (persona !== "" && question.length >= 20) questions.push({ key: normalise(question), entry });
+      if (persona === "" || question.length < 20) continue;
+      keys.push(normalise(question));
+      entries.push(entry);
     }
-    return {
-      stems: { keys: new ContainedKeys([...this.byQuestion.keys()]), entries },
-      questions: { keys: new ContainedKeys(questions.map((q) => q.key)), entries: questions.map((q) => q.entry) },
-    };
+    return { keys: new ContainedKeys(keys), entries };
   }
 
   /** The item all of whose options are these texts (a sentence pair scored without a question). */
