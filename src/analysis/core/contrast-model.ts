@@ -170,7 +170,7 @@ export function glmFormula(scored: readonly ScoredRow[], setup: GlmSetup): { for
       if (f === setup.comparisonFacet || !varies((r) => r.facets[f])) continue;
       // A facet with one level per benchmark (a format fixed by the benchmark) is the benchmark
       // term again: its columns would be aliased.
-      if (terms.includes("benchmark") && fixedByBenchmark(scored, f)) continue;
+      if (terms.includes("benchmark") && facetFixedByBenchmark(scored, f, (s) => s.row)) continue;
       terms.push(f);
     }
   }
@@ -180,20 +180,14 @@ export function glmFormula(scored: readonly ScoredRow[], setup: GlmSetup): { for
 }
 
 /** Whether each benchmark shows one level of the facet (a format the benchmark fixes: XSTest is open-ended). */
-export function facetFixedByBenchmark(rows: readonly AnalysisRow[], facet: string): boolean {
+export function facetFixedByBenchmark<T = AnalysisRow>(
+  rows: readonly T[],
+  facet: string,
+  rowOf: (item: T) => AnalysisRow = (item) => item as AnalysisRow,
+): boolean {
   const level = new Map<string, string>();
-  for (const row of rows) {
-    const seen = level.get(row.benchmark);
-    if (seen === undefined) level.set(row.benchmark, row.facets[facet]);
-    else if (seen !== row.facets[facet]) return false;
-  }
-  return true;
-}
-
-/** `facetFixedByBenchmark` over scored rows (no array of their rows built). */
-function fixedByBenchmark(scored: readonly ScoredRow[], facet: string): boolean {
-  const level = new Map<string, string>();
-  for (const { row } of scored) {
+  for (const item of rows) {
+    const row = rowOf(item);
     const seen = level.get(row.benchmark);
     if (seen === undefined) level.set(row.benchmark, row.facets[facet]);
     else if (seen !== row.facets[facet]) return false;

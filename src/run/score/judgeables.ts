@@ -18,6 +18,18 @@ import { loaderOf, scoringPathOf } from "./choose.js";
 import { finishedPages, type ScoringContext } from "./context.js";
 import { type TaskChoice, tasksOf, trialItems } from "./stored-tasks.js";
 
+/** What a blinding entry records of a trial, in the entry's key order (the sealed mapping's text). */
+export function blindedTrial(trial: TrialRow): Omit<BlindingEntry, "uuid"> {
+  return {
+    trialId: trial.id,
+    model: trial.modelId,
+    benchmark: trial.benchmarkId,
+    itemId: trial.itemId,
+    conditionHash: trial.conditionHash,
+    configuration: conditionLabel(trial.condition),
+  };
+}
+
 export interface Judgeable {
   entry: BlindingEntry;
   /** The trial's attempt (the response cache keys judge calls by it, as the run does). */
@@ -70,15 +82,7 @@ export async function collectJudgeables(context: ScoringContext, choice: TaskCho
       const raw = trial.outcome?.finalAnswer ?? "";
       out.push({
         attempt: trial.attempt,
-        entry: {
-          uuid: newUuid(),
-          trialId: trial.id,
-          model: trial.modelId,
-          benchmark: trial.benchmarkId,
-          itemId: trial.itemId,
-          conditionHash: trial.conditionHash,
-          configuration: conditionLabel(trial.condition),
-        },
+        entry: { uuid: newUuid(), ...blindedTrial(trial) },
         item,
         rubric,
         prompt: task.question,

@@ -32,7 +32,6 @@ import { guessMessages, judgeMessages } from "../../scoring/judge/prompt.js";
 import { type Rubric, rubricFor } from "../../scoring/judge/rubrics.js";
 import { parseGuess, parseVerdict } from "../../scoring/judge/verdict.js";
 import type { ScoreResult } from "../../scoring/types.js";
-import { conditionLabel } from "../prepare/conditions.js";
 import { recordingCall } from "../execute/recording-call.js";
 import type { ModelRuntime, TrialAttempt, TrialJudging } from "../execute/types.js";
 import { assignJudges } from "./judges.js";
@@ -45,7 +44,7 @@ import { judgedAtRunTime } from "./judged-trials.js";
 export { judgedAtRunTime };
 import { agreementOf } from "./judge-agreement.js";
 import type { Judgeable } from "./judgeables.js";
-import { redactionList } from "./judgeables.js";
+import { blindedTrial, redactionList } from "./judgeables.js";
 import { BLINDING_FILES, blindingSummaryOf, JudgementLog, verdictsSha256, verdictsText } from "./judgements.js";
 
 /** Version of the judge scoring protocol (rubrics, prompt, verdict schema); also judge-study.ts. */
@@ -394,13 +393,5 @@ function note(calls: CallRecord[], judge: JudgeCallNote): void {
 type JudgedTrial = Omit<BlindingEntry, "uuid"> & { status: TrialRow["status"] };
 
 function judgedTrial(trial: TrialRow): JudgedTrial {
-  return {
-    trialId: trial.id,
-    model: trial.modelId,
-    benchmark: trial.benchmarkId,
-    itemId: trial.itemId,
-    conditionHash: trial.conditionHash,
-    configuration: conditionLabel(trial.condition),
-    status: trial.status,
-  };
+  return { ...blindedTrial(trial), status: trial.status };
 }

@@ -43,7 +43,6 @@ import {
   insertTexts,
   jsonOf,
   type NewTexts,
-  nodeRefs,
   REF,
   refOf,
   sharedJson,
@@ -646,21 +645,9 @@ export class KyselyTrialStore implements TrialStore {
     const out = new Map<string, TaskFacts>();
     for (const batch of chunks([...new Set(hashes)], 1_000)) {
       const rows = await this.db.selectFrom("tasks").select(["hash", "task"]).where("hash", "in", batch).execute();
-      // Only the wanted fields of each encoded task; their references are read breadth first.
+      // Only the wanted fields of each encoded task, and the texts they refer to.
       const picked = rows.map((r) => pickTaskFacts(r.task));
-      const texts = new Map<string, string>();
-      let pending = new Set<string>();
-      for (const { fields, encoded } of picked) if (encoded) nodeRefs(fields, pending);
-      while (pending.size > 0) {
-        const found = await this.texts.texts(pending);
-        pending = new Set();
-        for (const [key, text] of found) {
-          texts.set(key, text);
-          const refs = new Set<string>();
-          nodeRefs(JSON.parse(text), refs);
-          for (const ref of refs) if (!texts.has(ref)) pending.add(ref);
-        }
-      }
+      const texts = await this.texts.referencedTexts(picked.filter((p) => p.encoded).map((p) => p.fields));
       // A shared part (a condition, an option) is decoded once per batch; the records are read-only.
       const decoded = new Map<string, unknown>();
       const decode = (value: unknown): unknown => {

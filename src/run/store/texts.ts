@@ -101,7 +101,7 @@ export function decodeNode(value: unknown, texts: ReadonlyMap<string, string>): 
 }
 
 /** The references in an encoded node (not followed). */
-export function nodeRefs(value: unknown, into: Set<string>): void {
+function nodeRefs(value: unknown, into: Set<string>): void {
   if (typeof value === "string") {
     if (value.startsWith(REF) && !value.startsWith(REF + REF)) into.add(value.slice(1));
   } else if (Array.isArray(value)) {
@@ -151,10 +151,16 @@ export class TextReader {
 
   /** The JSON of stored tasks (as `encodeTask` stored them), in their order. */
   async taskJson(stored: readonly string[]): Promise<string[]> {
+    const roots = stored.map((s) => (s.startsWith(REF) ? JSON.parse(s.slice(1)) : undefined));
+    const texts = await this.referencedTexts(roots.filter((root) => root !== undefined));
+    return stored.map((s, i) => (roots[i] === undefined ? s : JSON.stringify(decodeNode(roots[i], texts))));
+  }
+
+  /** Every text the encoded nodes refer to, directly or through other texts. */
+  async referencedTexts(nodes: readonly unknown[]): Promise<Map<string, string>> {
     const texts = new Map<string, string>();
     let pending = new Set<string>();
-    const roots = stored.map((s) => (s.startsWith(REF) ? JSON.parse(s.slice(1)) : undefined));
-    for (const root of roots) if (root !== undefined) nodeRefs(root, pending);
+    for (const node of nodes) nodeRefs(node, pending);
     // Breadth first: each level's texts in one read.
     while (pending.size > 0) {
       const found = await this.texts(pending);
@@ -166,7 +172,7 @@ export class TextReader {
         for (const ref of refs) if (!texts.has(ref)) pending.add(ref);
       }
     }
-    return stored.map((s, i) => (roots[i] === undefined ? s : JSON.stringify(decodeNode(roots[i], texts))));
+    return texts;
   }
 }
 
