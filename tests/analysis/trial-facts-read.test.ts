@@ -97,7 +97,10 @@ describe("the narrow read of a study's trials", () => {
       const shared = await reader.facts();
       const own = await studyIntegrityFacts(outDir, store, run);
       assert.deepEqual(shared, own);
-      assert.ok("trials" in own.golds && own.golds.trials.size > 0, "gold positions were found");
+      assert.ok(
+        own.golds !== undefined && "trials" in own.golds && own.golds.trials.size > 0,
+        "gold positions were found",
+      );
     } finally {
       await store.close();
     }

@@ -62,12 +62,16 @@ describe("AnswerKey", () => {
     key.observe([
       {
         id: "a",
+        benchmark: "demo",
+        metadata: {},
         stem: "Which gas do plants take in to make sugar?",
         options: ["Oxygen", "Carbon dioxide"],
         goldIndex: 1,
       },
       {
         id: "b",
+        benchmark: "demo",
+        metadata: {},
         stem: "I am a keen gardener. Which colour are the leaves of most healthy plants in summer?",
         options: ["Green", "Blue"],
         goldIndex: 0,

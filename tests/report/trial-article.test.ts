@@ -92,7 +92,7 @@ function trialOf(over: Partial<TrialRow> & Pick<TrialRow, "id" | "status">): Tri
     benchmarkId: "bench&1",
     itemId: "item \u202Egpj.exe",
     conditionHash: "h1",
-    condition: { persona: "teacher's aide", shots: 3, options: { order: ["B", "A"] } },
+    condition: { persona: "teacher's aide", shots: 3, options: { name: "reversed", order: [1, 0] } },
     attempt: 1,
     executions: 1,
     outcome: null,

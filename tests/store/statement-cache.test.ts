@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import Database from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
+import { type Generated, Kysely, SqliteDialect } from "kysely";
 import { reusingStatements } from "../../src/run/store/statement-cache.js";
 
 function database() {
@@ -53,7 +53,7 @@ describe("reusingStatements", () => {
   });
 
   test("kysely reads and writes through it as through the database itself", async () => {
-    const db = new Kysely<{ t: { id: number; v: string } }>({
+    const db = new Kysely<{ t: { id: Generated<number>; v: string } }>({
       dialect: new SqliteDialect({ database: reusingStatements(database()) }),
     });
     for (let i = 0; i < 3; i++) {
