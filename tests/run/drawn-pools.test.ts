@@ -4,7 +4,7 @@
  * exactly the draw the whole pool gives (the same items, in the same order), and hold no more
  * than those exemplars. With plugins the pools stay whole. A pool reading the benchmark's own
  * source is taken from the benchmark's load only when nothing else differs (readsOwnSource). A
- * pool set aside outside the heap gives back exactly the rows run_items stores (setAsideRows).
+ * pool set aside holds exactly the batch rows run_item_batches stores (setAsidePool).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -12,14 +12,9 @@ import { resolve } from "node:path";
 import type { Item } from "../../src/contracts/item.js";
 import type { BenchmarkSpec, FacetValue, StudySpec } from "../../src/contracts/spec.js";
 import { drawExemplars, shotCount, shotSeed } from "../../src/facets/few-shot.js";
-import {
-  drawnPools,
-  readsOwnSource,
-  setAsidePool,
-  setAsideRows,
-  storedPoolRows,
-} from "../../src/run/prepare/exemplars.js";
+import { drawnPools, readsOwnSource, setAsidePool, storedPoolRows } from "../../src/run/prepare/exemplars.js";
 import { prepareStudy } from "../../src/run/prepare/study.js";
+import { decodeItemLines, encodeItemBatch } from "../../src/run/store/run-items.js";
 import { describeNeeding, needsSharedData } from "../helpers/prerequisites.js";
 
 const LEVELS: FacetValue[] = ["0", "3", "5", { name: "5", seed: 7 }, { name: "10", seed: 2 }];
@@ -105,27 +100,27 @@ describe("drawnPools", () => {
 });
 
 describe("setAsidePool", () => {
-  it("gives back the pool's run_items rows, in order and in batches, across its chunks", () => {
-    // About 2.5 MB of JSON (several chunks), with characters of 2, 3 and 4 UTF-8 bytes and escapes.
+  it("holds the pool's run_items rows as the store's batches, in order", () => {
+    // Characters of 2, 3 and 4 UTF-8 bytes, newlines and quotes in the text.
     const items = pool("gamma", 1_200).map((item, i) => ({
       ...item,
       stem: `${'é日🙂\n"quoted" '.repeat(100)}${i}`,
       metadata: { row: i, note: i % 3 === 0 ? undefined : "x", deep: { list: [i, null, "ü"] } },
     }));
     const aside = setAsidePool("gamma", items);
-    assert.ok(aside.chunks.length > 1, `${aside.chunks.length} chunk(s)`);
     assert.equal(aside.count, items.length);
-    const batches = [...setAsideRows(aside, 500)];
+    const rows = storedPoolRows(new Map([["gamma", items]]));
     assert.deepEqual(
-      batches.map((b) => b.length),
-      [500, 500, 200],
+      aside.batches,
+      [0, 500, 1_000].map((start) => encodeItemBatch(rows.slice(start, start + 500))),
+      "batches of 500 rows, as saveRunItems encodes them",
     );
-    assert.equal(
-      JSON.stringify(batches.flat()),
-      JSON.stringify(storedPoolRows(new Map([["gamma", items]]))),
+    assert.deepEqual(
+      aside.batches.flatMap((batch) => decodeItemLines(batch.items)),
+      rows.map((row) => JSON.stringify(row)),
       "the rows as the store serialises them",
     );
-    assert.deepEqual([...setAsideRows(setAsidePool("empty", []), 500)], []);
+    assert.deepEqual(setAsidePool("empty", []).batches, []);
   });
 });
 

@@ -13,7 +13,7 @@ import { type Kysely, sql } from "kysely";
 import type { Item } from "../../src/contracts/item.js";
 import type { KyselyTrialStore } from "../../src/run/store/kysely-store.js";
 import { openStore } from "../../src/run/store/open.js";
-import { RUN_ITEM_BATCH } from "../../src/run/store/run-items.js";
+import { encodeItemBatch, type ItemBatch, RUN_ITEM_BATCH } from "../../src/run/store/run-items.js";
 import { dropTestSchemas, testStoreUrl } from "../helpers/postgres-run.js";
 import { after, describeNeeding, it, needsPostgres } from "../helpers/prerequisites.js";
 import { makeRun } from "./store-suite.js";
@@ -30,6 +30,21 @@ function items(count: number, from = 0): Item[] {
       gold_index: i % 2,
     } as unknown as Item;
   });
+}
+
+/** Items as stored batches of RUN_ITEM_BATCH (a set-aside pool's form). */
+function batchesOf(list: readonly Item[]): ItemBatch[] {
+  const batches: ItemBatch[] = [];
+  for (let start = 0; start < list.length; start += RUN_ITEM_BATCH)
+    batches.push(encodeItemBatch(list.slice(start, start + RUN_ITEM_BATCH)));
+  return batches;
+}
+
+async function batchRows(store: KyselyTrialStore, runId: string) {
+  const db = (store as unknown as { db: Kysely<unknown> }).db;
+  const { rows } = await sql<{ batch: number; keys: string; items: Uint8Array }>`select batch, keys, items
+    from run_item_batches where run_id = ${runId} order by batch`.execute(db);
+  return rows.map((r) => ({ batch: Number(r.batch), keys: r.keys, items: Buffer.from(r.items).toString("base64") }));
 }
 
 async function oldRows(store: KyselyTrialStore, runId: string) {
@@ -79,9 +94,44 @@ function runItemBehaviours(make: () => string) {
   });
 }
 
-describe("run items (SQLite)", () => runItemBehaviours(() => mkdtempSync(join(tmpdir(), "parallax-run-items-"))));
+function itemBatchBehaviours(make: () => string) {
+  it("saved as encoded batches, store the same rows as saveRunItems and skip what is stored", async () => {
+    const store = (await openStore(make())) as KyselyTrialStore;
+    try {
+      for (const run of ["plain", "batched", "partial"]) await store.saveRun(makeRun(run));
+      const head = items(30, 50_000);
+      const pool = items(RUN_ITEM_BATCH * 2 + 61);
+      await store.saveRunItems("plain", head);
+      await store.saveRunItems("plain", pool);
+      await store.saveRunItems("batched", head);
+      await store.saveRunItemBatches("batched", batchesOf(pool));
+      await store.saveRunItemBatches("batched", batchesOf(pool));
+      assert.deepEqual(
+        (await batchRows(store, "batched")).map(({ batch, keys, items }) => ({ batch, keys, items })),
+        await batchRows(store, "plain"),
+        "the same batch rows, byte for byte; a second save adds nothing",
+      );
+      assert.deepEqual(await store.listRunItems("batched"), [...head, ...pool], "read back in order");
+
+      // A save interrupted after some of the pool, then the pool's batches (one repeats a key).
+      const stored = pool.slice(0, RUN_ITEM_BATCH + 10);
+      await store.saveRunItems("partial", stored);
+      const repeated = [...pool.slice(RUN_ITEM_BATCH), pool[RUN_ITEM_BATCH * 2 + 3]];
+      await store.saveRunItemBatches("partial", [...batchesOf(pool.slice(0, RUN_ITEM_BATCH)), ...batchesOf(repeated)]);
+      assert.deepEqual(await store.listRunItems("partial"), pool, "each item once, in the pool's order");
+    } finally {
+      await store.close();
+    }
+  });
+}
+
+describe("run items (SQLite)", () => {
+  runItemBehaviours(() => mkdtempSync(join(tmpdir(), "parallax-run-items-")));
+  itemBatchBehaviours(() => mkdtempSync(join(tmpdir(), "parallax-run-items-")));
+});
 
 describeNeeding(needsPostgres(), "run items (PostgreSQL)", () => {
   after(() => dropTestSchemas());
   runItemBehaviours(() => testStoreUrl("parallax_run_items"));
+  itemBatchBehaviours(() => testStoreUrl("parallax_run_item_batches"));
 });

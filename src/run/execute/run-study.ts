@@ -27,7 +27,7 @@ import { acquireStudyLock, type StudyLock } from "./study-lock.js";
 import { describeWorkersAtWork } from "./live-workers.js";
 import { allItems, type PreparedStudy, prepareStudy } from "../prepare/study.js";
 import { PARALLAX_VERSION } from "../../core/version.js";
-import { drawnPools, setAsideRows, storedPoolRows } from "../prepare/exemplars.js";
+import { drawnPools, storedPoolRows } from "../prepare/exemplars.js";
 import { pluginsToStore, refuseChangedPlugins } from "../store/stored-plugins.js";
 import type { RunJudging } from "../score/run-judging.js";
 import { hasJudges } from "../score/judges.js";
@@ -322,9 +322,6 @@ async function recordRun(
   return { runId, allStored: true, study: trials };
 }
 
-/** Pool rows stored per call when the pools were set aside (one transaction each). */
-const POOL_SAVE_BATCH = 5_000;
-
 /** The items, then each pool's rows, in that order (a few-shot draw depends on a pool's order). */
 async function saveStudyItems(store: TrialStore, runId: string, study: PreparedStudy): Promise<void> {
   const items = allItems(study);
@@ -333,9 +330,8 @@ async function saveStudyItems(store: TrialStore, runId: string, study: PreparedS
     return;
   }
   await store.saveRunItems(runId, items);
-  // Each part is stored after the last (a few-shot draw depends on a pool's order).
-  for (const pool of study.poolsAside.values())
-    for (const rows of setAsideRows(pool, POOL_SAVE_BATCH)) await store.saveRunItems(runId, rows);
+  // Each pool is stored after the last (a few-shot draw depends on a pool's order).
+  for (const pool of study.poolsAside.values()) await store.saveRunItemBatches(runId, pool.batches);
 }
 
 /**

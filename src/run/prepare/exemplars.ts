@@ -13,6 +13,7 @@ import { datasetLoaders } from "../../datasets/registry.js";
 import type { LoadContext } from "../../datasets/types.js";
 import { drawExemplars, shotCount, shotSeed } from "../../facets/few-shot.js";
 import { loadForSpec, type SourceField } from "./benchmark-load.js";
+import { encodeItemBatch, type ItemBatch, RUN_ITEM_BATCH } from "../store/run-items.js";
 
 export interface ExemplarManifest {
   loader: string;
@@ -38,53 +39,23 @@ export function storedPoolRows(pools: ReadonlyMap<string, readonly Item[]>): Ite
 }
 
 /**
- * A pool set aside until the run stores it: its stored run-item rows as JSON lines in a Buffer, outside
- * V8's heap, so preparing a study never holds every pool's items at once (V8 sizes its heap after
- * setup from the largest set of live objects setup held).
+ * A pool set aside until the run stores it: its stored run-item batches (the rows storedPoolRows
+ * makes, encoded and deflated as the store keeps them), so preparing a study never holds every
+ * pool's items at once, and storing a pool inserts its batches without decoding them (V8 sizes its
+ * heap after setup from the largest set of live objects and garbage setup made).
  */
 export interface SetAsidePool {
-  /** Whole JSON lines, about a megabyte a chunk (the text is never held whole on the heap). */
-  chunks: Buffer[];
+  batches: ItemBatch[];
   count: number;
 }
 
-const CHUNK_CHARS = 1 << 20;
-
 export function setAsidePool(benchmark: string, pool: readonly Item[]): SetAsidePool {
-  const chunks: Buffer[] = [];
-  let lines: string[] = [];
-  let chars = 0;
-  const flush = () => {
-    chunks.push(Buffer.from(lines.join("")));
-    lines = [];
-    chars = 0;
-  };
-  for (const item of pool) {
-    const line = `${JSON.stringify({ ...item, benchmark: `${STORED_POOL_PREFIX}${benchmark}` })}\n`;
-    lines.push(line);
-    chars += line.length;
-    if (chars >= CHUNK_CHARS) flush();
+  const batches: ItemBatch[] = [];
+  for (let start = 0; start < pool.length; start += RUN_ITEM_BATCH) {
+    const rows = storedPoolRows(new Map([[benchmark, pool.slice(start, start + RUN_ITEM_BATCH)]]));
+    batches.push(encodeItemBatch(rows));
   }
-  if (lines.length > 0) flush();
-  return { chunks, count: pool.length };
-}
-
-/** The set-aside pool's rows for the run's stored items, `size` at a time (equal as JSON to storedPoolRows's). */
-export function* setAsideRows(pool: SetAsidePool, size: number): Generator<Item[]> {
-  let batch: Item[] = [];
-  for (const chunk of pool.chunks) {
-    // A JSON line holds no raw newline, and no byte of a multi-byte UTF-8 character is one.
-    for (let start = 0; start < chunk.length; ) {
-      const end = chunk.indexOf(0x0a, start);
-      batch.push(JSON.parse(chunk.toString("utf8", start, end)) as Item);
-      start = end + 1;
-      if (batch.length >= size) {
-        yield batch;
-        batch = [];
-      }
-    }
-  }
-  if (batch.length > 0) yield batch;
+  return { batches, count: pool.length };
 }
 
 /** Splits the run's stored item rows into the evaluated items and the exemplar pools (by benchmark id). */

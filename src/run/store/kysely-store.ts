@@ -159,6 +159,7 @@ export class KyselyTrialStore implements TrialStore {
   leaseSummary: LeaseStore["leaseSummary"] = (...a) => this.leases.leaseSummary(...a);
   othersLeases: LeaseStore["othersLeases"] = (...a) => this.leases.othersLeases(...a);
   saveRunItems: LeaseStore["saveRunItems"] = (...a) => this.leases.saveRunItems(...a);
+  saveRunItemBatches: LeaseStore["saveRunItemBatches"] = (...a) => this.leases.saveRunItemBatches(...a);
   listRunItems: LeaseStore["listRunItems"] = (...a) => this.leases.listRunItems(...a);
   saveRunPlugins: LeaseStore["saveRunPlugins"] = (...a) => this.leases.saveRunPlugins(...a);
   listRunPlugins: LeaseStore["listRunPlugins"] = (...a) => this.leases.listRunPlugins(...a);

@@ -10,7 +10,14 @@
 import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import type { Item } from "../../contracts/item.js";
 import { compareKeys } from "./lock-conflicts.js";
-import { decodeItemKeys, decodeItemLines, encodeItemBatch, itemKey, RUN_ITEM_BATCH } from "./run-items.js";
+import {
+  decodeItemKeys,
+  decodeItemLines,
+  encodeItemBatch,
+  type ItemBatch,
+  itemKey,
+  RUN_ITEM_BATCH,
+} from "./run-items.js";
 import type { StoreDatabase, TrialsTable } from "./schema.js";
 import type { LeaseStore, LeaseSummary, StoredPlugin, TrialRow, WorkerRecord } from "./types.js";
 
@@ -210,26 +217,40 @@ export class KyselyLeaseStore implements LeaseStore {
   async saveRunItems(runId: string, items: readonly Item[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       // Items already stored (by benchmark and id) keep their place; the rest follow in order.
-      const stored = await trx
-        .selectFrom("run_item_batches")
-        .select(["batch", "keys"])
-        .where("run_id", "=", runId)
-        .orderBy("batch")
-        .execute();
-      const seen = new Set(stored.flatMap((row) => decodeItemKeys(row.keys)));
+      const stored = await storedItemKeys(trx, runId);
+      const { seen } = stored;
       const fresh = items.filter((item) => {
         const key = itemKey(item.benchmark, item.id);
         if (seen.has(key)) return false;
         seen.add(key);
         return true;
       });
-      let batch = stored.length === 0 ? 0 : stored[stored.length - 1].batch + 1;
+      let batch = stored.next;
       // Encoded a batch at a time: a run's exemplar pools can hold ~100 MB of item JSON.
       for (let start = 0; start < fresh.length; start += RUN_ITEM_BATCH) {
         const encoded = encodeItemBatch(fresh.slice(start, start + RUN_ITEM_BATCH));
         await trx
           .insertInto("run_item_batches")
           .values({ run_id: runId, batch: batch++, ...encoded })
+          .execute();
+      }
+    });
+  }
+
+  async saveRunItemBatches(runId: string, batches: readonly ItemBatch[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const stored = await storedItemKeys(trx, runId);
+      const { seen } = stored;
+      let batch = stored.next;
+      for (const encoded of batches) {
+        const keys = decodeItemKeys(encoded.keys);
+        const fresh = keys.filter((key) => !seen.has(key) && seen.add(key));
+        if (fresh.length === 0) continue;
+        // A batch partly stored (or repeating a key) is stored as saveRunItems would: only its new items.
+        const row = fresh.length === keys.length ? encoded : encodeItemBatch(freshItems(encoded, new Set(fresh)));
+        await trx
+          .insertInto("run_item_batches")
+          .values({ run_id: runId, batch: batch++, keys: row.keys, items: row.items })
           .execute();
       }
     });
@@ -271,4 +292,28 @@ export class KyselyLeaseStore implements LeaseStore {
       .execute();
     return rows;
   }
+}
+
+/** The keys of the run's stored items, and the number its next stored batch takes. */
+async function storedItemKeys(trx: Kysely<StoreDatabase>, runId: string): Promise<{ seen: Set<string>; next: number }> {
+  const stored = await trx
+    .selectFrom("run_item_batches")
+    .select(["batch", "keys"])
+    .where("run_id", "=", runId)
+    .orderBy("batch")
+    .execute();
+  return {
+    seen: new Set(stored.flatMap((row) => decodeItemKeys(row.keys))),
+    next: stored.length === 0 ? 0 : stored[stored.length - 1].batch + 1,
+  };
+}
+
+/** A stored batch's items whose keys are in `keep`, each once, in order. */
+function freshItems(batch: ItemBatch, keep: Set<string>): Item[] {
+  const items: Item[] = [];
+  for (const line of decodeItemLines(batch.items)) {
+    const item = JSON.parse(line) as Item;
+    if (keep.delete(itemKey(item.benchmark, item.id))) items.push(item);
+  }
+  return items;
 }

@@ -11,6 +11,7 @@ import type { GenerateResult, RawBatchOutcome } from "../../contracts/provider.j
 import type { TaskInput } from "../../contracts/task.js";
 import type { PageRequest, TrialGroup, TrialQuery } from "./browse.js";
 import type { Item } from "../../contracts/item.js";
+import type { ItemBatch } from "./run-items.js";
 
 /** The fields of a stored task that `getTaskFacts` reads. */
 export const TASK_FACT_FIELDS = ["benchmark", "itemId", "format", "options", "perturbation", "condition"] as const;
@@ -186,6 +187,11 @@ export interface LeaseStore {
    * have only the store's URL; after those already stored, so a long list can be stored in parts.
    */
   saveRunItems(runId: string, items: readonly Item[]): Promise<void>;
+  /**
+   * saveRunItems for items already encoded as stored batches (a set-aside exemplar pool): a batch
+   * whose items are all new is stored as it is, without being decoded.
+   */
+  saveRunItemBatches(runId: string, batches: readonly ItemBatch[]): Promise<void>;
   /** The run's items and pools in the order they were saved (few-shot draws depend on a pool's order). */
   listRunItems(runId: string): Promise<Item[]>;
   /** Stores the plugin modules the run loaded (idempotent), in the spec's order. */
