@@ -6,7 +6,8 @@
 import type { Item } from "../../contracts/item.js";
 import { itemDifficulty } from "./draws.js";
 import { ContainedKeys } from "./contained-keys.js";
-import { countIn, normalise, splitPersona, wordsOf } from "./text.js";
+import { normalise, splitPersona } from "./text.js";
+import { WordSets } from "./word-sets.js";
 
 export interface KeyEntry {
   item: Item;
@@ -15,8 +16,13 @@ export interface KeyEntry {
 
 export class AnswerKey {
   private readonly byQuestion = new Map<string, KeyEntry>();
-  /** Each item's stem and option words, to recognise a perturbed (reworded, recased) question. */
-  private readonly byWords: { entry: KeyEntry; stem: Set<string>; options: Set<string> }[] = [];
+  /** Every observed item, in order. */
+  private readonly entries: KeyEntry[] = [];
+  /**
+   * Each item's stem and option words, to recognise a perturbed (reworded, recased) question; built
+   * when a prompt first quotes no item.
+   */
+  private byWords?: { words: WordSets; texts: { entry: KeyEntry; stem: Int32Array; options: Int32Array }[] };
   /** The stems, and persona items' questions proper, as searchable keys; each built when first needed. */
   private stems?: Quoted;
   private questions?: Quoted;
@@ -25,8 +31,9 @@ export class AnswerKey {
     for (const item of items) {
       const entry = { item, difficulty: itemDifficulty(item) };
       this.byQuestion.set(normalise(item.stem), entry);
-      this.byWords.push({ entry, stem: wordsOf(item.stem), options: wordsOf((item.options ?? []).join(" ")) });
+      this.entries.push(entry);
     }
+    this.byWords = undefined;
     this.stems = undefined;
     this.questions = undefined;
   }
@@ -64,8 +71,7 @@ export class AnswerKey {
   /** The item all of whose options are these texts (a sentence pair scored without a question). */
   findByOptions(texts: readonly string[]): KeyEntry | undefined {
     const wanted = texts.map(normalise).sort().join("\u0000");
-    return this.byWords.find((w) => (w.entry.item.options ?? []).map(normalise).sort().join("\u0000") === wanted)
-      ?.entry;
+    return this.entries.find((entry) => (entry.item.options ?? []).map(normalise).sort().join("\u0000") === wanted);
   }
 
   /**
@@ -73,16 +79,29 @@ export class AnswerKey {
    * shows most of (at least 60%), its option words breaking ties.
    */
   private findReworded(prompt: string): KeyEntry | undefined {
-    const shown = wordsOf(prompt);
-    let best: { entry: KeyEntry; score: number } | undefined;
-    for (const { entry, stem, options } of this.byWords) {
-      if (stem.size === 0) continue;
-      const stemShare = countIn(stem, shown) / stem.size;
-      if (stemShare < 0.6) continue;
-      const score = stemShare + (options.size > 0 ? countIn(options, shown) / options.size / 10 : 0);
-      if (!best || score > best.score) best = { entry, score };
-    }
-    return best?.entry;
+    this.byWords ??= this.wordsOfItems();
+    const { words, texts } = this.byWords;
+    return words.withShown(prompt, (shownIn) => {
+      let best: { entry: KeyEntry; score: number } | undefined;
+      for (const { entry, stem, options } of texts) {
+        if (stem.length === 0) continue;
+        const stemShare = shownIn(stem) / stem.length;
+        if (stemShare < 0.6) continue;
+        const score = stemShare + (options.length > 0 ? shownIn(options) / options.length / 10 : 0);
+        if (!best || score > best.score) best = { entry, score };
+      }
+      return best?.entry;
+    });
+  }
+
+  private wordsOfItems(): NonNullable<AnswerKey["byWords"]> {
+    const words = new WordSets();
+    const texts = this.entries.map((entry) => ({
+      entry,
+      stem: words.add(entry.item.stem),
+      options: words.add((entry.item.options ?? []).join(" ")),
+    }));
+    return { words, texts };
   }
 }
 
