@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { describe, it } from "node:test";
 import type { GenerateRequest, GenerateResult, Provider, TokenUsage } from "../../src/contracts/provider.js";
 import { ExecutionSchema } from "../../src/contracts/spec.js";
@@ -208,6 +209,29 @@ describe("withResilience timeout", () => {
     assert.ok(error instanceof ProviderError, "expected error instanceof ProviderError");
     assert.equal(error.bucket, "timeout");
     assert.equal(error.retryable, true);
+  });
+
+  it("passes a caller's abort to an attempt under a timeout, and leaves the caller's signal as it found it", async () => {
+    const timer = manualTimer();
+    const controller = new AbortController();
+    const fake = scripted(["ok", "ok", "ok", "hang"]);
+    const { wrapped } = wrap(fake.provider, { timeoutMs: 5000, maxRetries: 0, setTimer: timer.setTimer });
+    for (let i = 0; i < 3; i++) await wrapped.generate({ ...req(), signal: controller.signal });
+    assert.equal(getEventListeners(controller.signal, "abort").length, 0, "no listener left by finished attempts");
+    // AbortSignal.any on Node 20 keeps a WeakRef per call in the long-lived signal's dependants.
+    const dependants = Object.getOwnPropertySymbols(controller.signal).find(
+      (symbol) => symbol.description === "kDependantSignals",
+    );
+    const kept = dependants ? (controller.signal as unknown as Record<symbol, Set<unknown>>)[dependants] : undefined;
+    assert.equal(kept?.size ?? 0, 0, "no dependant signal kept by the caller's signal");
+    const pending = failure(wrapped.generate({ ...req(), signal: controller.signal }));
+    await tick();
+    controller.abort(new Error("user cancelled"));
+    const error = await pending;
+    assert.match(String(error), /user cancelled/);
+    assert.equal(fake.signals[3]?.aborted, true, "the attempt's signal is aborted");
+    assert.match(String(fake.signals[3]?.reason), /user cancelled/, "with the caller's reason");
+    assert.deepEqual(timer.armed(), [], "the attempt's timer is cancelled");
   });
 });
 
