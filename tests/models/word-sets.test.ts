@@ -1,6 +1,6 @@
 /**
  * The simulated panel matches a perturbed question to its item by the share of the item's words
- * the prompt shows. Its words are kept as id arrays (WordSets); counts must equal the Set-of-words
+ * the prompt shows. Its words are kept as runs of word ids (WordSets); counts must equal the Set-of-words
  * count (countIn over wordsOf), and the answer key must pick the item the plain Set-based scan
  * picks, for random vocabularies, repeated words, case and punctuation.
  */

@@ -7,7 +7,7 @@ import type { Item } from "../../contracts/item.js";
 import { itemDifficulty } from "./draws.js";
 import { ContainedKeys } from "./contained-keys.js";
 import { normalise, splitPersona } from "./text.js";
-import { WordSets } from "./word-sets.js";
+import { type WordRun, WordSets } from "./word-sets.js";
 
 export interface KeyEntry {
   item: Item;
@@ -22,7 +22,7 @@ export class AnswerKey {
    * Each item's stem and option words, to recognise a perturbed (reworded, recased) question; built
    * when a prompt first quotes no item.
    */
-  private byWords?: { words: WordSets; texts: { entry: KeyEntry; stem: Int32Array; options: Int32Array }[] };
+  private byWords?: { words: WordSets; texts: { entry: KeyEntry; stem: WordRun; options: WordRun }[] };
   /** The stems, and persona items' questions proper, as searchable keys; each built when first needed. */
   private stems?: Quoted;
   private questions?: Quoted;
