@@ -95,6 +95,9 @@ export function integrityFactsReader(dir: string, store: TrialStore, run: RunRec
     },
     async facts() {
       study ??= await recordedStudy(dir, store, run);
+      // The tasks' formats and golds serve `add` only: a whole run's task hashes need not outlive the read.
+      formatOf.clear();
+      goldOfTask.clear();
       const audit = await studyAuditFacts(dir, store, run);
       return {
         ...(audit === undefined ? {} : { audit }),
