@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { type Generated, Kysely, SqliteDialect } from "kysely";
-import { reusingStatements } from "../../src/run/store/statement-cache.js";
+import { ARRAY_ROWS, reusingStatements } from "../../src/run/store/statement-cache.js";
 
 function database() {
   const db = new Database(":memory:");
@@ -37,6 +37,30 @@ describe("reusingStatements", () => {
     assert.deepEqual(
       [...rows].map((r) => r.v),
       ["y", "z"],
+    );
+    reusing.close();
+  });
+
+  test("a text marked ARRAY_ROWS reads rows as arrays; the same query unmarked still reads objects", () => {
+    const db = database();
+    db.exec("insert into t (v) values ('x'), ('y')");
+    const reusing = reusingStatements(db);
+    const text = "select id, v from t order by id";
+    assert.deepEqual(reusing.prepare(ARRAY_ROWS + text).all([]), [
+      [1, "x"],
+      [2, "y"],
+    ]);
+    assert.deepEqual(reusing.prepare(text).all([]), [
+      { id: 1, v: "x" },
+      { id: 2, v: "y" },
+    ]);
+    assert.deepEqual(
+      reusing.prepare(ARRAY_ROWS + text).all([]),
+      [
+        [1, "x"],
+        [2, "y"],
+      ],
+      "the kept statement stays raw",
     );
     reusing.close();
   });

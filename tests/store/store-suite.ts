@@ -722,6 +722,40 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         }
       }));
 
+    test("listCallFactsOf is listCallsOf without the calls' text, trial by trial, executions and errors included", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const trials = makeTrials("r1", 4);
+        await store.addPlannedTrials(trials);
+        // An errored first execution, then calls with cache tokens, a note, checks and an error.
+        await store.completeTrial(trials[0].id, makeOutcome("errored"), [
+          { ...makeCall(trials[0].id, 0), error: { bucket: "rate_limit", message: "slow down" } },
+        ]);
+        await store.completeTrial(trials[0].id, makeOutcome("finished"), [
+          { ...makeCall(trials[0].id, 0), usage: { inputTokens: 3_000_000_000, outputTokens: 7, cacheReadTokens: 40 } },
+          { ...makeCall(trials[0].id, 1, "tool"), note: { tool: "search", error: "no such page" } },
+          {
+            ...makeCall(trials[0].id, 2),
+            audit: { options_reached: true, safety_reached: null },
+            error: { bucket: "context_too_long", message: "" },
+            usage: { inputTokens: 5, outputTokens: 1, cacheWriteTokens: 9 },
+          },
+        ]);
+        await store.completeTrial(trials[2].id, makeOutcome("finished"), [makeCall(trials[2].id, 0)]);
+        const ids = [...trials.map((t) => t.id), "no-such-trial"];
+        const full = await store.listCallsOf("r1", ids);
+        const narrow = await store.listCallFactsOf("r1", ids);
+        assert.deepEqual([...narrow.keys()], ids, "every asked trial, in the order asked");
+        const fields = ["trialId", "execution", "seq", "role", "usage", "error", "audit", "note"] as const;
+        for (const id of ids) {
+          const facts = full
+            .get(id)!
+            .map((c) => Object.fromEntries(fields.flatMap((f) => (c[f] === undefined ? [] : [[f, c[f]]]))));
+          assert.deepEqual(narrow.get(id), facts, `the facts of ${id}'s calls`);
+        }
+        assert.equal(narrow.get(trials[0].id)?.length, 4, "both executions' calls");
+      }));
+
     test("judgements: a sealed round, its calls and verdicts, linking at unblinding, the log; a new round replaces the old", () =>
       withStore(async (store, reopen) => {
         await store.saveRun(makeRun("r1"));

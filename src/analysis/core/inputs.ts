@@ -31,29 +31,57 @@ export function inputsOf(table: AnalysisTable, plan: AnalysisPlan, source: Sourc
  */
 export function rowsHash(table: AnalysisTable): string {
   const hasher = createHash("sha256").update("[");
-  const shared = new WeakMap<object, string>();
+  const json = rowJsonWriter();
+  // The rows' JSON goes to the hash in chunks of many rows: one update per row cost more than hashing.
+  let chunk = "";
   for (const [i, row] of table.rows.entries()) {
-    hasher.update(i === 0 ? "" : ",");
-    hasher.update(row === undefined ? "null" : rowJson(row as unknown as Record<string, unknown>, shared));
+    chunk += i === 0 ? "" : ",";
+    chunk += row === undefined ? "null" : json(row as unknown as Record<string, unknown>);
+    if (chunk.length > HASH_CHUNK) {
+      hasher.update(chunk);
+      chunk = "";
+    }
   }
-  return hasher.update("]").digest("hex");
+  return hasher.update(chunk).update("]").digest("hex");
 }
 
-/** canonicalJson of a row (its keys sorted, undefined ones left out), its nested records memoised. */
-function rowJson(row: Record<string, unknown>, shared: WeakMap<object, string>): string {
-  let out = "{";
-  for (const key of Object.keys(row).sort()) {
-    const value = row[key];
-    if (value === undefined) continue;
-    let json: string;
-    if (value !== null && typeof value === "object") {
-      const known = shared.get(value);
-      json = known ?? canonicalJson(value);
-      if (known === undefined) shared.set(value, json);
-    } else {
-      json = JSON.stringify(value);
+/** Characters of row JSON gathered before they are hashed. */
+const HASH_CHUNK = 1 << 16;
+
+/**
+ * canonicalJson of a row (its keys sorted, undefined ones left out), its nested records memoised.
+ * Rows share a few shapes: the sorted keys of the last shape seen are reused while the keys match.
+ */
+function rowJsonWriter(): (row: Record<string, unknown>) => string {
+  const shared = new WeakMap<object, string>();
+  let shape: string[] = [];
+  let sorted: { key: string; quoted: string }[] = [];
+  return (row) => {
+    const keys = Object.keys(row);
+    if (!sameKeys(keys, shape)) {
+      shape = keys;
+      sorted = [...keys].sort().map((key) => ({ key, quoted: JSON.stringify(key) }));
     }
-    out += `${out.length === 1 ? "" : ","}${JSON.stringify(key)}:${json}`;
-  }
-  return `${out}}`;
+    let out = "{";
+    for (const { key, quoted } of sorted) {
+      const value = row[key];
+      if (value === undefined) continue;
+      let json: string;
+      if (value !== null && typeof value === "object") {
+        const known = shared.get(value);
+        json = known ?? canonicalJson(value);
+        if (known === undefined) shared.set(value, json);
+      } else {
+        json = JSON.stringify(value);
+      }
+      out += out.length === 1 ? `${quoted}:${json}` : `,${quoted}:${json}`;
+    }
+    return `${out}}`;
+  };
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -45,13 +45,18 @@ export function integrityFactsReader(dir: string, store: TrialStore, run: RunRec
   const formatOf = new Map<string, string>();
   const failureBuckets = new Map<string, FailureBucket>();
   // Every trial gets an entry, but few (scorer, format) pairs occur: each is one shared object.
-  const scorings = new Map<string, { scorer: string | null; format: string | null }>();
+  // Found by scorer, then format (null a key of its own): no key string is made per trial.
+  const scorings = new Map<string | null, Map<string | null, { scorer: string | null; format: string | null }>>();
   const scoring = (scorer: string | null, format: string | null) => {
-    const key = `${scorer}\u0000${format}\u0000${scorer === null}${format === null}`;
-    const known = scorings.get(key);
+    let ofScorer = scorings.get(scorer);
+    if (ofScorer === undefined) {
+      ofScorer = new Map();
+      scorings.set(scorer, ofScorer);
+    }
+    const known = ofScorer.get(format);
     if (known !== undefined) return known;
     const made = { scorer, format };
-    scorings.set(key, made);
+    ofScorer.set(format, made);
     return made;
   };
   // The stored scorer "name@version" (run-trial.ts) -> its name, which the registry knows.
@@ -95,6 +100,9 @@ export function integrityFactsReader(dir: string, store: TrialStore, run: RunRec
     },
     async facts() {
       study ??= await recordedStudy(dir, store, run);
+      // The tasks' formats and golds serve `add` only: a whole run's task hashes need not outlive the read.
+      formatOf.clear();
+      goldOfTask.clear();
       const audit = await studyAuditFacts(dir, store, run);
       return {
         ...(audit === undefined ? {} : { audit }),

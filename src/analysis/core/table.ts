@@ -319,12 +319,39 @@ export function rowCompactor(): (row: AnalysisRow) => AnalysisRow {
     records.set(key, record);
     return record;
   };
+  // A condition's facets record found by its values, one map per facet in order: no JSON key per row.
+  const facetTrie = new Map<string, unknown>();
+  const sharedFacets = (facets: Record<string, string>): Record<string, string> => {
+    let node = facetTrie;
+    for (const key in facets) {
+      const value = facets[key];
+      // Only string values are told apart this way; anything else is keyed as JSON.
+      if (typeof value !== "string") return shared(facetRecords, facets);
+      let next = node.get(key) as Map<string, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        node.set(key, next);
+      }
+      let child = next.get(value) as Map<string, unknown> | undefined;
+      if (child === undefined) {
+        child = new Map();
+        next.set(value, child);
+      }
+      node = child;
+    }
+    let record = node.get(RECORD) as Record<string, string> | undefined;
+    if (record === undefined) {
+      record = shared(facetRecords, facets);
+      node.set(RECORD, record);
+    }
+    return record;
+  };
   return (row) => {
     row.model = intern(row.model);
     row.benchmark = intern(row.benchmark);
     row.item = intern(row.item);
     row.cluster = intern(row.cluster);
-    row.facets = shared(facetRecords, row.facets);
+    row.facets = sharedFacets(row.facets);
     if (row.scorer !== undefined) row.scorer = intern(row.scorer);
     if (row.audit !== undefined) row.audit = shared(audits, row.audit);
     if (row.answer !== undefined) row.answer = intern(row.answer);
@@ -332,6 +359,9 @@ export function rowCompactor(): (row: AnalysisRow) => AnalysisRow {
     return row;
   };
 }
+
+/** The entry of a facets trie's node that holds its record (no facet is named by a lone NUL). */
+const RECORD = "\u0000";
 
 /** A scorer's row of a trial read before that scorer was first seen: the run-time row, unscored. */
 export function unscoredRow(runTimeRow: AnalysisRow, scorer: string): AnalysisRow {

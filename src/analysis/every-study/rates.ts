@@ -88,28 +88,51 @@ export function rateCells(
   levelOrder: Readonly<Record<string, readonly string[]>>,
 ): RateCell[] {
   const cells: RateCell[] = [];
-  // Configurations in declared level order, comparison facet first (reference leading).
-  const rank = (r: AnalysisRow) =>
-    [comparisonFacet, ...varying.filter((f) => f !== comparisonFacet)].map((f) =>
-      (levelOrder[f] ?? []).indexOf(r.facets[f]),
-    );
-  const sorted = [...rows].sort((a, b) => {
-    const ra = rank(a);
-    const rb = rank(b);
-    for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return ra[i] - rb[i];
+  // Configurations in declared level order, comparison facet first (reference leading). Rows of
+  // one condition share their facets record: its rank and configuration are worked out once.
+  const ordered = [comparisonFacet, ...varying.filter((f) => f !== comparisonFacet)];
+  const byFacets = new Map<Record<string, string>, { rank: number[]; configuration: string }>();
+  const keyed = rows.map((r) => {
+    let known = byFacets.get(r.facets);
+    if (known === undefined) {
+      known = {
+        rank: ordered.map((f) => (levelOrder[f] ?? []).indexOf(r.facets[f])),
+        configuration: configurationOf(r, varying),
+      };
+      byFacets.set(r.facets, known);
+    }
+    return { r, rank: known.rank, configuration: known.configuration };
+  });
+  // A stable sort on the ranks alone: rows of equal rank keep their order.
+  keyed.sort((a, b) => {
+    for (let i = 0; i < a.rank.length; i++) if (a.rank[i] !== b.rank[i]) return a.rank[i] - b.rank[i];
     return 0;
   });
-  const withKeys = sorted.map((r) => ({ r, configuration: configurationOf(r, varying) }));
-  const byConfiguration = groupBy(withKeys, (x) => x.configuration);
+  const byConfiguration = groupBy(keyed, (x) => x.configuration);
+  // One key string per (model, benchmark) pair, so grouping makes no string per row.
+  const pairKeys = new Map<string, Map<string, string>>();
+  const pairKey = (model: string, benchmark: string): string => {
+    let ofModel = pairKeys.get(model);
+    if (ofModel === undefined) {
+      ofModel = new Map();
+      pairKeys.set(model, ofModel);
+    }
+    let key = ofModel.get(benchmark);
+    if (key === undefined) {
+      key = `${model}\u0000${benchmark}`;
+      ofModel.set(benchmark, key);
+    }
+    return key;
+  };
   for (const [configuration, members] of byConfiguration) {
     const condition = members[0].r.facets[comparisonFacet];
-    const groupings: [string, (x: (typeof members)[number]) => string][] = [
-      ["cell", (x) => `${x.r.model}\u0000${x.r.benchmark}`],
-      ["model", (x) => `${x.r.model}\u0000${ALL}`],
-      ["benchmark", (x) => `${ALL}\u0000${x.r.benchmark}`],
-      ["pooled", () => `${ALL}\u0000${ALL}`],
+    const groupings: ((x: (typeof members)[number]) => string)[] = [
+      (x) => pairKey(x.r.model, x.r.benchmark),
+      (x) => pairKey(x.r.model, ALL),
+      (x) => pairKey(ALL, x.r.benchmark),
+      () => pairKey(ALL, ALL),
     ];
-    for (const [, keyOf] of groupings) {
+    for (const keyOf of groupings) {
       for (const [key, group] of groupBy(members, keyOf)) {
         const [model, benchmark] = key.split("\u0000");
         cells.push(

@@ -54,18 +54,43 @@ export function scopesOf(rows: readonly AnalysisRow[]): TestScope[] {
  */
 export function modelCoefficients(rows: readonly AnalysisRow[], comparisonFacet: string): number {
   const facets = rows.length ? Object.keys(rows[0].facets) : [];
-  const columns: ((r: AnalysisRow) => string)[] = [
-    (r) => r.facets[comparisonFacet],
-    (r) => r.model,
-    (r) => r.benchmark,
-    ...termFacets(facets, comparisonFacet).map((f) => (r: AnalysisRow) => r.facets[f] ?? ""),
+  const models = new Set<string>();
+  const benchmarks = new Set<string>();
+  for (const r of rows) {
+    models.add(r.model);
+    benchmarks.add(r.benchmark);
+  }
+  // Rows of one condition share a facets record: the facets' levels are read from the distinct records.
+  const records = facetRecords(rows);
+  const levelCounts = [
+    distinctOf(records, (f) => f[comparisonFacet]),
+    models.size,
+    benchmarks.size,
+    ...termFacets(facets, comparisonFacet).map((t) => distinctOf(records, (f) => f[t] ?? "")),
   ];
   let coefficients = 1;
-  for (const column of columns) {
-    const levels = new Set(rows.map(column)).size;
-    if (levels > 1) coefficients += levels - 1;
-  }
+  for (const levels of levelCounts) if (levels > 1) coefficients += levels - 1;
   return coefficients;
+}
+
+/** The distinct facets records of the rows. */
+export function facetRecords(rows: readonly AnalysisRow[]): Set<Record<string, string>> {
+  const records = new Set<Record<string, string>>();
+  for (const r of rows) records.add(r.facets);
+  return records;
+}
+
+function distinctOf(records: ReadonlySet<Record<string, string>>, value: (facets: Record<string, string>) => unknown) {
+  const values = new Set<unknown>();
+  for (const f of records) values.add(value(f));
+  return values.size;
+}
+
+/** Distinct clusters (items) of the rows. */
+export function clusterCount(rows: readonly AnalysisRow[]): number {
+  const clusters = new Set<string>();
+  for (const r of rows) clusters.add(r.cluster);
+  return clusters.size;
 }
 
 /** The verdict a scope's tests get from its clusters and coefficients (null: they stand). */
@@ -88,9 +113,10 @@ export function interactionScope(comparisonFacet: string, other: string): string
 
 /** Levels of a column of the rows (model, benchmark or a facet). */
 function levelCount(rows: readonly AnalysisRow[], column: string): number {
-  const value = (r: AnalysisRow) =>
-    column === "model" ? r.model : column === "benchmark" ? r.benchmark : (r.facets[column] ?? "");
-  return new Set(rows.map(value)).size;
+  if (column !== "model" && column !== "benchmark") return distinctOf(facetRecords(rows), (f) => f[column] ?? "");
+  const values = new Set<string>();
+  for (const r of rows) values.add(column === "model" ? r.model : r.benchmark);
+  return values.size;
 }
 
 /** Each interaction test's clusters against its model's coefficients (main effects plus the block). */
@@ -100,7 +126,7 @@ function interactionFindings(
   interactions: readonly string[],
   fewClusters: number,
 ): CellFinding[] {
-  const clusters = new Set(fitted.map((r) => r.cluster)).size;
+  const clusters = clusterCount(fitted);
   const compared = levelCount(fitted, comparisonFacet);
   return interactions.flatMap((other) => {
     const levels = levelCount(fitted, other);
@@ -121,8 +147,8 @@ registerIntegrityCheck({
     const findings: CellFinding[] = [];
     let fewest = Number.POSITIVE_INFINITY;
     for (const { scope, rows: scoped } of scopesOf(fitted)) {
-      if (new Set(scoped.map((r) => r.facets[comparisonFacet])).size < 2) continue;
-      const clusters = new Set(scoped.map((r) => r.cluster)).size;
+      if (distinctOf(facetRecords(scoped), (f) => f[comparisonFacet]) < 2) continue;
+      const clusters = clusterCount(scoped);
       fewest = Math.min(fewest, clusters);
       const finding = clusterFinding(clusters, modelCoefficients(scoped, comparisonFacet), thresholds.few_clusters);
       if (finding) findings.push({ condition: "all", benchmark: scope, scope, ...finding });

@@ -16,7 +16,7 @@
  */
 import { caseKey, intersect } from "../core/pairing.js";
 import type { AnalysisRow } from "../core/table.js";
-import { clusterFinding, modelCoefficients, scopesOf } from "./few-clusters.js";
+import { clusterCount, clusterFinding, modelCoefficients, scopesOf } from "./few-clusters.js";
 import { type CellFinding, registerIntegrityCheck } from "./registry.js";
 
 /** "1 case", "3 cases": the count a downgraded verdict shows. */
@@ -24,25 +24,62 @@ export function casesText(n: number): string {
   return `${n} case${n === 1 ? "" : "s"}`;
 }
 
+/** A level's rows, the case of each (`keys`, in row order) and its distinct cases. */
+interface LevelRows {
+  cases: Set<string>;
+  rows: AnalysisRow[];
+  keys: string[];
+}
+
+/** caseKey of a row, one string per case: the case sets hash each key once, not a new string per row. */
+function caseKeys(): (r: AnalysisRow) => string {
+  const byModel = new Map<string, Map<string, string>>();
+  return (r) => {
+    let ofModel = byModel.get(r.model);
+    if (ofModel === undefined) {
+      ofModel = new Map();
+      byModel.set(r.model, ofModel);
+    }
+    let key = ofModel.get(r.cluster);
+    if (key === undefined) {
+      key = caseKey(r);
+      ofModel.set(r.cluster, key);
+    }
+    return key;
+  };
+}
+
 /** Cases (model, item) and clusters (items) of each level of the compared facet. */
-function byLevel(
-  rows: readonly AnalysisRow[],
-  facet: string,
-): Map<string, { cases: Set<string>; rows: AnalysisRow[] }> {
-  const out = new Map<string, { cases: Set<string>; rows: AnalysisRow[] }>();
+function byLevel(rows: readonly AnalysisRow[], facet: string, keyOf: (r: AnalysisRow) => string) {
+  const out = new Map<string, LevelRows>();
   for (const r of rows) {
     const level = r.facets[facet];
-    const entry = out.get(level) ?? { cases: new Set<string>(), rows: [] };
-    entry.cases.add(caseKey(r));
+    let entry = out.get(level);
+    if (entry === undefined) {
+      entry = { cases: new Set(), rows: [], keys: [] };
+      out.set(level, entry);
+    }
+    const key = keyOf(r);
+    entry.cases.add(key);
     entry.rows.push(r);
-    out.set(level, entry);
+    entry.keys.push(key);
   }
   return out;
 }
 
-/** Distinct items (clusters) among these cases. */
-function clustersOf(rows: readonly AnalysisRow[], cases: ReadonlySet<string>): number {
-  return new Set(rows.filter((r) => cases.has(caseKey(r))).map((r) => r.cluster)).size;
+/** Distinct items (clusters) among these cases, of every level's rows. */
+function clustersOf(levels: Iterable<LevelRows>, cases: ReadonlySet<string>): number {
+  const clusters = new Set<string>();
+  for (const { rows, keys } of levels)
+    for (let i = 0; i < rows.length; i++) if (cases.has(keys[i])) clusters.add(rows[i].cluster);
+  return clusters.size;
+}
+
+/** A level's rows of these cases. */
+function onShared({ rows, keys }: LevelRows, cases: ReadonlySet<string>): AnalysisRow[] {
+  const out: AnalysisRow[] = [];
+  for (let i = 0; i < rows.length; i++) if (cases.has(keys[i])) out.push(rows[i]);
+  return out;
 }
 
 /** The smallest expected count of the 2 x 2 table (arm x outcome) under the pooled rate. */
@@ -67,7 +104,7 @@ registerIntegrityCheck({
     const findings: CellFinding[] = [];
     const { min_cases: minCases, min_expected: minExpected, min_rank_items: minRank } = thresholds;
     for (const { cell, rows: cellRows } of cells.values()) {
-      const n = new Set(cellRows.filter((r) => !r.errored && r.outcome !== null).map((r) => r.cluster)).size;
+      const n = clusterCount(cellRows.filter((r) => !r.errored && r.outcome !== null));
       if (n < minCases)
         findings.push({
           ...cell,
@@ -76,11 +113,12 @@ registerIntegrityCheck({
         });
     }
     let fewest = Number.POSITIVE_INFINITY;
+    const keyOf = caseKeys();
     for (const { scope, rows: scoped } of scopesOf(fitted)) {
-      const levels = byLevel(scoped, comparisonFacet);
+      const levels = byLevel(scoped, comparisonFacet, keyOf);
       const ref = levels.get(reference);
       if (!ref || levels.size < 2) continue;
-      const clusters = new Set(scoped.map((r) => r.cluster)).size;
+      const clusters = clusterCount(scoped);
       const failedByClusters =
         clusterFinding(clusters, modelCoefficients(scoped, comparisonFacet), thresholds.few_clusters)?.status ===
         "fail";
@@ -89,15 +127,14 @@ registerIntegrityCheck({
         const shared = intersect(ref.cases, own.cases);
         // No shared case: not comparable (the contrast says so); a failed scope: few_clusters says so.
         if (shared.size === 0 || failedByClusters) continue;
-        const n = clustersOf(scoped, shared);
+        const n = clustersOf(levels.values(), shared);
         fewest = Math.min(fewest, n);
         const at = { condition, benchmark: scope, scope };
         if (n < minCases) {
           findings.push({ ...at, status: "fail", reason: casesText(n) });
           continue;
         }
-        const inShared = (r: AnalysisRow) => shared.has(caseKey(r));
-        const expected = smallestExpected([armOf(ref.rows.filter(inShared)), armOf(own.rows.filter(inShared))]);
+        const expected = smallestExpected([armOf(onShared(ref, shared)), armOf(onShared(own, shared))]);
         if (expected < minExpected)
           findings.push({
             ...at,

@@ -32,20 +32,27 @@ registerIntegrityCheck({
       if (loader === undefined) continue;
       const misses = new Map<string, number>();
       let scored = 0;
+      // A cell's trials have few (scorer, format) pairs: each pair's keys and verdict are worked out once.
+      const pairs = new Map<string | null, Map<string | null, ScoredBy>>();
       for (const row of rows) {
         if (row.errored || row.outcome === null || row.trialId === null) continue;
         const trial = scoring.trials.get(row.trialId);
         const name = row.scorer ?? trial?.scorer ?? null;
         const format = trial?.format ?? null;
-        if (name !== null) {
-          const key = `${name} (${cell.benchmark}${format === null ? "" : ` / ${format}`})`;
-          used.set(key, (used.get(key) ?? 0) + 1);
+        let ofName = pairs.get(name);
+        if (ofName === undefined) {
+          ofName = new Map();
+          pairs.set(name, ofName);
         }
-        if (name === null || format === null || name.startsWith(JUDGE_SCORER)) continue;
+        let by = ofName.get(format);
+        if (by === undefined) {
+          by = scoredBy(name, format, cell.benchmark, loader);
+          ofName.set(format, by);
+        }
+        if (by.used !== null) used.set(by.used, (used.get(by.used) ?? 0) + 1);
+        if (!by.scored) continue;
         scored++;
-        if (scorers.has(name) && validatedFor(scorers.get(name), loader, format)) continue;
-        const key = `${name} on ${loader} / ${format}`;
-        misses.set(key, (misses.get(key) ?? 0) + 1);
+        if (by.miss !== null) misses.set(by.miss, (misses.get(by.miss) ?? 0) + 1);
       }
       const missed = [...misses.values()].reduce((a, b) => a + b, 0);
       if (scored === 0 || missed / scored <= thresholds.unvalidated_scorer) continue;
@@ -64,3 +71,20 @@ registerIntegrityCheck({
     return { threshold, detail, findings };
   },
 });
+
+/** What a trial scored by `name` in `format` counts for in a cell of `benchmark` (loaded by `loader`). */
+interface ScoredBy {
+  /** Its key in the scorers-used stamp (null: no scorer recorded). */
+  used: string | null;
+  /** Whether it counts among the cell's scored trials (a known scorer and format, not a judge). */
+  scored: boolean;
+  /** Its key among the unvalidated scorers (null: validated, or not scored). */
+  miss: string | null;
+}
+
+function scoredBy(name: string | null, format: string | null, benchmark: string, loader: string): ScoredBy {
+  const used = name === null ? null : `${name} (${benchmark}${format === null ? "" : ` / ${format}`})`;
+  if (name === null || format === null || name.startsWith(JUDGE_SCORER)) return { used, scored: false, miss: null };
+  const validated = scorers.has(name) && validatedFor(scorers.get(name), loader, format);
+  return { used, scored: true, miss: validated ? null : `${name} on ${loader} / ${format}` };
+}

@@ -37,6 +37,7 @@ import { KyselyBatchStore } from "./batch-queries.js";
 import { KyselyBudgetStore } from "./budget-queries.js";
 import { compareKeys, retryLockConflicts } from "./lock-conflicts.js";
 import { hasSearchQueue, indexSearchQueue } from "./search-index.js";
+import { arrayRows, columnPositions } from "./array-rows.js";
 import {
   decodeNode,
   encodeTask,
@@ -514,11 +515,22 @@ export class KyselyTrialStore implements TrialStore {
   }
 
   async listCallFactsOf(runId: string, trialIds: readonly string[]): Promise<Map<string, CallFacts[]>> {
-    return this.callsByTrial(
-      trialIds,
-      (ids) => this.callsOfTrials(runId, ids).select(CALL_FACT_COLUMNS).execute(),
-      toCallFacts,
-    );
+    const byTrial = new Map<string, CallFacts[]>(trialIds.map((id) => [id, []]));
+    // Chunked to stay well under the bound-parameter limits of both databases; rows as arrays (every call is read).
+    for (const ids of chunks([...trialIds], 1_000)) {
+      const query = this.callsOfTrials(runId, ids).select(CALL_FACT_COLUMNS);
+      const rows = await arrayRows(this.db, this.dialect, query, CALL_FACT_COLUMNS);
+      const keys: string[] = [];
+      for (const r of rows) {
+        for (const column of [r[CALL.note], r[CALL.checks]]) {
+          const key = refOf(column as string | null);
+          if (key !== undefined) keys.push(key);
+        }
+      }
+      const texts = await this.texts.texts(keys);
+      for (const r of rows) byTrial.get(r[CALL.trial_id] as string)?.push(toCallFacts(r, texts));
+    }
+    return byTrial;
   }
 
   /** The calls of these trials of the run, in trial, execution and sequence order (columns to select). */
@@ -623,20 +635,23 @@ export class KyselyTrialStore implements TrialStore {
     if (filter.afterId !== undefined) query = query.where("id", ">", filter.afterId);
     query = query.orderBy("id");
     if (filter.limit !== undefined) query = query.limit(filter.limit);
-    const rows = await query.execute();
+    // Rows as arrays: analysis reads every trial of the run, and an object per row cost more than the read.
+    const rows = await arrayRows(this.db, this.dialect, query, TRIAL_FACT_COLUMNS);
     const keys: string[] = [];
     for (const r of rows) {
-      const key = refOf(r.condition);
-      if (key !== undefined && !this.conditionRecords.has(r.condition)) keys.push(key);
+      const stored = r[TRIAL.condition] as string;
+      const key = refOf(stored);
+      if (key !== undefined && !this.conditionRecords.has(stored)) keys.push(key);
     }
     const texts = await this.texts.texts(keys);
     // A run has few conditions: each stored one is parsed once and its record shared by its trials.
     if (this.conditionRecords.size > STORED_TASKS_REMEMBERED) this.conditionRecords.clear();
     return rows.map((r) => {
-      let condition = this.conditionRecords.get(r.condition);
+      const stored = r[TRIAL.condition] as string;
+      let condition = this.conditionRecords.get(stored);
       if (condition === undefined) {
-        condition = JSON.parse(jsonOf(r.condition, texts)) as TrialRow["condition"];
-        this.conditionRecords.set(r.condition, condition);
+        condition = JSON.parse(jsonOf(stored, texts)) as TrialRow["condition"];
+        this.conditionRecords.set(stored, condition);
       }
       return toTrialFactRow(runId, r, condition);
     });
@@ -645,9 +660,10 @@ export class KyselyTrialStore implements TrialStore {
   async getTaskFacts(hashes: readonly string[]): Promise<Map<string, TaskFacts>> {
     const out = new Map<string, TaskFacts>();
     for (const batch of chunks([...new Set(hashes)], 1_000)) {
-      const rows = await this.db.selectFrom("tasks").select(["hash", "task"]).where("hash", "in", batch).execute();
+      const query = this.db.selectFrom("tasks").select(TASK_COLUMNS).where("hash", "in", batch);
+      const rows = (await arrayRows(this.db, this.dialect, query, TASK_COLUMNS)) as [string, string][];
       // Only the wanted fields of each encoded task, and the texts they refer to.
-      const picked = rows.map((r) => pickTaskFacts(r.task));
+      const picked = rows.map(([, task]) => pickTaskFacts(task));
       const texts = await this.texts.referencedTexts(picked.filter((p) => p.encoded).map((p) => p.fields));
       // A shared part (a condition, an option) is decoded once per batch; the records are read-only.
       const decoded = new Map<string, unknown>();
@@ -658,14 +674,14 @@ export class KyselyTrialStore implements TrialStore {
         if (!decoded.has(value)) decoded.set(value, decodeNode(value, texts));
         return decoded.get(value);
       };
-      for (const [i, row] of rows.entries()) {
+      for (const [i, [hash]] of rows.entries()) {
         const { fields, encoded } = picked[i];
         if (encoded) {
           for (const [field, value] of Object.entries(fields)) {
             fields[field] = Array.isArray(value) ? value.map(decode) : decode(value);
           }
         }
-        out.set(row.hash, fields as unknown as TaskFacts);
+        out.set(hash, fields as unknown as TaskFacts);
       }
     }
     return out;
@@ -796,8 +812,9 @@ function auditColumns(c: CallRecord, texts: NewTexts) {
 }
 
 /** The stored checks, or undefined when none applied; calls stored before "call_checks" read the audit_* columns. */
-function toAudit(r: AuditSelect, texts: ReadonlyMap<string, string>): CallChecks | undefined {
-  const checks: Record<string, unknown> = r.checks === null ? legacyChecks(r) : JSON.parse(jsonOf(r.checks, texts));
+function toAudit(r: AuditSelect | { checks: string }, texts: ReadonlyMap<string, string>): CallChecks | undefined {
+  const checks: Record<string, unknown> =
+    r.checks === null ? legacyChecks(r as AuditSelect) : JSON.parse(jsonOf(r.checks, texts));
   return Object.values(checks).every((v) => v === null) ? undefined : checks;
 }
 
@@ -859,7 +876,7 @@ function toOutcome(r: TrialSelect, status: TrialOutcome["status"]): TrialOutcome
 }
 
 /** The columns of `listCallFactsOf`: a call without its text. */
-const CALL_FACT_COLUMNS = [
+export const CALL_FACT_COLUMNS = [
   "calls.trial_id",
   "calls.execution",
   "calls.seq",
@@ -878,23 +895,45 @@ const CALL_FACT_COLUMNS = [
   "calls.note",
 ] as const;
 
-type CallFactsSelect = Pick<CallSelect, (typeof CALL_FACT_COLUMNS)[number] extends `calls.${infer C}` ? C : never>;
+const CALL = columnPositions(CALL_FACT_COLUMNS);
 
-/** A call's facts as toCallRecord has them, without the text columns. */
-function toCallFacts(r: CallFactsSelect, texts: ReadonlyMap<string, string>): CallFacts {
+/** A call's facts as toCallRecord has them, without the text columns (a row of CALL_FACT_COLUMNS). */
+function toCallFacts(r: readonly unknown[], texts: ReadonlyMap<string, string>): CallFacts {
+  const errorBucket = r[CALL.error_bucket] as string | null;
   const record: CallFacts = {
-    trialId: r.trial_id,
-    execution: r.execution,
-    seq: r.seq,
-    role: r.role,
-    usage: { inputTokens: toSafeInt(r.input_tokens), outputTokens: toSafeInt(r.output_tokens) },
-    error: r.error_bucket === null ? null : { bucket: r.error_bucket as FailureBucket, message: r.error_message ?? "" },
+    trialId: r[CALL.trial_id] as string,
+    execution: r[CALL.execution] as number,
+    seq: r[CALL.seq] as number,
+    role: r[CALL.role] as string,
+    usage: {
+      inputTokens: toSafeInt(r[CALL.input_tokens] as number),
+      outputTokens: toSafeInt(r[CALL.output_tokens] as number),
+    },
+    error:
+      errorBucket === null
+        ? null
+        : { bucket: errorBucket as FailureBucket, message: (r[CALL.error_message] as string | null) ?? "" },
   };
-  if (r.cache_read_tokens != null) record.usage.cacheReadTokens = toSafeInt(r.cache_read_tokens);
-  if (r.cache_write_tokens != null) record.usage.cacheWriteTokens = toSafeInt(r.cache_write_tokens);
-  const audit = toAudit(r, texts);
+  const cacheRead = r[CALL.cache_read_tokens] as number | null;
+  const cacheWrite = r[CALL.cache_write_tokens] as number | null;
+  if (cacheRead != null) record.usage.cacheReadTokens = toSafeInt(cacheRead);
+  if (cacheWrite != null) record.usage.cacheWriteTokens = toSafeInt(cacheWrite);
+  const checks = r[CALL.checks] as string | null;
+  const audit = toAudit(
+    checks !== null
+      ? { checks }
+      : {
+          checks,
+          audit_options_reached: r[CALL.audit_options_reached] as number | null,
+          audit_system_prompt_retained: r[CALL.audit_system_prompt_retained] as number | null,
+          audit_safety_reached: r[CALL.audit_safety_reached] as number | null,
+          audit_persona_leak: r[CALL.audit_persona_leak] as string | null,
+        },
+    texts,
+  );
   if (audit) record.audit = audit;
-  if (r.note !== null) record.note = JSON.parse(jsonOf(r.note, texts));
+  const note = r[CALL.note] as string | null;
+  if (note !== null) record.note = JSON.parse(jsonOf(note, texts));
   return record;
 }
 
@@ -1033,7 +1072,7 @@ async function completeOne(
 // ---------------------------------------------------------------- narrow reads for analysis
 
 /** The columns of `listTrialFacts`: a trial without its free text and lease. */
-const TRIAL_FACT_COLUMNS = [
+export const TRIAL_FACT_COLUMNS = [
   "id",
   "model_id",
   "benchmark_id",
@@ -1058,43 +1097,50 @@ const TRIAL_FACT_COLUMNS = [
   "model_revision",
 ] as const;
 
-type TrialFactSelect = Pick<TrialSelect, (typeof TRIAL_FACT_COLUMNS)[number]>;
+const TRIAL = columnPositions(TRIAL_FACT_COLUMNS);
 
-/** toTrialRow of the narrow columns: no final answer, error message or dropped parameters. */
-function toTrialFactRow(runId: string, r: TrialFactSelect, condition: TrialRow["condition"]): TrialRow {
-  const status = r.status as TrialStatus;
+/** The columns of `getTaskFacts`' read. */
+const TASK_COLUMNS = ["hash", "task"] as const;
+
+/** toTrialRow of a row of the narrow columns (TRIAL_FACT_COLUMNS): no final answer, error message or dropped parameters. */
+function toTrialFactRow(runId: string, r: readonly unknown[], condition: TrialRow["condition"]): TrialRow {
+  const status = r[TRIAL.status] as TrialStatus;
+  const modelRevision = r[TRIAL.model_revision] as string | null;
   return {
-    id: r.id,
+    id: r[TRIAL.id] as string,
     runId,
-    modelId: r.model_id,
-    benchmarkId: r.benchmark_id,
-    itemId: r.item_id,
-    conditionHash: r.condition_hash,
+    modelId: r[TRIAL.model_id] as string,
+    benchmarkId: r[TRIAL.benchmark_id] as string,
+    itemId: r[TRIAL.item_id] as string,
+    conditionHash: r[TRIAL.condition_hash] as string,
     condition,
-    attempt: r.attempt,
+    attempt: r[TRIAL.attempt] as number,
     status,
-    executions: toSafeInt(r.executions),
+    executions: toSafeInt(r[TRIAL.executions] as number),
     outcome:
       status === "pending"
         ? null
         : {
             status,
             finalAnswer: null,
-            parsedAnswer: r.parsed_answer,
-            parseStatus: r.parse_status as TrialOutcome["parseStatus"],
-            score: r.score,
-            scorer: r.scorer,
-            failureBucket: r.failure_bucket as FailureBucket | null,
+            parsedAnswer: r[TRIAL.parsed_answer] as string | null,
+            parseStatus: r[TRIAL.parse_status] as TrialOutcome["parseStatus"],
+            score: r[TRIAL.score] as number | null,
+            scorer: r[TRIAL.scorer] as string | null,
+            failureBucket: r[TRIAL.failure_bucket] as FailureBucket | null,
             errorMessage: null,
-            usage: { inputTokens: toSafeInt(r.input_tokens ?? 0), outputTokens: toSafeInt(r.output_tokens ?? 0) },
-            costUsd: r.cost_usd ?? 0,
-            latencyMs: r.latency_ms ?? 0,
+            usage: {
+              inputTokens: toSafeInt((r[TRIAL.input_tokens] as number | null) ?? 0),
+              outputTokens: toSafeInt((r[TRIAL.output_tokens] as number | null) ?? 0),
+            },
+            costUsd: (r[TRIAL.cost_usd] as number | null) ?? 0,
+            latencyMs: (r[TRIAL.latency_ms] as number | null) ?? 0,
             droppedParams: [],
-            simulated: r.simulated === 1,
-            ...(r.model_revision ? { modelRevision: r.model_revision } : {}),
+            simulated: r[TRIAL.simulated] === 1,
+            ...(modelRevision ? { modelRevision } : {}),
           },
-    updatedAt: r.updated_at,
-    taskHash: r.task_hash ?? null,
+    updatedAt: r[TRIAL.updated_at] as string,
+    taskHash: (r[TRIAL.task_hash] as string | null) ?? null,
   };
 }
 

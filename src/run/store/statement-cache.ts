@@ -10,6 +10,12 @@ import type { SqliteDatabase, SqliteStatement } from "kysely";
 /** Distinct SQL texts kept compiled; queries with `in (...)` lists of many lengths come and go. */
 const STATEMENTS_KEPT = 256;
 
+/**
+ * A query whose SQL starts with this comment returns each row as an array of its columns in
+ * select order (better-sqlite3's raw mode): a large read then builds no object per row.
+ */
+export const ARRAY_ROWS = "/* array rows */ ";
+
 export function reusingStatements(database: BetterSqlite3.Database): SqliteDatabase {
   const compiled = new Map<string, BetterSqlite3.Statement>();
   return {
@@ -23,6 +29,7 @@ export function reusingStatements(database: BetterSqlite3.Database): SqliteDatab
         return kept;
       }
       const statement = database.prepare(sql);
+      if (sql.startsWith(ARRAY_ROWS)) statement.raw(true);
       if (kept === undefined) {
         compiled.set(sql, statement);
         if (compiled.size > STATEMENTS_KEPT) compiled.delete(compiled.keys().next().value as string);
