@@ -125,17 +125,22 @@ describe("specification curve: cell moments per block of clusters", () => {
     }
   });
 
-  it("stays exact with counts large enough to unpack the packed sums within a block", () => {
-    const large = simulatedGrid(3, 150);
-    const blocks = momentBlocks(large.rest, large.clusterStart, large.nRest, large.L);
-    const random = RandomStream.fromSeed(5);
-    const levels = shuffled(large, random);
-    const plain = plainMoments(large, levels);
-    const blocked = blockCellMoments(blocks, large.clusterStart, large.trial, levels, large.y, large.n);
-    for (const key of ["successes", "trials", "yy", "yn", "nn"] as const) {
-      assert.ok(sameBits(blocked[key], plain[key]), `${key} differs`);
-    }
-  });
+  for (const [rowsPerTrial, what] of [
+    [40, "to unpack the packed sums within a block"],
+    [150, "for one cluster's products to fill a lane (summed unpacked)"],
+  ] as const) {
+    it(`stays exact with counts large enough ${what}`, () => {
+      const large = simulatedGrid(3, rowsPerTrial);
+      const blocks = momentBlocks(large.rest, large.clusterStart, large.nRest, large.L);
+      const random = RandomStream.fromSeed(5);
+      const levels = shuffled(large, random);
+      const plain = plainMoments(large, levels);
+      const blocked = blockCellMoments(blocks, large.clusterStart, large.trial, levels, large.y, large.n);
+      for (const key of ["successes", "trials", "yy", "yn", "nn"] as const) {
+        assert.ok(sameBits(blocked[key], plain[key]), `${key} differs`);
+      }
+    });
+  }
 
   it("gives the same fit and cluster-robust SE, to the last bit, with the sparse meat as with every pair", () => {
     const plain = plainMoments(grid, grid.trialLevel);

@@ -89,16 +89,7 @@ export function rateCells(
 ): RateCell[] {
   const cells: RateCell[] = [];
   // Configurations in declared level order, comparison facet first (reference leading).
-  const rank = (r: AnalysisRow) =>
-    [comparisonFacet, ...varying.filter((f) => f !== comparisonFacet)].map((f) =>
-      (levelOrder[f] ?? []).indexOf(r.facets[f]),
-    );
-  const sorted = [...rows].sort((a, b) => {
-    const ra = rank(a);
-    const rb = rank(b);
-    for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return ra[i] - rb[i];
-    return 0;
-  });
+  const sorted = sortedByLevels(rows, [comparisonFacet, ...varying.filter((f) => f !== comparisonFacet)], levelOrder);
   const withKeys = sorted.map((r) => ({ r, configuration: configurationOf(r, varying) }));
   const byConfiguration = groupBy(withKeys, (x) => x.configuration);
   for (const [configuration, members] of byConfiguration) {
@@ -122,4 +113,43 @@ export function rateCells(
     }
   }
   return cells;
+}
+
+/**
+ * The rows stably sorted by their facets' positions in the declared level order (lexicographic over
+ * `facets`, a value not declared first). Each row's positions are read once and coded as one
+ * mixed-radix number, so the sort compares numbers rather than re-reading facets per comparison.
+ */
+export function sortedByLevels<T extends { facets: Readonly<Record<string, string>> }>(
+  rows: readonly T[],
+  facets: readonly string[],
+  levelOrder: Readonly<Record<string, readonly string[]>>,
+): T[] {
+  // A level's first position (as indexOf finds it); an undeclared value is -1.
+  const positions = facets.map((f) => {
+    const at = new Map<string, number>();
+    (levelOrder[f] ?? []).forEach((v, i) => {
+      if (!at.has(v)) at.set(v, i);
+    });
+    return at;
+  });
+  // Position p in [-1, size) is digit p + 1 of base size + 1.
+  const bases = facets.map((f) => (levelOrder[f] ?? []).length + 1);
+  const span = bases.reduce((a, b) => a * b, 1);
+  if (!Number.isSafeInteger(span)) throw new Error("too many facet levels to order the rows");
+  const keys = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const { facets: values } = rows[i];
+    let key = 0;
+    for (let j = 0; j < facets.length; j++) key = key * bases[j] + ((positions[j].get(values[facets[j]]) ?? -1) + 1);
+    keys[i] = key;
+  }
+  // A stable sort on the key: rows bucketed by key in input order, buckets in key order.
+  const buckets = new Map<number, T[]>();
+  for (let i = 0; i < rows.length; i++) {
+    const bucket = buckets.get(keys[i]);
+    if (bucket) bucket.push(rows[i]);
+    else buckets.set(keys[i], [rows[i]]);
+  }
+  return [...buckets.keys()].sort((a, b) => a - b).flatMap((k) => buckets.get(k)!);
 }
