@@ -64,13 +64,25 @@ export function configurationOf(row: AnalysisRow, varying: readonly string[]): s
 
 /** The columnar table the regression and ANOVA fitters read. */
 export function columnTable(scored: readonly ScoredRow[], facets: readonly string[]): Table {
-  const table: Record<string, Column> = {
-    outcome: Float64Array.from(scored, (s) => s.y),
-    model: scored.map((s) => s.row.model),
-    benchmark: scored.map((s) => s.row.benchmark),
-    cluster: scored.map((s) => s.row.cluster),
-  };
-  for (const f of facets) table[f] = scored.map((s) => s.row.facets[f]);
+  // One pass over the rows fills every column (each row and its facets read once).
+  const outcome = new Float64Array(scored.length);
+  const model: string[] = [];
+  const benchmark: string[] = [];
+  const cluster: string[] = [];
+  const columns: string[][] = facets.map(() => []);
+  for (let i = 0; i < scored.length; i++) {
+    const { row, y } = scored[i];
+    outcome[i] = y;
+    model.push(row.model);
+    benchmark.push(row.benchmark);
+    cluster.push(row.cluster);
+    const values = row.facets;
+    for (let j = 0; j < facets.length; j++) columns[j].push(values[facets[j]]);
+  }
+  const table: Record<string, Column> = { outcome, model, benchmark, cluster };
+  facets.forEach((f, j) => {
+    table[f] = columns[j];
+  });
   return table;
 }
 
