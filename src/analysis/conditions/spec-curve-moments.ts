@@ -151,6 +151,25 @@ function blockEntries(layout: MomentBlocks): Int32Array[] {
 }
 
 /**
+ * NN depends on the labels only through each cluster's row counts per cell, and a cluster whose
+ * trials of one case all count the same rows keeps its counts under any shuffle within cases
+ * (every coding's ITT clusters, most of all). So per data set (`n`) each block keeps its clusters'
+ * counts from the first call and the NN sum of the clusters whose counts have not changed since:
+ * a call adds only the others' NN. A cluster seen with other counts leaves that sum for good
+ * (its first counts' products subtracted). Every term is a whole number, so the sums are exact.
+ */
+interface FixedCounts {
+  /** Per block: each cluster's counts (clusters x s) from the first call. */
+  first: Float64Array[];
+  /** Per block and cluster: 1 while its counts have equalled the first ones. */
+  steady: Uint8Array[];
+  /** Per block: the steady clusters' NN (upper triangle, s x s). */
+  steadyNN: Float64Array[];
+}
+
+const fixedCountsOf = new WeakMap<MomentBlocks, WeakMap<Float64Array, FixedCounts>>();
+
+/**
  * `cellMoments` for whole-number y and n (check with `wholeNumbers`): a row's cell is
  * rest * levelCount + levels[trial[row]]. `reuse` refills an earlier result's buffers.
  */
@@ -189,15 +208,28 @@ export function blockCellMoments(
   filled.set(out, layout);
   const { restLocal } = layout;
   const scratch = blockScratch(layout);
+  let byCounts = fixedCountsOf.get(layout);
+  if (!byCounts) {
+    byCounts = new WeakMap();
+    fixedCountsOf.set(layout, byCounts);
+  }
+  // Absent: the first call for this data set, which records every cluster's counts and NN.
+  const fixed = byCounts.get(n);
+  const record: FixedCounts | undefined = fixed
+    ? undefined
+    : {
+        first: layout.blocks.map(({ rests, clusters }) => new Float64Array(clusters.length * rests.length * L)),
+        steady: layout.blocks.map(({ clusters }) => new Uint8Array(clusters.length).fill(1)),
+        steadyNN: [],
+      };
   for (let k = 0; k < layout.blocks.length; k++) {
     const { rests, clusters } = layout.blocks[k];
     const { plain, packed, ys, ns, packedY, packedN } = scratch[k];
     const s = rests.length * L;
     const q = Math.ceil(s / LANES);
-    const packedYY = packed.yy;
-    const packedYN = packed.yn;
-    const packedNN = packed.nn;
     let bound = 0;
+    const first = (fixed ?? record!).first[k];
+    const steady = (fixed ?? record!).steady[k];
     for (let c = 0; c < clusters.length; c++) {
       const g = clusters[c];
       ys.fill(0);
@@ -215,6 +247,22 @@ export function blockCellMoments(
         if (ns[a] > largest) largest = ns[a];
         if (ys[a] > largest) largest = ys[a];
       }
+      // Whether this cluster's NN is already in the steady sum (never on the recording call).
+      let countsKnown = false;
+      if (record) first.set(ns.subarray(0, s), c * s);
+      else if (steady[c]) {
+        countsKnown = true;
+        for (let a = 0; a < s; a++) {
+          if (ns[a] !== first[c * s + a]) {
+            countsKnown = false;
+            break;
+          }
+        }
+        if (!countsKnown) {
+          steady[c] = 0;
+          leaveSteady(fixed!.steadyNN[k], first, c * s, s);
+        }
+      }
       for (let r = 0; r < rests.length; r++) {
         const cell = rests[r] * L;
         for (let l = 0; l < L; l++) {
@@ -225,7 +273,7 @@ export function blockCellMoments(
       // The most this cluster adds to one lane: too much for a lane, or for what the lanes hold.
       const adds = largest * largest;
       if (adds >= LANE) {
-        addPlain(plain, ys, ns, s);
+        addPlain(plain, ys, ns, s, !countsKnown);
         continue;
       }
       if (bound + adds >= LANE) {
@@ -238,23 +286,19 @@ export function blockCellMoments(
         packedY[p] = ys[c] + LANE * (ys[c + 1] + LANE * (ys[c + 2] + LANE * ys[c + 3]));
         packedN[p] = ns[c] + LANE * (ns[c + 1] + LANE * (ns[c + 2] + LANE * ns[c + 3]));
       }
-      for (let a = 0; a < s; a++) {
-        const na = ns[a];
-        const ya = ys[a];
-        const base = a * q;
-        // Upper triangle: from the packed column holding cell a (its lower neighbours are ignored).
-        const from = (a / LANES) | 0;
-        if (na !== 0) for (let p = from; p < q; p++) packedNN[base + p] += na * packedN[p];
-        if (ya === 0) continue;
-        for (let p = from; p < q; p++) packedYY[base + p] += ya * packedY[p];
-        for (let p = 0; p < q; p++) packedYN[base + p] += ya * packedN[p];
-      }
+      addPacked(packed, ys, ns, packedY, packedN, s, q, !countsKnown);
     }
     unpack(packed, plain, s, q);
-    // YY and NN were summed over b >= a only: mirrored here, in the block's small matrices.
     const plainYY = plain.yy;
     const plainYN = plain.yn;
     const plainNN = plain.nn;
+    if (record) record.steadyNN.push(Float64Array.from(plainNN));
+    else {
+      // The steady clusters' NN joins the others' (upper triangles; the lower is mirrored below).
+      const steadyNN = fixed!.steadyNN[k];
+      for (let e = 0; e < plainNN.length; e++) plainNN[e] += steadyNN[e];
+    }
+    // YY and NN were summed over b >= a only: mirrored here, in the block's small matrices.
     for (let a = 0; a < s; a++) {
       for (let b = a + 1; b < s; b++) {
         plainYY[b * s + a] = plainYY[a * s + b];
@@ -271,20 +315,57 @@ export function blockCellMoments(
       plainNN[e] = 0;
     }
   }
+  if (record) byCounts.set(n, record);
   return out;
+}
+
+/** One cluster's products added to the packed sums (YY and NN: upper triangle; NN unless steady). */
+function addPacked(
+  packed: Sums,
+  ys: Float64Array,
+  ns: Float64Array,
+  packedY: Float64Array,
+  packedN: Float64Array,
+  s: number,
+  q: number,
+  withNN: boolean,
+): void {
+  const packedYY = packed.yy;
+  const packedYN = packed.yn;
+  const packedNN = packed.nn;
+  for (let a = 0; a < s; a++) {
+    const na = ns[a];
+    const ya = ys[a];
+    const base = a * q;
+    // Upper triangle: from the packed column holding cell a (its lower neighbours are ignored).
+    const from = (a / LANES) | 0;
+    if (na !== 0 && withNN) for (let p = from; p < q; p++) packedNN[base + p] += na * packedN[p];
+    if (ya === 0) continue;
+    for (let p = from; p < q; p++) packedYY[base + p] += ya * packedY[p];
+    for (let p = 0; p < q; p++) packedYN[base + p] += ya * packedN[p];
+  }
+}
+
+/** Takes a cluster's first counts' products out of the steady NN (upper triangle). */
+function leaveSteady(steadyNN: Float64Array, first: Float64Array, at: number, s: number): void {
+  for (let a = 0; a < s; a++) {
+    const na = first[at + a];
+    if (na === 0) continue;
+    for (let b = a; b < s; b++) steadyNN[a * s + b] -= na * first[at + b];
+  }
 }
 
 /** The moments each layout last filled (to clear only its blocks' entries on reuse). */
 const filled = new WeakMap<CellMoments, MomentBlocks>();
 
-/** One cluster's products added to the plain sums (upper triangle of YY and NN, as the packed ones). */
-function addPlain(plain: Sums, ys: Float64Array, ns: Float64Array, s: number): void {
+/** One cluster's products added to the plain sums (upper triangle of YY and NN, as the packed ones; NN unless steady). */
+function addPlain(plain: Sums, ys: Float64Array, ns: Float64Array, s: number, withNN: boolean): void {
   for (let a = 0; a < s; a++) {
     const ya = ys[a];
     const na = ns[a];
     for (let b = a; b < s; b++) {
       plain.yy[a * s + b] += ya * ys[b];
-      plain.nn[a * s + b] += na * ns[b];
+      if (withNN) plain.nn[a * s + b] += na * ns[b];
     }
     for (let b = 0; b < s; b++) plain.yn[a * s + b] += ya * ns[b];
   }
