@@ -281,6 +281,8 @@ interface Resolved {
   nObs: number;
   nClusters: number;
   aliasing?: AliasingMemo;
+  /** The last design fitted (reused while the cells with trials are the same). */
+  design?: CellDesign;
 }
 
 function keepsValue(choice: unknown, value: string): boolean {
@@ -288,13 +290,31 @@ function keepsValue(choice: unknown, value: string): boolean {
 }
 
 /** The design over the kept cells with rows, and the column of the contrast. */
-function cellDesign(engine: Engine, spec: Resolved, moments: CellMoments) {
+function cellDesign(engine: Engine, spec: Resolved, moments: CellMoments): CellDesign {
   const L = engine.levels.length;
   const cells: number[] = [];
   for (let r = 0; r < engine.nRest; r++) {
     if (!spec.keepRest[r]) continue;
     for (let l = 0; l < L; l++) if (moments.trials[r * L + l] > 0) cells.push(r * L + l);
   }
+  // The design depends on the rows only through which cells have trials: a labelling with the
+  // same cells (every permutation that moves no cell to zero trials) has the same design.
+  const last = spec.design;
+  if (last && last.cells.length === cells.length && last.cells.every((c, i) => c === cells[i])) return last;
+  spec.design = designOfCells(engine, spec, cells);
+  return spec.design;
+}
+
+interface CellDesign {
+  x: Float64Array;
+  k: number;
+  cells: Int32Array;
+  coefficient: number;
+  columnNames: string[];
+}
+
+function designOfCells(engine: Engine, spec: Resolved, cells: readonly number[]): CellDesign {
+  const L = engine.levels.length;
   const present = (code: (cell: number) => number, size: number) => {
     const seen = new Uint8Array(size);
     for (const c of cells) seen[code(c)] = 1;
