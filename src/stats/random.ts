@@ -104,6 +104,40 @@ export class RandomStream {
   }
 
   /**
+   * Fills `out[i]` with a uniform integer in [0, ranges[i]): the same values, in the same sequence,
+   * as repeated integer(ranges[i]) (a Fisher-Yates shuffle's draws), with fillIntegers' local-state
+   * loop. Every range must be an integer in [1, 2^21].
+   */
+  fillIntegersIn(out: Int32Array | Uint32Array, ranges: Int32Array | Uint32Array): void {
+    if (ranges.length !== out.length) throw new RangeError("fillIntegersIn: one range per output");
+    for (let i = 0; i < ranges.length; i++) {
+      const n = ranges[i];
+      if (!(n >= 1 && n <= LEMIRE_MAX_RANGE)) throw new RangeError(`integer range must be in [1, 2^21], got ${n}`);
+    }
+    let [s01, s00, s11, s10] = this.generator.getState();
+    for (let i = 0; i < out.length; i++) {
+      const n = ranges[i];
+      const threshold = (TWO_POW_32 - n) % n;
+      let value: number;
+      for (;;) {
+        const m = ((s00 + s10) >>> 0) * n;
+        const a0 = s10 ^ s00;
+        const a1 = s11 ^ s01;
+        const t00 = s00;
+        const t01 = s01;
+        s00 = (t00 << 24) ^ (t01 >>> 8) ^ a0 ^ (a0 << 16);
+        s01 = (t01 << 24) ^ (t00 >>> 8) ^ a1 ^ ((a1 << 16) | (a0 >>> 16));
+        s10 = (a1 << 5) ^ (a0 >>> 27);
+        s11 = (a0 << 5) ^ (a1 >>> 27);
+        value = Math.floor(m * TWO_POW_MINUS_32);
+        if (m - value * TWO_POW_32 >= threshold) break;
+      }
+      out[i] = value;
+    }
+    this.generator = xoroshiro128plusFromState([s01, s00, s11, s10]);
+  }
+
+  /**
    * Fills `out` with uniform integers in [0, n): the cluster draws of the case-cluster bootstrap.
    * For n <= 2^14 each 64-bit generator output gives three candidates, its 16-bit chunks above
    * bit 16 (xoroshiro128+'s weak low bits are not used), each mapped by Lemire's

@@ -8,7 +8,7 @@ import { type CellMoments, cellMoments, fitCellGlm, RandomStream } from "../../s
  * rest with one trial per level (two rows: two scorers), a planted log-odds effect of level 1,
  * and some rows left out of the data set (n = 0, as parse failures under PP).
  */
-function simulatedGrid(seed: number, rowsPerTrial = 2) {
+function simulatedGrid(seed: number, rowsPerTrial = 2, dropRate = 0.05) {
   const random = RandomStream.fromSeed(seed);
   const L = 3;
   const benchmarks = 3;
@@ -33,7 +33,7 @@ function simulatedGrid(seed: number, rowsPerTrial = 2) {
         for (let copy = 0; copy < rowsPerTrial; copy++) {
           rest.push(r);
           trial.push(t);
-          const dropped = random.uniform() < 0.05;
+          const dropped = random.uniform() < dropRate;
           n.push(dropped ? 0 : 1);
           y.push(dropped ? 0 : outcome);
         }
@@ -125,17 +125,39 @@ describe("specification curve: cell moments per block of clusters", () => {
     }
   });
 
-  it("stays exact with counts large enough to unpack the packed sums within a block", () => {
-    const large = simulatedGrid(3, 150);
-    const blocks = momentBlocks(large.rest, large.clusterStart, large.nRest, large.L);
-    const random = RandomStream.fromSeed(5);
-    const levels = shuffled(large, random);
-    const plain = plainMoments(large, levels);
-    const blocked = blockCellMoments(blocks, large.clusterStart, large.trial, levels, large.y, large.n);
-    for (const key of ["successes", "trials", "yy", "yn", "nn"] as const) {
-      assert.ok(sameBits(blocked[key], plain[key]), `${key} differs`);
+  it("stays exact when every cluster keeps its counts (their NN summed once) and when some lose them", () => {
+    for (const dropRate of [0, 0.01]) {
+      const steady = simulatedGrid(5, 2, dropRate);
+      const blocks = momentBlocks(steady.rest, steady.clusterStart, steady.nRest, steady.L);
+      const random = RandomStream.fromSeed(dropRate === 0 ? 2 : 4);
+      let reuse: CellMoments | undefined;
+      for (let p = 0; p < 4; p++) {
+        const levels = p === 0 ? steady.trialLevel : shuffled(steady, random);
+        const plain = plainMoments(steady, levels);
+        reuse = blockCellMoments(blocks, steady.clusterStart, steady.trial, levels, steady.y, steady.n, reuse);
+        for (const key of ["successes", "trials", "yy", "yn", "nn"] as const) {
+          assert.ok(sameBits(reuse[key], plain[key]), `${key} differs in labelling ${p} (drop rate ${dropRate})`);
+        }
+      }
     }
   });
+
+  for (const [rowsPerTrial, what] of [
+    [40, "to unpack the packed sums within a block"],
+    [150, "for one cluster's products to fill a lane (summed unpacked)"],
+  ] as const) {
+    it(`stays exact with counts large enough ${what}`, () => {
+      const large = simulatedGrid(3, rowsPerTrial);
+      const blocks = momentBlocks(large.rest, large.clusterStart, large.nRest, large.L);
+      const random = RandomStream.fromSeed(5);
+      const levels = shuffled(large, random);
+      const plain = plainMoments(large, levels);
+      const blocked = blockCellMoments(blocks, large.clusterStart, large.trial, levels, large.y, large.n);
+      for (const key of ["successes", "trials", "yy", "yn", "nn"] as const) {
+        assert.ok(sameBits(blocked[key], plain[key]), `${key} differs`);
+      }
+    });
+  }
 
   it("gives the same fit and cluster-robust SE, to the last bit, with the sparse meat as with every pair", () => {
     const plain = plainMoments(grid, grid.trialLevel);

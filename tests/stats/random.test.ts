@@ -63,6 +63,22 @@ describe("seeded random streams", () => {
     }
   });
 
+  it("fills integers in per-draw ranges as the same sequence as single draws (a shuffle's draws)", () => {
+    const ranges = Int32Array.from({ length: 2000 }, (_, i) => [1, 2, 3, 4, 97, 2 ** 21][i % 6]);
+    const single = RandomStream.fromSeed(9);
+    const bulk = RandomStream.fromSeed(9);
+    const out = new Int32Array(ranges.length);
+    bulk.fillIntegersIn(out, ranges);
+    assert.deepEqual(
+      Array.from(out),
+      Array.from(ranges, (n) => single.integer(n)),
+      "the bulk values are integer(n)'s",
+    );
+    assert.equal(bulk.integer(5), single.integer(5), "the stream goes on where the fill left it");
+    assert.throws(() => bulk.fillIntegersIn(new Int32Array(1), Int32Array.of(0)), RangeError);
+    assert.throws(() => bulk.fillIntegersIn(new Int32Array(2), Int32Array.of(3)), RangeError);
+  });
+
   it("draws cluster indices (fillDraws) in range with equal frequencies, for small and large ranges", () => {
     for (const n of [7, 2617, 16_384, 20_000]) {
       const out = new Int32Array(n === 7 ? 70_000 : 40 * n);

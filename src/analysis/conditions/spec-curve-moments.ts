@@ -78,12 +78,96 @@ export function wholeNumbers(y: Float64Array, n: Float64Array): boolean {
 }
 
 /**
- * Three cells' whole-number sums share one double, 17 bits apart (51 bits, below the 53 of
- * exact integers): one multiply-add then serves three entries. A lane holds at most LANE - 1;
- * the packed sums are unpacked into the block's plain sums before any lane could carry over.
+ * Four cells' whole-number sums share one double, 13 bits apart (52 bits, below the 53 of exact
+ * integers): one multiply-add then serves four entries. A lane holds at most LANE - 1; the packed
+ * sums are unpacked into the block's plain sums before any lane could carry over, and a cluster
+ * whose products alone could fill a lane is added to the plain sums directly.
  */
-const LANE = 2 ** 17;
-const LANES = 3;
+const LANE = 2 ** 13;
+const LANES = 4;
+
+/** A block's sums, sized once per layout and reused by every call (zeroed as they are read out). */
+interface BlockScratch {
+  plain: Sums;
+  packed: Sums;
+  ys: Float64Array;
+  ns: Float64Array;
+  packedY: Float64Array;
+  packedN: Float64Array;
+}
+
+const scratchOf = new WeakMap<MomentBlocks, BlockScratch[]>();
+
+function blockScratch(layout: MomentBlocks): BlockScratch[] {
+  let scratch = scratchOf.get(layout);
+  if (!scratch) {
+    scratch = layout.blocks.map(({ rests }) => {
+      const s = rests.length * layout.levelCount;
+      const q = Math.ceil(s / LANES);
+      const sums = (size: number): Sums => ({
+        yy: new Float64Array(size),
+        yn: new Float64Array(size),
+        nn: new Float64Array(size),
+      });
+      return {
+        plain: sums(s * s),
+        packed: sums(s * q),
+        ys: new Float64Array(q * LANES),
+        ns: new Float64Array(q * LANES),
+        packedY: new Float64Array(q),
+        packedN: new Float64Array(q),
+      };
+    });
+    scratchOf.set(layout, scratch);
+  }
+  return scratch;
+}
+
+/** Per block, the grid index of each of its s x s entries in row-major local order. */
+const entriesOf = new WeakMap<MomentBlocks, Int32Array[]>();
+
+function blockEntries(layout: MomentBlocks): Int32Array[] {
+  let entries = entriesOf.get(layout);
+  if (!entries) {
+    const L = layout.levelCount;
+    const nCells = layout.nRest * L;
+    entries = layout.blocks.map(({ rests }) => {
+      const out = new Int32Array((rests.length * L) ** 2);
+      let local = 0;
+      for (let ra = 0; ra < rests.length; ra++) {
+        for (let la = 0; la < L; la++) {
+          const base = (rests[ra] * L + la) * nCells;
+          for (let rb = 0; rb < rests.length; rb++) {
+            const at = base + rests[rb] * L;
+            for (let lb = 0; lb < L; lb++) out[local++] = at + lb;
+          }
+        }
+      }
+      return out;
+    });
+    entriesOf.set(layout, entries);
+  }
+  return entries;
+}
+
+/**
+ * NN depends on the labels only through each cluster's row counts per cell, and a cluster whose
+ * trials of one case all count the same rows keeps its counts under any shuffle within cases
+ * (every coding's ITT clusters, most of all). So per data set (`n`) each block keeps its clusters'
+ * counts from the first call and the NN sum of the clusters whose counts have not changed since:
+ * a call adds only the others' NN. A cluster seen with other counts leaves that sum for good
+ * (its first counts' products subtracted). Every term is a whole number, so the sums are exact.
+ */
+interface FixedCounts {
+  /** Per block: each cluster's counts (clusters x s) from the first call. */
+  first: Float64Array[];
+  /** Per block and cluster: 1 while its counts have equalled the first ones. */
+  steady: Uint8Array[];
+  /** Per block: the steady clusters' NN (upper triangle, s x s). */
+  steadyNN: Float64Array[];
+}
+
+const fixedCountsOf = new WeakMap<MomentBlocks, WeakMap<Float64Array, FixedCounts>>();
 
 /**
  * `cellMoments` for whole-number y and n (check with `wholeNumbers`): a row's cell is
@@ -106,14 +190,16 @@ export function blockCellMoments(
   out.supportMoments = undefined;
   successes.fill(0);
   trials.fill(0);
+  const entries = blockEntries(layout);
   // Only the blocks' entries are ever written: a buffer this layout filled is zero elsewhere.
   if (filled.get(out) === layout) {
-    for (const { rests } of layout.blocks)
-      forEachEntry(rests, L, nCells, (at) => {
-        yy[at] = 0;
-        yn[at] = 0;
-        nn[at] = 0;
-      });
+    for (const at of entries) {
+      for (let e = 0; e < at.length; e++) {
+        yy[at[e]] = 0;
+        yn[at[e]] = 0;
+        nn[at[e]] = 0;
+      }
+    }
   } else {
     yy.fill(0);
     yn.fill(0);
@@ -121,35 +207,75 @@ export function blockCellMoments(
   }
   filled.set(out, layout);
   const { restLocal } = layout;
-  for (const { rests, clusters } of layout.blocks) {
+  const scratch = blockScratch(layout);
+  let byCounts = fixedCountsOf.get(layout);
+  if (!byCounts) {
+    byCounts = new WeakMap();
+    fixedCountsOf.set(layout, byCounts);
+  }
+  // Absent: the first call for this data set, which records every cluster's counts and NN.
+  const fixed = byCounts.get(n);
+  const record: FixedCounts | undefined = fixed
+    ? undefined
+    : {
+        first: layout.blocks.map(({ rests, clusters }) => new Float64Array(clusters.length * rests.length * L)),
+        steady: layout.blocks.map(({ clusters }) => new Uint8Array(clusters.length).fill(1)),
+        steadyNN: [],
+      };
+  for (let k = 0; k < layout.blocks.length; k++) {
+    const { rests, clusters } = layout.blocks[k];
+    const { plain, packed, ys, ns, packedY, packedN } = scratch[k];
     const s = rests.length * L;
     const q = Math.ceil(s / LANES);
-    // Plain sums (s x s) and packed ones (s x q: column b' holds cells 3b', 3b' + 1, 3b' + 2).
-    const plain = { yy: new Float64Array(s * s), yn: new Float64Array(s * s), nn: new Float64Array(s * s) };
-    const packed = { yy: new Float64Array(s * q), yn: new Float64Array(s * q), nn: new Float64Array(s * q) };
-    const ys = new Float64Array(q * LANES);
-    const ns = new Float64Array(q * LANES);
-    const packedY = new Float64Array(q);
-    const packedN = new Float64Array(q);
     let bound = 0;
-    for (const g of clusters) {
+    const first = (fixed ?? record!).first[k];
+    const steady = (fixed ?? record!).steady[k];
+    for (let c = 0; c < clusters.length; c++) {
+      const g = clusters[c];
       ys.fill(0);
       ns.fill(0);
-      for (let i = clusterStart[g]; i < clusterStart[g + 1]; i++) {
+      const last = clusterStart[g + 1];
+      for (let i = clusterStart[g]; i < last; i++) {
         const ni = n[i];
         if (ni === 0) continue;
-        const c = restLocal[i] * L + levels[trial[i]];
-        ys[c] += y[i];
-        ns[c] += ni;
+        const cell = restLocal[i] * L + levels[trial[i]];
+        ys[cell] += y[i];
+        ns[cell] += ni;
       }
       let largest = 0;
       for (let a = 0; a < s; a++) {
         if (ns[a] > largest) largest = ns[a];
         if (ys[a] > largest) largest = ys[a];
       }
-      // The most this cluster adds to one lane; unpack first if the lanes could overflow.
+      // Whether this cluster's NN is already in the steady sum (never on the recording call).
+      let countsKnown = false;
+      if (record) first.set(ns.subarray(0, s), c * s);
+      else if (steady[c]) {
+        countsKnown = true;
+        for (let a = 0; a < s; a++) {
+          if (ns[a] !== first[c * s + a]) {
+            countsKnown = false;
+            break;
+          }
+        }
+        if (!countsKnown) {
+          steady[c] = 0;
+          leaveSteady(fixed!.steadyNN[k], first, c * s, s);
+        }
+      }
+      for (let r = 0; r < rests.length; r++) {
+        const cell = rests[r] * L;
+        for (let l = 0; l < L; l++) {
+          successes[cell + l] += ys[r * L + l];
+          trials[cell + l] += ns[r * L + l];
+        }
+      }
+      // The most this cluster adds to one lane: too much for a lane, or for what the lanes hold.
       const adds = largest * largest;
-      if (adds >= LANE) throw new Error("cell counts too large for the packed moments");
+      if (adds >= LANE) {
+        addPlain(plain, ys, ns, s, !countsKnown);
+        continue;
+      }
       if (bound + adds >= LANE) {
         unpack(packed, plain, s, q);
         bound = 0;
@@ -157,58 +283,91 @@ export function blockCellMoments(
       bound += adds;
       for (let p = 0; p < q; p++) {
         const c = p * LANES;
-        packedY[p] = ys[c] + ys[c + 1] * LANE + ys[c + 2] * LANE * LANE;
-        packedN[p] = ns[c] + ns[c + 1] * LANE + ns[c + 2] * LANE * LANE;
+        packedY[p] = ys[c] + LANE * (ys[c + 1] + LANE * (ys[c + 2] + LANE * ys[c + 3]));
+        packedN[p] = ns[c] + LANE * (ns[c + 1] + LANE * (ns[c + 2] + LANE * ns[c + 3]));
       }
-      for (let a = 0; a < s; a++) {
-        const na = ns[a];
-        const ya = ys[a];
-        const base = a * q;
-        // Upper triangle: from the packed column holding cell a (its lower neighbours are ignored).
-        const from = Math.floor(a / LANES);
-        if (na !== 0) for (let p = from; p < q; p++) packed.nn[base + p] += na * packedN[p];
-        if (ya === 0) continue;
-        for (let p = from; p < q; p++) packed.yy[base + p] += ya * packedY[p];
-        for (let p = 0; p < q; p++) packed.yn[base + p] += ya * packedN[p];
-      }
-      for (let a = 0; a < s; a++) {
-        const cell = rests[Math.floor(a / L)] * L + (a % L);
-        successes[cell] += ys[a];
-        trials[cell] += ns[a];
-      }
+      addPacked(packed, ys, ns, packedY, packedN, s, q, !countsKnown);
     }
     unpack(packed, plain, s, q);
+    const plainYY = plain.yy;
+    const plainYN = plain.yn;
+    const plainNN = plain.nn;
+    if (record) record.steadyNN.push(Float64Array.from(plainNN));
+    else {
+      // The steady clusters' NN joins the others' (upper triangles; the lower is mirrored below).
+      const steadyNN = fixed!.steadyNN[k];
+      for (let e = 0; e < plainNN.length; e++) plainNN[e] += steadyNN[e];
+    }
     // YY and NN were summed over b >= a only: mirrored here, in the block's small matrices.
     for (let a = 0; a < s; a++) {
       for (let b = a + 1; b < s; b++) {
-        plain.yy[b * s + a] = plain.yy[a * s + b];
-        plain.nn[b * s + a] = plain.nn[a * s + b];
+        plainYY[b * s + a] = plainYY[a * s + b];
+        plainNN[b * s + a] = plainNN[a * s + b];
       }
     }
-    let local = 0;
-    forEachEntry(rests, L, nCells, (at) => {
-      yy[at] += plain.yy[local];
-      yn[at] += plain.yn[local];
-      nn[at] += plain.nn[local];
-      local++;
-    });
+    const at = entries[k];
+    for (let e = 0; e < at.length; e++) {
+      yy[at[e]] += plainYY[e];
+      yn[at[e]] += plainYN[e];
+      nn[at[e]] += plainNN[e];
+      plainYY[e] = 0;
+      plainYN[e] = 0;
+      plainNN[e] = 0;
+    }
   }
+  if (record) byCounts.set(n, record);
   return out;
+}
+
+/** One cluster's products added to the packed sums (YY and NN: upper triangle; NN unless steady). */
+function addPacked(
+  packed: Sums,
+  ys: Float64Array,
+  ns: Float64Array,
+  packedY: Float64Array,
+  packedN: Float64Array,
+  s: number,
+  q: number,
+  withNN: boolean,
+): void {
+  const packedYY = packed.yy;
+  const packedYN = packed.yn;
+  const packedNN = packed.nn;
+  for (let a = 0; a < s; a++) {
+    const na = ns[a];
+    const ya = ys[a];
+    const base = a * q;
+    // Upper triangle: from the packed column holding cell a (its lower neighbours are ignored).
+    const from = (a / LANES) | 0;
+    if (na !== 0 && withNN) for (let p = from; p < q; p++) packedNN[base + p] += na * packedN[p];
+    if (ya === 0) continue;
+    for (let p = from; p < q; p++) packedYY[base + p] += ya * packedY[p];
+    for (let p = 0; p < q; p++) packedYN[base + p] += ya * packedN[p];
+  }
+}
+
+/** Takes a cluster's first counts' products out of the steady NN (upper triangle). */
+function leaveSteady(steadyNN: Float64Array, first: Float64Array, at: number, s: number): void {
+  for (let a = 0; a < s; a++) {
+    const na = first[at + a];
+    if (na === 0) continue;
+    for (let b = a; b < s; b++) steadyNN[a * s + b] -= na * first[at + b];
+  }
 }
 
 /** The moments each layout last filled (to clear only its blocks' entries on reuse). */
 const filled = new WeakMap<CellMoments, MomentBlocks>();
 
-/** Calls `visit` with the grid index of each of a block's s x s entries, in row-major local order. */
-function forEachEntry(rests: Int32Array, L: number, nCells: number, visit: (at: number) => void): void {
-  for (let ra = 0; ra < rests.length; ra++) {
-    for (let la = 0; la < L; la++) {
-      const base = (rests[ra] * L + la) * nCells;
-      for (let rb = 0; rb < rests.length; rb++) {
-        const at = base + rests[rb] * L;
-        for (let lb = 0; lb < L; lb++) visit(at + lb);
-      }
+/** One cluster's products added to the plain sums (upper triangle of YY and NN, as the packed ones; NN unless steady). */
+function addPlain(plain: Sums, ys: Float64Array, ns: Float64Array, s: number, withNN: boolean): void {
+  for (let a = 0; a < s; a++) {
+    const ya = ys[a];
+    const na = ns[a];
+    for (let b = a; b < s; b++) {
+      plain.yy[a * s + b] += ya * ys[b];
+      if (withNN) plain.nn[a * s + b] += na * ns[b];
     }
+    for (let b = 0; b < s; b++) plain.yn[a * s + b] += ya * ns[b];
   }
 }
 

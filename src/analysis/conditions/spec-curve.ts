@@ -281,6 +281,8 @@ interface Resolved {
   nObs: number;
   nClusters: number;
   aliasing?: AliasingMemo;
+  /** The last design fitted (reused while the cells with trials are the same). */
+  design?: CellDesign;
 }
 
 function keepsValue(choice: unknown, value: string): boolean {
@@ -288,13 +290,31 @@ function keepsValue(choice: unknown, value: string): boolean {
 }
 
 /** The design over the kept cells with rows, and the column of the contrast. */
-function cellDesign(engine: Engine, spec: Resolved, moments: CellMoments) {
+function cellDesign(engine: Engine, spec: Resolved, moments: CellMoments): CellDesign {
   const L = engine.levels.length;
   const cells: number[] = [];
   for (let r = 0; r < engine.nRest; r++) {
     if (!spec.keepRest[r]) continue;
     for (let l = 0; l < L; l++) if (moments.trials[r * L + l] > 0) cells.push(r * L + l);
   }
+  // The design depends on the rows only through which cells have trials: a labelling with the
+  // same cells (every permutation that moves no cell to zero trials) has the same design.
+  const last = spec.design;
+  if (last && last.cells.length === cells.length && last.cells.every((c, i) => c === cells[i])) return last;
+  spec.design = designOfCells(engine, spec, cells);
+  return spec.design;
+}
+
+interface CellDesign {
+  x: Float64Array;
+  k: number;
+  cells: Int32Array;
+  coefficient: number;
+  columnNames: string[];
+}
+
+function designOfCells(engine: Engine, spec: Resolved, cells: readonly number[]): CellDesign {
+  const L = engine.levels.length;
   const present = (code: (cell: number) => number, size: number) => {
     const seen = new Uint8Array(size);
     for (const c of cells) seen[code(c)] = 1;
@@ -504,6 +524,7 @@ class CurveFits {
   private momentsOf = new Map<string, CellMoments>();
   private readonly buffers = new Map<string, CellMoments>();
   private readonly permutedLevels: Int32Array;
+  private shuffle: CaseShuffle | undefined;
   /** The permutation the current labelling comes from (null: the observed one). */
   private permutation: unknown = null;
 
@@ -545,7 +566,8 @@ class CurveFits {
   analyzePermuted(spec: Specification, permute: unknown, permutationSeed: number): SpecificationResult {
     if (this.permutation !== permute) {
       this.permutation = permute;
-      permuteWithinCases(this.engine, RandomStream.fromSeed(permutationSeed), this.permutedLevels);
+      this.shuffle ??= caseShuffle(this.engine);
+      permuteWithinCases(this.engine, this.shuffle, RandomStream.fromSeed(permutationSeed), this.permutedLevels);
       this.relabel(this.permutedLevels);
     }
     const r = this.resolve(spec);
@@ -781,20 +803,42 @@ function curvePaths(
   });
 }
 
+/** The draws of one within-case shuffle: their ranges (fixed by the group sizes) and a buffer. */
+interface CaseShuffle {
+  /** Per draw, in the order the shuffle takes them: group by group, a = size - 1 down to 1, range a + 1. */
+  ranges: Int32Array;
+  draws: Int32Array;
+}
+
+function caseShuffle(engine: Engine): CaseShuffle {
+  const { groupStart } = engine;
+  let count = 0;
+  for (let g = 0; g + 1 < groupStart.length; g++) count += Math.max(groupStart[g + 1] - groupStart[g] - 1, 0);
+  const ranges = new Int32Array(count);
+  let d = 0;
+  for (let g = 0; g + 1 < groupStart.length; g++) {
+    for (let a = groupStart[g + 1] - groupStart[g] - 1; a > 0; a--) ranges[d++] = a + 1;
+  }
+  return { ranges, draws: new Int32Array(count) };
+}
+
 /**
  * Shuffles the condition labels within each case (same model, item, attempt, other facets):
- * a Fisher-Yates shuffle of each group's labels, drawn from permutation k's own stream.
+ * a Fisher-Yates shuffle of each group's labels, drawn from permutation k's own stream. The
+ * draws are taken in one fill (the same values as one integer() per swap).
  */
-function permuteWithinCases(engine: Engine, random: RandomStream, out: Int32Array): void {
+function permuteWithinCases(engine: Engine, shuffle: CaseShuffle, random: RandomStream, out: Int32Array): void {
   const { groupStart, groupMembers, trialLevel } = engine;
+  // Every trial is in one group: the labels start as observed and are swapped within groups.
+  out.set(trialLevel);
+  random.fillIntegersIn(shuffle.draws, shuffle.ranges);
+  const { draws } = shuffle;
+  let d = 0;
   for (let g = 0; g + 1 < groupStart.length; g++) {
     const from = groupStart[g];
-    const size = groupStart[g + 1] - from;
-    for (let a = 0; a < size; a++) out[groupMembers[from + a]] = trialLevel[groupMembers[from + a]];
-    for (let a = size - 1; a > 0; a--) {
-      const b = random.integer(a + 1);
+    for (let a = groupStart[g + 1] - from - 1; a > 0; a--) {
       const ta = groupMembers[from + a];
-      const tb = groupMembers[from + b];
+      const tb = groupMembers[from + draws[d++]];
       const swap = out[ta];
       out[ta] = out[tb];
       out[tb] = swap;

@@ -72,7 +72,14 @@ export class RankDeficiencyError extends EstimabilityError {
 /** Distinct values of a column in plain JavaScript sort() (code-point) order, as strings. */
 export function sortedLevels(column: Column): string[] {
   const seen = new Set<string>();
-  for (let i = 0; i < column.length; i++) seen.add(String(column[i]));
+  // Rows come in runs of one value (grouped by model, benchmark, ...): a repeat is not looked up.
+  let previous: unknown = NaN;
+  for (let i = 0; i < column.length; i++) {
+    const value = column[i];
+    if (value === previous) continue;
+    previous = value;
+    seen.add(String(value));
+  }
   return [...seen].sort();
 }
 
@@ -90,10 +97,17 @@ function factorCoder(name: string, column: Column, options: FactorOptions | unde
   const levels = orderedLevels(name, column, options, coding);
   const codeOf = new Map(levels.map((l, i) => [l, i]));
   const codes = new Int32Array(column.length);
+  let previous: unknown = NaN;
+  let code = -1;
   for (let i = 0; i < column.length; i++) {
-    const c = codeOf.get(String(column[i]));
-    if (c === undefined) throw new Error(`variable '${name}' row ${i}: value '${column[i]}' is not a declared level`);
-    codes[i] = c;
+    const value = column[i];
+    if (value !== previous) {
+      const c = codeOf.get(String(value));
+      if (c === undefined) throw new Error(`variable '${name}' row ${i}: value '${value}' is not a declared level`);
+      previous = value;
+      code = c;
+    }
+    codes[i] = code;
   }
   const last = levels.length - 1;
   const coder: VariableCoder =
