@@ -81,26 +81,7 @@ export class RandomStream {
       for (let i = 0; i < out.length; i++) out[i] = this.integer(n);
       return;
     }
-    const threshold = (TWO_POW_32 - n) % n;
-    let [s01, s00, s11, s10] = this.generator.getState();
-    for (let i = 0; i < out.length; i++) {
-      let value: number;
-      for (;;) {
-        const m = ((s00 + s10) >>> 0) * n;
-        const a0 = s10 ^ s00;
-        const a1 = s11 ^ s01;
-        const t00 = s00;
-        const t01 = s01;
-        s00 = (t00 << 24) ^ (t01 >>> 8) ^ a0 ^ (a0 << 16);
-        s01 = (t01 << 24) ^ (t00 >>> 8) ^ a1 ^ ((a1 << 16) | (a0 >>> 16));
-        s10 = (a1 << 5) ^ (a0 >>> 27);
-        s11 = (a0 << 5) ^ (a1 >>> 27);
-        value = Math.floor(m * TWO_POW_MINUS_32);
-        if (m - value * TWO_POW_32 >= threshold) break;
-      }
-      out[i] = value;
-    }
-    this.generator = xoroshiro128plusFromState([s01, s00, s11, s10]);
+    this.fillBounded(out, n);
   }
 
   /**
@@ -114,10 +95,20 @@ export class RandomStream {
       const n = ranges[i];
       if (!(n >= 1 && n <= LEMIRE_MAX_RANGE)) throw new RangeError(`integer range must be in [1, 2^21], got ${n}`);
     }
+    this.fillBounded(out, ranges);
+  }
+
+  /** The local-state draw loop of fillIntegers (one range) and fillIntegersIn (a range per output). */
+  private fillBounded(out: Int32Array | Uint32Array, range: number | Int32Array | Uint32Array): void {
+    const fixed = typeof range === "number";
+    let n = fixed ? range : 0;
+    let threshold = fixed ? (TWO_POW_32 - n) % n : 0;
     let [s01, s00, s11, s10] = this.generator.getState();
     for (let i = 0; i < out.length; i++) {
-      const n = ranges[i];
-      const threshold = (TWO_POW_32 - n) % n;
+      if (!fixed) {
+        n = range[i];
+        threshold = (TWO_POW_32 - n) % n;
+      }
       let value: number;
       for (;;) {
         const m = ((s00 + s10) >>> 0) * n;

@@ -26,11 +26,31 @@ export function caseKey(row: Pick<AnalysisRow, "model" | "cluster">): string {
   return `${row.model}\u0000${row.cluster}`;
 }
 
+/**
+ * caseKey as a function that builds each case's key once: rows of one case repeat it under every
+ * level and attempt, and a set of cases then hashes one string per case, not a new one per row.
+ */
+export function caseKeys(): (row: Pick<AnalysisRow, "model" | "cluster">) => string {
+  const byModel = new Map<string, Map<string, string>>();
+  return (row) => {
+    let ofModel = byModel.get(row.model);
+    if (ofModel === undefined) {
+      ofModel = new Map();
+      byModel.set(row.model, ofModel);
+    }
+    let key = ofModel.get(row.cluster);
+    if (key === undefined) {
+      key = caseKey(row);
+      ofModel.set(row.cluster, key);
+    }
+    return key;
+  };
+}
+
 /** The cases each level of `facet` has among these rows (scored or analysed). */
 export function casesByLevel(rows: readonly (ScoredRow | AnalysisRow)[], facet: string): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  // Each case's key built once (rows of one case repeat it under every level and attempt).
-  const keys = new Map<string, Map<string, string>>();
+  const keyOf = caseKeys();
   for (const item of rows) {
     const row = "row" in item ? item.row : item;
     const level = row.facets[facet];
@@ -39,17 +59,7 @@ export function casesByLevel(rows: readonly (ScoredRow | AnalysisRow)[], facet: 
       cases = new Set<string>();
       out.set(level, cases);
     }
-    let byCluster = keys.get(row.model);
-    if (!byCluster) {
-      byCluster = new Map();
-      keys.set(row.model, byCluster);
-    }
-    let key = byCluster.get(row.cluster);
-    if (key === undefined) {
-      key = caseKey(row);
-      byCluster.set(row.cluster, key);
-    }
-    cases.add(key);
+    cases.add(keyOf(row));
   }
   return out;
 }

@@ -14,7 +14,7 @@
  *
  * Sources and defaults: docs/ANALYSIS.md, "Comparability and minimum information".
  */
-import { caseKey, intersect } from "../core/pairing.js";
+import { caseKeys, intersect } from "../core/pairing.js";
 import type { AnalysisRow } from "../core/table.js";
 import { clusterCount, clusterFinding, modelCoefficients, scopesOf } from "./few-clusters.js";
 import { type CellFinding, registerIntegrityCheck } from "./registry.js";
@@ -29,24 +29,6 @@ interface LevelRows {
   cases: Set<string>;
   rows: AnalysisRow[];
   keys: string[];
-}
-
-/** caseKey of a row, one string per case: the case sets hash each key once, not a new string per row. */
-function caseKeys(): (r: AnalysisRow) => string {
-  const byModel = new Map<string, Map<string, string>>();
-  return (r) => {
-    let ofModel = byModel.get(r.model);
-    if (ofModel === undefined) {
-      ofModel = new Map();
-      byModel.set(r.model, ofModel);
-    }
-    let key = ofModel.get(r.cluster);
-    if (key === undefined) {
-      key = caseKey(r);
-      ofModel.set(r.cluster, key);
-    }
-    return key;
-  };
 }
 
 /** Cases (model, item) and clusters (items) of each level of the compared facet. */
