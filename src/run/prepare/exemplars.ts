@@ -33,9 +33,11 @@ export const STORED_POOL_PREFIX = "exemplars:";
 
 /** The pools as rows for the run's stored items. */
 export function storedPoolRows(pools: ReadonlyMap<string, readonly Item[]>): Item[] {
-  return [...pools].flatMap(([benchmark, pool]) =>
-    pool.map((item) => ({ ...item, benchmark: `${STORED_POOL_PREFIX}${benchmark}` })),
-  );
+  return [...pools].flatMap(([benchmark, pool]) => pool.map((item) => storedPoolRow(benchmark, item)));
+}
+
+function storedPoolRow(benchmark: string, item: Item): Item {
+  return { ...item, benchmark: `${STORED_POOL_PREFIX}${benchmark}` };
 }
 
 /**
@@ -52,7 +54,7 @@ export interface SetAsidePool {
 export function setAsidePool(benchmark: string, pool: readonly Item[]): SetAsidePool {
   const batches: ItemBatch[] = [];
   for (let start = 0; start < pool.length; start += RUN_ITEM_BATCH) {
-    const rows = storedPoolRows(new Map([[benchmark, pool.slice(start, start + RUN_ITEM_BATCH)]]));
+    const rows = pool.slice(start, start + RUN_ITEM_BATCH).map((item) => storedPoolRow(benchmark, item));
     batches.push(encodeItemBatch(rows));
   }
   return { batches, count: pool.length };
