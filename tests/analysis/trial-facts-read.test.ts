@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Session } from "node:inspector/promises";
 import { studyIntegrityFacts, integrityFactsReader } from "../../src/analysis/core/integrity-facts.js";
+import { recordedStudy, releaseRecordedStudy } from "../../src/analysis/core/recorded-study.js";
 import { type AnalysisRow, loadScoredStudyTable, scoredTablePages } from "../../src/analysis/core/table.js";
 import { rowsHash } from "../../src/analysis/core/inputs.js";
 import { hashValue } from "../../src/core/hash.js";
@@ -102,6 +104,31 @@ describe("the narrow read of a study's trials", () => {
         "gold positions were found",
       );
     } finally {
+      await store.close();
+    }
+  });
+
+  it("holds no study once its facts are taken, while the analyses keep the reader", async () => {
+    const { specPath, outDir } = writeDemoSpec({ items: 6 });
+    await runStudy({ specPath, outDir, env: {} });
+    const store = await openStore(outDir);
+    const session = new Session();
+    session.connect();
+    try {
+      const run = (await store.getRun())!;
+      const reader = integrityFactsReader(outDir, store, run);
+      await loadScoredStudyTable(store, run, outDir, { onTrials: (page) => reader.add(page) });
+      const study = new WeakRef(await recordedStudy(outDir, store, run));
+      const facts = await reader.facts();
+      releaseRecordedStudy();
+      // A WeakRef read in this job keeps its target until the job ends: collect on a later turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      await session.post("HeapProfiler.collectGarbage");
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(study.deref(), undefined, "the study's items and pools were collected");
+      assert.ok(facts.golds !== undefined && reader !== undefined, "the facts and the reader are still held");
+    } finally {
+      session.disconnect();
       await store.close();
     }
   });

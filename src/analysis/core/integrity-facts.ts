@@ -99,15 +99,17 @@ export function integrityFactsReader(dir: string, store: TrialStore, run: RunRec
       }
     },
     async facts() {
-      study ??= await recordedStudy(dir, store, run);
+      const read = study ?? (await recordedStudy(dir, store, run));
       // The tasks' formats and golds serve `add` only: a whole run's task hashes need not outlive the read.
       formatOf.clear();
       goldOfTask.clear();
+      // Nor the study's items and pools: the caller keeps this reader while the analyses run.
+      study = undefined;
       const audit = await studyAuditFacts(dir, store, run);
       return {
         ...(audit === undefined ? {} : { audit }),
         failureBuckets,
-        golds: "unavailable" in study ? { unavailable: study.unavailable } : { trials: golds },
+        golds: "unavailable" in read ? { unavailable: read.unavailable } : { trials: golds },
         scoring: {
           loaders: Object.fromEntries(run.spec.benchmarks.map((b) => [b.id, b.loader])),
           trials,
