@@ -18,6 +18,9 @@
  *   --keep                        keep the temp folder (printed)
  *   --json                        print the measurements as JSON after the table
  *   --study DIR                   time analyze, report, status and the viewer on a study already run
+ *   --models N                    repro: the panel repeated to N simulated models (about 173k trials each at
+ *                                 fraction 1), for a run far beyond the paper's size (29 models: 5.0M trials)
+ *   --run-only                    time plan and run only (with the store's size), for such a run
  */
 import { spawn } from "node:child_process";
 import {
@@ -159,10 +162,19 @@ function scaffoldSpec(dir: string, fraction: number): object {
   return sim;
 }
 
-function reproSpec(fraction: number): object {
+/** The panel's models repeated to `count` (copies renamed "steady-2", ...; same planted effects). */
+export function repeatedPanel(count: number): typeof GRID_PANEL {
+  return Array.from({ length: count }, (_, i) => {
+    const model = GRID_PANEL[i % GRID_PANEL.length];
+    const copy = Math.floor(i / GRID_PANEL.length);
+    return copy === 0 ? model : { ...model, id: `${model.id}-${copy + 1}` };
+  });
+}
+
+function reproSpec(fraction: number, models = GRID_PANEL.length): object {
   const spec = parse(readFileSync(join(EXAMPLES, "safety-repro.yaml"), "utf8"));
   spec.study = "paper-scale-repro";
-  spec.models = GRID_PANEL;
+  spec.models = repeatedPanel(models);
   for (const b of spec.benchmarks) {
     b.source = absolute(b.source);
     if (b.exemplars?.source) b.exemplars.source = absolute(b.exemplars.source);
@@ -284,10 +296,22 @@ async function viewerTimes(out: string): Promise<DesignResult["viewer"]> {
   }
 }
 
-export async function measureDesign(design: Design, fraction: number, root: string): Promise<DesignResult> {
+export interface DesignOptions {
+  /** repro: the panel repeated to this many models. */
+  models?: number;
+  /** Time plan and run only. */
+  runOnly?: boolean;
+}
+
+export async function measureDesign(
+  design: Design,
+  fraction: number,
+  root: string,
+  options: DesignOptions = {},
+): Promise<DesignResult> {
   const dir = join(root, design);
   mkdirSync(dir, { recursive: true });
-  const spec = design === "scaffold" ? scaffoldSpec(dir, fraction) : reproSpec(fraction);
+  const spec = design === "scaffold" ? scaffoldSpec(dir, fraction) : reproSpec(fraction, options.models);
   const specPath = join(dir, "study.yaml");
   writeFileSync(specPath, stringify(spec));
   const out = join(dir, "study");
@@ -297,6 +321,11 @@ export async function measureDesign(design: Design, fraction: number, root: stri
   const plan = await timedCli(["plan", specPath], dir);
   log("run");
   const { run, firstTrialS } = await timedRun(["run", specPath, "--out", out], dir, join(out, "parallax.db"));
+  if (options.runOnly) {
+    const none: Stage = { wallS: 0, cpuS: 0, peakRssMb: 0, exit: 0 };
+    const stages = { plan, run, analyze: none, report: none, status: none };
+    return { design, ...storeCounts(out), viewer: NO_VIEWER, firstTrialS, stages };
+  }
   const later = await laterStages(design, out);
   return { ...(await measureStudy(design, out)), firstTrialS, stages: { plan, run, ...later } };
 }
@@ -312,8 +341,27 @@ async function laterStages(design: Design, out: string): Promise<Record<LaterSta
   return stages;
 }
 
+/** A run-only result's viewer times: not measured. */
+const NO_VIEWER: DesignResult["viewer"] = {
+  firstPageColdMs: 0,
+  firstPageMs: 0,
+  searchMs: 0,
+  searchAgainMs: 0,
+  searchHits: 0,
+  commonMs: 0,
+  commonHits: 0,
+};
+
 /** The finished study's counts, store size and viewer times. */
 async function measureStudy(design: Design, out: string): Promise<Omit<DesignResult, "stages" | "firstTrialS">> {
+  const counts = storeCounts(out);
+  process.stderr.write(`${DESIGNS[design]}: viewer (load ${loadavg()[0].toFixed(2)}) ...\n`);
+  const viewer = await viewerTimes(out);
+  return { design, ...counts, viewer };
+}
+
+/** The store's trials, calls (judges' included) and size in MB (its WAL and shared-memory files included). */
+function storeCounts(out: string): { trials: number; calls: number; storeMb: number } {
   const dbFile = join(out, "parallax.db");
   const storeBytes = ["", "-wal", "-shm"]
     .map((s) => dbFile + s)
@@ -324,9 +372,7 @@ async function measureStudy(design: Design, out: string): Promise<Omit<DesignRes
   const trials = count("trials");
   const calls = count("calls") + count("judge_calls");
   db.close();
-  process.stderr.write(`${DESIGNS[design]}: viewer (load ${loadavg()[0].toFixed(2)}) ...\n`);
-  const viewer = await viewerTimes(out);
-  return { design, trials, calls, storeMb: storeBytes / 1024 / 1024, viewer };
+  return { trials, calls, storeMb: storeBytes / 1024 / 1024 };
 }
 
 /** analyze, report, status and the viewer on a study already run (`--study DIR`); plan and run read 0. */
@@ -344,6 +390,18 @@ const stage = (s: Stage) => `${fmtTime(s.wallS)} / ${Math.round(s.cpuS)} s | ${f
 export const perTrialKb = (r: DesignResult) => ((r.storeMb * 1024) / Math.max(1, r.trials)).toFixed(2);
 
 const hits = (n: number) => (n === 0 ? "no match" : `${n} on the first page`);
+
+/** A run-only sitting's table: plan and run with the store (`--run-only`). */
+export function formatRunOnly(results: readonly DesignResult[]): string {
+  return [
+    "| design | trials (calls) | plan wall / CPU, peak RSS | run wall / CPU | run peak RSS | run: first trial | store |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...results.map(
+      (r) =>
+        `| ${DESIGNS[r.design]} | ${r.trials.toLocaleString("en")} (${r.calls.toLocaleString("en")}) | ${stage(r.stages.plan).replace(" |", ",")} | ${stage(r.stages.run)} | ${r.firstTrialS === null ? "-" : `${r.firstTrialS.toFixed(1)} s`} | ${fmtMb(r.storeMb)} (${perTrialKb(r)} KB a trial) |`,
+    ),
+  ].join("\n");
+}
 
 export function formatResults(results: readonly DesignResult[]): string {
   const lines = [
@@ -389,16 +447,23 @@ async function main(): Promise<void> {
       keep: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       study: { type: "string" },
+      models: { type: "string" },
+      "run-only": { type: "boolean", default: false },
     },
   });
   const fraction = Number(values.fraction);
+  const models = values.models === undefined ? undefined : Number(values.models);
   const designs: Design[] | undefined =
     values.design === "all" ? ["scaffold", "repro"] : values.design in DESIGNS ? [values.design as Design] : undefined;
   const problem = !designs
     ? `--design must be scaffold, repro or all, not ${JSON.stringify(values.design)}`
     : !(fraction > 0 && fraction <= 1)
       ? `--fraction must be a number in (0, 1], not ${JSON.stringify(values.fraction)}`
-      : paperScalePrerequisites();
+      : models !== undefined && !(Number.isInteger(models) && models >= 1 && models <= 200)
+        ? `--models must be a whole number from 1 to 200, not ${JSON.stringify(values.models)}`
+        : models !== undefined && designs!.includes("scaffold")
+          ? "--models repeats SafetyRepro's panel: use it with --design repro"
+          : paperScalePrerequisites();
   if (problem) {
     console.error(problem);
     process.exit(2);
@@ -421,7 +486,8 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
   const results: DesignResult[] = [];
   try {
-    for (const design of designs!) results.push(await measureDesign(design, fraction, root));
+    for (const design of designs!)
+      results.push(await measureDesign(design, fraction, root, { models, runOnly: values["run-only"] }));
   } finally {
     if (values.keep) console.error(`kept ${root}`);
     else rmSync(root, { recursive: true, force: true });
@@ -429,10 +495,11 @@ async function main(): Promise<void> {
   const loadAfter = loadavg();
   console.log(
     `bench:paper-scale, ${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, fraction ${fraction}, ` +
+      `${models === undefined ? "" : `${models} models, `}` +
       `load average (1/5/15 min) ${loadBefore.map((l) => l.toFixed(2)).join(" ")} before, ` +
       `${loadAfter.map((l) => l.toFixed(2)).join(" ")} after\n`,
   );
-  console.log(formatResults(results));
+  console.log(values["run-only"] ? formatRunOnly(results) : formatResults(results));
   if (values.json) console.log(JSON.stringify({ load: [loadBefore, loadAfter], fraction, results }, null, 2));
 }
 
