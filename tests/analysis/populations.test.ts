@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { analyzeStudy, normalizePlan } from "../../src/analysis/index.js";
+import { analyzeStudy, normalizePlan, scoredPopulations, scoredRows } from "../../src/analysis/index.js";
 import { plantedTable } from "./helpers.js";
 
 describe("ITT and PP populations", async () => {
@@ -51,4 +51,20 @@ describe("ITT and PP populations", async () => {
       }
     });
   }
+
+  it("both populations in one pass: scoredRows' rows and scores, a record shared where they agree", () => {
+    // Errored and unscored rows beside the parse failures: neither population keeps them.
+    const rows = table.rows.map((r, i) =>
+      i % 17 === 0 ? { ...r, errored: true, outcome: null } : i % 23 === 0 ? { ...r, outcome: null } : r,
+    );
+    const both = scoredPopulations(rows);
+    for (const population of ["itt", "pp"] as const)
+      assert.deepEqual(both[population], scoredRows(rows, population), population);
+    assert.ok(both.pp.length < both.itt.length, "PP leaves the parse failures out");
+    const shared = new Set(both.itt);
+    assert.ok(
+      both.pp.every((s) => shared.has(s)),
+      "each PP record is ITT's",
+    );
+  });
 });

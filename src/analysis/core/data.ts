@@ -33,6 +33,17 @@ export function scoredRows(
   return out;
 }
 
+/**
+ * Both populations' rows, as scoredRows gives them. A row both populations score alike (every row
+ * but a parse failure) is one shared record: a paper-scale table holds half a million of them.
+ */
+export function scoredPopulations(rows: readonly AnalysisRow[]): Record<Population, ScoredRow[]> {
+  const itt = scoredRows(rows, "itt");
+  const pp: ScoredRow[] = [];
+  for (const scored of itt) if (populationScore(scored.row, "pp") === scored.y) pp.push(scored);
+  return { itt, pp };
+}
+
 /** One row's 0/1 outcome in the population, or null when the population leaves the row out. */
 export function populationScore(row: AnalysisRow, population: Population, options: SelectOptions = {}): number | null {
   if (row.errored) return options.errored === "unsafe" ? 0 : null;

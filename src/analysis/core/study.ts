@@ -10,7 +10,7 @@ import "../all-analyses.js";
 import { type GlmSetup, termFacets } from "./contrast-model.js";
 import { gateVerdicts } from "../integrity/gate.js";
 import type { IntegrityFacts, JudgeFacts } from "../integrity/registry.js";
-import { distinctValues, scoredRows, varyingFacets } from "./data.js";
+import { distinctValues, scoredPopulations, varyingFacets } from "./data.js";
 import { leftOutReason, studyKinds } from "./kinds.js";
 import { casesByLevel } from "./pairing.js";
 import { resolvePlan, restrictRows } from "./plan.js";
@@ -132,7 +132,7 @@ function contextOf(table: AnalysisTable, plan: AnalysisPlan): AnalysisContext {
     covariateFacets: termFacets(table.facets, facet),
     designCases: casesByLevel(rows, facet),
   };
-  const scored = { itt: scoredRows(rows, "itt"), pp: scoredRows(rows, "pp") };
+  const scored = scoredPopulations(rows);
   return {
     table,
     plan,
