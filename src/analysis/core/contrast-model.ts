@@ -406,7 +406,7 @@ export function analyzeScope(scope: string, scored: readonly ScoredRow[], model:
   if (crossed || plan.comparability === "unpaired") {
     // Every condition on the reference's cases (or different item sets compared as asked): one
     // model and one bootstrap for all, so the contrasts share their draws.
-    const joint = jointContrasts(scored, scopeLevels, setup, plan);
+    const joint = jointContrasts(scored, scopeLevels, setup, plan, tallies);
     joint.contrasts.forEach((c, k) => {
       c.pairing = { ...pairings[k].pairing, mode: crossed ? "paired" : "unpaired" };
     });
@@ -465,9 +465,11 @@ function jointContrasts(
   scopeLevels: readonly string[],
   setup: GlmSetup,
   plan: AnalysisPlan,
+  /** The rows' level tallies when the caller has them (the scope's own rows). */
+  known?: ReadonlyMap<string, LevelTally>,
 ): Pick<ContrastScope, "formula" | "contrasts" | "omnibus"> {
   const facet = setup.comparisonFacet;
-  const tallies = levelTallies(scored, facet);
+  const tallies = known ?? levelTallies(scored, facet);
   const referenceRate = proportionFrom(tallies.get(setup.reference))!;
   const fitted = attempt(() => fitScopeGlm(scored, setup));
   const coefficients = "value" in fitted ? coefficientTable(fitted.value.fit, "cluster") : [];
