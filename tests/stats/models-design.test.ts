@@ -64,6 +64,43 @@ describe("design matrix", () => {
     assert.deepEqual(rows[1], [1, 0, 0, 0]); // react, a (reference) -> no interaction column
   });
 
+  it("stores a factors-only design (written directly) as the general product coding stores it", () => {
+    const terms = ["config", "model", "config:model", "model:config:model"];
+    const factors = { config: { reference: "react" } };
+    const direct = buildDesign(table, { terms, factors });
+    // A numeric term sends every term through the general product coding; its own entries removed,
+    // the rest must be the same entries in the same order.
+    const general = buildDesign(table, { terms: [...terms, "x"], factors });
+    const xColumn = general.nCols - 1;
+    const kept: { row: number; col: number; value: number }[] = [];
+    for (let i = 0; i < general.nRows; i++)
+      for (let a = general.rowPtr[i]; a < general.rowPtr[i + 1]; a++)
+        if (general.colIdx[a] !== xColumn) kept.push({ row: i, col: general.colIdx[a], value: general.values[a] });
+    const stored: { row: number; col: number; value: number }[] = [];
+    for (let i = 0; i < direct.nRows; i++)
+      for (let a = direct.rowPtr[i]; a < direct.rowPtr[i + 1]; a++)
+        stored.push({ row: i, col: direct.colIdx[a], value: direct.values[a] });
+    assert.deepEqual(stored, kept);
+    assert.equal(direct.colIdx.length, direct.rowPtr[direct.nRows]);
+    assert.deepEqual(direct.columnNames, general.columnNames.slice(0, -1));
+    // Row 2 (map_reduce, a): intercept and config[T.map_reduce]; model a is the reference, so no
+    // model or interaction column. Row 5 (map_reduce, b): every term has a column.
+    assert.deepEqual(
+      [...direct.colIdx.subarray(direct.rowPtr[2], direct.rowPtr[3])].map((c) => direct.columnNames[c]),
+      ["Intercept", "config[T.map_reduce]"],
+    );
+    assert.deepEqual(
+      [...direct.colIdx.subarray(direct.rowPtr[5], direct.rowPtr[6])].map((c) => direct.columnNames[c]),
+      [
+        "Intercept",
+        "config[T.map_reduce]",
+        "model[T.b]",
+        "config[T.map_reduce]:model[T.b]",
+        "model[T.b]:config[T.map_reduce]:model[T.b]",
+      ],
+    );
+  });
+
   it("codes sum-to-zero contrasts with the last level as -1", () => {
     const d = buildDesign(table, { terms: ["config"], coding: "sum" });
     assert.deepEqual(d.columnNames, ["Intercept", "config[S.direct]", "config[S.map_reduce]"]);

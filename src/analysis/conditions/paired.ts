@@ -7,6 +7,7 @@
 import type { FlipRates, McNemarResult, SpearmanResult } from "../../stats/index.js";
 import { flipRates, mcnemarTest, pairedTableFromOutcomes, spearman } from "../../stats/index.js";
 import { attempt, distinctValues, groupBy, type ScoredRow } from "../core/data.js";
+import { childMap, joinText } from "../core/pairing.js";
 
 export interface FlipResult {
   condition: string;
@@ -35,9 +36,50 @@ export function rankPNotInterpretable(n: number, minimum: number, unit = "items"
   return n < minimum ? `${n} ${unit} (< ${minimum})` : null;
 }
 
-function pairKey(s: ScoredRow, facet: string, facets: readonly string[]): string {
-  const others = facets.filter((f) => f !== facet).map((f) => s.row.facets[f]);
-  return [s.row.model, s.row.cluster, s.row.attempt, ...others].join("\u0000");
+/**
+ * Each row's pair: rows with the same model, item (cluster), attempt and values of the other
+ * facets have the same id. Found through nested maps on the rows' shared names and facets
+ * records (one per condition), not a joined key string per row.
+ */
+function pairIds(scored: readonly ScoredRow[], others: readonly string[]): Int32Array {
+  const tailOf = new Map<Record<string, string>, number>();
+  const tailIds = new Map<string, number>();
+  const pairs = new Map<number, Map<string, Map<string, Map<string, number>>>>();
+  const ids = new Int32Array(scored.length);
+  let count = 0;
+  scored.forEach(({ row }, i) => {
+    let tail = tailOf.get(row.facets);
+    if (tail === undefined) {
+      const values = JSON.stringify(others.map((f) => joinText(row.facets[f])));
+      tail = tailIds.get(values) ?? tailIds.size;
+      tailIds.set(values, tail);
+      tailOf.set(row.facets, tail);
+    }
+    const ofItem = childMap(childMap(childMap(pairs, tail), row.model), row.cluster);
+    const attempt = joinText(row.attempt);
+    let id = ofItem.get(attempt);
+    if (id === undefined) {
+      id = count++;
+      ofItem.set(attempt, id);
+    }
+    ids[i] = id;
+  });
+  return ids;
+}
+
+/** Indices of these rows per level of the facet, in row order. */
+function rowsByLevel(scored: readonly ScoredRow[], indices: readonly number[], facet: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const i of indices) {
+    const level = scored[i].row.facets[facet];
+    let members = out.get(level);
+    if (members === undefined) {
+      members = [];
+      out.set(level, members);
+    }
+    members.push(i);
+  }
+  return out;
 }
 
 /** What the paired analyses compare: the compared facet, its reference and every level. */
@@ -56,20 +98,25 @@ export function flipAnalysis(
   const out: FlipResult[] = [];
   const benchmarks = distinctValues(scored.map((s) => s.row.benchmark));
   const scopes = benchmarks.length > 1 ? ["all", ...benchmarks] : ["all"];
+  // Each row's pair is found once, whatever the number of scopes and conditions it is read in.
+  const keys = pairIds(
+    scored,
+    facets.filter((f) => f !== facet),
+  );
+  const all = scored.map((_, i) => i);
   for (const benchmark of scopes) {
-    const rows = benchmark === "all" ? scored : scored.filter((s) => s.row.benchmark === benchmark);
-    const referenceByKey = new Map(
-      rows.filter((s) => s.row.facets[facet] === reference).map((s) => [pairKey(s, facet, facets), s.y]),
-    );
+    const indices = benchmark === "all" ? all : all.filter((i) => scored[i].row.benchmark === benchmark);
+    const byLevel = rowsByLevel(scored, indices, facet);
+    const referenceByKey = new Map<number, number>();
+    for (const i of byLevel.get(reference) ?? []) referenceByKey.set(keys[i], scored[i].y);
     for (const condition of levels.filter((l) => l !== reference)) {
       const a: number[] = [];
       const b: number[] = [];
-      for (const s of rows) {
-        if (s.row.facets[facet] !== condition) continue;
-        const ref = referenceByKey.get(pairKey(s, facet, facets));
+      for (const i of byLevel.get(condition) ?? []) {
+        const ref = referenceByKey.get(keys[i]);
         if (ref === undefined) continue;
         a.push(ref);
-        b.push(s.y);
+        b.push(scored[i].y);
       }
       if (a.length === 0) {
         out.push({ condition, benchmark, pairs: 0, flips: null, mcnemar: null });

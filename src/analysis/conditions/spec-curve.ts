@@ -32,6 +32,7 @@ import {
   summarizeCurve,
 } from "../../stats/index.js";
 import { glmFormula, termFacets } from "../core/contrast-model.js";
+import { childMap, joinText } from "../core/pairing.js";
 import { attempt, columnTable, distinctValues, type Population, scoredRows } from "../core/data.js";
 import { blockCellMoments, type MomentBlocks, momentBlocks, wholeNumbers } from "./spec-curve-moments.js";
 import { appendixDPaths, SCORING_METHOD_NOTE, type SpecCurvePath } from "./spec-curve-paths.js";
@@ -126,10 +127,28 @@ interface Engine {
   groupMembers: Int32Array;
 }
 
+/** A facets record's part of the engine's codes (see buildEngine). */
+interface RecordCodes {
+  /** Its key facets' values (the other facets and the replicate columns), as an id. */
+  tailId: number;
+  /** Its level of the compared facet. */
+  level: string;
+  /** Model -> benchmark -> rest code. */
+  rest: Map<string, Map<string, number>>;
+}
+
+/** One case's group code and its trial code per level. */
+interface CaseTrials {
+  code: number;
+  trials: Map<string, number>;
+}
+
 function buildEngine(input: readonly AnalysisRow[], { facet, reference, contrast, facets }: SpecCurveContrast): Engine {
   const rows = [...input].sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
+  // Rows share one facets record per condition: the facets' values are read from the records.
+  const records = [...new Set(rows.map((r) => r.facets))];
   const levels = distinctValues(
-    rows.map((r) => r.facets[facet]),
+    records.map((f) => f[facet]),
     [reference],
   );
   const levelIndex = new Map(levels.map((l, i) => [l, i]));
@@ -138,7 +157,7 @@ function buildEngine(input: readonly AnalysisRow[], { facet, reference, contrast
   // Model terms leave out the replicate columns (decoding seeds); a trial's identity keeps them.
   const otherFacets = termFacets(facets, facet);
   const replicates = facets.filter((f) => f !== facet && !otherFacets.includes(f));
-  const facetValues = otherFacets.map((f) => [...new Set(rows.map((r) => r.facets[f] ?? ""))].sort());
+  const facetValues = otherFacets.map((f) => [...new Set(records.map((r) => r[f] ?? ""))].sort());
   const index = (list: string[]) => new Map(list.map((v, i) => [v, i]));
   const modelIndex = index(models);
   const benchmarkIndex = index(benchmarks);
@@ -149,17 +168,11 @@ function buildEngine(input: readonly AnalysisRow[], { facet, reference, contrast
   const restFacets: number[][] = otherFacets.map(() => []);
   const rest = new Int32Array(rows.length);
   const trial = new Int32Array(rows.length);
-  const trialCodes = new Map<string, number>();
   const trialLevel: number[] = [];
   const groupOfTrial: number[] = [];
-  const groupCodes = new Map<string, number>();
   const clusterStart: number[] = [];
   let previousCluster: string | undefined;
-  rows.forEach((r, i) => {
-    if (r.cluster !== previousCluster) {
-      clusterStart.push(i);
-      previousCluster = r.cluster;
-    }
+  const restCode = (r: AnalysisRow): number => {
     const m = modelIndex.get(r.model)!;
     const b = benchmarkIndex.get(r.benchmark)!;
     const f = otherFacets.map((name, j) => facetIndex[j].get(r.facets[name] ?? "")!);
@@ -174,32 +187,61 @@ function buildEngine(input: readonly AnalysisRow[], { facet, reference, contrast
         restFacets[j].push(v);
       });
     }
+    return code;
+  };
+  // Per facets record: its rest code per (model, benchmark), its key facets' values (as one id)
+  // and its level. A case (group) is (model, cluster, attempt, key facets' values), a trial a
+  // case at a level: found through nested maps on the rows' shared names and records, codes
+  // given in first-seen order.
+  const ofRecord = new Map<Record<string, string>, RecordCodes>();
+  const keyFacets = [...otherFacets, ...replicates];
+  const tailIds = new Map<string, number>();
+  const groups = new Map<string, Map<string, Map<string, Map<number, CaseTrials>>>>();
+  let trialCount = 0;
+  let caseCount = 0;
+  rows.forEach((r, i) => {
+    if (r.cluster !== previousCluster) {
+      clusterStart.push(i);
+      previousCluster = r.cluster;
+    }
+    let codes = ofRecord.get(r.facets);
+    if (codes === undefined) {
+      const tail = JSON.stringify(keyFacets.map((name) => joinText(r.facets[name])));
+      let tailId = tailIds.get(tail);
+      if (tailId === undefined) {
+        tailId = tailIds.size;
+        tailIds.set(tail, tailId);
+      }
+      codes = { tailId, level: r.facets[facet], rest: new Map() };
+      ofRecord.set(r.facets, codes);
+    }
+    const ofModel = childMap(codes.rest, r.model);
+    let code = ofModel.get(r.benchmark);
+    if (code === undefined) {
+      code = restCode(r);
+      ofModel.set(r.benchmark, code);
+    }
     rest[i] = code;
     // A trial is seen once per scorer: its label moves with it under every scorer.
-    const groupKey = [
-      r.model,
-      r.cluster,
-      r.attempt,
-      ...[...otherFacets, ...replicates].map((name) => r.facets[name]),
-    ].join("\u0000");
-    const trialKey = `${groupKey}\u0000${r.facets[facet]}`;
-    let t = trialCodes.get(trialKey);
+    const ofCase = childMap(childMap(groups, r.model), r.cluster);
+    const ofAttempt = childMap(ofCase, joinText(r.attempt));
+    let group = ofAttempt.get(codes.tailId);
+    if (group === undefined) {
+      group = { code: caseCount++, trials: new Map() };
+      ofAttempt.set(codes.tailId, group);
+    }
+    let t = group.trials.get(codes.level);
     if (t === undefined) {
-      t = trialCodes.size;
-      trialCodes.set(trialKey, t);
-      trialLevel.push(levelIndex.get(r.facets[facet])!);
-      let g = groupCodes.get(groupKey);
-      if (g === undefined) {
-        g = groupCodes.size;
-        groupCodes.set(groupKey, g);
-      }
-      groupOfTrial.push(g);
+      t = trialCount++;
+      group.trials.set(codes.level, t);
+      trialLevel.push(levelIndex.get(codes.level)!);
+      groupOfTrial.push(group.code);
     }
     trial[i] = t;
   });
   clusterStart.push(rows.length);
   // Trials grouped by case (counting sort on the group code).
-  const groupCount = groupCodes.size;
+  const groupCount = caseCount;
   const groupStart = new Int32Array(groupCount + 1);
   for (const g of groupOfTrial) groupStart[g + 1]++;
   for (let g = 0; g < groupCount; g++) groupStart[g + 1] += groupStart[g];

@@ -27,7 +27,7 @@ import {
 } from "../../stats/index.js";
 import { casesByLevel, intersect, NOT_COMPARABLE, onCases, type Pairing } from "./pairing.js";
 import type { AnalysisRow } from "./table.js";
-import { attempt, columnTable, distinctValues, type Population, type ScoredRow, sumOf } from "./data.js";
+import { attempt, columnTable, type Population, type ScoredRow, sumOf } from "./data.js";
 
 export interface ProportionEstimate {
   successes: number;
@@ -291,10 +291,38 @@ export function fitScopeGlm(scored: readonly ScoredRow[], setup: GlmSetup): { fi
 }
 
 function proportionOf(scored: readonly ScoredRow[]): ProportionEstimate | null {
-  const n = scored.length;
-  if (n === 0) return null;
-  const successes = sumOf(scored);
+  return proportionFrom({ successes: sumOf(scored), n: scored.length });
+}
+
+function proportionFrom(tally: LevelTally | undefined): ProportionEstimate | null {
+  if (!tally || tally.n === 0) return null;
+  const { successes, n } = tally;
   return { successes, n, rate: successes / n, ci95: proportionCi(successes, n, 0.05, "wilson") };
+}
+
+/** Rows and successes of one level of the compared facet. */
+interface LevelTally {
+  successes: number;
+  n: number;
+}
+
+/**
+ * Every level's rows and successes in one pass (in row order, so each level's sum is the one a
+ * filter of its rows would give), rather than one filter of the scope's rows per level.
+ */
+export function levelTallies(scored: readonly ScoredRow[], facet: string): Map<string, LevelTally> {
+  const tallies = new Map<string, LevelTally>();
+  for (const s of scored) {
+    const level = s.row.facets[facet];
+    let tally = tallies.get(level);
+    if (tally === undefined) {
+      tally = { successes: 0, n: 0 };
+      tallies.set(level, tally);
+    }
+    tally.successes += s.y;
+    tally.n++;
+  }
+  return tallies;
 }
 
 /** Bootstrap of RD and RR of every level against the first (the reference), shared draws. */
@@ -341,12 +369,9 @@ export interface ScopeModel {
 export function analyzeScope(scope: string, scored: readonly ScoredRow[], model: ScopeModel): ContrastScope {
   const { population, levels, setup, plan } = model;
   const facet = setup.comparisonFacet;
-  const present = distinctValues(
-    scored.map((s) => s.row.facets[facet]),
-    levels,
-  ).filter((l) => levels.includes(l));
-  const scopeLevels = levels.filter((l) => present.includes(l));
-  const referenceRate = proportionOf(scored.filter((s) => s.row.facets[facet] === setup.reference));
+  const tallies = levelTallies(scored, facet);
+  const scopeLevels = levels.filter((l) => tallies.has(l));
+  const referenceRate = proportionFrom(tallies.get(setup.reference));
   const nClusters = new Set(scored.map((s) => s.row.cluster)).size;
   const base = {
     scope,
@@ -381,7 +406,7 @@ export function analyzeScope(scope: string, scored: readonly ScoredRow[], model:
   if (crossed || plan.comparability === "unpaired") {
     // Every condition on the reference's cases (or different item sets compared as asked): one
     // model and one bootstrap for all, so the contrasts share their draws.
-    const joint = jointContrasts(scored, scopeLevels, setup, plan);
+    const joint = jointContrasts(scored, scopeLevels, setup, plan, tallies);
     joint.contrasts.forEach((c, k) => {
       c.pairing = { ...pairings[k].pairing, mode: crossed ? "paired" : "unpaired" };
     });
@@ -440,15 +465,17 @@ function jointContrasts(
   scopeLevels: readonly string[],
   setup: GlmSetup,
   plan: AnalysisPlan,
+  /** The rows' level tallies when the caller has them (the scope's own rows). */
+  known?: ReadonlyMap<string, LevelTally>,
 ): Pick<ContrastScope, "formula" | "contrasts" | "omnibus"> {
   const facet = setup.comparisonFacet;
-  const referenceRate = proportionOf(scored.filter((s) => s.row.facets[facet] === setup.reference))!;
+  const tallies = known ?? levelTallies(scored, facet);
+  const referenceRate = proportionFrom(tallies.get(setup.reference))!;
   const fitted = attempt(() => fitScopeGlm(scored, setup));
   const coefficients = "value" in fitted ? coefficientTable(fitted.value.fit, "cluster") : [];
   const boot = bootstrapContrasts(scored, scopeLevels, facet, plan);
   const others = scopeLevels.length - 1;
   const contrasts = scopeLevels.slice(1).map((condition, k): Contrast => {
-    const rows = scored.filter((s) => s.row.facets[facet] === condition);
     const rdReplicates = boot.replicates[k];
     const rd = boot.estimate[k];
     const rdCi = boot.percentileCi[k];
@@ -474,7 +501,7 @@ function jointContrasts(
           : { error: `no coefficient for ${facet}=${condition}` };
     return {
       condition,
-      rate: proportionOf(rows),
+      rate: proportionFrom(tallies.get(condition)),
       referenceRate,
       riskDifference: {
         estimate: rd,

@@ -21,6 +21,21 @@ export interface Pairing {
   conditionCases: number;
 }
 
+/** A key part as Array.prototype.join writes it (null and undefined as ""): keys joined by hand match joined ones. */
+export function joinText(value: unknown): string {
+  return value === null || value === undefined ? "" : String(value);
+}
+
+/** The map under `key` in `parent`, added when absent: nested maps key rows by shared names without a joined string per row. */
+export function childMap<K, C extends Map<unknown, unknown>>(parent: Map<K, C>, key: K): C {
+  let child = parent.get(key);
+  if (child === undefined) {
+    child = new Map() as C;
+    parent.set(key, child);
+  }
+  return child;
+}
+
 /** The case a row belongs to: its model and its item (cluster). */
 export function caseKey(row: Pick<AnalysisRow, "model" | "cluster">): string {
   return `${row.model}\u0000${row.cluster}`;

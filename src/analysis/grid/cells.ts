@@ -69,6 +69,40 @@ interface CellAccumulator {
   revisions: Set<string>;
 }
 
+/** The row's cell by its string key (model, benchmark, axis values): found, or added in first-seen order. */
+function cellAccumulator(
+  cells: Map<string, CellAccumulator>,
+  row: AnalysisRow,
+  axes: readonly string[],
+): CellAccumulator {
+  let key = `${row.model}\u0000${row.benchmark}`;
+  for (const a of axes) key += `\u0000${row.facets[a]}`;
+  const known = cells.get(key);
+  if (known) return known;
+  const levels = Object.fromEntries(axes.map((a) => [a, row.facets[a]]));
+  const acc: CellAccumulator = {
+    cell: {
+      model: row.model,
+      benchmark: row.benchmark,
+      configuration: configurationKey(levels, axes),
+      levels,
+      score: null,
+      items: 0,
+      trials: 0,
+      parseRate: 1,
+      erroredShare: 0,
+      revisions: [],
+      itemMeans: new Map(),
+    },
+    items: new Map(),
+    errored: 0,
+    parseFailed: 0,
+    revisions: new Set(),
+  };
+  cells.set(key, acc);
+  return acc;
+}
+
 /** The cells of the rows, in first-seen order, with scores and integrity marks. */
 export function gridCells(
   rows: readonly AnalysisRow[],
@@ -78,32 +112,24 @@ export function gridCells(
 ): GridCell[] {
   const { population, thresholds } = scoring;
   const cells = new Map<string, CellAccumulator>();
+  // Rows share their facets record (one per condition) and their model and benchmark names: a
+  // row finds its cell through them, and a cell's string key is built once per record.
+  const byRecord = new Map<Record<string, string>, Map<string, Map<string, CellAccumulator>>>();
   for (const row of rows) {
-    let key = `${row.model}\u0000${row.benchmark}`;
-    for (const a of axes) key += `\u0000${row.facets[a]}`;
-    let acc = cells.get(key);
-    if (!acc) {
-      const levels = Object.fromEntries(axes.map((a) => [a, row.facets[a]]));
-      acc = {
-        cell: {
-          model: row.model,
-          benchmark: row.benchmark,
-          configuration: configurationKey(levels, axes),
-          levels,
-          score: null,
-          items: 0,
-          trials: 0,
-          parseRate: 1,
-          erroredShare: 0,
-          revisions: [],
-          itemMeans: new Map(),
-        },
-        items: new Map(),
-        errored: 0,
-        parseFailed: 0,
-        revisions: new Set(),
-      };
-      cells.set(key, acc);
+    let ofRecord = byRecord.get(row.facets);
+    if (ofRecord === undefined) {
+      ofRecord = new Map();
+      byRecord.set(row.facets, ofRecord);
+    }
+    let ofModel = ofRecord.get(row.model);
+    if (ofModel === undefined) {
+      ofModel = new Map();
+      ofRecord.set(row.model, ofModel);
+    }
+    let acc = ofModel.get(row.benchmark);
+    if (acc === undefined) {
+      acc = cellAccumulator(cells, row, axes);
+      ofModel.set(row.benchmark, acc);
     }
     acc.cell.trials++;
     if (row.errored) acc.errored++;

@@ -57,10 +57,12 @@ function pText(p: number): string {
 }
 
 function unitsOf(rows: readonly AnalysisRow[], golds: ReadonlyMap<string, FormattedGold>): FormattedGold[] {
-  return rows.flatMap((row) => {
+  const units: FormattedGold[] = [];
+  for (const row of rows) {
     const gold = row.trialId === null ? undefined : golds.get(row.trialId);
-    return gold ? [gold] : [];
-  });
+    if (gold) units.push(gold);
+  }
+  return units;
 }
 
 /** A position by its default letter (A: the first option shown), whatever label it was shown with. */

@@ -49,11 +49,17 @@ function byLevel(rows: readonly AnalysisRow[], facet: string, keyOf: (r: Analysi
   return out;
 }
 
-/** Distinct items (clusters) among these cases, of every level's rows. */
-function clustersOf(levels: Iterable<LevelRows>, cases: ReadonlySet<string>): number {
+/** The item (cluster) of each case among these levels' rows: a case is one model on one item. */
+function clusterOfCase(levels: Iterable<LevelRows>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { rows, keys } of levels) for (let i = 0; i < rows.length; i++) out.set(keys[i], rows[i].cluster);
+  return out;
+}
+
+/** Distinct items (clusters) among these cases (each a case of the levels' rows). */
+export function clustersOf(cases: ReadonlySet<string>, clusterOf: ReadonlyMap<string, string>): number {
   const clusters = new Set<string>();
-  for (const { rows, keys } of levels)
-    for (let i = 0; i < rows.length; i++) if (cases.has(keys[i])) clusters.add(rows[i].cluster);
+  for (const key of cases) clusters.add(clusterOf.get(key)!);
   return clusters.size;
 }
 
@@ -100,6 +106,8 @@ registerIntegrityCheck({
       const levels = byLevel(scoped, comparisonFacet, keyOf);
       const ref = levels.get(reference);
       if (!ref || levels.size < 2) continue;
+      // Built once per scope: a contrast's items are read from its shared cases, not its rows.
+      const clusterOf = clusterOfCase(levels.values());
       const clusters = clusterCount(scoped);
       const failedByClusters =
         clusterFinding(clusters, modelCoefficients(scoped, comparisonFacet), thresholds.few_clusters)?.status ===
@@ -109,7 +117,7 @@ registerIntegrityCheck({
         const shared = intersect(ref.cases, own.cases);
         // No shared case: not comparable (the contrast says so); a failed scope: few_clusters says so.
         if (shared.size === 0 || failedByClusters) continue;
-        const n = clustersOf(levels.values(), shared);
+        const n = clustersOf(shared, clusterOf);
         fewest = Math.min(fewest, n);
         const at = { condition, benchmark: scope, scope };
         if (n < minCases) {

@@ -91,6 +91,8 @@ interface VariableCoder {
   labels: string[];
   /** Writes the variable's non-zeros for row i into idx/val; returns how many. */
   code(i: number, idx: Int32Array, val: Float64Array): number;
+  /** A treatment-coded factor's level codes (0: the reference, no non-zero), read directly by fillSparse. */
+  treatmentCodes?: Int32Array;
 }
 
 function factorCoder(name: string, column: Column, options: FactorOptions | undefined, coding: Coding) {
@@ -116,6 +118,7 @@ function factorCoder(name: string, column: Column, options: FactorOptions | unde
           name,
           width: last,
           labels: levels.slice(1).map((l) => `${name}[T.${l}]`),
+          treatmentCodes: codes,
           code(i, idx, val) {
             const c = codes[i];
             if (c === 0) return 0;
@@ -254,6 +257,50 @@ function interactionLabels(coders: VariableCoder[]): string[] {
 }
 
 function fillSparse(nRows: number, terms: DesignTerm[], termCoders: VariableCoder[][]) {
+  const products = termCoders.map((coders) => treatmentProduct(coders));
+  if (products.every((p) => p !== null)) return fillTreatment(nRows, terms, products as TreatmentProduct[]);
+  return fillProducts(nRows, terms, termCoders);
+}
+
+/**
+ * The design of treatment-coded factor terms only (the intercept, main effects, their
+ * interactions): per row and term one entry, 1 at the product of the level offsets, unless a
+ * factor is at its reference (fillProducts gives the same entries). Counted first, so the
+ * arrays are allocated at their size.
+ */
+function fillTreatment(nRows: number, terms: DesignTerm[], products: TreatmentProduct[]) {
+  const rowPtr = new Int32Array(nRows + 1);
+  const offsets = Int32Array.from(terms, (t) => t.columns[0]);
+  let nnz = 0;
+  for (let i = 0; i < nRows; i++) {
+    for (let t = 0; t < products.length; t++) if (treatmentColumn(products[t], i) >= 0) nnz++;
+    rowPtr[i + 1] = nnz;
+  }
+  const colIdx = new Int32Array(nnz);
+  const values = new Float64Array(nnz).fill(1);
+  let at = 0;
+  for (let i = 0; i < nRows; i++) {
+    for (let t = 0; t < products.length; t++) {
+      const column = treatmentColumn(products[t], i);
+      if (column >= 0) colIdx[at++] = offsets[t] + column;
+    }
+  }
+  return { rowPtr, colIdx, values };
+}
+
+/** Row i's column within a treatment product term, or -1 when a factor is at its reference. */
+function treatmentColumn(product: TreatmentProduct, i: number): number {
+  const { codes, strides } = product;
+  let column = 0;
+  for (let j = 0; j < codes.length; j++) {
+    const c = codes[j][i];
+    if (c === 0) return -1;
+    column += (c - 1) * strides[j];
+  }
+  return column;
+}
+
+function fillProducts(nRows: number, terms: DesignTerm[], termCoders: VariableCoder[][]) {
   const rowPtr = new Int32Array(nRows + 1);
   let capacity = Math.max(16, nRows * (terms.length + 1));
   let colIdx = new Int32Array(capacity);
@@ -306,6 +353,26 @@ function fillSparse(nRows: number, terms: DesignTerm[], termCoders: VariableCode
     rowPtr[i + 1] = nnz;
   }
   return { rowPtr, colIdx: colIdx.slice(0, nnz), values: values.slice(0, nnz) };
+}
+
+/** A term's treatment codes and the column stride of each (the first varies fastest). */
+interface TreatmentProduct {
+  codes: Int32Array[];
+  strides: number[];
+}
+
+/** The term as a treatment product; null unless every variable is a treatment-coded factor. */
+function treatmentProduct(coders: readonly VariableCoder[]): TreatmentProduct | null {
+  const codes: Int32Array[] = [];
+  const strides: number[] = [];
+  let stride = 1;
+  for (const coder of coders) {
+    if (!coder.treatmentCodes) return null;
+    codes.push(coder.treatmentCodes);
+    strides.push(stride);
+    stride *= coder.width;
+  }
+  return { codes, strides };
 }
 
 function growInt(a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
