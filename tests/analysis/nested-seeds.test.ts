@@ -17,7 +17,7 @@ import {
   scoredRows,
   termFacets,
 } from "../../src/analysis/index.js";
-import { clusterFinding, modelCoefficients } from "../../src/analysis/integrity/few-clusters.js";
+import { clusterFinding, modelCoefficients } from "../../src/analysis/integrity/cluster-scopes.js";
 import { gateVerdicts, runIntegrityChecks } from "../../src/analysis/integrity/gate.js";
 import { seededRandom } from "../../src/stats/index.js";
 

@@ -20,7 +20,7 @@ import {
   tostFromBootstrap,
 } from "../../stats/index.js";
 import { type ScoredRow, scoredRows } from "../core/data.js";
-import { casesText } from "../integrity/min-information.js";
+import { casesText } from "../integrity/cluster-scopes.js";
 import { intersect, NOT_COMPARABLE } from "../core/pairing.js";
 import type { AnalysisTable } from "../core/table.js";
 

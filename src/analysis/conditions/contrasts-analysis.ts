@@ -21,7 +21,7 @@ import {
 } from "../core/contrast-model.js";
 import { renderMarkdown, renderText } from "../core/result-table.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
-import { MIN_INFORMATION } from "../integrity/min-information.js";
+import { MIN_INFORMATION } from "../integrity/cluster-scopes.js";
 import type { VerdictGate } from "../integrity/registry.js";
 import { recoveryOverviewLine } from "./format.js";
 import {

@@ -5,7 +5,7 @@ import { adjustPValues, describeAliased } from "../../stats/index.js";
 import { type InteractionResult, interactionTests, type TrendResult, trendTest } from "./hypotheses.js";
 import { type AnalysisContext, registerAnalysis, type StudyAnalysis } from "../core/registry.js";
 import { NOT_INTERPRETABLE } from "../integrity/gate.js";
-import { interactionScope } from "../integrity/few-clusters.js";
+import { interactionScope } from "../integrity/cluster-scopes.js";
 import type { VerdictGate } from "../integrity/registry.js";
 import { defineTable, type ResultTable } from "../core/result-table.js";
 import { bracket, num, pct, pEquals, pValue, wrap } from "../core/text.js";

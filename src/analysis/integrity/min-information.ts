@@ -16,13 +16,15 @@
  */
 import { caseKeys, intersect } from "../core/pairing.js";
 import type { AnalysisRow } from "../core/table.js";
-import { clusterCount, clusterFinding, modelCoefficients, scopesOf } from "./few-clusters.js";
+import {
+  casesText,
+  clusterCount,
+  clusterFinding,
+  MIN_INFORMATION,
+  modelCoefficients,
+  scopesOf,
+} from "./cluster-scopes.js";
 import { type CellFinding, registerIntegrityCheck } from "./registry.js";
-
-/** "1 case", "3 cases": the count a downgraded verdict shows. */
-export function casesText(n: number): string {
-  return `${n} case${n === 1 ? "" : "s"}`;
-}
 
 /** A level's rows, the case of each (`keys`, in row order) and its distinct cases. */
 interface LevelRows {
@@ -80,9 +82,6 @@ export function smallestExpected(arms: readonly { n: number; successes: number }
 function armOf(rows: readonly AnalysisRow[]): { n: number; successes: number } {
   return { n: rows.length, successes: rows.filter((r) => r.outcome === 1 && !r.parseFailed).length };
 }
-
-/** Its name: a contrast it downgrades also has its intervals withheld (too few cases to show one). */
-export const MIN_INFORMATION = "min_information";
 
 registerIntegrityCheck({
   name: MIN_INFORMATION,
