@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type AnalysisRow, clusterKey, normalizePlan } from "../../src/analysis/index.js";
 import { levelTallies } from "../../src/analysis/core/contrast-model.js";
-import type { ScoredRow } from "../../src/analysis/core/data.js";
+import { columnTable, type ScoredRow } from "../../src/analysis/core/data.js";
 import { caseKey, joinText } from "../../src/analysis/core/pairing.js";
 import { flipAnalysis } from "../../src/analysis/conditions/paired.js";
 import { gridCells } from "../../src/analysis/grid/cells.js";
@@ -99,5 +99,21 @@ describe("grouping rows by what they share", () => {
     assert.equal(flips.pairs, 2);
     assert.ok(flips.mcnemar && "b" in flips.mcnemar);
     assert.equal(flips.mcnemar.b + flips.mcnemar.c, 2);
+  });
+
+  it("lays the scored rows out as columns, a facet a row lacks left undefined", () => {
+    const scored: ScoredRow[] = [
+      { row: row("m1", "1", { s: "a", t: "x" }, 1), y: 1 },
+      { row: row("m2", "2", { s: "b" }, 0, { benchmark: "c", cluster: clusterKey("c", "2") }), y: 0 },
+      { row: row("m1", "3", { s: "a", t: "y" }, 1), y: 0 },
+    ];
+    const table = columnTable(scored, ["s", "t"]);
+    assert.deepEqual([...(table.outcome as Float64Array)], [1, 0, 0]);
+    assert.deepEqual(table.model, ["m1", "m2", "m1"]);
+    assert.deepEqual(table.benchmark, ["b", "c", "b"]);
+    assert.deepEqual(table.cluster, [clusterKey("b", "1"), clusterKey("c", "2"), clusterKey("b", "3")]);
+    assert.deepEqual(table.s, ["a", "b", "a"]);
+    assert.deepEqual(table.t, ["x", undefined, "y"]);
+    assert.equal(Object.keys(table).length, 6, "outcome, model, benchmark, cluster and the two facets");
   });
 });
