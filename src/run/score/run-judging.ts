@@ -21,7 +21,7 @@
  *    (scorer `judge:<id>@<version>`).
  */
 import type { ModelSpec, StudySpec } from "../../contracts/spec.js";
-import type { CallRecord } from "../../contracts/trial.js";
+import type { CallRecord, PlannedTrial } from "../../contracts/trial.js";
 import { InputError } from "../../core/errors.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import { sampleStrata } from "../../datasets/sample.js";
@@ -102,25 +102,20 @@ export class RunJudging implements TrialJudging {
    * The run's judged trials, their UUIDs (sealed before any trial runs, or the sealed round of an
    * earlier invocation of this run) and subsamples; undefined when nothing is judged. `dir` is
    * the study directory; without it (a worker joining by URL) the round the run sealed is used,
-   * and none is sealed.
+   * and none is sealed. `plan` gives the run's planned trials when they are not all stored yet
+   * (the round is sealed over the whole plan, so the first trial need not wait for it to be
+   * stored); without it the judged trials are read from the store.
    */
   static async open(
     study: PreparedStudy,
-    run: { store: TrialStore; runId: string; dir: string | undefined },
+    run: { store: TrialStore; runId: string; dir: string | undefined; plan?: Iterable<PlannedTrial> },
     judges: Map<string, ModelRuntime>,
   ): Promise<RunJudging | undefined> {
     const { store, runId, dir } = run;
     const spec = study.spec;
     if ((spec.scoring?.judges ?? []).length === 0) return undefined;
     const assignments = assignJudges(spec);
-    // Only what the round records of each judged trial: a large plan's rows are not held whole.
-    const judged: JudgedTrial[] = [];
-    for await (const page of trialPages(store, runId)) {
-      for (const trial of page) {
-        const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
-        if (item && judgedAtRunTime(spec, trial, item)) judged.push(judgedTrial(trial));
-      }
-    }
+    const judged = run.plan ? judgedOfPlan(study, run.plan) : await judgedOfStore(study, store, runId);
     if (judged.length === 0) return undefined;
     const existing = await store.getBlindingRound(runId);
     let entries: BlindingEntry[] | undefined;
@@ -135,7 +130,7 @@ export class RunJudging implements TrialJudging {
     }
     // Every judged trial finished and the store holds another round (a later `score --scorer
     // judge` re-judging): nothing is left to judge, and that round stands.
-    if (existing && !entries && judged.every((t) => t.status === "finished")) return undefined;
+    if (existing && !entries && (await allFinished(store, runId, judged))) return undefined;
     if ((!entries || !sealed) && dir === undefined) {
       throw new InputError(
         `run '${runId}' judges ${judged.length} trial(s) at run time, but the store holds no sealed round for ` +
@@ -145,7 +140,7 @@ export class RunJudging implements TrialJudging {
     }
     if (!entries || !sealed) {
       const log = new JudgementLog(store, runId, dir!);
-      entries = judged.map(({ status, ...trial }) => ({ uuid: newUuid(), ...trial }));
+      entries = judged.map((trial) => ({ uuid: newUuid(), ...trial }));
       const mapping = sealMapping(entries);
       const sealedAt = new Date().toISOString();
       await store.sealBlindingRound(runId, {
@@ -297,7 +292,8 @@ export class RunJudging implements TrialJudging {
     for await (const page of trialPages(store, runId)) {
       for (const t of page) if (this.plans.has(t.id)) trials.set(t.id, t);
     }
-    if ([...trials.values()].some((t) => t.status !== "finished")) return false;
+    // A run stopped before its plan was all stored has judged trials not in the store yet.
+    if (trials.size < this.plans.size || [...trials.values()].some((t) => t.status !== "finished")) return false;
     const mapping = openSealedMapping(round.mapping, round.sealedSha256);
     const ids = mapping.map((e) => e.trialId);
     const calls = new Map<string, CallRecord[]>();
@@ -389,9 +385,44 @@ function note(calls: CallRecord[], judge: JudgeCallNote): void {
   if (last) last.note = { ...last.note, judge };
 }
 
-/** A judged trial as its blinding entry records it (in the entry's key order), and its status. */
-type JudgedTrial = Omit<BlindingEntry, "uuid"> & { status: TrialRow["status"] };
+/** A judged trial as its blinding entry records it (in the entry's key order). */
+type JudgedTrial = Omit<BlindingEntry, "uuid">;
 
-function judgedTrial(trial: TrialRow): JudgedTrial {
-  return { ...blindedTrial(trial), status: trial.status };
+/**
+ * The plan's judged trials in id order (the order the store pages them in, so the sealed mapping
+ * is the same whether the plan is stored first or not). Only what the round records of each
+ * judged trial is kept: a large plan is not held whole.
+ */
+function judgedOfPlan(study: PreparedStudy, plan: Iterable<PlannedTrial>): JudgedTrial[] {
+  const judged: JudgedTrial[] = [];
+  for (const trial of plan) if (isJudged(study, trial)) judged.push(blindedTrial(trial));
+  return judged.sort((a, b) => (a.trialId < b.trialId ? -1 : a.trialId > b.trialId ? 1 : 0));
+}
+
+/** The stored trials that are judged, in id order. */
+async function judgedOfStore(study: PreparedStudy, store: TrialStore, runId: string): Promise<JudgedTrial[]> {
+  const judged: JudgedTrial[] = [];
+  for await (const page of trialPages(store, runId)) {
+    for (const trial of page) if (isJudged(study, trial)) judged.push(blindedTrial(trial));
+  }
+  return judged;
+}
+
+function isJudged(study: PreparedStudy, trial: PlannedTrial): boolean {
+  const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
+  return item !== undefined && judgedAtRunTime(study.spec, trial, item);
+}
+
+/** Whether every judged trial is stored and finished. */
+async function allFinished(store: TrialStore, runId: string, judged: readonly JudgedTrial[]): Promise<boolean> {
+  const ids = new Set(judged.map((t) => t.trialId));
+  let finished = 0;
+  for await (const page of trialPages(store, runId)) {
+    for (const trial of page) {
+      if (!ids.has(trial.id)) continue;
+      if (trial.status !== "finished") return false;
+      finished++;
+    }
+  }
+  return finished === ids.size;
 }
