@@ -69,8 +69,9 @@ export interface JudgeCallNote {
   guess?: string | null;
 }
 
+/** What judging a trial needs (the rest of its blinding entry is read back from the sealed round by finish). */
 interface TrialPlan {
-  entry: BlindingEntry;
+  uuid: string;
   rubric: Rubric;
   primary: ModelSpec;
   validation: ModelSpec | undefined;
@@ -82,20 +83,21 @@ export class RunJudging implements TrialJudging {
   private readonly judges: Map<string, ModelRuntime>;
   private readonly configurations: string[];
   private readonly redact: string[];
-  private readonly sealed: { sha256: string; text: string };
+  /** The sealed mapping's SHA-256 (the mapping itself stays in the store until finish reads it). */
+  private readonly sealedSha256: string;
 
   private constructor(round: {
     plans: Map<string, TrialPlan>;
     judges: Map<string, ModelRuntime>;
     configurations: string[];
     redact: string[];
-    sealed: { sha256: string; text: string };
+    sealedSha256: string;
   }) {
     this.plans = round.plans;
     this.judges = round.judges;
     this.configurations = round.configurations;
     this.redact = round.redact;
-    this.sealed = round.sealed;
+    this.sealedSha256 = round.sealedSha256;
   }
 
   /**
@@ -119,26 +121,26 @@ export class RunJudging implements TrialJudging {
     if (judged.length === 0) return undefined;
     const existing = await store.getBlindingRound(runId);
     let entries: BlindingEntry[] | undefined;
-    let sealed: { sha256: string; text: string } | undefined;
+    let sealedSha256: string | undefined;
     if (existing) {
       const opened = openSealedMapping(existing.mapping, existing.sealedSha256);
       const ids = new Set(opened.map((e) => e.trialId));
       if (opened.length === judged.length && judged.every((t) => ids.has(t.trialId))) {
         entries = opened;
-        sealed = { sha256: existing.sealedSha256, text: existing.mapping };
+        sealedSha256 = existing.sealedSha256;
       }
     }
     // Every judged trial finished and the store holds another round (a later `score --scorer
     // judge` re-judging): nothing is left to judge, and that round stands.
     if (existing && !entries && (await allFinished(store, runId, judged))) return undefined;
-    if ((!entries || !sealed) && dir === undefined) {
+    if ((!entries || !sealedSha256) && dir === undefined) {
       throw new InputError(
         `run '${runId}' judges ${judged.length} trial(s) at run time, but the store holds no sealed round for ` +
           `them${existing ? ` (its round maps ${openSealedMapping(existing.mapping, existing.sealedSha256).length})` : ""}: ` +
           "`parallax run SPEC --store URL` seals it before any trial runs; start the worker once the run has started",
       );
     }
-    if (!entries || !sealed) {
+    if (!entries || !sealedSha256) {
       const log = new JudgementLog(store, runId, dir!);
       entries = judged.map((trial) => ({ uuid: newUuid(), ...trial }));
       const mapping = sealMapping(entries);
@@ -152,7 +154,7 @@ export class RunJudging implements TrialJudging {
       log.file(BLINDING_FILES.mapping, mapping.text);
       log.file(BLINDING_FILES.seal, { sha256: mapping.sha256, sealed_at: sealedAt, entries: entries.length });
       await log.event({ event: "sealed", at: sealedAt, sha256: mapping.sha256, entries: entries.length, stage: "run" });
-      sealed = { sha256: mapping.sha256, text: mapping.text };
+      sealedSha256 = mapping.sha256;
     }
     const seed = spec.scoring?.seed ?? 0;
     const fraction = spec.scoring?.validation?.fraction ?? 0.1;
@@ -177,7 +179,7 @@ export class RunJudging implements TrialJudging {
       const assignment = assignments.get(entry.model)!;
       const loader = datasetLoaders.get(loaderOf(spec, entry.benchmark));
       plans.set(entry.trialId, {
-        entry,
+        uuid: entry.uuid,
         rubric: rubricFor(loader.meta.judgeRubric!, spec.scoring?.rubrics),
         primary: assignment.primary,
         validation: validated.has(entry.trialId) ? assignment.validation : undefined,
@@ -189,7 +191,8 @@ export class RunJudging implements TrialJudging {
         if (judge && !judges.has(judge.id)) throw new InputError(`judge '${judge.id}' was not built for the run`);
       }
     }
-    return new RunJudging({ plans, judges, configurations, redact: redactionList(spec, study.conditions), sealed });
+    const redact = redactionList(spec, study.conditions);
+    return new RunJudging({ plans, judges, configurations, redact, sealedSha256 });
   }
 
   /** The judge models the spec names (built by the caller before the run starts). */
@@ -226,7 +229,7 @@ export class RunJudging implements TrialJudging {
       const guessing = guessMessages({ prompt: task.question, response }, this.configurations);
       const reply = await this.call(attempt, plan.primary, JUDGE_ROLES.guess, guessing);
       note(attempt.calls, {
-        uuid: plan.entry.uuid,
+        uuid: plan.uuid,
         judge: plan.primary.id,
         purpose: "guess",
         guess: parseGuess(reply, this.configurations),
@@ -263,7 +266,7 @@ export class RunJudging implements TrialJudging {
     const { judge, role } = asked;
     const reply = await this.call(attempt, judge, JUDGE_ROLES[role], messages);
     const parsed = parseVerdict(reply, plan.rubric);
-    const base = { uuid: plan.entry.uuid, judge: judge.id, purpose: "verdict" as const, role, rubric: plan.rubric.id };
+    const base = { uuid: plan.uuid, judge: judge.id, purpose: "verdict" as const, role, rubric: plan.rubric.id };
     const record: JudgeCallNote = parsed.ok
       ? {
           ...base,
@@ -286,7 +289,7 @@ export class RunJudging implements TrialJudging {
    */
   async finish(study: PreparedStudy, store: TrialStore, runId: string, dir: string): Promise<boolean> {
     const round = await store.getBlindingRound(runId);
-    if (!round || round.sealedSha256 !== this.sealed.sha256) return false;
+    if (!round || round.sealedSha256 !== this.sealedSha256) return false;
     if (round.judged) return true;
     const trials = new Map<string, TrialRow>();
     for await (const page of trialPages(store, runId)) {
