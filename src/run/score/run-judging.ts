@@ -291,17 +291,24 @@ export class RunJudging implements TrialJudging {
     const round = await store.getBlindingRound(runId);
     if (!round || round.sealedSha256 !== this.sealedSha256) return false;
     if (round.judged) return true;
-    const trials = new Map<string, TrialRow>();
+    // Only what the round needs of each judged trial and its calls: a large run's rows are not held whole.
+    const trials = new Map<string, FinishedTrial>();
     for await (const page of trialPages(store, runId)) {
-      for (const t of page) if (this.plans.has(t.id)) trials.set(t.id, t);
+      for (const t of page) {
+        if (!this.plans.has(t.id)) continue;
+        if (t.status !== "finished") return false;
+        trials.set(t.id, { executions: t.executions, attempt: t.attempt, raw: t.outcome?.finalAnswer ?? "" });
+      }
     }
     // A run stopped before its plan was all stored has judged trials not in the store yet.
-    if (trials.size < this.plans.size || [...trials.values()].some((t) => t.status !== "finished")) return false;
+    if (trials.size < this.plans.size) return false;
     const mapping = openSealedMapping(round.mapping, round.sealedSha256);
     const ids = mapping.map((e) => e.trialId);
-    const calls = new Map<string, CallRecord[]>();
+    const notesOf = new Map<string, JudgeCallNote[]>();
     for (let i = 0; i < ids.length; i += 500) {
-      for (const [id, list] of await store.listCallsOf(runId, ids.slice(i, i + 500))) calls.set(id, list);
+      for (const [id, calls] of await store.listCallsOf(runId, ids.slice(i, i + 500))) {
+        notesOf.set(id, judgeNotes(calls, trials.get(id)!.executions));
+      }
     }
     const verdicts: VerdictRecord[] = [];
     const guesses: GuessedCase[] = [];
@@ -309,11 +316,7 @@ export class RunJudging implements TrialJudging {
     for (const entry of mapping) {
       const trial = trials.get(entry.trialId)!;
       const plan = this.plans.get(entry.trialId)!;
-      // The judge calls of the execution that finished the trial.
-      const notes = (calls.get(entry.trialId) ?? [])
-        .filter((c) => c.execution === trial.executions)
-        .map((c) => c.note?.judge as JudgeCallNote | undefined)
-        .filter((n): n is JudgeCallNote => n !== undefined);
+      const notes = notesOf.get(entry.trialId) ?? [];
       for (const n of notes) {
         if (n.purpose === "guess") {
           const primary = notes.find((p) => p.purpose === "verdict" && (p.role ?? "primary") === "primary");
@@ -343,7 +346,7 @@ export class RunJudging implements TrialJudging {
           item,
           rubric: plan.rubric,
           prompt: "",
-          raw: trial.outcome?.finalAnswer ?? "",
+          raw: trial.raw,
           response: "",
         });
       }
@@ -380,6 +383,21 @@ export class RunJudging implements TrialJudging {
     log.file(BLINDING_FILES.summary, blindingSummaryOf({ ...round, judged, unblindedAt: at }));
     return true;
   }
+}
+
+/** What finish reads of a judged trial: the execution that finished it, its attempt and its answer. */
+interface FinishedTrial {
+  executions: number;
+  attempt: number;
+  raw: string;
+}
+
+/** The judge notes of the calls of the execution that finished the trial, in call order. */
+function judgeNotes(calls: readonly CallRecord[], execution: number): JudgeCallNote[] {
+  return calls
+    .filter((c) => c.execution === execution)
+    .map((c) => c.note?.judge as JudgeCallNote | undefined)
+    .filter((n): n is JudgeCallNote => n !== undefined);
 }
 
 /** Puts a judge note on the latest call (the judge call just recorded). */
