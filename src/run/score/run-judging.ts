@@ -36,7 +36,7 @@ import { recordingCall } from "../execute/recording-call.js";
 import type { ModelRuntime, TrialAttempt, TrialJudging } from "../execute/types.js";
 import { assignJudges } from "./judges.js";
 import { trialPages } from "../store/pages.js";
-import type { TrialRow, TrialStore, VerdictRecord } from "../store/types.js";
+import type { TrialStore, VerdictRecord } from "../store/types.js";
 import type { PreparedStudy } from "../prepare/study.js";
 import { loaderOf } from "./choose.js";
 import { judgedAtRunTime } from "./judged-trials.js";
