@@ -36,7 +36,7 @@ import { recordingCall } from "../execute/recording-call.js";
 import type { ModelRuntime, TrialAttempt, TrialJudging } from "../execute/types.js";
 import { assignJudges } from "./judges.js";
 import { trialPages } from "../store/pages.js";
-import type { TrialStore, VerdictRecord } from "../store/types.js";
+import type { CallFacts, TrialStore, VerdictRecord } from "../store/types.js";
 import type { PreparedStudy } from "../prepare/study.js";
 import { loaderOf } from "./choose.js";
 import { judgedAtRunTime } from "./judged-trials.js";
@@ -306,7 +306,8 @@ export class RunJudging implements TrialJudging {
     const ids = mapping.map((e) => e.trialId);
     const notesOf = new Map<string, JudgeCallNote[]>();
     for (let i = 0; i < ids.length; i += 500) {
-      for (const [id, calls] of await store.listCallsOf(runId, ids.slice(i, i + 500))) {
+      // The calls' facts (their notes) without their messages and responses.
+      for (const [id, calls] of await store.listCallFactsOf(runId, ids.slice(i, i + 500))) {
         notesOf.set(id, judgeNotes(calls, trials.get(id)!.executions));
       }
     }
@@ -393,7 +394,7 @@ interface FinishedTrial {
 }
 
 /** The judge notes of the calls of the execution that finished the trial, in call order. */
-function judgeNotes(calls: readonly CallRecord[], execution: number): JudgeCallNote[] {
+function judgeNotes(calls: readonly CallFacts[], execution: number): JudgeCallNote[] {
   return calls
     .filter((c) => c.execution === execution)
     .map((c) => c.note?.judge as JudgeCallNote | undefined)
