@@ -417,7 +417,18 @@ type JudgedTrial = Omit<BlindingEntry, "uuid">;
  */
 function judgedOfPlan(study: PreparedStudy, plan: Iterable<PlannedTrial>): JudgedTrial[] {
   const judged: JudgedTrial[] = [];
-  for (const trial of plan) if (isJudged(study, trial)) judged.push(blindedTrial(trial));
+  // Whether a trial is judged depends on its task alone (condition, benchmark, item), which every
+  // model and attempt shares: each task is rendered once, not once per trial.
+  const decided = new Map<string, boolean>();
+  for (const trial of plan) {
+    const task = `${trial.conditionHash}\u0000${trial.benchmarkId}\u0000${trial.itemId}`;
+    let isJudgedTask = decided.get(task);
+    if (isJudgedTask === undefined) {
+      isJudgedTask = isJudged(study, trial);
+      decided.set(task, isJudgedTask);
+    }
+    if (isJudgedTask) judged.push(blindedTrial(trial));
+  }
   return judged.sort((a, b) => (a.trialId < b.trialId ? -1 : a.trialId > b.trialId ? 1 : 0));
 }
 
