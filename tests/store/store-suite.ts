@@ -845,6 +845,57 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.equal((await again.listBlindingLog("r1")).length, 2, "the blinding log keeps every round's events");
       }));
 
+    test("unblinding links every verdict of a UUID (primary and validation), and no verdict of a UUID it is not given", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        const trials = makeTrials("r1", 3);
+        await store.addPlannedTrials(trials);
+        await store.sealBlindingRound("r1", {
+          mapping: "[mapping]",
+          sealedSha256: "s".repeat(64),
+          sealedAt: "2025-01-01T00:00:00.000Z",
+          entries: 3,
+        });
+        const verdict = (uuid: string, role: "primary" | "validation") => ({
+          uuid,
+          benchmark: "bench",
+          rubric: "compliance",
+          judge: role === "primary" ? "j1" : "j2",
+          role,
+          ok: true,
+          label: "full_refusal",
+          confidence: 4,
+          justification: null,
+          outcome: 0,
+          error: null,
+        });
+        await store.saveVerdicts("r1", [
+          verdict("u2", "primary"),
+          verdict("u1", "primary"),
+          verdict("u1", "validation"),
+          verdict("u3", "primary"),
+          verdict("u2", "validation"),
+        ]);
+        await store.unblindRound(
+          "r1",
+          "2025-01-02T00:00:00.000Z",
+          new Map([
+            ["u1", trials[0].id],
+            ["u2", trials[1].id],
+          ]),
+        );
+        assert.deepEqual(
+          (await store.listVerdicts("r1")).map((v) => [v.uuid, v.role, v.trialId]),
+          [
+            ["u2", "primary", trials[1].id],
+            ["u1", "primary", trials[0].id],
+            ["u1", "validation", trials[0].id],
+            ["u3", "primary", null],
+            ["u2", "validation", trials[1].id],
+          ],
+        );
+      }));
+
     test("a large batch of planned trials (20,000) inserts in one call", () =>
       withStore(async (store) => {
         await store.saveRun(makeRun("big"));

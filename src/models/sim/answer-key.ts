@@ -27,6 +27,16 @@ export class AnswerKey {
   private stems?: Quoted;
   private questions?: Quoted;
 
+  /** Whether the key holds exactly these items, in this order (the same item objects). */
+  holds(items: readonly Item[]): boolean {
+    return items.length === this.entries.length && items.every((item, i) => this.entries[i].item === item);
+  }
+
+  /** The observed items, in order. */
+  items(): Item[] {
+    return this.entries.map((entry) => entry.item);
+  }
+
   observe(items: readonly Item[]): void {
     for (const item of items) {
       const entry = { item, difficulty: itemDifficulty(item) };
@@ -114,4 +124,25 @@ interface Quoted {
 function quotedIn(quoted: Quoted, flat: string): KeyEntry | undefined {
   const i = quoted.keys.first(flat);
   return i < 0 ? undefined : quoted.entries[i];
+}
+
+/**
+ * Keys built, by the first item they hold: a study's models and judges observe the same items, and
+ * a key answers the same whoever asks (its lookups are built lazily from the items alone), so
+ * they share one key rather than each building its own indexes (megabytes at paper scale).
+ * Weakly held: a key goes with its items.
+ */
+const built = new WeakMap<Item, AnswerKey[]>();
+
+/** The answer key of these items: one already built for the same item objects in the same order, or a new one. */
+export function answerKeyOf(items: readonly Item[]): AnswerKey {
+  if (items.length === 0) return new AnswerKey();
+  const keys = built.get(items[0]) ?? [];
+  const found = keys.find((key) => key.holds(items));
+  if (found) return found;
+  const key = new AnswerKey();
+  key.observe(items);
+  keys.push(key);
+  built.set(items[0], keys);
+  return key;
 }

@@ -47,7 +47,7 @@ import { estimateTokens } from "../../core/tokens.js";
 import { applyParamPolicy, fromSpecParamNames } from "../policy.js";
 import type { ProviderFactory } from "../types.js";
 import { simAgentReply } from "./agent.js";
-import { AnswerKey } from "./answer-key.js";
+import { AnswerKey, answerKeyOf } from "./answer-key.js";
 import { type AnswerDraw, type CallContext, plainAnswer } from "./answer.js";
 import { uniform } from "./draws.js";
 import { askedPart, goldContinuation, pairView, promptEffects } from "./format-effects.js";
@@ -70,7 +70,8 @@ function isAgentCall(call: SubCall | undefined): call is Extract<SubCall, { kind
 export class SimProvider implements Provider {
   readonly name = "sim";
   readonly simulated = true;
-  private readonly key = new AnswerKey();
+  /** Shared with the study's other simulated models that observed the same items (answerKeyOf); never changed in place. */
+  private key = new AnswerKey();
   /** How often each draw key has been sent (failure injection: a retry is a fresh draw). */
   private readonly sent = new Map<string, number>();
   /** modelRevision's result per provider model id (the hash is computed once). */
@@ -87,7 +88,7 @@ export class SimProvider implements Provider {
   }
 
   observeItems(items: readonly Item[]): void {
-    this.key.observe(items);
+    this.key = answerKeyOf([...this.key.items(), ...items]);
   }
 
   /**

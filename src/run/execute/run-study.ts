@@ -146,12 +146,14 @@ export async function runStudy(options: RunStudyOptions): Promise<RunStudyResult
     );
     const { runId, allStored } = recorded;
     study = recorded.study;
-    // Judges of open-ended answers (spec scoring.judges): the mapping is sealed before any trial
-    // runs, and before other workers start (they judge under the sealed round).
+    // Judges of open-ended answers (spec scoring.judges): the mapping is sealed over the whole
+    // plan before any trial runs, and before other workers start (they judge under the sealed
+    // round). A plan not all stored yet is read from planTrials, not the store.
     let judging: RunJudging | undefined;
     if (hasJudges(study.spec)) {
       const { RunJudging } = await import("../score/run-judging.js");
-      judging = await RunJudging.open(study, { store, runId, dir: outDir }, judges);
+      const plan = allStored ? undefined : planTrials(study, runId);
+      judging = await RunJudging.open(study, { store, runId, dir: outDir, plan }, judges);
     }
     await options.onRecorded?.(runId);
     // Trials not stored yet (planned as the run goes) count as pending.
@@ -271,10 +273,11 @@ async function sharedSource(store: TrialStore, runId: string, lease: LeaseOption
  * set needs a new directory, so results of different designs are never mixed.
  *
  * A run that needs every trial stored before it executes inserts its whole plan here (batches,
- * idempotent): on PostgreSQL (other workers claim from the store), with run-time judges (the
- * blinding round is sealed over all judged trials), sequential (looks select stored trials)
- * and in batch mode. Otherwise (`allStored` false) the plan is stored batch by batch while the
- * run executes (PlanningTrialSource). Returns the study as the trials read it (forTrials).
+ * idempotent): on PostgreSQL (other workers claim from the store and judge under the round
+ * sealed over the stored trials), sequential (looks select stored trials) and in batch mode.
+ * Otherwise (`allStored` false) the plan is stored batch by batch while the run executes
+ * (PlanningTrialSource); run-time judges seal their round over the plan itself.
+ * Returns the study as the trials read it (forTrials).
  */
 async function recordRun(
   store: TrialStore,
@@ -351,9 +354,7 @@ function forTrials(study: PreparedStudy): PreparedStudy {
 /** Whether the run stores its whole plan before executing (see recordRun). */
 function plansFirst(study: PreparedStudy, store: TrialStore): boolean {
   const { execution } = study.spec;
-  return (
-    store.dialect === "postgres" || hasJudges(study.spec) || Boolean(execution.sequential) || isBatchMode(execution)
-  );
+  return store.dialect === "postgres" || Boolean(execution.sequential) || isBatchMode(execution);
 }
 
 async function storedTrials(store: TrialStore, runId: string): Promise<number> {

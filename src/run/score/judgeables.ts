@@ -7,6 +7,7 @@ import { type Condition, facetLabel, facetName } from "../../contracts/condition
 import type { Item } from "../../contracts/item.js";
 import type { StudySpec } from "../../contracts/spec.js";
 import type { TaskInput } from "../../contracts/task.js";
+import type { PlannedTrial } from "../../contracts/trial.js";
 import { hashValue } from "../../core/hash.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import { type BlindingEntry, newUuid } from "../../scoring/blinding/seal.js";
@@ -19,7 +20,7 @@ import { finishedPages, type ScoringContext } from "./context.js";
 import { type TaskChoice, tasksOf, trialItems } from "./stored-tasks.js";
 
 /** What a blinding entry records of a trial, in the entry's key order (the sealed mapping's text). */
-export function blindedTrial(trial: TrialRow): Omit<BlindingEntry, "uuid"> {
+export function blindedTrial(trial: PlannedTrial): Omit<BlindingEntry, "uuid"> {
   return {
     trialId: trial.id,
     model: trial.modelId,

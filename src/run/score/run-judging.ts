@@ -21,7 +21,7 @@
  *    (scorer `judge:<id>@<version>`).
  */
 import type { ModelSpec, StudySpec } from "../../contracts/spec.js";
-import type { CallRecord } from "../../contracts/trial.js";
+import type { CallRecord, PlannedTrial } from "../../contracts/trial.js";
 import { InputError } from "../../core/errors.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import { sampleStrata } from "../../datasets/sample.js";
@@ -36,7 +36,7 @@ import { recordingCall } from "../execute/recording-call.js";
 import type { ModelRuntime, TrialAttempt, TrialJudging } from "../execute/types.js";
 import { assignJudges } from "./judges.js";
 import { trialPages } from "../store/pages.js";
-import type { TrialRow, TrialStore, VerdictRecord } from "../store/types.js";
+import type { CallFacts, TrialStore, VerdictRecord } from "../store/types.js";
 import type { PreparedStudy } from "../prepare/study.js";
 import { loaderOf } from "./choose.js";
 import { judgedAtRunTime } from "./judged-trials.js";
@@ -69,8 +69,9 @@ export interface JudgeCallNote {
   guess?: string | null;
 }
 
+/** What judging a trial needs (the rest of its blinding entry is read back from the sealed round by finish). */
 interface TrialPlan {
-  entry: BlindingEntry;
+  uuid: string;
   rubric: Rubric;
   primary: ModelSpec;
   validation: ModelSpec | undefined;
@@ -82,70 +83,66 @@ export class RunJudging implements TrialJudging {
   private readonly judges: Map<string, ModelRuntime>;
   private readonly configurations: string[];
   private readonly redact: string[];
-  private readonly sealed: { sha256: string; text: string };
+  /** The sealed mapping's SHA-256 (the mapping itself stays in the store until finish reads it). */
+  private readonly sealedSha256: string;
 
   private constructor(round: {
     plans: Map<string, TrialPlan>;
     judges: Map<string, ModelRuntime>;
     configurations: string[];
     redact: string[];
-    sealed: { sha256: string; text: string };
+    sealedSha256: string;
   }) {
     this.plans = round.plans;
     this.judges = round.judges;
     this.configurations = round.configurations;
     this.redact = round.redact;
-    this.sealed = round.sealed;
+    this.sealedSha256 = round.sealedSha256;
   }
 
   /**
    * The run's judged trials, their UUIDs (sealed before any trial runs, or the sealed round of an
    * earlier invocation of this run) and subsamples; undefined when nothing is judged. `dir` is
    * the study directory; without it (a worker joining by URL) the round the run sealed is used,
-   * and none is sealed.
+   * and none is sealed. `plan` gives the run's planned trials when they are not all stored yet
+   * (the round is sealed over the whole plan, so the first trial need not wait for it to be
+   * stored); without it the judged trials are read from the store.
    */
   static async open(
     study: PreparedStudy,
-    run: { store: TrialStore; runId: string; dir: string | undefined },
+    run: { store: TrialStore; runId: string; dir: string | undefined; plan?: Iterable<PlannedTrial> },
     judges: Map<string, ModelRuntime>,
   ): Promise<RunJudging | undefined> {
     const { store, runId, dir } = run;
     const spec = study.spec;
     if ((spec.scoring?.judges ?? []).length === 0) return undefined;
     const assignments = assignJudges(spec);
-    // Only what the round records of each judged trial: a large plan's rows are not held whole.
-    const judged: JudgedTrial[] = [];
-    for await (const page of trialPages(store, runId)) {
-      for (const trial of page) {
-        const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
-        if (item && judgedAtRunTime(spec, trial, item)) judged.push(judgedTrial(trial));
-      }
-    }
+    const judged = run.plan ? judgedOfPlan(study, run.plan) : await judgedOfStore(study, store, runId);
     if (judged.length === 0) return undefined;
     const existing = await store.getBlindingRound(runId);
     let entries: BlindingEntry[] | undefined;
-    let sealed: { sha256: string; text: string } | undefined;
+    let sealedSha256: string | undefined;
     if (existing) {
       const opened = openSealedMapping(existing.mapping, existing.sealedSha256);
       const ids = new Set(opened.map((e) => e.trialId));
       if (opened.length === judged.length && judged.every((t) => ids.has(t.trialId))) {
         entries = opened;
-        sealed = { sha256: existing.sealedSha256, text: existing.mapping };
+        sealedSha256 = existing.sealedSha256;
       }
     }
     // Every judged trial finished and the store holds another round (a later `score --scorer
     // judge` re-judging): nothing is left to judge, and that round stands.
-    if (existing && !entries && judged.every((t) => t.status === "finished")) return undefined;
-    if ((!entries || !sealed) && dir === undefined) {
+    if (existing && !entries && (await allFinished(store, runId, judged))) return undefined;
+    if ((!entries || !sealedSha256) && dir === undefined) {
       throw new InputError(
         `run '${runId}' judges ${judged.length} trial(s) at run time, but the store holds no sealed round for ` +
           `them${existing ? ` (its round maps ${openSealedMapping(existing.mapping, existing.sealedSha256).length})` : ""}: ` +
           "`parallax run SPEC --store URL` seals it before any trial runs; start the worker once the run has started",
       );
     }
-    if (!entries || !sealed) {
+    if (!entries || !sealedSha256) {
       const log = new JudgementLog(store, runId, dir!);
-      entries = judged.map(({ status, ...trial }) => ({ uuid: newUuid(), ...trial }));
+      entries = judged.map((trial) => ({ uuid: newUuid(), ...trial }));
       const mapping = sealMapping(entries);
       const sealedAt = new Date().toISOString();
       await store.sealBlindingRound(runId, {
@@ -157,7 +154,7 @@ export class RunJudging implements TrialJudging {
       log.file(BLINDING_FILES.mapping, mapping.text);
       log.file(BLINDING_FILES.seal, { sha256: mapping.sha256, sealed_at: sealedAt, entries: entries.length });
       await log.event({ event: "sealed", at: sealedAt, sha256: mapping.sha256, entries: entries.length, stage: "run" });
-      sealed = { sha256: mapping.sha256, text: mapping.text };
+      sealedSha256 = mapping.sha256;
     }
     const seed = spec.scoring?.seed ?? 0;
     const fraction = spec.scoring?.validation?.fraction ?? 0.1;
@@ -182,7 +179,7 @@ export class RunJudging implements TrialJudging {
       const assignment = assignments.get(entry.model)!;
       const loader = datasetLoaders.get(loaderOf(spec, entry.benchmark));
       plans.set(entry.trialId, {
-        entry,
+        uuid: entry.uuid,
         rubric: rubricFor(loader.meta.judgeRubric!, spec.scoring?.rubrics),
         primary: assignment.primary,
         validation: validated.has(entry.trialId) ? assignment.validation : undefined,
@@ -194,7 +191,8 @@ export class RunJudging implements TrialJudging {
         if (judge && !judges.has(judge.id)) throw new InputError(`judge '${judge.id}' was not built for the run`);
       }
     }
-    return new RunJudging({ plans, judges, configurations, redact: redactionList(spec, study.conditions), sealed });
+    const redact = redactionList(spec, study.conditions);
+    return new RunJudging({ plans, judges, configurations, redact, sealedSha256 });
   }
 
   /** The judge models the spec names (built by the caller before the run starts). */
@@ -231,7 +229,7 @@ export class RunJudging implements TrialJudging {
       const guessing = guessMessages({ prompt: task.question, response }, this.configurations);
       const reply = await this.call(attempt, plan.primary, JUDGE_ROLES.guess, guessing);
       note(attempt.calls, {
-        uuid: plan.entry.uuid,
+        uuid: plan.uuid,
         judge: plan.primary.id,
         purpose: "guess",
         guess: parseGuess(reply, this.configurations),
@@ -268,7 +266,7 @@ export class RunJudging implements TrialJudging {
     const { judge, role } = asked;
     const reply = await this.call(attempt, judge, JUDGE_ROLES[role], messages);
     const parsed = parseVerdict(reply, plan.rubric);
-    const base = { uuid: plan.entry.uuid, judge: judge.id, purpose: "verdict" as const, role, rubric: plan.rubric.id };
+    const base = { uuid: plan.uuid, judge: judge.id, purpose: "verdict" as const, role, rubric: plan.rubric.id };
     const record: JudgeCallNote = parsed.ok
       ? {
           ...base,
@@ -291,18 +289,27 @@ export class RunJudging implements TrialJudging {
    */
   async finish(study: PreparedStudy, store: TrialStore, runId: string, dir: string): Promise<boolean> {
     const round = await store.getBlindingRound(runId);
-    if (!round || round.sealedSha256 !== this.sealed.sha256) return false;
+    if (!round || round.sealedSha256 !== this.sealedSha256) return false;
     if (round.judged) return true;
-    const trials = new Map<string, TrialRow>();
+    // Only what the round needs of each judged trial and its calls: a large run's rows are not held whole.
+    const trials = new Map<string, FinishedTrial>();
     for await (const page of trialPages(store, runId)) {
-      for (const t of page) if (this.plans.has(t.id)) trials.set(t.id, t);
+      for (const t of page) {
+        if (!this.plans.has(t.id)) continue;
+        if (t.status !== "finished") return false;
+        trials.set(t.id, { executions: t.executions, attempt: t.attempt, raw: t.outcome?.finalAnswer ?? "" });
+      }
     }
-    if ([...trials.values()].some((t) => t.status !== "finished")) return false;
+    // A run stopped before its plan was all stored has judged trials not in the store yet.
+    if (trials.size < this.plans.size) return false;
     const mapping = openSealedMapping(round.mapping, round.sealedSha256);
     const ids = mapping.map((e) => e.trialId);
-    const calls = new Map<string, CallRecord[]>();
+    const notesOf = new Map<string, JudgeCallNote[]>();
     for (let i = 0; i < ids.length; i += 500) {
-      for (const [id, list] of await store.listCallsOf(runId, ids.slice(i, i + 500))) calls.set(id, list);
+      // The calls' facts (their notes) without their messages and responses.
+      for (const [id, calls] of await store.listCallFactsOf(runId, ids.slice(i, i + 500))) {
+        notesOf.set(id, judgeNotes(calls, trials.get(id)!.executions));
+      }
     }
     const verdicts: VerdictRecord[] = [];
     const guesses: GuessedCase[] = [];
@@ -310,11 +317,7 @@ export class RunJudging implements TrialJudging {
     for (const entry of mapping) {
       const trial = trials.get(entry.trialId)!;
       const plan = this.plans.get(entry.trialId)!;
-      // The judge calls of the execution that finished the trial.
-      const notes = (calls.get(entry.trialId) ?? [])
-        .filter((c) => c.execution === trial.executions)
-        .map((c) => c.note?.judge as JudgeCallNote | undefined)
-        .filter((n): n is JudgeCallNote => n !== undefined);
+      const notes = notesOf.get(entry.trialId) ?? [];
       for (const n of notes) {
         if (n.purpose === "guess") {
           const primary = notes.find((p) => p.purpose === "verdict" && (p.role ?? "primary") === "primary");
@@ -344,7 +347,7 @@ export class RunJudging implements TrialJudging {
           item,
           rubric: plan.rubric,
           prompt: "",
-          raw: trial.outcome?.finalAnswer ?? "",
+          raw: trial.raw,
           response: "",
         });
       }
@@ -383,15 +386,76 @@ export class RunJudging implements TrialJudging {
   }
 }
 
+/** What finish reads of a judged trial: the execution that finished it, its attempt and its answer. */
+interface FinishedTrial {
+  executions: number;
+  attempt: number;
+  raw: string;
+}
+
+/** The judge notes of the calls of the execution that finished the trial, in call order. */
+function judgeNotes(calls: readonly CallFacts[], execution: number): JudgeCallNote[] {
+  return calls
+    .filter((c) => c.execution === execution)
+    .map((c) => c.note?.judge as JudgeCallNote | undefined)
+    .filter((n): n is JudgeCallNote => n !== undefined);
+}
+
 /** Puts a judge note on the latest call (the judge call just recorded). */
 function note(calls: CallRecord[], judge: JudgeCallNote): void {
   const last = calls[calls.length - 1];
   if (last) last.note = { ...last.note, judge };
 }
 
-/** A judged trial as its blinding entry records it (in the entry's key order), and its status. */
-type JudgedTrial = Omit<BlindingEntry, "uuid"> & { status: TrialRow["status"] };
+/** A judged trial as its blinding entry records it (in the entry's key order). */
+type JudgedTrial = Omit<BlindingEntry, "uuid">;
 
-function judgedTrial(trial: TrialRow): JudgedTrial {
-  return { ...blindedTrial(trial), status: trial.status };
+/**
+ * The plan's judged trials in id order (the order the store pages them in, so the sealed mapping
+ * is the same whether the plan is stored first or not). Only what the round records of each
+ * judged trial is kept: a large plan is not held whole.
+ */
+function judgedOfPlan(study: PreparedStudy, plan: Iterable<PlannedTrial>): JudgedTrial[] {
+  const judged: JudgedTrial[] = [];
+  // Whether a trial is judged depends on its task alone (condition, benchmark, item), which every
+  // model and attempt shares: each task is rendered once, not once per trial.
+  const decided = new Map<string, boolean>();
+  for (const trial of plan) {
+    const task = `${trial.conditionHash}\u0000${trial.benchmarkId}\u0000${trial.itemId}`;
+    let isJudgedTask = decided.get(task);
+    if (isJudgedTask === undefined) {
+      isJudgedTask = isJudged(study, trial);
+      decided.set(task, isJudgedTask);
+    }
+    if (isJudgedTask) judged.push(blindedTrial(trial));
+  }
+  return judged.sort((a, b) => (a.trialId < b.trialId ? -1 : a.trialId > b.trialId ? 1 : 0));
+}
+
+/** The stored trials that are judged, in id order. */
+async function judgedOfStore(study: PreparedStudy, store: TrialStore, runId: string): Promise<JudgedTrial[]> {
+  const judged: JudgedTrial[] = [];
+  for await (const page of trialPages(store, runId)) {
+    for (const trial of page) if (isJudged(study, trial)) judged.push(blindedTrial(trial));
+  }
+  return judged;
+}
+
+function isJudged(study: PreparedStudy, trial: PlannedTrial): boolean {
+  const item = study.items.get(trial.benchmarkId)?.get(trial.itemId);
+  return item !== undefined && judgedAtRunTime(study.spec, trial, item);
+}
+
+/** Whether every judged trial is stored and finished. */
+async function allFinished(store: TrialStore, runId: string, judged: readonly JudgedTrial[]): Promise<boolean> {
+  const ids = new Set(judged.map((t) => t.trialId));
+  let finished = 0;
+  for await (const page of trialPages(store, runId)) {
+    for (const trial of page) {
+      if (!ids.has(trial.id)) continue;
+      if (trial.status !== "finished") return false;
+      finished++;
+    }
+  }
+  return finished === ids.size;
 }
