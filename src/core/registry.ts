@@ -26,4 +26,9 @@ export class Registry<T> {
   names(): string[] {
     return [...this.entries.keys()].sort();
   }
+
+  /** How many entries are registered (a memo of a derived list can tell it is stale). */
+  get size(): number {
+    return this.entries.size;
+  }
 }

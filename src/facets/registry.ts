@@ -32,12 +32,19 @@ for (const facet of [
   facets.register(facet.name, facet);
 }
 
-/** The registered facets that act at `stage`, in name order. */
-export function facetsAt(stage: FacetStage): Facet[] {
-  return facets
+/** Each stage's facets, worked out once per registry size: rendering asks for them for every trial. */
+const atStage = new Map<FacetStage, { registered: number; list: Facet[] }>();
+
+/** The registered facets that act at `stage`, in name order (a shared list: do not change it). */
+export function facetsAt(stage: FacetStage): readonly Facet[] {
+  const known = atStage.get(stage);
+  if (known !== undefined && known.registered === facets.size) return known.list;
+  const list = facets
     .names()
     .map((name) => facets.get(name))
     .filter((facet) => facet.stage === stage);
+  atStage.set(stage, { registered: facets.size, list });
+  return list;
 }
 
 /**
