@@ -97,7 +97,7 @@ describe("grouping rows by what they share", () => {
     ].map(scored);
     const [flips] = flipAnalysis(rows, { facet: "s", reference: "ref", levels: ["ref", "cond"] }, ["s", "format"]);
     assert.equal(flips.pairs, 2);
-    assert.ok(flips.mcnemar && "b" in flips.mcnemar);
+    assert.ok(flips.mcnemar && "b" in flips.mcnemar, "the flips have a McNemar count");
     assert.equal(flips.mcnemar.b + flips.mcnemar.c, 2);
   });
 
