@@ -6,7 +6,6 @@
  * trial finished once, one verdict per judged trial, the round sealed once and judged once.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { it } from "node:test";
@@ -14,9 +13,8 @@ import Database from "better-sqlite3";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { planTrials, runIdFor } from "../../src/run/plan/plan.js";
 import { prepareStudy } from "../../src/run/prepare/study.js";
+import { killWhenFinished, startPlannedRun, storeCounts } from "../helpers/planned-runs.js";
 import { demoSpecYaml, writeDemoSpec } from "../helpers/study.js";
-
-const CHILD = join(import.meta.dirname, "..", "helpers", "planned-run.ts");
 
 const JUDGES = `scoring:
   judges:
@@ -41,21 +39,6 @@ function judgedSpec(latencyMs: number) {
 }
 const TOTAL = 400;
 const JUDGED = 200;
-
-function storeCounts(outDir: string): { stored: number; finished: number } {
-  try {
-    const db = new Database(join(outDir, "parallax.db"), { readonly: true, fileMustExist: true });
-    try {
-      return db
-        .prepare("select count(*) as stored, count(*) filter (where status = 'finished') as finished from trials")
-        .get() as { stored: number; finished: number };
-    } finally {
-      db.close();
-    }
-  } catch {
-    return { stored: 0, finished: 0 }; // not created yet
-  }
-}
 
 const mappingOf = (outDir: string): { trialId: string }[] =>
   JSON.parse(readFileSync(join(outDir, "blinding-mapping.json"), "utf8")).entries;
@@ -139,26 +122,6 @@ it("a judged run seals its round over the whole plan and starts after one planni
   assertJudgedOnce(outDir);
 });
 
-function startPlannedRun(specPath: string, outDir: string, planBatch: number): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", CHILD, specPath, outDir, String(planBatch)], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
-
-/** SIGKILLs the child once `finished` trials are committed; returns the store's counts at the kill. */
-async function killWhenFinished(child: ChildProcess, outDir: string, finished: number) {
-  let exited = false;
-  const exit = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  void exit.then(() => {
-    exited = true;
-  });
-  while (!exited && storeCounts(outDir).finished < finished) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(!exited, "the run ended by itself before the kill");
-  child.kill("SIGKILL");
-  await exit;
-  return storeCounts(outDir);
-}
-
 it("a judged run SIGKILLed while its plan is stored batch by batch resumes under its sealed round", {
   timeout: 180_000,
 }, async () => {
@@ -166,6 +129,7 @@ it("a judged run SIGKILLed while its plan is stored batch by batch resumes under
   const { specPath, outDir } = judgedSpec(10);
   for (const threshold of [30, 160]) {
     const at = await killWhenFinished(startPlannedRun(specPath, outDir, batch), outDir, threshold);
+    assert.ok(!at.endedFirst, "the run ended by itself before the kill");
     assert.ok(at.stored < TOTAL, `killed while planning: ${at.stored} of ${TOTAL} stored`);
   }
   const last = startPlannedRun(specPath, outDir, batch);

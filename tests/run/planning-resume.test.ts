@@ -6,8 +6,6 @@
  * before executing, and Ctrl-C there stops between two batches.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { it } from "node:test";
 import Database from "better-sqlite3";
@@ -15,52 +13,10 @@ import { runStudy } from "../../src/run/execute/run-study.js";
 import { planTrials, plannedTrialCount, runIdFor } from "../../src/run/plan/plan.js";
 import { openStore } from "../../src/run/store/open.js";
 import { prepareStudy } from "../../src/run/prepare/study.js";
+import { killWhenFinished, startPlannedRun, storeCounts } from "../helpers/planned-runs.js";
 import { writeDemoSpec } from "../helpers/study.js";
 
-const CHILD = join(import.meta.dirname, "..", "helpers", "planned-run.ts");
 const PLAN_BATCH = 5_000;
-
-/** Stored and finished trials of the store in outDir (read-only, beside the writer). */
-function storeCounts(outDir: string): { stored: number; finished: number } {
-  const file = join(outDir, "parallax.db");
-  if (!existsSync(file)) return { stored: 0, finished: 0 };
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return db
-        .prepare("select count(*) as stored, count(*) filter (where status = 'finished') as finished from trials")
-        .get() as { stored: number; finished: number };
-    } finally {
-      db.close();
-    }
-  } catch {
-    return { stored: 0, finished: 0 }; // tables not created yet
-  }
-}
-
-function startPlannedRun(specPath: string, outDir: string, planBatch: number): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", CHILD, specPath, outDir, String(planBatch)], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
-
-/** SIGKILLs the child once `finished` trials are committed; returns the store's counts at the kill. */
-async function killWhenFinished(child: ChildProcess, outDir: string, finished: number) {
-  let exited = false;
-  const exit = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  void exit.then(() => {
-    exited = true;
-  });
-  let counts = storeCounts(outDir);
-  while (!exited && counts.finished < finished) {
-    await new Promise((r) => setTimeout(r, 10));
-    counts = storeCounts(outDir);
-  }
-  child.kill("SIGKILL");
-  await exit;
-  assert.ok(!exited || counts.finished >= finished, "the run ended by itself before the kill");
-  return storeCounts(outDir);
-}
 
 it("a run killed while its plan is stored batch by batch resumes: every trial stored and finished once", {
   timeout: 180_000,
@@ -78,6 +34,7 @@ it("a run killed while its plan is stored batch by batch resumes: every trial st
   const total = 2 * 40 * 5;
   for (const threshold of [60, 220]) {
     const at = await killWhenFinished(startPlannedRun(specPath, outDir, batch), outDir, threshold);
+    assert.ok(!at.endedFirst || at.seenFinished >= threshold, "the run ended by itself before the kill");
     assert.ok(at.stored < total, `killed while planning: ${at.stored} of ${total} stored`);
     assert.equal(at.stored % batch, 0, `only whole batches are stored (${at.stored})`);
     assert.ok(at.finished >= threshold && at.finished <= at.stored, `finished ${at.finished} of ${at.stored}`);

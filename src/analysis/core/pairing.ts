@@ -48,11 +48,7 @@ export function caseKey(row: Pick<AnalysisRow, "model" | "cluster">): string {
 export function caseKeys(): (row: Pick<AnalysisRow, "model" | "cluster">) => string {
   const byModel = new Map<string, Map<string, string>>();
   return (row) => {
-    let ofModel = byModel.get(row.model);
-    if (ofModel === undefined) {
-      ofModel = new Map();
-      byModel.set(row.model, ofModel);
-    }
+    const ofModel = childMap(byModel, row.model);
     let key = ofModel.get(row.cluster);
     if (key === undefined) {
       key = caseKey(row);

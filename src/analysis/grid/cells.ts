@@ -8,6 +8,7 @@
 import type { IntegrityPlan } from "../../contracts/analysis.js";
 import type { GridPlan } from "../../contracts/analysis/grid.js";
 import { type Population, populationScore } from "../core/data.js";
+import { childMap } from "../core/pairing.js";
 import type { IntegrityResult } from "../integrity/gate.js";
 import type { AnalysisRow } from "../core/table.js";
 
@@ -116,16 +117,7 @@ export function gridCells(
   // row finds its cell through them, and a cell's string key is built once per record.
   const byRecord = new Map<Record<string, string>, Map<string, Map<string, CellAccumulator>>>();
   for (const row of rows) {
-    let ofRecord = byRecord.get(row.facets);
-    if (ofRecord === undefined) {
-      ofRecord = new Map();
-      byRecord.set(row.facets, ofRecord);
-    }
-    let ofModel = ofRecord.get(row.model);
-    if (ofModel === undefined) {
-      ofModel = new Map();
-      ofRecord.set(row.model, ofModel);
-    }
+    const ofModel = childMap(childMap(byRecord, row.facets), row.model);
     let acc = ofModel.get(row.benchmark);
     if (acc === undefined) {
       acc = cellAccumulator(cells, row, axes);
