@@ -67,21 +67,6 @@ function pairIds(scored: readonly ScoredRow[], others: readonly string[]): Int32
   return ids;
 }
 
-/** Indices of these rows per level of the facet, in row order. */
-function rowsByLevel(scored: readonly ScoredRow[], indices: readonly number[], facet: string): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  for (const i of indices) {
-    const level = scored[i].row.facets[facet];
-    let members = out.get(level);
-    if (members === undefined) {
-      members = [];
-      out.set(level, members);
-    }
-    members.push(i);
-  }
-  return out;
-}
-
 /** What the paired analyses compare: the compared facet, its reference and every level. */
 export interface PairedComparison {
   facet: string;
@@ -106,7 +91,7 @@ export function flipAnalysis(
   const all = scored.map((_, i) => i);
   for (const benchmark of scopes) {
     const indices = benchmark === "all" ? all : all.filter((i) => scored[i].row.benchmark === benchmark);
-    const byLevel = rowsByLevel(scored, indices, facet);
+    const byLevel = groupBy(indices, (i) => scored[i].row.facets[facet]);
     const referenceByKey = new Map<number, number>();
     for (const i of byLevel.get(reference) ?? []) referenceByKey.set(keys[i], scored[i].y);
     for (const condition of levels.filter((l) => l !== reference)) {
