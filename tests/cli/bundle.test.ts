@@ -20,6 +20,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
+import Database from "better-sqlite3";
 import { BUNDLE_ENTRIES, BUNDLED_CLI, bundleCli } from "../../scripts/bundle-cli.js";
 import { runCli } from "../helpers/cli.js";
 import { dropTestSchemas, queryStore, skipWithoutPostgres, testStoreUrl } from "../helpers/postgres-run.js";
@@ -264,6 +265,46 @@ describe("the bundle's worker thread", () => {
     const { one, two } = JSON.parse(child.stdout);
     assert.ok(one[0].length === 1 && one[0][0] > 0, `one-thread SE and CI: ${child.stdout}`);
     assert.deepEqual(two, one);
+  });
+});
+
+describe("the bundle's benchmark preparation thread", () => {
+  test("run prepares a benchmark with an exemplar pool on benchmark-worker.js and stores the pool", () => {
+    const dir = join(work, "pooled-study");
+    mkdirSync(dir, { recursive: true });
+    // Our own questions in MMLU's headerless CSV form: question, four options, answer letter.
+    const csv = Array.from(
+      { length: 60 },
+      (_, i) => `Demo dial ${i} reads?,one ${i},two ${i},three ${i},four ${i},${"ABCD"[i % 4]}`,
+    );
+    writeFileSync(join(dir, "dial_test.csv"), `${csv.join("\n")}\n`);
+    writeFileSync(
+      join(dir, "study.yaml"),
+      [
+        "study: bundled-pool",
+        "seed: 2",
+        "models:",
+        "  - { id: sim-a, provider: sim, model: medium, params: { temperature: 0 } }",
+        "benchmarks:",
+        "  - id: dial",
+        "    loader: mmlu",
+        "    source: dial_test.csv",
+        "    sample: { n: 6, seed: 1 }",
+        "    exemplars: { source: dial_test.csv, exclude_evaluated: true }",
+        "conditions:",
+        "  facets:",
+        '    few_shot: ["0", "2"]',
+        "",
+      ].join("\n"),
+    );
+    const child = runBundle(["run", join(dir, "study.yaml"), "--out", join(dir, "out")], dir);
+    assert.equal(child.status, 0, child.stderr);
+    const db = new Database(join(dir, "out", "parallax.db"), { readonly: true });
+    const { rows } = db.prepare("select sum(json_array_length(keys)) as rows from run_item_batches").get() as {
+      rows: number;
+    };
+    db.close();
+    assert.equal(rows, 60, "the 6 evaluated items and the pool's other 54 are stored");
   });
 });
 

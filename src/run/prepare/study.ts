@@ -9,20 +9,12 @@ import type { StudySpec } from "../../contracts/spec.js";
 import { hashValue } from "../../core/hash.js";
 import { readSpecFile, type SpecFile, type SpecSource } from "../../core/spec-loader.js";
 import type { LoadedBenchmark } from "../../datasets/types.js";
-import { sampleItems } from "../../datasets/sample.js";
 import { loadStudySpec } from "../../facets/validate.js";
 import { refuseConstraintViolations } from "../../facets/constraints.js";
-import { checkSampleSize, refuseDuplicateIds } from "./benchmark-checks.js";
-import { loadForSpec } from "./benchmark-load.js";
+import { prepareBenchmark } from "./benchmark-preparation.js";
+import { prepareOnThreads } from "./benchmark-thread.js";
 import { benchmarkConditions, expandConditions } from "./conditions.js";
-import {
-  drawnPools,
-  type ExemplarManifest,
-  exemplarManifest,
-  loadExemplarPool,
-  type SetAsidePool,
-  setAsidePool,
-} from "./exemplars.js";
+import type { ExemplarManifest, SetAsidePool } from "./exemplars.js";
 import {
   type CellCoverage,
   cellCoverage,
@@ -104,45 +96,31 @@ export async function prepareStudy(
   const poolsAside = options.setPoolsAside && !plugins ? new Map<string, SetAsidePool>() : undefined;
   const pools = new Map<string, Item[]>();
   const sources = new Map<string, LoadedBenchmark["sources"]>();
+  const context = { baseDir, cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache") };
+  // A run prepares its benchmarks on worker threads (benchmark-thread.ts); a plugin's loader is
+  // registered on this thread only.
+  const onThreads = poolsAside ? prepareOnThreads({ spec, specPath, specText: file.text, context }) : undefined;
   for (const [index, benchmark] of spec.benchmarks.entries()) {
-    const context = { baseDir, cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache") };
-    const field = { spec: located, path: ["benchmarks", index, "source"] };
-    const loaded = await loadForSpec(benchmark, context, field, (result) => refuseDuplicateIds(benchmark, result));
-    const warning = checkSampleSize(benchmark, index, loaded.items.length, located);
-    if (warning) warnings.push(warning);
-    const sampled = benchmark.sample
-      ? sampleItems(loaded.items, {
-          n: benchmark.sample.n,
-          seed: benchmark.sample.seed,
-          stratifyBy: benchmark.sample.stratify_by,
-          allocation: benchmark.sample.allocation,
-        })
-      : loaded.items;
+    const prepared = onThreads
+      ? await onThreads[index]
+      : await prepareBenchmark({ spec, index, context, located, plugins, setAside: false });
+    if (prepared.warning) warnings.push(prepared.warning);
+    const { sampled, pool } = prepared;
     items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
     pools.set(benchmark.id, sampled);
-    sources.set(benchmark.id, loaded.sources);
-    const pool = await loadExemplarPool(
-      benchmark,
-      sampled,
-      context,
-      { spec: located, path: ["benchmarks", index, "exemplars", "source"] },
-      { items: loaded.items, plugins },
-    );
-    const poolManifest = pool && exemplarManifest(benchmark, spec, pool);
-    if (pool && poolsAside) {
-      poolsAside.set(benchmark.id, setAsidePool(benchmark.id, pool));
-      exemplars.set(benchmark.id, drawnPools(spec, new Map([[benchmark.id, pool]])).get(benchmark.id)!);
-    } else if (pool) exemplars.set(benchmark.id, pool);
+    sources.set(benchmark.id, prepared.sources);
+    if (pool) exemplars.set(benchmark.id, pool.items);
+    if (pool?.aside) poolsAside?.set(benchmark.id, pool.aside);
     manifest.benchmarks.push({
       id: benchmark.id,
       loader: benchmark.loader,
       source: benchmark.source ?? null,
       sample: benchmark.sample ?? null,
-      skippedRows: loaded.skippedRows,
+      skippedRows: prepared.skippedRows,
       // With families the entries are written once the families' items are known (a benchmark's
       // pool is not hashed whole).
-      items: spec.families ? [] : sampled.map((item) => manifestEntry(item, loaded.sources)),
-      ...(poolManifest ? { exemplars: poolManifest } : {}),
+      items: spec.families ? [] : sampled.map((item) => manifestEntry(item, prepared.sources)),
+      ...(pool ? { exemplars: pool.manifest } : {}),
     });
   }
   const conditions = expandConditions(spec.conditions);
