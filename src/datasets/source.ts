@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { threadId } from "node:worker_threads";
 import { basename, join, relative, resolve, sep } from "node:path";
 import type { BenchmarkSpec } from "../contracts/spec.js";
 import { InputError } from "../core/errors.js";
@@ -192,8 +193,9 @@ export async function cachedDownload(
     throw new InputError(`download of ${url}: SHA-256 ${digest} does not match the expected ${expected}`);
   }
   mkdirSync(dir, { recursive: true });
-  // Write then rename, so an interrupted download never leaves a partial file under the final name.
-  const tmp = `${path}.${process.pid}.part`;
+  // Write then rename, so an interrupted download never leaves a partial file under the final name
+  // (one temp name per thread: a run's benchmarks download on worker threads side by side).
+  const tmp = `${path}.${process.pid}.${threadId}.part`;
   writeFileSync(tmp, bytes);
   renameSync(tmp, path);
   writeFileSync(sidecar, `${digest}\n`);

@@ -3,10 +3,13 @@
  * gets must be the one preparing on the calling thread gives (items, manifest, drawn exemplars and
  * the set-aside pools' stored rows), the whole item lists must never be built on the calling
  * thread, a problem of a source must reach the user exactly as it does without threads (class,
- * exit code, located message), and a worker that cannot start must fail the run, not hang it.
+ * exit code, located message), benchmarks sharing a URL source download it side by side into the
+ * one cache, and a worker that cannot start must fail the run, not hang it.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -134,6 +137,54 @@ describe("benchmarks prepared on worker threads", () => {
     assert.equal(threaded.message, here.message);
     assert.equal(threaded.exitCode, 2, "bad input exits 2");
     assert.match(threaded.message, /study\.yaml:\d+:\d+: benchmarks\[1\]\.source: .*dial_test\.csv.*row 301/);
+  });
+
+  it("download a URL source that two benchmarks share into the cache, side by side", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "parallax-benchmark-thread-url-"));
+    writeCsv(dir, "shared", 200);
+    const body = readFileSync(join(dir, "shared_test.csv"));
+    // Both downloads are answered together, once both have asked: the two threads write the cache at once.
+    const waiting: ServerResponse[] = [];
+    const server = createServer((_request, response) => {
+      waiting.push(response);
+      if (waiting.length < 2) return;
+      for (const held of waiting.splice(0)) held.writeHead(200, { "content-length": body.length }).end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/shared_test.csv`;
+    const benchmark = (id: string, seed: number) =>
+      `  - { id: ${id}, loader: mmlu, source: "${url}", sample: { n: 10, seed: ${seed} } }`;
+    const specPath = join(dir, "study.yaml");
+    writeFileSync(
+      specPath,
+      [
+        "study: shared-url",
+        "models:",
+        "  - { id: sim-a, provider: sim, model: medium }",
+        "benchmarks:",
+        benchmark("first", 1),
+        benchmark("second", 2),
+        "conditions:",
+        "  facets:",
+        "    format: [mc]",
+        "",
+      ].join("\n"),
+    );
+    try {
+      const study = await prepareStudy(specPath, { setPoolsAside: true });
+      assert.deepEqual(
+        [...study.items.values()].map((items) => items.size),
+        [10, 10],
+      );
+      assert.deepEqual(
+        readdirSync(join(dir, ".parallax-cache"), { recursive: true }).filter((name) => String(name).endsWith(".part")),
+        [],
+        "no partial download is left behind",
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("fail every benchmark, without hanging, when a worker cannot start", { timeout: 60_000 }, async () => {
