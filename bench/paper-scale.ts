@@ -378,7 +378,7 @@ async function laterStages(design: Design, out: string): Promise<Record<LaterSta
 }
 
 /** A run-only result's viewer times: not measured. */
-const NO_VIEWER: DesignResult["viewer"] = {
+export const NO_VIEWER: DesignResult["viewer"] = {
   firstPageColdMs: 0,
   firstPageMs: 0,
   searchMs: 0,
@@ -418,7 +418,12 @@ export async function measureExisting(design: Design, out: string): Promise<Desi
   return { ...(await measureStudy(design, out)), firstTrialS: null, stages: { plan: none, run: none, ...stages } };
 }
 
-const fmtTime = (s: number) => (s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(1)} s`);
+/** Seconds as "2 min 5 s" from a minute on (rounded to the second first: 119.7 s is "2 min 0 s"). */
+function fmtTime(s: number): string {
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const whole = Math.round(s);
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+}
 const fmtMb = (mb: number) => (mb >= 1024 ? `${(mb / 1024).toFixed(2)} GB` : `${Math.round(mb)} MB`);
 const stage = (s: Stage) => `${fmtTime(s.wallS)} / ${Math.round(s.cpuS)} s | ${fmtMb(s.peakRssMb)}`;
 
