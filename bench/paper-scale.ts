@@ -12,8 +12,14 @@
  *             sycophancy as 1,200 opinion-agreement items.
  *   repro:    examples/safety-repro.yaml (its 612 configuration cells, the paper's samples) with
  *             bench:grid's three simulated models carrying planted template effects.
+ *   audit:    examples/audit.yaml (Auditing the Audit: five benchmarks x 200 items, the log-prob and
+ *             free-form paths, the perturbation families none/format/semantic/attribute/placebo at its
+ *             seeds) with examples/audit-quickstart.yaml's two simulated models (the log-prob path and
+ *             planted perturbation sensitivity) in place of the two llama models; all five data sets
+ *             are in the shared copy.
+ * The papers' GAIA design is not here: its data set is gated and not in ../shared.
  * Needs the built CLI (`npm run build`) and ../shared/datasets (exit 2 without them).
- *   --design scaffold|repro|all   (default all)
+ *   --design scaffold|repro|audit|all   (default all)
  *   --fraction F                  every sample size times F (0 < F <= 1; default 1), for a short sitting
  *   --keep                        keep the temp folder (printed)
  *   --json                        print the measurements as JSON after the table
@@ -47,8 +53,12 @@ const CLI = join(REPO, "dist/bundle/parallax.js");
 const EXAMPLES = join(REPO, "examples");
 const DATASETS = resolve(REPO, "..", "shared", "datasets");
 
-export type Design = "scaffold" | "repro";
-export const DESIGNS: Record<Design, string> = { scaffold: "ScaffoldSafety", repro: "SafetyRepro" };
+export type Design = "scaffold" | "repro" | "audit";
+export const DESIGNS: Record<Design, string> = {
+  scaffold: "ScaffoldSafety",
+  repro: "SafetyRepro",
+  audit: "Auditing the Audit",
+};
 
 /** One CLI stage under /usr/bin/time -v. */
 export interface Stage {
@@ -189,6 +199,24 @@ function reproSpec(fraction: number, models = GRID_PANEL.length): object {
 }
 
 /**
+ * examples/audit.yaml with the audit quickstart's simulated models in place of its llama models
+ * (audit.yaml's decoding parameters kept); its benchmarks, samples, facets and audit settings as
+ * they are.
+ */
+export function auditSpec(fraction: number): Record<string, unknown> {
+  const spec = parse(readFileSync(join(EXAMPLES, "audit.yaml"), "utf8"));
+  const sim = parse(readFileSync(join(EXAMPLES, "audit-quickstart.yaml"), "utf8"));
+  const params = spec.models[0].params;
+  spec.study = "paper-scale-audit";
+  spec.models = sim.models.map((m: object) => ({ ...m, params: { ...params } }));
+  for (const b of spec.benchmarks) b.source = absolute(b.source);
+  // The llama spec runs one request at a time; the simulated panel answers at once, as in repro.
+  spec.execution = { ...spec.execution, concurrency: 16 };
+  scaleSamples(spec, fraction);
+  return spec;
+}
+
+/**
  * Runs `node CLI ...args` under /usr/bin/time -v; exit codes 0, 3 (integrity gate) and 4 (errored
  * trials) count as done. `whileRunning` is called every POLL_MS until the process exits.
  */
@@ -314,7 +342,12 @@ export async function measureDesign(
 ): Promise<DesignResult> {
   const dir = join(root, design);
   mkdirSync(dir, { recursive: true });
-  const spec = design === "scaffold" ? scaffoldSpec(dir, fraction) : reproSpec(fraction, options.models);
+  const spec =
+    design === "scaffold"
+      ? scaffoldSpec(dir, fraction)
+      : design === "audit"
+        ? auditSpec(fraction)
+        : reproSpec(fraction, options.models);
   const specPath = join(dir, "study.yaml");
   writeFileSync(specPath, stringify(spec));
   const out = join(dir, "study");
@@ -345,7 +378,7 @@ async function laterStages(design: Design, out: string): Promise<Record<LaterSta
 }
 
 /** A run-only result's viewer times: not measured. */
-const NO_VIEWER: DesignResult["viewer"] = {
+export const NO_VIEWER: DesignResult["viewer"] = {
   firstPageColdMs: 0,
   firstPageMs: 0,
   searchMs: 0,
@@ -385,7 +418,12 @@ export async function measureExisting(design: Design, out: string): Promise<Desi
   return { ...(await measureStudy(design, out)), firstTrialS: null, stages: { plan: none, run: none, ...stages } };
 }
 
-const fmtTime = (s: number) => (s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(1)} s`);
+/** Seconds as "2 min 5 s" from a minute on (rounded to the second first: 119.7 s is "2 min 0 s"). */
+function fmtTime(s: number): string {
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const whole = Math.round(s);
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+}
 const fmtMb = (mb: number) => (mb >= 1024 ? `${(mb / 1024).toFixed(2)} GB` : `${Math.round(mb)} MB`);
 const stage = (s: Stage) => `${fmtTime(s.wallS)} / ${Math.round(s.cpuS)} s | ${fmtMb(s.peakRssMb)}`;
 
@@ -457,14 +495,18 @@ async function main(): Promise<void> {
   const fraction = Number(values.fraction);
   const models = values.models === undefined ? undefined : Number(values.models);
   const designs: Design[] | undefined =
-    values.design === "all" ? ["scaffold", "repro"] : values.design in DESIGNS ? [values.design as Design] : undefined;
+    values.design === "all"
+      ? ["scaffold", "repro", "audit"]
+      : values.design in DESIGNS
+        ? [values.design as Design]
+        : undefined;
   const problem = !designs
-    ? `--design must be scaffold, repro or all, not ${JSON.stringify(values.design)}`
+    ? `--design must be scaffold, repro, audit or all, not ${JSON.stringify(values.design)}`
     : !(fraction > 0 && fraction <= 1)
       ? `--fraction must be a number in (0, 1], not ${JSON.stringify(values.fraction)}`
       : models !== undefined && !(Number.isInteger(models) && models >= 1 && models <= 200)
         ? `--models must be a whole number from 1 to 200, not ${JSON.stringify(values.models)}`
-        : models !== undefined && designs!.includes("scaffold")
+        : models !== undefined && designs!.some((d) => d !== "repro")
           ? "--models repeats SafetyRepro's panel: use it with --design repro"
           : paperScalePrerequisites();
   if (problem) {
