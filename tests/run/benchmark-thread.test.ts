@@ -100,7 +100,7 @@ describe("benchmarks prepared on worker threads", () => {
     const loadsThreaded = await mainThreadLoads(async () => {
       threaded = await prepareStudy(specPath, { setPoolsAside: true });
     });
-    assert.ok(here && threaded);
+    assert.ok(here && threaded, "both preparations returned a study");
     assert.ok(loadsHere >= 2, `the calling thread loads each benchmark itself (${loadsHere} loads)`);
     assert.equal(loadsThreaded, 0, "with set-aside pools no benchmark is loaded on the calling thread");
     assert.equal(threaded.manifestHash, here.manifestHash, "the same item manifest");
