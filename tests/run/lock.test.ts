@@ -33,17 +33,21 @@ describe("study directory lock", () => {
   });
 
   test("two runs at once in one process: the second is refused and the first completes", async () => {
-    const { specPath, outDir } = writeDemoSpec({ items: 6 });
-    const results = await Promise.allSettled([
-      runStudy({ specPath, outDir, env: {} }),
-      runStudy({ specPath, outDir, env: {} }),
-    ]);
-    const refused = results.filter((r) => r.status === "rejected");
-    assert.equal(refused.length, 1);
-    assert.match(String((refused[0] as PromiseRejectedResult).reason), /in use by another run/);
-    const done = results.find((r) => r.status === "fulfilled");
-    assert.deepEqual(done?.value.counts, { pending: 0, finished: 12, errored: 0 });
-    assert.equal(existsSync(join(outDir, LOCK_FILE)), false);
+    // Enough trials that the first run still holds the lock while the second prepares its study.
+    const { specPath, outDir } = writeDemoSpec({ items: 1_500 });
+    const first = runStudy({ specPath, outDir, env: {} });
+    let firstSettled = false;
+    first.then(
+      () => (firstSettled = true),
+      () => (firstSettled = true),
+    );
+    while (!firstSettled && !existsSync(join(outDir, LOCK_FILE)))
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = runStudy({ specPath, outDir, env: {} });
+    await assert.rejects(second, /in use by another run/, "the second run is refused");
+    const done = await first;
+    assert.deepEqual(done.counts, { pending: 0, finished: 3_000, errored: 0 });
+    assert.equal(existsSync(join(outDir, LOCK_FILE)), false, "the first run releases its lock");
   });
 
   test("a stale lock (holder dead on this host) is taken over with a note, and released at the end", () => {
