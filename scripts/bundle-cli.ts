@@ -7,8 +7,10 @@
  *   `--version` and `--help` load the shell and commander alone.
  * - `<subpath>.js`: the package's subpaths (package.json `exports`: `parallax-eval`,
  *   `/contracts`, `/stats`, ...).
- * - `bootstrap-worker.js`: the bootstrap's worker thread (stats/parallel-bootstrap.ts starts it
- *   from beside its own module, so every chunk sits in the same folder).
+ * - `bootstrap-worker.js` and `spec-curve-worker.js`: the worker threads of the bootstrap
+ *   (stats/parallel-bootstrap.ts) and of the specification curve's permutation test
+ *   (analysis/conditions/spec-curve.ts); each is started from beside the module that starts it,
+ *   so every chunk sits in the same folder.
  * - `chunk-*.js`: the modules shared between entries and commands. Each module is in exactly one
  *   file, so the registries a user's plugin imports from `parallax-eval/scaffolds` are the ones
  *   the CLI runs with.
@@ -76,6 +78,7 @@ export async function bundleCli(options: { root: string; from: "src" | "dist"; o
   const entryPoints: Record<string, string> = {
     [BUNDLED_CLI.replace(/\.js$/, "")]: join(sources, "cli", "main" + extension),
     "bootstrap-worker": join(sources, "stats", "bootstrap-worker" + extension),
+    "spec-curve-worker": join(sources, "analysis", "conditions", "spec-curve-worker" + extension),
   };
   for (const [name, path] of Object.entries(BUNDLE_ENTRIES)) entryPoints[name] = join(sources, path + extension);
   rmSync(outdir, { recursive: true, force: true });

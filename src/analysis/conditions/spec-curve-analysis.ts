@@ -14,9 +14,13 @@ declare module "../core/registry.js" {
   }
 }
 
-async function curve(ctx: AnalysisContext): Promise<SpecCurveResult | Skipped> {
+/**
+ * Starts the curve: resolves once its permutation test is at work on worker threads (or the curve
+ * is done without them), with the promise of the result.
+ */
+async function startCurve(ctx: AnalysisContext): Promise<{ result: Promise<SpecCurveResult | Skipped> }> {
   const curvePlan = ctx.plan.specification_curve;
-  if (curvePlan === false) return { skipped: "not in the plan" };
+  if (curvePlan === false) return { result: Promise.resolve({ skipped: "not in the plan" }) };
   const pooled = ctx.results.contrasts?.[ctx.plan.population].pooled;
   // Default contrast: the condition with the largest pooled |RD|.
   const contrast =
@@ -24,16 +28,22 @@ async function curve(ctx: AnalysisContext): Promise<SpecCurveResult | Skipped> {
     [...(pooled?.contrasts ?? [])].sort(
       (a, b) => Math.abs(b.riskDifference?.estimate ?? 0) - Math.abs(a.riskDifference?.estimate ?? 0),
     )[0]?.condition;
-  if (!contrast) return { skipped: "no contrast to follow" };
+  if (!contrast) return { result: Promise.resolve({ skipped: "no contrast to follow" }) };
   const followed = pooled?.contrasts.find((c) => c.condition === contrast);
-  if (followed?.notComparable) return { skipped: `${contrast}: ${followed.notComparable} with the reference` };
+  if (followed?.notComparable)
+    return { result: Promise.resolve({ skipped: `${contrast}: ${followed.notComparable} with the reference` }) };
   const { comparisonFacet, reference, levels } = ctx.resolved;
-  if (!levels.includes(contrast)) return { skipped: `contrast '${contrast}' is not a level in the data` };
+  if (!levels.includes(contrast))
+    return { result: Promise.resolve({ skipped: `contrast '${contrast}' is not a level in the data` }) };
   // The scorer dimension compares stored scorers of the same trials, so it reads every scorer's rows.
   const scorerRows = ctx.input
     ? restrictRows(ctx.input.rows, ctx.resolved.restrict).filter((r) => levels.includes(r.facets[comparisonFacet]))
     : undefined;
-  const result = await specificationCurve({
+  let permutationsStarted!: () => void;
+  const atWork = new Promise<void>((resolve) => {
+    permutationsStarted = resolve;
+  });
+  const result = specificationCurve({
     rows: ctx.rows,
     facet: comparisonFacet,
     reference,
@@ -41,8 +51,10 @@ async function curve(ctx: AnalysisContext): Promise<SpecCurveResult | Skipped> {
     facets: ctx.table.facets,
     plan: ctx.plan,
     scorerRows,
-  });
-  return result ?? { skipped: "not in the plan" };
+    onPermutationsStarted: permutationsStarted,
+  }).then((curve): SpecCurveResult | Skipped => curve ?? { skipped: "not in the plan" });
+  await Promise.race([atWork, result]);
+  return { result };
 }
 
 /** ScaffoldSafety's App. D paths with what this study's curve does with each (the report). */
@@ -120,6 +132,6 @@ registerAnalysis({
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ specification_curve: true, population: true }),
   result: "specificationCurve",
-  run: curve,
+  start: startCurve,
   summary: ({ analysis }) => summaryLines(analysis),
 });

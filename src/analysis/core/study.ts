@@ -68,18 +68,25 @@ export async function analyzeStudy(
   const results: Partial<AnalysisResults> = {};
   const kinds = studyKinds(context, options.kinds);
   const leftOut: LeftOut[] = [];
+  const finishing: Promise<void>[] = [];
   for (const analysis of registeredAnalyses()) {
     const reason = leftOutReason(analysis, kinds.kinds, { ...context, results });
     if (reason !== null) {
       leftOut.push({ analysis: analysis.name, reason });
       continue;
     }
-    if (!analysis.run || !analysis.result) continue;
-    (results as Record<string, unknown>)[analysis.result] = await analysis.run({ ...context, results });
+    if (!analysis.result) continue;
+    const key = analysis.result;
+    if (analysis.start) {
+      const { finished } = await started(analysis.start({ ...context, results }), results, key);
+      finishing.push(finished);
+      continue;
+    }
+    if (!analysis.run) continue;
+    (results as Record<string, unknown>)[key] = await analysis.run({ ...context, results });
   }
-  if (results.integrity)
-    gateVerdicts(results, results.integrity, context.resolved.reference, context.resolved.comparisonFacet);
   const { resolved } = context;
+  // The families read no analysis's result: computed while the started analyses finish.
   const families = options.families
     ? analyzeFamilies(options.families, {
         table: selected,
@@ -88,6 +95,9 @@ export async function analyzeStudy(
         defaultReference: resolved.reference,
       })
     : undefined;
+  await Promise.all(finishing);
+  if (results.integrity)
+    gateVerdicts(results, results.integrity, context.resolved.reference, context.resolved.comparisonFacet);
   return {
     meta: {
       parallaxVersion: PARALLAX_VERSION,
@@ -113,6 +123,25 @@ export async function analyzeStudy(
     ...(results as AnalysisResults),
     ...(families ? { families: { primary: primaryName(options.families!), others: families } } : {}),
   };
+}
+
+/**
+ * A started analysis (RegisteredAnalysis.start): its place among the results is kept, and its
+ * result is filled in when it finishes. A failure surfaces where the promise is awaited, not
+ * earlier as an unhandled rejection.
+ */
+async function started(
+  start: Promise<{ result: Promise<unknown> }>,
+  results: Partial<AnalysisResults>,
+  key: string,
+): Promise<{ finished: Promise<void> }> {
+  const { result } = await start;
+  (results as Record<string, unknown>)[key] = undefined;
+  const finished = result.then((value) => {
+    (results as Record<string, unknown>)[key] = value;
+  });
+  finished.catch(() => undefined);
+  return { finished };
 }
 
 /** Names the other scorers the table holds, so a reader knows the outcome could be chosen otherwise. */
