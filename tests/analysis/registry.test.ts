@@ -119,19 +119,24 @@ describe("analysis registry", () => {
     );
   });
 
-  it("a started analysis finishes while the later ones run, keeps its place, and its failure rejects", async () => {
+  it("a started analysis starts once its inputs are in, finishes while the later ones run, keeps its place, and its failure rejects", async () => {
     let fail = false;
+    let startedBeforeVariance: boolean | undefined;
     registerAnalysis({
       name: "toyStarted",
       kinds: "every",
       plan: AnalysisPlanSchema.pick({}),
       result: "toyStarted",
+      startsAfter: ["contrasts"],
       // Finishes on a later turn of the event loop, as work on worker threads does.
-      start: async (ctx: AnalysisContext) => ({
-        result: new Promise<{ rows: number }>((resolve, reject) =>
-          setImmediate(() => (fail ? reject(new Error("toy worker failed")) : resolve({ rows: ctx.rows.length }))),
-        ),
-      }),
+      start: async (ctx: AnalysisContext) => {
+        startedBeforeVariance = ctx.results.contrasts !== undefined && ctx.results.variance === undefined;
+        return {
+          result: new Promise<{ rows: number }>((resolve, reject) =>
+            setImmediate(() => (fail ? reject(new Error("toy worker failed")) : resolve({ rows: ctx.rows.length }))),
+          ),
+        };
+      },
     });
     registerAnalysis({
       name: "toyAfter",
@@ -143,6 +148,7 @@ describe("analysis registry", () => {
     const t = table();
     const analysis = await analyzeStudy(t, fastPlan());
     assert.deepEqual(analysis.toyStarted, { rows: t.rows.length });
+    assert.equal(startedBeforeVariance, true, "started right after the contrasts, before its turn");
     assert.deepEqual(analysis.toyAfter, { sawStarted: false }, "the later analysis ran before it finished");
     const keys = Object.keys(analysis);
     assert.equal(keys.indexOf("toyAfter"), keys.indexOf("toyStarted") + 1, "results in registration order");

@@ -133,5 +133,7 @@ registerAnalysis({
   plan: AnalysisPlanSchema.pick({ specification_curve: true, population: true }),
   result: "specificationCurve",
   start: startCurve,
+  // The default contrast is read from the pooled contrasts: the curve starts once they are in.
+  startsAfter: ["contrasts"],
   summary: ({ analysis }) => summaryLines(analysis),
 });

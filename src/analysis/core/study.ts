@@ -18,6 +18,7 @@ import {
   type AnalysisContext,
   type AnalysisResults,
   type LeftOut,
+  type RegisteredAnalysis,
   registeredAnalyses,
   type StudyAnalysis,
 } from "./registry.js";
@@ -68,9 +69,23 @@ export async function analyzeStudy(
   const results: Partial<AnalysisResults> = {};
   const kinds = studyKinds(context, options.kinds);
   const leftOut: LeftOut[] = [];
-  const finishing: Promise<void>[] = [];
-  for (const analysis of registeredAnalyses()) {
-    const reason = leftOutReason(analysis, kinds.kinds, { ...context, results });
+  const analyses = registeredAnalyses();
+  const startedEarly = new Map<RegisteredAnalysis, Promise<Started>>();
+  // Starts each later analysis whose declared inputs (startsAfter) are in, before its turn.
+  const startReady = async (from: number) => {
+    for (const later of analyses.slice(from)) {
+      if (!later.start || !later.startsAfter || startedEarly.has(later)) continue;
+      if (!later.startsAfter.every((key) => results[key] !== undefined)) continue;
+      if (leftOutReason(later, kinds.kinds, { ...context, results }) !== null) continue;
+      const starting = begin(later, { ...context, results });
+      startedEarly.set(later, starting);
+      await starting;
+    }
+  };
+  const finishing: { key: string; result: Promise<unknown> }[] = [];
+  for (const [at, analysis] of analyses.entries()) {
+    const early = startedEarly.get(analysis);
+    const reason = early ? null : leftOutReason(analysis, kinds.kinds, { ...context, results });
     if (reason !== null) {
       leftOut.push({ analysis: analysis.name, reason });
       continue;
@@ -78,12 +93,15 @@ export async function analyzeStudy(
     if (!analysis.result) continue;
     const key = analysis.result;
     if (analysis.start) {
-      const { finished } = await started(analysis.start({ ...context, results }), results, key);
-      finishing.push(finished);
+      const { result } = await (early ?? begin(analysis, { ...context, results }));
+      // Its place among the results, filled in once it finishes.
+      (results as Record<string, unknown>)[key] = undefined;
+      finishing.push({ key, result });
       continue;
     }
     if (!analysis.run) continue;
     (results as Record<string, unknown>)[key] = await analysis.run({ ...context, results });
+    await startReady(at + 1);
   }
   const { resolved } = context;
   // The families read no analysis's result: computed while the started analyses finish.
@@ -95,7 +113,7 @@ export async function analyzeStudy(
         defaultReference: resolved.reference,
       })
     : undefined;
-  await Promise.all(finishing);
+  for (const { key, result } of finishing) (results as Record<string, unknown>)[key] = await result;
   if (results.integrity)
     gateVerdicts(results, results.integrity, context.resolved.reference, context.resolved.comparisonFacet);
   return {
@@ -125,23 +143,18 @@ export async function analyzeStudy(
   };
 }
 
+interface Started {
+  result: Promise<unknown>;
+}
+
 /**
- * A started analysis (RegisteredAnalysis.start): its place among the results is kept, and its
- * result is filled in when it finishes. A failure surfaces where the promise is awaited, not
- * earlier as an unhandled rejection.
+ * Starts an analysis that finishes on worker threads (RegisteredAnalysis.start). Its result is
+ * awaited after the later analyses: a failure before then is not an unhandled rejection.
  */
-async function started(
-  start: Promise<{ result: Promise<unknown> }>,
-  results: Partial<AnalysisResults>,
-  key: string,
-): Promise<{ finished: Promise<void> }> {
-  const { result } = await start;
-  (results as Record<string, unknown>)[key] = undefined;
-  const finished = result.then((value) => {
-    (results as Record<string, unknown>)[key] = value;
-  });
-  finished.catch(() => undefined);
-  return { finished };
+async function begin(analysis: RegisteredAnalysis, context: AnalysisContext): Promise<Started> {
+  const { result } = await analysis.start!(context);
+  result.catch(() => undefined);
+  return { result };
 }
 
 /** Names the other scorers the table holds, so a reader knows the outcome could be chosen otherwise. */
