@@ -1,5 +1,6 @@
 /** The specification curve with its permutation test (ScaffoldSafety 6.5). */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
+import { analyzeScope } from "../core/contrast-model.js";
 import { restrictRows } from "../core/plan.js";
 import { type SpecCurveResult, specificationCurve } from "./spec-curve.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
@@ -21,15 +22,23 @@ declare module "../core/registry.js" {
 async function startCurve(ctx: AnalysisContext): Promise<{ result: Promise<SpecCurveResult | Skipped> }> {
   const curvePlan = ctx.plan.specification_curve;
   if (curvePlan === false) return { result: Promise.resolve({ skipped: "not in the plan" }) };
-  const pooled = ctx.results.contrasts?.[ctx.plan.population].pooled;
+  const population = ctx.plan.population;
+  // The pooled contrasts as the contrasts analysis computes them (the fit is shared through
+  // fitScopeGlm's cache), so the curve need not wait for that analysis.
+  const pooled = analyzeScope("pooled", ctx.scored[population], {
+    population,
+    levels: ctx.resolved.levels,
+    setup: ctx.setup,
+    plan: ctx.plan,
+  });
   // Default contrast: the condition with the largest pooled |RD|.
   const contrast =
     curvePlan.contrast ??
-    [...(pooled?.contrasts ?? [])].sort(
+    [...pooled.contrasts].sort(
       (a, b) => Math.abs(b.riskDifference?.estimate ?? 0) - Math.abs(a.riskDifference?.estimate ?? 0),
     )[0]?.condition;
   if (!contrast) return { result: Promise.resolve({ skipped: "no contrast to follow" }) };
-  const followed = pooled?.contrasts.find((c) => c.condition === contrast);
+  const followed = pooled.contrasts.find((c) => c.condition === contrast);
   if (followed?.notComparable)
     return { result: Promise.resolve({ skipped: `${contrast}: ${followed.notComparable} with the reference` }) };
   const { comparisonFacet, reference, levels } = ctx.resolved;
@@ -133,7 +142,7 @@ registerAnalysis({
   plan: AnalysisPlanSchema.pick({ specification_curve: true, population: true }),
   result: "specificationCurve",
   start: startCurve,
-  // The default contrast is read from the pooled contrasts: the curve starts once they are in.
-  startsAfter: ["contrasts"],
+  // It reads no other analysis's result: its permutation test starts with the first analyses.
+  startsAfter: [],
   summary: ({ analysis }) => summaryLines(analysis),
 });

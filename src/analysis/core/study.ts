@@ -83,6 +83,7 @@ export async function analyzeStudy(
     }
   };
   const finishing: { key: string; result: Promise<unknown> }[] = [];
+  await startReady(0);
   for (const [at, analysis] of analyses.entries()) {
     const early = startedEarly.get(analysis);
     const reason = early ? null : leftOutReason(analysis, kinds.kinds, { ...context, results });
