@@ -51,4 +51,24 @@ describe("specification curve permutation test on worker threads", () => {
       assert.deepEqual(split.curve, one.curve, `threads ${threads}`);
     }
   });
+
+  it("rejects, instead of hanging, when a worker stops while fitting its permutations", async () => {
+    await assert.rejects(
+      specificationCurve({
+        rows: planted.rows,
+        facet: "scaffold",
+        reference: "direct",
+        contrast: "map_reduce",
+        facets: planted.facets,
+        plan: normalizePlan({ specification_curve: { permutations: 11, seed: 5, glmm: false } }),
+        threads: 2,
+        // The worker is stopped as soon as it has its permutations.
+        onPermutationsStarted: () => void closeSpecCurveWorkers(),
+      }),
+      /worker thread exited/,
+    );
+    // The next curve starts a fresh worker.
+    const again = await curveOn(2, 11);
+    assert.deepEqual(again.curve, (await curveOn(1, 11)).curve);
+  });
 });

@@ -1011,6 +1011,8 @@ async function nullCurvesOnThreads(
       own: shared.claimable + t,
     } satisfies NullCurvesRequest),
   );
+  // A worker that fails while this thread is busy elsewhere is reported below, not as an unhandled rejection.
+  for (const reply of remote) reply.catch(() => undefined);
   try {
     onStarted?.();
     // The workers are at it: this thread joins them once the caller's other work lets the event loop turn.
