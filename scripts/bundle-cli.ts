@@ -7,9 +7,11 @@
  *   `--version` and `--help` load the shell and commander alone.
  * - `<subpath>.js`: the package's subpaths (package.json `exports`: `parallax-eval`,
  *   `/contracts`, `/stats`, ...).
- * - `bootstrap-worker.js` and `benchmark-worker.js`: the worker threads of the bootstrap
- *   (stats/parallel-bootstrap.ts) and of a run's benchmark preparation (run/prepare/benchmark-thread.ts),
- *   each started from beside its caller's module, so every chunk sits in the same folder.
+ * - `bootstrap-worker.js`, `spec-curve-worker.js` and `benchmark-worker.js`: the worker threads of
+ *   the bootstrap (stats/parallel-bootstrap.ts), of the specification curve's permutation test
+ *   (analysis/conditions/spec-curve.ts) and of a run's benchmark preparation
+ *   (run/prepare/benchmark-thread.ts); each is started from beside the module that starts it, so
+ *   every chunk sits in the same folder.
  * - `chunk-*.js`: the modules shared between entries and commands. Each module is in exactly one
  *   file, so the registries a user's plugin imports from `parallax-eval/scaffolds` are the ones
  *   the CLI runs with.
@@ -77,6 +79,7 @@ export async function bundleCli(options: { root: string; from: "src" | "dist"; o
   const entryPoints: Record<string, string> = {
     [BUNDLED_CLI.replace(/\.js$/, "")]: join(sources, "cli", "main" + extension),
     "bootstrap-worker": join(sources, "stats", "bootstrap-worker" + extension),
+    "spec-curve-worker": join(sources, "analysis", "conditions", "spec-curve-worker" + extension),
     "benchmark-worker": join(sources, "run", "prepare", "benchmark-worker" + extension),
   };
   for (const [name, path] of Object.entries(BUNDLE_ENTRIES)) entryPoints[name] = join(sources, path + extension);

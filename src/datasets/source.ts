@@ -194,7 +194,7 @@ export async function cachedDownload(
   }
   mkdirSync(dir, { recursive: true });
   // Write then rename, so an interrupted download never leaves a partial file under the final name
-  // (one temp name per thread: a run's benchmarks download on worker threads side by side).
+  // (one temp name per thread: a run prepares its benchmarks on a worker thread).
   const tmp = `${path}.${process.pid}.${threadId}.part`;
   writeFileSync(tmp, bytes);
   renameSync(tmp, path);

@@ -1,11 +1,10 @@
 // Worker entry of the parallel case-cluster bootstrap (parallel-bootstrap.ts): computes the
 // per-cell totals of a range of resample blocks and sends them back. Each block draws from its
 // own jumped stream of the seed, so the totals do not depend on which thread computes them.
-import { parentPort } from "node:worker_threads";
 import { bootstrapBlockTotals } from "./bootstrap.js";
+import { serveWorkerRequests } from "./worker-pool.js";
 
 export interface BlockRequest {
-  id: number;
   clusters: number;
   cells: number;
   successes: Float64Array;
@@ -17,7 +16,7 @@ export interface BlockRequest {
   toBlock: number;
 }
 
-parentPort?.on("message", (request: BlockRequest) => {
+serveWorkerRequests((request: BlockRequest) => {
   const data = {
     clusters: Array.from({ length: request.clusters }, (_, g) => String(g)),
     cells: Array.from({ length: request.cells }, (_, c) => String(c)),
@@ -25,5 +24,5 @@ parentPort?.on("message", (request: BlockRequest) => {
     trials: request.trials,
   };
   const totals = bootstrapBlockTotals(data, request);
-  parentPort?.postMessage({ id: request.id, totals }, [totals.buffer as ArrayBuffer]);
+  return { reply: totals, transfer: [totals.buffer as ArrayBuffer] };
 });

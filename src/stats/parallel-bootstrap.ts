@@ -5,7 +5,6 @@
 // share of the blocks itself while the workers compute the rest; workers only return per-cell
 // totals, and the statistic (any function) runs on the calling thread, in resample order.
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
 import {
   bootstrapBlockTotals,
   type CellStatistic,
@@ -18,73 +17,18 @@ import {
   originalTotals,
 } from "./bootstrap.js";
 import type { BlockRequest } from "./bootstrap-worker.js";
+import { workerModule, workerPool } from "./worker-pool.js";
 
 export interface ParallelBootstrapOptions extends ClusterBootstrapOptions {
   /** Threads including the calling one (default: the available parallelism, at most one per block). */
   threads?: number;
 }
 
-interface PooledWorker {
-  worker: Worker;
-  pending: Map<number, { resolve: (totals: Float64Array) => void; reject: (error: Error) => void }>;
-}
-
-/** The worker's module beside this one: .js when built, .ts when run from source (tsx). */
-const FROM_SOURCE = import.meta.url.endsWith(".ts");
-const WORKER_FILE = FROM_SOURCE ? "./bootstrap-worker.ts" : "./bootstrap-worker.js";
-
-/**
- * Built, the worker is its .js module. From source (tsx), module hooks do not reach workers in
- * Node 20, so the worker first registers tsx's loader, then imports the .ts module.
- */
-function createWorker(): Worker {
-  const url = new URL(WORKER_FILE, import.meta.url);
-  if (!FROM_SOURCE) return new Worker(url);
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(code, { eval: true });
-}
-
-const pool: PooledWorker[] = [];
-let nextRequest = 0;
-
-function workerAt(index: number): PooledWorker {
-  while (pool.length <= index) {
-    const worker = createWorker();
-    // An idle pool does not keep the process alive.
-    worker.unref();
-    const entry: PooledWorker = { worker, pending: new Map() };
-    worker.on("message", (reply: { id: number; totals: Float64Array }) => {
-      entry.pending.get(reply.id)?.resolve(reply.totals);
-      entry.pending.delete(reply.id);
-    });
-    // A failed worker fails its pending requests and leaves the pool (the next call starts another).
-    worker.on("error", (error) => {
-      for (const { reject } of entry.pending.values()) reject(error);
-      entry.pending.clear();
-      const at = pool.indexOf(entry);
-      if (at >= 0) pool.splice(at, 1);
-    });
-    pool.push(entry);
-  }
-  return pool[index];
-}
-
-function requestBlocks(entry: PooledWorker, request: Omit<BlockRequest, "id">): Promise<Float64Array> {
-  const id = nextRequest++;
-  return new Promise<Float64Array>((resolve, reject) => {
-    entry.pending.set(id, { resolve, reject });
-    entry.worker.ref();
-    entry.worker.postMessage({ ...request, id });
-  }).finally(() => {
-    if (entry.pending.size === 0) entry.worker.unref();
-  });
-}
+const pool = workerPool(workerModule("bootstrap-worker", import.meta.url));
 
 /** Terminates the pooled workers (tests and benchmarks that want a clean exit). */
 export async function closeBootstrapWorkers(): Promise<void> {
-  const workers = pool.splice(0, pool.length);
-  await Promise.all(workers.map((w) => w.worker.terminate()));
+  await pool.close();
 }
 
 export async function clusterBootstrapParallel(
@@ -114,7 +58,9 @@ export async function clusterBootstrapParallel(
   };
   const remote = bounds
     .slice(1, -1)
-    .map((from, t) => requestBlocks(workerAt(t), { ...shared, fromBlock: from, toBlock: bounds[t + 2] }));
+    .map((from, t) =>
+      pool.request<Float64Array>(t, { ...shared, fromBlock: from, toBlock: bounds[t + 2] } satisfies BlockRequest),
+    );
   const estimate = Array.from(statistic(originalTotals(data)));
   const replicates = estimate.map(() => new Float64Array(resamples));
   const own = bootstrapBlockTotals(data, { seed, blockSize, resamples, fromBlock: bounds[0], toBlock: bounds[1] });

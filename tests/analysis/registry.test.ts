@@ -24,6 +24,8 @@ import { plantedTable } from "./helpers.js";
 declare module "../../src/analysis/core/registry.js" {
   interface AnalysisResults {
     toyCount: { rows: number; reference: string };
+    toyStarted: { rows: number };
+    toyAfter: { sawStarted: boolean };
   }
   interface ScorecardFields {
     toyField: string;
@@ -115,5 +117,42 @@ describe("analysis registry", () => {
       () => registerAnalysis({ name: "toyCount", kinds: "every", plan: AnalysisPlanSchema.pick({}) }),
       /registered twice/,
     );
+  });
+
+  it("a started analysis starts once its inputs are in, finishes while the later ones run, keeps its place, and its failure rejects", async () => {
+    let fail = false;
+    let startedBeforeVariance: boolean | undefined;
+    registerAnalysis({
+      name: "toyStarted",
+      kinds: "every",
+      plan: AnalysisPlanSchema.pick({}),
+      result: "toyStarted",
+      startsAfter: ["contrasts"],
+      // Finishes on a later turn of the event loop, as work on worker threads does.
+      start: async (ctx: AnalysisContext) => {
+        startedBeforeVariance = ctx.results.contrasts !== undefined && ctx.results.variance === undefined;
+        return {
+          result: new Promise<{ rows: number }>((resolve, reject) =>
+            setImmediate(() => (fail ? reject(new Error("toy worker failed")) : resolve({ rows: ctx.rows.length }))),
+          ),
+        };
+      },
+    });
+    registerAnalysis({
+      name: "toyAfter",
+      kinds: "every",
+      plan: AnalysisPlanSchema.pick({}),
+      result: "toyAfter",
+      run: (ctx: AnalysisContext) => ({ sawStarted: ctx.results.toyStarted !== undefined }),
+    });
+    const t = table();
+    const analysis = await analyzeStudy(t, fastPlan());
+    assert.deepEqual(analysis.toyStarted, { rows: t.rows.length });
+    assert.equal(startedBeforeVariance, true, "started right after the contrasts, before its turn");
+    assert.deepEqual(analysis.toyAfter, { sawStarted: false }, "the later analysis ran before it finished");
+    const keys = Object.keys(analysis);
+    assert.equal(keys.indexOf("toyAfter"), keys.indexOf("toyStarted") + 1, "results in registration order");
+    fail = true;
+    await assert.rejects(analyzeStudy(t, fastPlan()), /toy worker failed/);
   });
 });

@@ -59,6 +59,9 @@ describe("the bundled CLI", () => {
     assert.equal(packageJson.bin.parallax, `dist/bundle/${BUNDLED_CLI}`);
     const built = new Set(readdirSync(BUNDLE));
     for (const name of Object.keys(BUNDLE_ENTRIES)) assert.ok(built.has(`${name}.js`), `${name}.js not built`);
+    // The worker threads' modules, started from beside the chunks that start them.
+    for (const worker of ["bootstrap-worker.js", "spec-curve-worker.js"])
+      assert.ok(built.has(worker), `${worker} not built`);
     const targets = Object.entries(packageJson.exports as Record<string, string | { default: string }>)
       .filter(([subpath]) => !subpath.endsWith(".json"))
       .map(([, target]) => (typeof target === "string" ? target : target.default));

@@ -1,22 +1,24 @@
 /**
- * A run prepares its benchmarks on worker threads (run/prepare/benchmark-thread.ts): the study it
+ * A run prepares its benchmarks on a worker thread (run/prepare/benchmark-thread.ts): the study it
  * gets must be the one preparing on the calling thread gives (items, manifest, drawn exemplars and
  * the set-aside pools' stored rows), the whole item lists must never be built on the calling
  * thread, a problem of a source must reach the user exactly as it does without threads (class,
- * exit code, located message), benchmarks sharing a URL source download it side by side into the
- * one cache, and a worker that cannot start must fail the run, not hang it.
+ * exit code, located message), benchmarks sharing a URL source download it once into the cache,
+ * and a failure on the worker must fail the run, not hang it (a worker that exits or cannot load
+ * its module: tests/stats/worker-pool.test.ts).
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { InputError } from "../../src/core/errors.js";
+import { SpecError } from "../../src/core/spec-problems.js";
 import { datasetLoaders } from "../../src/datasets/registry.js";
 import { drawnPools, setAsidePool } from "../../src/run/prepare/exemplars.js";
-import { prepareOnThreads } from "../../src/run/prepare/benchmark-thread.js";
+import { benchmarkThread } from "../../src/run/prepare/benchmark-thread.js";
 import { type PreparedStudy, prepareStudy } from "../../src/run/prepare/study.js";
 import { decodeItemLines } from "../../src/run/store/run-items.js";
 
@@ -89,7 +91,7 @@ async function mainThreadLoads(work: () => Promise<unknown>): Promise<number> {
   return loads;
 }
 
-describe("benchmarks prepared on worker threads", () => {
+describe("benchmarks prepared on a worker thread", () => {
   it("give the study the calling thread prepares, without loading any item list on it", async () => {
     const specPath = writeStudy();
     let here: PreparedStudy | undefined;
@@ -139,16 +141,14 @@ describe("benchmarks prepared on worker threads", () => {
     assert.match(threaded.message, /study\.yaml:\d+:\d+: benchmarks\[1\]\.source: .*dial_test\.csv.*row 301/);
   });
 
-  it("download a URL source that two benchmarks share into the cache, side by side", async () => {
+  it("download a URL source that two benchmarks share into the cache", async () => {
     const dir = mkdtempSync(join(tmpdir(), "parallax-benchmark-thread-url-"));
     writeCsv(dir, "shared", 200);
     const body = readFileSync(join(dir, "shared_test.csv"));
-    // Both downloads are answered together, once both have asked: the two threads write the cache at once.
-    const waiting: ServerResponse[] = [];
+    let downloads = 0;
     const server = createServer((_request, response) => {
-      waiting.push(response);
-      if (waiting.length < 2) return;
-      for (const held of waiting.splice(0)) held.writeHead(200, { "content-length": body.length }).end(body);
+      downloads++;
+      response.writeHead(200, { "content-length": body.length }).end(body);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/shared_test.csv`;
@@ -176,6 +176,7 @@ describe("benchmarks prepared on worker threads", () => {
         [...study.items.values()].map((items) => items.size),
         [10, 10],
       );
+      assert.equal(downloads, 1, "the second benchmark reads the worker's cached download");
       assert.deepEqual(
         readdirSync(join(dir, ".parallax-cache"), { recursive: true }).filter((name) => String(name).endsWith(".part")),
         [],
@@ -187,17 +188,20 @@ describe("benchmarks prepared on worker threads", () => {
     }
   });
 
-  it("fail every benchmark, without hanging, when a worker cannot start", { timeout: 60_000 }, async () => {
+  it("fail, without hanging, when the worker cannot read the spec", { timeout: 60_000 }, async () => {
     const specPath = writeStudy();
     const study = await prepareStudy(specPath);
-    // YAML the worker cannot parse: its module throws before it serves a benchmark.
-    const results = prepareOnThreads({
+    // YAML the worker cannot parse: the benchmark's preparation fails with the spec's problem.
+    const thread = benchmarkThread({
       spec: study.spec,
       specPath,
       specText: "study: [unclosed",
       context: { baseDir: tmpdir(), cacheDir: tmpdir() },
     });
-    assert.equal(results.length, study.spec.benchmarks.length);
-    for (const result of results) await assert.rejects(result, "each benchmark's preparation rejects");
+    try {
+      await assert.rejects(thread.prepare(0), SpecError, "the spec's problem, rebuilt as a SpecError");
+    } finally {
+      await thread.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   enumerateSpecifications,
+  permutationSeeds,
   runSpecificationCurve,
   seededRandom,
   summarizeCurve,
@@ -89,5 +90,41 @@ describe("specification curve", () => {
         assert.ok(perm.pMedian === 0.01 && curve.summary.shareSignificant > 0.5, `p ${perm.pMedian}`);
       else assert.ok(perm.pMedian > 0.05, `null p ${perm.pMedian}`);
     }
+  });
+
+  it("gives the same test when the caller computes every null curve at once from the permutations' seeds", async () => {
+    const data = dataset(0.3, 9);
+    const inTurnSeeds: number[] = [];
+    const inTurn = await runSpecificationCurve({
+      dimensions,
+      analyze: (spec) => analysis(data, data.treated, spec),
+      permutation: {
+        count: 19,
+        seed: 4,
+        analyzePermuted: (spec, permute, permutationSeed) => {
+          if (inTurnSeeds.at(-1) !== permutationSeed) inTurnSeeds.push(permutationSeed);
+          return analysis(data, permute(data.treated), spec);
+        },
+      },
+    });
+    const atOnce = await runSpecificationCurve({
+      dimensions,
+      analyze: (spec) => analysis(data, data.treated, spec),
+      permutation: {
+        count: 19,
+        seed: 4,
+        nullCurves: async (specs, seeds) => {
+          assert.deepEqual(seeds, inTurnSeeds);
+          // Computed last permutation first, as another thread's share may arrive: placed by k.
+          const curves = [...seeds].reverse().map((seed) => {
+            const labels = seededRandom(seed).shuffle(data.treated);
+            return specs.map((spec) => analysis(data, labels, spec));
+          });
+          return curves.reverse();
+        },
+      },
+    });
+    assert.deepEqual(permutationSeeds(4, 19), inTurnSeeds);
+    assert.deepEqual(atOnce, inTurn);
   });
 });

@@ -1,5 +1,6 @@
 /** The specification curve with its permutation test (ScaffoldSafety 6.5). */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
+import { analyzeScope } from "../core/contrast-model.js";
 import { restrictRows } from "../core/plan.js";
 import { type SpecCurveResult, specificationCurve } from "./spec-curve.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
@@ -14,26 +15,44 @@ declare module "../core/registry.js" {
   }
 }
 
-async function curve(ctx: AnalysisContext): Promise<SpecCurveResult | Skipped> {
+/**
+ * Starts the curve: resolves once its permutation test is at work on worker threads (or the curve
+ * is done without them), with the promise of the result.
+ */
+async function startCurve(ctx: AnalysisContext): Promise<{ result: Promise<SpecCurveResult | Skipped> }> {
   const curvePlan = ctx.plan.specification_curve;
-  if (curvePlan === false) return { skipped: "not in the plan" };
-  const pooled = ctx.results.contrasts?.[ctx.plan.population].pooled;
+  if (curvePlan === false) return { result: Promise.resolve({ skipped: "not in the plan" }) };
+  const population = ctx.plan.population;
+  // The pooled contrasts as the contrasts analysis computes them (the fit is shared through
+  // fitScopeGlm's cache), so the curve need not wait for that analysis.
+  const pooled = analyzeScope("pooled", ctx.scored[population], {
+    population,
+    levels: ctx.resolved.levels,
+    setup: ctx.setup,
+    plan: ctx.plan,
+  });
   // Default contrast: the condition with the largest pooled |RD|.
   const contrast =
     curvePlan.contrast ??
-    [...(pooled?.contrasts ?? [])].sort(
+    [...pooled.contrasts].sort(
       (a, b) => Math.abs(b.riskDifference?.estimate ?? 0) - Math.abs(a.riskDifference?.estimate ?? 0),
     )[0]?.condition;
-  if (!contrast) return { skipped: "no contrast to follow" };
-  const followed = pooled?.contrasts.find((c) => c.condition === contrast);
-  if (followed?.notComparable) return { skipped: `${contrast}: ${followed.notComparable} with the reference` };
+  if (!contrast) return { result: Promise.resolve({ skipped: "no contrast to follow" }) };
+  const followed = pooled.contrasts.find((c) => c.condition === contrast);
+  if (followed?.notComparable)
+    return { result: Promise.resolve({ skipped: `${contrast}: ${followed.notComparable} with the reference` }) };
   const { comparisonFacet, reference, levels } = ctx.resolved;
-  if (!levels.includes(contrast)) return { skipped: `contrast '${contrast}' is not a level in the data` };
+  if (!levels.includes(contrast))
+    return { result: Promise.resolve({ skipped: `contrast '${contrast}' is not a level in the data` }) };
   // The scorer dimension compares stored scorers of the same trials, so it reads every scorer's rows.
   const scorerRows = ctx.input
     ? restrictRows(ctx.input.rows, ctx.resolved.restrict).filter((r) => levels.includes(r.facets[comparisonFacet]))
     : undefined;
-  const result = await specificationCurve({
+  let permutationsStarted!: () => void;
+  const atWork = new Promise<void>((resolve) => {
+    permutationsStarted = resolve;
+  });
+  const result = specificationCurve({
     rows: ctx.rows,
     facet: comparisonFacet,
     reference,
@@ -41,8 +60,10 @@ async function curve(ctx: AnalysisContext): Promise<SpecCurveResult | Skipped> {
     facets: ctx.table.facets,
     plan: ctx.plan,
     scorerRows,
-  });
-  return result ?? { skipped: "not in the plan" };
+    onPermutationsStarted: permutationsStarted,
+  }).then((curve): SpecCurveResult | Skipped => curve ?? { skipped: "not in the plan" });
+  await Promise.race([atWork, result]);
+  return { result };
 }
 
 /** ScaffoldSafety's App. D paths with what this study's curve does with each (the report). */
@@ -120,6 +141,8 @@ registerAnalysis({
   kinds: ["comparison", "grid"],
   plan: AnalysisPlanSchema.pick({ specification_curve: true, population: true }),
   result: "specificationCurve",
-  run: curve,
+  start: startCurve,
+  // It reads no other analysis's result: its permutation test starts with the first analyses.
+  startsAfter: [],
   summary: ({ analysis }) => summaryLines(analysis),
 });

@@ -18,7 +18,13 @@
  */
 import type { AnalysisPlan } from "../../contracts/analysis.js";
 import type { SpecCurveDimension } from "../../contracts/analysis/comparison.js";
-import type { Dimension, Specification, SpecificationCurve, SpecificationResult } from "../../stats/index.js";
+import type {
+  CurveSummary,
+  Dimension,
+  Specification,
+  SpecificationCurve,
+  SpecificationResult,
+} from "../../stats/index.js";
 import {
   type AliasedColumn,
   type CellMoments,
@@ -37,6 +43,8 @@ import { attempt, columnTable, distinctValues, type Population, scoredRows } fro
 import { blockCellMoments, type MomentBlocks, momentBlocks, wholeNumbers } from "./spec-curve-moments.js";
 import { appendixDPaths, SCORING_METHOD_NOTE, type SpecCurvePath } from "./spec-curve-paths.js";
 import { type AnalysisRow, scorerOf } from "../core/table.js";
+import { workerModule, workerPool } from "../../stats/worker-pool.js";
+import { availableParallelism } from "node:os";
 
 export type { SpecCurvePath } from "./spec-curve-paths.js";
 
@@ -327,6 +335,21 @@ interface Resolved {
   design?: CellDesign;
 }
 
+/** What another thread fits permuted specifications from (CurveFits.permutationSnapshot). */
+export interface PermutationSnapshot {
+  engine: Omit<Engine, "rows">;
+  defaultScorer: string | null;
+  codings: Coding[];
+  specs: {
+    spec: Specification;
+    /** Its coding's key. */
+    coding: string;
+    resolved: Omit<Resolved, "coding" | "aliasing" | "design">;
+    /** Its observed fit's coefficients (where each permuted fit starts). */
+    start: Float64Array | undefined;
+  }[];
+}
+
 function keepsValue(choice: unknown, value: string): boolean {
   return choice === undefined || choice === "all" || choice !== `without ${value}`;
 }
@@ -575,7 +598,7 @@ class CurveFits {
     private readonly defaultScorer: string | null,
   ) {
     this.nCells = engine.nRest * engine.levels.length;
-    this.cellOfRow = new Int32Array(engine.rows.length);
+    this.cellOfRow = new Int32Array(engine.rest.length);
     this.permutedLevels = new Int32Array(engine.trialLevel.length);
     this.blocks = momentBlocks(engine.rest, engine.clusterStart, engine.nRest, engine.levels.length);
     this.levels = engine.trialLevel;
@@ -608,10 +631,56 @@ class CurveFits {
   analyzePermuted(spec: Specification, permute: unknown, permutationSeed: number): SpecificationResult {
     if (this.permutation !== permute) {
       this.permutation = permute;
-      this.shuffle ??= caseShuffle(this.engine);
-      permuteWithinCases(this.engine, this.shuffle, RandomStream.fromSeed(permutationSeed), this.permutedLevels);
-      this.relabel(this.permutedLevels);
+      this.permuteLabels(permutationSeed);
     }
+    return this.permutedFit(spec);
+  }
+
+  /** The null curve of the permutation with this seed, in the order of `specs`. */
+  nullCurve(specs: readonly Specification[], seed: number): SpecificationResult[] {
+    // The labelling is this seed's: a later analyzePermuted call relabels for its own.
+    this.permutation = seed;
+    this.permuteLabels(seed);
+    return specs.map((spec) => this.permutedFit(spec));
+  }
+
+  /**
+   * What another thread needs to fit these specifications under permutations: the engine without
+   * its rows, the outcome codings, each specification resolved and its observed coefficients.
+   */
+  permutationSnapshot(specs: readonly Specification[]): PermutationSnapshot {
+    const { rows: _rows, ...engine } = this.engine;
+    return {
+      engine,
+      defaultScorer: this.defaultScorer,
+      codings: [...this.codings.values()],
+      specs: specs.map((spec) => {
+        const { coding, aliasing: _aliasing, design: _design, ...resolved } = this.resolve(spec);
+        return { spec, coding: coding.key, resolved, start: this.starts.get(keyOf(spec)) };
+      }),
+    };
+  }
+
+  /** The fits a snapshot describes, on another thread (its rows are not needed: the codings come with it). */
+  static fromSnapshot(snapshot: PermutationSnapshot): CurveFits {
+    const fits = new CurveFits({ ...snapshot.engine, rows: [] }, snapshot.defaultScorer);
+    for (const coding of snapshot.codings) fits.codings.set(coding.key, coding);
+    for (const { spec, coding, resolved, start } of snapshot.specs) {
+      fits.resolved.set(keyOf(spec), { ...resolved, coding: fits.codings.get(coding)! });
+      if (start) fits.starts.set(keyOf(spec), start);
+    }
+    return fits;
+  }
+
+  /** Shuffles the labels within cases by a permutation's seed. */
+  private permuteLabels(permutationSeed: number): void {
+    this.shuffle ??= caseShuffle(this.engine);
+    permuteWithinCases(this.engine, this.shuffle, RandomStream.fromSeed(permutationSeed), this.permutedLevels);
+    this.relabel(this.permutedLevels);
+  }
+
+  /** A specification's fit under the current permutation. */
+  private permutedFit(spec: Specification): SpecificationResult {
     const r = this.resolve(spec);
     const start = this.starts.get(keyOf(spec));
     const result = attempt(() => fitResolved(this.engine, r, this.moments(r.coding), start));
@@ -722,6 +791,15 @@ export interface SpecCurveInput extends SpecCurveContrast {
   plan: AnalysisPlan;
   /** Rows of every stored scorer of the same trials (the `scorer` dimension); default: `rows`. */
   scorerRows?: readonly AnalysisRow[];
+  /** Threads for the permutation test, the calling one included (default: the available parallelism). */
+  threads?: number;
+  /** Called with each null curve's summary, in permutation order (the result keeps only the p values). */
+  onNullSummaries?: (summaries: readonly CurveSummary[]) => void;
+  /**
+   * Called once worker threads are fitting the permutations: this thread joins them when the event
+   * loop next turns, so the caller may go on with other work meanwhile.
+   */
+  onPermutationsStarted?: () => void;
 }
 
 export async function specificationCurve(input: SpecCurveInput): Promise<SpecCurveResult | null> {
@@ -736,7 +814,17 @@ export async function specificationCurve(input: SpecCurveInput): Promise<SpecCur
   const fits = new CurveFits(engine, scorers.length > 1 ? scorerOf(rows[0] ?? ({} as AnalysisRow)) : null);
   const alpha = plan.multiplicity.alpha;
   const excluded = excludedSpecifications(dimensions);
-  const { curve, permutationNote } = await runCurve(fits, dimensions, curvePlan, alpha);
+  // A worker fits at least one permutation of its own, so there are fewer workers than permutations.
+  const threads = Math.max(1, Math.min(input.threads ?? availableParallelism(), curvePlan.permutations));
+  // The workers load their modules while this thread fits the observed curve.
+  permutationWorkers.start(threads - 1);
+  const { curve, permutationNote } = await runCurve(
+    fits,
+    dimensions,
+    { ...curvePlan, threads, onStarted: input.onPermutationsStarted },
+    alpha,
+  );
+  if (curve.permutation) input.onNullSummaries?.(curve.permutation.nullSummaries);
   const ok = curve.specifications.filter((s) => Number.isFinite(s.result.estimate));
   const glmm = curvePlan.glmm ? primaryGlmm(input, curvePlan.glmm_max_rows) : { skipped: "not in the plan" };
   return {
@@ -790,7 +878,7 @@ function excludedSpecifications(dimensions: readonly Dimension[]): SpecCurveResu
 async function runCurve(
   fits: CurveFits,
   dimensions: readonly Dimension[],
-  curvePlan: CurvePlan,
+  curvePlan: CurvePlan & { threads: number; onStarted?: () => void },
   alpha: number,
 ): Promise<{ curve: SpecificationCurve<SpecificationResult>; permutationNote: string | null }> {
   const include = (spec: Specification) => incoherent(spec) === null;
@@ -807,12 +895,137 @@ async function runCurve(
     permutation: {
       count: curvePlan.permutations,
       seed: curvePlan.seed,
-      analyzePermuted: (spec, permute, permutationSeed) => fits.analyzePermuted(spec, permute, permutationSeed),
+      ...(curvePlan.threads > 1
+        ? {
+            nullCurves: (specs, seeds) =>
+              nullCurvesOnThreads(fits, specs, seeds, { threads: curvePlan.threads, onStarted: curvePlan.onStarted }),
+          }
+        : {
+            analyzePermuted: (spec, permute, permutationSeed) => fits.analyzePermuted(spec, permute, permutationSeed),
+          }),
     },
   });
   const note =
     fits.nullFailures > 0 ? `${fits.nullFailures} permuted fit(s) not estimable, counted as no effect` : null;
   return { curve: permuted, permutationNote: note };
+}
+
+// ---------------------------------------------------------------- the permutations on threads
+
+/** The worker threads of the permutation test (spec-curve-worker.ts). */
+const permutationWorkers = workerPool(workerModule("spec-curve-worker", import.meta.url));
+
+/** Terminates the permutation test's worker threads (tests and benchmarks that want a clean exit). */
+export async function closeSpecCurveWorkers(): Promise<void> {
+  await permutationWorkers.close();
+}
+
+/**
+ * The permutations every thread fits, shared: each thread claims the next permutation from `next`
+ * until `claimable` is reached and writes its fits at their place, so the work balances itself
+ * across threads and the null curves do not depend on which thread fitted which permutation.
+ * The permutations from `claimable` on are the workers', one each, fitted first.
+ */
+interface SharedNullCurves {
+  seeds: readonly number[];
+  claimable: number;
+  /** [0]: the next permutation to claim (on shared memory). */
+  next: Int32Array;
+  /** Permutation k's fit of specification s at k * specs + s (on shared memory). */
+  estimates: Float64Array;
+  p: Float64Array;
+}
+
+/** A worker's part of the permutation test: the fits' snapshot and the shared permutations. */
+export interface NullCurvesRequest {
+  snapshot: PermutationSnapshot;
+  shared: SharedNullCurves;
+  /** The permutation this worker fits first (its own, not claimable). */
+  own: number;
+}
+
+/** What a worker reports besides the fits it wrote: its permuted fits that could not be estimated. */
+export interface NullCurvesReply {
+  nullFailures: number;
+}
+
+/**
+ * Fits this thread's own permutation (a worker's), then the permutations it claims until none is
+ * left, each written at its place.
+ */
+function fitClaimed(
+  fits: CurveFits,
+  specs: readonly Specification[],
+  shared: SharedNullCurves,
+  own: number | null,
+): void {
+  const { seeds, claimable, next, estimates, p } = shared;
+  const fit = (k: number) =>
+    fits.nullCurve(specs, seeds[k]).forEach((result, s) => {
+      estimates[k * specs.length + s] = result.estimate;
+      p[k * specs.length + s] = result.p;
+    });
+  if (own !== null) fit(own);
+  for (let k = Atomics.add(next, 0, 1); k < claimable; k = Atomics.add(next, 0, 1)) fit(k);
+}
+
+/** The worker's side: fits its claimed permutations and reports its failures. */
+export function nullCurvesReply({ snapshot, shared, own }: NullCurvesRequest): NullCurvesReply {
+  const fits = CurveFits.fromSnapshot(snapshot);
+  fitClaimed(
+    fits,
+    snapshot.specs.map((s) => s.spec),
+    shared,
+    own,
+  );
+  return { nullFailures: fits.nullFailures };
+}
+
+/**
+ * The null curves over this thread and `threads - 1` workers (fewer than the permutations), which
+ * claim permutations from one shared counter; each worker also fits one of the last permutations
+ * of its own, so every worker takes part however fast this thread is. Permutation k is fitted
+ * from its own seed whichever thread fits it, and the curves are read back in permutation order,
+ * so the null distribution equals the one-thread one.
+ */
+async function nullCurvesOnThreads(
+  fits: CurveFits,
+  specs: readonly Specification[],
+  seeds: readonly number[],
+  { threads, onStarted }: { threads: number; onStarted?: () => void },
+): Promise<SpecificationResult[][]> {
+  const fitCount = seeds.length * specs.length;
+  const workers = threads - 1;
+  const shared: SharedNullCurves = {
+    seeds,
+    claimable: seeds.length - workers,
+    next: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
+    estimates: new Float64Array(new SharedArrayBuffer(fitCount * Float64Array.BYTES_PER_ELEMENT)),
+    p: new Float64Array(new SharedArrayBuffer(fitCount * Float64Array.BYTES_PER_ELEMENT)),
+  };
+  const snapshot = fits.permutationSnapshot(specs);
+  const remote = Array.from({ length: workers }, (_, t) =>
+    permutationWorkers.request<NullCurvesReply>(t, {
+      snapshot,
+      shared,
+      own: shared.claimable + t,
+    } satisfies NullCurvesRequest),
+  );
+  // A worker that fails while this thread is busy elsewhere is reported below, not as an unhandled rejection.
+  for (const reply of remote) reply.catch(() => undefined);
+  try {
+    onStarted?.();
+    // The workers are at it: this thread joins them once the caller's other work lets the event loop turn.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    fitClaimed(fits, specs, shared, null);
+  } finally {
+    // The workers finish the permutations they claimed (a failure here leaves no answer unhandled).
+    await Promise.allSettled(remote);
+  }
+  for (const reply of await Promise.all(remote)) fits.nullFailures += reply.nullFailures;
+  return seeds.map((_, k) =>
+    specs.map((_, s) => ({ estimate: shared.estimates[k * specs.length + s], p: shared.p[k * specs.length + s] })),
+  );
 }
 
 /** The curve's summary on the odds-ratio scale. */

@@ -202,6 +202,18 @@ export interface RegisteredAnalysis<K extends ResultKey = ResultKey> {
   /** The StudyAnalysis field it fills; absent for presentation-only entries (methodology). */
   result?: K;
   run?(context: AnalysisContext): AnalysisResults[K] | Promise<AnalysisResults[K]>;
+  /**
+   * Instead of `run`, for an analysis that goes on working on worker threads: resolves once that
+   * work is started, with the promise of its result, so the later analyses run meanwhile (none of
+   * them may read this result; analyzeStudy awaits it before the integrity gate, and it keeps its
+   * place among the results).
+   */
+  start?(context: AnalysisContext): Promise<{ result: Promise<AnalysisResults[K]> }>;
+  /**
+   * With `start`: the results it reads. It is started as soon as they are in, before its turn, so
+   * its worker threads overlap more of the analyses between (its kinds and `needs` are read then).
+   */
+  startsAfter?: readonly ResultKey[];
   /** Its lines in `parallax analyze --full`'s text summary (every table). */
   summary?(input: PresentedAnalysis): string[];
   /** Its lines in the overview `parallax analyze` prints by default (a few, under its kind's card heading). */

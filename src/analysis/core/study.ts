@@ -18,6 +18,7 @@ import {
   type AnalysisContext,
   type AnalysisResults,
   type LeftOut,
+  type RegisteredAnalysis,
   registeredAnalyses,
   type StudyAnalysis,
 } from "./registry.js";
@@ -68,18 +69,43 @@ export async function analyzeStudy(
   const results: Partial<AnalysisResults> = {};
   const kinds = studyKinds(context, options.kinds);
   const leftOut: LeftOut[] = [];
-  for (const analysis of registeredAnalyses()) {
-    const reason = leftOutReason(analysis, kinds.kinds, { ...context, results });
+  const analyses = registeredAnalyses();
+  const startedEarly = new Map<RegisteredAnalysis, Promise<Started>>();
+  // Starts each later analysis whose declared inputs (startsAfter) are in, before its turn.
+  const startReady = async (from: number) => {
+    for (const later of analyses.slice(from)) {
+      if (!later.start || !later.startsAfter || startedEarly.has(later)) continue;
+      if (!later.startsAfter.every((key) => results[key] !== undefined)) continue;
+      if (leftOutReason(later, kinds.kinds, { ...context, results }) !== null) continue;
+      const starting = begin(later, { ...context, results });
+      startedEarly.set(later, starting);
+      await starting;
+    }
+  };
+  const finishing: { key: string; result: Promise<unknown> }[] = [];
+  await startReady(0);
+  for (const [at, analysis] of analyses.entries()) {
+    const early = startedEarly.get(analysis);
+    const reason = early ? null : leftOutReason(analysis, kinds.kinds, { ...context, results });
     if (reason !== null) {
       leftOut.push({ analysis: analysis.name, reason });
       continue;
     }
-    if (!analysis.run || !analysis.result) continue;
-    (results as Record<string, unknown>)[analysis.result] = await analysis.run({ ...context, results });
+    if (!analysis.result) continue;
+    const key = analysis.result;
+    if (analysis.start) {
+      const { result } = await (early ?? begin(analysis, { ...context, results }));
+      // Its place among the results, filled in once it finishes.
+      (results as Record<string, unknown>)[key] = undefined;
+      finishing.push({ key, result });
+      continue;
+    }
+    if (!analysis.run) continue;
+    (results as Record<string, unknown>)[key] = await analysis.run({ ...context, results });
+    await startReady(at + 1);
   }
-  if (results.integrity)
-    gateVerdicts(results, results.integrity, context.resolved.reference, context.resolved.comparisonFacet);
   const { resolved } = context;
+  // The families read no analysis's result: computed while the started analyses finish.
   const families = options.families
     ? analyzeFamilies(options.families, {
         table: selected,
@@ -88,6 +114,9 @@ export async function analyzeStudy(
         defaultReference: resolved.reference,
       })
     : undefined;
+  for (const { key, result } of finishing) (results as Record<string, unknown>)[key] = await result;
+  if (results.integrity)
+    gateVerdicts(results, results.integrity, context.resolved.reference, context.resolved.comparisonFacet);
   return {
     meta: {
       parallaxVersion: PARALLAX_VERSION,
@@ -113,6 +142,20 @@ export async function analyzeStudy(
     ...(results as AnalysisResults),
     ...(families ? { families: { primary: primaryName(options.families!), others: families } } : {}),
   };
+}
+
+interface Started {
+  result: Promise<unknown>;
+}
+
+/**
+ * Starts an analysis that finishes on worker threads (RegisteredAnalysis.start). Its result is
+ * awaited after the later analyses: a failure before then is not an unhandled rejection.
+ */
+async function begin(analysis: RegisteredAnalysis, context: AnalysisContext): Promise<Started> {
+  const { result } = await analysis.start!(context);
+  result.catch(() => undefined);
+  return { result };
 }
 
 /** Names the other scorers the table holds, so a reader knows the outcome could be chosen otherwise. */

@@ -12,7 +12,7 @@ import type { LoadedBenchmark } from "../../datasets/types.js";
 import { loadStudySpec } from "../../facets/validate.js";
 import { refuseConstraintViolations } from "../../facets/constraints.js";
 import { prepareBenchmark } from "./benchmark-preparation.js";
-import { prepareOnThreads } from "./benchmark-thread.js";
+import { benchmarkThread } from "./benchmark-thread.js";
 import { benchmarkConditions, expandConditions } from "./conditions.js";
 import type { ExemplarManifest, SetAsidePool } from "./exemplars.js";
 import {
@@ -97,31 +97,35 @@ export async function prepareStudy(
   const pools = new Map<string, Item[]>();
   const sources = new Map<string, LoadedBenchmark["sources"]>();
   const context = { baseDir, cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache") };
-  // A run prepares its benchmarks on worker threads (benchmark-thread.ts); a plugin's loader is
+  // A run prepares its benchmarks on a worker thread (benchmark-thread.ts); a plugin's loader is
   // registered on this thread only.
-  const onThreads = poolsAside ? prepareOnThreads({ spec, specPath, specText: file.text, context }) : undefined;
-  for (const [index, benchmark] of spec.benchmarks.entries()) {
-    const prepared = onThreads
-      ? await onThreads[index]
-      : await prepareBenchmark({ spec, index, context, located, plugins, setAside: false });
-    if (prepared.warning) warnings.push(prepared.warning);
-    const { sampled, pool } = prepared;
-    items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
-    pools.set(benchmark.id, sampled);
-    sources.set(benchmark.id, prepared.sources);
-    if (pool) exemplars.set(benchmark.id, pool.items);
-    if (pool?.aside) poolsAside?.set(benchmark.id, pool.aside);
-    manifest.benchmarks.push({
-      id: benchmark.id,
-      loader: benchmark.loader,
-      source: benchmark.source ?? null,
-      sample: benchmark.sample ?? null,
-      skippedRows: prepared.skippedRows,
-      // With families the entries are written once the families' items are known (a benchmark's
-      // pool is not hashed whole).
-      items: spec.families ? [] : sampled.map((item) => manifestEntry(item, prepared.sources)),
-      ...(pool ? { exemplars: pool.manifest } : {}),
-    });
+  const thread = poolsAside ? benchmarkThread({ spec, specPath, specText: file.text, context }) : undefined;
+  try {
+    for (const [index, benchmark] of spec.benchmarks.entries()) {
+      const prepared = thread
+        ? await thread.prepare(index)
+        : await prepareBenchmark({ spec, index, context, located, plugins, setAside: false });
+      if (prepared.warning) warnings.push(prepared.warning);
+      const { sampled, pool } = prepared;
+      items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
+      pools.set(benchmark.id, sampled);
+      sources.set(benchmark.id, prepared.sources);
+      if (pool) exemplars.set(benchmark.id, pool.items);
+      if (pool?.aside) poolsAside?.set(benchmark.id, pool.aside);
+      manifest.benchmarks.push({
+        id: benchmark.id,
+        loader: benchmark.loader,
+        source: benchmark.source ?? null,
+        sample: benchmark.sample ?? null,
+        skippedRows: prepared.skippedRows,
+        // With families the entries are written once the families' items are known (a benchmark's
+        // pool is not hashed whole).
+        items: spec.families ? [] : sampled.map((item) => manifestEntry(item, prepared.sources)),
+        ...(pool ? { exemplars: pool.manifest } : {}),
+      });
+    }
+  } finally {
+    await thread?.close();
   }
   const conditions = expandConditions(spec.conditions);
   const byBenchmark = new Map(

@@ -62,11 +62,14 @@ export {
   type VarianceComponent,
 } from "./generalizability.js";
 export {
+  type AnalyzePermuted,
   type CurveSummary,
   type Dimension,
   enumerateSpecifications,
+  type NullCurves,
   type OptionValue,
   type PermutationOptions,
+  permutationSeeds,
   runSpecificationCurve,
   type Specification,
   type SpecificationCurve,

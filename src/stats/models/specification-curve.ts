@@ -10,6 +10,8 @@
 // p = (1 + #{null >= observed}) / (1 + K) (Phipson & Smyth 2010; never 0).
 // The caller owns the data, so it supplies `analyzePermuted(spec, permute)`: `permute` shuffles an
 // array with permutation k's fixed seed, identically for every specification in that permutation.
+// Or it supplies `nullCurves(specs, seeds)`, every permutation's results at once (from the same
+// seeds, so the null distribution is the same however the caller computes it).
 // Permute at the level of the exchangeable unit: with paired / clustered data (each case seen under
 // every configuration), shuffle configuration labels within each case, not across all rows.
 //
@@ -31,16 +33,27 @@ export interface SpecificationResult {
   p: number;
 }
 
-export interface PermutationOptions {
-  count: number;
-  seed: number;
-  analyzePermuted: (
-    spec: Specification,
-    permute: <T>(items: readonly T[]) => T[],
-    /** Permutation k's seed (the one `permute` uses), for callers that draw their own shuffle. */
-    permutationSeed: number,
-  ) => SpecificationResult | Promise<SpecificationResult>;
-}
+/** Permutation k's analysis of one specification (the null curves computed one fit at a time). */
+export type AnalyzePermuted = (
+  spec: Specification,
+  permute: <T>(items: readonly T[]) => T[],
+  /** Permutation k's seed (the one `permute` uses), for callers that draw their own shuffle. */
+  permutationSeed: number,
+) => SpecificationResult | Promise<SpecificationResult>;
+
+/**
+ * Every null curve at once: `seeds[k]` is permutation k's seed, and the answer's k-th entry its
+ * results in the order of `specs` (for callers that spread the permutations over threads).
+ */
+export type NullCurves = (
+  specs: readonly Specification[],
+  seeds: readonly number[],
+) => Promise<SpecificationResult[][]>;
+
+export type PermutationOptions = { count: number; seed: number } & (
+  | { analyzePermuted: AnalyzePermuted }
+  | { nullCurves: NullCurves }
+);
 
 export interface CurveSummary {
   n: number;
@@ -121,29 +134,47 @@ export async function runSpecificationCurve<R extends SpecificationResult>(optio
   return curve;
 }
 
+/** Permutation k's seed, k = 0..count-1: the k-th draw of the test's seed. */
+export function permutationSeeds(seed: number, count: number): number[] {
+  const seeds = seededRandom(seed);
+  return Array.from({ length: count }, () => seeds.int(2 ** 31));
+}
+
+/** The null curves one fit at a time, permutation by permutation, in specification order. */
+async function nullCurvesInTurn(
+  specs: readonly Specification[],
+  seeds: readonly number[],
+  analyzePermuted: AnalyzePermuted,
+): Promise<SpecificationResult[][]> {
+  const curves: SpecificationResult[][] = [];
+  for (const permutationSeed of seeds) {
+    const permute = <T>(items: readonly T[]) => seededRandom(permutationSeed).shuffle(items);
+    const results: SpecificationResult[] = [];
+    for (const spec of specs) results.push(await analyzePermuted(spec, permute, permutationSeed));
+    curves.push(results);
+  }
+  return curves;
+}
+
 async function permutationTest(
   specs: Specification[],
   observed: CurveSummary,
   alpha: number,
   options: PermutationOptions,
 ) {
-  const seeds = seededRandom(options.seed);
+  const seeds = permutationSeeds(options.seed, options.count);
+  const curves =
+    "nullCurves" in options
+      ? await options.nullCurves(specs, seeds)
+      : await nullCurvesInTurn(specs, seeds, options.analyzePermuted);
   const direction = Math.sign(observed.median);
-  const nullSummaries: CurveSummary[] = [];
-  const nullDirectional: number[] = [];
-  for (let k = 0; k < options.count; k++) {
-    const permutationSeed = seeds.int(2 ** 31);
-    const permute = <T>(items: readonly T[]) => seededRandom(permutationSeed).shuffle(items);
-    const results: SpecificationResult[] = [];
-    for (const spec of specs) results.push(await options.analyzePermuted(spec, permute, permutationSeed));
-    nullSummaries.push(summarizeCurve(results, alpha));
-    // Null curves are judged in the OBSERVED median's direction.
-    nullDirectional.push(
-      direction === 0
-        ? 0
-        : results.filter((r) => r.p < alpha && Math.sign(r.estimate) === direction).length / results.length,
-    );
-  }
+  const nullSummaries = curves.map((results) => summarizeCurve(results, alpha));
+  // Null curves are judged in the OBSERVED median's direction.
+  const nullDirectional = curves.map((results) =>
+    direction === 0
+      ? 0
+      : results.filter((r) => r.p < alpha && Math.sign(r.estimate) === direction).length / results.length,
+  );
   const pValue = (nulls: number[], stat: number) => (1 + nulls.filter((v) => v >= stat).length) / (1 + options.count);
   return {
     count: options.count,
