@@ -4,7 +4,7 @@
  * figure is taken as its own benchmark takes it, in fewer rounds: the bootstrap against numpy
  * (bench/stats.ts), the run's fixed cost and the HTTP run (bench/http.ts, the built CLI: `npm run
  * build` first) and the simulated runner (bench/runner.ts). 4.5 minutes at load 16 on this 2-core
- * machine, plus the paper-scale group (bench/paper-scale.ts: both designs at full size, which takes
+ * machine, plus the paper-scale group (bench/paper-scale.ts: its three designs at full size, which takes
  * tens of minutes; `--skip paper-scale` leaves it out). `--skip http,runner` leaves groups out;
  * `--json` prints the comparisons as JSON.
  * Exits 1 when the doc does not quote a figure of the JSON as it stands there; a figure that does
@@ -64,7 +64,10 @@ function runnerGroup(): Measured {
 }
 
 /** The paper-scale figures (keys of bench/headline.json), each read off one design's measurement. */
-const PAPER_SCALE_FIGURES: Record<string, (m: { scaffold: DesignResult; repro: DesignResult }) => number | null> = {
+const PAPER_SCALE_FIGURES: Record<
+  string,
+  (m: { scaffold: DesignResult; repro: DesignResult; audit: DesignResult }) => number | null
+> = {
   "paper-repro-first-trial-s": (m) => m.repro.firstTrialS,
   "paper-repro-run-rss-mb": (m) => m.repro.stages.run.peakRssMb,
   "paper-repro-store-kb-per-trial": (m) => Number(perTrialKb(m.repro)),
@@ -75,9 +78,11 @@ const PAPER_SCALE_FIGURES: Record<string, (m: { scaffold: DesignResult; repro: D
   "paper-scaffold-run-rss-mb": (m) => m.scaffold.stages.run.peakRssMb,
   "paper-scaffold-analyze-s": (m) => m.scaffold.stages.analyze.wallS,
   "paper-scaffold-search-ms": (m) => m.scaffold.viewer.searchMs,
+  "paper-audit-run-rss-mb": (m) => m.audit.stages.run.peakRssMb,
+  "paper-audit-analyze-s": (m) => m.audit.stages.analyze.wallS,
 };
 
-/** Both designs at full size (bench/paper-scale.ts), in a temp folder removed afterwards: tens of minutes. */
+/** The three designs at full size (bench/paper-scale.ts), in a temp folder removed afterwards: tens of minutes. */
 async function paperScaleGroup(): Promise<Measured> {
   const problem = paperScalePrerequisites();
   if (problem) throw new Error(problem);
@@ -85,9 +90,10 @@ async function paperScaleGroup(): Promise<Measured> {
   try {
     const scaffold = await measureDesign("scaffold", 1, root);
     const repro = await measureDesign("repro", 1, root);
+    const audit = await measureDesign("audit", 1, root);
     const out: Measured = {};
     for (const [id, read] of Object.entries(PAPER_SCALE_FIGURES)) {
-      const value = read({ scaffold, repro });
+      const value = read({ scaffold, repro, audit });
       if (value !== null) out[id] = value;
     }
     return out;
