@@ -59,8 +59,6 @@ export function workerPool(url: URL): WorkerPool {
   const workerAt = (index: number): PooledWorker => {
     while (pool.length <= index) {
       const worker = createWorker(url);
-      // An idle pool does not keep the process alive.
-      worker.unref();
       const entry: PooledWorker = { worker, pending: new Map() };
       worker.on("message", (message: Reply) => {
         const pending = entry.pending.get(message.id);
@@ -77,6 +75,9 @@ export function workerPool(url: URL): WorkerPool {
       );
       // An exit without an error (process.exit in the worker, terminate) fails what it left unanswered.
       worker.on("exit", (code) => fail(entry, new Error(`worker thread exited (code ${code}) before replying`)));
+      // An idle pool does not keep the process alive. After the listeners: a 'message' listener refs
+      // the worker's port again, and a worker started but never asked would hold the process open.
+      worker.unref();
       pool.push(entry);
     }
     return pool[index];

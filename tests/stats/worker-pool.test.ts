@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { after, describe, it } from "node:test";
 import { workerPool } from "../../src/stats/worker-pool.js";
 import type { PoolTestRequest } from "../helpers/pool-worker.js";
@@ -34,6 +35,20 @@ describe("worker pool", () => {
       await assert.rejects(broken.request(0, { echo: 1 }), /no-such-worker/);
     } finally {
       await broken.close();
+    }
+  });
+
+  it("does not keep the process alive with workers started and never asked, or idle after a reply", () => {
+    const pool = JSON.stringify(new URL("../../src/stats/worker-pool.ts", import.meta.url).href);
+    const worker = JSON.stringify(new URL("../helpers/pool-worker.ts", import.meta.url).href);
+    for (const body of ["p.start(2);", "await p.request(0, { echo: 1 });"]) {
+      const script = `const { workerPool } = await import(${pool}); const p = workerPool(new URL(${worker})); ${body}`;
+      const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      assert.equal(child.signal, null, `'${body}' left the process running until the timeout killed it`);
+      assert.equal(child.status, 0, child.stderr);
     }
   });
 });
