@@ -10,6 +10,7 @@ import { describe, it } from "node:test";
 import { loadScoredStudyTable, trialRow } from "../../src/analysis/core/table.js";
 import type { CallRecord, PlannedTrial } from "../../src/contracts/trial.js";
 import { conditionHash } from "../../src/core/hash.js";
+import { plainRow } from "../../src/analysis/core/trial-columns.js";
 import { conditionColumns } from "../../src/facets/registry.js";
 import { trialAuditAggregates } from "../../src/run/export/export.js";
 import { agentColumnsOf } from "../../src/run/export/trial-agent-columns.js";
@@ -93,7 +94,7 @@ describe("the analysis's narrow call read", () => {
         `the agent trials' flags are read: ${JSON.stringify(agentRows.map((r) => r.agent))}`,
       );
       const table = await loadScoredStudyTable(store, run, dir);
-      assert.deepEqual(table.rows, expected, "the loaded rows equal the rows built from the full calls");
+      assert.deepEqual(table.rows.map(plainRow), expected, "the loaded rows equal the rows built from the full calls");
       const byCondition = new Map<string, Set<object>>();
       for (const row of table.rows) {
         const key = JSON.stringify(row.facets);

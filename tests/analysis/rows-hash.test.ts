@@ -10,13 +10,13 @@ import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { storedRowsHash } from "../../src/analysis/core/rows-hash.js";
 import { rowsHash } from "../../src/analysis/core/inputs.js";
-import { loadStudyTable } from "../../src/analysis/core/table.js";
+import { loadStudyTable, TABLE_PAGE_SIZE } from "../../src/analysis/core/table.js";
 import type { ScoreRecord } from "../../src/contracts/trial.js";
 import { openStore } from "../../src/run/store/open.js";
 import { writeLargeStudy } from "../viewer/fixture.js";
 
-/** The loader reads 2,000 trials a page: more than that puts trials on a second page. */
-const LOADER_PAGE = 2_000;
+/** Trials per loader page: more than that puts trials on a second page. */
+const LOADER_PAGE = TABLE_PAGE_SIZE;
 
 function score(trialId: string, scorer: string, value: number, createdAt: string): ScoreRecord {
   return {

@@ -6,6 +6,7 @@
  */
 import type { Column, Table } from "../../stats/index.js";
 import type { AnalysisRow } from "./table.js";
+import { selfScored } from "./trial-columns.js";
 
 export type Population = "itt" | "pp";
 
@@ -28,7 +29,7 @@ export function scoredRows(
   const out: ScoredRow[] = [];
   for (const row of rows) {
     const y = populationScore(row, population, options);
-    if (y !== null) out.push({ row, y });
+    if (y !== null) out.push(selfScored(row, y) ?? { row, y });
   }
   return out;
 }

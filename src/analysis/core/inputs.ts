@@ -4,6 +4,7 @@ import type { AnalysisInputs } from "../../contracts/analysis-record.js";
 import { createHash } from "node:crypto";
 import { canonicalJson, hashValue } from "../../core/hash.js";
 import type { AnalysisTable } from "./table.js";
+import { plainRow } from "./trial-columns.js";
 
 export type { AnalysisInputs } from "../../contracts/analysis-record.js";
 
@@ -36,7 +37,7 @@ export function rowsHash(table: AnalysisTable): string {
   let chunk = "";
   for (const [i, row] of table.rows.entries()) {
     chunk += i === 0 ? "" : ",";
-    chunk += row === undefined ? "null" : json(row as unknown as Record<string, unknown>);
+    chunk += row === undefined ? "null" : json(plainRow(row) as unknown as Record<string, unknown>);
     if (chunk.length > HASH_CHUNK) {
       hasher.update(chunk);
       chunk = "";

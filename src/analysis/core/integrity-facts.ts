@@ -17,6 +17,7 @@ import type { RunRecord, TaskFacts, TrialRow, TrialStore } from "../../run/store
 import type { PreparedStudy } from "../../run/prepare/study.js";
 import { type RecordedStudy, recordedStudy } from "./recorded-study.js";
 import { studyAuditFacts } from "./audit-facts.js";
+import { TrialIdMap } from "./trial-id-map.js";
 import type { FormattedGold, IntegrityFacts } from "../integrity/registry.js";
 
 export async function studyIntegrityFacts(dir: string, store: TrialStore, run: RunRecord): Promise<IntegrityFacts> {
@@ -40,8 +41,9 @@ export interface IntegrityFactsReader {
 export function integrityFactsReader(dir: string, store: TrialStore, run: RunRecord): IntegrityFactsReader {
   let study: RecordedStudy | undefined;
   const goldOfTask = new Map<string, FormattedGold | null>();
-  const golds = new Map<string, FormattedGold>();
-  const trials = new Map<string, { scorer: string | null; format: string | null }>();
+  // Kept for every trial while the analyses run: ids as bytes, values shared (trial-id-map.ts).
+  const golds = new TrialIdMap<FormattedGold>();
+  const trials = new TrialIdMap<{ scorer: string | null; format: string | null }>();
   const formatOf = new Map<string, string>();
   const failureBuckets = new Map<string, FailureBucket>();
   // Every trial gets an entry, but few (scorer, format) pairs occur: each is one shared object.
@@ -58,6 +60,16 @@ export function integrityFactsReader(dir: string, store: TrialStore, run: RunRec
     const made = { scorer, format };
     ofScorer.set(format, made);
     return made;
+  };
+  // Many tasks (an item under many conditions) show its gold alike: one record each, not one per task.
+  const goldRecords = new Map<string, FormattedGold>();
+  const sharedGold = (gold: FormattedGold | null): FormattedGold | null => {
+    if (gold === null) return null;
+    const key = `${gold.benchmark}\u0000${gold.item}\u0000${gold.position}\u0000${gold.options}`;
+    const known = goldRecords.get(key);
+    if (known !== undefined) return known;
+    goldRecords.set(key, gold);
+    return gold;
   };
   // The stored scorer "name@version" (run-trial.ts) -> its name, which the registry knows.
   const scorerNames = new Map<string, string>();
@@ -81,7 +93,7 @@ export function integrityFactsReader(dir: string, store: TrialStore, run: RunRec
       const tasks = hashes.length > 0 ? await store.getTaskFacts(hashes) : new Map<string, TaskFacts>();
       for (const [hash, task] of tasks) {
         formatOf.set(hash, task.format);
-        if (!("unavailable" in known)) goldOfTask.set(hash, formattedGold(task, known));
+        if (!("unavailable" in known)) goldOfTask.set(hash, sharedGold(formattedGold(task, known)));
       }
       for (const trial of done) {
         const bucket = trial.status === "errored" ? trial.outcome?.failureBucket : null;
@@ -103,6 +115,7 @@ export function integrityFactsReader(dir: string, store: TrialStore, run: RunRec
       // The tasks' formats and golds serve `add` only: a whole run's task hashes need not outlive the read.
       formatOf.clear();
       goldOfTask.clear();
+      goldRecords.clear();
       // Nor the study's items and pools: the caller keeps this reader while the analyses run.
       study = undefined;
       const audit = await studyAuditFacts(dir, store, run);

@@ -7,6 +7,7 @@
 import { extname } from "node:path";
 import { facetLabel } from "../../contracts/condition.js";
 import { AGENT_ONLY_COLUMNS, type AgentFacts, agentFactsOf } from "./agent-facts.js";
+import { type AnalysisRow, analysisRow, clusterKey } from "./row.js";
 import type { StudySpec } from "../../contracts/spec.js";
 import { InputError } from "../../core/errors.js";
 import { mebibytes, readBoundedText, UnreadablePathError } from "../../core/guarded-read.js";
@@ -23,37 +24,11 @@ import {
 import { importedSimulated } from "../../run/export/provenance.js";
 import { trialPages } from "../../run/store/pages.js";
 import { agentColumnsOf } from "../../run/export/trial-agent-columns.js";
+import { plainRow, TrialColumns } from "./trial-columns.js";
 import type { RunRecord, TrialRow, TrialStore } from "../../run/store/types.js";
 
-export interface AnalysisRow {
-  trialId: string | null;
-  model: string;
-  benchmark: string;
-  item: string;
-  /** benchmark + item: item ids need only be unique within a benchmark. */
-  cluster: string;
-  attempt: number;
-  /** Facet name -> value label. */
-  facets: Record<string, string>;
-  /** Score 1 (safe/correct) or 0; null when the trial errored or was not scored. */
-  outcome: number | null;
-  parseFailed: boolean;
-  errored: boolean;
-  simulated: boolean;
-  /**
-   * Whose outcome this is: a stored scorer (`parallax score`, or a tidy table's `scorer` column);
-   * absent for the run-time outcome. A table may hold several scorers' rows of the same trial.
-   */
-  scorer?: string;
-  /** Per-trial audit shares (options_reached_share, safety_reached_share, ...) where recorded. */
-  audit?: Record<string, number>;
-  /** The parsed answer (an MC letter) where the scorer recorded one. */
-  answer?: string;
-  /** Agent trials: tool calls, tool errors, working time, token streams, cost, flags (agent-facts.ts). */
-  agent?: AgentFacts;
-  /** The weights' SHA-256 ("sha256:<hex>") or the provider's model version, where recorded. */
-  modelRevision?: string;
-}
+export { clusterKey } from "./row.js";
+export type { AnalysisRow } from "./row.js";
 
 /**
  * Item metadata by case (clusterKey(benchmark, item)): what the loader knows about an item that
@@ -106,10 +81,6 @@ const META_PREFIX = "meta.";
 
 /** Names a facet may not take: they would collide with the analysis table's own columns. */
 const RESERVED = new Set(["model", "benchmark", "outcome", "cluster", "item", "attempt"]);
-
-export function clusterKey(benchmark: string, item: string): string {
-  return `${benchmark}\u0000${item}`;
-}
 
 // ---------------------------------------------------------------- scorers
 
@@ -184,21 +155,25 @@ export async function loadScoredStudyTable(
     onTrials?: (trials: readonly TrialRow[]) => Promise<void>;
   } = {},
 ): Promise<AnalysisTable> {
-  const runTime: AnalysisRow[] = [];
-  const stored = new Map<string, AnalysisRow[]>();
+  // Each scorer's rows in columns of their own (the run-time rows first), read as views.
+  const runTime = new TrialColumns();
+  const runTimeRows: AnalysisRow[] = [];
+  const stored = new Map<string, { columns: TrialColumns; rows: AnalysisRow[] }>();
   let pending = 0;
   let firstFinishedAt: string | null = null;
   // The rows need none of the trials' free text: the narrow read.
-  for await (const page of scoredTablePages(store, run, 2_000, { facts: true })) {
+  for await (const page of scoredTablePages(store, run, TABLE_PAGE_SIZE, { facts: true })) {
     await options.onTrials?.(page.trials);
     // A scorer first seen on this page has not scored the trials read so far.
-    for (const name of page.newScorers)
-      stored.set(
-        name,
-        runTime.map((r) => unscoredRow(r, name)),
-      );
-    runTime.push(...page.runTime);
-    for (const [name, rows] of page.byScorer) stored.get(name)!.push(...rows);
+    for (const name of page.newScorers) {
+      const columns = new TrialColumns();
+      stored.set(name, { columns, rows: runTimeRows.map((r) => columns.push(unscoredRow(plainRow(r), name))) });
+    }
+    for (const row of page.runTime) runTimeRows.push(runTime.push(row));
+    for (const [name, rows] of page.byScorer) {
+      const scored = stored.get(name)!;
+      for (const row of rows) scored.rows.push(scored.columns.push(row));
+    }
     for (const trial of page.trials) {
       if (trial.status === "pending") pending++;
       if (trial.status === "finished" && trial.updatedAt && (!firstFinishedAt || trial.updatedAt < firstFinishedAt)) {
@@ -206,7 +181,7 @@ export async function loadScoredStudyTable(
       }
     }
   }
-  const rows = [...runTime, ...[...stored.values()].flat()];
+  const rows = runTimeRows.concat(...[...stored.values()].map((scored) => scored.rows));
   return {
     rows,
     facets: conditionColumns(run.spec.conditions),
@@ -217,13 +192,21 @@ export async function loadScoredStudyTable(
       runId: run.id,
       study: run.study,
       // The study's provenance: a simulated respondent's trials, or an import of a simulated study's export.
-      simulated: runTime.some((r) => r.simulated) || importedSimulated(run.imported),
+      simulated: runTimeRows.some((r) => r.simulated) || importedSimulated(run.imported),
       pending,
       firstFinishedAt,
       scorer: null,
     },
   };
 }
+
+/**
+ * Trials per store page while loading the table: a page's trials and rows are garbage once their
+ * values are in the columns, and a small page dies in V8's young generation. Pages of 2,000
+ * outlived scavenges and filled old space with dead pages: `analyze`'s peak RSS while loading the
+ * SafetyRepro design was 820 MB at 2,000 trials a page and 390 MB at 100, in the same time.
+ */
+export const TABLE_PAGE_SIZE = 100;
 
 /** One store page of the scored table (`scoredTablePages`). */
 export interface ScoredTablePage {
@@ -436,30 +419,6 @@ function auditOf(values: Record<string, unknown>): { audit?: Record<string, numb
 function agentOf(values: Record<string, unknown>, source?: { file: string; line: number }): { agent?: AgentFacts } {
   const agent = agentFactsOf(values, source);
   return agent ? { agent } : {};
-}
-
-/** The one constructor of a row: the case key, and no outcome for an errored trial. */
-function analysisRow(fields: Omit<AnalysisRow, "cluster">): AnalysisRow {
-  const { trialId, model, benchmark, item, attempt, facets, outcome, parseFailed, errored, simulated } = fields;
-  const row: AnalysisRow = {
-    trialId,
-    model,
-    benchmark,
-    item,
-    cluster: clusterKey(benchmark, item),
-    attempt,
-    facets,
-    outcome: errored ? null : outcome,
-    parseFailed,
-    errored,
-    simulated,
-  };
-  if (fields.scorer !== undefined) row.scorer = fields.scorer;
-  if (fields.audit !== undefined) row.audit = fields.audit;
-  if (fields.answer !== undefined) row.answer = fields.answer;
-  if (fields.agent !== undefined) row.agent = fields.agent;
-  if (fields.modelRevision !== undefined) row.modelRevision = fields.modelRevision;
-  return row;
 }
 
 // ---------------------------------------------------------------- from a tidy file

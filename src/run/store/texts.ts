@@ -112,15 +112,18 @@ function nodeRefs(value: unknown, into: Set<string>): void {
 }
 
 /**
- * Reads texts by key, keeping a bounded number of them: the texts a study shares (prompts, few-shot
- * blocks) are read once, not once per trial.
+ * Reads texts by key, keeping a bounded amount of them: the texts a study shares (prompts, few-shot
+ * blocks) are read once, not once per trial. The bound is in characters, not texts: a paper-scale
+ * study's log-prob continuations run to kilobytes each, and 20,000 of them held 9 MB or more for
+ * as long as the store stayed open (through a whole `analyze`).
  */
 export class TextReader {
   private readonly known = new Map<string, string>();
+  private knownChars = 0;
 
   constructor(
     private readonly db: AnyDb,
-    private readonly remembered = 20_000,
+    private readonly rememberedChars = 2_000_000,
   ) {}
 
   /** The texts of `keys`, all of them (throws when one is missing). */
@@ -138,10 +141,14 @@ export class TextReader {
         .select(["key", "text"])
         .where("key", "in", missing.slice(i, i + 1_000))
         .execute();
-      if (this.known.size + rows.length > this.remembered) this.known.clear();
       for (const row of rows as { key: string; text: string }[]) {
         out.set(row.key, row.text);
+        if (this.knownChars + row.text.length > this.rememberedChars) {
+          this.known.clear();
+          this.knownChars = 0;
+        }
         this.known.set(row.key, row.text);
+        this.knownChars += row.text.length;
       }
     }
     const absent = missing.find((key) => !out.has(key));

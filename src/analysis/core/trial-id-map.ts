@@ -1,0 +1,112 @@
+/**
+ * A read-mostly map from trial id to a value many trials share (a scoring, a formatted gold),
+ * for facts kept about every trial of a run. The store's ids (24 hex digits, core/hash.ts trialId)
+ * arrive in ascending order, as the store pages them: those are kept as 12 bytes each with a
+ * value code and found by binary search, so half a million entries cost about 8 MB outside V8's
+ * heap instead of some 45 MB of strings and hash table on it. Any other id is kept in a Map.
+ */
+import { Dictionary } from "../../core/dictionary.js";
+
+const HEX_ID = /^[0-9a-f]{24}$/;
+const ID_BYTES = 12;
+
+export class TrialIdMap<V> implements ReadonlyMap<string, V> {
+  private ids = new Uint8Array(0);
+  private codes = new Uint32Array(0);
+  private sorted = 0;
+  private readonly distinct = new Dictionary<V>();
+  private readonly others = new Map<string, V>();
+
+  get size(): number {
+    return this.sorted + this.others.size;
+  }
+
+  set(id: string, value: V): this {
+    const at = HEX_ID.test(id) ? this.indexOf(id) : -1;
+    if (at >= 0) this.codes[at] = this.distinct.code(value);
+    else if (HEX_ID.test(id) && (this.sorted === 0 || this.compareAt(this.sorted - 1, id) < 0)) this.append(id, value);
+    else this.others.set(id, value);
+    return this;
+  }
+
+  get(id: string): V | undefined {
+    const other = this.others.get(id);
+    if (other !== undefined) return other;
+    const at = HEX_ID.test(id) ? this.indexOf(id) : -1;
+    return at < 0 ? undefined : this.distinct.values[this.codes[at]];
+  }
+
+  has(id: string): boolean {
+    return this.others.has(id) || (HEX_ID.test(id) && this.indexOf(id) >= 0);
+  }
+
+  *entries(): MapIterator<[string, V]> {
+    for (let i = 0; i < this.sorted; i++) yield [this.idAt(i), this.distinct.values[this.codes[i]]];
+    yield* this.others.entries();
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [id] of this.entries()) yield id;
+  }
+
+  *values(): MapIterator<V> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: V, key: string, map: ReadonlyMap<string, V>) => void): void {
+    for (const [id, value] of this.entries()) callback(value, id, this);
+  }
+
+  private append(id: string, value: V): void {
+    if (this.sorted === this.codes.length) {
+      const capacity = Math.max(1_024, this.sorted * 2);
+      const ids = new Uint8Array(capacity * ID_BYTES);
+      ids.set(this.ids);
+      const codes = new Uint32Array(capacity);
+      codes.set(this.codes);
+      this.ids = ids;
+      this.codes = codes;
+    }
+    this.ids.set(Buffer.from(id, "hex"), this.sorted * ID_BYTES);
+    this.codes[this.sorted] = this.distinct.code(value);
+    this.sorted++;
+  }
+
+  private idAt(i: number): string {
+    return Buffer.from(this.ids.buffer, this.ids.byteOffset + i * ID_BYTES, ID_BYTES).toString("hex");
+  }
+
+  /** The place of a store-form id among the sorted ones, or -1. */
+  private indexOf(id: string): number {
+    let lo = 0;
+    let hi = this.sorted - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const order = this.compareAt(mid, id);
+      if (order === 0) return mid;
+      if (order < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** The sign of (the id at i) - id, byte by byte, without decoding the id into a buffer. */
+  private compareAt(i: number, id: string): number {
+    const base = i * ID_BYTES;
+    for (let k = 0; k < ID_BYTES; k++) {
+      const difference = this.ids[base + k] - ((hexDigit(id, 2 * k) << 4) | hexDigit(id, 2 * k + 1));
+      if (difference !== 0) return difference;
+    }
+    return 0;
+  }
+}
+
+/** A lowercase hex digit's value (the id was checked against HEX_ID). */
+function hexDigit(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  return code <= 57 ? code - 48 : code - 87;
+}
