@@ -15,7 +15,7 @@ import { hashValue } from "../../src/core/hash.js";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { TASK_FACT_FIELDS, type TrialRow } from "../../src/run/store/types.js";
-import { writeDemoSpec } from "../helpers/study.js";
+import { storedScores, TWO_SIM_MODELS, writeDemoSpec } from "../helpers/study.js";
 
 /** A trial without what `listTrialFacts` leaves out. */
 function withoutText(trial: TrialRow): TrialRow {
@@ -28,14 +28,7 @@ describe("the narrow read of a study's trials", () => {
     const { specPath, outDir } = writeDemoSpec({
       items: 14,
       facets: "    format: [mc, oe]\n    perturbation: [none, choice_reorder]",
-      models: `  - id: sim-a
-    provider: sim
-    model: medium
-    params: { temperature: 0 }
-  - id: sim-b
-    provider: sim
-    model: weak
-    params: { temperature: 0 }`,
+      models: TWO_SIM_MODELS,
     });
     await runStudy({ specPath, outDir, env: {} });
     const store = await openStore(outDir);
@@ -44,18 +37,7 @@ describe("the narrow read of a study's trials", () => {
       const trials = await store.listTrials(run.id);
       assert.ok(trials.length >= 100, `a study of ${trials.length} trials`);
       // A stored scorer that scored some trials: its rows come from the same pages.
-      await store.saveScores(
-        trials.slice(3, 40).map((t, i) => ({
-          trialId: t.id,
-          scorer: "strict",
-          version: "1",
-          parsedAnswer: "A",
-          parseStatus: "ok" as const,
-          score: i % 2,
-          details: null,
-          createdAt: "2030-01-01T00:00:00.000Z",
-        })),
-      );
+      await store.saveScores(storedScores(trials.slice(3, 40), "strict", (i) => i % 2));
 
       // Trials: the same, apart from the free text; one record per stored condition.
       const facts = [];

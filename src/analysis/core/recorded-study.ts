@@ -7,6 +7,7 @@
 import type { RunRecord, TrialStore } from "../../run/store/types.js";
 import { missingStudyError, openStoredStudy } from "../../run/store/stored-study.js";
 import type { PreparedStudy } from "../../run/prepare/study.js";
+import { drawnPools } from "../../run/prepare/exemplars.js";
 
 export type RecordedStudy = PreparedStudy | { unavailable: string };
 
@@ -31,5 +32,8 @@ export function releaseRecordedStudy(): void {
 
 async function read(dir: string, store: TrialStore, run: RunRecord): Promise<RecordedStudy> {
   if (run.imported) return { unavailable: `an imported run (${run.imported.format} logs carry no items)` };
-  return openStoredStudy(store, run, (missing) => missingStudyError(dir, run, missing, "the analysis"));
+  const study = await openStoredStudy(store, run, (missing) => missingStudyError(dir, run, missing, "the analysis"));
+  // The trials read their pools only through the few-shot draws: the drawn exemplars, as the run
+  // holds them, not whole pools (SafetyRepro's ToxiGen and BBQ pools are about 70 MB live).
+  return { ...study, exemplars: drawnPools(study.spec, study.exemplars) };
 }

@@ -22,9 +22,17 @@ export class TrialIdMap<V> implements ReadonlyMap<string, V> {
   }
 
   set(id: string, value: V): this {
-    const at = HEX_ID.test(id) ? this.indexOf(id) : -1;
+    if (!HEX_ID.test(id)) {
+      this.others.set(id, value);
+      return this;
+    }
+    // The store's order: after the last id kept, so appended without a search.
+    if (this.sorted === 0 || this.compareAt(this.sorted - 1, id) < 0) {
+      this.append(id, value);
+      return this;
+    }
+    const at = this.indexOf(id);
     if (at >= 0) this.codes[at] = this.distinct.code(value);
-    else if (HEX_ID.test(id) && (this.sorted === 0 || this.compareAt(this.sorted - 1, id) < 0)) this.append(id, value);
     else this.others.set(id, value);
     return this;
   }
