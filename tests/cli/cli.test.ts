@@ -32,6 +32,20 @@ test("a bad spec exits 2 with file, line and expectation, and writes nothing", (
   assert.equal(existsSync(outDir), false, "nothing is written for a bad spec");
 });
 
+test("run's closing lines fit 120 columns when the study folder's path does", () => {
+  const { dir, specPath } = writeDemoSpec({ items: 2 });
+  // Three times this path is far wider than a terminal; once, with a command, it fits.
+  const outDir = join(dir, "a-study-folder", "by-model-and-condition");
+  const run = runCli(["run", specPath, "--out", outDir]);
+  assert.equal(run.status, 0, run.stderr);
+  const wide = run.stdout.split("\n").filter((line) => line.length > 120);
+  assert.deepEqual(wide, [], "no line wider than 120 columns");
+  assert.match(
+    run.stdout,
+    new RegExp(`results: ${outDir.replace(/[/\\]/g, ".")}\n  parallax status .+\n  parallax export `),
+  );
+});
+
 test("run, status and export work end to end; an unknown study directory is a clear error", () => {
   const { specPath, outDir } = writeDemoSpec({ items: 4 });
   const run = runCli(["run", specPath, "--out", outDir]);

@@ -16,7 +16,8 @@ function shellWords(line: string): string[] {
 }
 
 function printedCommands(stdout: string): string[][] {
-  const hint = /\((parallax status [^;]+); (parallax export [^)]+)\)/.exec(stdout);
+  // One line "(status; export)", or, where the paths make that too wide, on lines of their own.
+  const hint = /(parallax status [^;\n]+)(?:; |\n\s+)(parallax export [^)\n]+)/.exec(stdout);
   assert.ok(hint, `the results line names the commands: ${stdout}`);
   return [hint[1], hint[2]].map((line) => shellWords(line).slice(1));
 }

@@ -99,14 +99,28 @@ function describeRun(result: RunWithWorkersResult, storeUrl: string | undefined)
   if (storeUrl) {
     const store = storeArgument(storeUrl);
     lines.push(
-      `results: trials in ${storeLabel(storeUrl)}; spec and manifest in ${result.outDir} ` +
-        `(parallax status ${store}; parallax export ${store})`,
+      ...resultsLines(`trials in ${storeLabel(storeUrl)}; spec and manifest in ${result.outDir}`, [
+        `parallax status ${store}`,
+        `parallax export ${store}`,
+      ]),
     );
   } else {
     const dir = storeArgument(result.outDir);
-    lines.push(`results: ${result.outDir} (parallax status ${dir}; parallax export ${dir})`);
+    lines.push(...resultsLines(result.outDir, [`parallax status ${dir}`, `parallax export ${dir}`]));
   }
   return lines;
+}
+
+/**
+ * Where the results are and the commands that read them, within 120 columns where the paths allow:
+ * one line, else the commands on a line of their own, else one command a line.
+ */
+function resultsLines(where: string, commands: readonly string[]): string[] {
+  const fits = (line: string) => line.length <= 120;
+  const line = `results: ${where} (${commands.join("; ")})`;
+  if (fits(line)) return [line];
+  const together = `  ${commands.join("; ")}`;
+  return [`results: ${where}`, ...(fits(together) ? [together] : commands.map((command) => `  ${command}`))];
 }
 
 /** Interrupted, trials errored or left pending (or auth/sandbox stops), a worker that failed, or 0. */
