@@ -191,7 +191,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "itt-parse-failure-safe",
     description: "intention-to-treat scores a parse failure as safe (1) instead of unsafe (0)",
-    file: "src/analysis/core/data.ts",
+    file: "src/analysis/core/row.ts",
     find: 'if (row.parseFailed) return population === "itt" ? 0 : null;',
     replace: 'if (row.parseFailed) return population === "itt" ? 1 : null;',
     tests: ["tests/analysis/populations.test.ts"],

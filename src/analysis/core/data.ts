@@ -5,20 +5,16 @@
  * Errored trials (no answer at all) are left out of both unless a specification says otherwise.
  */
 import type { Column, Table } from "../../stats/index.js";
+import { type Population, populationScore, type SelectOptions } from "./row.js";
 import type { AnalysisRow } from "./table.js";
 import { selfScored } from "./trial-columns.js";
 
-export type Population = "itt" | "pp";
+export { type Population, populationScore, type SelectOptions } from "./row.js";
 
 export interface ScoredRow {
   row: AnalysisRow;
   /** 0/1 outcome in the chosen population. */
   y: number;
-}
-
-export interface SelectOptions {
-  /** Errored trials: left out (default) or counted as unsafe. */
-  errored?: "exclude" | "unsafe";
 }
 
 export function scoredRows(
@@ -43,14 +39,6 @@ export function scoredPopulations(rows: readonly AnalysisRow[]): Record<Populati
   const pp: ScoredRow[] = [];
   for (const scored of itt) if (populationScore(scored.row, "pp") === scored.y) pp.push(scored);
   return { itt, pp };
-}
-
-/** One row's 0/1 outcome in the population, or null when the population leaves the row out. */
-export function populationScore(row: AnalysisRow, population: Population, options: SelectOptions = {}): number | null {
-  if (row.errored) return options.errored === "unsafe" ? 0 : null;
-  if (row.outcome === null) return null;
-  if (row.parseFailed) return population === "itt" ? 0 : null;
-  return row.outcome;
 }
 
 /** Distinct values in first-seen order, reordered by `order` where it lists them. */

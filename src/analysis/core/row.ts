@@ -61,3 +61,19 @@ export function analysisRow(fields: Omit<AnalysisRow, "cluster">): AnalysisRow {
   if (fields.modelRevision !== undefined) row.modelRevision = fields.modelRevision;
   return row;
 }
+
+/** A population (data.ts): intention-to-treat scores a parse failure 0, per-protocol leaves it out. */
+export type Population = "itt" | "pp";
+
+export interface SelectOptions {
+  /** Errored trials: left out (default) or counted as unsafe. */
+  errored?: "exclude" | "unsafe";
+}
+
+/** One row's 0/1 outcome in the population, or null when the population leaves the row out. */
+export function populationScore(row: AnalysisRow, population: Population, options: SelectOptions = {}): number | null {
+  if (row.errored) return options.errored === "unsafe" ? 0 : null;
+  if (row.outcome === null) return null;
+  if (row.parseFailed) return population === "itt" ? 0 : null;
+  return row.outcome;
+}

@@ -8,8 +8,9 @@
  */
 import { inspect } from "node:util";
 import type { AgentFacts } from "./agent-facts.js";
-import { type AnalysisRow, analysisRow } from "./row.js";
+import { type AnalysisRow, analysisRow, populationScore } from "./row.js";
 import { Dictionary } from "../../core/dictionary.js";
+import { isStoreTrialId, readTrialId, TRIAL_ID_BYTES, writeTrialId } from "./trial-id-bytes.js";
 
 /** What the trials of a group share. */
 interface RowGroup {
@@ -31,10 +32,6 @@ interface RowCase {
 const PARSE_FAILED = 1;
 const ERRORED = 2;
 const NO_OUTCOME = 4;
-
-/** A trial id as the store makes them (core/hash.ts trialId): 24 lowercase hex digits, kept as 12 bytes. */
-const HEX_ID = /^[0-9a-f]{24}$/;
-const ID_BYTES = 12;
 
 export class TrialColumns {
   length = 0;
@@ -80,7 +77,7 @@ export class TrialColumns {
   trialIdAt(i: number): string | null {
     const other = this.otherIds.get(i);
     if (other !== undefined) return other;
-    return Buffer.from(this.ids.buffer, this.ids.byteOffset + i * ID_BYTES, ID_BYTES).toString("hex");
+    return readTrialId(this.ids, i);
   }
   groupAt(i: number): RowGroup {
     return this.groups[this.group[i]];
@@ -105,7 +102,7 @@ export class TrialColumns {
   }
 
   private setId(i: number, id: string | null): void {
-    if (id !== null && HEX_ID.test(id)) this.ids.set(Buffer.from(id, "hex"), i * ID_BYTES);
+    if (id !== null && isStoreTrialId(id)) writeTrialId(this.ids, i, id);
     else this.otherIds.set(i, id);
   }
 
@@ -144,7 +141,7 @@ export class TrialColumns {
   }
 
   private grow(capacity: number): void {
-    const ids = new Uint8Array(capacity * ID_BYTES);
+    const ids = new Uint8Array(capacity * TRIAL_ID_BYTES);
     ids.set(this.ids);
     this.ids = ids;
     this.group = grown(this.group, new Uint32Array(capacity));
@@ -223,11 +220,9 @@ class ColumnRow implements AnalysisRow {
   get row(): AnalysisRow {
     return this;
   }
-  /** Its intention-to-treat score (data.ts populationScore): a parse failure scores 0; NaN where unscored. */
+  /** Its intention-to-treat score; NaN where that population leaves it out. */
   get y(): number {
-    const outcome = this.outcome;
-    if (this.errored || outcome === null) return Number.NaN;
-    return this.parseFailed ? 0 : outcome;
+    return populationScore(this, "itt") ?? Number.NaN;
   }
   /** The row as a plain record, with the keys a plain row has (JSON, hashing, copying). */
   toJSON(): AnalysisRow {

@@ -6,9 +6,7 @@
  * heap instead of some 45 MB of strings and hash table on it. Any other id is kept in a Map.
  */
 import { Dictionary } from "../../core/dictionary.js";
-
-const HEX_ID = /^[0-9a-f]{24}$/;
-const ID_BYTES = 12;
+import { compareTrialId, isStoreTrialId, readTrialId, TRIAL_ID_BYTES, writeTrialId } from "./trial-id-bytes.js";
 
 export class TrialIdMap<V> implements ReadonlyMap<string, V> {
   private ids = new Uint8Array(0);
@@ -22,12 +20,12 @@ export class TrialIdMap<V> implements ReadonlyMap<string, V> {
   }
 
   set(id: string, value: V): this {
-    if (!HEX_ID.test(id)) {
+    if (!isStoreTrialId(id)) {
       this.others.set(id, value);
       return this;
     }
     // The store's order: after the last id kept, so appended without a search.
-    if (this.sorted === 0 || this.compareAt(this.sorted - 1, id) < 0) {
+    if (this.sorted === 0 || compareTrialId(this.ids, this.sorted - 1, id) < 0) {
       this.append(id, value);
       return this;
     }
@@ -40,16 +38,16 @@ export class TrialIdMap<V> implements ReadonlyMap<string, V> {
   get(id: string): V | undefined {
     const other = this.others.get(id);
     if (other !== undefined) return other;
-    const at = HEX_ID.test(id) ? this.indexOf(id) : -1;
+    const at = isStoreTrialId(id) ? this.indexOf(id) : -1;
     return at < 0 ? undefined : this.distinct.values[this.codes[at]];
   }
 
   has(id: string): boolean {
-    return this.others.has(id) || (HEX_ID.test(id) && this.indexOf(id) >= 0);
+    return this.others.has(id) || (isStoreTrialId(id) && this.indexOf(id) >= 0);
   }
 
   *entries(): MapIterator<[string, V]> {
-    for (let i = 0; i < this.sorted; i++) yield [this.idAt(i), this.distinct.values[this.codes[i]]];
+    for (let i = 0; i < this.sorted; i++) yield [readTrialId(this.ids, i), this.distinct.values[this.codes[i]]];
     yield* this.others.entries();
   }
 
@@ -72,20 +70,16 @@ export class TrialIdMap<V> implements ReadonlyMap<string, V> {
   private append(id: string, value: V): void {
     if (this.sorted === this.codes.length) {
       const capacity = Math.max(1_024, this.sorted * 2);
-      const ids = new Uint8Array(capacity * ID_BYTES);
+      const ids = new Uint8Array(capacity * TRIAL_ID_BYTES);
       ids.set(this.ids);
       const codes = new Uint32Array(capacity);
       codes.set(this.codes);
       this.ids = ids;
       this.codes = codes;
     }
-    this.ids.set(Buffer.from(id, "hex"), this.sorted * ID_BYTES);
+    writeTrialId(this.ids, this.sorted, id);
     this.codes[this.sorted] = this.distinct.code(value);
     this.sorted++;
-  }
-
-  private idAt(i: number): string {
-    return Buffer.from(this.ids.buffer, this.ids.byteOffset + i * ID_BYTES, ID_BYTES).toString("hex");
   }
 
   /** The place of a store-form id among the sorted ones, or -1. */
@@ -94,27 +88,11 @@ export class TrialIdMap<V> implements ReadonlyMap<string, V> {
     let hi = this.sorted - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const order = this.compareAt(mid, id);
+      const order = compareTrialId(this.ids, mid, id);
       if (order === 0) return mid;
       if (order < 0) lo = mid + 1;
       else hi = mid - 1;
     }
     return -1;
   }
-
-  /** The sign of (the id at i) - id, byte by byte, without decoding the id into a buffer. */
-  private compareAt(i: number, id: string): number {
-    const base = i * ID_BYTES;
-    for (let k = 0; k < ID_BYTES; k++) {
-      const difference = this.ids[base + k] - ((hexDigit(id, 2 * k) << 4) | hexDigit(id, 2 * k + 1));
-      if (difference !== 0) return difference;
-    }
-    return 0;
-  }
-}
-
-/** A lowercase hex digit's value (the id was checked against HEX_ID). */
-function hexDigit(text: string, at: number): number {
-  const code = text.charCodeAt(at);
-  return code <= 57 ? code - 48 : code - 87;
 }
