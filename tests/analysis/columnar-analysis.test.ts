@@ -12,26 +12,21 @@ import { releaseRecordedStudy } from "../../src/analysis/core/recorded-study.js"
 import { analyzeStudy } from "../../src/analysis/core/study.js";
 import { type AnalysisRow, loadScoredStudyTable, scoredTablePages } from "../../src/analysis/core/table.js";
 import { plainRow } from "../../src/analysis/core/trial-columns.js";
-import { runStudy } from "../../src/run/execute/run-study.js";
-import { openStore } from "../../src/run/store/open.js";
-import { storedScores, TWO_SIM_MODELS, writeDemoSpec } from "../helpers/study.js";
+import { runScoredDemoStudy } from "../helpers/scored-study.js";
 
 const NOW = () => new Date("2030-01-01T00:00:00.000Z");
 
 describe("the analysis of a study's columns", () => {
   it("equals the analysis of the same rows as plain records", async () => {
-    const { specPath, outDir } = writeDemoSpec({
-      items: 24,
-      facets: "    scaffold: [direct, cot]\n    format: [mc, oe]\n    perturbation: [none, choice_reorder]",
-      models: TWO_SIM_MODELS,
-    });
-    await runStudy({ specPath, outDir, env: {} });
-    const store = await openStore(outDir);
+    // A stored scorer of some trials: its rows are columns of their own, the rest unscored.
+    const { outDir, store, run, trials } = await runScoredDemoStudy(
+      {
+        items: 24,
+        facets: "    scaffold: [direct, cot]\n    format: [mc, oe]\n    perturbation: [none, choice_reorder]",
+      },
+      { trials: (all) => all.slice(0, 60), score: (i) => (i % 3 === 0 ? 0 : 1) },
+    );
     try {
-      const run = (await store.getRun())!;
-      const trials = await store.listTrials(run.id);
-      // A stored scorer of some trials: its rows are columns of their own, the rest unscored.
-      await store.saveScores(storedScores(trials.slice(0, 60), "strict", (i) => (i % 3 === 0 ? 0 : 1)));
       const reader = integrityFactsReader(outDir, store, run);
       const table = await loadScoredStudyTable(store, run, outDir, { onTrials: (page) => reader.add(page) });
       const integrityFacts = await reader.facts();

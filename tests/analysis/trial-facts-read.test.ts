@@ -15,7 +15,8 @@ import { hashValue } from "../../src/core/hash.js";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
 import { TASK_FACT_FIELDS, type TrialRow } from "../../src/run/store/types.js";
-import { storedScores, TWO_SIM_MODELS, writeDemoSpec } from "../helpers/study.js";
+import { runScoredDemoStudy } from "../helpers/scored-study.js";
+import { writeDemoSpec } from "../helpers/study.js";
 
 /** A trial without what `listTrialFacts` leaves out. */
 function withoutText(trial: TrialRow): TrialRow {
@@ -25,19 +26,13 @@ function withoutText(trial: TrialRow): TrialRow {
 
 describe("the narrow read of a study's trials", () => {
   it("gives the full read's rows, integrity facts and task fields", async () => {
-    const { specPath, outDir } = writeDemoSpec({
-      items: 14,
-      facets: "    format: [mc, oe]\n    perturbation: [none, choice_reorder]",
-      models: TWO_SIM_MODELS,
-    });
-    await runStudy({ specPath, outDir, env: {} });
-    const store = await openStore(outDir);
+    // A stored scorer that scored some trials: its rows come from the same pages.
+    const { outDir, store, run, trials } = await runScoredDemoStudy(
+      { items: 14, facets: "    format: [mc, oe]\n    perturbation: [none, choice_reorder]" },
+      { trials: (all) => all.slice(3, 40), score: (i) => i % 2 },
+    );
     try {
-      const run = (await store.getRun())!;
-      const trials = await store.listTrials(run.id);
       assert.ok(trials.length >= 100, `a study of ${trials.length} trials`);
-      // A stored scorer that scored some trials: its rows come from the same pages.
-      await store.saveScores(storedScores(trials.slice(3, 40), "strict", (i) => i % 2));
 
       // Trials: the same, apart from the free text; one record per stored condition.
       const facts = [];

@@ -1,4 +1,3 @@
-import type { ScoreRecord } from "../../src/contracts/trial.js";
 /** Small study specs written to temp directories, for runner and CLI tests. */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,32 +87,4 @@ export function writeOpenAIMockStudy(options: {
     execution: `  concurrency: ${options.concurrency}\n  timeout_s: 600\n  max_retries: 2\n  backoff_base_ms: 1\n  backoff_max_ms: 5`,
     budget: options.budget,
   });
-}
-
-/** Two simulated models of different strength, answering greedily: a spec's `models:` entries. */
-export const TWO_SIM_MODELS = `  - id: sim-a
-    provider: sim
-    model: medium
-    params: { temperature: 0 }
-  - id: sim-b
-    provider: sim
-    model: weak
-    params: { temperature: 0 }`;
-
-/** A stored scorer's score of each trial (`score(i)` for the i-th), as `parallax score` stores them. */
-export function storedScores(
-  trials: readonly { id: string }[],
-  scorer: string,
-  score: (i: number) => number,
-): ScoreRecord[] {
-  return trials.map((t, i) => ({
-    trialId: t.id,
-    scorer,
-    version: "1",
-    parsedAnswer: "A",
-    parseStatus: "ok" as const,
-    score: score(i),
-    details: null,
-    createdAt: "2030-01-01T00:00:00.000Z",
-  }));
 }
