@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 
 /** JSON with object keys sorted at every depth, so equal values hash equally. */
 export function canonicalJson(value: unknown): string {
@@ -18,8 +18,9 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
+/** One-shot `crypto.hash`: the same digest as a Hash object's, at a third of the cost for short texts. */
 export function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return hash("sha256", text);
 }
 
 export function hashValue(value: unknown): string {

@@ -11,7 +11,7 @@
  *   encoding does not give back its exact JSON is stored as it is.
  * Keys are the first 96 bits of the text's SHA-256 in base64url (16 characters).
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import { compareKeys } from "./lock-conflicts.js";
 
@@ -31,7 +31,7 @@ type AnyDb = Kysely<any> | Transaction<any>;
 export type NewTexts = Map<string, string>;
 
 export function textKey(text: string): string {
-  return createHash("sha256").update(text).digest().subarray(0, 12).toString("base64url");
+  return hash("sha256", text, "buffer").subarray(0, 12).toString("base64url");
 }
 
 function share(text: string, out: NewTexts): string {
