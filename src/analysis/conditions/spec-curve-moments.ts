@@ -6,10 +6,12 @@
  * whatever the labelling, so its cells lie in those rests x the comparison levels: a few hundred
  * of the grid's cells. Clusters with the same rests form a block whose cross-moments are summed in
  * a small dense matrix (cache-resident, no index arithmetic per pair) and added to the grid's
- * matrices once per block. With whole-number y and n every product and sum is an exact integer, so
- * the result equals `cellMoments`'s to the last bit in any order; other outcomes use `cellMoments`.
+ * moments once per block. Only the entries of cells that share a block can be non-zero, so the
+ * moments are kept at those entries alone (cell-glm.ts `supportMoments`), not as cells x cells
+ * matrices. With whole-number y and n every product and sum is an exact integer, so the result
+ * equals `cellMoments`'s to the last bit in any order; other outcomes use `cellMoments`.
  */
-import { type CellMoments, type CellSupport, cellMomentBuffers } from "../../stats/index.js";
+import type { CellMoments, CellSupport } from "../../stats/index.js";
 
 /** Clusters grouped by their rest codes, computed once per curve (labels do not move rests). */
 export interface MomentBlocks {
@@ -123,31 +125,55 @@ function blockScratch(layout: MomentBlocks): BlockScratch[] {
   return scratch;
 }
 
-/** Per block, the grid index of each of its s x s entries in row-major local order. */
-const entriesOf = new WeakMap<MomentBlocks, Int32Array[]>();
+/**
+ * Per block, where each of its s x s entries (cell a, cell b in row-major local order) is in the
+ * support moments: `ab` the support entry (a, b), `ba` the entry (b, a), whose YN[b,a] slot holds
+ * the block's YN[a,b]. The block support is symmetric, so both exist.
+ */
+interface BlockPlaces {
+  ab: Int32Array;
+  ba: Int32Array;
+}
 
-function blockEntries(layout: MomentBlocks): Int32Array[] {
-  let entries = entriesOf.get(layout);
-  if (!entries) {
+const placesOf = new WeakMap<MomentBlocks, BlockPlaces[]>();
+
+function blockPlaces(layout: MomentBlocks): BlockPlaces[] {
+  let places = placesOf.get(layout);
+  if (!places) {
     const L = layout.levelCount;
-    const nCells = layout.nRest * L;
-    entries = layout.blocks.map(({ rests }) => {
-      const out = new Int32Array((rests.length * L) ** 2);
+    const { support } = layout;
+    places = layout.blocks.map(({ rests }) => {
+      const cells = Int32Array.from(
+        { length: rests.length * L },
+        (_, local) => rests[(local / L) | 0] * L + (local % L),
+      );
+      const ab = new Int32Array(cells.length * cells.length);
+      const ba = new Int32Array(cells.length * cells.length);
       let local = 0;
-      for (let ra = 0; ra < rests.length; ra++) {
-        for (let la = 0; la < L; la++) {
-          const base = (rests[ra] * L + la) * nCells;
-          for (let rb = 0; rb < rests.length; rb++) {
-            const at = base + rests[rb] * L;
-            for (let lb = 0; lb < L; lb++) out[local++] = at + lb;
-          }
+      for (const a of cells) {
+        for (const b of cells) {
+          ab[local] = supportEntry(support, a, b);
+          ba[local++] = supportEntry(support, b, a);
         }
       }
-      return out;
+      return { ab, ba };
     });
-    entriesOf.set(layout, entries);
+    placesOf.set(layout, places);
   }
-  return entries;
+  return places;
+}
+
+/** The position of cell b among cell a's support cells (ascending), found by bisection. */
+function supportEntry(support: CellSupport, a: number, b: number): number {
+  let lo = support.start[a];
+  let hi = support.start[a + 1];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (support.cells[mid] < b) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo === support.start[a + 1] || support.cells[lo] !== b) throw new Error(`cells ${a} and ${b} share no block`);
+  return lo;
 }
 
 /**
@@ -183,29 +209,12 @@ export function blockCellMoments(
   reuse?: CellMoments,
 ): CellMoments {
   const L = layout.levelCount;
-  const nCells = layout.nRest * L;
-  const out = cellMomentBuffers(nCells, reuse);
-  const { successes, trials, yy, yn, nn } = out;
-  out.support = layout.support;
-  out.supportMoments = undefined;
+  const out = supportBuffers(layout, reuse);
+  const { successes, trials, supportMoments: values } = out;
   successes.fill(0);
   trials.fill(0);
-  const entries = blockEntries(layout);
-  // Only the blocks' entries are ever written: a buffer this layout filled is zero elsewhere.
-  if (filled.get(out) === layout) {
-    for (const at of entries) {
-      for (let e = 0; e < at.length; e++) {
-        yy[at[e]] = 0;
-        yn[at[e]] = 0;
-        nn[at[e]] = 0;
-      }
-    }
-  } else {
-    yy.fill(0);
-    yn.fill(0);
-    nn.fill(0);
-  }
-  filled.set(out, layout);
+  values.fill(0);
+  const places = blockPlaces(layout);
   const { restLocal } = layout;
   const scratch = blockScratch(layout);
   let byCounts = fixedCountsOf.get(layout);
@@ -305,11 +314,12 @@ export function blockCellMoments(
         plainNN[b * s + a] = plainNN[a * s + b];
       }
     }
-    const at = entries[k];
-    for (let e = 0; e < at.length; e++) {
-      yy[at[e]] += plainYY[e];
-      yn[at[e]] += plainYN[e];
-      nn[at[e]] += plainNN[e];
+    const { ab, ba } = places[k];
+    for (let e = 0; e < ab.length; e++) {
+      values[4 * ab[e]] += plainYY[e];
+      values[4 * ab[e] + 1] += plainYN[e];
+      values[4 * ba[e] + 2] += plainYN[e];
+      values[4 * ab[e] + 3] += plainNN[e];
       plainYY[e] = 0;
       plainYN[e] = 0;
       plainNN[e] = 0;
@@ -355,8 +365,24 @@ function leaveSteady(steadyNN: Float64Array, first: Float64Array, at: number, s:
   }
 }
 
-/** The moments each layout last filled (to clear only its blocks' entries on reuse). */
-const filled = new WeakMap<CellMoments, MomentBlocks>();
+/** Blocked moments' buffers: `reuse`'s when it holds this layout's support moments, else new. */
+function supportBuffers(
+  layout: MomentBlocks,
+  reuse: CellMoments | undefined,
+): CellMoments & { supportMoments: Float64Array } {
+  const nCells = layout.nRest * layout.levelCount;
+  const size = 4 * layout.support.cells.length;
+  if (reuse?.support === layout.support && reuse.supportMoments?.length === size && !reuse.yy) {
+    return reuse as CellMoments & { supportMoments: Float64Array };
+  }
+  return {
+    nCells,
+    successes: new Float64Array(nCells),
+    trials: new Float64Array(nCells),
+    support: layout.support,
+    supportMoments: new Float64Array(size),
+  };
+}
 
 /** One cluster's products added to the plain sums (upper triangle of YY and NN, as the packed ones; NN unless steady). */
 function addPlain(plain: Sums, ys: Float64Array, ns: Float64Array, s: number, withNN: boolean): void {

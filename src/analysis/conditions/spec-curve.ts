@@ -151,6 +151,24 @@ interface CaseTrials {
   trials: Map<string, number>;
 }
 
+/**
+ * The engine's per-row arrays and the outcome codings live on shared memory: the permutation
+ * workers' snapshots (permutationSnapshot) then share them instead of each holding a copy.
+ */
+function sharedInt32(length: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(length * Int32Array.BYTES_PER_ELEMENT));
+}
+
+function sharedInt32Of(values: readonly number[]): Int32Array {
+  const out = sharedInt32(values.length);
+  out.set(values);
+  return out;
+}
+
+function sharedFloat64(length: number): Float64Array {
+  return new Float64Array(new SharedArrayBuffer(length * Float64Array.BYTES_PER_ELEMENT));
+}
+
 function buildEngine(input: readonly AnalysisRow[], { facet, reference, contrast, facets }: SpecCurveContrast): Engine {
   const rows = [...input].sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
   // Rows share one facets record per condition: the facets' values are read from the records.
@@ -174,8 +192,8 @@ function buildEngine(input: readonly AnalysisRow[], { facet, reference, contrast
   const restModel: number[] = [];
   const restBenchmark: number[] = [];
   const restFacets: number[][] = otherFacets.map(() => []);
-  const rest = new Int32Array(rows.length);
-  const trial = new Int32Array(rows.length);
+  const rest = sharedInt32(rows.length);
+  const trial = sharedInt32(rows.length);
   const trialLevel: number[] = [];
   const groupOfTrial: number[] = [];
   const clusterStart: number[] = [];
@@ -254,7 +272,7 @@ function buildEngine(input: readonly AnalysisRow[], { facet, reference, contrast
   for (const g of groupOfTrial) groupStart[g + 1]++;
   for (let g = 0; g < groupCount; g++) groupStart[g + 1] += groupStart[g];
   const fill = groupStart.slice(0, groupCount);
-  const groupMembers = new Int32Array(groupOfTrial.length);
+  const groupMembers = sharedInt32(groupOfTrial.length);
   groupOfTrial.forEach((g, t) => {
     groupMembers[fill[g]++] = t;
   });
@@ -275,7 +293,7 @@ function buildEngine(input: readonly AnalysisRow[], { facet, reference, contrast
     rest,
     trial,
     clusterStart: Int32Array.from(clusterStart),
-    trialLevel: Int32Array.from(trialLevel),
+    trialLevel: sharedInt32Of(trialLevel),
     groupStart,
     groupMembers,
   };
@@ -297,8 +315,8 @@ function codingOf(
   errored: "exclude" | "unsafe",
 ): Coding {
   const size = engine.rows.length;
-  const y = new Float64Array(size);
-  const n = new Float64Array(size);
+  const y = sharedFloat64(size);
+  const n = sharedFloat64(size);
   for (let i = 0; i < size; i++) {
     const row = engine.rows[i];
     if (scorer !== null && scorerOf(row) !== scorer) continue;
@@ -581,7 +599,8 @@ class CurveFits {
   private readonly codings = new Map<string, Coding>();
   private readonly nCells: number;
   /** Each row's cell under the current labelling, for the moments of other outcomes (filled on first use). */
-  private readonly cellOfRow: Int32Array;
+  /** Each row's cell under the current labelling: for codings whose moments are not blocked (made on first use). */
+  private cellOfRow: Int32Array | undefined;
   private cellsCurrent = false;
   private readonly blocks: MomentBlocks;
   private levels: Int32Array;
@@ -598,7 +617,6 @@ class CurveFits {
     private readonly defaultScorer: string | null,
   ) {
     this.nCells = engine.nRest * engine.levels.length;
-    this.cellOfRow = new Int32Array(engine.rest.length);
     this.permutedLevels = new Int32Array(engine.trialLevel.length);
     this.blocks = momentBlocks(engine.rest, engine.clusterStart, engine.nRest, engine.levels.length);
     this.levels = engine.trialLevel;
@@ -705,13 +723,14 @@ class CurveFits {
       if (c.whole) {
         m = blockCellMoments(this.blocks, engine.clusterStart, engine.trial, this.levels, c.y, c.n, reuse);
       } else {
+        this.cellOfRow ??= new Int32Array(engine.rest.length);
+        const { cellOfRow } = this;
         if (!this.cellsCurrent) {
           const L = engine.levels.length;
-          for (let i = 0; i < this.cellOfRow.length; i++)
-            this.cellOfRow[i] = engine.rest[i] * L + this.levels[engine.trial[i]];
+          for (let i = 0; i < cellOfRow.length; i++) cellOfRow[i] = engine.rest[i] * L + this.levels[engine.trial[i]];
           this.cellsCurrent = true;
         }
-        m = cellMoments(this.nCells, engine.clusterStart, this.cellOfRow, c.y, c.n, reuse);
+        m = cellMoments(this.nCells, engine.clusterStart, cellOfRow, c.y, c.n, reuse);
       }
       this.buffers.set(c.key, m);
       this.momentsOf.set(c.key, m);

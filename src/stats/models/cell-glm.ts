@@ -25,14 +25,18 @@ import { SeparationError, ConvergenceError, type Link, NotEstimableError } from 
 import { cholesky, choleskySolve, invertSpd, unlessSingular } from "./linalg.js";
 import { normalCdf, normalPdf, twoSidedNormalP } from "./tails.js";
 
-/** Cell totals and cluster cross-moments of one data set (cells x cells, row-major). */
+/**
+ * Cell totals and cluster cross-moments of one data set: as cells x cells matrices (row-major,
+ * `cellMoments`), or only at a given support's entries (`supportMoments`, the blocked moments of
+ * spec-curve-moments.ts, which never hold the matrices: most of their entries are zeros).
+ */
 export interface CellMoments {
   readonly nCells: number;
   readonly successes: Float64Array;
   readonly trials: Float64Array;
-  readonly yy: Float64Array;
-  readonly yn: Float64Array;
-  readonly nn: Float64Array;
+  readonly yy?: Float64Array;
+  readonly yn?: Float64Array;
+  readonly nn?: Float64Array;
   /**
    * Per cell, the cells it shares a non-zero moment with (ascending), built on first use by the
    * robust SE; whoever refills the moments in place clears it.
@@ -40,9 +44,30 @@ export interface CellMoments {
   support?: CellSupport;
   /**
    * The moments at the support's entries, four per entry (YY[a,b], YN[a,b], YN[b,a], NN[a,b]) in
-   * the support's order: read in sequence by the robust SE. Built on first use; cleared with `support`.
+   * the support's order: read in sequence by the robust SE. Built on first use from the matrices
+   * (cleared with `support`), or filled directly when there are none.
    */
   supportMoments?: Float64Array;
+}
+
+/** The moments' matrices: their own, or (support moments only) spread into new ones, zero off the support. */
+export function momentMatrices(moments: CellMoments): { yy: Float64Array; yn: Float64Array; nn: Float64Array } {
+  if (moments.yy && moments.yn && moments.nn) return { yy: moments.yy, yn: moments.yn, nn: moments.nn };
+  const { nCells, support, supportMoments: values } = moments;
+  if (!support || !values) throw new Error("cell moments hold neither matrices nor support moments");
+  const size = nCells * nCells;
+  const yy = new Float64Array(size);
+  const yn = new Float64Array(size);
+  const nn = new Float64Array(size);
+  for (let a = 0; a < nCells; a++) {
+    for (let s = support.start[a]; s < support.start[a + 1]; s++) {
+      const b = support.cells[s];
+      yy[a * nCells + b] = values[4 * s];
+      yn[a * nCells + b] = values[4 * s + 1];
+      nn[a * nCells + b] = values[4 * s + 3];
+    }
+  }
+  return { yy, yn, nn };
 }
 
 /**
@@ -57,7 +82,8 @@ export interface CellSupport {
 /** The non-zero pattern of the moments (cells never seen in one cluster share only zeros). */
 export function cellSupport(moments: CellMoments): CellSupport {
   if (moments.support) return moments.support;
-  const { nCells, yy, yn, nn } = moments;
+  const { nCells } = moments;
+  const { yy, yn, nn } = momentMatrices(moments);
   const start = new Int32Array(nCells + 1);
   let count = 0;
   for (let a = 0; a < nCells; a++) {
@@ -84,9 +110,12 @@ export function cellSupport(moments: CellMoments): CellSupport {
  * rows clusterStart[g] .. clusterStart[g + 1] - 1 of `cell`, `y`, `n` (a row with n = 0 is not in
  * the data set). `scratch` (optional) reuses buffers across calls.
  */
-/** Moments' buffers for `nCells` cells: `reuse`'s when they have that size (their contents stale), else new. */
-export function cellMomentBuffers(nCells: number, reuse?: CellMoments): CellMoments {
-  if (reuse && reuse.nCells === nCells) return reuse;
+/** Cell moments that hold their matrices (`cellMoments`'s). */
+type MatrixMoments = CellMoments & { readonly yy: Float64Array; readonly yn: Float64Array; readonly nn: Float64Array };
+
+/** Moments' matrices for `nCells` cells: `reuse`'s when it has matrices of that size (their contents stale), else new. */
+function cellMomentBuffers(nCells: number, reuse?: CellMoments): MatrixMoments {
+  if (reuse?.nCells === nCells && reuse.yy && reuse.yn && reuse.nn) return reuse as MatrixMoments;
   const size = nCells * nCells;
   return {
     nCells,
@@ -461,9 +490,10 @@ function clusterSe(input: CellGlmInput, last: CellPass, link: Link): number {
     }
     v[r] = s * dot;
   }
-  const { yy, yn, nn, nCells } = moments;
   const sparse = sparseMeat(cells, v, last.mu, moments);
   if (sparse !== null) return clusterFactor(input, sparse);
+  const { nCells } = moments;
+  const { yy, yn, nn } = momentMatrices(moments);
   let total = 0;
   for (let a = 0; a < m; a++) {
     if (v[a] === 0) continue;
@@ -530,7 +560,8 @@ const supportBuffers = new WeakMap<CellMoments, Float64Array>();
 
 function supportMoments(moments: CellMoments, support: CellSupport): Float64Array {
   if (moments.supportMoments) return moments.supportMoments;
-  const { nCells, yy, yn, nn } = moments;
+  const { nCells } = moments;
+  const { yy, yn, nn } = momentMatrices(moments);
   let out = supportBuffers.get(moments);
   if (out?.length !== 4 * support.cells.length) {
     out = new Float64Array(4 * support.cells.length);

@@ -81,7 +81,7 @@ export {
   type CellGlmResult,
   type CellMoments,
   type CellSupport,
-  cellMomentBuffers,
+  momentMatrices,
   cellMoments,
   fitCellGlm,
 } from "./cell-glm.js";
