@@ -44,10 +44,14 @@ async function startCurve(ctx: AnalysisContext): Promise<{ result: Promise<SpecC
   const { comparisonFacet, reference, levels } = ctx.resolved;
   if (!levels.includes(contrast))
     return { result: Promise.resolve({ skipped: `contrast '${contrast}' is not a level in the data` }) };
-  // The scorer dimension compares stored scorers of the same trials, so it reads every scorer's rows.
-  const scorerRows = ctx.input
-    ? restrictRows(ctx.input.rows, ctx.resolved.restrict).filter((r) => levels.includes(r.facets[comparisonFacet]))
-    : undefined;
+  // The scorer dimension compares stored scorers of the same trials, so it reads every scorer's rows
+  // (the analysed rows themselves when the table holds one scorer: no second half-million-row list).
+  const scorerRows =
+    ctx.input && ctx.input.rows !== ctx.table.rows
+      ? restrictRows(ctx.input.rows, ctx.resolved.restrict).filter((r) => levels.includes(r.facets[comparisonFacet]))
+      : ctx.input
+        ? ctx.rows
+        : undefined;
   let permutationsStarted!: () => void;
   const atWork = new Promise<void>((resolve) => {
     permutationsStarted = resolve;

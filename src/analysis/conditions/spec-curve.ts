@@ -314,6 +314,8 @@ function codingOf(
   population: Population,
   errored: "exclude" | "unsafe",
 ): Coding {
+  if (engine.rows.length !== engine.rest.length)
+    throw new Error("the curve's rows were let go before every coding was made");
   const size = engine.rows.length;
   const y = sharedFloat64(size);
   const n = sharedFloat64(size);
@@ -640,6 +642,14 @@ class CurveFits {
     return value;
   }
 
+  /**
+   * Lets the rows go: they are read only to code the outcomes, and once the observed curve has
+   * resolved every specification, each coding it needs exists.
+   */
+  releaseRows(): void {
+    this.engine.rows = [];
+  }
+
   /** The observed fit `analyze` recorded. */
   observedResult(spec: Specification): SpecificationResult {
     return this.observed.get(keyOf(spec)) ?? { estimate: Number.NaN, p: Number.NaN };
@@ -902,6 +912,7 @@ async function runCurve(
 ): Promise<{ curve: SpecificationCurve<SpecificationResult>; permutationNote: string | null }> {
   const include = (spec: Specification) => incoherent(spec) === null;
   const curve = await runSpecificationCurve({ dimensions, alpha, analyze: (spec) => fits.analyze(spec), include });
+  fits.releaseRows();
   if (curvePlan.permutations === 0) return { curve, permutationNote: null };
   if (fits.failed.length > 0) {
     return { curve, permutationNote: "permutation test not run: some specifications are not estimable" };
