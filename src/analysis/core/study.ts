@@ -177,7 +177,7 @@ function analysedRows(rows: AnalysisRow[], resolved: ReturnType<typeof resolvePl
 
 function contextOf(table: AnalysisTable, plan: AnalysisPlan): AnalysisContext {
   const resolved = resolvePlan(plan, table);
-  const { comparisonFacet: facet, reference, levels } = resolved;
+  const { comparisonFacet: facet, reference } = resolved;
   const rows = analysedRows(table.rows, resolved);
   const setup: GlmSetup = {
     comparisonFacet: facet,
