@@ -33,7 +33,7 @@ export function formatFacetPresent(ctx: AnalysisContext): boolean {
 }
 
 /** The primary population's rows under every format: the reference's restriction minus the format. */
-export function formatRows(ctx: AnalysisContext): ScoredRow[] {
+export function formatRows(ctx: AnalysisContext): readonly ScoredRow[] {
   const { comparisonFacet, levels } = ctx.resolved;
   return scoredRows(
     restrictRows(ctx.table.rows, restrictionWithout(ctx, ctx.plan.format.facet)).filter((r) =>

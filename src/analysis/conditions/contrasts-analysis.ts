@@ -96,7 +96,12 @@ function formatStrata(ctx: AnalysisContext): { facet: string; levels: string[] }
 }
 
 /** One format's contrasts (null: every format): pooled, and per benchmark and per model when several. */
-function groupFor(format: string | null, scored: ScoredRow[], benchmarks: string[], model: ScopeModel): ContrastGroup {
+function groupFor(
+  format: string | null,
+  scored: readonly ScoredRow[],
+  benchmarks: string[],
+  model: ScopeModel,
+): ContrastGroup {
   const tag = (scope: ContrastScope, kind: ContrastScope["kind"]): ContrastScope => ({
     ...scope,
     kind,
@@ -135,7 +140,7 @@ function groupFor(format: string | null, scored: ScoredRow[], benchmarks: string
 
 /** What one population's contrasts are computed from. */
 interface ContrastsInput {
-  scored: ScoredRow[];
+  scored: readonly ScoredRow[];
   benchmarks: string[];
   model: ScopeModel;
   /** The format facet and its levels when every presented contrast is within one format, else null. */

@@ -21,20 +21,28 @@ export function scoredRows(
   rows: readonly AnalysisRow[],
   population: Population,
   options: SelectOptions = {},
-): ScoredRow[] {
-  const out: ScoredRow[] = [];
-  for (const row of rows) {
+): readonly ScoredRow[] {
+  // While every row is its own scored row (views, at their ITT score) no list is made: when all
+  // are, the rows' own list serves, so a paper-scale table's rows are not listed a second time.
+  let out: ScoredRow[] | null = null;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
     const y = populationScore(row, population, options);
-    if (y !== null) out.push(selfScored(row, y) ?? { row, y });
+    const self = y === null ? null : selfScored(row, y);
+    if (out === null) {
+      if (self) continue;
+      out = rows.slice(0, i) as unknown as ScoredRow[];
+    }
+    if (y !== null) out.push(self ?? { row, y });
   }
-  return out;
+  return out ?? (rows as unknown as ScoredRow[]);
 }
 
 /**
  * Both populations' rows, as scoredRows gives them. A row both populations score alike (every row
  * but a parse failure) is one shared record: a paper-scale table holds half a million of them.
  */
-export function scoredPopulations(rows: readonly AnalysisRow[]): Record<Population, ScoredRow[]> {
+export function scoredPopulations(rows: readonly AnalysisRow[]): Record<Population, readonly ScoredRow[]> {
   const itt = scoredRows(rows, "itt");
   const pp: ScoredRow[] = [];
   for (const scored of itt) if (populationScore(scored.row, "pp") === scored.y) pp.push(scored);

@@ -148,8 +148,8 @@ export interface AnalysisContext {
   /** The reference's restriction applied, the comparison levels present. */
   rows: AnalysisRow[];
   /** Both populations of `rows`; `main` is the primary one. */
-  scored: Record<Population, ScoredRow[]>;
-  main: ScoredRow[];
+  scored: Record<Population, readonly ScoredRow[]>;
+  main: readonly ScoredRow[];
   setup: GlmSetup;
   configurationFacets: string[];
   benchmarks: string[];
