@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
 import { describe, it } from "node:test";
+import { scoredPopulations, scoredRows } from "../../src/analysis/core/data.js";
 import { rowsHash } from "../../src/analysis/core/inputs.js";
 import { type AnalysisRow, clusterKey, type AnalysisTable } from "../../src/analysis/core/table.js";
 import { plainRow, TrialColumns } from "../../src/analysis/core/trial-columns.js";
@@ -116,6 +117,34 @@ describe("the study table's columns", () => {
     assert.throws(() => {
       (view as { outcome: number | null }).outcome = 1;
     }, TypeError);
+  });
+
+  it("serves the ITT population from the rows' own list when every row counts, and lists it apart otherwise", () => {
+    // Rows that all count under ITT: no errors and every one scored.
+    const counted = randomRows(2_000, 11).map((row) => ({
+      ...row,
+      errored: false,
+      outcome: row.outcome === null ? 0 : row.outcome,
+    }));
+    const columns = new TrialColumns();
+    const views = counted.map((row) => columns.push(row));
+    const { itt, pp } = scoredPopulations(views);
+    assert.equal(itt, views, "the views are their own ITT scored rows: their list serves");
+    assert.deepEqual(
+      itt.map((s) => [s.row.trialId, s.y]),
+      scoredRows(counted, "itt").map((s) => [s.row.trialId, s.y]),
+      "the same rows and scores as plain rows give",
+    );
+    assert.ok(
+      pp.length < itt.length && pp !== (views as unknown),
+      "PP leaves the parse failures out, in a list of its own",
+    );
+    // One errored row: the population is a list of its own, without it, the rows' list untouched.
+    const withError = [...views.slice(0, 10), columns.push({ ...counted[10], errored: true, outcome: null })];
+    const listed = scoredRows(withError, "itt");
+    assert.notEqual(listed, withError, "a list of its own when a row drops out");
+    assert.equal(listed.length, 10, "the errored row is left out");
+    assert.equal(withError.length, 11, "the rows' list is not changed");
   });
 
   it("gives a plain row back as it is", () => {
