@@ -1,7 +1,7 @@
 /** The specification curve with its permutation test (ScaffoldSafety 6.5). */
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { analyzeScope } from "../core/contrast-model.js";
-import { restrictRows } from "../core/plan.js";
+import { analysedRows } from "../core/plan.js";
 import { type SpecCurveResult, specificationCurve } from "./spec-curve.js";
 import { type AnalysisContext, registerAnalysis, type Skipped, type StudyAnalysis } from "../core/registry.js";
 import { defineTable } from "../core/result-table.js";
@@ -47,11 +47,7 @@ async function startCurve(ctx: AnalysisContext): Promise<{ result: Promise<SpecC
   // The scorer dimension compares stored scorers of the same trials, so it reads every scorer's rows
   // (the analysed rows themselves when the table holds one scorer: no second half-million-row list).
   const scorerRows =
-    ctx.input && ctx.input.rows !== ctx.table.rows
-      ? restrictRows(ctx.input.rows, ctx.resolved.restrict).filter((r) => levels.includes(r.facets[comparisonFacet]))
-      : ctx.input
-        ? ctx.rows
-        : undefined;
+    ctx.input && (ctx.input.rows === ctx.table.rows ? ctx.rows : analysedRows(ctx.input.rows, ctx.resolved));
   let permutationsStarted!: () => void;
   const atWork = new Promise<void>((resolve) => {
     permutationsStarted = resolve;

@@ -209,7 +209,7 @@ export function blockCellMoments(
   reuse?: CellMoments,
 ): CellMoments {
   const L = layout.levelCount;
-  const out = supportBuffers(layout, reuse);
+  const out = blockedMomentBuffers(layout, reuse);
   const { successes, trials, supportMoments: values } = out;
   successes.fill(0);
   trials.fill(0);
@@ -366,7 +366,7 @@ function leaveSteady(steadyNN: Float64Array, first: Float64Array, at: number, s:
 }
 
 /** Blocked moments' buffers: `reuse`'s when it holds this layout's support moments, else new. */
-function supportBuffers(
+function blockedMomentBuffers(
   layout: MomentBlocks,
   reuse: CellMoments | undefined,
 ): CellMoments & { supportMoments: Float64Array } {

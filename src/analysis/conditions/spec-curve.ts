@@ -600,7 +600,6 @@ class CurveFits {
   private readonly starts = new Map<string, Float64Array>();
   private readonly codings = new Map<string, Coding>();
   private readonly nCells: number;
-  /** Each row's cell under the current labelling, for the moments of other outcomes (filled on first use). */
   /** Each row's cell under the current labelling: for codings whose moments are not blocked (made on first use). */
   private cellOfRow: Int32Array | undefined;
   private cellsCurrent = false;

@@ -146,6 +146,16 @@ export function restrictRows(rows: readonly AnalysisRow[], restrict: Record<stri
 }
 
 /**
+ * The rows the plan analyses: its restriction, at the compared levels. The list given when that
+ * keeps every row (a paper-scale table is not held twice).
+ */
+export function analysedRows(rows: AnalysisRow[], resolved: ResolvedPlan): AnalysisRow[] {
+  const { comparisonFacet: facet, levels, restrict } = resolved;
+  const kept = restrictRows(rows, restrict).filter((r) => levels.includes(r.facets[facet]));
+  return kept.length === rows.length ? rows : kept;
+}
+
+/**
  * The H4 trend as the plan declares it: the scores (default: the paper's), the order ascending
  * by score unless written. Declared levels absent from the data are left out, and compared
  * levels without a score are not part of the trend (both noted); fewer than two scored

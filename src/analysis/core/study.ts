@@ -13,7 +13,7 @@ import type { IntegrityFacts, JudgeFacts } from "../integrity/registry.js";
 import { distinctValues, scoredPopulations, varyingFacets } from "./data.js";
 import { leftOutReason, studyKinds } from "./kinds.js";
 import { casesByLevel } from "./pairing.js";
-import { resolvePlan, restrictRows } from "./plan.js";
+import { analysedRows, resolvePlan } from "./plan.js";
 import {
   type AnalysisContext,
   type AnalysisResults,
@@ -23,7 +23,7 @@ import {
   type StudyAnalysis,
 } from "./registry.js";
 import { analyzeFamilies, otherFamilyRows, primaryTable, type RecordedFamilies } from "./families.js";
-import { type AnalysisRow, type AnalysisTable, RUN_TIME_SCORER, selectScorer, tableScorers } from "./table.js";
+import { type AnalysisTable, RUN_TIME_SCORER, selectScorer, tableScorers } from "./table.js";
 
 export type { Skipped, StudyAnalysis } from "./registry.js";
 
@@ -165,16 +165,6 @@ function scorerNotes(input: AnalysisTable, selected: AnalysisTable): string[] {
 }
 
 /** The rows, populations and model setup every registered analysis reads. */
-/**
- * The rows the plan analyses: its restriction, at the compared levels. The table's own list when
- * that keeps every row (a paper-scale table is not held twice).
- */
-function analysedRows(rows: AnalysisRow[], resolved: ReturnType<typeof resolvePlan>): AnalysisRow[] {
-  const { comparisonFacet: facet, levels, restrict } = resolved;
-  const kept = restrictRows(rows, restrict).filter((r) => levels.includes(r.facets[facet]));
-  return kept.length === rows.length ? rows : kept;
-}
-
 function contextOf(table: AnalysisTable, plan: AnalysisPlan): AnalysisContext {
   const resolved = resolvePlan(plan, table);
   const { comparisonFacet: facet, reference } = resolved;

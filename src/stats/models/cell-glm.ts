@@ -105,11 +105,6 @@ export function cellSupport(moments: CellMoments): CellSupport {
   return moments.support;
 }
 
-/**
- * Accumulates cell totals and cluster cross-moments. Rows come grouped by cluster: cluster g owns
- * rows clusterStart[g] .. clusterStart[g + 1] - 1 of `cell`, `y`, `n` (a row with n = 0 is not in
- * the data set). `scratch` (optional) reuses buffers across calls.
- */
 /** Cell moments that hold their matrices (`cellMoments`'s). */
 type MatrixMoments = CellMoments & { readonly yy: Float64Array; readonly yn: Float64Array; readonly nn: Float64Array };
 
@@ -127,6 +122,11 @@ function cellMomentBuffers(nCells: number, reuse?: CellMoments): MatrixMoments {
   };
 }
 
+/**
+ * Accumulates cell totals and cluster cross-moments. Rows come grouped by cluster: cluster g owns
+ * rows clusterStart[g] .. clusterStart[g + 1] - 1 of `cell`, `y`, `n` (a row with n = 0 is not in
+ * the data set). `reuse` (optional) refills an earlier result's matrices.
+ */
 export function cellMoments(
   nCells: number,
   clusterStart: Int32Array,
