@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { analyzeTableFile, normalizePlan, readTidyTable, resolvePlan } from "../../src/analysis/index.js";
+import { analysedRows } from "../../src/analysis/core/plan.js";
 import { loadStudyTable } from "../../src/analysis/core/table.js";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { openStore } from "../../src/run/store/open.js";
@@ -101,6 +102,27 @@ describe("tidy tables", () => {
     const restricted = resolvePlan(normalizePlan({ reference: { scaffold: "direct", format: "mc" } }), table);
     assert.deepEqual(restricted.restrict, { format: "mc" });
     assert.throws(() => normalizePlan({ equivalence: { margni: 0.02 } } as never), /invalid analysis plan/);
+  });
+
+  it("analyses the table's own row list when the plan keeps every row, and a list of the kept rows otherwise", () => {
+    const path = file(
+      "kept.csv",
+      "model,scaffold,format,benchmark,item_id,outcome\nm,direct,mc,b,1,1\nm,cot,mc,b,1,0\nm,direct,oe,b,1,1\nm,cot,oe,b,1,1\n",
+    );
+    const table = readTidyTable(path);
+    const all = analysedRows(table.rows, resolvePlan(normalizePlan({}), table));
+    assert.equal(all, table.rows, "every row kept: the table's list itself, not a copy");
+    const mc = analysedRows(
+      table.rows,
+      resolvePlan(normalizePlan({ reference: { scaffold: "direct", format: "mc" } }), table),
+    );
+    assert.notEqual(mc, table.rows, "a restriction: a list of its own");
+    assert.deepEqual(
+      mc.map((r) => r.facets.format),
+      ["mc", "mc"],
+      "only the restricted rows",
+    );
+    assert.equal(table.rows.length, 4, "the table's list is not changed");
   });
 
   it("describes a table with one level of the compared facet: rates and checks, no contrast", async () => {
