@@ -221,6 +221,45 @@ export function storeBehaviours(label: string, newTarget: () => Promise<StoreTar
         assert.equal((await store.listTrials("r1")).length, 0);
       }));
 
+    test("trialsAmong and unfinishedTrialsAmong read the trials with the given ids, in id order", () =>
+      withStore(async (store) => {
+        await store.saveRun(makeRun("r1"));
+        await store.saveRun(makeRun("r2"));
+        const trials = makeTrials("r1", 6);
+        await store.addPlannedTrials([...trials, ...makeTrials("r2", 2)]);
+        await store.completeTrial(trials[1].id, makeOutcome("finished", "C"), []);
+        await store.completeTrial(trials[4].id, makeOutcome("errored"), []);
+        // Asked out of order, with an id of another run and one never stored.
+        const asked = [trials[4].id, trials[1].id, "r2-t000000", "missing", trials[0].id];
+        const among = await store.trialsAmong("r1", asked);
+        assert.deepEqual(
+          among.map((t) => [t.id, t.status]),
+          [
+            [trials[0].id, "pending"],
+            [trials[1].id, "finished"],
+            [trials[4].id, "errored"],
+          ],
+        );
+        assert.equal(among[1].outcome?.finalAnswer, "C");
+        assert.deepEqual(
+          (await store.unfinishedTrialsAmong("r1", asked)).map((t) => t.id),
+          [trials[0].id, trials[4].id],
+        );
+        // More ids than one statement takes.
+        const many = makeTrials("r1", 1_200, 6);
+        await store.addPlannedTrials(many);
+        assert.equal(
+          (
+            await store.trialsAmong(
+              "r1",
+              many.map((t) => t.id),
+            )
+          ).length,
+          1_200,
+        );
+        assert.deepEqual(await store.trialsAmong("r1", []), []);
+      }));
+
     test("listTrials filters by status and limits", () =>
       withStore(async (store) => {
         await store.saveRun(makeRun("r1"));

@@ -6,6 +6,7 @@
  * resume, their answers read from the response cache) and never duplicates a finished one.
  * Errored trials are retried on the next run; finished ones never are, however wrong their answer.
  */
+import { setMaxListeners } from "node:events";
 import type { TrialRow } from "../store/types.js";
 import { CommitBatcher } from "./commit-batcher.js";
 import { RunBudget } from "./budget.js";
@@ -37,6 +38,9 @@ export async function executeTrials(options: ExecuteOptions): Promise<ExecuteSum
   const hardStop = new AbortController();
   let stoppedBy: "auth" | "sandbox" | undefined;
   const abortSignal = options.abortSignal ? AbortSignal.any([options.abortSignal, hardStop.signal]) : hardStop.signal;
+  // Every call in flight listens on this one signal (its timeout and its rate-limit queue), so
+  // more than Node's default of ten listeners is the normal case here, not a leak to warn about.
+  setMaxListeners(0, abortSignal);
   const leaseOwner = source.leaseOwner;
   const context: TrialContext = {
     ...options,

@@ -47,9 +47,12 @@ export function recordingCall(
       ...(tools?.length ? { tools } : {}),
       ...(does ? { subCall: does } : {}),
     };
-    const key = cacheKey(model, { messages, params, attempt: trial.attempt, tools });
     // The simulated panel is deterministic and free: caching its replies would only cost writes.
-    const useCache = options.cache && !model.provider.simulated;
+    // The key (a hash of the whole request) is made only for a call the cache may serve.
+    const key =
+      options.cache && !model.provider.simulated
+        ? cacheKey(model, { messages, params, attempt: trial.attempt, tools })
+        : null;
     const startedAt = new Date();
     const base = {
       trialId: trial.id,
@@ -73,9 +76,9 @@ export function recordingCall(
         : {}),
     };
     try {
-      const hit = useCache ? await options.store.cacheGet(key) : undefined;
+      const hit = key === null ? undefined : await options.store.cacheGet(key);
       const result = hit ?? (await budgeted(options, model, request));
-      if (useCache && !hit) await options.store.cachePut(key, result);
+      if (key !== null && !hit) await options.store.cachePut(key, result);
       calls.push(
         callRecord(base, result, model, { cached: hit !== undefined, latencyMs: Date.now() - startedAt.getTime() }),
       );

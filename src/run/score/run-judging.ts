@@ -291,11 +291,12 @@ export class RunJudging implements TrialJudging {
     const round = await store.getBlindingRound(runId);
     if (!round || round.sealedSha256 !== this.sealedSha256) return false;
     if (round.judged) return true;
-    // Only what the round needs of each judged trial and its calls: a large run's rows are not held whole.
+    // Only the judged trials are read, a page at a time, and only what the round needs of each is
+    // kept: a large run's rows are not held whole.
     const trials = new Map<string, FinishedTrial>();
-    for await (const page of trialPages(store, runId)) {
-      for (const t of page) {
-        if (!this.plans.has(t.id)) continue;
+    const judgedIds = [...this.plans.keys()];
+    for (let i = 0; i < judgedIds.length; i += JUDGED_PAGE) {
+      for (const t of await store.trialsAmong(runId, judgedIds.slice(i, i + JUDGED_PAGE))) {
         if (t.status !== "finished") return false;
         trials.set(t.id, { executions: t.executions, attempt: t.attempt, raw: t.outcome?.finalAnswer ?? "" });
       }
@@ -305,9 +306,9 @@ export class RunJudging implements TrialJudging {
     const mapping = openSealedMapping(round.mapping, round.sealedSha256);
     const ids = mapping.map((e) => e.trialId);
     const notesOf = new Map<string, JudgeCallNote[]>();
-    for (let i = 0; i < ids.length; i += 500) {
+    for (let i = 0; i < ids.length; i += JUDGED_PAGE) {
       // The calls' facts (their notes) without their messages and responses.
-      for (const [id, calls] of await store.listCallFactsOf(runId, ids.slice(i, i + 500))) {
+      for (const [id, calls] of await store.listCallFactsOf(runId, ids.slice(i, i + JUDGED_PAGE))) {
         notesOf.set(id, judgeNotes(calls, trials.get(id)!.executions));
       }
     }
@@ -386,6 +387,9 @@ export class RunJudging implements TrialJudging {
   }
 }
 
+/** Judged trials read per store query when the round finishes. */
+const JUDGED_PAGE = 500;
+
 /** What finish reads of a judged trial: the execution that finished it, its attempt and its answer. */
 interface FinishedTrial {
   executions: number;
@@ -448,14 +452,13 @@ function isJudged(study: PreparedStudy, trial: PlannedTrial): boolean {
 
 /** Whether every judged trial is stored and finished. */
 async function allFinished(store: TrialStore, runId: string, judged: readonly JudgedTrial[]): Promise<boolean> {
-  const ids = new Set(judged.map((t) => t.trialId));
   let finished = 0;
-  for await (const page of trialPages(store, runId)) {
-    for (const trial of page) {
-      if (!ids.has(trial.id)) continue;
+  for (let i = 0; i < judged.length; i += JUDGED_PAGE) {
+    const ids = judged.slice(i, i + JUDGED_PAGE).map((t) => t.trialId);
+    for (const trial of await store.trialsAmong(runId, ids)) {
       if (trial.status !== "finished") return false;
       finished++;
     }
   }
-  return finished === ids.size;
+  return finished === judged.length;
 }

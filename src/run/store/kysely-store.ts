@@ -364,19 +364,22 @@ export class KyselyTrialStore implements TrialStore {
     if (await this.searchQueue) await indexSearchQueue(this.db);
   }
 
-  async unfinishedTrialsAmong(runId: string, ids: readonly string[]): Promise<TrialRow[]> {
+  unfinishedTrialsAmong(runId: string, ids: readonly string[]): Promise<TrialRow[]> {
+    return this.trialsWithIds(runId, ids, ["pending", "errored"]);
+  }
+
+  trialsAmong(runId: string, ids: readonly string[]): Promise<TrialRow[]> {
+    return this.trialsWithIds(runId, ids);
+  }
+
+  private async trialsWithIds(runId: string, ids: readonly string[], statuses?: TrialStatus[]): Promise<TrialRow[]> {
     const rows: TrialSelect[] = [];
     // Chunked: SQLite and PostgreSQL cap the parameters of one statement.
     for (const chunk of chunks([...ids], 500)) {
       if (chunk.length === 0) continue;
-      const found = await this.db
-        .selectFrom("trials")
-        .selectAll()
-        .where("run_id", "=", runId)
-        .where("id", "in", chunk)
-        .where("status", "in", ["pending", "errored"])
-        .execute();
-      rows.push(...found);
+      let query = this.db.selectFrom("trials").selectAll().where("run_id", "=", runId).where("id", "in", chunk);
+      if (statuses) query = query.where("status", "in", statuses);
+      rows.push(...(await query.execute()));
     }
     return this.trialRows(rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
   }

@@ -388,6 +388,8 @@ export interface TrialStore extends JudgementStore, LeaseStore, BatchStore, Budg
   finishWrites(): Promise<void>;
   /** Of the trials with these ids, the unfinished ones (pending or errored), ordered by id. */
   unfinishedTrialsAmong(runId: string, ids: readonly string[]): Promise<TrialRow[]>;
+  /** The stored trials with these ids, whatever their status, ordered by id. */
+  trialsAmong(runId: string, ids: readonly string[]): Promise<TrialRow[]>;
   /** Trials ordered by id; `afterId` and `limit` page through large runs with flat memory. */
   listTrials(runId: string, filter?: { status?: TrialStatus[]; limit?: number; afterId?: string }): Promise<TrialRow[]>;
   countByStatus(runId: string): Promise<Record<TrialStatus, number>>;
