@@ -66,10 +66,16 @@ conditions:
       const trials = await store.listTrials(run.id);
       const hashes = [...new Set(trials.flatMap((t) => (t.taskHash ? [t.taskHash] : [])))];
       const tasks = await store.getTaskFacts(hashes);
+      const conditionOf = new Map(trials.map((t) => [t.taskHash, t.condition]));
       let moved = 0;
       for (const [hash, task] of tasks) {
         if (task.perturbation?.status === "applied" && task.perturbation.changed?.includes("options")) moved++;
-        assert.deepEqual(formattedGold(task, recorded), formattedGold(task, whole), `the gold of task ${hash}`);
+        const condition = conditionOf.get(hash)!;
+        assert.deepEqual(
+          formattedGold(task, condition, recorded),
+          formattedGold(task, condition, whole),
+          `the gold of task ${hash}`,
+        );
       }
       assert.ok(moved > 0, "some tasks had their options reordered, so their gold was found through the draw");
     } finally {

@@ -57,6 +57,10 @@ describe("the narrow read of a study's trials", () => {
         const picked = Object.fromEntries(TASK_FACT_FIELDS.filter((f) => f in task).map((f) => [f, task[f]]));
         assert.deepEqual(narrow.get(hash), picked, `task ${hash}`);
       }
+      // A task's condition is not among its facts: the integrity reader takes its trials' instead.
+      for (const trial of facts) {
+        if (trial.taskHash) assert.deepEqual(full.get(trial.taskHash)?.condition, trial.condition, `trial ${trial.id}`);
+      }
 
       // The table: the narrow read's rows are the full read's.
       const runTime: AnalysisRow[] = [];

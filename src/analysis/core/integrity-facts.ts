@@ -10,6 +10,7 @@
  * - why each errored trial errored: its failure bucket.
  */
 import type { FailureBucket } from "../../contracts/failure.js";
+import type { Condition } from "../../contracts/condition.js";
 import type { Item } from "../../contracts/item.js";
 import { trialItems } from "../../run/score/stored-tasks.js";
 import { trialPages } from "../../run/store/pages.js";
@@ -91,9 +92,13 @@ export function integrityFactsReader(dir: string, store: TrialStore, run: RunRec
         (h) => !formatOf.has(h),
       );
       const tasks = hashes.length > 0 ? await store.getTaskFacts(hashes) : new Map<string, TaskFacts>();
+      // A task's condition is its trials' (the task was rendered under it).
+      const conditionOf = new Map<string, Condition>();
+      for (const trial of done) if (trial.taskHash !== null) conditionOf.set(trial.taskHash, trial.condition);
       for (const [hash, task] of tasks) {
         formatOf.set(hash, task.format);
-        if (!("unavailable" in known)) goldOfTask.set(hash, sharedGold(formattedGold(task, known)));
+        if (!("unavailable" in known))
+          goldOfTask.set(hash, sharedGold(formattedGold(task, conditionOf.get(hash)!, known)));
       }
       for (const trial of done) {
         const bucket = trial.status === "errored" ? trial.outcome?.failureBucket : null;
@@ -136,18 +141,19 @@ export function integrityFactsReader(dir: string, store: TrialStore, run: RunRec
  * Where a task showed its item's gold option: the gold's 0-based position among the task's options.
  * The perturbation record stored on the task says whether the options were rewritten or reordered
  * ("options" among the parts it changed); only then is the item as perturbed rebuilt (the
- * perturbations are deterministic) to find where its gold went. Either way the answer is checked
+ * perturbations are deterministic) from the task's `condition` to find where its gold went. Either way the answer is checked
  * against the options as rendered; null when they disagree or the item has no single gold option.
  */
 export function formattedGold(
   task: TaskFacts,
+  condition: Condition,
   study: Pick<PreparedStudy, "items" | "exemplars">,
 ): FormattedGold | null {
   const source = study.items.get(task.benchmark)?.get(task.itemId);
   if (!source || !task.options || task.options.length < 2) return null;
   const moved = task.perturbation?.status === "applied" && (task.perturbation.changed ?? []).includes("options");
   const shown: Item | undefined = moved
-    ? trialItems(study, { benchmarkId: task.benchmark, itemId: task.itemId, condition: task.condition })?.scored
+    ? trialItems(study, { benchmarkId: task.benchmark, itemId: task.itemId, condition })?.scored
     : source;
   const position = shown?.goldIndex;
   if (shown === undefined || position === undefined || shown.options?.length !== task.options.length) return null;

@@ -14,9 +14,12 @@ import type { Item } from "../../contracts/item.js";
 import type { ItemBatch } from "./run-items.js";
 
 /** The fields of a stored task that `getTaskFacts` reads. */
-export const TASK_FACT_FIELDS = ["benchmark", "itemId", "format", "options", "perturbation", "condition"] as const;
+export const TASK_FACT_FIELDS = ["benchmark", "itemId", "format", "options", "perturbation"] as const;
 
-/** A stored task's format, options, perturbation record and condition (`getTaskFacts`). */
+/**
+ * A stored task's format, options and perturbation record (`getTaskFacts`). Not its condition: that
+ * is its trials' condition, which `listTrialFacts` reads once per condition rather than once per task.
+ */
 export type TaskFacts = Pick<TaskInput, (typeof TASK_FACT_FIELDS)[number]>;
 
 /** A stored call without its text (`listCallFactsOf`). */

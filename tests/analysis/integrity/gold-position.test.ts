@@ -98,7 +98,7 @@ function study(source: Item[], values: FacetValue[]) {
     for (const item of source) {
       const task = renderTrialTask(item, condition, context);
       tasks.set(label, [...(tasks.get(label) ?? []), task]);
-      const gold = formattedGold(task, prepared);
+      const gold = formattedGold(task, condition, prepared);
       for (const model of ["m1", "m2"]) {
         const row = scoredRow({
           model,
