@@ -11,7 +11,7 @@ import { scoredPopulations, scoredRows } from "../../src/analysis/core/data.js";
 import { rowsHash } from "../../src/analysis/core/inputs.js";
 import { type AnalysisRow, clusterKey, type AnalysisTable } from "../../src/analysis/core/table.js";
 import { plainRow, TrialColumns } from "../../src/analysis/core/trial-columns.js";
-import { TrialIdMap } from "../../src/analysis/core/trial-id-map.js";
+import { TrialIdMap, valueOfRow } from "../../src/analysis/core/trial-id-map.js";
 import { seededRandom } from "../../src/stats/random.js";
 
 function hexId(random: () => number): string {
@@ -184,6 +184,40 @@ describe("the per-trial facts map", () => {
         if (!expected.has(id)) assert.equal(map.get(id), undefined, `no entry for ${id}`);
       assert.deepEqual(new Map(map), expected, "the same entries when iterated");
       assert.deepEqual([...map.keys()].sort(), [...expected.keys()].sort(), "the same keys");
+    });
+
+    it(`finds a view's value by its id's bytes as by its id (seed ${seed})`, () => {
+      const rng = seededRandom(seed + 100);
+      const random = () => rng.uniform();
+      const rows = randomRows(400, seed + 100);
+      const columns = new TrialColumns();
+      const views = rows.map((row) => columns.push(row));
+      const values = ["a", "b", "c"] as const;
+      // Facts of some of the trials, in id order: the store's order.
+      const ordered = new TrialIdMap<string>();
+      const plain = new Map<string, string>();
+      const ids = rows.flatMap((r) => (r.trialId !== null && random() < 0.7 ? [r.trialId] : [])).sort();
+      for (const id of new Set(ids)) {
+        const value = values[Math.floor(random() * values.length)];
+        ordered.set(id, value);
+        plain.set(id, value);
+      }
+      const check = (map: ReadonlyMap<string, string>) => {
+        for (const [i, view] of views.entries()) {
+          const id = rows[i].trialId;
+          assert.equal(valueOfRow(map, view), id === null ? undefined : plain.get(id), `row ${i} (${id})`);
+          assert.equal(valueOfRow(map, rows[i]), id === null ? undefined : plain.get(id), `plain row ${i}`);
+        }
+      };
+      check(ordered);
+      check(plain);
+      // A store id set out of order is kept by its string; the bytes path still finds it.
+      const late = rows.find((r) => r.trialId !== null && /^[0-9a-f]{24}$/.test(r.trialId) && !plain.has(r.trialId));
+      if (late?.trialId) {
+        ordered.set(late.trialId, "late");
+        plain.set(late.trialId, "late");
+        check(ordered);
+      }
     });
   }
 });

@@ -25,6 +25,7 @@ import {
 import type { AuditFacts } from "../core/audit-facts.js";
 import type { IntegrityFacts } from "../integrity/registry.js";
 import type { AnalysisRow } from "../core/table.js";
+import { valueOfRow } from "../core/trial-id-map.js";
 
 export const ORIGINAL = "none";
 const DEFAULT_SEED = 42;
@@ -183,7 +184,7 @@ export function auditCell(cell: Grouped, { plan, facts }: CellInputs): { cell: A
   const audit = facts?.audit !== undefined && !("unavailable" in facts.audit) ? facts.audit : undefined;
   const noOpFacts = audit && !("unavailable" in audit.noOp) ? audit.noOp : undefined;
   const notApplicable = (row: AnalysisRow) =>
-    row.trialId !== null && noOpFacts?.trials.get(row.trialId)?.status === "not_applicable";
+    noOpFacts !== undefined && valueOfRow(noOpFacts.trials, row)?.status === "not_applicable";
   const bySeed = pairedItems(cell, notApplicable);
   const seeds = a.seeds.filter((s) => bySeed.has(s));
   const primarySeed = seeds[0] ?? [...bySeed.keys()].sort((x, y) => x - y)[0];
@@ -299,8 +300,9 @@ function cellNoOp(
   const families: Record<string, FamilyNoOp> = {};
   let unknown = 0;
   for (const { row, p } of cell.rows) {
-    if (p.family === "original" || row.trialId === null) continue;
-    const fact = facts.trials.get(row.trialId);
+    if (p.family === "original") continue;
+    const fact = valueOfRow(facts.trials, row);
+    if (fact === undefined && row.trialId === null) continue;
     const entry = families[p.family] ?? { compared: 0, noOps: 0, notApplicable: 0, rate: null };
     if (fact?.status === "not_applicable") entry.notApplicable++;
     else if (fact?.status === "applied" && fact.noOp !== null) {
@@ -355,8 +357,9 @@ function cellScorers(
   const names = new Set<string>();
   let validated = loader !== undefined && scoring !== undefined;
   for (const { row } of cell.rows) {
-    if (row.errored || row.trialId === null) continue;
-    const trial = scoring?.trials.get(row.trialId);
+    if (row.errored) continue;
+    const trial = scoring === undefined ? undefined : valueOfRow(scoring.trials, row);
+    if (trial === undefined && row.trialId === null) continue;
     const name = row.scorer ?? trial?.scorer ?? null;
     if (name === null) continue;
     names.add(name);

@@ -74,6 +74,11 @@ export class TrialColumns {
     return new ColumnRow(this, i);
   }
 
+  /** Where row i's id is kept as a store id's bytes (its place in `bytes`), or null for an id of another form. */
+  storeIdAt(i: number): { bytes: Uint8Array; place: number } | null {
+    return this.otherIds.has(i) ? null : { bytes: this.ids, place: i };
+  }
+
   trialIdAt(i: number): string | null {
     const other = this.otherIds.get(i);
     if (other !== undefined) return other;
@@ -158,6 +163,11 @@ function grown<T extends Uint8Array | Uint32Array | Float64Array>(from: T, to: T
   return to;
 }
 
+/** A row's trial id as a store id's bytes when the row is a view of columns that keep it so, else null. */
+export function storeIdOf(row: AnalysisRow): { bytes: Uint8Array; place: number } | null {
+  return row instanceof ColumnRow ? row.storeId() : null;
+}
+
 /** A row of a TrialColumns: read-only, as every analysis treats rows. */
 class ColumnRow implements AnalysisRow {
   constructor(
@@ -166,6 +176,9 @@ class ColumnRow implements AnalysisRow {
   ) {}
   get trialId(): string | null {
     return this.columns.trialIdAt(this.index);
+  }
+  storeId(): { bytes: Uint8Array; place: number } | null {
+    return this.columns.storeIdAt(this.index);
   }
   get model(): string {
     return this.columns.groupAt(this.index).model;

@@ -32,6 +32,17 @@ export function compareTrialId(bytes: Uint8Array, i: number, id: string): number
   return 0;
 }
 
+/** The sign of (the id at place i of `bytes`) - (the id at place j of `other`), byte by byte. */
+export function compareTrialIdBytes(bytes: Uint8Array, i: number, other: Uint8Array, j: number): number {
+  const base = i * TRIAL_ID_BYTES;
+  const otherBase = j * TRIAL_ID_BYTES;
+  for (let k = 0; k < TRIAL_ID_BYTES; k++) {
+    const difference = bytes[base + k] - other[otherBase + k];
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
 /** A lowercase hex digit's value (the id is a store id). */
 function hexDigit(text: string, at: number): number {
   const code = text.charCodeAt(at);

@@ -6,7 +6,16 @@
  * heap instead of some 45 MB of strings and hash table on it. Any other id is kept in a Map.
  */
 import { Dictionary } from "../../core/dictionary.js";
-import { compareTrialId, isStoreTrialId, readTrialId, TRIAL_ID_BYTES, writeTrialId } from "./trial-id-bytes.js";
+import type { AnalysisRow } from "./row.js";
+import { storeIdOf } from "./trial-columns.js";
+import {
+  compareTrialId,
+  compareTrialIdBytes,
+  isStoreTrialId,
+  readTrialId,
+  TRIAL_ID_BYTES,
+  writeTrialId,
+} from "./trial-id-bytes.js";
 
 export class TrialIdMap<V> implements ReadonlyMap<string, V> {
   private ids = new Uint8Array(0);
@@ -82,17 +91,42 @@ export class TrialIdMap<V> implements ReadonlyMap<string, V> {
     this.sorted++;
   }
 
+  /** The value of the store id at place j of `bytes` (a table's id column), without making its string. */
+  getAt(bytes: Uint8Array, j: number): V | undefined {
+    // A store id that arrived out of order is kept by its string.
+    if (this.others.size > 0) return this.get(readTrialId(bytes, j));
+    const at = this.search((mid) => compareTrialIdBytes(this.ids, mid, bytes, j));
+    return at < 0 ? undefined : this.distinct.values[this.codes[at]];
+  }
+
   /** The place of a store-form id among the sorted ones, or -1. */
   private indexOf(id: string): number {
+    return this.search((mid) => compareTrialId(this.ids, mid, id));
+  }
+
+  /** Binary search of the sorted ids by `order` (the sign of the id at a place minus the one sought). */
+  private search(order: (place: number) => number): number {
     let lo = 0;
     let hi = this.sorted - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const order = compareTrialId(this.ids, mid, id);
-      if (order === 0) return mid;
-      if (order < 0) lo = mid + 1;
+      const sign = order(mid);
+      if (sign === 0) return mid;
+      if (sign < 0) lo = mid + 1;
       else hi = mid - 1;
     }
     return -1;
   }
+}
+
+/**
+ * The value a map of trial facts holds for a row's trial. A view of a table's columns whose id is
+ * a store id is looked up by the id's bytes, so no id string is made per row.
+ */
+export function valueOfRow<V>(map: ReadonlyMap<string, V>, row: AnalysisRow): V | undefined {
+  if (map instanceof TrialIdMap) {
+    const stored = storeIdOf(row);
+    if (stored !== null) return map.getAt(stored.bytes, stored.place);
+  }
+  return row.trialId === null ? undefined : map.get(row.trialId);
 }

@@ -17,6 +17,7 @@ import { OPTION_LETTERS } from "../../contracts/item.js";
 import { chiSquareGoodnessOfFit } from "../../stats/index.js";
 import type { AnalysisRow } from "../core/table.js";
 import { type CellFinding, type FormattedGold, registerIntegrityCheck, share } from "./registry.js";
+import { valueOfRow } from "../core/trial-id-map.js";
 
 export interface GoldPositionTest {
   /** Distinct items. */
@@ -59,7 +60,7 @@ function pText(p: number): string {
 function unitsOf(rows: readonly AnalysisRow[], golds: ReadonlyMap<string, FormattedGold>): FormattedGold[] {
   const units: FormattedGold[] = [];
   for (const row of rows) {
-    const gold = row.trialId === null ? undefined : golds.get(row.trialId);
+    const gold = valueOfRow(golds, row);
     if (gold) units.push(gold);
   }
   return units;

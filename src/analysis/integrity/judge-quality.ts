@@ -9,13 +9,14 @@ import type { AnalysisRow } from "../core/table.js";
 import { JUDGE_SCORER } from "../../scoring/index.js";
 import { kappaInformative, kappaReading } from "../../scoring/judge/agreement.js";
 import { type CellFinding, type IntegrityFacts, type JudgeFacts, registerIntegrityCheck } from "./registry.js";
+import { valueOfRow } from "../core/trial-id-map.js";
 
 /** Whether a judge produced some outcome of these rows (a row of unknown scorer counts as judged). */
 function judged(rows: readonly AnalysisRow[], facts: IntegrityFacts): boolean {
   const scoring = facts.scoring && "trials" in facts.scoring ? facts.scoring : undefined;
   return rows.some((row) => {
     if (row.scorer) return row.scorer.startsWith(JUDGE_SCORER);
-    const trial = row.trialId === null ? undefined : scoring?.trials.get(row.trialId);
+    const trial = scoring === undefined ? undefined : valueOfRow(scoring.trials, row);
     if (trial === undefined) return true;
     return trial.scorer?.startsWith(JUDGE_SCORER);
   });

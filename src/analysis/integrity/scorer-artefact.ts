@@ -13,13 +13,14 @@ import { JUDGE_SCORER } from "../../scoring/index.js";
 import { agreementLine, kappaInformative, kappaReading } from "../../scoring/judge/agreement.js";
 import type { AnalysisRow } from "../core/table.js";
 import { type CellFinding, type IntegrityFacts, registerIntegrityCheck } from "./registry.js";
+import { valueOfRow } from "../core/trial-id-map.js";
 
 /** The scorers (registered names, without version) that produced these rows' outcomes. */
 function scorersOf(rows: readonly AnalysisRow[], facts: IntegrityFacts): Set<string> {
   const scoring = facts.scoring && "trials" in facts.scoring ? facts.scoring : undefined;
   const names = new Set<string>();
   for (const row of rows) {
-    const scorer = row.scorer ?? (row.trialId === null ? undefined : scoring?.trials.get(row.trialId)?.scorer);
+    const scorer = row.scorer ?? (scoring === undefined ? undefined : valueOfRow(scoring.trials, row)?.scorer);
     if (scorer) names.add(scorer.replace(/@[^@]*$/, ""));
   }
   return names;

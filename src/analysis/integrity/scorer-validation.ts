@@ -9,6 +9,7 @@
  */
 import { JUDGE_SCORER, scorers, validatedFor } from "../../scoring/index.js";
 import { type CellFinding, registerIntegrityCheck, share } from "./registry.js";
+import { valueOfRow } from "../core/trial-id-map.js";
 
 registerIntegrityCheck({
   name: "scorer_validation",
@@ -35,8 +36,10 @@ registerIntegrityCheck({
       // A cell's trials have few (scorer, format) pairs: each pair's keys and verdict are worked out once.
       const pairs = new Map<string | null, Map<string | null, ScoredBy>>();
       for (const row of rows) {
-        if (row.errored || row.outcome === null || row.trialId === null) continue;
-        const trial = scoring.trials.get(row.trialId);
+        if (row.errored || row.outcome === null) continue;
+        const trial = valueOfRow(scoring.trials, row);
+        // A row without a trial id is not a stored trial's: not scored by a recorded scorer.
+        if (trial === undefined && row.trialId === null) continue;
         const name = row.scorer ?? trial?.scorer ?? null;
         const format = trial?.format ?? null;
         let ofName = pairs.get(name);

@@ -6,6 +6,7 @@
  * bytes (an imported table) the check is "not available", never a pass.
  */
 import { type CellFinding, registerIntegrityCheck, share } from "./registry.js";
+import { valueOfRow } from "../core/trial-id-map.js";
 
 registerIntegrityCheck({
   name: "silent_no_op",
@@ -25,7 +26,7 @@ registerIntegrityCheck({
       let cellCompared = 0;
       let cellNoOps = 0;
       for (const row of rows) {
-        const fact = row.trialId === null ? undefined : byTrial.get(row.trialId);
+        const fact = valueOfRow(byTrial, row);
         if (fact?.status !== "applied" || fact.noOp === null) continue;
         cellCompared++;
         if (fact.noOp) cellNoOps++;
