@@ -5,7 +5,7 @@
 import { complianceFlipRate, scoreDispersion } from "./config-dispersion.js";
 import type { Interval } from "./descriptive.js";
 import { mean, quantileSorted, standardDeviation } from "./descriptive.js";
-import { EstimabilityError, type Table } from "./models/design.js";
+import { columnValues, EstimabilityError, type Table } from "./models/design.js";
 import { NotPositiveDefiniteError } from "./models/linalg.js";
 import { RandomStream } from "./random.js";
 import { kendallTauBCoefficient } from "./rank-correlation.js";
@@ -222,7 +222,12 @@ export function varianceRatioStatistic(
   const columns = Object.keys(input.table);
   const statistic: ConfigurationStatistic = (drawn) => {
     const rows = Array.from(drawn, (c) => rowsOf[c]).flat();
-    const table = Object.fromEntries(columns.map((name) => [name, rows.map((r) => input.table[name][r])]));
+    const table = Object.fromEntries(
+      columns.map((name) => {
+        const values = columnValues(input.table[name]);
+        return [name, rows.map((r) => values[r])];
+      }),
+    );
     return undefinedOnResample(() => varianceAttribution(table, { aliased: "drop", ...attribution }).rho);
   };
   return { configurations, statistic };

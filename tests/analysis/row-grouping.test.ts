@@ -12,6 +12,7 @@ import { caseKey, joinText } from "../../src/analysis/core/pairing.js";
 import { flipAnalysis } from "../../src/analysis/conditions/paired.js";
 import { gridCells } from "../../src/analysis/grid/cells.js";
 import { clustersOf } from "../../src/analysis/integrity/min-information.js";
+import { columnValues, isFactorColumn } from "../../src/stats/index.js";
 
 const row = (
   model: string,
@@ -108,12 +109,16 @@ describe("grouping rows by what they share", () => {
       { row: row("m1", "3", { s: "a", t: "y" }, 1), y: 0 },
     ];
     const table = columnTable(scored, ["s", "t"]);
-    assert.deepEqual([...(table.outcome as Float64Array)], [1, 0, 0]);
-    assert.deepEqual(table.model, ["m1", "m2", "m1"]);
-    assert.deepEqual(table.benchmark, ["b", "c", "b"]);
-    assert.deepEqual(table.cluster, [clusterKey("b", "1"), clusterKey("c", "2"), clusterKey("b", "3")]);
-    assert.deepEqual(table.s, ["a", "b", "a"]);
-    assert.deepEqual(table.t, ["x", undefined, "y"]);
+    const values = (name: string) => Array.from(columnValues(table[name]));
+    assert.deepEqual(values("outcome"), [1, 0, 0]);
+    assert.deepEqual(values("model"), ["m1", "m2", "m1"]);
+    assert.deepEqual(values("benchmark"), ["b", "c", "b"]);
+    assert.deepEqual(values("cluster"), [clusterKey("b", "1"), clusterKey("c", "2"), clusterKey("b", "3")]);
+    assert.deepEqual(values("s"), ["a", "b", "a"]);
+    assert.deepEqual(values("t"), ["x", undefined, "y"]);
+    // Every column but the outcome is a factor column: a code per row into its distinct values.
+    assert.ok(isFactorColumn(table.cluster) && isFactorColumn(table.t));
+    assert.deepEqual(table.t.values, ["x", undefined, "y"]);
     assert.equal(Object.keys(table).length, 6, "outcome, model, benchmark, cluster and the two facets");
   });
 });

@@ -4,7 +4,7 @@
  * system's view; per-protocol (PP) leaves parse failures out, the underlying model's view.
  * Errored trials (no answer at all) are left out of both unless a specification says otherwise.
  */
-import type { Column, Table } from "../../stats/index.js";
+import { type Column, FactorColumnBuilder, type Table } from "../../stats/index.js";
 import { type Population, populationScore, type SelectOptions } from "./row.js";
 import type { AnalysisRow } from "./table.js";
 import { selfScored } from "./trial-columns.js";
@@ -70,26 +70,34 @@ export function configurationOf(row: AnalysisRow, varying: readonly string[]): s
   return values.length === 0 ? "(all)" : values.join(" · ");
 }
 
-/** The columnar table the regression and ANOVA fitters read. */
+/**
+ * The columnar table the regression and ANOVA fitters read: the outcome as numbers, the rest as
+ * factor columns (a code per row), which the fitters code without a string per row.
+ */
 export function columnTable(scored: readonly ScoredRow[], facets: readonly string[]): Table {
-  // One pass over the rows fills every column (the fits build this table for each scope), into
-  // columns of the rows' length: growing them by push cost about twice as much at paper scale.
+  // One pass over the rows fills every column (the fits build this table for each scope).
   const n = scored.length;
   const outcome = new Float64Array(n);
-  const model = new Array<string>(n);
-  const benchmark = new Array<string>(n);
-  const cluster = new Array<string>(n);
-  const facetColumns = facets.map(() => new Array<string>(n));
+  const model = new FactorColumnBuilder(n);
+  const benchmark = new FactorColumnBuilder(n);
+  const cluster = new FactorColumnBuilder(n);
+  const facetColumns = facets.map(() => new FactorColumnBuilder(n));
   for (let i = 0; i < n; i++) {
     const { row, y } = scored[i];
     outcome[i] = y;
-    model[i] = row.model;
-    benchmark[i] = row.benchmark;
-    cluster[i] = row.cluster;
-    for (let j = 0; j < facets.length; j++) facetColumns[j][i] = row.facets[facets[j]];
+    model.set(i, row.model);
+    benchmark.set(i, row.benchmark);
+    cluster.set(i, row.cluster);
+    const values = row.facets;
+    for (let j = 0; j < facets.length; j++) facetColumns[j].set(i, values[facets[j]]);
   }
-  const table: Record<string, Column> = { outcome, model, benchmark, cluster };
-  for (const [j, f] of facets.entries()) table[f] = facetColumns[j];
+  const table: Record<string, Column> = {
+    outcome,
+    model: model.column(),
+    benchmark: benchmark.column(),
+    cluster: cluster.column(),
+  };
+  for (const [j, f] of facets.entries()) table[f] = facetColumns[j].column();
   return table;
 }
 

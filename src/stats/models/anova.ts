@@ -7,6 +7,7 @@ import {
   assertFullRank,
   buildDesign,
   crossProductVector,
+  columnValues,
   type DesignMatrix,
   EstimabilityError,
   type FactorOptions,
@@ -188,7 +189,7 @@ function collapseToCells(table: Table, variables: string[], y: Float64Array): Ce
     const c = table[v];
     if (!c) throw new Error(`unknown variable '${v}'`);
     if (c.length !== y.length) throw new Error(`column '${v}' has ${c.length} rows, expected ${y.length}`);
-    return c;
+    return columnValues(c);
   });
   const index = new Map<string, number>();
   const out: Record<string, string[]> = Object.fromEntries(variables.map((v) => [v, []]));
@@ -224,7 +225,8 @@ function allCategorical(spec: AnovaSpec): Record<string, FactorOptions> {
 function numericResponse(table: Table, name: string): Float64Array {
   const column = table[name];
   if (!column) throw new Error(`unknown response column '${name}'`);
-  const y = Float64Array.from({ length: column.length }, (_, i) => Number(column[i]));
+  const values = columnValues(column);
+  const y = Float64Array.from({ length: values.length }, (_, i) => Number(values[i]));
   if (y.some((v) => !Number.isFinite(v))) throw new Error(`response '${name}' has non-numeric values`);
   return y;
 }

@@ -2,8 +2,79 @@
 // per term at most, so X'WX costs O(rows x terms^2) instead of O(rows x columns^2).
 import { aliasCoefficients, pivotedQr } from "./linalg.js";
 
-/** A data column: strings or numbers (a typed array for numeric columns is fastest). */
-export type Column = ArrayLike<string | number>;
+/**
+ * A categorical column held as codes into its distinct values (R's factor, a pandas Categorical):
+ * a study's half a million rows name a few models, benchmarks and conditions, so such a column is
+ * made and coded without a string per row.
+ */
+export interface FactorColumn {
+  readonly length: number;
+  /** Each row's place in `values`. */
+  readonly codes: Uint32Array;
+  /** The distinct values (each one some row's). */
+  readonly values: readonly (string | number)[];
+}
+
+/** A data column: strings or numbers (a typed array for numeric columns is fastest), or a factor column. */
+export type Column = ArrayLike<string | number> | FactorColumn;
+
+/** Fills a factor column row by row; rows in runs of one value cost a comparison each. */
+export class FactorColumnBuilder {
+  private readonly codes: Uint32Array;
+  private readonly values: (string | number)[] = [];
+  private readonly index = new Map<string | number, number>();
+  private previous: unknown = NaN;
+  private previousCode = 0;
+
+  constructor(private readonly length: number) {
+    this.codes = new Uint32Array(length);
+  }
+
+  set(row: number, value: string | number): void {
+    if (value !== this.previous) {
+      let code = this.index.get(value);
+      if (code === undefined) {
+        code = this.values.length;
+        this.values.push(value);
+        this.index.set(value, code);
+      }
+      this.previous = value;
+      this.previousCode = code;
+    }
+    this.codes[row] = this.previousCode;
+  }
+
+  column(): FactorColumn {
+    return { length: this.length, codes: this.codes, values: this.values };
+  }
+}
+
+export function isFactorColumn(column: Column): column is FactorColumn {
+  return !Array.isArray(column) && !ArrayBuffer.isView(column) && "codes" in column;
+}
+
+/** A column's values row by row: a factor column's expanded, any other as it is. */
+export function columnValues(column: Column): ArrayLike<string | number> {
+  if (!isFactorColumn(column)) return column;
+  const { codes, values } = column;
+  const out = new Array<string | number>(column.length);
+  for (let i = 0; i < out.length; i++) out[i] = values[codes[i]];
+  return out;
+}
+
+/** A factor column's values in the order rows first show them, and each value's place in that order. */
+export function firstSeenOrder(column: FactorColumn): { order: number[]; place: Int32Array } {
+  const place = new Int32Array(column.values.length).fill(-1);
+  const order: number[] = [];
+  for (let i = 0; i < column.length; i++) {
+    const v = column.codes[i];
+    if (place[v] < 0) {
+      place[v] = order.length;
+      order.push(v);
+    }
+  }
+  return { order, place };
+}
 /** A table in columnar form: column name -> values, all columns the same length. */
 export type Table = Readonly<Record<string, Column>>;
 
@@ -72,6 +143,10 @@ export class RankDeficiencyError extends EstimabilityError {
 /** Distinct values of a column in plain JavaScript sort() (code-point) order, as strings. */
 export function sortedLevels(column: Column): string[] {
   const seen = new Set<string>();
+  if (isFactorColumn(column)) {
+    for (const v of firstSeenOrder(column).order) seen.add(String(column.values[v]));
+    return [...seen].sort();
+  }
   // Rows come in runs of one value (grouped by model, benchmark, ...): a repeat is not looked up.
   let previous: unknown = NaN;
   for (let i = 0; i < column.length; i++) {
@@ -98,19 +173,7 @@ interface VariableCoder {
 function factorCoder(name: string, column: Column, options: FactorOptions | undefined, coding: Coding) {
   const levels = orderedLevels(name, column, options, coding);
   const codeOf = new Map(levels.map((l, i) => [l, i]));
-  const codes = new Int32Array(column.length);
-  let previous: unknown = NaN;
-  let code = -1;
-  for (let i = 0; i < column.length; i++) {
-    const value = column[i];
-    if (value !== previous) {
-      const c = codeOf.get(String(value));
-      if (c === undefined) throw new Error(`variable '${name}' row ${i}: value '${value}' is not a declared level`);
-      previous = value;
-      code = c;
-    }
-    codes[i] = code;
-  }
+  const codes = isFactorColumn(column) ? factorCodes(name, column, codeOf) : valueCodes(name, column, codeOf);
   const last = levels.length - 1;
   const coder: VariableCoder =
     coding === "treatment"
@@ -148,6 +211,40 @@ function factorCoder(name: string, column: Column, options: FactorOptions | unde
   return { coder, levels };
 }
 
+/** Each row's level code (its place in the levels `codeOf` numbers). */
+function valueCodes(name: string, column: ArrayLike<string | number>, codeOf: Map<string, number>): Int32Array {
+  const codes = new Int32Array(column.length);
+  let previous: unknown = NaN;
+  let code = -1;
+  for (let i = 0; i < column.length; i++) {
+    const value = column[i];
+    if (value !== previous) {
+      const c = codeOf.get(String(value));
+      if (c === undefined) throw undeclaredLevel(name, i, value);
+      previous = value;
+      code = c;
+    }
+    codes[i] = code;
+  }
+  return codes;
+}
+
+/** valueCodes for a factor column: each distinct value is looked up once. */
+function factorCodes(name: string, column: FactorColumn, codeOf: Map<string, number>): Int32Array {
+  const levelOf = Int32Array.from(column.values, (value) => codeOf.get(String(value)) ?? -1);
+  const codes = new Int32Array(column.length);
+  for (let i = 0; i < column.length; i++) {
+    const c = levelOf[column.codes[i]];
+    if (c < 0) throw undeclaredLevel(name, i, column.values[column.codes[i]]);
+    codes[i] = c;
+  }
+  return codes;
+}
+
+function undeclaredLevel(name: string, row: number, value: unknown): Error {
+  return new Error(`variable '${name}' row ${row}: value '${value}' is not a declared level`);
+}
+
 function orderedLevels(name: string, column: Column, options: FactorOptions | undefined, coding: Coding): string[] {
   const present = sortedLevels(column);
   let levels = options?.levels ? options.levels.map(String) : present;
@@ -164,7 +261,8 @@ function orderedLevels(name: string, column: Column, options: FactorOptions | un
   return levels;
 }
 
-function numericCoder(name: string, column: Column): VariableCoder {
+function numericCoder(name: string, data: Column): VariableCoder {
+  const column = columnValues(data);
   const x = new Float64Array(column.length);
   for (let i = 0; i < column.length; i++) {
     const v = column[i];
@@ -185,7 +283,8 @@ function numericCoder(name: string, column: Column): VariableCoder {
 
 function isCategorical(name: string, column: Column, spec: DesignSpec): boolean {
   if (spec.factors && name in spec.factors) return true;
-  return column.length > 0 && typeof column[0] === "string";
+  if (column.length === 0) return false;
+  return typeof (isFactorColumn(column) ? column.values[column.codes[0]] : column[0]) === "string";
 }
 
 /** Builds the design matrix for `spec` over `table` (every row is used; missing values are an error). */

@@ -5,6 +5,7 @@
 // estimates are reported raw and truncated at zero for the coefficients (Brennan's convention).
 // A facet listed in `fixedFacets` is averaged over first (Shavelson & Webb's treatment of a fixed
 // facet), so the analysis is of the object x remaining-random-facets design.
+import { type Column, columnValues } from "./design.js";
 import { seededRandom } from "../random.js";
 
 export interface GStudySpec {
@@ -62,7 +63,7 @@ export interface GStudyResult {
   bootstrap?: { level: number; ci: [number, number]; resamples: number; undefinedResamples: number };
 }
 
-type Column = ArrayLike<string | number>;
+type Values = ArrayLike<string | number>;
 
 /** Cell means as a dense array over (object, facet 1[, facet 2]), facet index fastest. */
 interface Cube {
@@ -95,7 +96,7 @@ function cellMeans(table: Readonly<Record<string, Column>>, spec: GStudySpec): C
   const column = (name: string) => {
     const c = table[name];
     if (!c) throw new Error(`unknown column '${name}'`);
-    return c;
+    return columnValues(c);
   };
   const objectColumn = column(spec.object);
   const facetColumns = spec.facets.map(column);
@@ -135,7 +136,7 @@ function cellMeans(table: Readonly<Record<string, Column>>, spec: GStudySpec): C
   return { objects, sizes, values: sum.map((s, i) => s / count[i]) };
 }
 
-function distinct(column: Column): string[] {
+function distinct(column: Values): string[] {
   const seen = new Set<string>();
   for (let i = 0; i < column.length; i++) seen.add(String(column[i]));
   return [...seen].sort();

@@ -5,6 +5,10 @@ import {
   type AliasedColumn,
   addOuter,
   buildDesign,
+  type Column,
+  columnValues,
+  firstSeenOrder,
+  isFactorColumn,
   type Coding,
   columnIndices,
   type DesignMatrix,
@@ -39,7 +43,7 @@ export type CovarianceType = "model" | "hc0" | "hc1" | "cluster";
 export interface GlmOptions {
   link?: Link;
   /** Cluster ids (one per row) for the cluster-robust covariance. */
-  clusters?: ArrayLike<string | number>;
+  clusters?: Column;
   maxIterations?: number;
   /** Convergence when every |step_k| <= tolerance * (1 + |b_k|). */
   tolerance?: number;
@@ -137,8 +141,9 @@ export function binomialRegression(
 export function responseColumn(table: Table, name: string): Float64Array {
   const column = table[name];
   if (!column) throw new Error(`unknown response column '${name}'`);
-  const y = new Float64Array(column.length);
-  for (let i = 0; i < column.length; i++) y[i] = Number(column[i]);
+  const values = columnValues(column);
+  const y = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) y[i] = Number(values[i]);
   return y;
 }
 
@@ -478,7 +483,7 @@ function summarize(
   design: DesignMatrix,
   y: Float64Array,
   /** The converged state, its last pass, and the clusters of the sandwich's meat. */
-  fit: FitState & { last: Pass; clusters: ArrayLike<string | number> | undefined; shared: SharedRows | null },
+  fit: FitState & { last: Pass; clusters: Column | undefined; shared: SharedRows | null },
 ): GlmFit {
   const { b, link, iterations, last, clusters } = fit;
   const k = design.nCols;
@@ -523,7 +528,7 @@ function summarize(
 function scoreMeats(
   design: DesignMatrix,
   y: Float64Array,
-  at: { b: Float64Array; link: Link; clusters: ArrayLike<string | number> | undefined; shared: SharedRows | null },
+  at: { b: Float64Array; link: Link; clusters: Column | undefined; shared: SharedRows | null },
 ) {
   const { b, link, clusters, shared } = at;
   const k = design.nCols;
@@ -619,8 +624,13 @@ function outerSum(sums: Float64Array, g: number, k: number): Float64Array {
 }
 
 /** Dense 0..G-1 codes for arbitrary cluster labels. */
-export function clusterCodes(labels: ArrayLike<string | number>, n: number): { codes: Int32Array; count: number } {
+export function clusterCodes(labels: Column, n: number): { codes: Int32Array; count: number } {
   if (labels.length !== n) throw new Error(`cluster column has ${labels.length} rows, expected ${n}`);
+  // A factor column's values are distinct: numbered as rows first show them, as labels are below.
+  if (isFactorColumn(labels)) {
+    const { order, place } = firstSeenOrder(labels);
+    return { codes: Int32Array.from(labels.codes, (v) => place[v]), count: order.length };
+  }
   const index = new Map<string | number, number>();
   const codes = new Int32Array(n);
   for (let i = 0; i < n; i++) {

@@ -9,6 +9,7 @@
 //   eta_j = x_j beta + theta v^_g, W_g = sum_{j in g} mu_j (1 - mu_j).
 import {
   type AliasedColumn,
+  columnValues,
   type DesignMatrix,
   estimableDesign,
   type FactorOptions,
@@ -67,8 +68,9 @@ export function glmmRegression(
 ): GlmmFit {
   const parsed = parseFormula(formula);
   if (!parsed.randomIntercept) throw new Error("the formula needs a random intercept '(1 | group)'");
-  const groups = table[parsed.randomIntercept];
-  if (!groups) throw new Error(`unknown grouping column '${parsed.randomIntercept}'`);
+  const column = table[parsed.randomIntercept];
+  if (!column) throw new Error(`unknown grouping column '${parsed.randomIntercept}'`);
+  const groups = columnValues(column);
   const design = buildDesign(table, { terms: parsed.terms, intercept: parsed.intercept, factors: options.factors });
   return fitGlmmRandomIntercept(design, responseColumn(table, parsed.response), groups, options);
 }

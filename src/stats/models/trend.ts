@@ -3,7 +3,7 @@
 // adjusted for other terms, with cluster-robust (case-level) standard errors. The slope is the
 // change in log-odds per step of the score; H0 is slope = 0. ScaffoldSafety (App. Q.3.2, H4)
 // pre-registers the one-sided version (complexity lowers safety: alternative 'less').
-import type { FactorOptions, Table } from "./design.js";
+import { columnValues, type FactorOptions, type Table } from "./design.js";
 import { binomialRegression, type CovarianceType, coefficientTable, type GlmFit } from "./glm.js";
 import { normalCdf } from "./tails.js";
 
@@ -65,8 +65,9 @@ export function ordinalTrendTest(table: Table, spec: OrdinalTrendSpec): OrdinalT
 }
 
 function scoreColumn(table: Table, spec: OrdinalTrendSpec): Float64Array {
-  const column = table[spec.variable];
-  if (!column) throw new Error(`unknown ordinal variable '${spec.variable}'`);
+  const data = table[spec.variable];
+  if (!data) throw new Error(`unknown ordinal variable '${spec.variable}'`);
+  const column = columnValues(data);
   const out = new Float64Array(column.length);
   for (let i = 0; i < column.length; i++) {
     const raw = column[i];
