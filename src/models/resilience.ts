@@ -240,7 +240,12 @@ export function backoffDelay(error: ProviderError, attempt: number, o: Resolved)
   return Math.floor(o.random() * ceiling);
 }
 
-/** Runs one attempt under the per-attempt timeout, aborting the call when it fires. */
+/**
+ * Runs one attempt under the per-attempt timeout, aborting the call when it fires. The attempt's
+ * one signal also follows the run's, through a listener removed when the attempt ends (not
+ * AbortSignal.any: on Node 20 each such signal leaves a WeakRef in the long-lived run signal's set
+ * of dependants, nodejs/node#55351, tens of megabytes over a paper-scale run).
+ */
 async function withTimeout<T>(
   o: Resolved,
   outer: AbortSignal | undefined,
@@ -248,46 +253,28 @@ async function withTimeout<T>(
 ): Promise<T> {
   if (!o.timeoutMs) return call(outer);
   const controller = new AbortController();
-  const { signal, release } = outer ? following(outer, controller.signal) : { signal: controller.signal, release() {} };
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener("abort", onOuterAbort, { once: true });
   let cancel = () => {};
+  let timeout: ProviderError | undefined;
   // Racing guards against a provider that ignores the signal. The error is made only when the
   // timer fires: capturing its stack on every call is wasted on the calls that do not time out.
   const timer = new Promise<never>((_, reject) => {
     cancel = o.setTimer(() => {
-      const timeout = new ProviderError(`timed out after ${o.timeoutMs} ms`, "timeout", { retryable: true });
+      timeout = new ProviderError(`timed out after ${o.timeoutMs} ms`, "timeout", { retryable: true });
       controller.abort(timeout);
       reject(timeout);
     }, o.timeoutMs);
   });
   try {
-    return await Promise.race([call(signal), timer]);
+    return await Promise.race([call(controller.signal), timer]);
   } catch (error) {
-    throw controller.signal.aborted ? controller.signal.reason : error;
+    throw timeout ?? error;
   } finally {
     cancel();
-    release();
+    outer?.removeEventListener("abort", onOuterAbort);
   }
-}
-
-/**
- * A signal aborted when either signal aborts (with its reason), and its release. Used instead of
- * AbortSignal.any once per attempt: on Node 20 each such signal leaves a WeakRef in the long-lived
- * run signal's set of dependants (nodejs/node#55351), tens of megabytes over a paper-scale run.
- */
-function following(outer: AbortSignal, inner: AbortSignal): { signal: AbortSignal; release(): void } {
-  const combined = new AbortController();
-  const sources = [outer, inner];
-  const onAbort = (event: Event) => {
-    combined.abort((event.target as AbortSignal).reason);
-    release();
-  };
-  const release = () => {
-    for (const source of sources) source.removeEventListener("abort", onAbort);
-  };
-  const aborted = sources.find((source) => source.aborted);
-  if (aborted) combined.abort(aborted.reason);
-  else for (const source of sources) source.addEventListener("abort", onAbort, { once: true });
-  return { signal: combined.signal, release };
 }
 
 function shouldRetry(error: unknown, attempt: number, malformedSoFar: number, o: Resolved): error is ProviderError {
