@@ -117,7 +117,7 @@ describe("grouping rows by what they share", () => {
     assert.deepEqual(values("s"), ["a", "b", "a"]);
     assert.deepEqual(values("t"), ["x", undefined, "y"]);
     // Every column but the outcome is a factor column: a code per row into its distinct values.
-    assert.ok(isFactorColumn(table.cluster) && isFactorColumn(table.t));
+    assert.ok(isFactorColumn(table.cluster) && isFactorColumn(table.t), "cluster and the facets are factor columns");
     assert.deepEqual(table.t.values, ["x", undefined, "y"]);
     assert.equal(Object.keys(table).length, 6, "outcome, model, benchmark, cluster and the two facets");
   });

@@ -65,7 +65,7 @@ describe("factor columns", () => {
   it("hold the values they were given, each distinct value once", () => {
     for (const name of ["scaffold", "model", "cluster"]) {
       const column = coded[name];
-      assert.ok(isFactorColumn(column));
+      assert.ok(isFactorColumn(column), `${name} is a factor column`);
       assert.deepEqual(Array.from(columnValues(column)), plain[name]);
       assert.equal(new Set(column.values).size, column.values.length);
       assert.deepEqual(sortedLevels(column), sortedLevels(plain[name]));

@@ -75,6 +75,7 @@ export function firstSeenOrder(column: FactorColumn): { order: number[]; place: 
   }
   return { order, place };
 }
+
 /** A table in columnar form: column name -> values, all columns the same length. */
 export type Table = Readonly<Record<string, Column>>;
 
