@@ -219,15 +219,11 @@ export function varianceRatioStatistic(
     };
     return { configurations, statistic };
   }
-  const columns = Object.keys(input.table);
+  // Each column's values row by row, read once: every resample draws rows from them.
+  const columns = Object.entries(input.table).map(([name, column]) => [name, columnValues(column)] as const);
   const statistic: ConfigurationStatistic = (drawn) => {
     const rows = Array.from(drawn, (c) => rowsOf[c]).flat();
-    const table = Object.fromEntries(
-      columns.map((name) => {
-        const values = columnValues(input.table[name]);
-        return [name, rows.map((r) => values[r])];
-      }),
-    );
+    const table = Object.fromEntries(columns.map(([name, values]) => [name, rows.map((r) => values[r])]));
     return undefinedOnResample(() => varianceAttribution(table, { aliased: "drop", ...attribution }).rho);
   };
   return { configurations, statistic };
