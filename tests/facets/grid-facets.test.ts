@@ -219,6 +219,20 @@ describe("few_shot facet", () => {
     );
   });
 
+  test("a pool item that repeats an evaluated question under another id overlaps it, whatever its spacing and case", async () => {
+    // q002's question and options, spaced and cased otherwise, the options in another order.
+    const copy = [
+      "    exemplars:",
+      "      items:",
+      '        - { id: spaced, stem: "  DEMO question\\tnumber 2  about the\\n\\nblue box? ", options: [delta 2, alpha 2, gamma 2, beta 2], gold_index: 0 }',
+      '        - { id: other, stem: "Demo question number 2 about the blue box, again?", options: [alpha 2, beta 2], gold_index: 0 }',
+    ].join("\n");
+    await assert.rejects(
+      prepareStudy(writeSpec(spec("    few_shot: [0, 1]", "", copy))),
+      /overlaps the evaluated items: spaced;/,
+    );
+  });
+
   test("a few_shot level without an exemplar pool is refused at the benchmark", () => {
     assert.match(
       problemsOf(spec("    few_shot: [0, 5]"))[0],
