@@ -9,7 +9,7 @@ import type { ChatMessage } from "../contracts/provider.js";
 import type { TaskInput } from "../contracts/task.js";
 import type { CallChecks } from "../contracts/trial.js";
 import { callAuditors } from "./audits/registry.js";
-import { fold } from "./audits/text.js";
+import { foldedText } from "../core/folded-text.js";
 import type { PersonaLeak } from "./persona.js";
 
 export { isMapRole } from "./audits/persona-leak.js";
@@ -17,7 +17,7 @@ export { promptSentences, sentenceShare } from "./audits/text.js";
 
 /** Every registered check of one sub-call of the rendered `task`, by name (null: not applicable). */
 export function auditCall(task: TaskInput, role: string, messages: readonly ChatMessage[]): CallChecks {
-  const haystack = fold(messages.map((m) => m.content).join("\n\n"));
+  const haystack = foldedText(messages.map((m) => m.content).join("\n\n"));
   const checks: Record<string, unknown> = {};
   for (const auditor of callAuditors()) checks[auditor.name] = auditor.check({ task, role, messages, haystack });
   return checks;

@@ -26,7 +26,7 @@ import type { ChatMessage, ToolCall, ToolSpec } from "../../contracts/provider.j
 import type { AgentSubCallKind } from "../../contracts/sub-call.js";
 import { ProviderError } from "../../core/errors.js";
 import { sigmoid, uniform } from "./draws.js";
-import { normalise } from "./text.js";
+import { foldedText } from "../../core/folded-text.js";
 
 export const AGENT_ROLES = ["agent", "actor", "executor"] as const;
 export type AgentRole = (typeof AGENT_ROLES)[number];
@@ -243,7 +243,7 @@ function raterReply(context: SimAgentContext): SimAgentReply {
 function lastMentionIsGold(text: string, gold: string): boolean {
   const answers = [...text.matchAll(/answer[^:\n]*:\s*(.+)/gi)].map((m) => m[1].trim());
   const lastAnswer = answers[answers.length - 1];
-  return lastAnswer !== undefined && normalise(lastAnswer) === normalise(gold);
+  return lastAnswer !== undefined && foldedText(lastAnswer) === foldedText(gold);
 }
 
 function goldOf(item: Item): string | undefined {

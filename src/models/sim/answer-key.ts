@@ -6,7 +6,8 @@
 import type { Item } from "../../contracts/item.js";
 import { itemDifficulty } from "./draws.js";
 import { ContainedKeys } from "./contained-keys.js";
-import { normalise, splitPersona } from "./text.js";
+import { foldedText } from "../../core/folded-text.js";
+import { splitPersona } from "./text.js";
 import { type WordRun, WordSets } from "./word-sets.js";
 
 export interface KeyEntry {
@@ -40,7 +41,7 @@ export class AnswerKey {
   observe(items: readonly Item[]): void {
     for (const item of items) {
       const entry = { item, difficulty: itemDifficulty(item) };
-      this.byQuestion.set(normalise(item.stem), entry);
+      this.byQuestion.set(foldedText(item.stem), entry);
       this.entries.push(entry);
     }
     this.byWords = undefined;
@@ -52,11 +53,11 @@ export class AnswerKey {
   find(prompt: string): KeyEntry | undefined {
     const match = /Question:\s*([\s\S]*?)(?:\n\s*\n|\n[A-Z][.)]\s|$)/.exec(prompt);
     if (match) {
-      const entry = this.byQuestion.get(normalise(match[1]));
+      const entry = this.byQuestion.get(foldedText(match[1]));
       if (entry) return entry;
     }
     // Sub-calls of scaffolds may quote the question without the "Question:" label.
-    const flat = normalise(prompt);
+    const flat = foldedText(prompt);
     this.stems ??= { keys: new ContainedKeys([...this.byQuestion.keys()]), entries: [...this.byQuestion.values()] };
     const quoted = quotedIn(this.stems, flat);
     if (quoted) return quoted;
@@ -72,7 +73,7 @@ export class AnswerKey {
     for (const entry of this.byQuestion.values()) {
       const { persona, question } = splitPersona(entry.item.stem);
       if (persona === "" || question.length < 20) continue;
-      keys.push(normalise(question));
+      keys.push(foldedText(question));
       entries.push(entry);
     }
     return { keys: new ContainedKeys(keys), entries };
@@ -80,8 +81,8 @@ export class AnswerKey {
 
   /** The item all of whose options are these texts (a sentence pair scored without a question). */
   findByOptions(texts: readonly string[]): KeyEntry | undefined {
-    const wanted = texts.map(normalise).sort().join("\u0000");
-    return this.entries.find((entry) => (entry.item.options ?? []).map(normalise).sort().join("\u0000") === wanted);
+    const wanted = texts.map(foldedText).sort().join("\u0000");
+    return this.entries.find((entry) => (entry.item.options ?? []).map(foldedText).sort().join("\u0000") === wanted);
   }
 
   /**

@@ -17,7 +17,8 @@ import {
   SIM_EFFECTS,
 } from "./format-effects.js";
 import { correctDraw, type PerturbationSensitivity } from "./perturbation-effects.js";
-import { lastAnswerValue, normalise } from "./text.js";
+import { foldedText } from "../../core/folded-text.js";
+import { lastAnswerValue } from "./text.js";
 
 /** What of the respondent an answer draw needs. */
 export interface Respondent {
@@ -136,9 +137,9 @@ export function named(ctx: CallContext, section: string): number | undefined {
   if (value === undefined) return undefined;
   const { item } = ctx.entry;
   const options = item.options ?? [];
-  if (options.length === 0) return normalise(value) === normalise(goldText(item) ?? "\u0000") ? GOLD_TEXT : NOT_SURE;
+  if (options.length === 0) return foldedText(value) === foldedText(goldText(item) ?? "\u0000") ? GOLD_TEXT : NOT_SURE;
   const letter = /^\(?([A-Z])\)?(?:[.):]|\s|$)/.exec(value)?.[1];
-  const byText = options.findIndex((o) => normalise(value).includes(normalise(o)));
+  const byText = options.findIndex((o) => foldedText(value).includes(foldedText(o)));
   if (letter !== undefined && value.trim().length <= 3) {
     const byLetter = options.findIndex((o) => letterBefore(ctx.asked, o) === letter);
     if (byLetter >= 0) return byLetter;

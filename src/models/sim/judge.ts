@@ -21,7 +21,7 @@
 import type { Item } from "../../contracts/item.js";
 import { canonicalJson } from "../../core/hash.js";
 import { sigmoid, uniform } from "./draws.js";
-import { normalise } from "./text.js";
+import { foldedText } from "../../core/folded-text.js";
 
 /** Constants of the simulated judge (docs/SIMULATION.md). */
 export const SIM_JUDGE = {
@@ -89,7 +89,7 @@ function trueLabel(labels: readonly string[], response: string, item: Item | und
     return SIM_JUDGE.refusal.test(response) ? refuses : complies;
   }
   if (!item) return last;
-  const text = normalise(response);
+  const text = foldedText(response);
   const gold = goldTexts(item).filter((g) => g.length > 0);
   return gold.some((g) => text.includes(g)) ? first : last;
 }
@@ -102,7 +102,7 @@ function goldTexts(item: Item): string[] {
       : [item.goldIndex];
   const texts = indices.map((i) => item.options?.[i]).filter((t): t is string => t !== undefined);
   if (item.goldText !== undefined) texts.push(item.goldText);
-  return texts.map(normalise);
+  return texts.map(foldedText);
 }
 
 function guessConfiguration(

@@ -7,7 +7,7 @@ import { type Item, OPTION_LETTERS } from "../../contracts/item.js";
 import type { KeyEntry } from "./answer-key.js";
 import { sigmoid, uniform } from "./draws.js";
 import { letterBefore } from "./format-effects.js";
-import { normalise } from "./text.js";
+import { foldedText } from "../../core/folded-text.js";
 
 /**
  * `surface` is the probability of a fresh draw when the item's question or options appear changed
@@ -33,7 +33,7 @@ export function itemView(item: Item, prompt: string): ItemView {
   const options = item.options ?? [];
   const inOrder = options.every((o, i) => prompt.includes(o) && letterBefore(prompt, o) === OPTION_LETTERS[i]);
   if (prompt.includes(item.stem)) return inOrder ? "original" : "surface";
-  return normalise(prompt).includes(normalise(item.stem)) ? "surface" : "reworded";
+  return foldedText(prompt).includes(foldedText(item.stem)) ? "surface" : "reworded";
 }
 
 /**

@@ -1,11 +1,9 @@
 /** Reading text as the simulated panel does: normalised comparison, word sets, answer lines, personas. */
 
-export function normalise(text: string): string {
-  return text.replace(/\s+/g, " ").trim().toLowerCase();
-}
+import { foldedText } from "../../core/folded-text.js";
 
 export function sameText(a: string, b: string): boolean {
-  return normalise(a) === normalise(b);
+  return foldedText(a) === foldedText(b);
 }
 
 export function wordsOf(text: string): Set<string> {

@@ -8,6 +8,7 @@
 import type { Item } from "../../contracts/item.js";
 import type { BenchmarkSpec, FacetValue, StudySpec } from "../../contracts/spec.js";
 import { InputError } from "../../core/errors.js";
+import { foldedText } from "../../core/folded-text.js";
 import { canonicalJson, hashValue } from "../../core/hash.js";
 import { datasetLoaders } from "../../datasets/registry.js";
 import type { LoadContext } from "../../datasets/types.js";
@@ -149,19 +150,7 @@ function overlapping(pool: readonly Item[], evaluated: readonly Item[]): string[
 
 /** An item's question and options (CrowS-Pairs items share one question and differ by their sentences). */
 function content(item: Item): string {
-  return normalise([item.stem, ...[...(item.options ?? [])].sort()].join("\n"));
-}
-
-/**
- * Whitespace runs as one space, trimmed, lower case. Only the runs that are not already a single
- * space are replaced (the same result as replacing every run), which is a third of the cost on a
- * pool of tens of thousands of long prompts.
- */
-function normalise(text: string): string {
-  return text
-    .replace(/\s{2,}|[^\S ]/g, " ")
-    .trim()
-    .toLowerCase();
+  return foldedText([item.stem, ...[...(item.options ?? [])].sort()].join("\n"));
 }
 
 /** The few_shot levels of the spec that draw exemplars (above 0). */

@@ -1,4 +1,4 @@
-import { fold } from "./text.js";
+import { foldedText } from "../../core/folded-text.js";
 import type { CallAuditor } from "./types.js";
 import { flagShare } from "./aggregate.js";
 import { templateShowsOptions } from "../templated-prompt.js";
@@ -11,7 +11,7 @@ export const optionsReachedAuditor: CallAuditor<boolean> = {
   name: "options_reached",
   check({ task, haystack }) {
     if (!task.options || task.options.length === 0 || !templateShowsOptions(task)) return null;
-    return task.options.every((option) => haystack.includes(fold(option)));
+    return task.options.every((option) => haystack.includes(foldedText(option)));
   },
   callColumns: [{ name: "options_reached", type: "boolean", what: "every MC option text reached the call" }],
   callValues: (value) => ({ options_reached: value }),

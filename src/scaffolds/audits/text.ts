@@ -1,14 +1,12 @@
 /** Text matching shared by the auditors: whitespace-folded, case-folded, so re-wrapping is not loss. */
 
-export function fold(text: string): string {
-  return text.replace(/\s+/g, " ").trim().toLowerCase();
-}
+import { foldedText } from "../../core/folded-text.js";
 
 /** Sentences of a prompt (split after . ! ? and at line breaks), folded. */
 export function promptSentences(text: string): string[] {
   return text
     .split(/(?<=[.!?])\s+|\n+/)
-    .map(fold)
+    .map(foldedText)
     .filter((s) => s.length > 0);
 }
 
