@@ -21,24 +21,30 @@ const OE_INSTRUCTION = 'Give your final answer on the last line in the form "Ans
  */
 export function toTaskInput(item: Item, condition: Condition): TaskInput {
   const format = condition.format !== undefined ? facetName(condition.format) : item.options ? "mc" : "oe";
-  const base = { itemId: item.id, benchmark: item.benchmark, format, condition };
+  // Written out, not spread from a shared base: every trial renders its task, and an object
+  // spread in V8's megamorphic state gets a hidden class of its own (see the run's callRecord).
   if (format === "mc") {
     if (!item.options) throw new InputError(`item '${item.id}' of '${item.benchmark}' has no options for format mc`);
     const validLetters = [...OPTION_LETTERS.slice(0, item.options.length)];
     return {
-      ...base,
+      itemId: item.id,
+      benchmark: item.benchmark,
+      format,
+      condition,
       question: item.stem,
       options: item.options,
       validLetters,
       answerInstruction: `Give your final answer on the last line in the form "Answer: X", where X is one of ${validLetters.join(", ")}.`,
     };
   }
-  if (format === "oe") return { ...base, question: openEndedQuestion(item), answerInstruction: OE_INSTRUCTION };
-  if (format === "forced") {
+  if (format === "oe" || format === "forced") {
     return {
-      ...base,
+      itemId: item.id,
+      benchmark: item.benchmark,
+      format,
+      condition,
       question: openEndedQuestion(item),
-      answerInstruction: `${forcedInstruction(item)} ${OE_INSTRUCTION}`,
+      answerInstruction: format === "oe" ? OE_INSTRUCTION : `${forcedInstruction(item)} ${OE_INSTRUCTION}`,
     };
   }
   throw new InputError(`unknown format '${format}'; known: ${ANSWER_FORMATS.join(", ")}`);

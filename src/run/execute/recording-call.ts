@@ -36,6 +36,7 @@ export function recordingCall(
     const truncation = contextTokens === undefined ? undefined : truncateToolTraces(fullMessages, contextTokens);
     const messages = truncation?.messages ?? fullMessages;
     const params = { ...model.params, ...overrides };
+    // Written out, not spread (see callRecord); the run's abort signal goes with it.
     const request: GenerateRequest = {
       model: model.spec.model,
       messages,
@@ -44,9 +45,10 @@ export function recordingCall(
       execution,
       // Names the call within the run: batch mode's custom id is derived from it.
       callId: `${trial.id}:${execution}:${calls.length + 1}`,
-      ...(tools?.length ? { tools } : {}),
-      ...(does ? { subCall: does } : {}),
+      signal: options.abortSignal,
     };
+    if (tools?.length) request.tools = tools;
+    if (does) request.subCall = does;
     // The simulated panel is deterministic and free: caching its replies would only cost writes.
     // The key (a hash of the whole request) is made only for a call the cache may serve.
     const key =
@@ -54,7 +56,7 @@ export function recordingCall(
         ? cacheKey(model, { messages, params, attempt: trial.attempt, tools })
         : null;
     const startedAt = new Date();
-    const base = {
+    const base: CallBase = {
       trialId: trial.id,
       execution,
       seq: calls.length + 1,
@@ -62,25 +64,46 @@ export function recordingCall(
       messages,
       startedAt: startedAt.toISOString(),
       // What of the task reached this sub-call (options, system prompt, safety instructions).
-      ...(audit ? { audit: auditCall(task, role, messages) } : {}),
-      ...(truncation && truncation.dropped > 0
-        ? {
-            note: {
+      audit: audit ? auditCall(task, role, messages) : undefined,
+      note:
+        truncation && truncation.dropped > 0
+          ? {
               truncated: {
                 dropped: truncation.dropped,
                 tokensBefore: truncation.tokensBefore,
                 tokensAfter: truncation.tokensAfter,
               },
-            },
-          }
-        : {}),
+            }
+          : undefined,
     };
     try {
       const hit = key === null ? undefined : await options.store.cacheGet(key);
       const result = hit ?? (await budgeted(options, model, request));
       if (key !== null && !hit) await options.store.cachePut(key, result);
       calls.push(
-        callRecord(base, result, model, { cached: hit !== undefined, latencyMs: Date.now() - startedAt.getTime() }),
+        callRecord(base, {
+          paramsUsed: result.paramsUsed,
+          droppedParams: result.droppedParams,
+          responseText: result.text,
+          toolCalls: result.toolCalls,
+          finishReason: result.finishReason ?? null,
+          usage: result.usage,
+          // A cache hit costs nothing now, but the trial's cost is what its calls cost when made.
+          costUsd: costUsd(result.usage, model.price).usd,
+          latencyMs: Date.now() - startedAt.getTime(),
+          cached: hit !== undefined,
+          error: null,
+          // Which model version the provider says answered (recorded on the trial as modelRevision),
+          // and the provider batch that served the call in batch mode.
+          note:
+            result.modelRevision || result.batchId
+              ? {
+                  ...base.note,
+                  ...(result.modelRevision ? { model_revision: result.modelRevision } : {}),
+                  ...(result.batchId ? { batch_id: result.batchId } : {}),
+                }
+              : base.note,
+        }),
       );
       return result;
     } catch (error) {
@@ -88,17 +111,19 @@ export function recordingCall(
       if (error instanceof BudgetExhausted) throw error;
       const bucket = error instanceof ProviderError ? error.bucket : "other";
       const message = error instanceof Error ? error.message : String(error);
-      calls.push({
-        ...base,
-        paramsUsed: params,
-        droppedParams: [],
-        responseText: null,
-        usage: { inputTokens: 0, outputTokens: 0 },
-        costUsd: 0,
-        latencyMs: Date.now() - startedAt.getTime(),
-        cached: false,
-        error: { bucket, message },
-      });
+      calls.push(
+        callRecord(base, {
+          paramsUsed: params,
+          droppedParams: [],
+          responseText: null,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          costUsd: 0,
+          latencyMs: Date.now() - startedAt.getTime(),
+          cached: false,
+          error: { bucket, message },
+          note: base.note,
+        }),
+      );
       throw error;
     }
   };
@@ -110,7 +135,7 @@ function budgeted(
   model: ModelRuntime,
   request: GenerateRequest,
 ): Promise<GenerateResult> {
-  const send = () => model.provider.generate({ ...request, signal: options.abortSignal });
+  const send = () => model.provider.generate(request);
   if (!options.budget) return send();
   return options.budget.charged(
     estimatedCallCost(request.messages, request.params, model.price, maxOutputTokens(model.spec)),
@@ -120,36 +145,42 @@ function budgeted(
   );
 }
 
-function callRecord(
-  base: Pick<CallRecord, "trialId" | "execution" | "seq" | "role" | "messages" | "startedAt" | "audit" | "note">,
-  result: GenerateResult,
-  model: ModelRuntime,
-  served: { cached: boolean; latencyMs: number },
-): CallRecord {
-  const { cached, latencyMs } = served;
-  return {
-    ...base,
-    paramsUsed: result.paramsUsed,
-    droppedParams: result.droppedParams,
-    responseText: result.text,
-    toolCalls: result.toolCalls,
-    finishReason: result.finishReason ?? null,
-    usage: result.usage,
-    // A cache hit costs nothing now, but the trial's cost is what its calls cost when made.
-    costUsd: costUsd(result.usage, model.price).usd,
-    latencyMs,
-    cached,
-    error: null,
-    // Which model version the provider says answered (recorded on the trial as modelRevision),
-    // and the provider batch that served the call in batch mode.
-    ...(result.modelRevision || result.batchId
-      ? {
-          note: {
-            ...base.note,
-            ...(result.modelRevision ? { model_revision: result.modelRevision } : {}),
-            ...(result.batchId ? { batch_id: result.batchId } : {}),
-          },
-        }
-      : {}),
+/** A sub-call's request side, known before it is sent. */
+type CallBase = Pick<CallRecord, "trialId" | "execution" | "seq" | "role" | "messages" | "startedAt"> & {
+  audit: CallRecord["audit"] | undefined;
+  note: CallRecord["note"] | undefined;
+};
+
+/** What came back (or went wrong), and the call's note. */
+type CallOutcome = Omit<CallRecord, keyof CallBase> & { note: CallRecord["note"] | undefined };
+
+/**
+ * A sub-call's record, written out property by property. A run makes hundreds of thousands: built
+ * by spreading the request side and adding the rest, nearly every record got a hidden class (map)
+ * of its own from V8, made anew in its old generation, and ScaffoldSafety's run promoted half as
+ * much again to it. Written out, records of one kind share one.
+ */
+function callRecord(base: CallBase, outcome: CallOutcome): CallRecord {
+  const record: CallRecord = {
+    trialId: base.trialId,
+    execution: base.execution,
+    seq: base.seq,
+    role: base.role,
+    messages: base.messages,
+    startedAt: base.startedAt,
+    paramsUsed: outcome.paramsUsed,
+    droppedParams: outcome.droppedParams,
+    responseText: outcome.responseText,
+    usage: outcome.usage,
+    costUsd: outcome.costUsd,
+    latencyMs: outcome.latencyMs,
+    cached: outcome.cached,
+    error: outcome.error,
   };
+  // Present only when the outcome has them, as the error's record has no tool calls or finish reason.
+  if ("toolCalls" in outcome) record.toolCalls = outcome.toolCalls;
+  if ("finishReason" in outcome) record.finishReason = outcome.finishReason;
+  if (base.audit !== undefined) record.audit = base.audit;
+  if (outcome.note !== undefined) record.note = outcome.note;
+  return record;
 }

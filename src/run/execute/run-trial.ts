@@ -97,13 +97,24 @@ async function attemptTrial(trial: TrialRow, options: TrialContext): Promise<Att
   }
 }
 
-type OutcomeCore = Omit<TrialOutcome, "usage" | "costUsd" | "latencyMs" | "droppedParams" | "simulated">;
+type OutcomeCore = Omit<
+  TrialOutcome,
+  "usage" | "costUsd" | "latencyMs" | "droppedParams" | "simulated" | "modelRevision"
+>;
 
 async function complete(trial: TrialRow, options: TrialContext, attempted: Attempted): Promise<TrialEvent> {
   const { model, calls, started, task, core } = attempted;
   const modelRevision = model ? await trialModelRevision(model, calls) : undefined;
+  // Written out, not spread from `core`: see callRecord (recording-call.ts).
   const outcome: TrialOutcome = {
-    ...core,
+    status: core.status,
+    finalAnswer: core.finalAnswer,
+    parsedAnswer: core.parsedAnswer,
+    parseStatus: core.parseStatus,
+    score: core.score,
+    scorer: core.scorer,
+    failureBucket: core.failureBucket,
+    errorMessage: core.errorMessage,
     usage: {
       inputTokens: calls.reduce((sum, c) => sum + c.usage.inputTokens, 0),
       outputTokens: calls.reduce((sum, c) => sum + c.usage.outputTokens, 0),
@@ -112,8 +123,8 @@ async function complete(trial: TrialRow, options: TrialContext, attempted: Attem
     latencyMs: Date.now() - started,
     droppedParams: uniqueDrops(calls),
     simulated: model?.provider.simulated ?? false,
-    ...(modelRevision ? { modelRevision } : {}),
   };
+  if (modelRevision) outcome.modelRevision = modelRevision;
   // What was sent is stored with the outcome, in the same transaction.
   const written = await options.commit({
     trialId: trial.id,
