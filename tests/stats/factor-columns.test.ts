@@ -15,6 +15,7 @@ import {
   generalizabilityStudy,
   glmmRegression,
   isFactorColumn,
+  labelCodes,
   sortedLevels,
   type Table,
 } from "../../src/stats/index.js";
@@ -70,6 +71,22 @@ describe("factor columns", () => {
       assert.equal(new Set(column.values).size, column.values.length);
       assert.deepEqual(sortedLevels(column), sortedLevels(plain[name]));
     }
+  });
+
+  it("code their labels as the plain column does: first-seen, values of one label sharing a code", () => {
+    for (const name of ["scaffold", "model", "cluster"]) {
+      const fromFactor = labelCodes(coded[name]);
+      const fromPlain = labelCodes(plain[name]);
+      assert.deepEqual(fromFactor.labels, fromPlain.labels, name);
+      assert.deepEqual(Array.from(fromFactor.codes), Array.from(fromPlain.codes), name);
+    }
+    // 1 and "1" are one label, as a table of cells names them.
+    const builder = new FactorColumnBuilder(4);
+    for (const [row, value] of ([2, 1, "1", 2] as const).entries()) builder.set(row, value);
+    const mixed = labelCodes(builder.column());
+    assert.deepEqual(mixed.labels, ["2", "1"]);
+    assert.deepEqual(Array.from(mixed.codes), [0, 1, 1, 0]);
+    assert.deepEqual(labelCodes([2, 1, "1", 2]), mixed);
   });
 
   it("number clusters as the plain column does: in the order rows first show them", () => {

@@ -11,6 +11,7 @@ import {
   type DesignMatrix,
   EstimabilityError,
   type FactorOptions,
+  labelCodes,
   type Table,
   weightedCrossProduct,
 } from "./design.js";
@@ -189,22 +190,27 @@ function collapseToCells(table: Table, variables: string[], y: Float64Array): Ce
     const c = table[v];
     if (!c) throw new Error(`unknown variable '${v}'`);
     if (c.length !== y.length) throw new Error(`column '${v}' has ${c.length} rows, expected ${y.length}`);
-    return columnValues(c);
+    return labelCodes(c);
   });
-  const index = new Map<string, number>();
+  // A row's cell is its label codes read as one number (mixed radix), so no key string is built
+  // per row; past 2^53 combinations, the codes joined.
+  const strides = columns.map((_, j) => columns.slice(j + 1).reduce((size, c) => size * c.labels.length, 1));
+  const numeric = columns.length === 0 || strides[0] * columns[0].labels.length <= Number.MAX_SAFE_INTEGER;
+  const index = new Map<number | string, number>();
   const out: Record<string, string[]> = Object.fromEntries(variables.map((v) => [v, []]));
   const count: number[] = [];
   const sum: number[] = [];
   const rowCell = new Int32Array(y.length);
   for (let i = 0; i < y.length; i++) {
-    let key = "";
-    for (const c of columns) key += `${c[i]}\u0000`;
+    let key: number | string = 0;
+    if (numeric) for (let j = 0; j < columns.length; j++) key += columns[j].codes[i] * strides[j];
+    else key = columns.map((c) => c.codes[i]).join(",");
     let cell = index.get(key);
     if (cell === undefined) {
       cell = count.length;
       index.set(key, cell);
       variables.forEach((v, j) => {
-        out[v].push(String(columns[j][i]));
+        out[v].push(columns[j].labels[columns[j].codes[i]]);
       });
       count.push(0);
       sum.push(0);

@@ -62,6 +62,37 @@ export function columnValues(column: Column): ArrayLike<string | number> {
   return out;
 }
 
+/**
+ * A column as codes of its values' labels (String of each value, as a table of cells names them),
+ * numbered in the order rows first show them: rows with equal labels share a code. A factor
+ * column's own codes are used when its values' labels are distinct; no value is expanded per row.
+ */
+export function labelCodes(column: Column): { codes: ArrayLike<number>; labels: string[] } {
+  const labels: string[] = [];
+  const byLabel = new Map<string, number>();
+  const codeOf = (value: string | number) => {
+    const label = String(value);
+    let code = byLabel.get(label);
+    if (code === undefined) {
+      code = labels.length;
+      labels.push(label);
+      byLabel.set(label, code);
+    }
+    return code;
+  };
+  if (isFactorColumn(column)) {
+    // Labelled in the order rows first show the values, then the rows' codes mapped to them.
+    const { order } = firstSeenOrder(column);
+    const codeOfValue = new Int32Array(column.values.length);
+    for (const value of order) codeOfValue[value] = codeOf(column.values[value]);
+    const same = codeOfValue.every((code, value) => code === value);
+    return { codes: same ? column.codes : Uint32Array.from(column.codes, (value) => codeOfValue[value]), labels };
+  }
+  const codes = new Uint32Array(column.length);
+  for (let i = 0; i < column.length; i++) codes[i] = codeOf(column[i]);
+  return { codes, labels };
+}
+
 /** A factor column's values in the order rows first show them, and each value's place in that order. */
 export function firstSeenOrder(column: FactorColumn): { order: number[]; place: Int32Array } {
   const place = new Int32Array(column.values.length).fill(-1);

@@ -5,7 +5,7 @@
 // estimates are reported raw and truncated at zero for the coefficients (Brennan's convention).
 // A facet listed in `fixedFacets` is averaged over first (Shavelson & Webb's treatment of a fixed
 // facet), so the analysis is of the object x remaining-random-facets design.
-import { type Column, columnValues } from "./design.js";
+import { type Column, columnValues, labelCodes } from "./design.js";
 import { seededRandom } from "../random.js";
 
 export interface GStudySpec {
@@ -63,8 +63,6 @@ export interface GStudyResult {
   bootstrap?: { level: number; ci: [number, number]; resamples: number; undefinedResamples: number };
 }
 
-type Values = ArrayLike<string | number>;
-
 /** Cell means as a dense array over (object, facet 1[, facet 2]), facet index fastest. */
 interface Cube {
   objects: string[];
@@ -96,26 +94,35 @@ function cellMeans(table: Readonly<Record<string, Column>>, spec: GStudySpec): C
   const column = (name: string) => {
     const c = table[name];
     if (!c) throw new Error(`unknown column '${name}'`);
-    return columnValues(c);
+    return c;
   };
-  const objectColumn = column(spec.object);
-  const facetColumns = spec.facets.map(column);
-  const fixedColumns = (spec.fixedFacets ?? []).map(column);
-  const values = column(spec.value);
-  const objects = distinct(objectColumn);
-  const facetLevels = facetColumns.map(distinct);
-  const sizes = facetLevels.map((l) => l.length);
-  const objectIndex = new Map(objects.map((o, i) => [o, i]));
-  const facetIndex = facetLevels.map((levels) => new Map(levels.map((l, i) => [l, i])));
+  // Each column as codes of its labels (no value expanded per row); the object and facet levels
+  // in sorted order, each code's place among them.
+  const objectColumn = levelPlaces(labelCodes(column(spec.object)));
+  const facetColumns = spec.facets.map((name) => levelPlaces(labelCodes(column(name))));
+  const fixedColumns = (spec.fixedFacets ?? []).map((name) => labelCodes(column(name)));
+  const values = columnValues(column(spec.value));
+  const objects = objectColumn.levels;
+  const sizes = facetColumns.map((c) => c.levels.length);
+  // A full cell's key: its cube cell and its fixed-facet codes, read as one number.
+  const fixedSizes = fixedColumns.map((c) => c.labels.length);
+  const fixedCombinations = fixedSizes.reduce((a, b) => a * b, 1);
+  const numericKeys = objects.length * sizes.reduce((a, b) => a * b, 1) * fixedCombinations <= Number.MAX_SAFE_INTEGER;
   // First the mean of every full cell (fixed-facet levels included), so each fixed level weighs
   // equally however many rows it has; then the average over fixed levels within a cube cell.
-  const full = new Map<string, { cell: number; sum: number; count: number }>();
-  for (let r = 0; r < objectColumn.length; r++) {
-    let cell = objectIndex.get(String(objectColumn[r]))!;
+  const full = new Map<number | string, { cell: number; sum: number; count: number }>();
+  for (let r = 0; r < values.length; r++) {
+    let cell = objectColumn.place[objectColumn.codes[r]];
     facetColumns.forEach((c, f) => {
-      cell = cell * sizes[f] + facetIndex[f].get(String(c[r]))!;
+      cell = cell * sizes[f] + c.place[c.codes[r]];
     });
-    const key = `${cell}\u0000${fixedColumns.map((c) => String(c[r])).join("\u0000")}`;
+    let fixed = 0;
+    fixedColumns.forEach((c, f) => {
+      fixed = fixed * fixedSizes[f] + c.codes[r];
+    });
+    const key = numericKeys
+      ? cell * fixedCombinations + fixed
+      : `${cell},${fixedColumns.map((c) => c.codes[r]).join(",")}`;
     let entry = full.get(key);
     if (!entry) {
       entry = { cell, sum: 0, count: 0 };
@@ -136,10 +143,11 @@ function cellMeans(table: Readonly<Record<string, Column>>, spec: GStudySpec): C
   return { objects, sizes, values: sum.map((s, i) => s / count[i]) };
 }
 
-function distinct(column: Values): string[] {
-  const seen = new Set<string>();
-  for (let i = 0; i < column.length; i++) seen.add(String(column[i]));
-  return [...seen].sort();
+/** A column's distinct labels in sorted order, and each label code's place among them. */
+function levelPlaces(column: ReturnType<typeof labelCodes>) {
+  const levels = [...column.labels].sort();
+  const rank = new Map(levels.map((level, i) => [level, i]));
+  return { ...column, levels, place: Int32Array.from(column.labels, (label) => rank.get(label)!) };
 }
 
 function varianceComponents(cube: Cube, facets: readonly string[]): VarianceComponent[] {

@@ -12,6 +12,7 @@ export {
   FactorColumnBuilder,
   type FactorColumn,
   isFactorColumn,
+  labelCodes,
   columnIndices,
   type DesignMatrix,
   type DesignSpec,
