@@ -16,6 +16,7 @@ import {
   glmmRegression,
   isFactorColumn,
   labelCodes,
+  rowKeys,
   sortedLevels,
   type Table,
 } from "../../src/stats/index.js";
@@ -87,6 +88,19 @@ describe("factor columns", () => {
     assert.deepEqual(mixed.labels, ["2", "1"]);
     assert.deepEqual(Array.from(mixed.codes), [0, 1, 1, 0]);
     assert.deepEqual(labelCodes([2, 1, "1", 2]), mixed);
+  });
+
+  it("key rows by their codes: equal codes share a key, as a number or past 2^53 combinations as text", () => {
+    const small = [labelCodes(["a", "b", "a", "b"]), labelCodes([1, 1, 1, 2])];
+    const keyOf = rowKeys(small);
+    assert.deepEqual([0, 1, 2, 3].map(keyOf), [0, 2, 0, 3]);
+    // Four columns of 2^14 labels each: 2^56 combinations, more than a double counts exactly.
+    const labels = Array.from({ length: 2 ** 14 }, (_, i) => `level ${i}`);
+    const wide = { codes: Uint32Array.from([0, 16_383, 0]), labels };
+    const textKeyOf = rowKeys([wide, wide, wide, wide]);
+    assert.equal(textKeyOf(0), "0,0,0,0");
+    assert.equal(textKeyOf(2), textKeyOf(0), "equal codes, one key");
+    assert.notEqual(textKeyOf(1), textKeyOf(0));
   });
 
   it("number clusters as the plain column does: in the order rows first show them", () => {

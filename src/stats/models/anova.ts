@@ -12,6 +12,7 @@ import {
   EstimabilityError,
   type FactorOptions,
   labelCodes,
+  rowKeys,
   type Table,
   weightedCrossProduct,
 } from "./design.js";
@@ -192,19 +193,14 @@ function collapseToCells(table: Table, variables: string[], y: Float64Array): Ce
     if (c.length !== y.length) throw new Error(`column '${v}' has ${c.length} rows, expected ${y.length}`);
     return labelCodes(c);
   });
-  // A row's cell is its label codes read as one number (mixed radix), so no key string is built
-  // per row; past 2^53 combinations, the codes joined.
-  const strides = columns.map((_, j) => columns.slice(j + 1).reduce((size, c) => size * c.labels.length, 1));
-  const numeric = columns.length === 0 || strides[0] * columns[0].labels.length <= Number.MAX_SAFE_INTEGER;
+  const keyOf = rowKeys(columns);
   const index = new Map<number | string, number>();
   const out: Record<string, string[]> = Object.fromEntries(variables.map((v) => [v, []]));
   const count: number[] = [];
   const sum: number[] = [];
   const rowCell = new Int32Array(y.length);
   for (let i = 0; i < y.length; i++) {
-    let key: number | string = 0;
-    if (numeric) for (let j = 0; j < columns.length; j++) key += columns[j].codes[i] * strides[j];
-    else key = columns.map((c) => c.codes[i]).join(",");
+    const key = keyOf(i);
     let cell = index.get(key);
     if (cell === undefined) {
       cell = count.length;

@@ -93,6 +93,22 @@ export function labelCodes(column: Column): { codes: ArrayLike<number>; labels: 
   return { codes, labels };
 }
 
+/**
+ * Each row's key over label-coded columns: rows share a key when they share every code. The codes
+ * are read as one number (mixed radix), so no key string is built per row; past 2^53 combinations,
+ * the codes joined.
+ */
+export function rowKeys(columns: readonly { codes: ArrayLike<number>; labels: readonly string[] }[]) {
+  const strides = columns.map((_, j) => columns.slice(j + 1).reduce((size, c) => size * c.labels.length, 1));
+  const numeric = columns.length === 0 || strides[0] * columns[0].labels.length <= Number.MAX_SAFE_INTEGER;
+  return (row: number): number | string => {
+    if (!numeric) return columns.map((c) => c.codes[row]).join(",");
+    let key = 0;
+    for (let j = 0; j < columns.length; j++) key += columns[j].codes[row] * strides[j];
+    return key;
+  };
+}
+
 /** A factor column's values in the order rows first show them, and each value's place in that order. */
 export function firstSeenOrder(column: FactorColumn): { order: number[]; place: Int32Array } {
   const place = new Int32Array(column.values.length).fill(-1);

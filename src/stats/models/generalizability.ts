@@ -5,7 +5,7 @@
 // estimates are reported raw and truncated at zero for the coefficients (Brennan's convention).
 // A facet listed in `fixedFacets` is averaged over first (Shavelson & Webb's treatment of a fixed
 // facet), so the analysis is of the object x remaining-random-facets design.
-import { type Column, columnValues, labelCodes } from "./design.js";
+import { type Column, columnValues, labelCodes, rowKeys } from "./design.js";
 import { seededRandom } from "../random.js";
 
 export interface GStudySpec {
@@ -104,10 +104,8 @@ function cellMeans(table: Readonly<Record<string, Column>>, spec: GStudySpec): C
   const values = columnValues(column(spec.value));
   const objects = objectColumn.levels;
   const sizes = facetColumns.map((c) => c.levels.length);
-  // A full cell's key: its cube cell and its fixed-facet codes, read as one number.
-  const fixedSizes = fixedColumns.map((c) => c.labels.length);
-  const fixedCombinations = fixedSizes.reduce((a, b) => a * b, 1);
-  const numericKeys = objects.length * sizes.reduce((a, b) => a * b, 1) * fixedCombinations <= Number.MAX_SAFE_INTEGER;
+  // A full cell: its object, facet and fixed-facet levels.
+  const fullCellOf = rowKeys([objectColumn, ...facetColumns, ...fixedColumns]);
   // First the mean of every full cell (fixed-facet levels included), so each fixed level weighs
   // equally however many rows it has; then the average over fixed levels within a cube cell.
   const full = new Map<number | string, { cell: number; sum: number; count: number }>();
@@ -116,13 +114,7 @@ function cellMeans(table: Readonly<Record<string, Column>>, spec: GStudySpec): C
     facetColumns.forEach((c, f) => {
       cell = cell * sizes[f] + c.place[c.codes[r]];
     });
-    let fixed = 0;
-    fixedColumns.forEach((c, f) => {
-      fixed = fixed * fixedSizes[f] + c.codes[r];
-    });
-    const key = numericKeys
-      ? cell * fixedCombinations + fixed
-      : `${cell},${fixedColumns.map((c) => c.codes[r]).join(",")}`;
+    const key = fullCellOf(r);
     let entry = full.get(key);
     if (!entry) {
       entry = { cell, sum: 0, count: 0 };

@@ -13,6 +13,7 @@ export {
   type FactorColumn,
   isFactorColumn,
   labelCodes,
+  rowKeys,
   columnIndices,
   type DesignMatrix,
   type DesignSpec,
