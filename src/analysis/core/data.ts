@@ -4,6 +4,7 @@
  * system's view; per-protocol (PP) leaves parse failures out, the underlying model's view.
  * Errored trials (no answer at all) are left out of both unless a specification says otherwise.
  */
+import { keptOrSame } from "../../core/kept-or-same.js";
 import { type Column, FactorColumnBuilder, type Table } from "../../stats/index.js";
 import { type Population, populationScore, type SelectOptions } from "./row.js";
 import type { AnalysisRow } from "./table.js";
@@ -40,13 +41,12 @@ export function scoredRows(
 
 /**
  * Both populations' rows, as scoredRows gives them. A row both populations score alike (every row
- * but a parse failure) is one shared record: a paper-scale table holds half a million of them.
+ * but a parse failure) is one shared record: a paper-scale table holds half a million of them;
+ * without a parse failure the two lists are one.
  */
 export function scoredPopulations(rows: readonly AnalysisRow[]): Record<Population, readonly ScoredRow[]> {
   const itt = scoredRows(rows, "itt");
-  const pp: ScoredRow[] = [];
-  for (const scored of itt) if (populationScore(scored.row, "pp") === scored.y) pp.push(scored);
-  return { itt, pp };
+  return { itt, pp: keptOrSame(itt, (scored) => populationScore(scored.row, "pp") === scored.y) };
 }
 
 /** Distinct values in first-seen order, reordered by `order` where it lists them. */

@@ -8,6 +8,7 @@
  */
 import type { AnalysisPlan, FamilyAnalysisPlan } from "../../contracts/analysis.js";
 import { facetLabel } from "../../contracts/condition.js";
+import { keptOrSame } from "../../core/kept-or-same.js";
 import type { FamilyRole } from "../../contracts/spec.js";
 import { familyPlans } from "../../run/plan/plan.js";
 import type { PreparedStudy } from "../../run/prepare/study.js";
@@ -49,7 +50,7 @@ function itemSets(family: RecordedFamily): Map<string, Set<string>> {
   return new Map(Object.entries(family.items).map(([b, ids]) => [b, new Set(ids)]));
 }
 
-/** The family's rows of a table. */
+/** The family's rows of a table (the table's own list when the family holds all of them). */
 export function familyRows(family: RecordedFamily, rows: readonly AnalysisRow[]): AnalysisRow[] {
   const items = itemSets(family);
   const models = new Set(family.models);
@@ -70,7 +71,10 @@ export function familyRows(family: RecordedFamily, rows: readonly AnalysisRow[])
     }
     return match;
   };
-  return rows.filter((row) => models.has(row.model) && items.get(row.benchmark)?.has(row.item) && inConditions(row));
+  return keptOrSame(
+    rows,
+    (row) => models.has(row.model) && items.get(row.benchmark)?.has(row.item) === true && inConditions(row),
+  );
 }
 
 /** The table restricted to the primary family's rows (unchanged without a primary family). */
