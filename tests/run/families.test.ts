@@ -6,11 +6,12 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { familyDesigns } from "../../src/analysis/core/families.js";
 import { checkAgainstStamp, createStamp, normalizePlan } from "../../src/analysis/index.js";
 import { familyPlans, planTrials, summarisePlan } from "../../src/run/plan/plan.js";
+import { prepareBenchmark } from "../../src/run/prepare/benchmark-preparation.js";
 import { prepareStudy } from "../../src/run/prepare/study.js";
 import { runCli } from "../helpers/cli.js";
 import { demoItemsYaml } from "../helpers/study.js";
@@ -115,6 +116,69 @@ describe("families in the plan", () => {
     assert.ok(
       trials.every((t) => crossedIds.has(t.id)),
       "every family trial is the crossed design's trial of the same model, condition and item",
+    );
+  });
+
+  test("the study holds only the items some family draws, prepared on this thread or on a run's worker alike", async () => {
+    const path = write(
+      specYaml(`families:
+  main:
+    role: primary
+    sample: { a: { n: 10, seed: 4 } }
+  narrow:
+    role: secondary
+    benchmarks: [a]
+    sample: { n: 4, seed: 5, within: main }
+`),
+    );
+    const here = await prepareStudy(path);
+    // A run prepares its benchmarks on a worker thread, which draws the families' items there.
+    const onWorker = await prepareStudy(path, { setPoolsAside: true });
+    for (const study of [here, onWorker]) {
+      for (const [benchmark, size] of [
+        ["a", 10],
+        ["b", 12],
+      ] as const) {
+        const drawn = new Set(study.families!.flatMap((f) => f.items.get(benchmark) ?? []));
+        assert.equal(drawn.size, size, `the families draw ${size} items of ${benchmark}`);
+        assert.deepEqual(
+          [...study.items.get(benchmark)!.keys()].sort(),
+          [...drawn].sort(),
+          `the study holds exactly the drawn items of ${benchmark}`,
+        );
+        const entries = study.manifest.benchmarks.find((b) => b.id === benchmark)!.items;
+        assert.deepEqual(
+          entries.map((e) => e.id),
+          [...study.items.get(benchmark)!.keys()],
+          `the manifest lists the held items of ${benchmark}, in the benchmark's order`,
+        );
+      }
+    }
+    const narrow = new Set(here.families![1].items.get("a"));
+    assert.ok(
+      [...narrow].every((id) => here.families![0].items.get("a")!.includes(id)),
+      "a sample drawn within main is a subsample of it",
+    );
+    // What a benchmark's preparation hands on is only the drawn items, with each family's list.
+    const prepared = await prepareBenchmark({
+      spec: here.spec,
+      index: 0,
+      context: { baseDir: dirname(path), cacheDir: join(dirname(path), ".cache") },
+      located: { path, source: here.specSource! },
+      plugins: false,
+      setAside: false,
+    });
+    assert.deepEqual(
+      prepared.sampled.map((item) => item.id),
+      [...here.items.get("a")!.keys()],
+      "the preparation hands on the 10 drawn items of a's 30",
+    );
+    assert.deepEqual([...prepared.families!.keys()], ["main", "narrow"], "each family's items of a, in draw order");
+    assert.equal(onWorker.manifestHash, here.manifestHash, "the same manifest from either thread");
+    assert.deepEqual(
+      onWorker.families!.map((f) => [f.name, [...f.items]]),
+      here.families!.map((f) => [f.name, [...f.items]]),
+      "the same families' items from either thread",
     );
   });
 

@@ -8,6 +8,7 @@ import type { StudySpec } from "../../contracts/spec.js";
 import type { SpecSource } from "../../core/spec-loader.js";
 import { sampleItems } from "../../datasets/sample.js";
 import type { LoadContext, LoadedBenchmark } from "../../datasets/types.js";
+import { keptOrSame } from "../../core/kept-or-same.js";
 import { checkSampleSize, refuseDuplicateIds } from "./benchmark-checks.js";
 import { loadForSpec } from "./benchmark-load.js";
 import {
@@ -18,6 +19,7 @@ import {
   type SetAsidePool,
   setAsidePool,
 } from "./exemplars.js";
+import { drawFamilyItems } from "./families.js";
 
 export interface BenchmarkRequest {
   spec: StudySpec;
@@ -33,8 +35,10 @@ export interface BenchmarkRequest {
 }
 
 export interface PreparedBenchmark {
-  /** The sampled items, in the source's order. */
+  /** The sampled items, in the source's order; with study families, only those some family draws. */
   sampled: Item[];
+  /** With study families: each family's items of the benchmark (drawFamilyItems), in draw order. */
+  families?: Map<string, string[]>;
   /** The file and row of each sampled item. */
   sources: LoadedBenchmark["sources"];
   skippedRows: number;
@@ -69,13 +73,24 @@ export async function prepareBenchmark(request: BenchmarkRequest): Promise<Prepa
     { spec: located, path: ["benchmarks", index, "exemplars", "source"] },
     { items: loaded.items, plugins: request.plugins },
   );
+  // The families draw from the whole sample (the exemplar pool was told it whole, above); the
+  // study keeps only what they draw, so the rest is never handed on.
+  const families = spec.families ? drawFamilyItems(spec, benchmark.id, sampled, located) : undefined;
+  const kept = families ? drawnItems(sampled, families) : sampled;
   return {
-    sampled,
-    sources: sourcesOf(sampled, loaded.sources),
+    sampled: kept,
+    ...(families ? { families } : {}),
+    sources: sourcesOf(kept, loaded.sources),
     skippedRows: loaded.skippedRows,
     ...(warning ? { warning } : {}),
     ...(pool ? { pool: preparedPool(request, pool) } : {}),
   };
+}
+
+/** The items some family draws, in the benchmark's order. */
+function drawnItems(sampled: Item[], families: ReadonlyMap<string, readonly string[]>): Item[] {
+  const used = new Set([...families.values()].flat());
+  return keptOrSame(sampled, (item) => used.has(item.id));
 }
 
 function preparedPool(request: BenchmarkRequest, pool: Item[]): NonNullable<PreparedBenchmark["pool"]> {

@@ -42,13 +42,92 @@ interface Located {
 }
 
 /**
- * Draws every family's sample from the benchmarks' items (`pools`: each benchmark's items after
- * its own `sample`), in dependency order. Throws a SpecError when a sample cannot be drawn: more
- * items asked than a disjoint or nested pool has left, or families that wait on each other.
+ * Every family's items of one benchmark (`pool`: the benchmark's items after its own `sample`),
+ * drawn in dependency order; families without the benchmark are absent. A family's draw on a
+ * benchmark reads only that benchmark's items and the earlier families' items there, so a study
+ * draws each benchmark's as it is prepared and keeps only the items some family draws. Throws a
+ * SpecError when a sample cannot be drawn: more items asked than a disjoint or nested pool has
+ * left, or families that wait on each other.
+ */
+export function drawFamilyItems(
+  spec: StudySpec,
+  benchmark: string,
+  pool: readonly Item[],
+  located: Located,
+): Map<string, string[]> {
+  const declared = spec.families ?? {};
+  const drawn = new Map<string, string[]>();
+  for (const name of drawOrder(declared, located)) {
+    const family = declared[name];
+    const benchmarks = familyBenchmarks(spec, family);
+    if (!benchmarks.includes(benchmark)) continue;
+    const sample = familySamples(family, benchmarks).get(benchmark);
+    if (!sample) {
+      drawn.set(
+        name,
+        pool.map((item) => item.id),
+      );
+      continue;
+    }
+    const samplePath: PathSegment[] = [
+      "families",
+      name,
+      "sample",
+      ...(family.sample && isSingleSample(family.sample) ? [] : [benchmark]),
+    ];
+    let candidates: readonly Item[] = pool;
+    let from = `the ${pool.length} items of benchmark '${benchmark}'`;
+    if (sample.where) {
+      refuseUnknownWhereFields(sample.where, pool, { benchmark, path: [...samplePath, "where"], located });
+      candidates = candidates.filter((item) => matchesWhere(item, sample.where!));
+      from = `the ${candidates.length} items of benchmark '${benchmark}' where ${whereText(sample.where)}`;
+    }
+    if (sample.within) {
+      const inside = new Set(drawn.get(sample.within) ?? []);
+      candidates = candidates.filter((item) => inside.has(item.id));
+      from = `the ${candidates.length} items of family '${sample.within}' on '${benchmark}'`;
+    }
+    for (const other of sample.disjoint_from ?? []) {
+      const taken = new Set(drawn.get(other) ?? []);
+      const before = candidates.length;
+      candidates = candidates.filter((item) => !taken.has(item.id));
+      from += `, less the ${before - candidates.length} of family '${other}'`;
+    }
+    if (sample.n === undefined) {
+      drawn.set(
+        name,
+        candidates.map((item) => item.id),
+      );
+      continue;
+    }
+    if (sample.n > candidates.length) {
+      throw specError(
+        located,
+        [...samplePath, "n"],
+        `expected at most ${candidates.length} (${from}), found ${sample.n}; a ${sample.disjoint_from ? "disjoint " : ""}sample of ${sample.n} is impossible`,
+      );
+    }
+    const sampled = sampleItems([...candidates], {
+      n: sample.n,
+      seed: sample.seed,
+      stratifyBy: sample.stratify_by,
+      allocation: sample.allocation,
+    });
+    drawn.set(
+      name,
+      sampled.map((item) => item.id),
+    );
+  }
+  return drawn;
+}
+
+/**
+ * The study's families: each one's models, benchmarks and conditions, with its items of each
+ * benchmark as `drawFamilyItems` drew them (`drawn`: benchmark id -> family -> item ids).
  */
 export function prepareFamilies(
   spec: StudySpec,
-  pools: ReadonlyMap<string, readonly Item[]>,
+  drawn: ReadonlyMap<string, ReadonlyMap<string, string[]>>,
   /** The study's conditions, and those that run on a given benchmark. */
   conditionsOf: { conditions: readonly Condition[]; studyConditions: (benchmarkId: string) => readonly Condition[] },
   located: Located,
@@ -59,67 +138,7 @@ export function prepareFamilies(
   for (const name of drawOrder(declared, located)) {
     const family = declared[name];
     const benchmarks = familyBenchmarks(spec, family);
-    const samples = familySamples(family, benchmarks);
-    const items = new Map<string, string[]>();
-    for (const benchmark of benchmarks) {
-      const pool = pools.get(benchmark) ?? [];
-      const sample = samples.get(benchmark);
-      if (!sample) {
-        items.set(
-          benchmark,
-          pool.map((item) => item.id),
-        );
-        continue;
-      }
-      const samplePath: PathSegment[] = [
-        "families",
-        name,
-        "sample",
-        ...(family.sample && isSingleSample(family.sample) ? [] : [benchmark]),
-      ];
-      let candidates: readonly Item[] = pool;
-      let from = `the ${pool.length} items of benchmark '${benchmark}'`;
-      if (sample.where) {
-        refuseUnknownWhereFields(sample.where, pool, { benchmark, path: [...samplePath, "where"], located });
-        candidates = candidates.filter((item) => matchesWhere(item, sample.where!));
-        from = `the ${candidates.length} items of benchmark '${benchmark}' where ${whereText(sample.where)}`;
-      }
-      if (sample.within) {
-        const inside = new Set(prepared.get(sample.within)?.items.get(benchmark) ?? []);
-        candidates = candidates.filter((item) => inside.has(item.id));
-        from = `the ${candidates.length} items of family '${sample.within}' on '${benchmark}'`;
-      }
-      for (const other of sample.disjoint_from ?? []) {
-        const taken = new Set(prepared.get(other)?.items.get(benchmark) ?? []);
-        const before = candidates.length;
-        candidates = candidates.filter((item) => !taken.has(item.id));
-        from += `, less the ${before - candidates.length} of family '${other}'`;
-      }
-      if (sample.n === undefined) {
-        items.set(
-          benchmark,
-          candidates.map((item) => item.id),
-        );
-        continue;
-      }
-      if (sample.n > candidates.length) {
-        throw specError(
-          located,
-          [...samplePath, "n"],
-          `expected at most ${candidates.length} (${from}), found ${sample.n}; a ${sample.disjoint_from ? "disjoint " : ""}sample of ${sample.n} is impossible`,
-        );
-      }
-      const drawn = sampleItems([...candidates], {
-        n: sample.n,
-        seed: sample.seed,
-        stratifyBy: sample.stratify_by,
-        allocation: sample.allocation,
-      });
-      items.set(
-        benchmark,
-        drawn.map((item) => item.id),
-      );
-    }
+    const items = new Map(benchmarks.map((b) => [b, drawn.get(b)?.get(name) ?? []]));
     const own = familyConditions(family, conditions);
     const byBenchmark = new Map(
       benchmarks.map((b) => [

@@ -94,8 +94,7 @@ export async function prepareStudy(
   const exemplars = new Map<string, Item[]>();
   const plugins = (spec.plugins ?? []).length > 0;
   const poolsAside = options.setPoolsAside && !plugins ? new Map<string, SetAsidePool>() : undefined;
-  const pools = new Map<string, Item[]>();
-  const sources = new Map<string, LoadedBenchmark["sources"]>();
+  const drawn = new Map<string, Map<string, string[]>>();
   const context = { baseDir, cacheDir: options.cacheDir ?? resolve(baseDir, ".parallax-cache") };
   // A run prepares its benchmarks on a worker thread (benchmark-thread.ts); a plugin's loader is
   // registered on this thread only.
@@ -108,8 +107,7 @@ export async function prepareStudy(
       if (prepared.warning) warnings.push(prepared.warning);
       const { sampled, pool } = prepared;
       items.set(benchmark.id, new Map(sampled.map((item) => [item.id, item])));
-      pools.set(benchmark.id, sampled);
-      sources.set(benchmark.id, prepared.sources);
+      if (prepared.families) drawn.set(benchmark.id, prepared.families);
       if (pool) exemplars.set(benchmark.id, pool.items);
       if (pool?.aside) poolsAside?.set(benchmark.id, pool.aside);
       manifest.benchmarks.push({
@@ -118,9 +116,8 @@ export async function prepareStudy(
         source: benchmark.source ?? null,
         sample: benchmark.sample ?? null,
         skippedRows: prepared.skippedRows,
-        // With families the entries are written once the families' items are known (a benchmark's
-        // pool is not hashed whole).
-        items: spec.families ? [] : sampled.map((item) => manifestEntry(item, prepared.sources)),
+        // With families, only the items some family draws (a benchmark's pool is not hashed whole).
+        items: sampled.map((item) => manifestEntry(item, prepared.sources)),
         ...(pool ? { exemplars: pool.manifest } : {}),
       });
     }
@@ -134,11 +131,11 @@ export async function prepareStudy(
   // The validity constraints the facets and loaders declare (SafetyRepro App. T), before any trial exists.
   refuseConstraintViolations(spec, (id) => byBenchmark.get(id) ?? []);
   const families = spec.families
-    ? prepareFamilies(spec, pools, { conditions, studyConditions: (id) => byBenchmark.get(id) ?? [] }, located)
+    ? prepareFamilies(spec, drawn, { conditions, studyConditions: (id) => byBenchmark.get(id) ?? [] }, located)
     : undefined;
   if (families) {
     refuseBenchmarksWithoutFamily(spec, families, located);
-    keepFamilyItems(items, manifest, families, sources);
+    manifest.families = Object.fromEntries(families.map((f) => [f.name, familyManifest(f)]));
   }
   return {
     spec,
@@ -155,25 +152,6 @@ export async function prepareStudy(
     warnings,
     ...(families ? { families, coverage: cellCoverage(families) } : {}),
   };
-}
-
-/**
- * With families, a benchmark's items are those some family draws (in the benchmark's order),
- * and the manifest records each family's items.
- */
-function keepFamilyItems(
-  items: Map<string, Map<string, Item>>,
-  manifest: ItemManifest,
-  families: readonly PreparedFamily[],
-  sources: ReadonlyMap<string, LoadedBenchmark["sources"]>,
-): void {
-  for (const entry of manifest.benchmarks) {
-    const used = new Set(families.flatMap((f) => f.items.get(entry.id) ?? []));
-    const byId = items.get(entry.id)!;
-    for (const id of [...byId.keys()]) if (!used.has(id)) byId.delete(id);
-    entry.items = [...byId.values()].map((item) => manifestEntry(item, sources.get(entry.id) ?? {}));
-  }
-  manifest.families = Object.fromEntries(families.map((f) => [f.name, familyManifest(f)]));
 }
 
 function manifestEntry(item: Item, sources: LoadedBenchmark["sources"]): ManifestEntry {
