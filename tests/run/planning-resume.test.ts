@@ -12,11 +12,10 @@ import Database from "better-sqlite3";
 import { runStudy } from "../../src/run/execute/run-study.js";
 import { planTrials, plannedTrialCount, runIdFor } from "../../src/run/plan/plan.js";
 import { openStore } from "../../src/run/store/open.js";
+import { PLAN_BATCH } from "../../src/run/execute/trial-source.js";
 import { prepareStudy } from "../../src/run/prepare/study.js";
 import { killWhenFinished, startPlannedRun, storeCounts } from "../helpers/planned-runs.js";
 import { writeDemoSpec } from "../helpers/study.js";
-
-const PLAN_BATCH = 5_000;
 
 it("a run killed while its plan is stored batch by batch resumes: every trial stored and finished once", {
   timeout: 180_000,

@@ -304,53 +304,21 @@ export class RunJudging implements TrialJudging {
     // A run stopped before its plan was all stored has judged trials not in the store yet.
     if (trials.size < this.plans.size) return false;
     const mapping = openSealedMapping(round.mapping, round.sealedSha256);
-    const ids = mapping.map((e) => e.trialId);
-    const notesOf = new Map<string, JudgeCallNote[]>();
-    for (let i = 0; i < ids.length; i += JUDGED_PAGE) {
-      // The calls' facts (their notes) without their messages and responses.
-      for (const [id, calls] of await store.listCallFactsOf(runId, ids.slice(i, i + JUDGED_PAGE))) {
-        notesOf.set(id, judgeNotes(calls, trials.get(id)!.executions));
-      }
-    }
     const verdicts: VerdictRecord[] = [];
     const guesses: GuessedCase[] = [];
     const judgeables: Judgeable[] = [];
-    for (const entry of mapping) {
-      const trial = trials.get(entry.trialId)!;
-      const plan = this.plans.get(entry.trialId)!;
-      const notes = notesOf.get(entry.trialId) ?? [];
-      for (const n of notes) {
-        if (n.purpose === "guess") {
-          const primary = notes.find((p) => p.purpose === "verdict" && (p.role ?? "primary") === "primary");
-          const outcome = primary?.ok ? (primary.outcome ?? null) : null;
-          guesses.push({ truth: entry.configuration, guess: n.guess ?? null, outcome });
-          continue;
-        }
-        verdicts.push({
-          uuid: entry.uuid,
-          benchmark: entry.benchmark,
-          rubric: n.rubric ?? plan.rubric.id,
-          judge: n.judge,
-          role: n.role ?? "primary",
-          ok: n.ok ?? false,
-          label: n.label ?? null,
-          confidence: n.confidence ?? null,
-          justification: n.justification ?? null,
-          outcome: n.outcome ?? null,
-          error: n.error ?? null,
-        });
-      }
-      const item = study.items.get(entry.benchmark)?.get(entry.itemId);
-      if (item) {
-        judgeables.push({
-          entry,
-          attempt: trial.attempt,
-          item,
-          rubric: plan.rubric,
-          prompt: "",
-          raw: trial.raw,
-          response: "",
-        });
+    // A page of entries at a time: the calls' facts (their notes, without their messages and
+    // responses) of a page are read, turned into records and let go before the next.
+    for (let i = 0; i < mapping.length; i += JUDGED_PAGE) {
+      const page = mapping.slice(i, i + JUDGED_PAGE);
+      const callsOf = await store.listCallFactsOf(
+        runId,
+        page.map((e) => e.trialId),
+      );
+      for (const entry of page) {
+        const trial = trials.get(entry.trialId)!;
+        const notes = judgeNotes(callsOf.get(entry.trialId) ?? [], trial.executions);
+        this.recordEntry(study, entry, trial, notes, { verdicts, guesses, judgeables });
       }
     }
     const log = new JudgementLog(store, runId, dir);
@@ -384,6 +352,51 @@ export class RunJudging implements TrialJudging {
     });
     log.file(BLINDING_FILES.summary, blindingSummaryOf({ ...round, judged, unblindedAt: at }));
     return true;
+  }
+
+  /** One sealed entry's verdicts, guess and judgeable, from its trial and its judge calls' notes. */
+  private recordEntry(
+    study: PreparedStudy,
+    entry: BlindingEntry,
+    trial: FinishedTrial,
+    notes: JudgeCallNote[],
+    into: { verdicts: VerdictRecord[]; guesses: GuessedCase[]; judgeables: Judgeable[] },
+  ): void {
+    const { verdicts, guesses, judgeables } = into;
+    const plan = this.plans.get(entry.trialId)!;
+    for (const n of notes) {
+      if (n.purpose === "guess") {
+        const primary = notes.find((p) => p.purpose === "verdict" && (p.role ?? "primary") === "primary");
+        const outcome = primary?.ok ? (primary.outcome ?? null) : null;
+        guesses.push({ truth: entry.configuration, guess: n.guess ?? null, outcome });
+        continue;
+      }
+      verdicts.push({
+        uuid: entry.uuid,
+        benchmark: entry.benchmark,
+        rubric: n.rubric ?? plan.rubric.id,
+        judge: n.judge,
+        role: n.role ?? "primary",
+        ok: n.ok ?? false,
+        label: n.label ?? null,
+        confidence: n.confidence ?? null,
+        justification: n.justification ?? null,
+        outcome: n.outcome ?? null,
+        error: n.error ?? null,
+      });
+    }
+    const item = study.items.get(entry.benchmark)?.get(entry.itemId);
+    if (item) {
+      judgeables.push({
+        entry,
+        attempt: trial.attempt,
+        item,
+        rubric: plan.rubric,
+        prompt: "",
+        raw: trial.raw,
+        response: "",
+      });
+    }
   }
 }
 
