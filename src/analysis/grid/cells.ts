@@ -63,8 +63,14 @@ export function configurationKey(levels: Record<string, string>, axes: readonly 
 
 interface CellAccumulator {
   cell: GridCell;
-  /** item -> [sum of outcomes, count] over seeds and attempts. */
-  items: Map<string, [number, number]>;
+  /**
+   * item -> its place in `sums` and `counts` (its outcomes' sum and count over seeds and
+   * attempts): two number lists, not a pair per item, as a paper-scale grid has some hundred
+   * thousand (cell, item) pairs at once.
+   */
+  places: Map<string, number>;
+  sums: number[];
+  counts: number[];
   errored: number;
   parseFailed: number;
   revisions: Set<string>;
@@ -95,7 +101,9 @@ function cellAccumulator(
       revisions: [],
       itemMeans: new Map(),
     },
-    items: new Map(),
+    places: new Map(),
+    sums: [],
+    counts: [],
     errored: 0,
     parseFailed: 0,
     revisions: new Set(),
@@ -130,11 +138,15 @@ export function gridCells(
     // Seeds and attempts are averaged within the item first (§3: a sampling setting's score is a seed mean).
     const y = populationScore(row, population);
     if (y === null) continue;
-    const item = acc.items.get(row.item);
-    if (item) {
-      item[0] += y;
-      item[1]++;
-    } else acc.items.set(row.item, [y, 1]);
+    const place = acc.places.get(row.item);
+    if (place !== undefined) {
+      acc.sums[place] += y;
+      acc.counts[place]++;
+    } else {
+      acc.places.set(row.item, acc.sums.length);
+      acc.sums.push(y);
+      acc.counts.push(1);
+    }
   }
   const failedConditions = gateFailures(gate);
   return [...cells.values()].map((acc) => finishCell(acc, thresholds, failedConditions, gate?.comparisonFacet));
@@ -150,7 +162,7 @@ function finishCell(
   const answered = cell.trials - acc.errored;
   cell.erroredShare = cell.trials ? acc.errored / cell.trials : 0;
   cell.parseRate = answered ? 1 - acc.parseFailed / answered : 0;
-  cell.items = acc.items.size;
+  cell.items = acc.places.size;
   cell.revisions = [...acc.revisions].sort();
   const gateReason = comparisonFacet
     ? failed.get(`${cell.levels[comparisonFacet] ?? ""}\u0000${cell.benchmark}`)
@@ -161,10 +173,10 @@ function finishCell(
     cell.unreadable = `${pct(1 - cell.parseRate)} parse failures (threshold ${pct(thresholds.parse_failures)})`;
   } else if (gateReason) {
     cell.unreadable = `integrity gate: ${gateReason}`;
-  } else if (acc.items.size === 0) {
+  } else if (acc.places.size === 0) {
     cell.unreadable = "no scored trials";
   } else {
-    for (const [item, [sum, count]] of acc.items) cell.itemMeans.set(item, sum / count);
+    for (const [item, place] of acc.places) cell.itemMeans.set(item, acc.sums[place] / acc.counts[place]);
     cell.score = meanOfItems(cell.itemMeans);
   }
   return cell;
