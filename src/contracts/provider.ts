@@ -152,6 +152,13 @@ export interface Provider {
   /** Whether model outputs are synthetic (the sim panel); reports label them. */
   readonly simulated: boolean;
   capabilities(model: string): ReadonlySet<Capability>;
+  /**
+   * False for a provider that never reads a request's signal (the simulated panel without latency
+   * answers at once): the resilience wrapper then makes no timeout signal per call. Each signal
+   * ends up in V8's old generation (about 0.7 KB), and a paper-scale run makes hundreds of
+   * thousands of calls. Absent: the provider reads it.
+   */
+  readonly readsSignal?: boolean;
   generate(request: GenerateRequest): Promise<GenerateResult>;
   continuationLogprobs?(request: ContinuationLogprobRequest): Promise<ContinuationLogprobResult>;
   /**

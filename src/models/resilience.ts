@@ -244,36 +244,57 @@ export function backoffDelay(error: ProviderError, attempt: number, o: Resolved)
  * Runs one attempt under the per-attempt timeout, aborting the call when it fires. The attempt's
  * one signal also follows the run's, through a listener removed when the attempt ends (not
  * AbortSignal.any: on Node 20 each such signal leaves a WeakRef in the long-lived run signal's set
- * of dependants, nodejs/node#55351, tens of megabytes over a paper-scale run).
+ * of dependants, nodejs/node#55351, tens of megabytes over a paper-scale run). A provider that
+ * reads no signal gets the run's, and its call is only raced against the timer.
  */
 async function withTimeout<T>(
   o: Resolved,
   outer: AbortSignal | undefined,
   call: (signal: AbortSignal | undefined) => Promise<T>,
+  readsSignal: boolean,
 ): Promise<T> {
   if (!o.timeoutMs) return call(outer);
+  if (!readsSignal) return raceTimer(o, () => call(outer));
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) controller.abort(outer.reason);
   else outer?.addEventListener("abort", onOuterAbort, { once: true });
+  try {
+    return await raceTimer(
+      o,
+      () => call(controller.signal),
+      (timeout) => controller.abort(timeout),
+    );
+  } finally {
+    outer?.removeEventListener("abort", onOuterAbort);
+  }
+}
+
+/**
+ * The call's answer, or the timeout's error when the timer fires first (racing guards against a
+ * provider that ignores its signal). The error is made only when the timer fires: capturing its
+ * stack on every call is wasted on the calls that do not time out.
+ */
+async function raceTimer<T>(
+  o: Resolved,
+  call: () => Promise<T>,
+  onTimeout?: (timeout: ProviderError) => void,
+): Promise<T> {
   let cancel = () => {};
   let timeout: ProviderError | undefined;
-  // Racing guards against a provider that ignores the signal. The error is made only when the
-  // timer fires: capturing its stack on every call is wasted on the calls that do not time out.
   const timer = new Promise<never>((_, reject) => {
     cancel = o.setTimer(() => {
       timeout = new ProviderError(`timed out after ${o.timeoutMs} ms`, "timeout", { retryable: true });
-      controller.abort(timeout);
+      onTimeout?.(timeout);
       reject(timeout);
     }, o.timeoutMs);
   });
   try {
-    return await Promise.race([call(controller.signal), timer]);
+    return await Promise.race([call(), timer]);
   } catch (error) {
     throw timeout ?? error;
   } finally {
     cancel();
-    outer?.removeEventListener("abort", onOuterAbort);
   }
 }
 
@@ -353,7 +374,7 @@ export function withResilience(inner: Provider, options: ResilienceOptions = {})
   ): Promise<T> => {
     const limiter = limiterFor(model);
     return limiter.run(estimate, signal, async () => {
-      const result = await withTimeout(o, signal, call);
+      const result = await withTimeout(o, signal, call, inner.readsSignal !== false);
       limiter.settle(estimate, result.usage);
       return result;
     });

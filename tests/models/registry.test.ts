@@ -58,6 +58,15 @@ describe("provider descriptors", () => {
     assert.throws(() => providers.get("nope"), /unknown provider 'nope'; known: anthropic, google, llama, openai, sim/);
   });
 
+  it("says which providers read a call's signal: the network ones, and the sim panel only with latency", async () => {
+    const sim = await providers.get("sim").create(spec("sim"), {});
+    assert.equal(sim.readsSignal, false, "the sim panel answers at once");
+    const slow = await providers.get("sim").create(spec("sim", { options: { latency_ms: 5 } }), {});
+    assert.equal(slow.readsSignal, true, "its simulated latency waits on the signal");
+    const openai = await providers.get("openai").create(spec("openai", { base_url: "http://localhost:9/v1" }), {});
+    assert.notEqual(openai.readsSignal, false, "an HTTP provider's calls are aborted through it");
+  });
+
   it("prices a local provider's calls at zero unless the spec gives a price", () => {
     assert.deepEqual(modelPrice(spec("sim")), { input_per_mtok: 0, output_per_mtok: 0 });
     assert.deepEqual(modelPrice(spec("llama")), { input_per_mtok: 0, output_per_mtok: 0 });

@@ -211,6 +211,37 @@ describe("withResilience timeout", () => {
     assert.equal(error.retryable, true);
   });
 
+  it("gives a provider that reads no signal the caller's own, and still times its call out", async () => {
+    const timer = manualTimer();
+    const caller = new AbortController();
+    const fake = scripted(["ok", () => new Promise<GenerateResult>(() => {}), "ok"]);
+    const provider: Provider = { ...fake.provider, readsSignal: false };
+    const { wrapped } = wrap(provider, { timeoutMs: 1000, setTimer: timer.setTimer });
+    await wrapped.generate({ ...req(), signal: caller.signal });
+    assert.equal(fake.signals[0], caller.signal, "no signal of the attempt's own: the caller's");
+    assert.deepEqual(timer.armed(), [], "the finished call's timer is cancelled");
+    const pending = wrapped.generate(req());
+    await tick();
+    assert.deepEqual(timer.armed(), [1000], "the hanging call is timed");
+    timer.fireNext();
+    const result = await pending;
+    assert.equal(result.text, "ok 3", "timed out as a retryable timeout, then retried");
+    assert.equal(fake.signals[1], undefined, "no caller's signal, none made");
+    assert.deepEqual(timer.armed(), []);
+  });
+
+  it("gives each attempt a signal of its own when the provider reads one (the default)", async () => {
+    const timer = manualTimer();
+    const caller = new AbortController();
+    const fake = scripted(["ok"]);
+    const { wrapped } = wrap({ ...fake.provider, readsSignal: true }, { timeoutMs: 1000, setTimer: timer.setTimer });
+    await wrapped.generate({ ...req(), signal: caller.signal });
+    await wrap(fake.provider, { timeoutMs: 1000, setTimer: timer.setTimer }).wrapped.generate(req());
+    for (const signal of fake.signals) {
+      assert.ok(signal instanceof AbortSignal && signal !== caller.signal, "an attempt's own signal");
+    }
+  });
+
   it("passes a caller's abort to an attempt under a timeout, and leaves the caller's signal as it found it", async () => {
     const timer = manualTimer();
     const controller = new AbortController();

@@ -83,6 +83,11 @@ export class SimProvider implements Provider {
     private readonly extraDrops: ModelSpec["drop_params"] = [],
   ) {}
 
+  /** Only its simulated latency waits on the signal. */
+  get readsSignal(): boolean {
+    return this.options.latencyMs > 0;
+  }
+
   capabilities(): ReadonlySet<Capability> {
     return this.options.logprobs ? LOGPROB_CAPABILITIES : CAPABILITIES;
   }

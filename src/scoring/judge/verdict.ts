@@ -14,7 +14,22 @@ export interface Verdict {
 
 export type VerdictParse = { ok: true; verdict: Verdict } | { ok: false; error: string };
 
+/**
+ * The verdict schema of a rubric's labels, made once per label list: a judged run parses a verdict
+ * per judge call, and a zod schema built for each left about 6 KB of long-lived garbage a call
+ * (ScaffoldSafety's run: 190 MB), which V8 answers by growing its heap.
+ */
 export function verdictSchema(labels: readonly string[]) {
+  const key = JSON.stringify(labels);
+  let schema = verdictSchemas.get(key);
+  if (!schema) {
+    schema = newVerdictSchema(labels);
+    verdictSchemas.set(key, schema);
+  }
+  return schema;
+}
+
+function newVerdictSchema(labels: readonly string[]) {
   return z
     .object({
       label: z.enum(labels as [string, ...string[]]),
@@ -23,6 +38,8 @@ export function verdictSchema(labels: readonly string[]) {
     })
     .strip();
 }
+
+const verdictSchemas = new Map<string, ReturnType<typeof newVerdictSchema>>();
 
 /** The first JSON object of a reply, allowing a ```json fence around it. */
 export function firstJsonObject(text: string): unknown {
