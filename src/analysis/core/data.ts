@@ -56,9 +56,28 @@ export function distinctValues(values: Iterable<string>, order: readonly string[
   return [...ranked, ...seen.filter((v) => !ranked.includes(v)).sort()];
 }
 
+/**
+ * The distinct facets records of the rows. Rows of one condition share one: a facet's levels are
+ * read from the few records, not from a list of every row's value (at paper scale each such list
+ * is megabytes that V8 puts straight into its old generation).
+ */
+export function facetRecords(rows: readonly AnalysisRow[]): Set<Record<string, string>> {
+  const records = new Set<Record<string, string>>();
+  for (const r of rows) records.add(r.facets);
+  return records;
+}
+
+/** The distinct values of the rows under `value`, without a list of every row's value. */
+export function distinctOfRows<T>(rows: readonly AnalysisRow[], value: (row: AnalysisRow) => T): Set<T> {
+  const out = new Set<T>();
+  for (const r of rows) out.add(value(r));
+  return out;
+}
+
 /** Facets with two or more levels among these rows (the ones that vary, in facet order). */
 export function varyingFacets(rows: readonly AnalysisRow[], facets: readonly string[]): string[] {
-  return facets.filter((f) => new Set(rows.map((r) => r.facets[f])).size > 1);
+  const records = [...facetRecords(rows)];
+  return facets.filter((f) => new Set(records.map((r) => r[f])).size > 1);
 }
 
 /**

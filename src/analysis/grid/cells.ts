@@ -7,7 +7,7 @@
  */
 import type { IntegrityPlan } from "../../contracts/analysis.js";
 import type { GridPlan } from "../../contracts/analysis/grid.js";
-import { type Population, populationScore } from "../core/data.js";
+import { facetRecords, type Population, populationScore } from "../core/data.js";
 import { childMap } from "../core/pairing.js";
 import type { IntegrityResult } from "../integrity/gate.js";
 import type { AnalysisRow } from "../core/table.js";
@@ -50,8 +50,9 @@ export function gridAxes(
 ): GridAxes {
   const axes = (plan.axes ?? facets).filter((a) => a !== plan.seed_facet && facets.includes(a));
   const levels: Record<string, string[]> = {};
+  const records = [...facetRecords(rows)];
   for (const axis of axes) {
-    const present = new Set(rows.map((r) => r.facets[axis]));
+    const present = new Set(records.map((f) => f[axis]));
     levels[axis] = (facetLevels[axis] ?? [...present]).filter((l) => present.has(l));
   }
   return { axes, levels };

@@ -10,7 +10,7 @@
 import { AnalysisPlanSchema } from "../../contracts/analysis.js";
 import { GRID_AXES, type GridPlan } from "../../contracts/analysis/grid.js";
 import { InputError } from "../../core/errors.js";
-import { distinctValues } from "../core/data.js";
+import { distinctOfRows, distinctValues, facetRecords } from "../core/data.js";
 import { attributionLine, attributionTable, gridAttribution } from "./attribution.js";
 import { type FamilyBootstrap, gridBootstrap } from "./bootstrap.js";
 import { buildGridCard, type GridCard, writeGridCard } from "./card.js";
@@ -146,22 +146,22 @@ export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
   const plan = ctx.plan.grid;
   if (plan === false) return { skipped: "analysis.grid is false" };
   const rows: AnalysisRow[] = ctx.table.rows;
-  const varying = (facet: string) =>
-    ctx.table.facets.includes(facet) && new Set(rows.map((r) => r.facets[facet])).size > 1;
+  const records = [...facetRecords(rows)];
+  const varying = (facet: string) => ctx.table.facets.includes(facet) && new Set(records.map((f) => f[facet])).size > 1;
   if (!plan.axes && !GRID_AXES.some(varying)) {
     return {
       skipped: `no grid axis (${GRID_AXES.join(", ")}) varies; declare analysis.grid.axes to analyse other facets as a grid`,
     };
   }
   const { axes, levels } = gridAxes(plan, ctx.table.facets, ctx.table.facetLevels, rows);
-  const configurations = new Set(rows.map((r) => axes.map((a) => r.facets[a]).join("\u0000")));
+  const configurations = new Set(records.map((f) => axes.map((a) => f[a]).join("\u0000")));
   if (axes.length === 0 || configurations.size < 2)
     return { skipped: "fewer than two configurations of the grid axes" };
   const notes: string[] = [];
   const reference = resolveReference(plan, axes, levels, notes);
-  const models = distinctValues(rows.map((r) => r.model));
+  const models = distinctValues(distinctOfRows(rows, (r) => r.model));
   const roster = resolveRoster(plan, models);
-  const benchmarks = distinctValues(rows.map((r) => r.benchmark));
+  const benchmarks = distinctValues(distinctOfRows(rows, (r) => r.benchmark));
   const gate = ctx.results.integrity
     ? { integrity: ctx.results.integrity, comparisonFacet: ctx.resolved.comparisonFacet }
     : undefined;

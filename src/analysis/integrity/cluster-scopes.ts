@@ -5,6 +5,7 @@
  * own modules so that only the integrity index loads those (and registers them, in its order).
  */
 import { termFacets } from "../core/contrast-model.js";
+import { facetRecords } from "../core/data.js";
 import type { AnalysisRow } from "../core/table.js";
 import type { CellFinding } from "./registry.js";
 
@@ -61,13 +62,6 @@ export function modelCoefficients(rows: readonly AnalysisRow[], comparisonFacet:
   let coefficients = 1;
   for (const levels of levelCounts) if (levels > 1) coefficients += levels - 1;
   return coefficients;
-}
-
-/** The distinct facets records of the rows. */
-export function facetRecords(rows: readonly AnalysisRow[]): Set<Record<string, string>> {
-  const records = new Set<Record<string, string>>();
-  for (const r of rows) records.add(r.facets);
-  return records;
 }
 
 export function distinctOf(

@@ -14,12 +14,12 @@
  * The plan's interaction tests (the compared facet x model, x benchmark) are scopes too, their
  * model the pooled one with the interaction block added.
  */
+import { facetRecords } from "../core/data.js";
 import type { AnalysisRow } from "../core/table.js";
 import {
   clusterCount,
   clusterFinding,
   distinctOf,
-  facetRecords,
   interactionScope,
   modelCoefficients,
   scopesOf,
