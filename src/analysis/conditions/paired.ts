@@ -7,7 +7,8 @@
 import type { FlipRates, McNemarResult, SpearmanResult } from "../../stats/index.js";
 import { flipRates, mcnemarTest, pairedTableFromOutcomes, spearman } from "../../stats/index.js";
 import { attempt, distinctValues, groupBy, type ScoredRow } from "../core/data.js";
-import { childMap, joinText } from "../core/pairing.js";
+import { Dictionary } from "../../core/dictionary.js";
+import { joinText } from "../core/pairing.js";
 
 export interface FlipResult {
   condition: string;
@@ -38,33 +39,45 @@ export function rankPNotInterpretable(n: number, minimum: number, unit = "items"
 
 /**
  * Each row's pair: rows with the same model, item (cluster), attempt and values of the other
- * facets have the same id. Found through nested maps on the rows' shared names and facets
- * records (one per condition), not a joined key string per row.
+ * facets have the same id. The values are numbered (the facets through the rows' shared records,
+ * one per condition) and the numbers paired step by step, so no key string and no map per case
+ * is made: a paper-scale table has some hundred thousand cases.
  */
 function pairIds(scored: readonly ScoredRow[], others: readonly string[]): Int32Array {
   const tailOf = new Map<Record<string, string>, number>();
-  const tailIds = new Map<string, number>();
-  const pairs = new Map<number, Map<string, Map<string, Map<string, number>>>>();
+  const tails = new Dictionary<string>();
+  const models = new Dictionary<string>();
+  const clusters = new Dictionary<string>();
+  const attempts = new Dictionary<string>();
+  const [ofModel, ofItem, ofAttempt] = [new PairCodes(), new PairCodes(), new PairCodes()];
   const ids = new Int32Array(scored.length);
-  let count = 0;
   scored.forEach(({ row }, i) => {
     let tail = tailOf.get(row.facets);
     if (tail === undefined) {
-      const values = JSON.stringify(others.map((f) => joinText(row.facets[f])));
-      tail = tailIds.get(values) ?? tailIds.size;
-      tailIds.set(values, tail);
+      tail = tails.code(JSON.stringify(others.map((f) => joinText(row.facets[f]))));
       tailOf.set(row.facets, tail);
     }
-    const ofItem = childMap(childMap(childMap(pairs, tail), row.model), row.cluster);
-    const attempt = joinText(row.attempt);
-    let id = ofItem.get(attempt);
-    if (id === undefined) {
-      id = count++;
-      ofItem.set(attempt, id);
-    }
-    ids[i] = id;
+    const model = ofModel.code(tail, models.code(row.model));
+    const item = ofItem.code(model, clusters.code(row.cluster));
+    ids[i] = ofAttempt.code(item, attempts.code(joinText(row.attempt)));
   });
   return ids;
+}
+
+/** Dense codes of pairs of codes, in first-seen order: one number-keyed map, no map per first code. */
+class PairCodes {
+  private static readonly SPAN = 2 ** 26;
+  private readonly codes = new Map<number, number>();
+  code(first: number, second: number): number {
+    if (second >= PairCodes.SPAN) throw new Error(`more than ${PairCodes.SPAN} values to pair`);
+    const key = first * PairCodes.SPAN + second;
+    let code = this.codes.get(key);
+    if (code === undefined) {
+      code = this.codes.size;
+      this.codes.set(key, code);
+    }
+    return code;
+  }
 }
 
 /** What the paired analyses compare: the compared facet, its reference and every level. */
