@@ -449,8 +449,8 @@ export const MUTATIONS: Mutation[] = [
     id: "families-shared-counted-alone",
     description: "a trial only one family includes is counted as shared",
     file: "src/run/plan/plan.ts",
-    find: "for (const id of ids) if ((cell.get(id) ?? 0) > 1) shared++;",
-    replace: "for (const id of ids) if ((cell.get(id) ?? 0) >= 1) shared++;",
+    find: "if (owners.length > 1) shared += sharedOf(index, benchmarkId, owners);",
+    replace: "if (owners.length >= 1) shared += ids.length;",
     tests: ["tests/run/families.test.ts"],
   },
   {

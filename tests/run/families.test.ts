@@ -12,7 +12,10 @@ import { familyDesigns } from "../../src/analysis/core/families.js";
 import { checkAgainstStamp, createStamp, normalizePlan } from "../../src/analysis/index.js";
 import { familyPlans, planTrials, summarisePlan } from "../../src/run/plan/plan.js";
 import { prepareBenchmark } from "../../src/run/prepare/benchmark-preparation.js";
-import { prepareStudy } from "../../src/run/prepare/study.js";
+import type { PreparedFamily } from "../../src/run/prepare/families.js";
+import { type PreparedStudy, prepareStudy } from "../../src/run/prepare/study.js";
+import type { Condition } from "../../src/contracts/condition.js";
+import { RandomStream } from "../../src/stats/index.js";
 import { runCli } from "../helpers/cli.js";
 import { demoItemsYaml } from "../helpers/study.js";
 
@@ -347,5 +350,53 @@ describe("pre-registration freezes the families", () => {
       `the family's items: ${elements.join(" | ")}`,
     );
     assert.ok(elements.includes("analysis-plan analysis.families"), `the family's analysis: ${elements.join(" | ")}`);
+  });
+});
+
+describe("families' shared trials, counted per set of families", () => {
+  /** Every (model, condition, benchmark, item) a family runs, and how many families run it. */
+  function bruteForce(families: PreparedFamily[]): { trials: number; shared: number }[] {
+    const owners = new Map<string, number>();
+    const trialsOf = (family: PreparedFamily) =>
+      family.models.flatMap((model) =>
+        [...family.items].flatMap(([benchmark, ids]) =>
+          (family.benchmarkConditions.get(benchmark) ?? []).flatMap((condition) =>
+            ids.map((id) => JSON.stringify([model, conditionKeys.get(condition), benchmark, id])),
+          ),
+        ),
+      );
+    for (const family of families) for (const t of trialsOf(family)) owners.set(t, (owners.get(t) ?? 0) + 1);
+    return families.map((family) => {
+      const own = trialsOf(family);
+      return { trials: own.length, shared: own.filter((t) => owners.get(t)! > 1).length };
+    });
+  }
+  const conditions: Condition[] = ["a", "b", "c", "d"].map((level) => ({ scaffold: level }));
+  const conditionKeys = new Map(conditions.map((c, i) => [c, i]));
+
+  test("equal a count of every trial's families, on random overlapping families", () => {
+    const random = RandomStream.fromSeed(43);
+    const pick = <T>(values: readonly T[]) => values.filter(() => random.uniform() < 0.6);
+    for (let round = 0; round < 60; round++) {
+      const families: PreparedFamily[] = Array.from({ length: 1 + random.integer(4) }, (_, f) => {
+        const benchmarks = pick(["b1", "b2", "b3"]);
+        return {
+          name: `f${f}`,
+          role: f === 0 ? "primary" : "secondary",
+          models: pick(["m1", "m2", "m3"]),
+          benchmarks,
+          conditions,
+          benchmarkConditions: new Map(benchmarks.map((b) => [b, pick(conditions)])),
+          items: new Map(benchmarks.map((b) => [b, pick(Array.from({ length: 12 }, (_, i) => `${b}-i${i}`))])),
+        };
+      });
+      const study = { families, spec: { attempts: 2 } } as unknown as PreparedStudy;
+      const expected = bruteForce(families).map(({ trials, shared }) => [trials * 2, shared * 2]);
+      assert.deepEqual(
+        familyPlans(study).map((p) => [p.trials, p.sharedTrials]),
+        expected,
+        `round ${round}: ${families.length} families`,
+      );
+    }
   });
 });

@@ -136,38 +136,43 @@ export interface FamilyPlan {
   sharedTrials: number;
 }
 
-/** Each family's trials and how many of them another family shares (see PlanSummary.families). */
+/**
+ * Each family's trials and how many of them another family shares (see PlanSummary.families).
+ * A trial is a (model, condition, benchmark) cell and an item. The cells a given set of families
+ * runs all share their items' owner counts, so those are counted once per benchmark and set of
+ * families, not per trial: planning holds no record per trial at any size.
+ */
 export function familyPlans(study: PreparedStudy): FamilyPlan[] {
   const families = study.families ?? [];
   const attempts = study.spec.attempts;
-  // How many families include each trial, counted per (model, condition, benchmark) cell by item.
-  const owners = new Map<Condition, Map<string, Map<string, Map<string, number>>>>();
-  const cellOf = (condition: Condition, model: string, benchmarkId: string): Map<string, number> => {
-    const byModel = owners.get(condition) ?? new Map<string, Map<string, Map<string, number>>>();
-    owners.set(condition, byModel);
-    const byBenchmark = byModel.get(model) ?? new Map<string, Map<string, number>>();
-    byModel.set(model, byBenchmark);
-    const cell = byBenchmark.get(benchmarkId) ?? new Map<string, number>();
-    byBenchmark.set(benchmarkId, cell);
-    return cell;
+  type Family = (typeof families)[number];
+  const runs = (family: Family, model: string, benchmarkId: string, condition: Condition) =>
+    family.models.includes(model) && (family.benchmarkConditions.get(benchmarkId) ?? []).includes(condition);
+  // Of a family's items on a benchmark, those another family running the same cells also has,
+  // per benchmark and set of families that run a cell (their indices).
+  const sharedItems = new Map<string, number>();
+  const sharedOf = (index: number, benchmarkId: string, owners: number[]): number => {
+    const key = JSON.stringify([index, benchmarkId, owners]);
+    let shared = sharedItems.get(key);
+    if (shared === undefined) {
+      const others = owners.filter((k) => k !== index).map((k) => new Set(families[k].items.get(benchmarkId)));
+      shared = (families[index].items.get(benchmarkId) ?? []).filter((id) => others.some((o) => o.has(id))).length;
+      sharedItems.set(key, shared);
+    }
+    return shared;
   };
-  const eachCell = (family: (typeof families)[number], visit: (cell: Map<string, number>, ids: string[]) => void) => {
-    for (const model of family.models)
-      for (const [benchmarkId, ids] of family.items)
-        for (const condition of family.benchmarkConditions.get(benchmarkId) ?? [])
-          visit(cellOf(condition, model, benchmarkId), ids);
-  };
-  for (const family of families)
-    eachCell(family, (cell, ids) => {
-      for (const id of ids) cell.set(id, (cell.get(id) ?? 0) + 1);
-    });
-  return families.map((family) => {
+  return families.map((family, index) => {
     let trials = 0;
     let shared = 0;
-    eachCell(family, (cell, ids) => {
-      trials += ids.length;
-      for (const id of ids) if ((cell.get(id) ?? 0) > 1) shared++;
-    });
+    for (const model of family.models)
+      for (const [benchmarkId, ids] of family.items)
+        for (const condition of family.benchmarkConditions.get(benchmarkId) ?? []) {
+          trials += ids.length;
+          const owners = families.flatMap((other, k) =>
+            other.items.has(benchmarkId) && runs(other, model, benchmarkId, condition) ? [k] : [],
+          );
+          if (owners.length > 1) shared += sharedOf(index, benchmarkId, owners);
+        }
     return {
       name: family.name,
       role: family.role,
