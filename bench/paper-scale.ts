@@ -349,7 +349,9 @@ export async function measureDesign(
         ? auditSpec(fraction)
         : reproSpec(fraction, options.models);
   const specPath = join(dir, "study.yaml");
-  writeFileSync(specPath, stringify(spec));
+  // Written plain, as a user writes a spec: the repeated panel's shared objects would otherwise be
+  // anchors and aliases, which the spec reader hands to its slower located parse.
+  writeFileSync(specPath, stringify(spec, { aliasDuplicateObjects: false }));
   const out = join(dir, "study");
   const log = (stage: string) =>
     process.stderr.write(`${DESIGNS[design]}: ${stage} (load ${loadavg()[0].toFixed(2)}) ...\n`);
