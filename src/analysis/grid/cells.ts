@@ -7,7 +7,7 @@
  */
 import type { IntegrityPlan } from "../../contracts/analysis.js";
 import type { GridPlan } from "../../contracts/analysis/grid.js";
-import { facetRecords, type Population, populationScore } from "../core/data.js";
+import { type Population, populationScore } from "../core/data.js";
 import { childMap } from "../core/pairing.js";
 import type { IntegrityResult } from "../integrity/gate.js";
 import type { AnalysisRow } from "../core/table.js";
@@ -41,16 +41,18 @@ export interface GridAxes {
   levels: Record<string, string[]>;
 }
 
-/** The plan's axes (default: every facet) that are columns of the table; the seed facet never is one. */
+/**
+ * The plan's axes (default: every facet) that are columns of the table; the seed facet never is one.
+ * Their levels are read from the rows' distinct facets records (`facetRecords`).
+ */
 export function gridAxes(
   plan: GridPlan,
   facets: readonly string[],
   facetLevels: Record<string, string[]>,
-  rows: readonly AnalysisRow[],
+  records: readonly Record<string, string>[],
 ): GridAxes {
   const axes = (plan.axes ?? facets).filter((a) => a !== plan.seed_facet && facets.includes(a));
   const levels: Record<string, string[]> = {};
-  const records = [...facetRecords(rows)];
   for (const axis of axes) {
     const present = new Set(records.map((f) => f[axis]));
     levels[axis] = (facetLevels[axis] ?? [...present]).filter((l) => present.has(l));

@@ -153,7 +153,7 @@ export function gridAnalysis(ctx: AnalysisContext): GridResult | Skipped {
       skipped: `no grid axis (${GRID_AXES.join(", ")}) varies; declare analysis.grid.axes to analyse other facets as a grid`,
     };
   }
-  const { axes, levels } = gridAxes(plan, ctx.table.facets, ctx.table.facetLevels, rows);
+  const { axes, levels } = gridAxes(plan, ctx.table.facets, ctx.table.facetLevels, records);
   const configurations = new Set(records.map((f) => axes.map((a) => f[a]).join("\u0000")));
   if (axes.length === 0 || configurations.size < 2)
     return { skipped: "fewer than two configurations of the grid axes" };

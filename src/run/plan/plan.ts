@@ -147,7 +147,9 @@ export function familyPlans(study: PreparedStudy): FamilyPlan[] {
   const attempts = study.spec.attempts;
   type Family = (typeof families)[number];
   const runs = (family: Family, model: string, benchmarkId: string, condition: Condition) =>
-    family.models.includes(model) && (family.benchmarkConditions.get(benchmarkId) ?? []).includes(condition);
+    family.items.has(benchmarkId) &&
+    family.models.includes(model) &&
+    (family.benchmarkConditions.get(benchmarkId) ?? []).includes(condition);
   // Of a family's items on a benchmark, those another family running the same cells also has,
   // per benchmark and set of families that run a cell (their indices).
   const sharedItems = new Map<string, number>();
@@ -168,9 +170,7 @@ export function familyPlans(study: PreparedStudy): FamilyPlan[] {
       for (const [benchmarkId, ids] of family.items)
         for (const condition of family.benchmarkConditions.get(benchmarkId) ?? []) {
           trials += ids.length;
-          const owners = families.flatMap((other, k) =>
-            other.items.has(benchmarkId) && runs(other, model, benchmarkId, condition) ? [k] : [],
-          );
+          const owners = families.flatMap((other, k) => (runs(other, model, benchmarkId, condition) ? [k] : []));
           if (owners.length > 1) shared += sharedOf(index, benchmarkId, owners);
         }
     return {
